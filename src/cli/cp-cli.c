@@ -1,0 +1,52 @@
+/* cp-cli.c: dispatch of the headless commands
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "cp-cli.h"
+
+typedef struct
+{
+  const char   *name;
+  CpCliCommand  run;
+  const char   *summary;
+} Command;
+
+/* Each command file provides its entry point; the table lists those built. */
+static const Command commands[] = {
+#ifdef CP_CLI_HAVE_INFO
+  { "info", cp_cli_info, N_("Print a summary of a capture") },
+#endif
+#ifdef CP_CLI_HAVE_DIAGNOSE
+  { "diagnose", cp_cli_diagnose, N_("Name the bottlenecks of a capture") },
+#endif
+#ifdef CP_CLI_HAVE_REPORT
+  { "report", cp_cli_report, N_("Write an annotated report image") },
+#endif
+  { NULL, NULL, NULL }
+};
+
+gboolean
+cp_cli_dispatch (int    argc,
+                 char **argv,
+                 int   *status)
+{
+  if (argc < 2 || argv[1] == NULL)
+    return FALSE;
+
+  for (guint i = 0; commands[i].name != NULL; i++)
+    {
+      if (strcmp (argv[1], commands[i].name) == 0)
+        {
+          *status = commands[i].run (argc - 1, argv + 1);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}

@@ -1,0 +1,38 @@
+/* cp-cli.h: headless commands (info, diagnose, report), no GTK
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Exit statuses of the headless commands. */
+enum {
+  CP_EXIT_OK = 0,
+  CP_EXIT_FAILURE = 1,    /* the file could not be read, or the command failed */
+  CP_EXIT_USAGE = 2,      /* bad arguments */
+  CP_EXIT_FINDINGS = 3,   /* diagnose --fail-on: a finding at or above the level exists */
+};
+
+/* When argv[1] names a headless command, runs it, sets *status and returns
+ * TRUE. Otherwise returns FALSE and the caller starts the application. */
+gboolean cp_cli_dispatch (int    argc,
+                          char **argv,
+                          int   *status);
+
+/* One command: argv[0] is the command name. */
+typedef int (*CpCliCommand) (int    argc,
+                             char **argv);
+
+int cp_cli_info     (int    argc,
+                     char **argv);
+int cp_cli_diagnose (int    argc,
+                     char **argv);
+int cp_cli_report   (int    argc,
+                     char **argv);
+
+G_END_DECLS

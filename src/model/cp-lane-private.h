@@ -1,0 +1,36 @@
+/* cp-lane-private.h: how the builder fills a lane
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "cp-lane.h"
+
+G_BEGIN_DECLS
+
+/* Takes ownership of every g_malloc'd array in columns (and of counter_ts,
+ * counter_values). */
+CpLane *_cp_lane_new (CpLaneKind      kind,
+                      CpTransferKind  transfer_kind,
+                      const char     *name,
+                      guint           index,
+                      guint           process,
+                      gint            device,
+                      gint64          stream,
+                      gint64          tid,
+                      gint64          sort_key,
+                      CpSlices       *columns,
+                      gint64         *counter_ts,
+                      double         *counter_values,
+                      guint           n_counter);
+
+gsize   _cp_lane_get_memory_size (CpLane *self);
+
+/* Slice indexes of one row, sorted by start (slices of a row never overlap). */
+const guint32 *_cp_lane_get_row (CpLane *self,
+                                 guint   row,
+                                 guint  *n);
+
+G_END_DECLS

@@ -1,0 +1,1705 @@
+/* cp-trace-builder.c
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp-lane-private.h"
+#include "cp-trace-builder.h"
+#include "cp-trace-private.h"
+
+#define ARGS_CHUNK_SIZE (4 * 1024 * 1024)
+#define MAX_ROWS 1024
+
+typedef struct
+{
+  guint           process;
+  CpLaneKind      kind;
+  CpLaneKey       key;
+  char           *name;
+  gint64          sort_key;
+  gint            device;
+  gint64          stream;
+  CpTransferKind  transfer_kind;
+
+  /* Columns in insertion order. */
+  guint           n;
+  guint           cap;
+  gint64         *start;
+  gint64         *dur;
+  CpStr          *names;
+  CpStr          *cats;
+  guint16        *flags;
+  gint64         *corr;
+  gint64         *ext;
+  guint32        *gpu;
+  guint32        *args;
+  gboolean        unsorted;
+
+  GArray         *counter_ts;
+  GArray         *counter_values;
+
+  /* Set by finish(): insertion index -> sorted index (NULL: identity). */
+  guint32        *new_index;
+  guint16        *rows;
+  guint           final_index;
+} BLane;
+
+typedef struct
+{
+  guint64    key;
+  gint64     ts;
+  guint32    lane;
+  guint32    seq;
+  CpStr      name;
+  guint8     bind;
+  guint8     order;
+  guint8     kind;
+} FlowPoint;
+
+typedef struct
+{
+  guint    process;
+  guint    kind;
+  gint64   num;
+  CpStr    str;
+} LaneKey;
+
+struct _CpTraceBuilder
+{
+  CpStringPool *strings;
+  CpLoadReport *report;
+  GFile        *file;
+  char         *title;
+  gint64        epoch_base;
+  gboolean      has_epoch;
+
+  GArray       *processes;       /* of CpProcess */
+  GArray       *process_sort_set;/* of gboolean */
+  GHashTable   *pid_numbers;     /* gint64* -> index+1 */
+  GHashTable   *pid_strings;     /* CpStr -> index+1 */
+
+  GPtrArray    *lanes;           /* of BLane* */
+  GHashTable   *lane_keys;       /* LaneKey* -> index+1 */
+
+  GArray       *gpu_infos;
+  GArray       *args;            /* of CpArgsRecord */
+  GPtrArray    *args_chunks;
+  guint8       *args_chunk;
+  gsize         args_chunk_used;
+  gsize         args_arena_bytes;
+  GBytes       *args_source;
+
+  GArray       *flows;           /* of CpFlow, insertion refs */
+  GArray       *flow_points;     /* of FlowPoint */
+  GArray       *instants;        /* of CpInstant, absolute ts, builder lane index */
+  GArray       *steps;           /* of CpStep, absolute times, insertion refs */
+  GArray       *devices;
+  GArray       *metadata;
+  gboolean      link_correlations;
+  guint64       negative_durations;
+
+  gint64        min_ts;
+  gint64        max_ts;
+  gboolean      any;
+};
+
+static guint
+lane_key_hash (gconstpointer p)
+{
+  const LaneKey *k = p;
+  guint64 h = k->process * 0x9E3779B97F4A7C15ull;
+
+  h ^= (guint64) k->kind * 0xC2B2AE3D27D4EB4Full;
+  h ^= (guint64) k->num * 0x165667B19E3779F9ull;
+  h ^= (guint64) k->str * 0x27D4EB2F165667C5ull;
+  return (guint) (h ^ (h >> 32));
+}
+
+static gboolean
+lane_key_equal (gconstpointer a,
+                gconstpointer b)
+{
+  const LaneKey *x = a, *y = b;
+
+  return x->process == y->process && x->kind == y->kind &&
+         x->num == y->num && x->str == y->str;
+}
+
+static void
+blane_free (gpointer data)
+{
+  BLane *l = data;
+
+  g_free (l->name);
+  g_free (l->start);
+  g_free (l->dur);
+  g_free (l->names);
+  g_free (l->cats);
+  g_free (l->flags);
+  g_free (l->corr);
+  g_free (l->ext);
+  g_free (l->gpu);
+  g_free (l->args);
+  g_free (l->new_index);
+  g_free (l->rows);
+  if (l->counter_ts)
+    g_array_unref (l->counter_ts);
+  if (l->counter_values)
+    g_array_unref (l->counter_values);
+  g_free (l);
+}
+
+static void
+clear_metadata (gpointer data)
+{
+  CpMetadataEntry *e = data;
+
+  g_clear_pointer (&e->json, g_free);
+}
+
+void
+cp_slice_init_clear (CpSliceInit *init)
+{
+  memset (init, 0, sizeof *init);
+  init->corr = CP_NONE;
+  init->ext = CP_NONE;
+}
+
+CpTraceBuilder *
+cp_trace_builder_new (void)
+{
+  CpTraceBuilder *self = g_new0 (CpTraceBuilder, 1);
+
+  self->strings = cp_string_pool_new ();
+  self->report = cp_load_report_new ();
+  self->processes = g_array_new (FALSE, TRUE, sizeof (CpProcess));
+  self->process_sort_set = g_array_new (FALSE, TRUE, sizeof (gboolean));
+  self->pid_numbers = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  self->pid_strings = g_hash_table_new (NULL, NULL);
+  self->lanes = g_ptr_array_new_with_free_func (blane_free);
+  self->lane_keys = g_hash_table_new_full (lane_key_hash, lane_key_equal, g_free, NULL);
+  self->gpu_infos = g_array_new (FALSE, TRUE, sizeof (CpGpuInfo));
+  self->args = g_array_new (FALSE, TRUE, sizeof (CpArgsRecord));
+  self->args_chunks = g_ptr_array_new_with_free_func (g_free);
+  self->flows = g_array_new (FALSE, TRUE, sizeof (CpFlow));
+  self->flow_points = g_array_new (FALSE, TRUE, sizeof (FlowPoint));
+  self->instants = g_array_new (FALSE, TRUE, sizeof (CpInstant));
+  self->steps = g_array_new (FALSE, TRUE, sizeof (CpStep));
+  self->devices = g_array_new (FALSE, TRUE, sizeof (CpDevice));
+  self->metadata = g_array_new (FALSE, TRUE, sizeof (CpMetadataEntry));
+  g_array_set_clear_func (self->metadata, clear_metadata);
+  self->link_correlations = TRUE;
+  self->min_ts = G_MAXINT64;
+  self->max_ts = G_MININT64;
+  return self;
+}
+
+void
+cp_trace_builder_free (CpTraceBuilder *self)
+{
+  if (self == NULL)
+    return;
+  g_clear_pointer (&self->strings, cp_string_pool_free);
+  g_clear_pointer (&self->report, cp_load_report_free);
+  g_clear_object (&self->file);
+  g_free (self->title);
+  g_array_unref (self->processes);
+  g_array_unref (self->process_sort_set);
+  g_hash_table_unref (self->pid_numbers);
+  g_hash_table_unref (self->pid_strings);
+  g_ptr_array_unref (self->lanes);
+  g_hash_table_unref (self->lane_keys);
+  g_clear_pointer (&self->gpu_infos, g_array_unref);
+  g_clear_pointer (&self->args, g_array_unref);
+  g_clear_pointer (&self->args_chunks, g_ptr_array_unref);
+  g_clear_pointer (&self->args_source, g_bytes_unref);
+  g_array_unref (self->flows);
+  g_array_unref (self->flow_points);
+  g_array_unref (self->instants);
+  g_array_unref (self->steps);
+  g_clear_pointer (&self->devices, g_array_unref);
+  g_clear_pointer (&self->metadata, g_array_unref);
+  g_free (self);
+}
+
+CpStr
+cp_trace_builder_intern (CpTraceBuilder *self,
+                         const char     *str,
+                         gssize          len)
+{
+  return cp_string_pool_intern (self->strings, str, len);
+}
+
+const char *
+cp_trace_builder_get_string (CpTraceBuilder *self,
+                             CpStr           id)
+{
+  return cp_string_pool_get (self->strings, id);
+}
+
+CpLoadReport *
+cp_trace_builder_get_report (CpTraceBuilder *self)
+{
+  return self->report;
+}
+
+void
+cp_trace_builder_set_file (CpTraceBuilder *self,
+                           GFile          *file)
+{
+  g_set_object (&self->file, file);
+}
+
+void
+cp_trace_builder_set_title (CpTraceBuilder *self,
+                            const char     *title)
+{
+  g_free (self->title);
+  self->title = g_strdup (title);
+}
+
+void
+cp_trace_builder_set_epoch_base (CpTraceBuilder *self,
+                                 gint64          epoch_ns)
+{
+  self->epoch_base = epoch_ns;
+  self->has_epoch = TRUE;
+}
+
+/* Processes */
+
+static guint
+add_process (CpTraceBuilder *self,
+             gint64          pid,
+             CpStr           key)
+{
+  CpProcess p = { 0 };
+  gboolean sort_set = FALSE;
+
+  p.key = key;
+  p.pid = pid;
+  p.sort_index = pid == CP_NONE ? G_MAXINT32 : pid;
+  p.device = -1;
+  p.is_pseudo = pid == -1;
+  g_array_append_val (self->processes, p);
+  g_array_append_val (self->process_sort_set, sort_set);
+  return self->processes->len - 1;
+}
+
+guint
+cp_trace_builder_process_for_pid (CpTraceBuilder *self,
+                                  gint64          pid)
+{
+  gpointer v = g_hash_table_lookup (self->pid_numbers, &pid);
+  char buf[32];
+  guint index;
+
+  if (v != NULL)
+    return GPOINTER_TO_UINT (v) - 1;
+
+  g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, pid);
+  index = add_process (self, pid, cp_string_pool_intern (self->strings, buf, -1));
+  if (pid == CP_NONE)
+    {
+      /* -1 is CUPTI overhead in Kineto: keep it a real pid. */
+      g_array_index (self->processes, CpProcess, index).pid = -1;
+    }
+  g_hash_table_insert (self->pid_numbers, g_memdup2 (&pid, sizeof pid), GUINT_TO_POINTER (index + 1));
+  return index;
+}
+
+guint
+cp_trace_builder_process_for_string (CpTraceBuilder *self,
+                                     const char     *pid,
+                                     gssize          len)
+{
+  CpStr key = cp_string_pool_intern (self->strings, pid, len);
+  gpointer v = g_hash_table_lookup (self->pid_strings, GUINT_TO_POINTER (key));
+  guint index;
+
+  if (v != NULL)
+    return GPOINTER_TO_UINT (v) - 1;
+
+  index = add_process (self, CP_NONE, key);
+  g_array_index (self->processes, CpProcess, index).pid = CP_NONE;
+  g_array_index (self->processes, CpProcess, index).is_pseudo = FALSE;
+  g_hash_table_insert (self->pid_strings, GUINT_TO_POINTER (key), GUINT_TO_POINTER (index + 1));
+  return index;
+}
+
+CpProcess *
+cp_trace_builder_get_process (CpTraceBuilder *self,
+                              guint           process)
+{
+  g_return_val_if_fail (process < self->processes->len, NULL);
+  /* Callers may change sort_index: remember that it was set on purpose. */
+  g_array_index (self->process_sort_set, gboolean, process) = TRUE;
+  return &g_array_index (self->processes, CpProcess, process);
+}
+
+/* Lanes */
+
+static char *
+default_lane_name (CpTraceBuilder *self,
+                   CpLaneKind      kind,
+                   CpLaneKey       key)
+{
+  if (key.str != CP_STR_EMPTY)
+    return g_strdup (cp_string_pool_get (self->strings, key.str));
+
+  switch (kind)
+    {
+    case CP_LANE_HOST_THREAD:
+      return g_strdup_printf ("thread %" G_GINT64_FORMAT, key.num);
+    case CP_LANE_KERNEL:
+      return g_strdup_printf ("stream %" G_GINT64_FORMAT, key.num);
+    case CP_LANE_TRANSFER:
+      return g_strdup_printf ("%s", cp_transfer_kind_to_string ((CpTransferKind) key.num));
+    case CP_LANE_DEVICE_ANNOTATION:
+      return g_strdup_printf ("annotations %" G_GINT64_FORMAT, key.num);
+    case CP_LANE_ASYNC:
+      return g_strdup_printf ("async %" G_GINT64_FORMAT, key.num);
+    case CP_LANE_COUNTER:
+      return g_strdup_printf ("counter %" G_GINT64_FORMAT, key.num);
+    case CP_LANE_N_KINDS:
+    default:
+      return g_strdup ("");
+    }
+}
+
+gboolean
+cp_trace_builder_has_lane (CpTraceBuilder *self,
+                           guint           process,
+                           CpLaneKind      kind,
+                           CpLaneKey       key,
+                           guint          *lane)
+{
+  LaneKey k = { process, kind, key.num, key.str };
+  gpointer v = g_hash_table_lookup (self->lane_keys, &k);
+
+  if (v == NULL)
+    return FALSE;
+  if (lane)
+    *lane = GPOINTER_TO_UINT (v) - 1;
+  return TRUE;
+}
+
+guint
+cp_trace_builder_lane (CpTraceBuilder *self,
+                       guint           process,
+                       CpLaneKind      kind,
+                       CpLaneKey       key)
+{
+  LaneKey k = { process, kind, key.num, key.str };
+  gpointer v = g_hash_table_lookup (self->lane_keys, &k);
+  const CpProcess *p;
+  BLane *l;
+
+  g_return_val_if_fail (process < self->processes->len, 0);
+
+  if (v != NULL)
+    return GPOINTER_TO_UINT (v) - 1;
+
+  p = &g_array_index (self->processes, CpProcess, process);
+  l = g_new0 (BLane, 1);
+  l->process = process;
+  l->kind = kind;
+  l->key = key;
+  l->name = default_lane_name (self, kind, key);
+  l->sort_key = key.str == CP_STR_EMPTY ? key.num : G_MAXINT32;
+  l->device = p->device;
+  l->stream = kind == CP_LANE_KERNEL ? key.num : -1;
+  l->transfer_kind = kind == CP_LANE_TRANSFER ? (CpTransferKind) CLAMP (key.num, 0, CP_TRANSFER_N_KINDS - 1)
+                                              : CP_TRANSFER_NONE;
+  if (kind == CP_LANE_COUNTER)
+    {
+      l->counter_ts = g_array_new (FALSE, FALSE, sizeof (gint64));
+      l->counter_values = g_array_new (FALSE, FALSE, sizeof (double));
+    }
+  g_ptr_array_add (self->lanes, l);
+  g_hash_table_insert (self->lane_keys, g_memdup2 (&k, sizeof k),
+                       GUINT_TO_POINTER (self->lanes->len));
+  return self->lanes->len - 1;
+}
+
+static BLane *
+get_lane (CpTraceBuilder *self,
+          guint           lane)
+{
+  g_return_val_if_fail (lane < self->lanes->len, NULL);
+  return g_ptr_array_index (self->lanes, lane);
+}
+
+void
+cp_trace_builder_set_lane_name (CpTraceBuilder *self,
+                                guint           lane,
+                                const char     *name)
+{
+  BLane *l = get_lane (self, lane);
+
+  if (l == NULL)
+    return;
+  g_free (l->name);
+  l->name = g_strdup (name ? name : "");
+}
+
+void
+cp_trace_builder_set_lane_sort_key (CpTraceBuilder *self,
+                                    guint           lane,
+                                    gint64          sort_key)
+{
+  BLane *l = get_lane (self, lane);
+
+  if (l != NULL)
+    l->sort_key = sort_key;
+}
+
+void
+cp_trace_builder_set_lane_device (CpTraceBuilder *self,
+                                  guint           lane,
+                                  gint            device,
+                                  gint64          stream)
+{
+  BLane *l = get_lane (self, lane);
+
+  if (l != NULL)
+    {
+      l->device = device;
+      l->stream = stream;
+    }
+}
+
+void
+cp_trace_builder_set_lane_transfer_kind (CpTraceBuilder *self,
+                                         guint           lane,
+                                         CpTransferKind  kind)
+{
+  BLane *l = get_lane (self, lane);
+
+  if (l != NULL)
+    l->transfer_kind = kind;
+}
+
+guint
+cp_trace_builder_get_n_lanes (CpTraceBuilder *self)
+{
+  return self->lanes->len;
+}
+
+CpLaneKind
+cp_trace_builder_get_lane_kind (CpTraceBuilder *self,
+                                guint           lane)
+{
+  BLane *l = get_lane (self, lane);
+
+  return l ? l->kind : CP_LANE_HOST_THREAD;
+}
+
+guint
+cp_trace_builder_get_lane_process (CpTraceBuilder *self,
+                                   guint           lane)
+{
+  BLane *l = get_lane (self, lane);
+
+  return l ? l->process : 0;
+}
+
+/* Slices */
+
+static void
+blane_grow (BLane *l)
+{
+  guint cap = l->cap ? l->cap * 2 : 64;
+
+  if (cap < l->cap)
+    g_error ("too many slices on one lane");
+  l->start = g_renew (gint64, l->start, cap);
+  l->dur = g_renew (gint64, l->dur, cap);
+  l->names = g_renew (CpStr, l->names, cap);
+  l->cats = g_renew (CpStr, l->cats, cap);
+  l->flags = g_renew (guint16, l->flags, cap);
+  l->corr = g_renew (gint64, l->corr, cap);
+  l->ext = g_renew (gint64, l->ext, cap);
+  l->gpu = g_renew (guint32, l->gpu, cap);
+  l->args = g_renew (guint32, l->args, cap);
+  l->cap = cap;
+}
+
+static inline void
+note_time (CpTraceBuilder *self,
+           gint64          t0,
+           gint64          t1)
+{
+  self->any = TRUE;
+  if (t0 < self->min_ts)
+    self->min_ts = t0;
+  if (t1 > self->max_ts)
+    self->max_ts = t1;
+}
+
+CpSliceRef
+cp_trace_builder_add_slice (CpTraceBuilder    *self,
+                            guint              lane,
+                            const CpSliceInit *init)
+{
+  BLane *l = get_lane (self, lane);
+  CpSliceRef ref;
+  gint64 dur;
+  guint i;
+
+  if (l == NULL)
+    return CP_SLICE_REF_NONE;
+
+  if (G_UNLIKELY (l->n == G_MAXUINT32 - 1))
+    {
+      self->report->skipped++;
+      return CP_SLICE_REF_NONE;
+    }
+  if (l->n == l->cap)
+    blane_grow (l);
+
+  dur = init->dur;
+  if (G_UNLIKELY (dur < 0))
+    {
+      dur = 0;
+      self->negative_durations++;
+    }
+  /* Keep start + dur representable. */
+  if (G_UNLIKELY (init->start > 0 && dur > G_MAXINT64 - init->start))
+    dur = G_MAXINT64 - init->start;
+
+  i = l->n++;
+  l->start[i] = init->start;
+  l->dur[i] = dur;
+  l->names[i] = init->name;
+  l->cats[i] = init->cat;
+  l->flags[i] = init->flags;
+  l->corr[i] = init->corr;
+  l->ext[i] = init->ext;
+  l->args[i] = init->args;
+  if (init->gpu != NULL)
+    {
+      g_array_append_val (self->gpu_infos, *init->gpu);
+      l->gpu[i] = self->gpu_infos->len;
+    }
+  else
+    l->gpu[i] = 0;
+
+  if (i > 0 && !l->unsorted)
+    {
+      if (l->start[i] < l->start[i - 1] ||
+          (l->start[i] == l->start[i - 1] && l->dur[i] > l->dur[i - 1]))
+        l->unsorted = TRUE;
+    }
+
+  note_time (self, init->start, init->start + dur);
+
+  ref.lane = lane;
+  ref.index = i;
+  return ref;
+}
+
+void
+cp_trace_builder_close_slice (CpTraceBuilder *self,
+                              CpSliceRef      ref,
+                              gint64          end_abs,
+                              guint16         add_flags)
+{
+  BLane *l = get_lane (self, ref.lane);
+  gint64 dur;
+
+  if (l == NULL || ref.index >= l->n)
+    return;
+  dur = end_abs - l->start[ref.index];
+  if (dur < 0)
+    {
+      dur = 0;
+      self->negative_durations++;
+    }
+  l->dur[ref.index] = dur;
+  l->flags[ref.index] |= add_flags;
+  /* A changed duration may break the (start, -dur) order. */
+  if (ref.index > 0 && l->start[ref.index] == l->start[ref.index - 1])
+    l->unsorted = TRUE;
+  if (ref.index + 1 < l->n && l->start[ref.index] == l->start[ref.index + 1])
+    l->unsorted = TRUE;
+  note_time (self, l->start[ref.index], l->start[ref.index] + dur);
+}
+
+guint
+cp_trace_builder_get_n_slices (CpTraceBuilder *self,
+                               guint           lane)
+{
+  BLane *l = get_lane (self, lane);
+
+  return l ? l->n : 0;
+}
+
+/* Arguments */
+
+guint32
+cp_trace_builder_add_args (CpTraceBuilder *self,
+                           CpArgsFormat    format,
+                           const void     *data,
+                           gsize           len)
+{
+  CpArgsRecord rec;
+  guint8 *dst;
+
+  if (data == NULL || len == 0 || self->args->len >= G_MAXUINT32 - 1)
+    return 0;
+  if (len > G_MAXUINT32)
+    len = G_MAXUINT32;
+
+  if (len > ARGS_CHUNK_SIZE / 4)
+    {
+      dst = g_malloc (len);
+      g_ptr_array_add (self->args_chunks, dst);
+      self->args_arena_bytes += len;
+    }
+  else
+    {
+      if (self->args_chunk == NULL || self->args_chunk_used + len > ARGS_CHUNK_SIZE)
+        {
+          self->args_chunk = g_malloc (ARGS_CHUNK_SIZE);
+          g_ptr_array_add (self->args_chunks, self->args_chunk);
+          self->args_chunk_used = 0;
+          self->args_arena_bytes += ARGS_CHUNK_SIZE;
+        }
+      dst = self->args_chunk + self->args_chunk_used;
+      self->args_chunk_used += len;
+    }
+  memcpy (dst, data, len);
+
+  rec.data = dst;
+  rec.len = len;
+  rec.format = format;
+  g_array_append_val (self->args, rec);
+  return self->args->len;
+}
+
+void
+cp_trace_builder_set_args_source (CpTraceBuilder *self,
+                                  GBytes         *source)
+{
+  g_clear_pointer (&self->args_source, g_bytes_unref);
+  if (source)
+    self->args_source = g_bytes_ref (source);
+}
+
+guint32
+cp_trace_builder_add_args_ref (CpTraceBuilder *self,
+                               CpArgsFormat    format,
+                               guint64         offset,
+                               gsize           len)
+{
+  CpArgsRecord rec;
+  gsize size;
+  const guint8 *base;
+
+  g_return_val_if_fail (self->args_source != NULL, 0);
+
+  base = g_bytes_get_data (self->args_source, &size);
+  if (len == 0 || offset >= size || len > size - offset || self->args->len >= G_MAXUINT32 - 1)
+    return 0;
+  rec.data = base + offset;
+  rec.len = MIN (len, G_MAXUINT32);
+  rec.format = format;
+  g_array_append_val (self->args, rec);
+  return self->args->len;
+}
+
+/* Counters, instants, flows, steps, devices, metadata */
+
+void
+cp_trace_builder_add_counter (CpTraceBuilder *self,
+                              guint           lane,
+                              gint64          ts_abs,
+                              double          value)
+{
+  BLane *l = get_lane (self, lane);
+
+  if (l == NULL || l->counter_ts == NULL)
+    return;
+  if (!isfinite (value))
+    {
+      self->report->skipped++;
+      return;
+    }
+  g_array_append_val (l->counter_ts, ts_abs);
+  g_array_append_val (l->counter_values, value);
+  note_time (self, ts_abs, ts_abs);
+}
+
+void
+cp_trace_builder_add_instant (CpTraceBuilder *self,
+                              gint64          ts_abs,
+                              CpStr           name,
+                              CpStr           cat,
+                              gint            process,
+                              gint            lane,
+                              gchar           scope)
+{
+  CpInstant in;
+
+  in.ts = ts_abs;
+  in.name = name;
+  in.cat = cat;
+  in.process = process;
+  in.lane = lane;
+  in.scope = scope;
+  g_array_append_val (self->instants, in);
+  note_time (self, ts_abs, ts_abs);
+}
+
+void
+cp_trace_builder_add_flow (CpTraceBuilder *self,
+                           CpSliceRef      from,
+                           CpSliceRef      to,
+                           CpFlowKind      kind,
+                           CpStr           name)
+{
+  CpFlow f;
+
+  if (from.lane >= self->lanes->len || to.lane >= self->lanes->len)
+    return;
+  f.from = from;
+  f.to = to;
+  f.kind = kind;
+  f.name = name;
+  g_array_append_val (self->flows, f);
+}
+
+void
+cp_trace_builder_add_flow_point (CpTraceBuilder *self,
+                                 guint64         key,
+                                 guint           lane,
+                                 gint64          ts_abs,
+                                 CpFlowBind      bind,
+                                 guint8          order,
+                                 CpFlowKind      kind,
+                                 CpStr           name)
+{
+  FlowPoint p;
+
+  if (lane >= self->lanes->len)
+    return;
+  p.key = key;
+  p.ts = ts_abs;
+  p.lane = lane;
+  p.seq = self->flow_points->len;
+  p.name = name;
+  p.bind = bind;
+  p.order = order;
+  p.kind = kind;
+  g_array_append_val (self->flow_points, p);
+}
+
+void
+cp_trace_builder_set_link_correlations (CpTraceBuilder *self,
+                                        gboolean        link)
+{
+  self->link_correlations = link;
+}
+
+void
+cp_trace_builder_add_step (CpTraceBuilder *self,
+                           gint64          number,
+                           gint64          start_abs,
+                           gint64          end_abs,
+                           CpSliceRef      marker)
+{
+  CpStep s;
+
+  s.number = number;
+  s.start = start_abs;
+  s.end = MAX (end_abs, start_abs);
+  s.marker = marker;
+  g_array_append_val (self->steps, s);
+}
+
+/* Matches HTA's ProfilerStep\s*#\s*(\d+), anywhere in the name. */
+static gboolean
+parse_profiler_step (const char *name,
+                     gint64     *number)
+{
+  const char *p = strstr (name, "ProfilerStep");
+  gint64 n = 0;
+  gboolean digits = FALSE;
+
+  if (p == NULL)
+    return FALSE;
+  p += strlen ("ProfilerStep");
+  while (g_ascii_isspace (*p))
+    p++;
+  if (*p != '#')
+    return FALSE;
+  p++;
+  while (g_ascii_isspace (*p))
+    p++;
+  while (g_ascii_isdigit (*p))
+    {
+      if (n < G_MAXINT64 / 10 - 10)
+        n = n * 10 + (*p - '0');
+      digits = TRUE;
+      p++;
+    }
+  if (!digits)
+    return FALSE;
+  *number = n;
+  return TRUE;
+}
+
+void
+cp_trace_builder_detect_profiler_steps (CpTraceBuilder *self)
+{
+  g_autoptr(GHashTable) cache = g_hash_table_new (NULL, NULL);
+
+  for (guint li = 0; li < self->lanes->len; li++)
+    {
+      BLane *l = g_ptr_array_index (self->lanes, li);
+
+      if (l->kind != CP_LANE_HOST_THREAD)
+        continue;
+      for (guint i = 0; i < l->n; i++)
+        {
+          gpointer v;
+          gint64 number;
+
+          if (!g_hash_table_lookup_extended (cache, GUINT_TO_POINTER (l->names[i]), NULL, &v))
+            {
+              const char *name = cp_string_pool_get (self->strings, l->names[i]);
+
+              if (parse_profiler_step (name, &number))
+                v = g_memdup2 (&number, sizeof number);
+              else
+                v = NULL;
+              g_hash_table_insert (cache, GUINT_TO_POINTER (l->names[i]), v);
+            }
+          if (v != NULL)
+            {
+              CpSliceRef ref = { li, i };
+
+              cp_trace_builder_add_step (self, *(gint64 *) v, l->start[i],
+                                         l->start[i] + l->dur[i], ref);
+            }
+        }
+    }
+
+  {
+    GHashTableIter iter;
+    gpointer v;
+
+    g_hash_table_iter_init (&iter, cache);
+    while (g_hash_table_iter_next (&iter, NULL, &v))
+      g_free (v);
+  }
+}
+
+CpDevice *
+cp_trace_builder_device (CpTraceBuilder *self,
+                         gint            ordinal)
+{
+  CpDevice d = { 0 };
+
+  for (guint i = 0; i < self->devices->len; i++)
+    {
+      CpDevice *e = &g_array_index (self->devices, CpDevice, i);
+
+      if (e->ordinal == ordinal)
+        return e;
+    }
+  d.ordinal = ordinal;
+  d.total_memory = -1;
+  d.compute_major = -1;
+  d.compute_minor = -1;
+  d.num_sms = -1;
+  d.max_threads_per_sm = -1;
+  d.warp_size = -1;
+  g_array_append_val (self->devices, d);
+  return &g_array_index (self->devices, CpDevice, self->devices->len - 1);
+}
+
+void
+cp_trace_builder_add_metadata (CpTraceBuilder *self,
+                               const char     *key,
+                               const char     *json,
+                               gssize          len)
+{
+  CpMetadataEntry e;
+
+  if (len < 0)
+    len = strlen (json);
+  e.key = cp_string_pool_intern (self->strings, key, -1);
+  e.json = g_strndup (json, len);
+  g_array_append_val (self->metadata, e);
+}
+
+/* finish() */
+
+typedef struct
+{
+  const gint64 *start;
+  const gint64 *dur;
+} SortCtx;
+
+static gint
+cmp_slice (gconstpointer a,
+           gconstpointer b,
+           gpointer      user_data)
+{
+  const SortCtx *ctx = user_data;
+  guint32 i = *(const guint32 *) a, j = *(const guint32 *) b;
+
+  if (ctx->start[i] != ctx->start[j])
+    return ctx->start[i] < ctx->start[j] ? -1 : 1;
+  if (ctx->dur[i] != ctx->dur[j])
+    return ctx->dur[i] > ctx->dur[j] ? -1 : 1;
+  return i < j ? -1 : (i > j);
+}
+
+#define PERMUTE(type, arr)                               \
+  G_STMT_START {                                         \
+    type *tmp_ = g_new (type, MAX (l->n, 1));            \
+    for (guint k_ = 0; k_ < l->n; k_++)                  \
+      tmp_[k_] = (arr)[perm[k_]];                        \
+    g_free (arr);                                        \
+    (arr) = tmp_;                                        \
+  } G_STMT_END
+
+static void
+blane_sort (BLane *l)
+{
+  SortCtx ctx = { l->start, l->dur };
+  guint32 *perm;
+
+  if (!l->unsorted || l->n < 2)
+    return;
+
+  perm = g_new (guint32, l->n);
+  for (guint i = 0; i < l->n; i++)
+    perm[i] = i;
+  g_qsort_with_data (perm, l->n, sizeof (guint32), cmp_slice, &ctx);
+
+  l->new_index = g_new (guint32, l->n);
+  for (guint i = 0; i < l->n; i++)
+    l->new_index[perm[i]] = i;
+
+  PERMUTE (gint64, l->start);
+  PERMUTE (gint64, l->dur);
+  PERMUTE (CpStr, l->names);
+  PERMUTE (CpStr, l->cats);
+  PERMUTE (guint16, l->flags);
+  PERMUTE (gint64, l->corr);
+  PERMUTE (gint64, l->ext);
+  PERMUTE (guint32, l->gpu);
+  PERMUTE (guint32, l->args);
+  g_free (perm);
+}
+
+static void
+blane_layout_rows (BLane *l)
+{
+  guint32 *stack;
+  gint64 *row_end;
+  guint depth = 0, n_rows = 0;
+
+  l->rows = g_new0 (guint16, MAX (l->n, 1));
+  if (l->n == 0)
+    return;
+
+  stack = g_new (guint32, l->n);
+  row_end = g_new (gint64, MAX_ROWS);
+
+  for (guint i = 0; i < l->n; i++)
+    {
+      gint64 s = l->start[i];
+      gint64 e = s + l->dur[i];
+      guint min_row = 0, r;
+
+      while (depth > 0)
+        {
+          guint32 top = stack[depth - 1];
+          gint64 top_end = l->start[top] + l->dur[top];
+
+          /* A slice ends before s; a zero-length one at s still encloses
+           * nothing, so it is closed too. */
+          if (top_end <= s && !(l->dur[top] > 0 && top_end > s))
+            depth--;
+          else
+            break;
+        }
+      if (depth > 0)
+        {
+          guint32 top = stack[depth - 1];
+
+          min_row = l->rows[top] + 1;
+          if (e > l->start[top] + l->dur[top])
+            l->flags[i] |= CP_SLICE_OVERLAP;
+        }
+
+      r = MIN (min_row, MAX_ROWS - 1);
+      while (r < n_rows && r < MAX_ROWS - 1 && row_end[r] > s)
+        r++;
+      if (r >= n_rows)
+        {
+          for (guint k = n_rows; k <= r; k++)
+            row_end[k] = G_MININT64;
+          n_rows = r + 1;
+        }
+      if (r > min_row)
+        l->flags[i] |= CP_SLICE_OVERLAP;
+      l->rows[i] = r;
+      if (e > row_end[r])
+        row_end[r] = e;
+      stack[depth++] = i;
+    }
+
+  g_free (stack);
+  g_free (row_end);
+}
+
+typedef struct
+{
+  gint64  corr;
+  gint32  device;
+  guint32 lane;
+  guint32 index;
+  gint64  start;
+} CorrEntry;
+
+static gint
+cmp_corr (gconstpointer a,
+          gconstpointer b)
+{
+  const CorrEntry *x = a, *y = b;
+
+  if (x->corr != y->corr)
+    return x->corr < y->corr ? -1 : 1;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return 0;
+}
+
+static guint64
+pack_ref (CpSliceRef r)
+{
+  return ((guint64) r.lane << 32) | r.index;
+}
+
+static void
+link_correlations (CpTrace *trace,
+                   GArray  *flows,
+                   CpStr    name)
+{
+  g_autoptr(GArray) host = g_array_new (FALSE, FALSE, sizeof (CorrEntry));
+  g_autoptr(GArray) dev = g_array_new (FALSE, FALSE, sizeof (CorrEntry));
+  g_autoptr(GHashTable) launched = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  guint h = 0;
+
+  for (guint i = 0; i < flows->len; i++)
+    {
+      const CpFlow *f = &g_array_index (flows, CpFlow, i);
+
+      if (f->kind == CP_FLOW_LAUNCH)
+        {
+          guint64 key = pack_ref (f->to);
+
+          g_hash_table_add (launched, g_memdup2 (&key, sizeof key));
+        }
+    }
+
+  for (guint li = 0; li < trace->lane_array->len; li++)
+    {
+      CpLane *lane = g_ptr_array_index (trace->lane_array, li);
+      const CpSlices *s = cp_lane_get_slices (lane);
+      CpLaneKind kind = cp_lane_get_kind (lane);
+      GArray *target;
+
+      if (kind == CP_LANE_HOST_THREAD)
+        target = host;
+      else if (kind == CP_LANE_KERNEL || kind == CP_LANE_TRANSFER)
+        target = dev;
+      else
+        continue;
+
+      for (guint i = 0; i < s->n; i++)
+        {
+          CorrEntry e;
+
+          if (s->corr[i] == CP_NONE)
+            continue;
+          e.corr = s->corr[i];
+          e.device = cp_lane_get_device (lane);
+          if (s->gpu[i] != 0)
+            {
+              const CpGpuInfo *g = &g_array_index (trace->gpu_infos, CpGpuInfo, s->gpu[i] - 1);
+
+              if (g->device >= 0)
+                e.device = g->device;
+            }
+          if (kind == CP_LANE_HOST_THREAD && s->gpu[i] == 0)
+            e.device = -1;
+          e.lane = li;
+          e.index = i;
+          e.start = s->start[i];
+          g_array_append_val (target, e);
+        }
+    }
+
+  if (host->len == 0 || dev->len == 0)
+    return;
+
+  g_array_sort (host, cmp_corr);
+  g_array_sort (dev, cmp_corr);
+
+  for (guint d = 0; d < dev->len; d++)
+    {
+      const CorrEntry *de = &g_array_index (dev, CorrEntry, d);
+      CpSliceRef to = { de->lane, de->index };
+      guint64 key = pack_ref (to);
+      const CorrEntry *match = NULL;
+
+      while (h < host->len && g_array_index (host, CorrEntry, h).corr < de->corr)
+        h++;
+      for (guint k = h; k < host->len && g_array_index (host, CorrEntry, k).corr == de->corr; k++)
+        {
+          const CorrEntry *he = &g_array_index (host, CorrEntry, k);
+
+          if (he->device < 0 || de->device < 0 || he->device == de->device)
+            {
+              match = he;
+              break;
+            }
+        }
+      if (match == NULL || g_hash_table_contains (launched, &key))
+        continue;
+
+      {
+        CpFlow f;
+
+        f.from.lane = match->lane;
+        f.from.index = match->index;
+        f.to = to;
+        f.kind = CP_FLOW_LAUNCH;
+        f.name = name;
+        g_array_append_val (flows, f);
+      }
+    }
+}
+
+static gint
+cmp_points (gconstpointer a,
+            gconstpointer b)
+{
+  const FlowPoint *x = a, *y = b;
+
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  if (x->order != y->order)
+    return x->order < y->order ? -1 : 1;
+  if (x->ts != y->ts)
+    return x->ts < y->ts ? -1 : 1;
+  return x->seq < y->seq ? -1 : (x->seq > y->seq);
+}
+
+static CpSliceRef
+bind_point (CpTrace         *trace,
+            const FlowPoint *p,
+            guint            final_lane,
+            gint64           origin)
+{
+  CpLane *lane = g_ptr_array_index (trace->lane_array, final_lane);
+  gint64 t = p->ts - origin;
+  CpSliceRef ref = CP_SLICE_REF_NONE;
+
+  if (p->bind == CP_FLOW_BIND_ENCLOSING)
+    {
+      gint i = cp_lane_slice_at (lane, t, -1);
+
+      if (i >= 0)
+        {
+          ref.lane = final_lane;
+          ref.index = i;
+        }
+    }
+  else
+    {
+      const CpSlices *s = cp_lane_get_slices (lane);
+      guint lo = 0, hi = s->n;
+
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+
+          if (s->start[mid] < t)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      if (lo < s->n)
+        {
+          ref.lane = final_lane;
+          ref.index = lo;
+        }
+    }
+  return ref;
+}
+
+typedef struct
+{
+  CpTraceBuilder *builder;
+  gint64         *proc_rank;
+} LaneOrderCtx;
+
+static int
+kind_rank (CpLaneKind kind)
+{
+  switch (kind)
+    {
+    case CP_LANE_KERNEL: return 0;
+    case CP_LANE_TRANSFER: return 1;
+    case CP_LANE_DEVICE_ANNOTATION: return 2;
+    case CP_LANE_HOST_THREAD: return 3;
+    case CP_LANE_ASYNC: return 4;
+    case CP_LANE_COUNTER: return 5;
+    case CP_LANE_N_KINDS:
+    default:
+      return 6;
+    }
+}
+
+static gint
+cmp_lanes (gconstpointer a,
+           gconstpointer b,
+           gpointer      user_data)
+{
+  LaneOrderCtx *ctx = user_data;
+  guint32 i = *(const guint32 *) a, j = *(const guint32 *) b;
+  BLane *x = g_ptr_array_index (ctx->builder->lanes, i);
+  BLane *y = g_ptr_array_index (ctx->builder->lanes, j);
+  gint64 rx = ctx->proc_rank[x->process], ry = ctx->proc_rank[y->process];
+  int kx, ky, c;
+
+  if (rx != ry)
+    return rx < ry ? -1 : 1;
+  kx = kind_rank (x->kind);
+  ky = kind_rank (y->kind);
+  if (kx != ky)
+    return kx - ky;
+  if (x->kind == CP_LANE_TRANSFER && x->transfer_kind != y->transfer_kind)
+    return (int) x->transfer_kind - (int) y->transfer_kind;
+  if (x->sort_key != y->sort_key)
+    return x->sort_key < y->sort_key ? -1 : 1;
+  if (x->key.num != y->key.num)
+    return x->key.num < y->key.num ? -1 : 1;
+  c = g_strcmp0 (x->name, y->name);
+  if (c != 0)
+    return c;
+  return i < j ? -1 : (i > j);
+}
+
+typedef struct
+{
+  GArray *processes;
+} ProcOrderCtx;
+
+static gint
+cmp_processes (gconstpointer a,
+               gconstpointer b,
+               gpointer      user_data)
+{
+  GArray *procs = user_data;
+  guint32 i = *(const guint32 *) a, j = *(const guint32 *) b;
+  const CpProcess *x = &g_array_index (procs, CpProcess, i);
+  const CpProcess *y = &g_array_index (procs, CpProcess, j);
+
+  if (x->is_pseudo != y->is_pseudo)
+    return x->is_pseudo ? 1 : -1;
+  if (x->sort_index != y->sort_index)
+    return x->sort_index < y->sort_index ? -1 : 1;
+  if (x->pid != y->pid)
+    return x->pid < y->pid ? -1 : 1;
+  return i < j ? -1 : (i > j);
+}
+
+static CpSliceRef
+remap_ref (CpTraceBuilder *self,
+           CpSliceRef      ref)
+{
+  BLane *l;
+  CpSliceRef out = CP_SLICE_REF_NONE;
+
+  if (ref.lane >= self->lanes->len)
+    return out;
+  l = g_ptr_array_index (self->lanes, ref.lane);
+  if (ref.index >= l->n)
+    return out;
+  out.lane = l->final_index;
+  out.index = l->new_index ? l->new_index[ref.index] : ref.index;
+  return out;
+}
+
+static gint
+cmp_flow_from (gconstpointer a,
+               gconstpointer b,
+               gpointer      user_data)
+{
+  const CpFlow *flows = user_data;
+  const CpFlow *x = &flows[*(const guint32 *) a], *y = &flows[*(const guint32 *) b];
+
+  if (x->from.lane != y->from.lane)
+    return x->from.lane < y->from.lane ? -1 : 1;
+  if (x->from.index != y->from.index)
+    return x->from.index < y->from.index ? -1 : 1;
+  return 0;
+}
+
+static gint
+cmp_flow_to (gconstpointer a,
+             gconstpointer b,
+             gpointer      user_data)
+{
+  const CpFlow *flows = user_data;
+  const CpFlow *x = &flows[*(const guint32 *) a], *y = &flows[*(const guint32 *) b];
+
+  if (x->to.lane != y->to.lane)
+    return x->to.lane < y->to.lane ? -1 : 1;
+  if (x->to.index != y->to.index)
+    return x->to.index < y->to.index ? -1 : 1;
+  return 0;
+}
+
+static gint
+cmp_steps (gconstpointer a,
+           gconstpointer b)
+{
+  const CpStep *x = a, *y = b;
+
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  if (x->number != y->number)
+    return x->number < y->number ? -1 : 1;
+  return 0;
+}
+
+static gint
+cmp_instants (gconstpointer a,
+              gconstpointer b)
+{
+  const CpInstant *x = a, *y = b;
+
+  if (x->ts != y->ts)
+    return x->ts < y->ts ? -1 : 1;
+  return 0;
+}
+
+CpTrace *
+cp_trace_builder_finish (CpTraceBuilder  *self,
+                         GError         **error)
+{
+  g_autoptr(CpTraceBuilder) builder = self;
+  g_autoptr(CpTrace) trace = NULL;
+  g_autofree guint32 *lane_order = NULL;
+  g_autofree guint32 *proc_order = NULL;
+  g_autofree gint64 *proc_rank = NULL;
+  LaneOrderCtx lctx;
+  gint64 origin;
+  guint n_lanes = self->lanes->len;
+
+  if (!self->any)
+    {
+      g_set_error_literal (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY,
+                           "The capture holds no events");
+      return NULL;
+    }
+
+  origin = self->min_ts;
+  trace = _cp_trace_new ();
+  trace->origin_abs = origin;
+  trace->origin_is_epoch = self->has_epoch;
+  trace->duration = self->max_ts > origin ? self->max_ts - origin : 0;
+
+  if (self->negative_durations > 0)
+    cp_load_report_warn (self->report, G_MAXUINT64,
+                         "%" G_GUINT64_FORMAT " events had a negative duration and were given none",
+                         self->negative_durations);
+
+  /* Processes: device processes without an explicit sort index go after the
+   * host ones, as Kineto orders them. */
+  for (guint p = 0; p < self->processes->len; p++)
+    {
+      CpProcess *proc = &g_array_index (self->processes, CpProcess, p);
+
+      if (!g_array_index (self->process_sort_set, gboolean, p) && proc->is_device)
+        proc->sort_index = 5000000 + MAX (proc->device, 0);
+    }
+  proc_order = g_new (guint32, MAX (self->processes->len, 1));
+  proc_rank = g_new (gint64, MAX (self->processes->len, 1));
+  for (guint p = 0; p < self->processes->len; p++)
+    proc_order[p] = p;
+  g_qsort_with_data (proc_order, self->processes->len, sizeof (guint32), cmp_processes, self->processes);
+  for (guint p = 0; p < self->processes->len; p++)
+    proc_rank[proc_order[p]] = p;
+
+  /* Lanes: sort slices, lay out rows, then order the lanes. */
+  lane_order = g_new (guint32, MAX (n_lanes, 1));
+  for (guint li = 0; li < n_lanes; li++)
+    {
+      BLane *l = g_ptr_array_index (self->lanes, li);
+
+      blane_sort (l);
+      for (guint i = 0; i < l->n; i++)
+        l->start[i] -= origin;
+      blane_layout_rows (l);
+      lane_order[li] = li;
+    }
+  lctx.builder = self;
+  lctx.proc_rank = proc_rank;
+  g_qsort_with_data (lane_order, n_lanes, sizeof (guint32), cmp_lanes, &lctx);
+
+  for (guint k = 0; k < n_lanes; k++)
+    {
+      BLane *l = g_ptr_array_index (self->lanes, lane_order[k]);
+      CpSlices cols = { 0 };
+      gint64 *end_max;
+      gint64 running = G_MININT64;
+      guint n_counter = 0;
+      gint64 *cts = NULL;
+      double *cvals = NULL;
+      CpLane *lane;
+
+      l->final_index = k;
+      end_max = g_new (gint64, MAX (l->n, 1));
+      for (guint i = 0; i < l->n; i++)
+        {
+          gint64 e = l->start[i] + l->dur[i];
+
+          if (e > running)
+            running = e;
+          end_max[i] = running;
+        }
+
+      cols.n = l->n;
+      cols.start = l->n ? l->start : g_new0 (gint64, 1);
+      cols.dur = l->n ? l->dur : g_new0 (gint64, 1);
+      cols.name = l->n ? l->names : g_new0 (CpStr, 1);
+      cols.cat = l->n ? l->cats : g_new0 (CpStr, 1);
+      cols.row = l->rows;
+      cols.flags = l->n ? l->flags : g_new0 (guint16, 1);
+      cols.corr = l->n ? l->corr : g_new0 (gint64, 1);
+      cols.ext = l->n ? l->ext : g_new0 (gint64, 1);
+      cols.gpu = l->n ? l->gpu : g_new0 (guint32, 1);
+      cols.args = l->n ? l->args : g_new0 (guint32, 1);
+      cols.end_max = end_max;
+      if (l->n == 0)
+        {
+          g_free (l->start);
+          g_free (l->dur);
+          g_free (l->names);
+          g_free (l->cats);
+          g_free (l->flags);
+          g_free (l->corr);
+          g_free (l->ext);
+          g_free (l->gpu);
+          g_free (l->args);
+        }
+      l->start = NULL;
+      l->dur = NULL;
+      l->names = NULL;
+      l->cats = NULL;
+      l->rows = NULL;
+      l->flags = NULL;
+      l->corr = NULL;
+      l->ext = NULL;
+      l->gpu = NULL;
+      l->args = NULL;
+
+      if (l->counter_ts != NULL && l->counter_ts->len > 0)
+        {
+          /* Sort samples by time (stable: insertion order breaks ties). */
+          guint n = l->counter_ts->len;
+          gint64 *ts = (gint64 *) l->counter_ts->data;
+          double *vals = (double *) l->counter_values->data;
+          gboolean sorted = TRUE;
+
+          for (guint i = 1; i < n && sorted; i++)
+            sorted = ts[i] >= ts[i - 1];
+          if (!sorted)
+            {
+              g_autofree guint32 *perm = g_new (guint32, n);
+              SortCtx ctx;
+              g_autofree gint64 *zero = g_new0 (gint64, n);
+
+              for (guint i = 0; i < n; i++)
+                perm[i] = i;
+              ctx.start = ts;
+              ctx.dur = zero;
+              g_qsort_with_data (perm, n, sizeof (guint32), cmp_slice, &ctx);
+              cts = g_new (gint64, n);
+              cvals = g_new (double, n);
+              for (guint i = 0; i < n; i++)
+                {
+                  cts[i] = ts[perm[i]];
+                  cvals[i] = vals[perm[i]];
+                }
+            }
+          else
+            {
+              cts = g_memdup2 (ts, sizeof (gint64) * n);
+              cvals = g_memdup2 (vals, sizeof (double) * n);
+            }
+          for (guint i = 0; i < n; i++)
+            cts[i] -= origin;
+          n_counter = n;
+        }
+
+      lane = _cp_lane_new (l->kind, l->transfer_kind, l->name, k,
+                           l->process, l->device, l->stream,
+                           l->kind == CP_LANE_KERNEL ? l->stream : l->key.num,
+                           l->sort_key, &cols, cts, cvals, n_counter);
+      trace->n_slices += cols.n;
+      g_ptr_array_add (trace->lane_array, lane);
+      g_list_store_append (trace->lanes, lane);
+    }
+
+  /* Explicit flows, remapped. */
+  for (guint i = 0; i < self->flows->len; i++)
+    {
+      CpFlow f = g_array_index (self->flows, CpFlow, i);
+
+      f.from = remap_ref (self, f.from);
+      f.to = remap_ref (self, f.to);
+      if (f.from.lane == G_MAXUINT32 || f.to.lane == G_MAXUINT32)
+        continue;
+      g_array_append_val (trace->flows, f);
+    }
+
+  /* Flow end points. */
+  if (self->flow_points->len > 0)
+    {
+      guint unbound = 0;
+      CpSliceRef prev = CP_SLICE_REF_NONE;
+      guint64 prev_key = 0;
+      gboolean have_prev = FALSE;
+
+      g_array_sort (self->flow_points, cmp_points);
+      for (guint i = 0; i < self->flow_points->len; i++)
+        {
+          const FlowPoint *p = &g_array_index (self->flow_points, FlowPoint, i);
+          BLane *l = g_ptr_array_index (self->lanes, p->lane);
+          CpSliceRef ref = bind_point (trace, p, l->final_index, origin);
+
+          if (!have_prev || p->key != prev_key)
+            {
+              have_prev = FALSE;
+              prev_key = p->key;
+            }
+          if (ref.lane == G_MAXUINT32)
+            {
+              unbound++;
+              continue;
+            }
+          if (have_prev && (prev.lane != ref.lane || prev.index != ref.index))
+            {
+              CpFlow f;
+
+              f.from = prev;
+              f.to = ref;
+              f.kind = p->kind;
+              f.name = p->name;
+              g_array_append_val (trace->flows, f);
+            }
+          prev = ref;
+          have_prev = TRUE;
+        }
+      if (unbound > 0)
+        cp_load_report_warn (self->report, G_MAXUINT64,
+                             "%u flow end points had no slice to bind to", unbound);
+    }
+
+  if (self->link_correlations)
+    link_correlations (trace, trace->flows, cp_string_pool_intern (self->strings, "correlation", -1));
+
+  /* Flow flags and indexes. */
+  if (trace->flows->len > 0)
+    {
+      CpFlow *flows = (CpFlow *) trace->flows->data;
+      guint n = trace->flows->len;
+
+      trace->flows_by_from = g_new (guint32, n);
+      trace->flows_by_to = g_new (guint32, n);
+      for (guint i = 0; i < n; i++)
+        {
+          CpLane *from = g_ptr_array_index (trace->lane_array, flows[i].from.lane);
+          CpLane *to = g_ptr_array_index (trace->lane_array, flows[i].to.lane);
+
+          ((guint16 *) cp_lane_get_slices (from)->flags)[flows[i].from.index] |= CP_SLICE_HAS_FLOW_OUT;
+          ((guint16 *) cp_lane_get_slices (to)->flags)[flows[i].to.index] |= CP_SLICE_HAS_FLOW_IN;
+          trace->flows_by_from[i] = i;
+          trace->flows_by_to[i] = i;
+        }
+      g_qsort_with_data (trace->flows_by_from, n, sizeof (guint32), cmp_flow_from, flows);
+      g_qsort_with_data (trace->flows_by_to, n, sizeof (guint32), cmp_flow_to, flows);
+    }
+
+  /* Steps and instants. */
+  for (guint i = 0; i < self->steps->len; i++)
+    {
+      CpStep s = g_array_index (self->steps, CpStep, i);
+
+      s.start -= origin;
+      s.end -= origin;
+      if (s.marker.lane != G_MAXUINT32)
+        s.marker = remap_ref (self, s.marker);
+      g_array_append_val (trace->steps, s);
+    }
+  g_array_sort (trace->steps, cmp_steps);
+
+  for (guint i = 0; i < self->instants->len; i++)
+    {
+      CpInstant in = g_array_index (self->instants, CpInstant, i);
+
+      in.ts -= origin;
+      if (in.lane >= 0 && (guint) in.lane < n_lanes)
+        in.lane = ((BLane *) g_ptr_array_index (self->lanes, in.lane))->final_index;
+      else
+        in.lane = -1;
+      g_array_append_val (trace->instants, in);
+    }
+  g_array_sort (trace->instants, cmp_instants);
+
+  /* Hand over the rest. */
+  g_array_append_vals (trace->processes, self->processes->data, self->processes->len);
+  g_array_append_vals (trace->devices, self->devices->data, self->devices->len);
+  g_array_unref (trace->gpu_infos);
+  trace->gpu_infos = g_steal_pointer (&self->gpu_infos);
+  g_array_unref (trace->args);
+  trace->args = g_steal_pointer (&self->args);
+  g_ptr_array_unref (trace->args_chunks);
+  trace->args_chunks = g_steal_pointer (&self->args_chunks);
+  trace->args_source = g_steal_pointer (&self->args_source);
+  trace->args_arena_bytes = self->args_arena_bytes;
+  g_array_unref (trace->metadata);
+  trace->metadata = g_steal_pointer (&self->metadata);
+  trace->report = g_steal_pointer (&self->report);
+  trace->strings = g_steal_pointer (&self->strings);
+  trace->file = g_steal_pointer (&self->file);
+  trace->title = g_steal_pointer (&self->title);
+  if (trace->title == NULL && trace->file != NULL)
+    trace->title = g_file_get_basename (trace->file);
+  if (self->has_epoch)
+    {
+      /* origin_abs stays in the reader's absolute base, which is epoch ns. */
+      trace->origin_is_epoch = TRUE;
+    }
+
+  return g_steal_pointer (&trace);
+}

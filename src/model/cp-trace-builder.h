@@ -1,0 +1,195 @@
+/* cp-trace-builder.h: what readers use to make a CpTrace
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "cp-trace.h"
+
+G_BEGIN_DECLS
+
+/* A builder is used by one thread at a time. Readers give absolute times in ns
+ * (any origin, possibly epoch); finish() moves the origin to the earliest
+ * timestamp, sorts every lane, lays out rows, binds flows and correlations. */
+typedef struct _CpTraceBuilder CpTraceBuilder;
+
+/* A key that tells lanes apart within a process: a number (tid, stream,
+ * transfer kind) or a string (tid written as text, async track name). */
+typedef struct
+{
+  gint64 num;
+  CpStr  str;     /* CP_STR_EMPTY for numeric keys */
+} CpLaneKey;
+
+typedef struct
+{
+  gint64           start;     /* absolute ns */
+  gint64           dur;       /* ns, < 0 is clamped to 0 and counted */
+  CpStr            name;
+  CpStr            cat;
+  guint16          flags;     /* CpSliceFlags */
+  gint64           corr;      /* CP_NONE when absent */
+  gint64           ext;       /* CP_NONE when absent */
+  guint32          args;      /* from cp_trace_builder_add_args(), 0 = none */
+  const CpGpuInfo *gpu;       /* copied when not NULL */
+} CpSliceInit;
+
+/* Initialise with defaults: CP_NONE ids, no args, no gpu info. */
+void             cp_slice_init_clear            (CpSliceInit *init);
+
+/* How a flow end point picks its slice, once lanes are sorted. */
+typedef enum
+{
+  CP_FLOW_BIND_ENCLOSING,     /* deepest slice containing ts (v1 's', 't', 'f' with bp=e) */
+  CP_FLOW_BIND_NEXT,          /* first slice starting at or after ts (v1 'f' default) */
+} CpFlowBind;
+
+CpTraceBuilder  *cp_trace_builder_new            (void);
+void             cp_trace_builder_free           (CpTraceBuilder *self);
+
+CpStr            cp_trace_builder_intern         (CpTraceBuilder *self,
+                                                  const char     *str,
+                                                  gssize          len);
+const char      *cp_trace_builder_get_string     (CpTraceBuilder *self,
+                                                  CpStr           id);
+CpLoadReport    *cp_trace_builder_get_report     (CpTraceBuilder *self);
+
+void             cp_trace_builder_set_file       (CpTraceBuilder *self,
+                                                  GFile          *file);
+void             cp_trace_builder_set_title      (CpTraceBuilder *self,
+                                                  const char     *title);
+/* Absolute time (ns) of the capture's zero when known (baseTimeNanoseconds,
+ * profile_start_time); marks the origin as epoch time. */
+void             cp_trace_builder_set_epoch_base (CpTraceBuilder *self,
+                                                  gint64          epoch_ns);
+
+/* Processes, found or created by pid. */
+guint            cp_trace_builder_process_for_pid    (CpTraceBuilder *self,
+                                                      gint64          pid);
+guint            cp_trace_builder_process_for_string (CpTraceBuilder *self,
+                                                      const char     *pid,
+                                                      gssize          len);
+CpProcess       *cp_trace_builder_get_process        (CpTraceBuilder *self,
+                                                      guint           process);
+
+/* Lanes, found or created by (process, kind, key). New lanes take the key as
+ * tid/stream and a default name; set the rest with the setters. */
+guint            cp_trace_builder_lane           (CpTraceBuilder *self,
+                                                  guint           process,
+                                                  CpLaneKind      kind,
+                                                  CpLaneKey       key);
+gboolean         cp_trace_builder_has_lane       (CpTraceBuilder *self,
+                                                  guint           process,
+                                                  CpLaneKind      kind,
+                                                  CpLaneKey       key,
+                                                  guint          *lane);
+void             cp_trace_builder_set_lane_name  (CpTraceBuilder *self,
+                                                  guint           lane,
+                                                  const char     *name);
+void             cp_trace_builder_set_lane_sort_key (CpTraceBuilder *self,
+                                                     guint           lane,
+                                                     gint64          sort_key);
+void             cp_trace_builder_set_lane_device (CpTraceBuilder *self,
+                                                   guint           lane,
+                                                   gint            device,
+                                                   gint64          stream);
+void             cp_trace_builder_set_lane_transfer_kind (CpTraceBuilder *self,
+                                                          guint           lane,
+                                                          CpTransferKind  kind);
+guint            cp_trace_builder_get_n_lanes    (CpTraceBuilder *self);
+CpLaneKind       cp_trace_builder_get_lane_kind  (CpTraceBuilder *self,
+                                                  guint           lane);
+guint            cp_trace_builder_get_lane_process (CpTraceBuilder *self,
+                                                    guint           lane);
+
+/* Slices. The returned reference is in insertion order; flows added with it
+ * are remapped when lanes are sorted. */
+CpSliceRef       cp_trace_builder_add_slice      (CpTraceBuilder    *self,
+                                                  guint              lane,
+                                                  const CpSliceInit *init);
+/* Change the duration and flags of a slice added earlier (B/E matching). */
+void             cp_trace_builder_close_slice    (CpTraceBuilder *self,
+                                                  CpSliceRef      ref,
+                                                  gint64          end_abs,
+                                                  guint16         add_flags);
+guint            cp_trace_builder_get_n_slices   (CpTraceBuilder *self,
+                                                  guint           lane);
+
+/* Arguments: copied into the trace's arena. Returns the id for CpSliceInit.args. */
+guint32          cp_trace_builder_add_args       (CpTraceBuilder *self,
+                                                  CpArgsFormat    format,
+                                                  const void     *data,
+                                                  gsize           len);
+/* Arguments that stay in a mapped source the trace keeps alive (zero-copy):
+ * set the source once, then refer to byte ranges of it. */
+void             cp_trace_builder_set_args_source (CpTraceBuilder *self,
+                                                   GBytes         *source);
+guint32          cp_trace_builder_add_args_ref   (CpTraceBuilder *self,
+                                                  CpArgsFormat    format,
+                                                  guint64         offset,
+                                                  gsize           len);
+
+/* Counters: samples on a counter lane. */
+void             cp_trace_builder_add_counter    (CpTraceBuilder *self,
+                                                  guint           lane,
+                                                  gint64          ts_abs,
+                                                  double          value);
+
+void             cp_trace_builder_add_instant    (CpTraceBuilder *self,
+                                                  gint64          ts_abs,
+                                                  CpStr           name,
+                                                  CpStr           cat,
+                                                  gint            process,
+                                                  gint            lane,
+                                                  gchar           scope);
+
+/* Flows between known slices (insertion references). */
+void             cp_trace_builder_add_flow       (CpTraceBuilder *self,
+                                                  CpSliceRef      from,
+                                                  CpSliceRef      to,
+                                                  CpFlowKind      kind,
+                                                  CpStr           name);
+/* Flow end points bound to slices at finish(): points with the same key are
+ * ordered by 'order' (s=0, t=1, f=2) then time, and consecutive points make
+ * flows. */
+void             cp_trace_builder_add_flow_point (CpTraceBuilder *self,
+                                                  guint64         key,
+                                                  guint           lane,
+                                                  gint64          ts_abs,
+                                                  CpFlowBind      bind,
+                                                  guint8          order,
+                                                  CpFlowKind      kind,
+                                                  CpStr           name);
+/* At finish(), link host slices to kernel/transfer slices with the same
+ * correlation id (and device, when both sides know it), where no launch flow
+ * already reaches the device slice. On by default. */
+void             cp_trace_builder_set_link_correlations (CpTraceBuilder *self,
+                                                         gboolean        link);
+
+void             cp_trace_builder_add_step       (CpTraceBuilder *self,
+                                                  gint64          number,
+                                                  gint64          start_abs,
+                                                  gint64          end_abs,
+                                                  CpSliceRef      marker);
+/* Add a step for every host slice whose name matches ProfilerStep#N. */
+void             cp_trace_builder_detect_profiler_steps (CpTraceBuilder *self);
+
+/* Devices: found or created by ordinal. */
+CpDevice        *cp_trace_builder_device         (CpTraceBuilder *self,
+                                                  gint            ordinal);
+
+void             cp_trace_builder_add_metadata   (CpTraceBuilder *self,
+                                                  const char     *key,
+                                                  const char     *json,
+                                                  gssize          len);
+
+/* Consumes the builder. Fails with CP_TRACE_ERROR_EMPTY when nothing was
+ * added (no slices, counters or instants). */
+CpTrace         *cp_trace_builder_finish         (CpTraceBuilder *self,
+                                                  GError        **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpTraceBuilder, cp_trace_builder_free)
+
+G_END_DECLS

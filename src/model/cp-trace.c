@@ -1,0 +1,450 @@
+/* cp-trace.c
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "cp-lane-private.h"
+#include "cp-trace-private.h"
+
+G_DEFINE_QUARK (cp-trace-error-quark, cp_trace_error)
+
+G_DEFINE_FINAL_TYPE (CpTrace, cp_trace, G_TYPE_OBJECT)
+
+static void
+clear_metadata (gpointer data)
+{
+  CpMetadataEntry *e = data;
+
+  g_clear_pointer (&e->json, g_free);
+}
+
+static void
+cp_trace_finalize (GObject *object)
+{
+  CpTrace *self = (CpTrace *) object;
+
+  g_clear_pointer (&self->strings, cp_string_pool_free);
+  g_clear_object (&self->lanes);
+  g_clear_pointer (&self->lane_array, g_ptr_array_unref);
+  g_clear_pointer (&self->processes, g_array_unref);
+  g_clear_pointer (&self->devices, g_array_unref);
+  g_clear_pointer (&self->flows, g_array_unref);
+  g_clear_pointer (&self->flows_by_from, g_free);
+  g_clear_pointer (&self->flows_by_to, g_free);
+  g_clear_pointer (&self->instants, g_array_unref);
+  g_clear_pointer (&self->steps, g_array_unref);
+  g_clear_pointer (&self->gpu_infos, g_array_unref);
+  g_clear_pointer (&self->args, g_array_unref);
+  g_clear_pointer (&self->args_chunks, g_ptr_array_unref);
+  g_clear_pointer (&self->args_source, g_bytes_unref);
+  g_clear_pointer (&self->metadata, g_array_unref);
+  g_clear_pointer (&self->report, cp_load_report_free);
+  g_clear_object (&self->file);
+  g_clear_pointer (&self->title, g_free);
+
+  G_OBJECT_CLASS (cp_trace_parent_class)->finalize (object);
+}
+
+static void
+cp_trace_class_init (CpTraceClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = cp_trace_finalize;
+}
+
+static void
+cp_trace_init (CpTrace *self)
+{
+  self->lanes = g_list_store_new (CP_TYPE_LANE);
+  self->lane_array = g_ptr_array_new_with_free_func (g_object_unref);
+  self->processes = g_array_new (FALSE, TRUE, sizeof (CpProcess));
+  self->devices = g_array_new (FALSE, TRUE, sizeof (CpDevice));
+  self->flows = g_array_new (FALSE, TRUE, sizeof (CpFlow));
+  self->instants = g_array_new (FALSE, TRUE, sizeof (CpInstant));
+  self->steps = g_array_new (FALSE, TRUE, sizeof (CpStep));
+  self->gpu_infos = g_array_new (FALSE, TRUE, sizeof (CpGpuInfo));
+  self->args = g_array_new (FALSE, TRUE, sizeof (CpArgsRecord));
+  self->args_chunks = g_ptr_array_new_with_free_func (g_free);
+  self->metadata = g_array_new (FALSE, TRUE, sizeof (CpMetadataEntry));
+  g_array_set_clear_func (self->metadata, clear_metadata);
+}
+
+CpTrace *
+_cp_trace_new (void)
+{
+  return g_object_new (CP_TYPE_TRACE, NULL);
+}
+
+GListModel *
+cp_trace_get_lanes (CpTrace *self)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+  return G_LIST_MODEL (self->lanes);
+}
+
+guint
+cp_trace_get_n_lanes (CpTrace *self)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), 0);
+  return self->lane_array->len;
+}
+
+CpLane *
+cp_trace_get_lane (CpTrace *self,
+                   guint    index)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+  g_return_val_if_fail (index < self->lane_array->len, NULL);
+  return g_ptr_array_index (self->lane_array, index);
+}
+
+guint
+cp_trace_get_n_processes (CpTrace *self)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), 0);
+  return self->processes->len;
+}
+
+const CpProcess *
+cp_trace_get_process (CpTrace *self,
+                      guint    index)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+  g_return_val_if_fail (index < self->processes->len, NULL);
+  return &g_array_index (self->processes, CpProcess, index);
+}
+
+guint
+cp_trace_get_n_devices (CpTrace *self)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), 0);
+  return self->devices->len;
+}
+
+const CpDevice *
+cp_trace_get_device (CpTrace *self,
+                     guint    index)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+  g_return_val_if_fail (index < self->devices->len, NULL);
+  return &g_array_index (self->devices, CpDevice, index);
+}
+
+const CpDevice *
+cp_trace_find_device (CpTrace *self,
+                      gint     ordinal)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+  for (guint i = 0; i < self->devices->len; i++)
+    {
+      const CpDevice *d = &g_array_index (self->devices, CpDevice, i);
+
+      if (d->ordinal == ordinal)
+        return d;
+    }
+  return NULL;
+}
+
+const char *
+cp_trace_get_string (CpTrace *self,
+                     CpStr    id)
+{
+  return cp_string_pool_get (self->strings, id);
+}
+
+const CpStringPool *
+cp_trace_get_string_pool (CpTrace *self)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+  return self->strings;
+}
+
+gint64
+cp_trace_get_origin_abs (CpTrace *self)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), 0);
+  return self->origin_abs;
+}
+
+gboolean
+cp_trace_get_origin_is_epoch (CpTrace *self)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), FALSE);
+  return self->origin_is_epoch;
+}
+
+gint64
+cp_trace_get_duration (CpTrace *self)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), 0);
+  return self->duration;
+}
+
+guint64
+cp_trace_get_n_slices (CpTrace *self)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), 0);
+  return self->n_slices;
+}
+
+guint64
+cp_trace_count_slices (CpTrace    *self,
+                       CpLaneKind  kind)
+{
+  guint64 n = 0;
+
+  g_return_val_if_fail (CP_IS_TRACE (self), 0);
+  for (guint i = 0; i < self->lane_array->len; i++)
+    {
+      CpLane *lane = g_ptr_array_index (self->lane_array, i);
+
+      if (cp_lane_get_kind (lane) == kind)
+        n += cp_lane_get_n_slices (lane);
+    }
+  return n;
+}
+
+const CpFlow *
+cp_trace_get_flows (CpTrace *self,
+                    guint   *n_flows)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+  if (n_flows)
+    *n_flows = self->flows->len;
+  return (const CpFlow *) self->flows->data;
+}
+
+static inline int
+ref_cmp (CpSliceRef a,
+         CpSliceRef b)
+{
+  if (a.lane != b.lane)
+    return a.lane < b.lane ? -1 : 1;
+  if (a.index != b.index)
+    return a.index < b.index ? -1 : 1;
+  return 0;
+}
+
+static void
+find_in_index (CpTrace        *self,
+               const guint32  *index,
+               gboolean        by_from,
+               CpSliceRef      ref,
+               GArray         *out)
+{
+  const CpFlow *flows = (const CpFlow *) self->flows->data;
+  guint lo = 0, hi = self->flows->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      const CpFlow *f = &flows[index[mid]];
+
+      if (ref_cmp (by_from ? f->from : f->to, ref) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (; lo < self->flows->len; lo++)
+    {
+      const CpFlow *f = &flows[index[lo]];
+
+      if (ref_cmp (by_from ? f->from : f->to, ref) != 0)
+        break;
+      g_array_append_val (out, index[lo]);
+    }
+}
+
+void
+cp_trace_find_flows (CpTrace    *self,
+                     CpSliceRef  ref,
+                     GArray     *out)
+{
+  g_return_if_fail (CP_IS_TRACE (self));
+  g_return_if_fail (out != NULL);
+
+  if (self->flows->len == 0)
+    return;
+  find_in_index (self, self->flows_by_from, TRUE, ref, out);
+  find_in_index (self, self->flows_by_to, FALSE, ref, out);
+}
+
+const CpInstant *
+cp_trace_get_instants (CpTrace *self,
+                       guint   *n_instants)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+  if (n_instants)
+    *n_instants = self->instants->len;
+  return (const CpInstant *) self->instants->data;
+}
+
+const CpStep *
+cp_trace_get_steps (CpTrace *self,
+                    guint   *n_steps)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+  if (n_steps)
+    *n_steps = self->steps->len;
+  return (const CpStep *) self->steps->data;
+}
+
+gboolean
+cp_trace_slice_ref_valid (CpTrace    *self,
+                          CpSliceRef  ref)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), FALSE);
+  return ref.lane < self->lane_array->len &&
+         ref.index < cp_lane_get_n_slices (g_ptr_array_index (self->lane_array, ref.lane));
+}
+
+static const CpSlices *
+slices_for (CpTrace    *self,
+            CpSliceRef  ref)
+{
+  if (!cp_trace_slice_ref_valid (self, ref))
+    return NULL;
+  return cp_lane_get_slices (g_ptr_array_index (self->lane_array, ref.lane));
+}
+
+const CpGpuInfo *
+cp_trace_get_gpu_info (CpTrace    *self,
+                       CpSliceRef  ref)
+{
+  const CpSlices *s = slices_for (self, ref);
+  guint32 g;
+
+  if (s == NULL)
+    return NULL;
+  g = s->gpu[ref.index];
+  if (g == 0 || g > self->gpu_infos->len)
+    return NULL;
+  return &g_array_index (self->gpu_infos, CpGpuInfo, g - 1);
+}
+
+gboolean
+cp_trace_get_args (CpTrace       *self,
+                   CpSliceRef     ref,
+                   CpArgsFormat  *format,
+                   const guint8 **data,
+                   gsize         *len)
+{
+  const CpSlices *s = slices_for (self, ref);
+  const CpArgsRecord *rec;
+  guint32 a;
+
+  if (s == NULL)
+    return FALSE;
+  a = s->args[ref.index];
+  if (a == 0 || a > self->args->len)
+    return FALSE;
+  rec = &g_array_index (self->args, CpArgsRecord, a - 1);
+  if (format)
+    *format = rec->format;
+  if (data)
+    *data = rec->data;
+  if (len)
+    *len = rec->len;
+  return TRUE;
+}
+
+guint
+cp_trace_get_n_metadata (CpTrace *self)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), 0);
+  return self->metadata->len;
+}
+
+const CpMetadataEntry *
+cp_trace_get_metadata (CpTrace *self,
+                       guint    index)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+  g_return_val_if_fail (index < self->metadata->len, NULL);
+  return &g_array_index (self->metadata, CpMetadataEntry, index);
+}
+
+const char *
+cp_trace_lookup_metadata (CpTrace    *self,
+                          const char *key)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+  for (guint i = 0; i < self->metadata->len; i++)
+    {
+      const CpMetadataEntry *e = &g_array_index (self->metadata, CpMetadataEntry, i);
+
+      if (g_strcmp0 (cp_string_pool_get (self->strings, e->key), key) == 0)
+        return e->json;
+    }
+  return NULL;
+}
+
+const CpLoadReport *
+cp_trace_get_load_report (CpTrace *self)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+  return self->report;
+}
+
+GFile *
+cp_trace_get_file (CpTrace *self)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+  return self->file;
+}
+
+const char *
+cp_trace_get_title (CpTrace *self)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+  return self->title ? self->title : "";
+}
+
+gsize
+cp_trace_get_memory_size (CpTrace *self)
+{
+  gsize size = sizeof *self;
+
+  g_return_val_if_fail (CP_IS_TRACE (self), 0);
+
+  size += cp_string_pool_memory (self->strings);
+  for (guint i = 0; i < self->lane_array->len; i++)
+    size += _cp_lane_get_memory_size (g_ptr_array_index (self->lane_array, i));
+  size += self->flows->len * (sizeof (CpFlow) + 2 * sizeof (guint32));
+  size += self->instants->len * sizeof (CpInstant);
+  size += self->gpu_infos->len * sizeof (CpGpuInfo);
+  size += self->args->len * sizeof (CpArgsRecord);
+  size += self->args_arena_bytes;
+  return size;
+}
+
+const char *
+cp_trace_slice_name (CpTrace    *self,
+                     CpSliceRef  ref)
+{
+  const CpSlices *s = slices_for (self, ref);
+
+  return s ? cp_string_pool_get (self->strings, s->name[ref.index]) : "";
+}
+
+gint64
+cp_trace_slice_start (CpTrace    *self,
+                      CpSliceRef  ref)
+{
+  const CpSlices *s = slices_for (self, ref);
+
+  return s ? s->start[ref.index] : 0;
+}
+
+gint64
+cp_trace_slice_dur (CpTrace    *self,
+                    CpSliceRef  ref)
+{
+  const CpSlices *s = slices_for (self, ref);
+
+  return s ? s->dur[ref.index] : 0;
+}

@@ -1,0 +1,247 @@
+/* test-model.c: the trace builder and the immutable trace
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <math.h>
+
+#include "model/cp-trace-builder.h"
+
+static CpSliceRef
+add (CpTraceBuilder *b,
+     guint           lane,
+     gint64          start,
+     gint64          dur,
+     const char     *name,
+     gint64          corr)
+{
+  CpSliceInit init;
+
+  cp_slice_init_clear (&init);
+  init.start = start;
+  init.dur = dur;
+  init.name = cp_trace_builder_intern (b, name, -1);
+  init.corr = corr;
+  return cp_trace_builder_add_slice (b, lane, &init);
+}
+
+static void
+test_empty (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  CpTrace *trace = cp_trace_builder_finish (b, &error);
+
+  g_assert_null (trace);
+  g_assert_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY);
+}
+
+static void
+test_sort_rows_origin (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint proc = cp_trace_builder_process_for_pid (b, 42);
+  guint lane = cp_trace_builder_lane (b, proc, CP_LANE_HOST_THREAD, (CpLaneKey) { 7, 0 });
+  g_autoptr(CpTrace) trace = NULL;
+  const CpSlices *s;
+  CpLane *l;
+
+  /* Unsorted, nested, one partial overlap. Absolute epoch-like times. */
+  add (b, lane, 1700000000000000200, 50, "child", CP_NONE);
+  add (b, lane, 1700000000000000100, 400, "parent", CP_NONE);
+  add (b, lane, 1700000000000000300, 250, "overlap", CP_NONE);
+  add (b, lane, 1700000000000000600, 10, "later", CP_NONE);
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+
+  g_assert_cmpint (cp_trace_get_origin_abs (trace), ==, 1700000000000000100);
+  g_assert_cmpint (cp_trace_get_duration (trace), ==, 510);
+  g_assert_cmpuint (cp_trace_get_n_lanes (trace), ==, 1);
+  g_assert_cmpuint (cp_trace_get_n_slices (trace), ==, 4);
+
+  l = cp_trace_get_lane (trace, 0);
+  s = cp_lane_get_slices (l);
+  g_assert_cmpint (s->start[0], ==, 0);
+  g_assert_cmpstr (cp_trace_get_string (trace, s->name[0]), ==, "parent");
+  g_assert_cmpstr (cp_trace_get_string (trace, s->name[1]), ==, "child");
+  g_assert_cmpstr (cp_trace_get_string (trace, s->name[2]), ==, "overlap");
+  g_assert_cmpuint (s->row[0], ==, 0);
+  g_assert_cmpuint (s->row[1], ==, 1);
+  /* overlap starts inside parent but ends after it: an extra row below. */
+  g_assert_cmpuint (s->row[2], >=, 1);
+  g_assert_true (s->flags[2] & CP_SLICE_OVERLAP);
+  /* later starts after everything before it ended: back on row 0. */
+  g_assert_cmpuint (s->row[3], ==, 0);
+  g_assert_cmpuint (cp_lane_get_n_rows (l), >=, 2);
+
+  /* Queries. */
+  g_assert_cmpint (cp_lane_slice_at (l, 120, -1), ==, 1);
+  g_assert_cmpint (cp_lane_slice_at (l, 120, 0), ==, 0);
+  g_assert_cmpint (cp_lane_slice_at (l, 1000, -1), ==, -1);
+  g_assert_cmpuint (cp_lane_first_ending_after (l, 410), ==, 2);
+  g_assert_cmpuint (cp_lane_first_starting_after (l, 200), ==, 3);
+  g_assert_cmpint (cp_lane_busy_time (l, 0, 1000), ==, 460);
+  g_assert_cmpint (cp_lane_busy_time (l, 450, 505), ==, 5);
+}
+
+static void
+test_flows_and_correlation (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint host = cp_trace_builder_process_for_pid (b, 100);
+  guint gpu = cp_trace_builder_process_for_pid (b, 0);
+  guint hl, kl, kl2;
+  CpSliceRef launch1, launch2;
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(GArray) found = g_array_new (FALSE, FALSE, sizeof (guint));
+  const CpFlow *flows;
+  guint n_flows;
+  CpProcess *p;
+
+  p = cp_trace_builder_get_process (b, gpu);
+  p->is_device = TRUE;
+  p->device = 0;
+  p->sort_index = 5000000;
+  hl = cp_trace_builder_lane (b, host, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+  kl = cp_trace_builder_lane (b, gpu, CP_LANE_KERNEL, (CpLaneKey) { 7, 0 });
+  kl2 = cp_trace_builder_lane (b, gpu, CP_LANE_KERNEL, (CpLaneKey) { 3, 0 });
+  cp_trace_builder_set_lane_device (b, kl, 0, 7);
+  cp_trace_builder_set_lane_device (b, kl2, 0, 3);
+
+  launch2 = add (b, hl, 500, 10, "cudaLaunchKernel", 2);
+  launch1 = add (b, hl, 100, 10, "cudaLaunchKernel", 1);
+  add (b, kl, 200, 50, "gemm", 1);
+  add (b, kl2, 600, 50, "relu", 2);
+  /* An explicit flow for correlation 2 (ac2g): correlation must not add a twin. */
+  cp_trace_builder_add_flow_point (b, 2, hl, 500, CP_FLOW_BIND_ENCLOSING, 0, CP_FLOW_LAUNCH, 0);
+  cp_trace_builder_add_flow_point (b, 2, kl2, 600, CP_FLOW_BIND_ENCLOSING, 2, CP_FLOW_LAUNCH, 0);
+  (void) launch1;
+  (void) launch2;
+
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+
+  /* Host process first, then the device with its streams ordered by id. */
+  g_assert_cmpint (cp_lane_get_kind (cp_trace_get_lane (trace, 0)), ==, CP_LANE_HOST_THREAD);
+  g_assert_cmpint (cp_lane_get_stream (cp_trace_get_lane (trace, 1)), ==, 3);
+  g_assert_cmpint (cp_lane_get_stream (cp_trace_get_lane (trace, 2)), ==, 7);
+
+  flows = cp_trace_get_flows (trace, &n_flows);
+  g_assert_cmpuint (n_flows, ==, 2);
+  for (guint i = 0; i < n_flows; i++)
+    {
+      g_assert_cmpint (flows[i].kind, ==, CP_FLOW_LAUNCH);
+      g_assert_cmpuint (flows[i].from.lane, ==, 0);
+    }
+
+  cp_trace_find_flows (trace, (CpSliceRef) { 2, 0 }, found);
+  g_assert_cmpuint (found->len, ==, 1);
+  g_assert_cmpuint (flows[g_array_index (found, guint, 0)].from.index, ==, 0);
+  g_assert_true (cp_lane_get_slices (cp_trace_get_lane (trace, 2))->flags[0] & CP_SLICE_HAS_FLOW_IN);
+  g_assert_true (cp_lane_get_slices (cp_trace_get_lane (trace, 0))->flags[0] & CP_SLICE_HAS_FLOW_OUT);
+}
+
+static void
+test_steps_and_args (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint host = cp_trace_builder_process_for_string (b, "Spans", -1);
+  guint hl = cp_trace_builder_lane (b, host, CP_LANE_HOST_THREAD,
+                                    (CpLaneKey) { 0, cp_trace_builder_intern (b, "main", -1) });
+  g_autoptr(CpTrace) trace = NULL;
+  const CpStep *steps;
+  guint n_steps;
+  CpSliceInit init;
+  CpArgsFormat fmt;
+  const guint8 *data;
+  gsize len;
+
+  add (b, hl, 2000, 900, "ProfilerStep#11", CP_NONE);
+  add (b, hl, 1000, 900, "ProfilerStep #10", CP_NONE);
+  add (b, hl, 1100, 100, "ProfilerStepX", CP_NONE);
+  cp_slice_init_clear (&init);
+  init.start = 1500;
+  init.dur = 5;
+  init.name = cp_trace_builder_intern (b, "with args", -1);
+  init.args = cp_trace_builder_add_args (b, CP_ARGS_JSON, "{\"a\":1}", 7);
+  cp_trace_builder_add_slice (b, hl, &init);
+  cp_trace_builder_detect_profiler_steps (b);
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+
+  steps = cp_trace_get_steps (trace, &n_steps);
+  g_assert_cmpuint (n_steps, ==, 2);
+  g_assert_cmpint (steps[0].number, ==, 10);
+  g_assert_cmpint (steps[0].start, ==, 0);
+  g_assert_cmpint (steps[0].end, ==, 900);
+  g_assert_cmpint (steps[1].number, ==, 11);
+  g_assert_cmpstr (cp_trace_slice_name (trace, steps[1].marker), ==, "ProfilerStep#11");
+
+  g_assert_cmpstr (cp_lane_get_name (cp_trace_get_lane (trace, 0)), ==, "main");
+  {
+    CpLane *l = cp_trace_get_lane (trace, 0);
+    const CpSlices *s = cp_lane_get_slices (l);
+    guint idx = G_MAXUINT;
+
+    for (guint i = 0; i < s->n; i++)
+      if (g_str_equal (cp_trace_get_string (trace, s->name[i]), "with args"))
+        idx = i;
+    g_assert_cmpuint (idx, !=, G_MAXUINT);
+    g_assert_true (cp_trace_get_args (trace, (CpSliceRef) { 0, idx }, &fmt, &data, &len));
+    g_assert_cmpint (fmt, ==, CP_ARGS_JSON);
+    g_assert_cmpmem (data, len, "{\"a\":1}", 7);
+    g_assert_false (cp_trace_get_args (trace, (CpSliceRef) { 0, 0 }, &fmt, &data, &len));
+  }
+}
+
+static void
+test_counters_instants (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint p = cp_trace_builder_process_for_pid (b, 1);
+  guint cl = cp_trace_builder_lane (b, p, CP_LANE_COUNTER,
+                                    (CpLaneKey) { 0, cp_trace_builder_intern (b, "mem", -1) });
+  g_autoptr(CpTrace) trace = NULL;
+  const gint64 *ts;
+  const double *v;
+  const CpInstant *in;
+  guint n;
+
+  cp_trace_builder_add_counter (b, cl, 300, 3.0);
+  cp_trace_builder_add_counter (b, cl, 100, 1.0);
+  cp_trace_builder_add_counter (b, cl, 200, NAN);
+  cp_trace_builder_add_instant (b, 50, cp_trace_builder_intern (b, "mark", -1), 0, -1, -1, 'g');
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+
+  n = cp_lane_get_counter (cp_trace_get_lane (trace, 0), &ts, &v);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpint (ts[0], ==, 50);
+  g_assert_cmpfloat (v[0], ==, 1.0);
+  g_assert_cmpint (ts[1], ==, 250);
+  in = cp_trace_get_instants (trace, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (in[0].ts, ==, 0);
+  g_assert_cmpuint (cp_trace_get_load_report (trace)->skipped, ==, 1);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/model/empty", test_empty);
+  g_test_add_func ("/model/sort-rows-origin", test_sort_rows_origin);
+  g_test_add_func ("/model/flows-correlation", test_flows_and_correlation);
+  g_test_add_func ("/model/steps-args", test_steps_and_args);
+  g_test_add_func ("/model/counters-instants", test_counters_instants);
+  return g_test_run ();
+}
