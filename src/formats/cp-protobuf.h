@@ -1,0 +1,233 @@
+/* cp-protobuf.h: a protobuf wire-format walker over a const buffer
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+#include <string.h>
+
+G_BEGIN_DECLS
+
+/* The walker reads one message level at a time: cp_pb_reader_next() returns
+ * the next field (tag, wire type and value or byte range) and a nested
+ * message is read with a new reader over the field's bytes
+ * (cp_pb_reader_init_sub()). Nothing is copied and nothing is allocated; the
+ * caller decides which fields to descend into, so the depth of the walk is
+ * the caller's, never the file's. The only nesting a file controls is that of
+ * groups (wire types 3/4) inside fields that are skipped; those are skipped
+ * iteratively and refused past CP_PB_MAX_GROUP_DEPTH.
+ *
+ * Errors stop the reader: next() returns FALSE, reader->error is set and
+ * reader->error_offset is the byte offset (in the whole input, see
+ * base_offset) of the field that could not be read. A reader that ran out of
+ * bytes in the middle of a field reports CP_PB_ERROR_TRUNCATED, so callers can
+ * tell a cut-off file from a damaged one: a length-delimited field that
+ * reaches past the end of the whole input is TRUNCATED (and the field is
+ * still returned through *field with the bytes that are there, so callers can
+ * salvage it), one that reaches past the end of its enclosing message only is
+ * CP_PB_ERROR_LENGTH. */
+
+#define CP_PB_MAX_VARINT_BYTES 10
+#define CP_PB_MAX_GROUP_DEPTH  64
+/* Nested readers made with cp_pb_reader_init_sub() refuse to go deeper. */
+#define CP_PB_MAX_DEPTH        32
+
+typedef enum
+{
+  CP_PB_WIRE_VARINT  = 0,
+  CP_PB_WIRE_FIXED64 = 1,
+  CP_PB_WIRE_LEN     = 2,
+  CP_PB_WIRE_SGROUP  = 3,
+  CP_PB_WIRE_EGROUP  = 4,
+  CP_PB_WIRE_FIXED32 = 5,
+} CpPbWireType;
+
+typedef enum
+{
+  CP_PB_OK = 0,
+  CP_PB_ERROR_TRUNCATED,     /* the input ends inside a field */
+  CP_PB_ERROR_VARINT,        /* a varint longer than 10 bytes or above 2^64 */
+  CP_PB_ERROR_WIRE_TYPE,     /* wire type 6 or 7, or an end-group with no start */
+  CP_PB_ERROR_FIELD_NUMBER,  /* field number 0 or above 2^29 - 1 */
+  CP_PB_ERROR_LENGTH,        /* a field that reaches past the end of its enclosing message */
+  CP_PB_ERROR_GROUP,         /* groups nested too deeply, or a mismatched end-group */
+  CP_PB_ERROR_DEPTH,         /* messages nested deeper than CP_PB_MAX_DEPTH */
+} CpPbError;
+
+typedef struct
+{
+  const guint8 *start;       /* first byte of this message */
+  const guint8 *p;           /* next byte to read */
+  const guint8 *end;         /* one past the last byte of this message */
+  const guint8 *input_end;   /* one past the last byte of the whole input */
+  guint64       base_offset; /* offset of 'start' in the whole input */
+  guint         depth;
+  CpPbError     error;
+  guint64       error_offset;
+} CpPbReader;
+
+typedef struct
+{
+  guint32       number;      /* field number */
+  guint8        wire_type;   /* CpPbWireType */
+  guint64       value;       /* varint, fixed64 or fixed32 value (raw bits) */
+  const guint8 *data;        /* LEN: the bytes; SGROUP: the group's content */
+  gsize         len;
+  gboolean      partial;     /* LEN cut off by the end of the input (see above) */
+  guint64       offset;      /* offset of the tag in the whole input */
+} CpPbField;
+
+void         cp_pb_reader_init      (CpPbReader       *reader,
+                                     const guint8     *data,
+                                     gsize             len,
+                                     guint64           base_offset);
+/* A reader over a length-delimited field of parent. FALSE (and the error set
+ * on parent) when the field is not length-delimited or too deep. */
+gboolean     cp_pb_reader_init_sub  (CpPbReader       *reader,
+                                     CpPbReader       *parent,
+                                     const CpPbField  *field);
+gboolean     cp_pb_reader_next      (CpPbReader       *reader,
+                                     CpPbField        *field);
+/* The offset in the whole input of the next byte to read. */
+guint64      cp_pb_reader_offset    (const CpPbReader *reader);
+gboolean     cp_pb_reader_at_end    (const CpPbReader *reader);
+const char  *cp_pb_error_to_string  (CpPbError         error);
+
+/* A varint at *p (not beyond end): TRUE and *p advanced past it, or FALSE
+ * with *err set (CP_PB_ERROR_TRUNCATED or CP_PB_ERROR_VARINT). */
+static inline gboolean
+cp_pb_read_varint (const guint8 **p,
+                   const guint8  *end,
+                   guint64       *value,
+                   CpPbError     *err)
+{
+  const guint8 *q = *p;
+  guint64 v;
+  guint shift;
+
+  if (G_LIKELY (q < end && q[0] < 0x80))
+    {
+      *value = q[0];
+      *p = q + 1;
+      return TRUE;
+    }
+  if (G_LIKELY (end - q >= 2 && q[1] < 0x80))
+    {
+      *value = (guint64) (q[0] & 0x7f) | ((guint64) q[1] << 7);
+      *p = q + 2;
+      return TRUE;
+    }
+
+  v = 0;
+  for (shift = 0; shift < 64; shift += 7)
+    {
+      guint8 b;
+
+      if (G_UNLIKELY (q >= end))
+        {
+          *err = CP_PB_ERROR_TRUNCATED;
+          return FALSE;
+        }
+      b = *q++;
+      /* The 10th byte may only hold the top bit of a 64-bit value. */
+      if (G_UNLIKELY (shift == 63 && b > 1))
+        {
+          *err = CP_PB_ERROR_VARINT;
+          return FALSE;
+        }
+      v |= (guint64) (b & 0x7f) << shift;
+      if (b < 0x80)
+        {
+          *value = v;
+          *p = q;
+          return TRUE;
+        }
+    }
+  *err = CP_PB_ERROR_VARINT;
+  return FALSE;
+}
+
+static inline guint64
+cp_pb_load_fixed64 (const guint8 *p)
+{
+  guint64 v;
+
+  memcpy (&v, p, sizeof v);
+  return GUINT64_FROM_LE (v);
+}
+
+static inline guint32
+cp_pb_load_fixed32 (const guint8 *p)
+{
+  guint32 v;
+
+  memcpy (&v, p, sizeof v);
+  return GUINT32_FROM_LE (v);
+}
+
+/* Value helpers: proto int64 is the varint's bits as two's complement; sint64
+ * is zigzag; double and float are IEEE bits. */
+static inline gint64
+cp_pb_int64 (guint64 v)
+{
+  return (gint64) v;
+}
+
+static inline gint64
+cp_pb_sint64 (guint64 v)
+{
+  return (gint64) (v >> 1) ^ -(gint64) (v & 1);
+}
+
+static inline double
+cp_pb_double (guint64 bits)
+{
+  double d;
+
+  memcpy (&d, &bits, sizeof d);
+  return d;
+}
+
+static inline float
+cp_pb_float (guint32 bits)
+{
+  float f;
+
+  memcpy (&f, &bits, sizeof f);
+  return f;
+}
+
+/* Repeated scalar fields, packed (one LEN field holding the elements) or not
+ * (one field per element): init with each field seen for that number, then
+ * call next() until it returns FALSE; check it->error afterwards. */
+typedef struct
+{
+  const guint8 *p;
+  const guint8 *end;
+  guint64       single;
+  guint8        wire_type;   /* element wire type */
+  gboolean      has_single;
+  CpPbError     error;
+} CpPbRepeated;
+
+/* elem_wire_type: CP_PB_WIRE_VARINT, CP_PB_WIRE_FIXED64 or CP_PB_WIRE_FIXED32.
+ * Returns FALSE (error set) when the field has another wire type. */
+gboolean     cp_pb_repeated_init    (CpPbRepeated     *it,
+                                     const CpPbField  *field,
+                                     CpPbWireType      elem_wire_type);
+gboolean     cp_pb_repeated_next    (CpPbRepeated     *it,
+                                     guint64          *value);
+
+/* A map entry (a LEN field whose message has key = 1 and value = 2). The key
+ * is read as a varint; value is the last field 2 seen (any wire type), or
+ * has_value FALSE. For duplicate fields inside the entry the last one wins. */
+gboolean     cp_pb_read_map_entry   (CpPbReader       *parent,
+                                     const CpPbField  *entry,
+                                     guint64          *key,
+                                     CpPbField        *value,
+                                     gboolean         *has_value);
+
+G_END_DECLS
