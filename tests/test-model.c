@@ -198,6 +198,13 @@ test_steps_and_args (void)
     g_assert_cmpint (fmt, ==, CP_ARGS_JSON);
     g_assert_cmpmem (data, len, "{\"a\":1}", 7);
     g_assert_false (cp_trace_get_args (trace, (CpSliceRef) { 0, 0 }, &fmt, &data, &len));
+
+    /* The same record by its id. */
+    g_assert_true (cp_trace_get_args_by_id (trace, s->args[idx], &fmt, &data, &len));
+    g_assert_cmpint (fmt, ==, CP_ARGS_JSON);
+    g_assert_cmpmem (data, len, "{\"a\":1}", 7);
+    g_assert_false (cp_trace_get_args_by_id (trace, 0, &fmt, &data, &len));
+    g_assert_false (cp_trace_get_args_by_id (trace, s->args[idx] + 1, &fmt, &data, &len));
   }
 }
 

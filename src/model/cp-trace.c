@@ -327,22 +327,19 @@ cp_trace_get_gpu_info (CpTrace    *self,
 }
 
 gboolean
-cp_trace_get_args (CpTrace       *self,
-                   CpSliceRef     ref,
-                   CpArgsFormat  *format,
-                   const guint8 **data,
-                   gsize         *len)
+cp_trace_get_args_by_id (CpTrace       *self,
+                         guint32        args_id,
+                         CpArgsFormat  *format,
+                         const guint8 **data,
+                         gsize         *len)
 {
-  const CpSlices *s = slices_for (self, ref);
   const CpArgsRecord *rec;
-  guint32 a;
 
-  if (s == NULL)
+  g_return_val_if_fail (CP_IS_TRACE (self), FALSE);
+
+  if (args_id == 0 || args_id > self->args->len)
     return FALSE;
-  a = s->args[ref.index];
-  if (a == 0 || a > self->args->len)
-    return FALSE;
-  rec = &g_array_index (self->args, CpArgsRecord, a - 1);
+  rec = &g_array_index (self->args, CpArgsRecord, args_id - 1);
   if (format)
     *format = rec->format;
   if (data)
@@ -350,6 +347,20 @@ cp_trace_get_args (CpTrace       *self,
   if (len)
     *len = rec->len;
   return TRUE;
+}
+
+gboolean
+cp_trace_get_args (CpTrace       *self,
+                   CpSliceRef     ref,
+                   CpArgsFormat  *format,
+                   const guint8 **data,
+                   gsize         *len)
+{
+  const CpSlices *s = slices_for (self, ref);
+
+  if (s == NULL)
+    return FALSE;
+  return cp_trace_get_args_by_id (self, s->args[ref.index], format, data, len);
 }
 
 guint

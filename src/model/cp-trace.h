@@ -88,6 +88,15 @@ gboolean             cp_trace_get_args          (CpTrace       *self,
                                                  const guint8 **data,
                                                  gsize         *len);
 
+/* An arguments record by its id (the value of CpSlices.args, 1-based), for
+ * formats whose records refer to others (XPlane stats include the stats of
+ * their event metadata). FALSE when the id is 0 or unknown. */
+gboolean             cp_trace_get_args_by_id    (CpTrace       *self,
+                                                 guint32        args_id,
+                                                 CpArgsFormat  *format,
+                                                 const guint8 **data,
+                                                 gsize         *len);
+
 /* Top-level keys of the capture other than its events (deviceProperties,
  * distributedInfo, schemaVersion...), as JSON text. */
 guint                cp_trace_get_n_metadata    (CpTrace *self);
