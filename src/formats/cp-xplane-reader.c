@@ -1,0 +1,3077 @@
+/* cp-xplane-reader.c
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp-protobuf.h"
+#include "cp-xplane-reader.h"
+
+/* Field numbers of tsl/profiler/protobuf/xplane.proto. */
+enum { XSPACE_PLANES = 1, XSPACE_ERRORS = 2, XSPACE_WARNINGS = 3, XSPACE_HOSTNAMES = 4 };
+enum { XPLANE_ID = 1, XPLANE_NAME = 2, XPLANE_LINES = 3, XPLANE_EVENT_METADATA = 4,
+       XPLANE_STAT_METADATA = 5, XPLANE_STATS = 6 };
+enum { XLINE_ID = 1, XLINE_NAME = 2, XLINE_TIMESTAMP_NS = 3, XLINE_EVENTS = 4,
+       XLINE_DURATION_PS = 9, XLINE_DISPLAY_ID = 10, XLINE_DISPLAY_NAME = 11 };
+enum { XEVENT_METADATA_ID = 1, XEVENT_OFFSET_PS = 2, XEVENT_DURATION_PS = 3, XEVENT_STATS = 4,
+       XEVENT_NUM_OCCURRENCES = 5 };
+enum { XSTAT_METADATA_ID = 1, XSTAT_DOUBLE = 2, XSTAT_UINT64 = 3, XSTAT_INT64 = 4, XSTAT_STR = 5,
+       XSTAT_BYTES = 6, XSTAT_REF = 7 };
+enum { XEVMETA_ID = 1, XEVMETA_NAME = 2, XEVMETA_METADATA = 3, XEVMETA_DISPLAY_NAME = 4,
+       XEVMETA_STATS = 5, XEVMETA_CHILD_ID = 6 };
+enum { XSTATMETA_ID = 1, XSTATMETA_NAME = 2, XSTATMETA_DESCRIPTION = 3 };
+
+/* Lines with events beyond this many lanes per plane are skipped (a plane
+ * with a million threads is damage or abuse, not something to draw). */
+#define MAX_LANES_PER_PLANE 10000
+/* Metadata JSON: at most this many names listed per bookkeeping plane, and
+ * strings cut to this many bytes. */
+#define MAX_METADATA_NAMES  200
+#define MAX_METADATA_STRING 4096
+/* Progress and cancellation are checked this often (bytes). */
+#define PROGRESS_STEP       (4 * 1024 * 1024)
+/* XProf gives derived GPU lines ids from here on. */
+#define DERIVED_LINE_ID     G_GINT64_CONSTANT (0xdeadbeef)
+
+typedef enum
+{
+  SK_NONE = 0,
+  SK_CORRELATION_ID,
+  SK_DEVICE_ID,
+  SK_GROUP_ID,
+  SK_STEP_NUM,
+  SK_ITER_NUM,
+  SK_FLOW,
+  SK_P,
+  SK_C,
+  SK_PT,
+  SK_CT,
+  SK_R,
+  SK_FLOPS,
+  SK_BYTES_ACCESSED,
+  SK_N_INT,                  /* kinds above hold an integer in EvStats.v */
+  SK_STEP_NAME = SK_N_INT,
+  SK_KERNEL_DETAILS,
+  SK_MEMCPY_DETAILS,
+  SK_MEMSET_DETAILS,
+  SK_THEORETICAL_OCC,
+  /* plane stats */
+  SK_GPU_DEVICE_NAME,
+  SK_DEVICE_TYPE_STRING,
+  SK_DEVICE_VENDOR,
+  SK_CORE_COUNT,
+  SK_MEMORY_SIZE,
+  SK_CC_MAJOR,
+  SK_CC_MINOR,
+  SK_PEAK_TFLOPS,
+  SK_MEMORY_BANDWIDTH,
+  SK_PEAK_HBM_BW,
+  SK_PROFILE_START,
+  SK_N
+} StatKind;
+
+static const struct
+{
+  const char *name;
+  StatKind    kind;
+} stat_names[] = {
+  { "correlation_id", SK_CORRELATION_ID },
+  { "device_id", SK_DEVICE_ID },
+  { "group_id", SK_GROUP_ID },
+  { "step_num", SK_STEP_NUM },
+  { "iter_num", SK_ITER_NUM },
+  { "flow", SK_FLOW },
+  { "_p", SK_P },
+  { "_c", SK_C },
+  { "_pt", SK_PT },
+  { "_ct", SK_CT },
+  { "_r", SK_R },
+  { "flops", SK_FLOPS },
+  { "bytes_accessed", SK_BYTES_ACCESSED },
+  { "step_name", SK_STEP_NAME },
+  { "kernel_details", SK_KERNEL_DETAILS },
+  { "memcpy_details", SK_MEMCPY_DETAILS },
+  { "Memset_details", SK_MEMSET_DETAILS },
+  { "memset_details", SK_MEMSET_DETAILS },
+  { "theoretical_occupancy_pct", SK_THEORETICAL_OCC },
+  { "gpu_device_name", SK_GPU_DEVICE_NAME },
+  { "device_type_string", SK_DEVICE_TYPE_STRING },
+  { "device_vendor", SK_DEVICE_VENDOR },
+  { "core_count", SK_CORE_COUNT },
+  { "memory_size", SK_MEMORY_SIZE },
+  { "compute_cap_major", SK_CC_MAJOR },
+  { "compute_cap_minor", SK_CC_MINOR },
+  { "peak_teraflops_per_second", SK_PEAK_TFLOPS },
+  { "memory_bandwidth", SK_MEMORY_BANDWIDTH },
+  { "peak_hbm_bw_gigabytes_per_second", SK_PEAK_HBM_BW },
+  { "profile_start_time", SK_PROFILE_START },
+};
+
+typedef enum
+{
+  PLANE_HOST,          /* /host:CPU */
+  PLANE_OTHER_HOST,    /* other host-side planes with lines */
+  PLANE_GPU,
+  PLANE_TPU,
+  PLANE_CUSTOM,        /* custom, virtual and chip-level device planes */
+  PLANE_OTHER,         /* unknown planes with lines */
+  PLANE_BOOKKEEPING,   /* metadata only */
+} PlaneClass;
+
+typedef enum
+{
+  LINE_HOST,
+  LINE_KERNEL,
+  LINE_ANNOTATION,
+  LINE_COUNTERS,
+} LineClass;
+
+/* A parsed kernel_details string. */
+typedef struct
+{
+  gint32 grid[3];
+  gint32 block[3];
+  gint32 registers;
+  gint32 shared_mem;
+  float  occupancy;
+} KernelInfo;
+
+/* A parsed memcpy/memset details string. */
+typedef struct
+{
+  gint64         bytes;
+  CpTransferKind kind;
+  guint16        flags;
+} CopyInfo;
+
+typedef struct
+{
+  CpStr         name;        /* interned stat name */
+  const guint8 *raw;         /* its bytes in the input */
+  guint32       raw_len;
+  guint8        kind;        /* StatKind */
+  KernelInfo   *kernel;      /* cache when used as a kernel_details ref */
+  CopyInfo     *copy;        /* cache when used as a memcpy/memset details ref */
+} StatMeta;
+
+/* An id -> index map: a dense array for the usual small ids (XPlane counts
+ * them up from 1 per plane), a hash table otherwise. */
+typedef struct
+{
+  guint32    *dense;         /* id -> index + 1 */
+  gsize       n_dense;
+  GHashTable *sparse;        /* gint64* -> index + 1 */
+  gint64     *sparse_keys;
+} IdMap;
+
+/* The stats the mapping needs, merged from metadata and event stats. */
+typedef struct
+{
+  guint32       has;         /* 1 << StatKind */
+  gint64        v[SK_N_INT];
+  double        occupancy;
+  CpStr         step_name;
+  const guint8 *kernel_details;
+  guint32       kernel_details_len;
+  StatMeta     *kernel_ref;
+  const guint8 *copy_details;
+  guint32       copy_details_len;
+  StatMeta     *copy_ref;
+  gboolean      copy_is_memset;
+  gboolean      has_number;  /* first numeric stat, for counters */
+  double        number;
+} EvStats;
+
+#define HAS(es, k) (((es)->has & (1u << (k))) != 0)
+
+typedef struct
+{
+  CpStr         name;        /* display name */
+  const guint8 *raw;         /* full name */
+  guint32       raw_len;
+  CpStr         long_name;   /* full name when the display name differs, else 0 */
+  CpTransferKind name_transfer;  /* direction from the name, CP_TRANSFER_NONE if none */
+  gboolean      name_is_memcpy;
+  gboolean      name_is_memset;
+  const guint8 *msg;         /* the XEventMetadata message, for its stats */
+  gsize         msg_len;
+  guint64       msg_offset;
+  gboolean      has_stats;
+  gboolean      decoded;
+  EvStats       stats;
+  guint32       args_id;     /* CP_ARGS_XSTATS of the metadata stats, 0 if none */
+} EventMeta;
+
+typedef struct
+{
+  const guint8 *data;
+  gsize         len;
+  guint64       offset;
+  gboolean      partial;
+} Span;
+
+typedef struct
+{
+  gint64      corr;
+  gint32      device;
+  CpSliceRef  ref;
+} CorrPoint;
+
+typedef struct
+{
+  gint64      type;
+  gint64      id;
+  gint64      start;
+  CpSliceRef  ref;
+} PcPoint;
+
+typedef struct
+{
+  guint64     key;
+  guint8      order;
+  gint64      start;
+  CpSliceRef  ref;
+  guint8      category;
+} FlowPoint;
+
+typedef struct
+{
+  gint64      number;
+  gint64      start;
+  gint64      end;
+  CpSliceRef  marker;
+} StepCand;
+
+/* Everything about the space being read. */
+typedef struct
+{
+  CpXPlaneReader *reader;
+  const guint8   *data;
+  gsize           len;
+  char           *hostname;
+  guint           host;
+  gint            device_offset;
+  gint            max_device;
+  gboolean        has_start;
+  gint64          start_ns;
+  gboolean        any_event;
+  CpPbError       first_error;
+  guint64         first_error_offset;
+  guint64         next_progress;
+  GCancellable   *cancellable;
+  CpLoadProgressFunc progress;
+  gpointer        progress_data;
+  guint64         progress_base;
+  guint64         progress_total;
+  gboolean        cancelled;
+
+  GArray         *gpu_planes;   /* of gint: plane ids of GPU planes (for device_id) */
+  GArray         *host_corr;    /* of CorrPoint */
+  GArray         *dev_corr;
+  GArray         *producers;    /* of PcPoint */
+  GArray         *consumers;
+  GArray         *flow_points;  /* of FlowPoint */
+  GArray         *device_steps; /* of StepCand */
+  gint            device_steps_ordinal;
+  GArray         *root_steps;
+  GHashTable     *group_spans;  /* gint64* -> StepCand* */
+} Space;
+
+/* The plane being read. */
+typedef struct
+{
+  Space       *space;
+  PlaneClass   klass;
+  char        *name;
+  gint64       id;
+  gint         ordinal;       /* device ordinal (with the host offset), -1 for host planes */
+  guint        index;         /* position in the space */
+  gboolean     sparse_core;
+  gboolean     partial;
+  gint         process;       /* -1 until a lane needs it */
+  guint        n_lanes;
+  gboolean     lane_limit_warned;
+  gint         core_count;
+  guint        transfer_lanes[CP_TRANSFER_N_KINDS]; /* lane + 1 */
+
+  GArray      *stat_meta;     /* of StatMeta */
+  IdMap        stat_ids;
+  GArray      *event_meta;    /* of EventMeta */
+  IdMap        event_ids;
+  GArray      *lines;         /* of Span */
+  GArray      *stats;         /* of Span: plane stats */
+  guint64      unknown_stat_ids;
+} Plane;
+
+struct _CpXPlaneReader
+{
+  CpTraceBuilder *builder;
+  CpLoadReport   *report;
+  guint           n_spaces;
+  gint            device_offset;
+  gboolean        steps_done;
+  gboolean        any_epoch;
+  CpStr           cat_kernel;
+  CpStr           cat_memcpy;
+  CpStr           cat_memset;
+  CpStr           cat_annotation;
+  CpStr           cat_runtime;
+  CpStr           cat_cpu_op;
+  CpStr           key_long_name;
+  CpStr           flow_correlation;
+  CpStr           flow_producer;
+  CpStr           flow_generic;
+  GByteArray     *pack;           /* scratch for packed stats */
+  GArray         *steps;          /* of StepCand, from the first space with steps */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Small helpers                                                             */
+
+static GHashTable *
+stat_name_table (void)
+{
+  static GHashTable *table;
+
+  if (g_once_init_enter (&table))
+    {
+      GHashTable *t = g_hash_table_new (g_str_hash, g_str_equal);
+
+      for (guint i = 0; i < G_N_ELEMENTS (stat_names); i++)
+        g_hash_table_insert (t, (gpointer) stat_names[i].name, GINT_TO_POINTER (stat_names[i].kind));
+      g_once_init_leave (&table, t);
+    }
+  return table;
+}
+
+static StatKind
+stat_kind_for (const guint8 *name,
+               gsize         len)
+{
+  char buf[64];
+
+  if (len == 0 || len >= sizeof buf)
+    return SK_NONE;
+  memcpy (buf, name, len);
+  buf[len] = '\0';
+  return (StatKind) GPOINTER_TO_INT (g_hash_table_lookup (stat_name_table (), buf));
+}
+
+static gboolean
+bytes_equal (const guint8 *data,
+             gsize         len,
+             const char   *str)
+{
+  gsize n = strlen (str);
+
+  return len == n && memcmp (data, str, n) == 0;
+}
+
+static gboolean
+bytes_has_prefix (const guint8 *data,
+                  gsize         len,
+                  const char   *prefix)
+{
+  gsize n = strlen (prefix);
+
+  return len >= n && memcmp (data, prefix, n) == 0;
+}
+
+static gboolean
+bytes_contains (const guint8 *data,
+                gsize         len,
+                const char   *needle)
+{
+  gsize n = strlen (needle);
+
+  if (n == 0 || len < n)
+    return n == 0;
+  for (gsize i = 0; i + n <= len; i++)
+    if (data[i] == (guint8) needle[0] && memcmp (data + i, needle, n) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static inline gint64
+sat_add (gint64 a,
+         gint64 b)
+{
+  gint64 r;
+
+  if (__builtin_add_overflow (a, b, &r))
+    return b > 0 ? G_MAXINT64 : G_MININT64;
+  return r;
+}
+
+/* floor (a / 1000) for any a. */
+static inline gint64
+ps_to_ns_floor (gint64 ps)
+{
+  gint64 q = ps / 1000;
+
+  if (ps % 1000 != 0 && ps < 0)
+    q--;
+  return q;
+}
+
+static void
+idmap_build (IdMap        *map,
+             const gint64 *ids,
+             guint         n)
+{
+  gint64 max = -1;
+  gboolean dense = TRUE;
+
+  memset (map, 0, sizeof *map);
+  for (guint i = 0; i < n; i++)
+    {
+      if (ids[i] < 0)
+        dense = FALSE;
+      else if (ids[i] > max)
+        max = ids[i];
+    }
+  if (dense && max >= 0 && (guint64) max > (guint64) n * 4 + 1024)
+    dense = FALSE;
+
+  if (dense)
+    {
+      map->n_dense = (gsize) (max + 1);
+      map->dense = g_new0 (guint32, MAX (map->n_dense, 1));
+      for (guint i = 0; i < n; i++)
+        map->dense[ids[i]] = i + 1;   /* later entries win */
+    }
+  else
+    {
+      map->sparse_keys = g_memdup2 (ids, sizeof (gint64) * MAX (n, 1));
+      map->sparse = g_hash_table_new (g_int64_hash, g_int64_equal);
+      for (guint i = 0; i < n; i++)
+        g_hash_table_insert (map->sparse, &map->sparse_keys[i], GUINT_TO_POINTER (i + 1));
+    }
+}
+
+static inline gint
+idmap_lookup (const IdMap *map,
+              gint64       id)
+{
+  if (map->dense != NULL)
+    {
+      if (id >= 0 && (guint64) id < map->n_dense)
+        return (gint) map->dense[id] - 1;
+      return -1;
+    }
+  if (map->sparse != NULL)
+    return (gint) GPOINTER_TO_UINT (g_hash_table_lookup (map->sparse, &id)) - 1;
+  return -1;
+}
+
+static void
+idmap_clear (IdMap *map)
+{
+  g_clear_pointer (&map->dense, g_free);
+  g_clear_pointer (&map->sparse, g_hash_table_unref);
+  g_clear_pointer (&map->sparse_keys, g_free);
+}
+
+static void
+note_error (Space     *space,
+            CpPbError  error,
+            guint64    offset)
+{
+  if (space->first_error == CP_PB_OK)
+    {
+      space->first_error = error;
+      space->first_error_offset = offset;
+    }
+}
+
+static void
+note_truncated (Space   *space,
+                guint64  offset)
+{
+  CpLoadReport *report = space->reader->report;
+
+  if (!report->truncated || offset < report->stopped_at)
+    report->stopped_at = offset;
+  report->truncated = TRUE;
+}
+
+/* Reports a walker error: truncation or damage. Returns the message's
+ * offset. */
+static void
+report_pb_error (Space      *space,
+                 CpPbReader *r,
+                 const char *where)
+{
+  if (r->error == CP_PB_ERROR_TRUNCATED)
+    {
+      note_truncated (space, r->error_offset);
+      return;
+    }
+  note_error (space, r->error, r->error_offset);
+  cp_load_report_warn (space->reader->report, r->error_offset,
+                       _("Damaged XPlane data in %s at byte %" G_GUINT64_FORMAT
+                         ": %s; the rest of it was skipped"),
+                       where, r->error_offset, cp_pb_error_to_string (r->error));
+}
+
+static gboolean
+check_progress (Space   *space,
+                guint64  offset)
+{
+  if (offset < space->next_progress)
+    return !space->cancelled;
+  space->next_progress = offset + PROGRESS_STEP;
+  if (space->cancellable != NULL && g_cancellable_is_cancelled (space->cancellable))
+    space->cancelled = TRUE;
+  if (space->progress != NULL)
+    space->progress (space->progress_base + offset, space->progress_total, space->progress_data);
+  return !space->cancelled;
+}
+
+/* A reader over bytes of the input, with offsets and truncation relative to
+ * the whole input. */
+static void
+reader_at (Space        *space,
+           CpPbReader   *r,
+           const guint8 *data,
+           gsize         len)
+{
+  cp_pb_reader_init (r, data, len, (guint64) (data - space->data));
+  r->input_end = space->data + space->len;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Stats                                                                     */
+
+typedef struct
+{
+  gint64        metadata_id;
+  guint8        type;        /* XSTAT_* value field number, 0 when none */
+  guint64       u;           /* uint64 / int64 bits / ref id */
+  double        d;
+  const guint8 *s;
+  gsize         slen;
+} XStatVal;
+
+static void
+parse_xstat_reader (CpPbReader *rp,
+                    XStatVal   *sv)
+{
+  CpPbReader r = *rp;
+  CpPbField f;
+
+  memset (sv, 0, sizeof *sv);
+  while (cp_pb_reader_next (&r, &f))
+    {
+      switch (f.number)
+        {
+        case XSTAT_METADATA_ID:
+          if (f.wire_type == CP_PB_WIRE_VARINT)
+            sv->metadata_id = cp_pb_int64 (f.value);
+          break;
+        case XSTAT_DOUBLE:
+          if (f.wire_type == CP_PB_WIRE_FIXED64)
+            {
+              sv->type = XSTAT_DOUBLE;
+              sv->d = cp_pb_double (f.value);
+            }
+          break;
+        case XSTAT_UINT64:
+        case XSTAT_INT64:
+        case XSTAT_REF:
+          if (f.wire_type == CP_PB_WIRE_VARINT)
+            {
+              sv->type = f.number;
+              sv->u = f.value;
+            }
+          break;
+        case XSTAT_STR:
+        case XSTAT_BYTES:
+          if (f.wire_type == CP_PB_WIRE_LEN)
+            {
+              sv->type = f.number;
+              sv->s = f.data;
+              sv->slen = f.len;
+            }
+          break;
+        default:
+          break;
+        }
+    }
+  rp->error = r.error;
+  rp->error_offset = r.error_offset;
+}
+
+static gboolean
+parse_xstat (CpPbReader      *parent,
+             const CpPbField *field,
+             XStatVal        *sv)
+{
+  CpPbReader r;
+
+  memset (sv, 0, sizeof *sv);
+  if (field->wire_type != CP_PB_WIRE_LEN || !cp_pb_reader_init_sub (&r, parent, field))
+    return FALSE;
+  parse_xstat_reader (&r, sv);
+  if (r.error != CP_PB_OK)
+    {
+      parent->error = r.error;
+      parent->error_offset = r.error_offset;
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_xstat_span (Space      *space,
+                  const Span *span,
+                  XStatVal   *sv)
+{
+  CpPbReader r;
+
+  reader_at (space, &r, span->data, span->len);
+  parse_xstat_reader (&r, sv);
+  return r.error == CP_PB_OK;
+}
+
+/* The one place where int64, uint64 and double stats become an integer. */
+static gboolean
+stat_as_int (const XStatVal *sv,
+             gint64         *out)
+{
+  switch (sv->type)
+    {
+    case XSTAT_INT64:
+      *out = (gint64) sv->u;
+      return TRUE;
+    case XSTAT_UINT64:
+    case XSTAT_REF:
+      *out = sv->u > (guint64) G_MAXINT64 ? G_MAXINT64 : (gint64) sv->u;
+      return sv->type == XSTAT_UINT64;
+    case XSTAT_DOUBLE:
+      if (!isfinite (sv->d))
+        return FALSE;
+      *out = sv->d >= 9.2e18 ? G_MAXINT64 : sv->d <= -9.2e18 ? G_MININT64 : (gint64) sv->d;
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static gboolean
+stat_as_double (const XStatVal *sv,
+                double         *out)
+{
+  switch (sv->type)
+    {
+    case XSTAT_INT64:
+      *out = (double) (gint64) sv->u;
+      return TRUE;
+    case XSTAT_UINT64:
+      *out = (double) sv->u;
+      return TRUE;
+    case XSTAT_DOUBLE:
+      *out = sv->d;
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static StatMeta *
+plane_stat (Plane  *plane,
+            gint64  id)
+{
+  gint i = idmap_lookup (&plane->stat_ids, id);
+
+  return i < 0 ? NULL : &g_array_index (plane->stat_meta, StatMeta, i);
+}
+
+/* The string of a str or ref stat (ref resolved within the plane). */
+static gboolean
+stat_string (Plane           *plane,
+             const XStatVal  *sv,
+             const guint8   **s,
+             gsize           *len,
+             StatMeta       **ref)
+{
+  *ref = NULL;
+  if (sv->type == XSTAT_STR)
+    {
+      *s = sv->s;
+      *len = sv->slen;
+      return TRUE;
+    }
+  if (sv->type == XSTAT_REF)
+    {
+      StatMeta *m = plane_stat (plane, (gint64) sv->u);
+
+      if (m == NULL)
+        return FALSE;
+      *s = m->raw;
+      *len = m->raw_len;
+      *ref = m;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+pack_varint (GByteArray *buf,
+             guint64     v)
+{
+  guint8 b[10];
+  guint n = 0;
+
+  do
+    {
+      b[n] = v & 0x7f;
+      v >>= 7;
+      if (v != 0)
+        b[n] |= 0x80;
+      n++;
+    }
+  while (v != 0);
+  g_byte_array_append (buf, b, n);
+}
+
+static void
+pack_entry (CpXPlaneReader *reader,
+            GByteArray     *buf,
+            CpStr           key,
+            Plane          *plane,
+            const XStatVal *sv)
+{
+  guint8 type;
+
+  pack_varint (buf, key);
+  switch (sv->type)
+    {
+    case XSTAT_INT64:
+      type = CP_XSTAT_INT64;
+      g_byte_array_append (buf, &type, 1);
+      pack_varint (buf, ((guint64) sv->u << 1) ^ (guint64) ((gint64) sv->u >> 63));
+      break;
+    case XSTAT_UINT64:
+      type = CP_XSTAT_UINT64;
+      g_byte_array_append (buf, &type, 1);
+      pack_varint (buf, sv->u);
+      break;
+    case XSTAT_DOUBLE:
+      {
+        guint64 bits;
+
+        type = CP_XSTAT_DOUBLE;
+        g_byte_array_append (buf, &type, 1);
+        memcpy (&bits, &sv->d, 8);
+        bits = GUINT64_TO_LE (bits);
+        g_byte_array_append (buf, (const guint8 *) &bits, 8);
+      }
+      break;
+    case XSTAT_STR:
+      type = CP_XSTAT_STRING;
+      g_byte_array_append (buf, &type, 1);
+      pack_varint (buf, cp_trace_builder_intern (reader->builder, (const char *) sv->s,
+                                                 (gssize) sv->slen));
+      break;
+    case XSTAT_REF:
+      {
+        StatMeta *m = plane_stat (plane, (gint64) sv->u);
+
+        type = CP_XSTAT_STRING;
+        g_byte_array_append (buf, &type, 1);
+        pack_varint (buf, m != NULL ? m->name : CP_STR_EMPTY);
+      }
+      break;
+    case XSTAT_BYTES:
+      type = CP_XSTAT_BYTES;
+      g_byte_array_append (buf, &type, 1);
+      pack_varint (buf, sv->slen);
+      break;
+    default:
+      /* A stat with no value: an empty string. */
+      type = CP_XSTAT_STRING;
+      g_byte_array_append (buf, &type, 1);
+      pack_varint (buf, CP_STR_EMPTY);
+      break;
+    }
+}
+
+/* Applies one stat to es and, when pack is not NULL, appends it. */
+static void
+apply_stat (Plane          *plane,
+            EvStats        *es,
+            const XStatVal *sv,
+            GByteArray     *pack)
+{
+  StatMeta *m = plane_stat (plane, sv->metadata_id);
+  gint64 iv;
+
+  if (m == NULL)
+    {
+      plane->unknown_stat_ids++;
+      return;
+    }
+  if (pack != NULL)
+    pack_entry (plane->space->reader, pack, m->name, plane, sv);
+
+  if (!es->has_number && sv->type != XSTAT_STR && sv->type != XSTAT_BYTES &&
+      sv->type != XSTAT_REF && sv->type != 0)
+    es->has_number = stat_as_double (sv, &es->number);
+
+  switch (m->kind)
+    {
+    case SK_NONE:
+      break;
+    case SK_CORRELATION_ID:
+    case SK_DEVICE_ID:
+    case SK_GROUP_ID:
+    case SK_STEP_NUM:
+    case SK_ITER_NUM:
+    case SK_FLOW:
+    case SK_P:
+    case SK_C:
+    case SK_PT:
+    case SK_CT:
+    case SK_R:
+    case SK_FLOPS:
+    case SK_BYTES_ACCESSED:
+      if (stat_as_int (sv, &iv))
+        {
+          es->v[m->kind] = iv;
+          es->has |= 1u << m->kind;
+        }
+      break;
+    case SK_STEP_NAME:
+      {
+        const guint8 *s;
+        gsize len;
+        StatMeta *ref;
+
+        if (stat_string (plane, sv, &s, &len, &ref))
+          {
+            es->step_name = ref != NULL ? ref->name
+                                        : cp_trace_builder_intern (plane->space->reader->builder,
+                                                                   (const char *) s, (gssize) len);
+            es->has |= 1u << SK_STEP_NAME;
+          }
+      }
+      break;
+    case SK_KERNEL_DETAILS:
+      if (stat_string (plane, sv, &es->kernel_details, (gsize *) &iv, &es->kernel_ref))
+        {
+          es->kernel_details_len = (guint32) MIN ((gsize) iv, G_MAXUINT32);
+          es->has |= 1u << SK_KERNEL_DETAILS;
+        }
+      break;
+    case SK_MEMCPY_DETAILS:
+    case SK_MEMSET_DETAILS:
+      if (stat_string (plane, sv, &es->copy_details, (gsize *) &iv, &es->copy_ref))
+        {
+          es->copy_details_len = (guint32) MIN ((gsize) iv, G_MAXUINT32);
+          es->copy_is_memset = m->kind == SK_MEMSET_DETAILS;
+          es->has |= 1u << m->kind;
+        }
+      break;
+    case SK_THEORETICAL_OCC:
+      {
+        double d;
+
+        if (stat_as_double (sv, &d) && isfinite (d))
+          {
+            es->occupancy = d;
+            es->has |= 1u << SK_THEORETICAL_OCC;
+          }
+      }
+      break;
+    default:
+      break;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Details strings                                                           */
+
+static gint64
+parse_int (const char *s,
+           const char *end,
+           gboolean   *ok)
+{
+  gint64 v = 0;
+  gboolean neg = FALSE, digits = FALSE;
+
+  if (s < end && (*s == '-' || *s == '+'))
+    {
+      neg = *s == '-';
+      s++;
+    }
+  while (s < end && g_ascii_isdigit (*s))
+    {
+      if (v <= (G_MAXINT64 - 9) / 10)
+        v = v * 10 + (*s - '0');
+      digits = TRUE;
+      s++;
+    }
+  *ok = digits;
+  return neg ? -v : v;
+}
+
+static gint32
+clamp_i32 (gint64 v)
+{
+  return v < 0 || v > G_MAXINT32 ? -1 : (gint32) v;
+}
+
+static void
+parse_triple (const char *s,
+              const char *end,
+              gint32      out[3])
+{
+  for (guint k = 0; k < 3; k++)
+    {
+      const char *comma = memchr (s, ',', end - s);
+      const char *stop = comma != NULL ? comma : end;
+      gboolean ok;
+      gint64 v = parse_int (s, stop, &ok);
+
+      out[k] = ok ? clamp_i32 (v) : -1;
+      if (comma == NULL)
+        break;
+      s = comma + 1;
+    }
+}
+
+/* Calls fn for each whitespace-separated "key:value" token. */
+typedef void (*TokenFunc) (const char *key,
+                           gsize       key_len,
+                           const char *value,
+                           const char *value_end,
+                           gpointer    data);
+
+static void
+for_each_token (const guint8 *text,
+                gsize         len,
+                TokenFunc     fn,
+                gpointer      data)
+{
+  const char *p = (const char *) text, *end = p + len;
+
+  while (p < end)
+    {
+      const char *tok, *colon;
+
+      while (p < end && g_ascii_isspace (*p))
+        p++;
+      tok = p;
+      while (p < end && !g_ascii_isspace (*p))
+        p++;
+      colon = memchr (tok, ':', p - tok);
+      if (colon != NULL)
+        fn (tok, colon - tok, colon + 1, p, data);
+    }
+}
+
+static void
+kernel_token (const char *key,
+              gsize       key_len,
+              const char *value,
+              const char *value_end,
+              gpointer    data)
+{
+  KernelInfo *k = data;
+  gboolean ok;
+  gint64 v;
+
+#define KEY_IS(s) (key_len == strlen (s) && memcmp (key, s, key_len) == 0)
+  if (KEY_IS ("grid"))
+    parse_triple (value, value_end, k->grid);
+  else if (KEY_IS ("block"))
+    parse_triple (value, value_end, k->block);
+  else if (KEY_IS ("regs"))
+    {
+      v = parse_int (value, value_end, &ok);
+      k->registers = ok ? clamp_i32 (v) : -1;
+    }
+  else if (KEY_IS ("static_shared") || KEY_IS ("dynamic_shared") || KEY_IS ("group_mem"))
+    {
+      v = parse_int (value, value_end, &ok);
+      if (ok && v >= 0)
+        k->shared_mem = clamp_i32 ((k->shared_mem < 0 ? 0 : k->shared_mem) + v);
+    }
+  else if (KEY_IS ("occ_pct"))
+    {
+      g_autofree char *s = g_strndup (value, value_end - value);
+      char *e = NULL;
+      double d = g_ascii_strtod (s, &e);
+
+      if (e != s && isfinite (d))
+        k->occupancy = (float) d;
+    }
+}
+
+static void
+parse_kernel_details (const guint8 *text,
+                      gsize         len,
+                      KernelInfo   *k)
+{
+  for (guint i = 0; i < 3; i++)
+    k->grid[i] = k->block[i] = -1;
+  k->registers = -1;
+  k->shared_mem = -1;
+  k->occupancy = NAN;
+  for_each_token (text, len, kernel_token, k);
+}
+
+typedef struct
+{
+  CopyInfo    *info;
+  const char  *src;
+  gsize        src_len;
+  const char  *dst;
+  gsize        dst_len;
+} CopyParse;
+
+static void
+copy_token (const char *key,
+            gsize       key_len,
+            const char *value,
+            const char *value_end,
+            gpointer    data)
+{
+  CopyParse *cp = data;
+  gboolean ok;
+  gint64 v;
+
+  if (KEY_IS ("size") || KEY_IS ("num_bytes"))
+    {
+      v = parse_int (value, value_end, &ok);
+      if (ok && v >= 0)
+        cp->info->bytes = v;
+    }
+  else if (KEY_IS ("kind_src"))
+    {
+      cp->src = value;
+      cp->src_len = value_end - value;
+    }
+  else if (KEY_IS ("kind_dst"))
+    {
+      cp->dst = value;
+      cp->dst_len = value_end - value;
+    }
+#undef KEY_IS
+}
+
+static int
+memory_side (const char *s,
+             gsize       len)
+{
+  /* 1 host, 2 device, 0 unknown */
+  if (s == NULL)
+    return 0;
+  if (bytes_equal ((const guint8 *) s, len, "pageable") || bytes_equal ((const guint8 *) s, len, "pinned") ||
+      bytes_equal ((const guint8 *) s, len, "host"))
+    return 1;
+  if (bytes_equal ((const guint8 *) s, len, "device") || bytes_equal ((const guint8 *) s, len, "array") ||
+      bytes_equal ((const guint8 *) s, len, "device_static"))
+    return 2;
+  return 0;
+}
+
+static void
+parse_copy_details (const guint8 *text,
+                    gsize         len,
+                    gboolean      memset_,
+                    CopyInfo     *info)
+{
+  CopyParse cp = { info, NULL, 0, NULL, 0 };
+  int src, dst;
+
+  info->bytes = -1;
+  info->kind = memset_ ? CP_TRANSFER_MEMSET : CP_TRANSFER_NONE;
+  info->flags = 0;
+  for_each_token (text, len, copy_token, &cp);
+  if (memset_)
+    return;
+
+  src = memory_side (cp.src, cp.src_len);
+  dst = memory_side (cp.dst, cp.dst_len);
+  if (src == 1 && dst == 2)
+    info->kind = CP_TRANSFER_HTOD;
+  else if (src == 2 && dst == 1)
+    info->kind = CP_TRANSFER_DTOH;
+  else if (src == 2 && dst == 2)
+    info->kind = CP_TRANSFER_DTOD;
+  else if (src != 0 || dst != 0)
+    info->kind = CP_TRANSFER_OTHER;
+  if ((cp.src && bytes_equal ((const guint8 *) cp.src, cp.src_len, "pageable")) ||
+      (cp.dst && bytes_equal ((const guint8 *) cp.dst, cp.dst_len, "pageable")))
+    info->flags |= CP_SLICE_PAGEABLE;
+  else if ((cp.src && bytes_equal ((const guint8 *) cp.src, cp.src_len, "pinned")) ||
+           (cp.dst && bytes_equal ((const guint8 *) cp.dst, cp.dst_len, "pinned")))
+    info->flags |= CP_SLICE_PINNED;
+}
+
+/* Direction from an event name: CUPTI's MemcpyH2D..., ROCm's
+ * CopyHostToDevice..., Kineto-style HtoD. */
+static CpTransferKind
+transfer_from_name (const guint8 *name,
+                    gsize         len)
+{
+  if (bytes_has_prefix (name, len, "Memset"))
+    return CP_TRANSFER_MEMSET;
+  if (bytes_contains (name, len, "H2D") || bytes_contains (name, len, "HtoD") ||
+      bytes_contains (name, len, "HostToDevice"))
+    return CP_TRANSFER_HTOD;
+  if (bytes_contains (name, len, "D2H") || bytes_contains (name, len, "DtoH") ||
+      bytes_contains (name, len, "DeviceToHost"))
+    return CP_TRANSFER_DTOH;
+  if (bytes_contains (name, len, "D2D") || bytes_contains (name, len, "DtoD") ||
+      bytes_contains (name, len, "DeviceToDevice"))
+    return CP_TRANSFER_DTOD;
+  if (bytes_contains (name, len, "P2P") || bytes_contains (name, len, "PtoP") ||
+      bytes_contains (name, len, "PeerToPeer"))
+    return CP_TRANSFER_PTOP;
+  if (bytes_contains (name, len, "H2H") || bytes_contains (name, len, "HtoH") ||
+      bytes_contains (name, len, "HostToHost"))
+    return CP_TRANSFER_OTHER;
+  return CP_TRANSFER_NONE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Planes                                                                    */
+
+static PlaneClass
+classify_plane (const char *name,
+                gint64      id,
+                gint       *ordinal,
+                gboolean   *sparse_core)
+{
+  const char *p;
+
+  *ordinal = -1;
+  *sparse_core = FALSE;
+
+  if (g_str_equal (name, "/host:metadata") || g_str_equal (name, "Task Environment") ||
+      g_str_equal (name, "/host:tfstreamz") ||
+      g_str_has_prefix (name, "/host:__ScopeRangeCallStack__"))
+    return PLANE_BOOKKEEPING;
+  if (g_str_equal (name, "/host:CPU"))
+    return PLANE_HOST;
+  if (g_str_has_prefix (name, "/device:GPU:"))
+    {
+      gboolean ok;
+      gint64 n;
+
+      p = name + strlen ("/device:GPU:");
+      n = parse_int (p, p + strlen (p), &ok);
+      *ordinal = ok && n >= 0 && n < 100000 ? (gint) n : (gint) CLAMP (id, 0, 100000);
+      return PLANE_GPU;
+    }
+  if (g_str_has_prefix (name, "/device:TPU:"))
+    {
+      gboolean ok;
+      gint64 n;
+      const char *e;
+
+      p = name + strlen ("/device:TPU:");
+      e = p;
+      while (g_ascii_isdigit (*e))
+        e++;
+      n = parse_int (p, e, &ok);
+      *ordinal = ok && n >= 0 && n < 100000 ? (gint) n : (gint) CLAMP (id, 0, 100000);
+      *sparse_core = strstr (e, "SparseCore") != NULL;
+      return PLANE_TPU;
+    }
+  if (g_str_has_prefix (name, "/device:CUSTOM:") || g_str_has_prefix (name, "/custom:") ||
+      g_str_has_prefix (name, "/virtualdevice:") || g_str_has_prefix (name, "#Chip"))
+    return PLANE_CUSTOM;
+  if (g_str_has_prefix (name, "/host:") || g_str_equal (name, "Host CPUs") ||
+      g_str_equal (name, "Syscalls"))
+    return PLANE_OTHER_HOST;
+  return PLANE_OTHER;
+}
+
+static gboolean
+is_ml_line_name (const guint8 *name,
+                 gsize         len)
+{
+  static const char *const names[] = {
+    "Steps", "XLA Modules", "XLA Ops", "Async XLA Ops", "Framework Ops", "Framework Name Scope",
+    "TensorFlow Ops", "TensorFlow Name Scope", "Launch Stats", "Source code", "Host Offload Ops",
+    "Sparse Core Steps", "Sparse Core Modules", "Sparse Core Ops", "XLA TraceMe",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (bytes_has_prefix (name, len, names[i]))
+      {
+        gsize n = strlen (names[i]);
+
+        /* "XLA Ops", or XProf's derived "XLA Ops - from #7". */
+        if (len == n || bytes_has_prefix (name + n, len - n, " - "))
+          return TRUE;
+      }
+  return FALSE;
+}
+
+static gboolean
+is_op_line_name (const guint8 *name,
+                 gsize         len)
+{
+  return bytes_equal (name, len, "XLA Ops") || bytes_equal (name, len, "Sparse Core Ops");
+}
+
+static gboolean
+is_steps_line_name (const guint8 *name,
+                    gsize         len)
+{
+  return bytes_equal (name, len, "Steps") || bytes_has_prefix (name, len, "Steps - from");
+}
+
+static void
+plane_clear (Plane *plane)
+{
+  if (plane->stat_meta != NULL)
+    {
+      for (guint i = 0; i < plane->stat_meta->len; i++)
+        {
+          StatMeta *m = &g_array_index (plane->stat_meta, StatMeta, i);
+
+          g_free (m->kernel);
+          g_free (m->copy);
+        }
+      g_array_unref (plane->stat_meta);
+    }
+  if (plane->event_meta != NULL)
+    g_array_unref (plane->event_meta);
+  if (plane->lines != NULL)
+    g_array_unref (plane->lines);
+  if (plane->stats != NULL)
+    g_array_unref (plane->stats);
+  idmap_clear (&plane->stat_ids);
+  idmap_clear (&plane->event_ids);
+  g_free (plane->name);
+}
+
+/* Reads a plane's top-level fields: name, id, spans of lines and stats, and
+ * the metadata tables. */
+static gboolean
+plane_index (Space      *space,
+             const Span *span,
+             Plane      *plane)
+{
+  CpXPlaneReader *reader = space->reader;
+  CpPbReader r;
+  CpPbField f;
+  g_autoptr(GArray) stat_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) event_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  plane->stat_meta = g_array_new (FALSE, TRUE, sizeof (StatMeta));
+  plane->event_meta = g_array_new (FALSE, TRUE, sizeof (EventMeta));
+  plane->lines = g_array_new (FALSE, FALSE, sizeof (Span));
+  plane->stats = g_array_new (FALSE, FALSE, sizeof (Span));
+  plane->name = g_strdup ("");
+  plane->process = -1;
+  plane->partial = span->partial;
+
+  reader_at (space, &r, span->data, span->len);
+  while (cp_pb_reader_next (&r, &f))
+    {
+      switch (f.number)
+        {
+        case XPLANE_ID:
+          if (f.wire_type == CP_PB_WIRE_VARINT)
+            plane->id = cp_pb_int64 (f.value);
+          break;
+        case XPLANE_NAME:
+          if (f.wire_type == CP_PB_WIRE_LEN)
+            {
+              g_free (plane->name);
+              plane->name = g_utf8_make_valid ((const char *) f.data, (gssize) f.len);
+            }
+          break;
+        case XPLANE_LINES:
+        case XPLANE_STATS:
+          if (f.wire_type == CP_PB_WIRE_LEN)
+            {
+              Span s = { f.data, f.len, f.offset, FALSE };
+
+              g_array_append_val (f.number == XPLANE_LINES ? plane->lines : plane->stats, s);
+            }
+          break;
+        case XPLANE_STAT_METADATA:
+          if (f.wire_type == CP_PB_WIRE_LEN)
+            {
+              guint64 key;
+              CpPbField value, g;
+              gboolean has_value;
+              StatMeta m = { 0 };
+              gint64 id;
+              CpPbReader v;
+
+              if (!cp_pb_read_map_entry (&r, &f, &key, &value, &has_value))
+                break;
+              id = cp_pb_int64 (key);
+              if (has_value && value.wire_type == CP_PB_WIRE_LEN &&
+                  cp_pb_reader_init_sub (&v, &r, &value))
+                {
+                  while (cp_pb_reader_next (&v, &g))
+                    {
+                      if (g.number == XSTATMETA_NAME && g.wire_type == CP_PB_WIRE_LEN)
+                        {
+                          m.raw = g.data;
+                          m.raw_len = (guint32) MIN (g.len, G_MAXUINT32);
+                        }
+                      else if (g.number == XSTATMETA_ID && g.wire_type == CP_PB_WIRE_VARINT && id == 0)
+                        id = cp_pb_int64 (g.value);
+                    }
+                  if (v.error != CP_PB_OK)
+                    {
+                      r.error = v.error;
+                      r.error_offset = v.error_offset;
+                      break;
+                    }
+                }
+              if (m.raw == NULL)
+                m.raw = (const guint8 *) "";
+              m.name = cp_trace_builder_intern (reader->builder, (const char *) m.raw, m.raw_len);
+              m.kind = stat_kind_for (m.raw, m.raw_len);
+              g_array_append_val (plane->stat_meta, m);
+              g_array_append_val (stat_ids, id);
+            }
+          break;
+        case XPLANE_EVENT_METADATA:
+          if (f.wire_type == CP_PB_WIRE_LEN)
+            {
+              guint64 key;
+              CpPbField value, g;
+              gboolean has_value;
+              EventMeta m = { 0 };
+              gint64 id;
+              CpPbReader v;
+              const guint8 *display = NULL;
+              gsize display_len = 0;
+
+              if (!cp_pb_read_map_entry (&r, &f, &key, &value, &has_value))
+                break;
+              id = cp_pb_int64 (key);
+              m.raw = (const guint8 *) "";
+              if (has_value && value.wire_type == CP_PB_WIRE_LEN &&
+                  cp_pb_reader_init_sub (&v, &r, &value))
+                {
+                  m.msg = value.data;
+                  m.msg_len = value.len;
+                  m.msg_offset = value.offset;
+                  while (cp_pb_reader_next (&v, &g))
+                    {
+                      if (g.number == XEVMETA_NAME && g.wire_type == CP_PB_WIRE_LEN)
+                        {
+                          m.raw = g.data;
+                          m.raw_len = (guint32) MIN (g.len, G_MAXUINT32);
+                        }
+                      else if (g.number == XEVMETA_DISPLAY_NAME && g.wire_type == CP_PB_WIRE_LEN)
+                        {
+                          display = g.data;
+                          display_len = g.len;
+                        }
+                      else if (g.number == XEVMETA_STATS)
+                        m.has_stats = TRUE;
+                      else if (g.number == XEVMETA_ID && g.wire_type == CP_PB_WIRE_VARINT && id == 0)
+                        id = cp_pb_int64 (g.value);
+                    }
+                  if (v.error != CP_PB_OK)
+                    {
+                      r.error = v.error;
+                      r.error_offset = v.error_offset;
+                      break;
+                    }
+                }
+              if (display != NULL && display_len > 0)
+                {
+                  m.name = cp_trace_builder_intern (reader->builder, (const char *) display,
+                                                    (gssize) display_len);
+                  if (!bytes_equal (m.raw, m.raw_len, "") &&
+                      !(display_len == m.raw_len && memcmp (display, m.raw, display_len) == 0))
+                    m.long_name = cp_trace_builder_intern (reader->builder, (const char *) m.raw,
+                                                           MIN (m.raw_len, 10000));
+                }
+              else
+                m.name = cp_trace_builder_intern (reader->builder, (const char *) m.raw, m.raw_len);
+              m.name_transfer = transfer_from_name (m.raw, m.raw_len);
+              m.name_is_memset = bytes_has_prefix (m.raw, m.raw_len, "Memset");
+              m.name_is_memcpy = bytes_has_prefix (m.raw, m.raw_len, "Memcpy") ||
+                                 (bytes_has_prefix (m.raw, m.raw_len, "Copy") &&
+                                  m.name_transfer != CP_TRANSFER_NONE);
+              if (m.long_name != CP_STR_EMPTY)
+                m.has_stats = TRUE;
+              g_array_append_val (plane->event_meta, m);
+              g_array_append_val (event_ids, id);
+            }
+          break;
+        default:
+          break;
+        }
+    }
+
+  idmap_build (&plane->stat_ids, (const gint64 *) stat_ids->data, stat_ids->len);
+  idmap_build (&plane->event_ids, (const gint64 *) event_ids->data, event_ids->len);
+
+  if (r.error == CP_PB_ERROR_TRUNCATED && f.partial && f.number == XPLANE_LINES &&
+      f.wire_type == CP_PB_WIRE_LEN)
+    {
+      /* Keep the complete events of a line that was cut off. */
+      Span s = { f.data, f.len, f.offset, TRUE };
+
+      g_array_append_val (plane->lines, s);
+    }
+  if (r.error != CP_PB_OK)
+    {
+      g_autofree char *where = g_strdup_printf (_("plane “%s”"), plane->name);
+
+      report_pb_error (space, &r, where);
+      plane->partial = TRUE;
+    }
+  return TRUE;
+}
+
+/* Stats of an event metadata, decoded once: the merged EvStats base and the
+ * packed record that events include. */
+static void
+event_meta_decode (Plane     *plane,
+                   EventMeta *m)
+{
+  CpXPlaneReader *reader = plane->space->reader;
+  CpPbReader r;
+  CpPbField f;
+  GByteArray *pack = reader->pack;
+
+  m->decoded = TRUE;
+  memset (&m->stats, 0, sizeof m->stats);
+  if (!m->has_stats)
+    return;
+
+  g_byte_array_set_size (pack, 0);
+  if (m->long_name != CP_STR_EMPTY)
+    {
+      guint8 type = CP_XSTAT_STRING;
+
+      pack_varint (pack, reader->key_long_name);
+      g_byte_array_append (pack, &type, 1);
+      pack_varint (pack, m->long_name);
+    }
+  reader_at (plane->space, &r, m->msg, m->msg_len);
+  while (cp_pb_reader_next (&r, &f))
+    {
+      XStatVal sv;
+
+      if (f.number != XEVMETA_STATS)
+        continue;
+      if (!parse_xstat (&r, &f, &sv))
+        break;
+      apply_stat (plane, &m->stats, &sv, pack);
+    }
+  if (pack->len > 0)
+    m->args_id = cp_trace_builder_add_args (reader->builder, CP_ARGS_XSTATS, pack->data, pack->len);
+}
+
+/* Plane stats: devices and metadata. */
+static void
+plane_read_stats (Plane       *plane,
+                  JsonBuilder *json)
+{
+  Space *space = plane->space;
+  CpXPlaneReader *reader = space->reader;
+  CpDevice *dev = NULL;
+  gboolean is_device = plane->klass == PLANE_GPU || plane->klass == PLANE_TPU;
+
+  if (is_device && !plane->sparse_core)
+    dev = cp_trace_builder_device (reader->builder, plane->ordinal);
+
+  for (guint i = 0; i < plane->stats->len; i++)
+    {
+      const Span *s = &g_array_index (plane->stats, Span, i);
+      XStatVal sv;
+      StatMeta *m;
+      gint64 iv;
+      double dv;
+      const guint8 *str;
+      gsize slen;
+      StatMeta *ref;
+
+      if (!parse_xstat_span (space, s, &sv))
+        continue;
+      m = plane_stat (plane, sv.metadata_id);
+
+      if (json != NULL)
+        {
+          g_autofree char *key = NULL;
+
+          if (m != NULL)
+            key = g_utf8_make_valid ((const char *) m->raw, m->raw_len);
+          else
+            key = g_strdup_printf ("%" G_GINT64_FORMAT, sv.metadata_id);
+          json_builder_set_member_name (json, key);
+          switch (sv.type)
+            {
+            case XSTAT_INT64:
+              json_builder_add_int_value (json, (gint64) sv.u);
+              break;
+            case XSTAT_UINT64:
+              if (sv.u > (guint64) G_MAXINT64)
+                {
+                  g_autofree char *t = g_strdup_printf ("%" G_GUINT64_FORMAT, sv.u);
+
+                  json_builder_add_string_value (json, t);
+                }
+              else
+                json_builder_add_int_value (json, (gint64) sv.u);
+              break;
+            case XSTAT_DOUBLE:
+              if (isfinite (sv.d))
+                json_builder_add_double_value (json, sv.d);
+              else
+                json_builder_add_null_value (json);
+              break;
+            case XSTAT_STR:
+            case XSTAT_REF:
+              if (stat_string (plane, &sv, &str, &slen, &ref))
+                {
+                  g_autofree char *t = g_utf8_make_valid ((const char *) str,
+                                                          (gssize) MIN (slen, MAX_METADATA_STRING));
+
+                  json_builder_add_string_value (json, t);
+                }
+              else
+                json_builder_add_null_value (json);
+              break;
+            case XSTAT_BYTES:
+              {
+                g_autofree char *t = g_strdup_printf (_("(%" G_GSIZE_FORMAT " bytes)"), sv.slen);
+
+                json_builder_add_string_value (json, t);
+              }
+              break;
+            default:
+              json_builder_add_null_value (json);
+              break;
+            }
+        }
+
+      if (m == NULL)
+        continue;
+      if (m->kind == SK_PROFILE_START)
+        continue;
+      if (m->kind == SK_CORE_COUNT && stat_as_int (&sv, &iv))
+        plane->core_count = clamp_i32 (iv);
+      if (dev == NULL)
+        continue;
+      switch (m->kind)
+        {
+        case SK_GPU_DEVICE_NAME:
+        case SK_DEVICE_TYPE_STRING:
+        case SK_DEVICE_VENDOR:
+          if (stat_string (plane, &sv, &str, &slen, &ref))
+            {
+              g_autofree char *t = g_utf8_make_valid ((const char *) str, (gssize) MIN (slen, 1024));
+              CpStr id = cp_trace_builder_intern (reader->builder, t, -1);
+
+              if (m->kind == SK_DEVICE_VENDOR)
+                dev->vendor = id;
+              else if (m->kind == SK_GPU_DEVICE_NAME || dev->name == CP_STR_EMPTY)
+                dev->name = id;
+            }
+          break;
+        case SK_CORE_COUNT:
+          if (stat_as_int (&sv, &iv))
+            dev->num_sms = clamp_i32 (iv);
+          break;
+        case SK_MEMORY_SIZE:
+          if (stat_as_int (&sv, &iv) && iv >= 0)
+            dev->total_memory = iv;
+          break;
+        case SK_CC_MAJOR:
+          if (stat_as_int (&sv, &iv))
+            dev->compute_major = clamp_i32 (iv);
+          break;
+        case SK_CC_MINOR:
+          if (stat_as_int (&sv, &iv))
+            dev->compute_minor = clamp_i32 (iv);
+          break;
+        case SK_PEAK_TFLOPS:
+          if (stat_as_double (&sv, &dv) && isfinite (dv) && dv >= 0)
+            dev->peak_tflops = dv;
+          break;
+        case SK_MEMORY_BANDWIDTH:
+          if (stat_as_double (&sv, &dv) && isfinite (dv) && dv >= 0)
+            dev->memory_bandwidth = dv;
+          break;
+        case SK_PEAK_HBM_BW:
+          if (stat_as_double (&sv, &dv) && isfinite (dv) && dv >= 0 && dev->memory_bandwidth == 0)
+            dev->memory_bandwidth = dv * 1e9;
+          break;
+        default:
+          break;
+        }
+    }
+
+  if (dev != NULL)
+    {
+      const char *vendor = cp_trace_builder_get_string (reader->builder, dev->vendor);
+
+      if (dev->warp_size < 0)
+        {
+          if (g_ascii_strcasecmp (vendor, "Nvidia") == 0)
+            dev->warp_size = 32;
+          else if (g_ascii_strcasecmp (vendor, "AMD") == 0)
+            dev->warp_size = 64;
+        }
+      if (plane->klass == PLANE_TPU && dev->vendor == CP_STR_EMPTY)
+        dev->vendor = cp_trace_builder_intern (reader->builder, "Google", -1);
+    }
+}
+
+static guint
+plane_process (Plane *plane)
+{
+  Space *space = plane->space;
+  CpXPlaneReader *reader = space->reader;
+  g_autofree char *key = NULL;
+  g_autofree char *name = NULL;
+  CpProcess *proc;
+  guint index;
+  gboolean is_device;
+
+  if (plane->process >= 0)
+    return (guint) plane->process;
+
+  key = g_strdup_printf ("%u:%" G_GINT64_FORMAT ":%u:%s", space->host, plane->id, plane->index,
+                         plane->name);
+  index = cp_trace_builder_process_for_string (reader->builder, key, -1);
+  proc = cp_trace_builder_get_process (reader->builder, index);
+  is_device = plane->klass == PLANE_GPU || plane->klass == PLANE_TPU || plane->klass == PLANE_CUSTOM;
+  if (space->hostname != NULL && space->hostname[0] != '\0')
+    name = g_strdup_printf ("%s %s", space->hostname, plane->name);
+  else
+    name = g_strdup (plane->name);
+  proc->name = cp_trace_builder_intern (reader->builder, name, -1);
+  proc->host = (gint32) space->host;
+  proc->is_device = is_device;
+  proc->device = plane->ordinal;
+  proc->is_pseudo = FALSE;
+  proc->sort_index = (gint64) space->host * 100000000 +
+                     (is_device ? 50000000 + (gint64) MAX (plane->ordinal, 0) * 100 + plane->index % 100
+                                : plane->index);
+  if (plane->ordinal >= 0)
+    {
+      CpDevice *dev = cp_trace_builder_device (reader->builder, plane->ordinal);
+
+      proc->labels = dev->name;
+    }
+  plane->process = (gint) index;
+  return index;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Lines and events                                                          */
+
+typedef struct
+{
+  gint64        id;
+  gint64        display_id;
+  const guint8 *name;
+  gsize         name_len;
+  const guint8 *display_name;
+  gsize         display_name_len;
+  gint64        timestamp_ns;
+  gint64        base;           /* absolute ns */
+  LineClass     klass;
+  guint         lane;           /* + 1, 0 until the first event */
+  gboolean      skip;
+  gboolean      is_steps;
+  guint64       n_events;
+} Line;
+
+static guint
+line_lane (Plane *plane,
+           Line  *line)
+{
+  CpXPlaneReader *reader = plane->space->reader;
+  CpLaneKind kind;
+  CpLaneKey key = { 0, CP_STR_EMPTY };
+  guint process, lane;
+  gboolean existed;
+
+  if (line->lane != 0)
+    return line->lane - 1;
+
+  process = plane_process (plane);
+  switch (line->klass)
+    {
+    case LINE_HOST:
+      kind = CP_LANE_HOST_THREAD;
+      key.num = line->display_id != 0 ? line->display_id : line->id;
+      break;
+    case LINE_KERNEL:
+      kind = CP_LANE_KERNEL;
+      key.num = line->display_id != 0 ? line->display_id : line->id;
+      break;
+    case LINE_ANNOTATION:
+    case LINE_COUNTERS:
+    default:
+      kind = CP_LANE_DEVICE_ANNOTATION;
+      key.num = line->display_id != 0 ? line->display_id : line->id;
+      break;
+    }
+
+  existed = cp_trace_builder_has_lane (reader->builder, process, kind, key, NULL);
+  if (!existed && plane->n_lanes >= MAX_LANES_PER_PLANE)
+    {
+      if (!plane->lane_limit_warned)
+        {
+          plane->lane_limit_warned = TRUE;
+          cp_load_report_warn (reader->report, G_MAXUINT64,
+                               _("Plane “%s” has more than %d lines with events; the events "
+                                 "of the others were skipped"),
+                               plane->name, MAX_LANES_PER_PLANE);
+        }
+      line->skip = TRUE;
+      return G_MAXUINT;
+    }
+  lane = cp_trace_builder_lane (reader->builder, process, kind, key);
+  if (!existed)
+    {
+      const guint8 *n = line->display_name_len > 0 ? line->display_name : line->name;
+      gsize n_len = line->display_name_len > 0 ? line->display_name_len : line->name_len;
+      g_autofree char *name = g_utf8_make_valid ((const char *) n, (gssize) MIN (n_len, 1024));
+
+      plane->n_lanes++;
+      if (name[0] != '\0')
+        cp_trace_builder_set_lane_name (reader->builder, lane, name);
+      if (plane->ordinal >= 0)
+        cp_trace_builder_set_lane_device (reader->builder, lane, plane->ordinal,
+                                          kind == CP_LANE_KERNEL ? key.num : -1);
+    }
+  line->lane = lane + 1;
+  return lane;
+}
+
+static guint
+transfer_lane (Plane          *plane,
+               CpTransferKind  kind)
+{
+  CpXPlaneReader *reader = plane->space->reader;
+  guint process, lane;
+
+  if (plane->transfer_lanes[kind] != 0)
+    return plane->transfer_lanes[kind] - 1;
+  process = plane_process (plane);
+  lane = cp_trace_builder_lane (reader->builder, process, CP_LANE_TRANSFER,
+                                (CpLaneKey) { kind, CP_STR_EMPTY });
+  cp_trace_builder_set_lane_transfer_kind (reader->builder, lane, kind);
+  if (plane->ordinal >= 0)
+    cp_trace_builder_set_lane_device (reader->builder, lane, plane->ordinal, -1);
+  plane->n_lanes++;
+  plane->transfer_lanes[kind] = lane + 1;
+  return lane;
+}
+
+static void
+gpu_info_init (CpGpuInfo *g)
+{
+  g->bytes = -1;
+  g->device = -1;
+  g->stream = -1;
+  for (guint i = 0; i < 3; i++)
+    g->grid[i] = g->block[i] = -1;
+  g->registers = -1;
+  g->shared_mem = -1;
+  g->blocks_per_sm = NAN;
+  g->warps_per_sm = NAN;
+  g->occupancy = NAN;
+  g->flops = -1;
+  g->bytes_accessed = -1;
+}
+
+static const KernelInfo *
+event_kernel_info (EvStats    *es,
+                   KernelInfo *scratch)
+{
+  if (!HAS (es, SK_KERNEL_DETAILS))
+    return NULL;
+  if (es->kernel_ref != NULL)
+    {
+      if (es->kernel_ref->kernel == NULL)
+        {
+          es->kernel_ref->kernel = g_new (KernelInfo, 1);
+          parse_kernel_details (es->kernel_details, es->kernel_details_len, es->kernel_ref->kernel);
+        }
+      return es->kernel_ref->kernel;
+    }
+  parse_kernel_details (es->kernel_details, es->kernel_details_len, scratch);
+  return scratch;
+}
+
+static const CopyInfo *
+event_copy_info (EvStats  *es,
+                 CopyInfo *scratch)
+{
+  if (!HAS (es, SK_MEMCPY_DETAILS) && !HAS (es, SK_MEMSET_DETAILS))
+    return NULL;
+  if (es->copy_ref != NULL)
+    {
+      if (es->copy_ref->copy == NULL)
+        {
+          es->copy_ref->copy = g_new (CopyInfo, 1);
+          parse_copy_details (es->copy_details, es->copy_details_len, es->copy_is_memset,
+                              es->copy_ref->copy);
+        }
+      return es->copy_ref->copy;
+    }
+  parse_copy_details (es->copy_details, es->copy_details_len, es->copy_is_memset, scratch);
+  return scratch;
+}
+
+static void
+add_step_candidate (GArray     *steps,
+                    gint64      number,
+                    gint64      start,
+                    gint64      end,
+                    CpSliceRef  marker)
+{
+  StepCand c = { number, start, end, marker };
+
+  g_array_append_val (steps, c);
+}
+
+/* One XEvent. */
+static void
+read_event (Plane           *plane,
+            Line            *line,
+            CpPbReader      *lr,
+            const CpPbField *ef)
+{
+  Space *space = plane->space;
+  CpXPlaneReader *reader = space->reader;
+  CpLoadReport *report = reader->report;
+  CpPbReader r;
+  CpPbField f;
+  gint64 metadata_id = 0, offset_ps = 0, duration_ps = 0;
+  gboolean aggregated = FALSE, has_stats = FALSE;
+  EventMeta *meta = NULL;
+  EvStats es;
+  GByteArray *pack = reader->pack;
+  CpSliceInit init;
+  CpGpuInfo gpu;
+  gboolean with_gpu = FALSE;
+  gint64 start, end;
+  guint lane;
+  CpSliceRef ref;
+  CpStr name;
+  gint mi;
+  gboolean device_side;
+
+  report->events++;
+  if (!cp_pb_reader_init_sub (&r, lr, ef))
+    return;
+  while (cp_pb_reader_next (&r, &f))
+    {
+      switch (f.number)
+        {
+        case XEVENT_METADATA_ID:
+          if (f.wire_type == CP_PB_WIRE_VARINT)
+            metadata_id = cp_pb_int64 (f.value);
+          break;
+        case XEVENT_OFFSET_PS:
+          if (f.wire_type == CP_PB_WIRE_VARINT)
+            {
+              offset_ps = cp_pb_int64 (f.value);
+              aggregated = FALSE;
+            }
+          break;
+        case XEVENT_NUM_OCCURRENCES:
+          if (f.wire_type == CP_PB_WIRE_VARINT)
+            aggregated = TRUE;
+          break;
+        case XEVENT_DURATION_PS:
+          if (f.wire_type == CP_PB_WIRE_VARINT)
+            duration_ps = cp_pb_int64 (f.value);
+          break;
+        case XEVENT_STATS:
+          has_stats = TRUE;
+          break;
+        default:
+          break;
+        }
+    }
+  if (r.error != CP_PB_OK)
+    {
+      if (r.error == CP_PB_ERROR_TRUNCATED)
+        note_truncated (space, ef->offset);
+      else
+        {
+          report->skipped++;
+          note_error (space, r.error, r.error_offset);
+          cp_load_report_warn (report, r.error_offset,
+                               _("Skipped a damaged event at byte %" G_GUINT64_FORMAT ": %s"),
+                               r.error_offset, cp_pb_error_to_string (r.error));
+        }
+      return;
+    }
+  if (aggregated)
+    {
+      report->aggregated++;
+      return;
+    }
+  if (line->skip)
+    {
+      report->skipped++;
+      return;
+    }
+
+  mi = idmap_lookup (&plane->event_ids, metadata_id);
+  if (mi >= 0)
+    {
+      meta = &g_array_index (plane->event_meta, EventMeta, mi);
+      if (!meta->decoded)
+        event_meta_decode (plane, meta);
+      es = meta->stats;
+      name = meta->name;
+    }
+  else
+    {
+      memset (&es, 0, sizeof es);
+      name = CP_STR_EMPTY;
+    }
+
+  cp_slice_init_clear (&init);
+  g_byte_array_set_size (pack, 0);
+  if (has_stats)
+    {
+      if (meta != NULL && meta->args_id != 0)
+        {
+          guint8 type = CP_XSTAT_INCLUDE;
+
+          pack_varint (pack, 0);
+          g_byte_array_append (pack, &type, 1);
+          pack_varint (pack, meta->args_id);
+        }
+      cp_pb_reader_init_sub (&r, lr, ef);
+      while (cp_pb_reader_next (&r, &f))
+        {
+          XStatVal sv;
+
+          if (f.number != XEVENT_STATS)
+            continue;
+          if (!parse_xstat (&r, &f, &sv))
+            break;
+          apply_stat (plane, &es, &sv, pack);
+        }
+      if (r.error != CP_PB_OK)
+        {
+          report->skipped++;
+          note_error (space, r.error, r.error_offset);
+          cp_load_report_warn (report, r.error_offset,
+                               _("Skipped a damaged event at byte %" G_GUINT64_FORMAT ": %s"),
+                               r.error_offset, cp_pb_error_to_string (r.error));
+          return;
+        }
+      init.args = cp_trace_builder_add_args (reader->builder, CP_ARGS_XSTATS, pack->data, pack->len);
+    }
+  else if (meta != NULL)
+    init.args = meta->args_id;
+
+  if (HAS (&es, SK_STEP_NAME))
+    name = es.step_name;
+
+  start = sat_add (line->base, ps_to_ns_floor (offset_ps));
+  end = sat_add (line->base, ps_to_ns_floor (sat_add (offset_ps, duration_ps)));
+  space->any_event = TRUE;
+
+  if (line->klass == LINE_COUNTERS)
+    {
+      guint clane;
+      guint process = plane_process (plane);
+
+      if (!es.has_number)
+        {
+          report->skipped++;
+          return;
+        }
+      clane = cp_trace_builder_lane (reader->builder, process, CP_LANE_COUNTER,
+                                     (CpLaneKey) { 0, name });
+      cp_trace_builder_add_counter (reader->builder, clane, start, es.number);
+      return;
+    }
+
+  lane = G_MAXUINT;
+  init.start = start;
+  init.dur = end - start;
+  init.name = name;
+  init.corr = HAS (&es, SK_CORRELATION_ID) ? es.v[SK_CORRELATION_ID] : CP_NONE;
+  init.ext = HAS (&es, SK_GROUP_ID) ? es.v[SK_GROUP_ID] : CP_NONE;
+  device_side = line->klass == LINE_KERNEL;
+
+  switch (line->klass)
+    {
+    case LINE_HOST:
+      init.cat = HAS (&es, SK_CORRELATION_ID) ? reader->cat_runtime : reader->cat_cpu_op;
+      break;
+    case LINE_KERNEL:
+      {
+        gboolean is_memset = HAS (&es, SK_MEMSET_DETAILS) || (meta != NULL && meta->name_is_memset);
+        gboolean is_memcpy = !is_memset && (HAS (&es, SK_MEMCPY_DETAILS) ||
+                                            (meta != NULL && meta->name_is_memcpy));
+
+        gpu_info_init (&gpu);
+        with_gpu = TRUE;
+        gpu.device = plane->ordinal;
+        gpu.stream = (gint32) CLAMP (line->display_id != 0 ? line->display_id : line->id,
+                                     G_MININT32, G_MAXINT32);
+        if (HAS (&es, SK_FLOPS))
+          gpu.flops = es.v[SK_FLOPS];
+        if (HAS (&es, SK_BYTES_ACCESSED))
+          gpu.bytes_accessed = es.v[SK_BYTES_ACCESSED];
+
+        if (plane->klass == PLANE_GPU && (is_memcpy || is_memset))
+          {
+            CopyInfo scratch;
+            const CopyInfo *ci = event_copy_info (&es, &scratch);
+            CpTransferKind kind = CP_TRANSFER_NONE;
+
+            if (is_memset)
+              kind = CP_TRANSFER_MEMSET;
+            else if (meta != NULL && meta->name_transfer != CP_TRANSFER_NONE)
+              kind = meta->name_transfer;
+            else if (ci != NULL)
+              kind = ci->kind;
+            if (kind == CP_TRANSFER_NONE)
+              kind = CP_TRANSFER_OTHER;
+            if (ci != NULL)
+              {
+                gpu.bytes = ci->bytes;
+                init.flags |= ci->flags;
+              }
+            lane = transfer_lane (plane, kind);
+            init.cat = is_memset ? reader->cat_memset : reader->cat_memcpy;
+          }
+        else
+          {
+            KernelInfo scratch;
+            const KernelInfo *ki = event_kernel_info (&es, &scratch);
+
+            init.cat = reader->cat_kernel;
+            if (ki != NULL)
+              {
+                memcpy (gpu.grid, ki->grid, sizeof gpu.grid);
+                memcpy (gpu.block, ki->block, sizeof gpu.block);
+                gpu.registers = ki->registers;
+                gpu.shared_mem = ki->shared_mem;
+                gpu.occupancy = ki->occupancy;
+                if (plane->core_count > 0 && ki->grid[0] > 0 && ki->grid[1] > 0 && ki->grid[2] > 0)
+                  {
+                    double blocks = (double) ki->grid[0] * ki->grid[1] * ki->grid[2];
+
+                    gpu.blocks_per_sm = (float) (blocks / plane->core_count);
+                    if (ki->block[0] > 0 && ki->block[1] > 0 && ki->block[2] > 0)
+                      {
+                        double threads = (double) ki->block[0] * ki->block[1] * ki->block[2];
+                        CpDevice *dev = cp_trace_builder_device (reader->builder, plane->ordinal);
+                        int warp = dev->warp_size > 0 ? dev->warp_size : 32;
+
+                        gpu.warps_per_sm = (float) (blocks * ceil (threads / warp) / plane->core_count);
+                      }
+                  }
+              }
+            if (isnan (gpu.occupancy) && HAS (&es, SK_THEORETICAL_OCC))
+              gpu.occupancy = (float) es.occupancy;
+          }
+      }
+      break;
+    case LINE_ANNOTATION:
+    case LINE_COUNTERS:
+    default:
+      init.cat = reader->cat_annotation;
+      break;
+    }
+
+  if (lane == G_MAXUINT)
+    lane = line_lane (plane, line);
+  if (lane == G_MAXUINT)
+    {
+      report->skipped++;
+      return;
+    }
+  init.gpu = with_gpu ? &gpu : NULL;
+  ref = cp_trace_builder_add_slice (reader->builder, lane, &init);
+  if (ref.lane == G_MAXUINT32)
+    return;
+
+  /* Flows. */
+  if (HAS (&es, SK_CORRELATION_ID))
+    {
+      CorrPoint cp;
+
+      cp.corr = es.v[SK_CORRELATION_ID];
+      cp.ref = ref;
+      if (device_side)
+        {
+          cp.device = plane->ordinal;
+          g_array_append_val (space->dev_corr, cp);
+        }
+      else if (line->klass == LINE_HOST)
+        {
+          cp.device = -1;
+          if (HAS (&es, SK_DEVICE_ID))
+            {
+              for (guint i = 0; i < space->gpu_planes->len; i++)
+                if (g_array_index (space->gpu_planes, gint64, i) == es.v[SK_DEVICE_ID])
+                  cp.device = (gint32) es.v[SK_DEVICE_ID] + space->device_offset;
+            }
+          g_array_append_val (space->host_corr, cp);
+        }
+    }
+  if (HAS (&es, SK_P))
+    {
+      PcPoint p = { HAS (&es, SK_PT) ? es.v[SK_PT] : 0, es.v[SK_P], start, ref };
+
+      g_array_append_val (space->producers, p);
+    }
+  if (HAS (&es, SK_C))
+    {
+      PcPoint p = { HAS (&es, SK_CT) ? es.v[SK_CT] : 0, es.v[SK_C], start, ref };
+
+      g_array_append_val (space->consumers, p);
+    }
+  if (HAS (&es, SK_FLOW))
+    {
+      guint64 bits = (guint64) es.v[SK_FLOW];
+      guint dir = bits & 3;
+      FlowPoint fp;
+
+      if (dir != 0)
+        {
+          fp.key = bits >> 2;
+          fp.order = dir == 2 ? 0 : dir == 3 ? 1 : 2;
+          fp.start = start;
+          fp.ref = ref;
+          fp.category = (guint8) (bits >> 58);
+          g_array_append_val (space->flow_points, fp);
+        }
+    }
+
+  /* Steps. */
+  if (line->is_steps && (space->device_steps_ordinal < 0 ||
+                         space->device_steps_ordinal == plane->ordinal))
+    {
+      gint64 number;
+      gboolean ok = FALSE;
+
+      space->device_steps_ordinal = plane->ordinal;
+      if (HAS (&es, SK_STEP_NUM))
+        number = es.v[SK_STEP_NUM], ok = TRUE;
+      else if (HAS (&es, SK_GROUP_ID))
+        number = es.v[SK_GROUP_ID], ok = TRUE;
+      else
+        {
+          const char *s = cp_trace_builder_get_string (reader->builder, name);
+
+          number = parse_int (s, s + strlen (s), &ok);
+        }
+      if (!ok)
+        number = space->device_steps->len;
+      add_step_candidate (space->device_steps, number, start, end, ref);
+    }
+  else if (HAS (&es, SK_R) && line->klass == LINE_HOST)
+    {
+      gint64 number = HAS (&es, SK_STEP_NUM) ? es.v[SK_STEP_NUM]
+                    : HAS (&es, SK_ITER_NUM) ? es.v[SK_ITER_NUM]
+                    : HAS (&es, SK_GROUP_ID) ? es.v[SK_GROUP_ID]
+                    : (gint64) space->root_steps->len;
+
+      add_step_candidate (space->root_steps, number, start, end, ref);
+    }
+  if (HAS (&es, SK_GROUP_ID))
+    {
+      gint64 g = es.v[SK_GROUP_ID];
+      StepCand *c = g_hash_table_lookup (space->group_spans, &g);
+
+      if (c == NULL)
+        {
+          c = g_new (StepCand, 1);
+          c->number = g;
+          c->start = start;
+          c->end = end;
+          c->marker = CP_SLICE_REF_NONE;
+          g_hash_table_insert (space->group_spans, &c->number, c);
+        }
+      else
+        {
+          c->start = MIN (c->start, start);
+          c->end = MAX (c->end, end);
+        }
+    }
+}
+
+static LineClass
+classify_line (Plane *plane,
+               Line  *line)
+{
+  if (bytes_equal (line->name, line->name_len, "_counters_"))
+    return LINE_COUNTERS;
+  switch (plane->klass)
+    {
+    case PLANE_HOST:
+    case PLANE_OTHER_HOST:
+      return LINE_HOST;
+    case PLANE_GPU:
+      if (line->id >= DERIVED_LINE_ID || is_ml_line_name (line->name, line->name_len) ||
+          bytes_equal (line->name, line->name_len, "CUPTI overhead"))
+        return LINE_ANNOTATION;
+      return LINE_KERNEL;
+    case PLANE_TPU:
+    case PLANE_CUSTOM:
+      return is_op_line_name (line->name, line->name_len) ? LINE_KERNEL : LINE_ANNOTATION;
+    case PLANE_OTHER:
+    case PLANE_BOOKKEEPING:
+    default:
+      return LINE_ANNOTATION;
+    }
+}
+
+static void
+read_line (Plane      *plane,
+           const Span *span)
+{
+  Space *space = plane->space;
+  CpXPlaneReader *reader = space->reader;
+  CpPbReader r;
+  CpPbField f;
+  Line line = { 0 };
+
+  reader_at (space, &r, span->data, span->len);
+  line.name = (const guint8 *) "";
+  line.display_name = (const guint8 *) "";
+
+  /* Header fields first (display fields come after the events on the wire). */
+  while (cp_pb_reader_next (&r, &f))
+    {
+      switch (f.number)
+        {
+        case XLINE_ID:
+          if (f.wire_type == CP_PB_WIRE_VARINT)
+            line.id = cp_pb_int64 (f.value);
+          break;
+        case XLINE_DISPLAY_ID:
+          if (f.wire_type == CP_PB_WIRE_VARINT)
+            line.display_id = cp_pb_int64 (f.value);
+          break;
+        case XLINE_NAME:
+          if (f.wire_type == CP_PB_WIRE_LEN)
+            {
+              line.name = f.data;
+              line.name_len = f.len;
+            }
+          break;
+        case XLINE_DISPLAY_NAME:
+          if (f.wire_type == CP_PB_WIRE_LEN)
+            {
+              line.display_name = f.data;
+              line.display_name_len = f.len;
+            }
+          break;
+        case XLINE_TIMESTAMP_NS:
+          if (f.wire_type == CP_PB_WIRE_VARINT)
+            line.timestamp_ns = cp_pb_int64 (f.value);
+          break;
+        case XLINE_EVENTS:
+          line.n_events++;
+          break;
+        default:
+          break;
+        }
+    }
+  if (r.error != CP_PB_OK)
+    {
+      g_autofree char *where = g_strdup_printf (_("plane “%s”"), plane->name);
+
+      report_pb_error (space, &r, where);
+    }
+
+  line.klass = classify_line (plane, &line);
+  line.is_steps = is_steps_line_name (line.name, line.name_len) &&
+                  (plane->klass == PLANE_GPU || plane->klass == PLANE_TPU || plane->klass == PLANE_CUSTOM);
+  if (space->has_start && line.timestamp_ns < space->start_ns / 2)
+    line.base = sat_add (space->start_ns, line.timestamp_ns);
+  else
+    {
+      line.base = line.timestamp_ns;
+      if (line.timestamp_ns >= G_GINT64_CONSTANT (1000000000000000000) && !reader->any_epoch)
+        {
+          reader->any_epoch = TRUE;
+          cp_trace_builder_set_epoch_base (reader->builder, line.timestamp_ns);
+        }
+    }
+
+  if (line.n_events == 0)
+    return;
+
+  reader_at (space, &r, span->data, span->len);
+  while (cp_pb_reader_next (&r, &f))
+    {
+      if (f.number != XLINE_EVENTS || f.wire_type != CP_PB_WIRE_LEN)
+        continue;
+      read_event (plane, &line, &r, &f);
+      if ((reader->report->events & 0xffff) == 0 && !check_progress (space, f.offset))
+        return;
+    }
+}
+
+static void
+read_plane (Space      *space,
+            const Span *span,
+            guint       index)
+{
+  CpXPlaneReader *reader = space->reader;
+  Plane plane = { 0 };
+
+  plane.space = space;
+  plane.index = index;
+  if (!plane_index (space, span, &plane))
+    {
+      plane_clear (&plane);
+      return;
+    }
+  plane.klass = classify_plane (plane.name, plane.id, &plane.ordinal, &plane.sparse_core);
+  if (plane.ordinal >= 0)
+    {
+      plane.ordinal += space->device_offset;
+      space->max_device = MAX (space->max_device, plane.ordinal);
+    }
+
+  if (plane.lines->len == 0 && (plane.klass == PLANE_GPU || plane.klass == PLANE_TPU))
+    {
+      /* A device without events: still a device of the capture. */
+      plane_read_stats (&plane, NULL);
+      plane_clear (&plane);
+      return;
+    }
+  if (plane.klass == PLANE_BOOKKEEPING || plane.lines->len == 0)
+    {
+      g_autoptr(JsonBuilder) json = json_builder_new ();
+      g_autoptr(JsonGenerator) gen = json_generator_new ();
+      g_autoptr(JsonNode) root = NULL;
+      g_autofree char *text = NULL;
+      g_autofree char *key = NULL;
+
+      if (plane.stats->len == 0 && plane.event_meta->len == 0)
+        {
+          plane_clear (&plane);
+          return;
+        }
+      json_builder_begin_object (json);
+      plane_read_stats (&plane, json);
+      if (plane.event_meta->len > 0)
+        {
+          json_builder_set_member_name (json, "event_metadata");
+          json_builder_begin_array (json);
+          for (guint i = 0; i < MIN (plane.event_meta->len, MAX_METADATA_NAMES); i++)
+            {
+              const EventMeta *m = &g_array_index (plane.event_meta, EventMeta, i);
+              g_autofree char *t = g_utf8_make_valid ((const char *) m->raw,
+                                                      (gssize) MIN (m->raw_len, MAX_METADATA_STRING));
+
+              json_builder_add_string_value (json, t);
+            }
+          json_builder_end_array (json);
+        }
+      json_builder_end_object (json);
+      root = json_builder_get_root (json);
+      json_generator_set_root (gen, root);
+      text = json_generator_to_data (gen, NULL);
+      if (reader->n_spaces > 1 || space->host > 0)
+        key = g_strdup_printf ("%s %s", space->hostname ? space->hostname : "", plane.name);
+      else
+        key = g_strdup (plane.name);
+      cp_trace_builder_add_metadata (reader->builder, key, text, -1);
+      plane_clear (&plane);
+      return;
+    }
+
+  plane_read_stats (&plane, NULL);
+  for (guint i = 0; i < plane.lines->len && !space->cancelled; i++)
+    {
+      const Span *ls = &g_array_index (plane.lines, Span, i);
+
+      read_line (&plane, ls);
+      if (!check_progress (space, ls->offset))
+        break;
+    }
+  if (plane.unknown_stat_ids > 0)
+    cp_load_report_warn (reader->report, span->offset,
+                         _("Plane “%s”: %" G_GUINT64_FORMAT " stats refer to unknown stat "
+                           "metadata and were left out"),
+                         plane.name, plane.unknown_stat_ids);
+  if (plane.partial && plane.event_meta->len == 0 && plane.n_lanes > 0)
+    cp_load_report_warn (reader->report, span->offset,
+                         _("Plane “%s” was cut off before its event names; its events have no "
+                           "names"),
+                         plane.name);
+  plane_clear (&plane);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Linking                                                                   */
+
+static gint
+cmp_corr (gconstpointer a,
+          gconstpointer b)
+{
+  const CorrPoint *x = a, *y = b;
+
+  if (x->corr != y->corr)
+    return x->corr < y->corr ? -1 : 1;
+  return 0;
+}
+
+static gint
+cmp_pc (gconstpointer a,
+        gconstpointer b)
+{
+  const PcPoint *x = a, *y = b;
+
+  if (x->type != y->type)
+    return x->type < y->type ? -1 : 1;
+  if (x->id != y->id)
+    return x->id < y->id ? -1 : 1;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return 0;
+}
+
+static gint
+cmp_flow_point (gconstpointer a,
+                gconstpointer b)
+{
+  const FlowPoint *x = a, *y = b;
+
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  if (x->order != y->order)
+    return x->order < y->order ? -1 : 1;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return 0;
+}
+
+static void
+space_link (Space *space)
+{
+  CpXPlaneReader *reader = space->reader;
+  guint h = 0;
+
+  /* Launches: host -> device by correlation id (and device when known). */
+  g_array_sort (space->host_corr, cmp_corr);
+  g_array_sort (space->dev_corr, cmp_corr);
+  for (guint d = 0; d < space->dev_corr->len; d++)
+    {
+      const CorrPoint *dp = &g_array_index (space->dev_corr, CorrPoint, d);
+
+      while (h < space->host_corr->len && g_array_index (space->host_corr, CorrPoint, h).corr < dp->corr)
+        h++;
+      for (guint k = h; k < space->host_corr->len; k++)
+        {
+          const CorrPoint *hp = &g_array_index (space->host_corr, CorrPoint, k);
+
+          if (hp->corr != dp->corr)
+            break;
+          if (hp->device < 0 || dp->device < 0 || hp->device == dp->device)
+            {
+              cp_trace_builder_add_flow (reader->builder, hp->ref, dp->ref, CP_FLOW_LAUNCH,
+                                         reader->flow_correlation);
+              break;
+            }
+        }
+    }
+
+  /* Producer -> consumer. */
+  g_array_sort (space->producers, cmp_pc);
+  g_array_sort (space->consumers, cmp_pc);
+  h = 0;
+  for (guint c = 0; c < space->consumers->len; c++)
+    {
+      const PcPoint *cp = &g_array_index (space->consumers, PcPoint, c);
+      const PcPoint *match = NULL;
+
+      while (h < space->producers->len && cmp_pc (&(PcPoint) { cp->type, cp->id, G_MININT64, { 0, 0 } },
+                                                   &g_array_index (space->producers, PcPoint, h)) > 0)
+        h++;
+      for (guint k = h; k < space->producers->len; k++)
+        {
+          const PcPoint *pp = &g_array_index (space->producers, PcPoint, k);
+
+          if (pp->type != cp->type || pp->id != cp->id)
+            break;
+          /* The latest producer that starts no later than the consumer, else the first. */
+          if (match == NULL || pp->start <= cp->start)
+            match = pp;
+        }
+      if (match != NULL && (match->ref.lane != cp->ref.lane || match->ref.index != cp->ref.index))
+        cp_trace_builder_add_flow (reader->builder, match->ref, cp->ref, CP_FLOW_PRODUCER,
+                                   reader->flow_producer);
+    }
+
+  /* "flow" stats: out -> inout -> in, per id. */
+  g_array_sort (space->flow_points, cmp_flow_point);
+  for (guint i = 1; i < space->flow_points->len; i++)
+    {
+      const FlowPoint *a = &g_array_index (space->flow_points, FlowPoint, i - 1);
+      const FlowPoint *b = &g_array_index (space->flow_points, FlowPoint, i);
+
+      if (a->key != b->key || (a->ref.lane == b->ref.lane && a->ref.index == b->ref.index))
+        continue;
+      cp_trace_builder_add_flow (reader->builder, a->ref, b->ref,
+                                 a->category == 9 ? CP_FLOW_LAUNCH : CP_FLOW_GENERIC,
+                                 reader->flow_generic);
+    }
+
+  /* Steps: from the first space that has any. */
+  if (reader->steps->len == 0)
+    {
+      if (space->device_steps->len > 0)
+        g_array_append_vals (reader->steps, space->device_steps->data, space->device_steps->len);
+      else if (space->root_steps->len > 0)
+        g_array_append_vals (reader->steps, space->root_steps->data, space->root_steps->len);
+      else if (g_hash_table_size (space->group_spans) > 0)
+        {
+          GHashTableIter iter;
+          gpointer v;
+
+          g_hash_table_iter_init (&iter, space->group_spans);
+          while (g_hash_table_iter_next (&iter, NULL, &v))
+            g_array_append_val (reader->steps, *(StepCand *) v);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Spaces                                                                    */
+
+CpXPlaneReader *
+cp_xplane_reader_new (CpTraceBuilder *builder)
+{
+  CpXPlaneReader *self;
+
+  g_return_val_if_fail (builder != NULL, NULL);
+
+  self = g_new0 (CpXPlaneReader, 1);
+  self->builder = builder;
+  self->report = cp_trace_builder_get_report (builder);
+  self->cat_kernel = cp_trace_builder_intern (builder, "kernel", -1);
+  self->cat_memcpy = cp_trace_builder_intern (builder, "gpu_memcpy", -1);
+  self->cat_memset = cp_trace_builder_intern (builder, "gpu_memset", -1);
+  self->cat_annotation = cp_trace_builder_intern (builder, "gpu_user_annotation", -1);
+  self->cat_runtime = cp_trace_builder_intern (builder, "cuda_runtime", -1);
+  self->cat_cpu_op = cp_trace_builder_intern (builder, "cpu_op", -1);
+  self->key_long_name = cp_trace_builder_intern (builder, "long_name", -1);
+  self->flow_correlation = cp_trace_builder_intern (builder, "correlation", -1);
+  self->flow_producer = cp_trace_builder_intern (builder, "producer", -1);
+  self->flow_generic = cp_trace_builder_intern (builder, "flow", -1);
+  self->pack = g_byte_array_new ();
+  self->steps = g_array_new (FALSE, FALSE, sizeof (StepCand));
+  /* Correlation ids repeat across hosts: links are made per space here. */
+  cp_trace_builder_set_link_correlations (builder, FALSE);
+  return self;
+}
+
+void
+cp_xplane_reader_free (CpXPlaneReader *self)
+{
+  if (self == NULL)
+    return;
+  g_byte_array_unref (self->pack);
+  g_array_unref (self->steps);
+  g_free (self);
+}
+
+static void
+space_clear (Space *space)
+{
+  g_free (space->hostname);
+  g_clear_pointer (&space->gpu_planes, g_array_unref);
+  g_clear_pointer (&space->host_corr, g_array_unref);
+  g_clear_pointer (&space->dev_corr, g_array_unref);
+  g_clear_pointer (&space->producers, g_array_unref);
+  g_clear_pointer (&space->consumers, g_array_unref);
+  g_clear_pointer (&space->flow_points, g_array_unref);
+  g_clear_pointer (&space->device_steps, g_array_unref);
+  g_clear_pointer (&space->root_steps, g_array_unref);
+  g_clear_pointer (&space->group_spans, g_hash_table_unref);
+}
+
+static void
+add_string_list_metadata (CpXPlaneReader *reader,
+                          const char     *key,
+                          GPtrArray      *strings)
+{
+  g_autoptr(JsonBuilder) json = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+
+  json_builder_begin_array (json);
+  for (guint i = 0; i < strings->len; i++)
+    json_builder_add_string_value (json, g_ptr_array_index (strings, i));
+  json_builder_end_array (json);
+  root = json_builder_get_root (json);
+  json_generator_set_root (gen, root);
+  text = json_generator_to_data (gen, NULL);
+  cp_trace_builder_add_metadata (reader->builder, key, text, -1);
+}
+
+/* The Task Environment plane's profile_start_time, read before the lines of
+ * any other plane. */
+static void
+read_start_time (Space      *space,
+                 const Span *span)
+{
+  Plane plane = { 0 };
+
+  plane.space = space;
+  if (!plane_index (space, span, &plane))
+    {
+      plane_clear (&plane);
+      return;
+    }
+  if (g_str_equal (plane.name, "Task Environment"))
+    {
+      for (guint i = 0; i < plane.stats->len; i++)
+        {
+          const Span *s = &g_array_index (plane.stats, Span, i);
+          XStatVal sv;
+          StatMeta *m;
+          gint64 v;
+
+          if (!parse_xstat_span (space, s, &sv))
+            continue;
+          m = plane_stat (&plane, sv.metadata_id);
+          if (m != NULL && m->kind == SK_PROFILE_START && stat_as_int (&sv, &v) && v > 0)
+            {
+              space->has_start = TRUE;
+              space->start_ns = v;
+            }
+        }
+    }
+  plane_clear (&plane);
+}
+
+static char *
+plane_name_peek (Space      *space,
+                 const Span *span)
+{
+  CpPbReader r;
+  CpPbField f;
+
+  reader_at (space, &r, span->data, span->len);
+  while (cp_pb_reader_next (&r, &f))
+    if (f.number == XPLANE_NAME && f.wire_type == CP_PB_WIRE_LEN)
+      return g_strndup ((const char *) f.data, f.len);
+  return NULL;
+}
+
+static gboolean
+plane_name_is_gpu (Space      *space,
+                   const Span *span,
+                   gint64     *id)
+{
+  CpPbReader r;
+  CpPbField f;
+  gboolean gpu = FALSE;
+
+  *id = 0;
+  reader_at (space, &r, span->data, span->len);
+  while (cp_pb_reader_next (&r, &f))
+    {
+      if (f.number == XPLANE_NAME && f.wire_type == CP_PB_WIRE_LEN)
+        gpu = bytes_has_prefix (f.data, f.len, "/device:GPU:");
+      else if (f.number == XPLANE_ID && f.wire_type == CP_PB_WIRE_VARINT)
+        *id = cp_pb_int64 (f.value);
+      else if (f.number > XPLANE_NAME)
+        break;
+    }
+  return gpu;
+}
+
+gboolean
+cp_xplane_reader_add_space (CpXPlaneReader      *self,
+                            const guint8        *data,
+                            gsize                len,
+                            const char          *host_hint,
+                            GCancellable        *cancellable,
+                            CpLoadProgressFunc   progress,
+                            gpointer             progress_data,
+                            guint64              progress_base,
+                            guint64              progress_total,
+                            GError             **error)
+{
+  CpLoadReport *report;
+  Space space = { 0 };
+  CpPbReader top;
+  CpPbField f;
+  g_autoptr(GArray) planes = g_array_new (FALSE, FALSE, sizeof (Span));
+  g_autoptr(GPtrArray) hostnames = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  guint64 events_before;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+
+  report = self->report;
+  events_before = report->events;
+  report->input_bytes += len;
+
+  space.reader = self;
+  space.data = data;
+  space.len = len;
+  space.host = self->n_spaces;
+  space.device_offset = self->device_offset;
+  space.max_device = self->device_offset - 1;
+  space.cancellable = cancellable;
+  space.progress = progress;
+  space.progress_data = progress_data;
+  space.progress_base = progress_base;
+  space.progress_total = progress_total;
+  space.gpu_planes = g_array_new (FALSE, FALSE, sizeof (gint64));
+  space.host_corr = g_array_new (FALSE, FALSE, sizeof (CorrPoint));
+  space.dev_corr = g_array_new (FALSE, FALSE, sizeof (CorrPoint));
+  space.producers = g_array_new (FALSE, FALSE, sizeof (PcPoint));
+  space.consumers = g_array_new (FALSE, FALSE, sizeof (PcPoint));
+  space.flow_points = g_array_new (FALSE, FALSE, sizeof (FlowPoint));
+  space.device_steps = g_array_new (FALSE, FALSE, sizeof (StepCand));
+  space.device_steps_ordinal = -1;
+  space.root_steps = g_array_new (FALSE, FALSE, sizeof (StepCand));
+  space.group_spans = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
+  self->n_spaces++;
+
+  /* The top level: planes, host names, the capture's own errors. */
+  cp_pb_reader_init (&top, data, len, 0);
+  while (cp_pb_reader_next (&top, &f))
+    {
+      switch (f.number)
+        {
+        case XSPACE_PLANES:
+          if (f.wire_type == CP_PB_WIRE_LEN)
+            {
+              Span s = { f.data, f.len, f.offset, FALSE };
+
+              g_array_append_val (planes, s);
+            }
+          break;
+        case XSPACE_ERRORS:
+        case XSPACE_WARNINGS:
+        case XSPACE_HOSTNAMES:
+          if (f.wire_type == CP_PB_WIRE_LEN)
+            {
+              char *s = g_utf8_make_valid ((const char *) f.data,
+                                           (gssize) MIN (f.len, MAX_METADATA_STRING));
+
+              g_ptr_array_add (f.number == XSPACE_ERRORS ? errors
+                               : f.number == XSPACE_WARNINGS ? warnings : hostnames, s);
+            }
+          break;
+        default:
+          break;
+        }
+    }
+  if (top.error == CP_PB_ERROR_TRUNCATED)
+    {
+      note_truncated (&space, top.error_offset);
+      if (f.partial && f.number == XSPACE_PLANES)
+        {
+          Span s = { f.data, f.len, f.offset, TRUE };
+
+          g_array_append_val (planes, s);
+        }
+    }
+  else if (top.error != CP_PB_OK)
+    {
+      note_error (&space, top.error, top.error_offset);
+      if (planes->len > 0)
+        cp_load_report_warn (report, top.error_offset,
+                             _("The XPlane data is damaged at byte %" G_GUINT64_FORMAT
+                               " (%s); what came before it was loaded"),
+                             top.error_offset, cp_pb_error_to_string (top.error));
+    }
+
+  if (planes->len == 0 && top.error == CP_PB_OK && len > 0)
+    {
+      g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY,
+                   _("The XPlane capture holds no planes"));
+      ok = FALSE;
+      goto out;
+    }
+
+  if (hostnames->len > 0)
+    space.hostname = g_strdup (g_ptr_array_index (hostnames, 0));
+  else if (host_hint != NULL)
+    space.hostname = g_strdup (host_hint);
+
+  for (guint i = 0; i < errors->len; i++)
+    cp_load_report_warn (report, G_MAXUINT64, _("The profiler reported an error: %s"),
+                         (const char *) g_ptr_array_index (errors, i));
+  for (guint i = 0; i < warnings->len; i++)
+    cp_load_report_warn (report, G_MAXUINT64, _("The profiler reported: %s"),
+                         (const char *) g_ptr_array_index (warnings, i));
+  {
+    g_autofree char *prefix = space.host > 0 && space.hostname ? g_strdup_printf ("%s ", space.hostname)
+                                                                : g_strdup ("");
+    if (hostnames->len > 0)
+      {
+        g_autofree char *key = g_strconcat (prefix, "hostnames", NULL);
+
+        add_string_list_metadata (self, key, hostnames);
+      }
+    if (errors->len > 0)
+      {
+        g_autofree char *key = g_strconcat (prefix, "errors", NULL);
+
+        add_string_list_metadata (self, key, errors);
+      }
+    if (warnings->len > 0)
+      {
+        g_autofree char *key = g_strconcat (prefix, "warnings", NULL);
+
+        add_string_list_metadata (self, key, warnings);
+      }
+  }
+
+  /* The time base and the GPU plane ids, before any line. */
+  for (guint i = 0; i < planes->len; i++)
+    {
+      const Span *s = &g_array_index (planes, Span, i);
+      g_autofree char *name = plane_name_peek (&space, s);
+      gint64 id;
+
+      if (name != NULL && g_str_equal (name, "Task Environment"))
+        read_start_time (&space, s);
+      if (plane_name_is_gpu (&space, s, &id))
+        g_array_append_val (space.gpu_planes, id);
+    }
+  if (space.has_start)
+    {
+      self->any_epoch = TRUE;
+      cp_trace_builder_set_epoch_base (self->builder, space.start_ns);
+    }
+
+  for (guint i = 0; i < planes->len && !space.cancelled; i++)
+    {
+      const Span *s = &g_array_index (planes, Span, i);
+
+      read_plane (&space, s, i);
+      check_progress (&space, s->offset + s->len);
+    }
+
+  if (space.cancelled)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("Loading was cancelled"));
+      ok = FALSE;
+      goto out;
+    }
+
+  if (!space.any_event && space.first_error != CP_PB_OK)
+    {
+      g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
+                   _("The XPlane data is damaged at byte %" G_GUINT64_FORMAT ": %s"),
+                   space.first_error_offset, cp_pb_error_to_string (space.first_error));
+      ok = FALSE;
+      goto out;
+    }
+  if (report->truncated && report->events > events_before)
+    cp_load_report_warn (report, report->stopped_at,
+                         _("The capture is cut off at byte %" G_GUINT64_FORMAT "; everything "
+                           "complete before it was loaded"),
+                         report->stopped_at);
+
+  space_link (&space);
+  self->device_offset = MAX (self->device_offset, space.max_device + 1);
+
+out:
+  space_clear (&space);
+  return ok;
+}
+
+static gint
+cmp_step_cand (gconstpointer a,
+               gconstpointer b)
+{
+  const StepCand *x = a, *y = b;
+
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return x->number < y->number ? -1 : (x->number > y->number);
+}
+
+void
+cp_xplane_reader_finish (CpXPlaneReader *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (self->steps_done)
+    return;
+  self->steps_done = TRUE;
+  g_array_sort (self->steps, cmp_step_cand);
+  for (guint i = 0; i < self->steps->len; i++)
+    {
+      const StepCand *c = &g_array_index (self->steps, StepCand, i);
+
+      cp_trace_builder_add_step (self->builder, c->number, c->start, c->end, c->marker);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Decoding packed stats                                                     */
+
+static gboolean
+decode_into (CpTrace       *trace,
+             const guint8  *data,
+             gsize          len,
+             GPtrArray     *out,
+             GHashTable    *index,
+             guint          depth,
+             GError       **error)
+{
+  const guint8 *p = data, *end = data + len;
+  CpPbError err = CP_PB_OK;
+
+  if (depth > 4)
+    {
+      g_set_error_literal (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
+                           _("XPlane stats include each other too deeply"));
+      return FALSE;
+    }
+
+  while (p < end)
+    {
+      guint64 key, v;
+      guint8 type;
+      char *value = NULL;
+
+      if (!cp_pb_read_varint (&p, end, &key, &err) || p >= end)
+        goto bad;
+      type = *p++;
+      switch (type)
+        {
+        case CP_XSTAT_INT64:
+          if (!cp_pb_read_varint (&p, end, &v, &err))
+            goto bad;
+          value = g_strdup_printf ("%" G_GINT64_FORMAT, cp_pb_sint64 (v));
+          break;
+        case CP_XSTAT_UINT64:
+          if (!cp_pb_read_varint (&p, end, &v, &err))
+            goto bad;
+          value = g_strdup_printf ("%" G_GUINT64_FORMAT, v);
+          break;
+        case CP_XSTAT_DOUBLE:
+          {
+            char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+            if (end - p < 8)
+              goto bad;
+            g_ascii_dtostr (buf, sizeof buf, cp_pb_double (cp_pb_load_fixed64 (p)));
+            p += 8;
+            value = g_strdup (buf);
+          }
+          break;
+        case CP_XSTAT_STRING:
+          if (!cp_pb_read_varint (&p, end, &v, &err) || v > G_MAXUINT32)
+            goto bad;
+          value = g_strdup (cp_trace_get_string (trace, (CpStr) v));
+          break;
+        case CP_XSTAT_BYTES:
+          if (!cp_pb_read_varint (&p, end, &v, &err))
+            goto bad;
+          value = g_strdup_printf (_("(%" G_GUINT64_FORMAT " bytes)"), v);
+          break;
+        case CP_XSTAT_INCLUDE:
+          {
+            CpArgsFormat fmt;
+            const guint8 *idata;
+            gsize ilen;
+
+            if (!cp_pb_read_varint (&p, end, &v, &err) || v > G_MAXUINT32)
+              goto bad;
+            if (!cp_trace_get_args_by_id (trace, (guint32) v, &fmt, &idata, &ilen) ||
+                fmt != CP_ARGS_XSTATS)
+              goto bad;
+            if (!decode_into (trace, idata, ilen, out, index, depth + 1, error))
+              return FALSE;
+          }
+          continue;
+        default:
+          goto bad;
+        }
+
+      {
+        const char *k = cp_trace_get_string (trace, key > G_MAXUINT32 ? 0 : (CpStr) key);
+        gpointer pos;
+
+        if (g_hash_table_lookup_extended (index, k, NULL, &pos))
+          {
+            CpXStatEntry *e = g_ptr_array_index (out, GPOINTER_TO_UINT (pos));
+
+            g_free (e->value);
+            e->value = value;
+          }
+        else
+          {
+            CpXStatEntry *e = g_new (CpXStatEntry, 1);
+
+            e->key = g_strdup (k);
+            e->value = value;
+            g_hash_table_insert (index, e->key, GUINT_TO_POINTER (out->len));
+            g_ptr_array_add (out, e);
+          }
+      }
+    }
+  return TRUE;
+
+bad:
+  g_set_error_literal (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
+                       _("The stats of this event are malformed"));
+  return FALSE;
+}
+
+static void
+xstat_entry_free (gpointer data)
+{
+  CpXStatEntry *e = data;
+
+  g_free (e->key);
+  g_free (e->value);
+  g_free (e);
+}
+
+GPtrArray *
+cp_xstats_decode (CpTrace       *trace,
+                  const guint8  *data,
+                  gsize          len,
+                  GError       **error)
+{
+  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func (xstat_entry_free);
+  g_autoptr(GHashTable) index = g_hash_table_new (g_str_hash, g_str_equal);
+
+  g_return_val_if_fail (CP_IS_TRACE (trace), NULL);
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+
+  if (!decode_into (trace, data, len, out, index, 0, error))
+    return NULL;
+  return g_steal_pointer (&out);
+}

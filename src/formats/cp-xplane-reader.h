@@ -1,0 +1,145 @@
+/* cp-xplane-reader.h: JAX / TensorFlow / XProf captures (XSpace protobuf)
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "formats/cp-loader.h"
+#include "model/cp-trace-builder.h"
+
+G_BEGIN_DECLS
+
+/* How an XSpace becomes a CpTrace (see docs/DESIGN.md and formats.md §1):
+ *
+ * Processes: one per plane that has events, keyed "<host>:<plane name>",
+ * named "<hostname> <plane name>" (XProf's naming), CpProcess.host = the
+ * host's number in a profile folder (0 for a single file). Host planes sort
+ * before device planes within a host, hosts in folder order.
+ *
+ * Lanes:
+ *  - /host:CPU (and other /host: planes with lines): one CP_LANE_HOST_THREAD
+ *    lane per row, keyed by display_id (else the line id, the OS tid), named
+ *    display_name (else name).
+ *  - /device:GPU:N: "Stream #S(...)" and other raw lines are CP_LANE_KERNEL
+ *    lanes (device N, stream = line id). Memcpy events (a memcpy_details stat
+ *    or a name starting "Memcpy"/"Copy") and memset events (Memset_details or
+ *    "Memset") go to CP_LANE_TRANSFER lanes of device N, one per direction
+ *    (from the name, else kind_src/kind_dst of the details), with the bytes
+ *    from size:/num_bytes:. Lines XProf derives (Steps, XLA Modules, XLA Ops,
+ *    Framework Ops..., ids >= 0xdeadbeef) and "CUPTI overhead" are
+ *    CP_LANE_DEVICE_ANNOTATION lanes, so that kernels are not counted twice.
+ *  - /device:TPU:N (and SparseCore planes), /device:CUSTOM:, /custom:,
+ *    /virtualdevice: and #Chip planes: op lines ("XLA Ops", "Sparse Core Ops")
+ *    are CP_LANE_KERNEL lanes (the ops are what the device executes, as
+ *    kernels are on a GPU; stream = line id); every other line (Steps,
+ *    XLA Modules, Async XLA Ops, Framework Ops, TensorFlow Ops, XLA TraceMe,
+ *    name scopes...) is a CP_LANE_DEVICE_ANNOTATION lane.
+ *  - A "_counters_" line on any plane: one CP_LANE_COUNTER lane per counter
+ *    (event name), the value being the event's first numeric stat.
+ *  - Task Environment, /host:metadata, /host:tfstreamz,
+ *    /host:__ScopeRangeCallStack__ and planes without lines are not lanes:
+ *    their stats become trace metadata (key = plane name).
+ *  - Device ordinals: N on the first host; on host h of a folder, N plus
+ *    the number of device ordinals used by the hosts before it.
+ *
+ * Time: a line's timestamp_ns is the base of its events' offset_ps. Bases
+ * below half of profile_start_time (Task Environment) are relative to it and
+ * get it added, so every slice is in epoch ns; starts and ends are floored to
+ * ns separately (end = floor((offset + duration) / 1000)), which keeps nested
+ * events nested. Events with num_occurrences are aggregated: counted in
+ * report->aggregated and report->events, not drawn.
+ *
+ * Slices: name = the metadata's display_name, else its name, overridden by a
+ * step_name stat. Categories mirror Kineto's so analysis treats both formats
+ * alike: "kernel", "gpu_memcpy", "gpu_memset" on device lanes,
+ * "gpu_user_annotation" on device annotation lanes, "cuda_runtime" for host
+ * events with a correlation_id, "cpu_op" for other host events. Columns:
+ * corr = correlation_id, ext = group_id, CpGpuInfo for device-side slices
+ * (device, stream, bytes, grid, block, registers, shared memory, occupancy
+ * from kernel_details, flops, bytes_accessed).
+ *
+ * Flows: host event -> device event with the same correlation_id within one
+ * host (and the same device when device_id names a GPU plane of that host);
+ * producer -> consumer for equal (_pt, _p) and (_ct, _c); and events sharing
+ * a "flow" stat id (out -> inout -> in). The builder's own correlation
+ * linking is turned off: correlation ids repeat across hosts.
+ *
+ * Steps: the Steps line of the first device plane that has one; else host
+ * events with a _r (root) stat, numbered by step_num, iter_num or group_id;
+ * else the span of each group_id. Steps come from the first host that has
+ * any.
+ */
+
+/* CP_ARGS_XSTATS: the stats of one event, packed. A record is a sequence of
+ * entries, each:
+ *
+ *   key   varint   CpStr of the stat name in the trace's string pool
+ *   type  1 byte   CpXStatType
+ *   value          INT64: zigzag varint; UINT64: varint; DOUBLE: 8 bytes,
+ *                  little-endian IEEE; STRING: varint CpStr (str_value, or
+ *                  ref_value resolved to its stat name); BYTES: varint length
+ *                  of the value, which is not kept; INCLUDE: varint id of
+ *                  another CP_ARGS_XSTATS record (the event metadata's
+ *                  stats), whose entries come first, key 0.
+ *
+ * Entries are in file order: metadata stats (through INCLUDE) then event
+ * stats; for a key that repeats, the later entry wins. */
+typedef enum
+{
+  CP_XSTAT_INT64   = 0,
+  CP_XSTAT_UINT64  = 1,
+  CP_XSTAT_DOUBLE  = 2,
+  CP_XSTAT_STRING  = 3,
+  CP_XSTAT_BYTES   = 4,
+  CP_XSTAT_INCLUDE = 5,
+} CpXStatType;
+
+typedef struct
+{
+  char *key;
+  char *value;
+} CpXStatEntry;
+
+/* Decodes a CP_ARGS_XSTATS record of trace into a GPtrArray of CpXStatEntry
+ * (freed with the array), includes expanded and repeated keys resolved (the
+ * later value replaces the earlier one in place). NULL with error set
+ * (CP_TRACE_ERROR_DAMAGED) when the record is malformed. */
+GPtrArray *cp_xstats_decode (CpTrace       *trace,
+                             const guint8  *data,
+                             gsize          len,
+                             GError       **error);
+
+/* One reader adds one or more XSpaces (hosts) to a builder. */
+typedef struct _CpXPlaneReader CpXPlaneReader;
+
+CpXPlaneReader *cp_xplane_reader_new       (CpTraceBuilder      *builder);
+void            cp_xplane_reader_free      (CpXPlaneReader      *self);
+
+/* Reads one serialized XSpace held in memory (a mapped file or a decompressed
+ * buffer; nothing is kept after the call). host_hint names the host when the
+ * XSpace has no hostnames (the file name, without ".xplane.pb"). progress
+ * gets (progress_base + bytes done, progress_total). A damaged or truncated
+ * XSpace loads what is complete, with warnings in the builder's report;
+ * FALSE (error set) when nothing could be read or on cancellation. */
+gboolean        cp_xplane_reader_add_space (CpXPlaneReader      *self,
+                                            const guint8        *data,
+                                            gsize                len,
+                                            const char          *host_hint,
+                                            GCancellable        *cancellable,
+                                            CpLoadProgressFunc   progress,
+                                            gpointer             progress_data,
+                                            guint64              progress_base,
+                                            guint64              progress_total,
+                                            GError             **error);
+
+/* Links flows and adds steps; call once after the last space. */
+void            cp_xplane_reader_finish    (CpXPlaneReader      *self);
+
+/* Reads a whole XPlane capture from a source (plain, gzip or zstd). */
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpXPlaneReader, cp_xplane_reader_free)
+
+G_END_DECLS

@@ -1,0 +1,975 @@
+/* test-xplane.c: the XPlane reader (mapping, time base, flows, steps, damage)
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "formats/cp-protobuf.h"
+#include "formats/cp-xplane-reader.h"
+#include "cp-test-pbwriter.h"
+#include "cp-test-util.h"
+#include "cp-test-xspace.h"
+
+#define START G_GINT64_CONSTANT (1700000000000000000)
+/* XProf gives the lines it derives on GPUs ids from 0xdeadbeef on. */
+#define DERIVED_LINE_ID_FOR_TEST G_GINT64_CONSTANT (0xdeadbef0)
+
+static CpTrace *
+load (GByteArray  *space,
+      GError     **error)
+{
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  g_autoptr(CpXPlaneReader) r = cp_xplane_reader_new (b);
+
+  if (!cp_xplane_reader_add_space (r, space->data, space->len, "testhost", NULL, NULL, NULL, 0,
+                                   space->len, error))
+    {
+      cp_trace_builder_free (b);
+      return NULL;
+    }
+  cp_xplane_reader_finish (r);
+  return cp_trace_builder_finish (b, error);
+}
+
+static CpLane *
+find_lane (CpTrace    *trace,
+           const char *name,
+           CpLaneKind  kind)
+{
+  for (guint i = 0; i < cp_trace_get_n_lanes (trace); i++)
+    {
+      CpLane *l = cp_trace_get_lane (trace, i);
+
+      if (cp_lane_get_kind (l) == kind && g_strcmp0 (cp_lane_get_name (l), name) == 0)
+        return l;
+    }
+  return NULL;
+}
+
+static CpLane *
+find_transfer (CpTrace        *trace,
+               gint            device,
+               CpTransferKind  kind)
+{
+  for (guint i = 0; i < cp_trace_get_n_lanes (trace); i++)
+    {
+      CpLane *l = cp_trace_get_lane (trace, i);
+
+      if (cp_lane_get_kind (l) == CP_LANE_TRANSFER && cp_lane_get_device (l) == device &&
+          cp_lane_get_transfer_kind (l) == kind)
+        return l;
+    }
+  return NULL;
+}
+
+static gint
+find_slice (CpTrace    *trace,
+            CpLane     *lane,
+            const char *name)
+{
+  const CpSlices *s = cp_lane_get_slices (lane);
+
+  for (guint i = 0; i < s->n; i++)
+    if (g_strcmp0 (cp_trace_get_string (trace, s->name[i]), name) == 0)
+      return (gint) i;
+  return -1;
+}
+
+static const char *
+stat_value (GPtrArray  *stats,
+            const char *key)
+{
+  for (guint i = 0; i < stats->len; i++)
+    {
+      CpXStatEntry *e = g_ptr_array_index (stats, i);
+
+      if (g_str_equal (e->key, key))
+        return e->value;
+    }
+  return NULL;
+}
+
+static GPtrArray *
+slice_stats (CpTrace *trace,
+             CpLane  *lane,
+             gint     index)
+{
+  CpArgsFormat fmt;
+  const guint8 *data;
+  gsize len;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *stats;
+
+  g_assert_cmpint (index, >=, 0);
+  g_assert_true (cp_trace_get_args (trace, (CpSliceRef) { cp_lane_get_index (lane), index },
+                                    &fmt, &data, &len));
+  g_assert_cmpint (fmt, ==, CP_ARGS_XSTATS);
+  stats = cp_xstats_decode (trace, data, len, &error);
+  g_assert_no_error (error);
+  return stats;
+}
+
+static gboolean
+has_flow (CpTrace    *trace,
+          CpSliceRef  from,
+          CpSliceRef  to,
+          CpFlowKind  kind)
+{
+  guint n;
+  const CpFlow *flows = cp_trace_get_flows (trace, &n);
+
+  for (guint i = 0; i < n; i++)
+    if (flows[i].from.lane == from.lane && flows[i].from.index == from.index &&
+        flows[i].to.lane == to.lane && flows[i].to.index == to.index && flows[i].kind == kind)
+      return TRUE;
+  return FALSE;
+}
+
+/* A GPU capture with every kind of line and event the mapping knows. */
+static GByteArray *
+make_gpu_space (void)
+{
+  GByteArray *space = g_byte_array_new ();
+  XpPlane *host = xp_plane_new (0, "/host:CPU");
+  XpPlane *gpu = xp_plane_new (0, "/device:GPU:0");
+  XpPlane *meta = xp_plane_new (0, "/host:metadata");
+
+  /* Host: a launch (tid 100), a thread shown under another row (display_id),
+   * an aggregated event, a step root, a producer. */
+  xp_event_meta (host, "TrainStep", "train",
+                 xp_stat_str (host, "framework", "jax"), NULL);
+  xp_line (host, 100, 0, "python", NULL, 5,
+           xp_event (host, "TrainStep", 0, 9000000,
+                     xp_stat_int (host, "_r", 1), xp_stat_int (host, "step_num", 42),
+                     xp_stat_int (host, "_pt", 3), xp_stat_uint (host, "_p", 77), NULL),
+           xp_event (host, "cudaLaunchKernel", 1500, 2000000,
+                     xp_stat_uint (host, "correlation_id", 11), xp_stat_int (host, "device_id", 0),
+                     NULL),
+           xp_event (host, "cudaMemcpyAsync", 3000000, 1000000,
+                     xp_stat_uint (host, "correlation_id", 12), xp_stat_int (host, "device_id", 0),
+                     NULL),
+           xp_event_aggregated (host, "Summary", 40, 123456),
+           NULL);
+  xp_line (host, 200, 100, "Host Threads/200", "python helper", 5,
+           xp_event (host, "consumer", 9000000, 1000,
+                     xp_stat_int (host, "_ct", 3), xp_stat_uint (host, "_c", 77), NULL),
+           NULL);
+  xp_line (host, 300, 0, "Host Threads/300", NULL, 5, NULL);
+
+  /* GPU 0: caps, a stream with a kernel, a memcpy, a memset and a ROCm-style
+   * copy; a derived XLA Ops line; a counter line. */
+  xp_plane_stat (gpu, xp_stat_str (gpu, "gpu_device_name", "NVIDIA Test GPU"));
+  xp_plane_stat (gpu, xp_stat_str (gpu, "device_vendor", "Nvidia"));
+  xp_plane_stat (gpu, xp_stat_int (gpu, "core_count", 80));
+  xp_plane_stat (gpu, xp_stat_uint (gpu, "memory_size", G_GUINT64_CONSTANT (17179869184)));
+  xp_plane_stat (gpu, xp_stat_int (gpu, "compute_cap_major", 8));
+  xp_plane_stat (gpu, xp_stat_int (gpu, "compute_cap_minor", 6));
+  xp_plane_stat (gpu, xp_stat_double (gpu, "peak_teraflops_per_second", 35.5));
+  xp_plane_stat (gpu, xp_stat_uint (gpu, "memory_bandwidth", G_GUINT64_CONSTANT (900000000000)));
+  xp_event_meta (gpu, "volta_sgemm_128x64_nn", NULL,
+                 xp_stat_str (gpu, "hlo_category", "convolution"),
+                 xp_stat_int (gpu, "flops", 1000), NULL);
+  xp_line (gpu, 7, 0, "Stream #7(Compute,MemcpyH2D,Memset)", NULL, 10,
+           xp_event (gpu, "volta_sgemm_128x64_nn", 4000000, 3000000,
+                     xp_stat_uint (gpu, "correlation_id", 11),
+                     xp_stat_int (gpu, "group_id", 5),
+                     xp_stat_ref (gpu, "kernel_details",
+                                  "regs:64 static_shared:1024 dynamic_shared:2048 grid:160,2,1 "
+                                  "block:128,1,1 occ_pct:50.5"),
+                     xp_stat_int (gpu, "flops", 4096),
+                     xp_stat_uint (gpu, "bytes_accessed", 8192),
+                     xp_stat_bytes (gpu, "blob", 3),
+                     NULL),
+           xp_event (gpu, "MemcpyH2D", 8000000, 500000,
+                     xp_stat_uint (gpu, "correlation_id", 12),
+                     xp_stat_ref (gpu, "memcpy_details",
+                                  "kind_src:pageable kind_dst:device size:4096 dest:0 async:0"),
+                     NULL),
+           xp_event (gpu, "Memset", 9000000, 1000,
+                     xp_stat_ref (gpu, "Memset_details", "kind:device num_bytes:64"), NULL),
+           xp_event (gpu, "CopyDeviceToDevice", 9500000, 1000,
+                     xp_stat_ref (gpu, "memcpy_details", "kind:Unknown size:128 dest:2 async:1"),
+                     NULL),
+           xp_event (gpu, "MemcpyD2H", 9600000, 1000, NULL),
+           NULL);
+  xp_line (gpu, DERIVED_LINE_ID_FOR_TEST, 0, "XLA Ops - from #7", NULL, 10,
+           xp_event (gpu, "fusion.1", 4000000, 3000000, NULL), NULL);
+  xp_line (gpu, G_MAXINT64, 0, "_counters_", NULL, 0,
+           xp_event (gpu, "power_mw", 1000000, 0, xp_stat_double (gpu, "power_mw", 250.5), NULL),
+           xp_event (gpu, "power_mw", 2000000, 0, xp_stat_double (gpu, "power_mw", 260.0), NULL),
+           NULL);
+
+  xp_plane_stat (meta, xp_stat_str (meta, "build", "test"));
+
+  xp_space_add_plane (space, host);
+  xp_space_add_plane (space, gpu);
+  xp_space_add_plane (space, xp_plane_new (1, "/device:GPU:1"));
+  xp_space_add_plane (space, meta);
+  xp_space_add_task_env (space, START);
+  xp_space_add_hostname (space, "node7");
+  return space;
+}
+
+static void
+test_gpu_mapping (void)
+{
+  g_autoptr(GByteArray) space = make_gpu_space ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = load (space, &error);
+  const CpLoadReport *report;
+  CpLane *main_lane, *stream, *ops, *htod, *memset, *dtod, *dtoh, *power;
+  const CpSlices *s;
+  const CpGpuInfo *gi;
+  const CpDevice *dev;
+  const CpProcess *proc;
+  gint k, launch;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  report = cp_trace_get_load_report (trace);
+
+  /* Lanes: one host row (tid 200 has display_id 100, so it shares tid 100's
+   * row; the thread without events makes no lane), kernel stream 7, four
+   * transfer directions, one annotation line, one counter. */
+  main_lane = find_lane (trace, "python", CP_LANE_HOST_THREAD);
+  g_assert_nonnull (main_lane);
+  g_assert_cmpuint (cp_lane_get_n_slices (main_lane), ==, 4);
+  g_assert_cmpint (cp_lane_get_tid (main_lane), ==, 100);
+  g_assert_null (find_lane (trace, "python helper", CP_LANE_HOST_THREAD));
+  g_assert_null (find_lane (trace, "Host Threads/300", CP_LANE_HOST_THREAD));
+
+  stream = find_lane (trace, "Stream #7(Compute,MemcpyH2D,Memset)", CP_LANE_KERNEL);
+  g_assert_nonnull (stream);
+  g_assert_cmpint (cp_lane_get_device (stream), ==, 0);
+  g_assert_cmpint (cp_lane_get_stream (stream), ==, 7);
+  g_assert_cmpuint (cp_lane_get_n_slices (stream), ==, 1);
+  ops = find_lane (trace, "XLA Ops - from #7", CP_LANE_DEVICE_ANNOTATION);
+  g_assert_nonnull (ops);
+  htod = find_transfer (trace, 0, CP_TRANSFER_HTOD);
+  memset = find_transfer (trace, 0, CP_TRANSFER_MEMSET);
+  dtod = find_transfer (trace, 0, CP_TRANSFER_DTOD);
+  dtoh = find_transfer (trace, 0, CP_TRANSFER_DTOH);
+  g_assert_nonnull (htod);
+  g_assert_nonnull (memset);
+  g_assert_nonnull (dtod);
+  g_assert_nonnull (dtoh);
+  power = find_lane (trace, "power_mw", CP_LANE_COUNTER);
+  g_assert_nonnull (power);
+  g_assert_cmpuint (cp_trace_get_n_lanes (trace), ==, 8);
+  g_assert_cmpuint (cp_trace_count_slices (trace, CP_LANE_KERNEL), ==, 1);
+  g_assert_cmpuint (cp_trace_count_slices (trace, CP_LANE_TRANSFER), ==, 4);
+
+  /* Counters. */
+  {
+    const gint64 *ts;
+    const double *v;
+
+    g_assert_cmpuint (cp_lane_get_counter (power, &ts, &v), ==, 2);
+    g_assert_cmpfloat (v[0], ==, 250.5);
+    g_assert_cmpfloat (v[1], ==, 260.0);
+    g_assert_cmpint (ts[1] - ts[0], ==, 1000);
+  }
+
+  /* Time: epoch from Task Environment + line base + ps floored to ns. The
+   * origin is the earliest timestamp: the host line's first event at
+   * START + 5 ns (the counter line's base is 0, its first sample at
+   * START + 1000 ns). */
+  g_assert_true (cp_trace_get_origin_is_epoch (trace));
+  g_assert_cmpint (cp_trace_get_origin_abs (trace), ==, START + 5);
+  s = cp_lane_get_slices (main_lane);
+  k = find_slice (trace, main_lane, "train");
+  g_assert_cmpint (k, ==, 0);
+  g_assert_cmpint (s->start[k], ==, 0);
+  g_assert_cmpint (s->dur[k], ==, 9000);
+  launch = find_slice (trace, main_lane, "cudaLaunchKernel");
+  /* 1500 ps -> 1 ns; end 2001500 ps -> 2001 ns. */
+  g_assert_cmpint (s->start[launch], ==, 1);
+  g_assert_cmpint (s->dur[launch], ==, 2000);
+  g_assert_cmpint (s->corr[launch], ==, 11);
+  g_assert_cmpstr (cp_trace_get_string (trace, s->cat[launch]), ==, "cuda_runtime");
+  g_assert_cmpuint (report->aggregated, ==, 1);
+  g_assert_cmpuint (report->events, ==, 13);
+  g_assert_cmpuint (report->skipped, ==, 0);
+  g_assert_false (report->truncated);
+
+  /* Metadata display name, long_name and merged stats. */
+  {
+    g_autoptr(GPtrArray) stats = slice_stats (trace, main_lane, k);
+
+    g_assert_cmpstr (stat_value (stats, "long_name"), ==, "TrainStep");
+    g_assert_cmpstr (stat_value (stats, "framework"), ==, "jax");
+    g_assert_cmpstr (stat_value (stats, "step_num"), ==, "42");
+    g_assert_cmpstr (stat_value (stats, "_p"), ==, "77");
+    g_assert_cmpstr (((CpXStatEntry *) g_ptr_array_index (stats, 0))->key, ==, "long_name");
+  }
+
+  /* The kernel: columns, gpu info, stats (metadata flops overridden by the event's). */
+  s = cp_lane_get_slices (stream);
+  g_assert_cmpint (s->start[0], ==, 10 + 4000 - 5);
+  g_assert_cmpint (s->dur[0], ==, 3000);
+  g_assert_cmpint (s->corr[0], ==, 11);
+  g_assert_cmpint (s->ext[0], ==, 5);
+  g_assert_cmpstr (cp_trace_get_string (trace, s->cat[0]), ==, "kernel");
+  gi = cp_trace_get_gpu_info (trace, (CpSliceRef) { cp_lane_get_index (stream), 0 });
+  g_assert_nonnull (gi);
+  g_assert_cmpint (gi->device, ==, 0);
+  g_assert_cmpint (gi->stream, ==, 7);
+  g_assert_cmpint (gi->registers, ==, 64);
+  g_assert_cmpint (gi->shared_mem, ==, 3072);
+  g_assert_cmpint (gi->grid[0], ==, 160);
+  g_assert_cmpint (gi->grid[1], ==, 2);
+  g_assert_cmpint (gi->grid[2], ==, 1);
+  g_assert_cmpint (gi->block[0], ==, 128);
+  g_assert_cmpfloat_with_epsilon (gi->occupancy, 50.5, 1e-4);
+  g_assert_cmpfloat_with_epsilon (gi->blocks_per_sm, 4.0, 1e-4);
+  g_assert_cmpfloat_with_epsilon (gi->warps_per_sm, 16.0, 1e-4);
+  g_assert_cmpint (gi->flops, ==, 4096);
+  g_assert_cmpint (gi->bytes_accessed, ==, 8192);
+  {
+    g_autoptr(GPtrArray) stats = slice_stats (trace, stream, 0);
+
+    g_assert_cmpstr (stat_value (stats, "hlo_category"), ==, "convolution");
+    g_assert_cmpstr (stat_value (stats, "flops"), ==, "4096");
+    g_assert_cmpstr (stat_value (stats, "kernel_details"), ==,
+                     "regs:64 static_shared:1024 dynamic_shared:2048 grid:160,2,1 block:128,1,1 "
+                     "occ_pct:50.5");
+    g_assert_cmpstr (stat_value (stats, "correlation_id"), ==, "11");
+    g_assert_cmpstr (stat_value (stats, "group_id"), ==, "5");
+    g_assert_nonnull (stat_value (stats, "blob"));
+    g_assert_nonnull (strstr (stat_value (stats, "blob"), "3"));
+  }
+
+  /* Transfers: direction, bytes, pageable flag. */
+  s = cp_lane_get_slices (htod);
+  g_assert_cmpuint (s->n, ==, 1);
+  g_assert_true (s->flags[0] & CP_SLICE_PAGEABLE);
+  g_assert_cmpstr (cp_trace_get_string (trace, s->cat[0]), ==, "gpu_memcpy");
+  gi = cp_trace_get_gpu_info (trace, (CpSliceRef) { cp_lane_get_index (htod), 0 });
+  g_assert_cmpint (gi->bytes, ==, 4096);
+  gi = cp_trace_get_gpu_info (trace, (CpSliceRef) { cp_lane_get_index (memset), 0 });
+  g_assert_cmpint (gi->bytes, ==, 64);
+  g_assert_cmpstr (cp_trace_get_string (trace, cp_lane_get_slices (memset)->cat[0]), ==,
+                   "gpu_memset");
+  gi = cp_trace_get_gpu_info (trace, (CpSliceRef) { cp_lane_get_index (dtod), 0 });
+  g_assert_cmpint (gi->bytes, ==, 128);
+
+  /* Flows: launch -> kernel, memcpy call -> memcpy, producer -> consumer. */
+  {
+    CpSliceRef from = { cp_lane_get_index (main_lane), launch };
+    CpSliceRef to = { cp_lane_get_index (stream), 0 };
+    CpSliceRef copy_from = { cp_lane_get_index (main_lane),
+                             find_slice (trace, main_lane, "cudaMemcpyAsync") };
+    CpSliceRef copy_to = { cp_lane_get_index (htod), 0 };
+    CpSliceRef prod = { cp_lane_get_index (main_lane), k };
+    CpSliceRef cons = { cp_lane_get_index (main_lane), find_slice (trace, main_lane, "consumer") };
+    guint n;
+
+    g_assert_true (has_flow (trace, from, to, CP_FLOW_LAUNCH));
+    g_assert_true (has_flow (trace, copy_from, copy_to, CP_FLOW_LAUNCH));
+    g_assert_true (has_flow (trace, prod, cons, CP_FLOW_PRODUCER));
+    cp_trace_get_flows (trace, &n);
+    g_assert_cmpuint (n, ==, 3);
+  }
+
+  /* Steps: the _r root with step_num. */
+  {
+    guint n;
+    const CpStep *steps = cp_trace_get_steps (trace, &n);
+
+    g_assert_cmpuint (n, ==, 1);
+    g_assert_cmpint (steps[0].number, ==, 42);
+    g_assert_cmpint (steps[0].start, ==, 0);
+    g_assert_cmpint (steps[0].end, ==, 9000);
+    g_assert_cmpstr (cp_trace_slice_name (trace, steps[0].marker), ==, "train");
+  }
+
+  /* Devices: both GPUs, caps from plane stats. */
+  g_assert_cmpuint (cp_trace_get_n_devices (trace), ==, 2);
+  dev = cp_trace_find_device (trace, 0);
+  g_assert_nonnull (dev);
+  g_assert_cmpstr (cp_trace_get_string (trace, dev->name), ==, "NVIDIA Test GPU");
+  g_assert_cmpstr (cp_trace_get_string (trace, dev->vendor), ==, "Nvidia");
+  g_assert_cmpint (dev->num_sms, ==, 80);
+  g_assert_cmpint (dev->total_memory, ==, G_GINT64_CONSTANT (17179869184));
+  g_assert_cmpint (dev->compute_major, ==, 8);
+  g_assert_cmpint (dev->compute_minor, ==, 6);
+  g_assert_cmpint (dev->warp_size, ==, 32);
+  g_assert_cmpfloat (dev->peak_tflops, ==, 35.5);
+  g_assert_cmpfloat (dev->memory_bandwidth, ==, 9e11);
+  g_assert_nonnull (cp_trace_find_device (trace, 1));
+
+  /* Processes: hosts first, named after the host. */
+  proc = cp_trace_get_process (trace, cp_lane_get_process (main_lane));
+  g_assert_cmpstr (cp_trace_get_string (trace, proc->name), ==, "node7 /host:CPU");
+  g_assert_false (proc->is_device);
+  proc = cp_trace_get_process (trace, cp_lane_get_process (stream));
+  g_assert_true (proc->is_device);
+  g_assert_cmpint (proc->device, ==, 0);
+  g_assert_cmpuint (cp_lane_get_index (main_lane), <, cp_lane_get_index (stream));
+
+  /* Bookkeeping planes are metadata. */
+  g_assert_nonnull (cp_trace_lookup_metadata (trace, "/host:metadata"));
+  g_assert_nonnull (strstr (cp_trace_lookup_metadata (trace, "/host:metadata"), "\"build\":\"test\""));
+  g_assert_nonnull (strstr (cp_trace_lookup_metadata (trace, "Task Environment"),
+                            "1700000000000000000"));
+  g_assert_cmpstr (cp_trace_lookup_metadata (trace, "hostnames"), ==, "[\"node7\"]");
+}
+
+/* TPU planes: op lines are kernels, the rest annotations; Steps make steps. */
+static void
+test_tpu_mapping (void)
+{
+  g_autoptr(GByteArray) space = g_byte_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  XpPlane *tpu = xp_plane_new (3, "/device:TPU:3");
+  CpLane *ops, *modules, *steps_lane, *fw, *chip;
+  guint n;
+  const CpStep *steps;
+  const CpDevice *dev;
+
+  xp_plane_stat (tpu, xp_stat_str (tpu, "device_type_string", "TPU v6 Lite"));
+  xp_plane_stat (tpu, xp_stat_double (tpu, "peak_teraflops_per_second", 918.0));
+  xp_plane_stat (tpu, xp_stat_double (tpu, "peak_hbm_bw_gigabytes_per_second", 1600.0));
+  xp_event_meta (tpu, "%fusion.3 = f32[8] fusion(...)", "fusion.3",
+                 xp_stat_int (tpu, "flops", 640), xp_stat_int (tpu, "bytes_accessed", 128), NULL);
+  xp_line (tpu, 1, 0, "Steps", NULL, 0,
+           xp_event (tpu, "1", 0, 5000000, NULL),
+           xp_event (tpu, "2", 5000000, 5000000, xp_stat_int (tpu, "step_num", 7), NULL),
+           NULL);
+  xp_line (tpu, 2, 0, "XLA Modules", NULL, 0,
+           xp_event (tpu, "jit_train(1)", 0, 4000000, NULL), NULL);
+  xp_line (tpu, 3, 0, "XLA Ops", NULL, 0,
+           xp_event (tpu, "%fusion.3 = f32[8] fusion(...)", 1000000, 2000000,
+                     xp_stat_uint (tpu, "device_offset_ps", 999), NULL),
+           NULL);
+  xp_line (tpu, 4, 0, "TensorFlow Ops", NULL, 0,
+           xp_event (tpu, "dense/MatMul", 1000000, 2000000, NULL), NULL);
+  xp_space_add_plane (space, tpu);
+  tpu = xp_plane_new (0, "#Chip 0 HBM");
+  xp_line (tpu, 1, 0, "Bandwidth", NULL, 0, xp_event (tpu, "read", 0, 1000, NULL), NULL);
+  xp_space_add_plane (space, tpu);
+  xp_space_add_task_env (space, START);
+
+  trace = load (space, &error);
+  g_assert_no_error (error);
+
+  ops = find_lane (trace, "XLA Ops", CP_LANE_KERNEL);
+  modules = find_lane (trace, "XLA Modules", CP_LANE_DEVICE_ANNOTATION);
+  steps_lane = find_lane (trace, "Steps", CP_LANE_DEVICE_ANNOTATION);
+  fw = find_lane (trace, "TensorFlow Ops", CP_LANE_DEVICE_ANNOTATION);
+  chip = find_lane (trace, "Bandwidth", CP_LANE_DEVICE_ANNOTATION);
+  g_assert_nonnull (ops);
+  g_assert_nonnull (modules);
+  g_assert_nonnull (steps_lane);
+  g_assert_nonnull (fw);
+  g_assert_nonnull (chip);
+  g_assert_cmpint (cp_lane_get_device (ops), ==, 3);
+  g_assert_cmpint (cp_lane_get_stream (ops), ==, 3);
+  g_assert_cmpint (cp_lane_get_device (modules), ==, 3);
+  g_assert_cmpstr (cp_trace_slice_name (trace, (CpSliceRef) { cp_lane_get_index (ops), 0 }), ==,
+                   "fusion.3");
+  {
+    const CpGpuInfo *gi = cp_trace_get_gpu_info (trace, (CpSliceRef) { cp_lane_get_index (ops), 0 });
+
+    g_assert_nonnull (gi);
+    g_assert_cmpint (gi->flops, ==, 640);
+    g_assert_cmpint (gi->bytes_accessed, ==, 128);
+    g_assert_cmpint (gi->device, ==, 3);
+  }
+
+  steps = cp_trace_get_steps (trace, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpint (steps[0].number, ==, 1);
+  g_assert_cmpint (steps[1].number, ==, 7);
+  g_assert_cmpint (steps[1].start - steps[0].start, ==, 5000);
+  g_assert_cmpint (steps[1].end - steps[1].start, ==, 5000);
+
+  dev = cp_trace_find_device (trace, 3);
+  g_assert_nonnull (dev);
+  g_assert_cmpstr (cp_trace_get_string (trace, dev->name), ==, "TPU v6 Lite");
+  g_assert_cmpstr (cp_trace_get_string (trace, dev->vendor), ==, "Google");
+  g_assert_cmpfloat (dev->peak_tflops, ==, 918.0);
+  g_assert_cmpfloat (dev->memory_bandwidth, ==, 1.6e12);
+}
+
+/* Time base: lines in epoch ns without a Task Environment, extreme values. */
+static void
+test_time_base (void)
+{
+  g_autoptr(GByteArray) space = g_byte_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  XpPlane *host = xp_plane_new (0, "/host:CPU");
+  CpLane *a, *b;
+  const CpSlices *s;
+
+  /* Epoch bases; one line with a negative offset and one whose offset plus
+   * duration overflows int64 picoseconds. */
+  xp_line (host, 1, 0, "a", NULL, START,
+           xp_event (host, "neg", -2500, 1000, NULL),
+           xp_event (host, "x", 1000, 1000, NULL), NULL);
+  xp_line (host, 2, 0, "b", NULL, START + 1000000,
+           xp_event (host, "huge", G_MAXINT64 - 10, G_MAXINT64, NULL), NULL);
+  xp_space_add_plane (space, host);
+
+  trace = load (space, &error);
+  g_assert_no_error (error);
+  g_assert_true (cp_trace_get_origin_is_epoch (trace));
+  /* floor (-2500 / 1000) = -3 */
+  g_assert_cmpint (cp_trace_get_origin_abs (trace), ==, START - 3);
+  a = find_lane (trace, "a", CP_LANE_HOST_THREAD);
+  b = find_lane (trace, "b", CP_LANE_HOST_THREAD);
+  s = cp_lane_get_slices (a);
+  g_assert_cmpint (s->start[0], ==, 0);
+  /* end = floor (-1500 / 1000) = -2 */
+  g_assert_cmpint (s->dur[0], ==, 1);
+  g_assert_cmpint (s->start[1], ==, 4);
+  s = cp_lane_get_slices (b);
+  g_assert_cmpuint (s->n, ==, 1);
+  g_assert_cmpint (s->start[0], >, 0);
+  g_assert_cmpint (s->dur[0], >=, 0);
+  g_assert_cmpint (s->start[0] + s->dur[0], >=, s->start[0]);
+}
+
+/* Flows from the "flow" stat, device matching, unknown metadata. */
+static void
+test_flows_and_unknowns (void)
+{
+  g_autoptr(GByteArray) space = g_byte_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  XpPlane *host = xp_plane_new (0, "/host:CPU");
+  XpPlane *gpu0 = xp_plane_new (0, "/device:GPU:0");
+  XpPlane *gpu1 = xp_plane_new (1, "/device:GPU:1");
+  guint64 id = 12345;
+  CpLane *t, *s0, *s1;
+  guint n;
+
+  /* flow: out on the host, in on the device (category 9: gpu_launch). */
+  xp_line (host, 1, 0, "t", NULL, 0,
+           xp_event (host, "enqueue", 0, 1000000,
+                     xp_stat_uint (host, "flow", (id << 2) | 2 | (G_GUINT64_CONSTANT (9) << 58)),
+                     NULL),
+           /* launch on GPU 1 with correlation 5: must not link GPU 0's 5 */
+           xp_event (host, "launch", 2000000, 1000,
+                     xp_stat_uint (host, "correlation_id", 5), xp_stat_int (host, "device_id", 1),
+                     NULL),
+           /* an event whose metadata id is unknown: empty name, no error */
+           xp_event_raw (999, 3000000, 10),
+           /* an event with no metadata id at all (id 0) */
+           xp_event_raw (0, 4000000, 10),
+           NULL);
+  xp_line (gpu0, 1, 0, "Stream #1", NULL, 0,
+           xp_event (gpu0, "k_in", 1500000, 1000,
+                     xp_stat_uint (gpu0, "flow", (id << 2) | 1 | (G_GUINT64_CONSTANT (9) << 58)),
+                     NULL),
+           xp_event (gpu0, "k0", 2500000, 1000, xp_stat_uint (gpu0, "correlation_id", 5), NULL),
+           NULL);
+  xp_line (gpu1, 1, 0, "Stream #1", NULL, 0,
+           xp_event (gpu1, "k1", 2600000, 1000, xp_stat_uint (gpu1, "correlation_id", 5), NULL),
+           NULL);
+  /* a stat with an unknown metadata id */
+  {
+    GByteArray *e = xp_event (gpu1, "k2", 2700000, 1000, NULL);
+    GByteArray *st = g_byte_array_new ();
+
+    pbw_int (st, 1, 4242);
+    pbw_int (st, 4, 1);
+    pbw_msg (e, 4, st);
+    xp_line (gpu1, 2, 0, "Stream #2", NULL, 0, e, NULL);
+  }
+  xp_space_add_plane (space, host);
+  xp_space_add_plane (space, gpu0);
+  xp_space_add_plane (space, gpu1);
+  xp_space_add_task_env (space, START);
+
+  trace = load (space, &error);
+  g_assert_no_error (error);
+  t = find_lane (trace, "t", CP_LANE_HOST_THREAD);
+  s0 = NULL;
+  s1 = NULL;
+  for (guint i = 0; i < cp_trace_get_n_lanes (trace); i++)
+    {
+      CpLane *l = cp_trace_get_lane (trace, i);
+
+      if (cp_lane_get_kind (l) == CP_LANE_KERNEL && cp_lane_get_stream (l) == 1)
+        {
+          if (cp_lane_get_device (l) == 0)
+            s0 = l;
+          else
+            s1 = l;
+        }
+    }
+  g_assert_nonnull (s0);
+  g_assert_nonnull (s1);
+  g_assert_cmpuint (cp_lane_get_n_slices (t), ==, 4);
+  g_assert_cmpint (find_slice (trace, t, ""), >=, 0);
+
+  g_assert_true (has_flow (trace, (CpSliceRef) { cp_lane_get_index (t), find_slice (trace, t, "enqueue") },
+                           (CpSliceRef) { cp_lane_get_index (s0), find_slice (trace, s0, "k_in") },
+                           CP_FLOW_LAUNCH));
+  g_assert_true (has_flow (trace, (CpSliceRef) { cp_lane_get_index (t), find_slice (trace, t, "launch") },
+                           (CpSliceRef) { cp_lane_get_index (s1), 0 }, CP_FLOW_LAUNCH));
+  g_assert_false (has_flow (trace, (CpSliceRef) { cp_lane_get_index (t), find_slice (trace, t, "launch") },
+                            (CpSliceRef) { cp_lane_get_index (s0), find_slice (trace, s0, "k0") },
+                            CP_FLOW_LAUNCH));
+  cp_trace_get_flows (trace, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpuint (cp_load_report_n_warnings (cp_trace_get_load_report (trace)), >=, 1);
+}
+
+/* group_id spans make steps when nothing else does. */
+static void
+test_group_steps (void)
+{
+  g_autoptr(GByteArray) space = g_byte_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  XpPlane *host = xp_plane_new (0, "/host:CPU");
+  const CpStep *steps;
+  guint n;
+
+  xp_line (host, 1, 0, "t", NULL, 0,
+           xp_event (host, "a", 0, 1000000, xp_stat_int (host, "group_id", 3), NULL),
+           xp_event (host, "b", 3000000, 1000000, xp_stat_int (host, "group_id", 3), NULL),
+           xp_event (host, "c", 5000000, 1000000, xp_stat_int (host, "group_id", 4), NULL),
+           NULL);
+  xp_space_add_plane (space, host);
+  xp_space_add_task_env (space, START);
+  trace = load (space, &error);
+  g_assert_no_error (error);
+  steps = cp_trace_get_steps (trace, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpint (steps[0].number, ==, 3);
+  g_assert_cmpint (steps[0].end - steps[0].start, ==, 4000);
+  g_assert_cmpint (steps[1].number, ==, 4);
+}
+
+/* Cut at every byte: loads what is complete or fails cleanly. */
+static void
+test_truncated (void)
+{
+  g_autoptr(GByteArray) space = make_gpu_space ();
+  g_autoptr(GHashTable) boundaries = g_hash_table_new (NULL, NULL);
+  guint64 full_slices;
+  guint loaded = 0;
+  CpPbReader r;
+  CpPbField f;
+
+  /* Cuts at the end of a top-level field leave a shorter but whole XSpace. */
+  cp_pb_reader_init (&r, space->data, space->len, 0);
+  g_hash_table_add (boundaries, GUINT_TO_POINTER (0));
+  while (cp_pb_reader_next (&r, &f))
+    g_hash_table_add (boundaries, GUINT_TO_POINTER ((guint) cp_pb_reader_offset (&r)));
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(CpTrace) trace = load (space, &error);
+
+    g_assert_no_error (error);
+    full_slices = cp_trace_get_n_slices (trace);
+  }
+
+  for (guint cut = 0; cut < space->len; cut++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GByteArray) part = g_byte_array_new ();
+      g_autoptr(CpTrace) trace = NULL;
+
+      g_byte_array_append (part, space->data, cut);
+      trace = load (part, &error);
+      if (trace == NULL)
+        {
+          g_assert_nonnull (error);
+          continue;
+        }
+      loaded++;
+      g_assert_cmpuint (cp_trace_get_n_slices (trace), <=, full_slices);
+      if (!g_hash_table_contains (boundaries, GUINT_TO_POINTER (cut)))
+        {
+          const CpLoadReport *report = cp_trace_get_load_report (trace);
+
+          g_assert_true (report->truncated);
+          g_assert_cmpuint (report->stopped_at, <=, cut);
+        }
+    }
+  g_assert_cmpuint (loaded, >, space->len / 2);
+}
+
+/* Random mutations never crash (the sanitizer build checks memory). */
+static void
+test_mutations (void)
+{
+  g_autoptr(GByteArray) space = make_gpu_space ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+
+  for (guint round = 0; round < 3000; round++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GByteArray) copy = g_byte_array_new ();
+      g_autoptr(CpTrace) trace = NULL;
+      guint n = g_rand_int_range (rand, 1, 4);
+
+      g_byte_array_append (copy, space->data, space->len);
+      for (guint k = 0; k < n; k++)
+        copy->data[g_rand_int_range (rand, 0, copy->len)] = g_rand_int_range (rand, 0, 256);
+      trace = load (copy, &error);
+      g_assert_true ((trace == NULL) == (error != NULL));
+    }
+}
+
+/* Malformed structures get a clear error. */
+static void
+test_malformed (void)
+{
+  g_autoptr(GByteArray) buf = g_byte_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+
+  /* A wrong wire type at the top. */
+  pbw_tag (buf, 1, 7);
+  trace = load (buf, &error);
+  g_assert_null (trace);
+  g_assert_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED);
+  g_assert_nonnull (strstr (error->message, "byte 0"));
+  g_clear_error (&error);
+
+  /* An absurd varint. */
+  g_byte_array_set_size (buf, 0);
+  g_byte_array_append (buf, (const guint8 *) "\x0a\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 12);
+  trace = load (buf, &error);
+  g_assert_null (trace);
+  g_assert_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED);
+  g_clear_error (&error);
+
+  /* A plane length past the end: truncated, and nothing complete. */
+  g_byte_array_set_size (buf, 0);
+  pbw_tag (buf, 1, 2);
+  pbw_raw_varint (buf, 1000);
+  pbw_str (buf, 2, "/host:CPU");
+  trace = load (buf, &error);
+  g_assert_null (trace);
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+
+  /* Empty input and a space with no planes. */
+  g_byte_array_set_size (buf, 0);
+  trace = load (buf, &error);
+  g_assert_null (trace);
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  pbw_str (buf, 4, "host");
+  trace = load (buf, &error);
+  g_assert_null (trace);
+  g_assert_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY);
+  g_clear_error (&error);
+
+  /* A recursion bomb in an unknown field of an event (deep groups) and deep
+   * messages in an unknown plane field: the event is skipped or loaded, the
+   * rest loads. */
+  {
+    g_autoptr(GByteArray) space = g_byte_array_new ();
+    XpPlane *host = xp_plane_new (0, "/host:CPU");
+    GByteArray *bomb = xp_event (host, "bomb", 0, 10, NULL);
+    GByteArray *nest = g_byte_array_new ();
+
+    for (guint i = 0; i < 100000; i++)
+      pbw_tag (bomb, 15, CP_PB_WIRE_SGROUP);
+    pbw_uint (nest, 1, 1);
+    for (guint i = 0; i < 2000; i++)
+      {
+        GByteArray *outer = g_byte_array_new ();
+
+        pbw_msg (outer, 1, nest);
+        nest = outer;
+      }
+    xp_line (host, 1, 0, "t", NULL, 0, bomb, xp_event (host, "ok", 100000, 10, NULL), NULL);
+    xp_space_add_plane (space, host);
+    pbw_msg (space, 9, nest);
+    trace = load (space, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (cp_trace_get_n_slices (trace), ==, 1);
+    g_assert_cmpuint (cp_trace_get_load_report (trace)->skipped, ==, 1);
+    g_assert_cmpuint (cp_load_report_n_warnings (cp_trace_get_load_report (trace)), >=, 1);
+    g_clear_object (&trace);
+  }
+
+  /* Stats decoding refuses malformed records. */
+  {
+    g_autoptr(GByteArray) space = make_gpu_space ();
+    g_autoptr(GPtrArray) stats = NULL;
+
+    trace = load (space, &error);
+    g_assert_no_error (error);
+    stats = cp_xstats_decode (trace, (const guint8 *) "\x01\x09", 2, &error);
+    g_assert_null (stats);
+    g_assert_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED);
+    g_clear_error (&error);
+    stats = cp_xstats_decode (trace, (const guint8 *) "\x01\x02\x00", 3, &error);
+    g_assert_null (stats);
+    g_clear_error (&error);
+    stats = cp_xstats_decode (trace, (const guint8 *) "\x00\x05\xff\xff\xff\x0f", 6, &error);
+    g_assert_null (stats);
+    g_clear_error (&error);
+    stats = cp_xstats_decode (trace, (const guint8 *) "", 0, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (stats->len, ==, 0);
+  }
+}
+
+/* A plane with a million lines with events: bounded lanes, quick. */
+static void
+test_million_lines (void)
+{
+  g_autoptr(GByteArray) space = g_byte_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  XpPlane *host = xp_plane_new (0, "/host:CPU");
+  const CpLoadReport *report;
+
+  xp_event_meta (host, "e", NULL, NULL);
+  for (guint i = 1; i <= 1000000; i++)
+    xp_line (host, i, 0, "t", NULL, 0, xp_event_raw (1, 0, 1000), NULL);
+  xp_space_add_plane (space, host);
+  trace = load (space, &error);
+  g_assert_no_error (error);
+  report = cp_trace_get_load_report (trace);
+  g_assert_cmpuint (cp_trace_get_n_lanes (trace), ==, 10000);
+  g_assert_cmpuint (report->skipped, ==, 1000000 - 10000);
+  g_assert_cmpuint (cp_load_report_n_warnings (report), >=, 1);
+}
+
+/* Every real capture loads; counts match an independent decode. */
+static void
+test_shared_traces (void)
+{
+  const char *root = cp_test_shared_traces ();
+  g_autofree char *script = NULL;
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  GQueue dirs = G_QUEUE_INIT;
+  guint n_loaded = 0, n_corrupted = 0;
+
+  if (root == NULL)
+    {
+      g_test_skip ("no shared traces");
+      return;
+    }
+  g_queue_push_tail (&dirs, g_strdup (root));
+  while (!g_queue_is_empty (&dirs))
+    {
+      g_autofree char *dir = g_queue_pop_head (&dirs);
+      g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+      const char *name;
+
+      while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+        {
+          char *path = g_build_filename (dir, name, NULL);
+
+          if (g_file_test (path, G_FILE_TEST_IS_DIR))
+            g_queue_push_tail (&dirs, path);
+          else if (g_str_has_suffix (name, ".xplane.pb"))
+            g_ptr_array_add (files, path);
+          else
+            g_free (path);
+        }
+    }
+  if (files->len == 0)
+    {
+      g_test_skip ("no .xplane.pb under the shared traces");
+      return;
+    }
+
+  script = g_build_filename (g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".",
+                             "xplane-count.py", NULL);
+
+  for (guint i = 0; i < files->len; i++)
+    {
+      const char *path = g_ptr_array_index (files, i);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GMappedFile) mf = g_mapped_file_new (path, FALSE, &error);
+      g_autoptr(GByteArray) copy = g_byte_array_new ();
+      g_autoptr(CpTrace) trace = NULL;
+
+      g_assert_no_error (error);
+      g_byte_array_append (copy, (const guint8 *) g_mapped_file_get_contents (mf),
+                           g_mapped_file_get_length (mf));
+      trace = load (copy, &error);
+      if (strstr (path, "_corrupted_") != NULL)
+        {
+          g_assert_null (trace);
+          g_assert_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED);
+          g_assert_nonnull (strstr (error->message, "damaged at byte"));
+          n_corrupted++;
+          continue;
+        }
+      g_assert_no_error (error);
+      g_assert_nonnull (trace);
+      g_assert_cmpuint (cp_load_report_n_warnings (cp_trace_get_load_report (trace)), ==, 0);
+      g_assert_false (cp_trace_get_load_report (trace)->truncated);
+      n_loaded++;
+
+      if (python != NULL && g_file_test (script, G_FILE_TEST_EXISTS))
+        {
+          const char *argv[] = { python, script, path, NULL };
+          g_autofree char *out = NULL;
+          g_autofree char *expected = NULL;
+          int status;
+          const CpLoadReport *report = cp_trace_get_load_report (trace);
+          guint n_counter = 0;
+          guint64 n_samples = 0;
+
+          g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL,
+                        &status, &error);
+          g_assert_no_error (error);
+          g_assert_true (g_spawn_check_wait_status (status, NULL));
+          for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
+            if (cp_lane_get_kind (cp_trace_get_lane (trace, l)) == CP_LANE_COUNTER)
+              {
+                n_counter++;
+                n_samples += cp_lane_get_counter (cp_trace_get_lane (trace, l), NULL, NULL);
+              }
+          expected = g_strdup_printf ("lanes=%u slices=%" G_GUINT64_FORMAT " kernels=%" G_GUINT64_FORMAT
+                                      " transfers=%" G_GUINT64_FORMAT " annotations=%" G_GUINT64_FORMAT
+                                      " counters=%u samples=%" G_GUINT64_FORMAT " events=%"
+                                      G_GUINT64_FORMAT " aggregated=%" G_GUINT64_FORMAT "\n",
+                                      cp_trace_get_n_lanes (trace), cp_trace_get_n_slices (trace),
+                                      cp_trace_count_slices (trace, CP_LANE_KERNEL),
+                                      cp_trace_count_slices (trace, CP_LANE_TRANSFER),
+                                      cp_trace_count_slices (trace, CP_LANE_DEVICE_ANNOTATION),
+                                      n_counter, n_samples, report->events, report->aggregated);
+          g_test_message ("%s: %s", path, out);
+          g_assert_cmpstr (out, ==, expected);
+        }
+    }
+  if (python == NULL)
+    g_test_message ("python3 not found: counts not cross-checked");
+  g_assert_cmpuint (n_loaded, >, 0);
+  g_assert_cmpuint (n_corrupted, <=, 1);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/xplane/gpu-mapping", test_gpu_mapping);
+  g_test_add_func ("/xplane/tpu-mapping", test_tpu_mapping);
+  g_test_add_func ("/xplane/time-base", test_time_base);
+  g_test_add_func ("/xplane/flows-unknowns", test_flows_and_unknowns);
+  g_test_add_func ("/xplane/group-steps", test_group_steps);
+  g_test_add_func ("/xplane/truncated", test_truncated);
+  g_test_add_func ("/xplane/mutations", test_mutations);
+  g_test_add_func ("/xplane/malformed", test_malformed);
+  g_test_add_func ("/xplane/million-lines", test_million_lines);
+  g_test_add_func ("/xplane/shared-traces", test_shared_traces);
+
+  return g_test_run ();
+}
