@@ -240,6 +240,46 @@ test_counters_instants (void)
   g_assert_cmpuint (cp_trace_get_load_report (trace)->skipped, ==, 1);
 }
 
+static void
+test_time_offset_and_gpu_correlation (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint host = cp_trace_builder_process_for_pid (b, 100);
+  guint gpu = cp_trace_builder_process_for_pid (b, 0);
+  guint hl = cp_trace_builder_lane (b, host, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+  guint kl = cp_trace_builder_lane (b, gpu, CP_LANE_KERNEL, (CpLaneKey) { 7, 0 });
+  g_autoptr(CpTrace) trace = NULL;
+  CpGpuInfo info = { 0 };
+  CpSliceInit init;
+  const CpFlow *flows;
+  guint n_flows;
+
+  add (b, hl, 1000, 10, "cudaLaunchKernel", 5);
+  cp_slice_init_clear (&init);
+  init.start = 1500;
+  init.dur = 100;
+  init.name = cp_trace_builder_intern (b, "gemm", -1);
+  init.corr = 5;
+  info.device = 0;
+  info.stream = 7;
+  init.gpu = &info;
+  cp_trace_builder_add_slice (b, kl, &init);
+  /* Relative times; the base arrives last, as in some Kineto files. */
+  cp_trace_builder_set_time_offset (b, 1700000000000000000);
+  cp_trace_builder_set_epoch_base (b, 1700000000000000000);
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+
+  g_assert_cmpint (cp_trace_get_origin_abs (trace), ==, 1700000000000001000);
+  g_assert_true (cp_trace_get_origin_is_epoch (trace));
+  g_assert_cmpint (cp_trace_get_duration (trace), ==, 600);
+  /* The kernel's GPU info (device 0) is read while linking correlations. */
+  flows = cp_trace_get_flows (trace, &n_flows);
+  g_assert_cmpuint (n_flows, ==, 1);
+  g_assert_cmpint (flows[0].kind, ==, CP_FLOW_LAUNCH);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -250,5 +290,6 @@ main (int   argc,
   g_test_add_func ("/model/flows-correlation", test_flows_and_correlation);
   g_test_add_func ("/model/steps-args", test_steps_and_args);
   g_test_add_func ("/model/counters-instants", test_counters_instants);
+  g_test_add_func ("/model/time-offset-gpu-correlation", test_time_offset_and_gpu_correlation);
   return g_test_run ();
 }

@@ -79,6 +79,7 @@ struct _CpTraceBuilder
   char         *title;
   gint64        epoch_base;
   gboolean      has_epoch;
+  gint64        time_offset;
 
   GArray       *processes;       /* of CpProcess */
   GArray       *process_sort_set;/* of gboolean */
@@ -271,6 +272,13 @@ cp_trace_builder_set_epoch_base (CpTraceBuilder *self,
 {
   self->epoch_base = epoch_ns;
   self->has_epoch = TRUE;
+}
+
+void
+cp_trace_builder_set_time_offset (CpTraceBuilder *self,
+                                  gint64          offset_ns)
+{
+  self->time_offset = offset_ns;
 }
 
 /* Processes */
@@ -1423,7 +1431,7 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
 
   origin = self->min_ts;
   trace = _cp_trace_new ();
-  trace->origin_abs = origin;
+  trace->origin_abs = origin + self->time_offset;
   trace->origin_is_epoch = self->has_epoch;
   trace->duration = self->max_ts > origin ? self->max_ts - origin : 0;
 
@@ -1625,6 +1633,10 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
                              "%u flow end points had no slice to bind to", unbound);
     }
 
+  /* link_correlations() reads the slices' GPU info: hand it over first. */
+  g_array_unref (trace->gpu_infos);
+  trace->gpu_infos = g_steal_pointer (&self->gpu_infos);
+
   if (self->link_correlations)
     link_correlations (trace, trace->flows, cp_string_pool_intern (self->strings, "correlation", -1));
 
@@ -1679,8 +1691,6 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
   /* Hand over the rest. */
   g_array_append_vals (trace->processes, self->processes->data, self->processes->len);
   g_array_append_vals (trace->devices, self->devices->data, self->devices->len);
-  g_array_unref (trace->gpu_infos);
-  trace->gpu_infos = g_steal_pointer (&self->gpu_infos);
   g_array_unref (trace->args);
   trace->args = g_steal_pointer (&self->args);
   g_ptr_array_unref (trace->args_chunks);

@@ -65,6 +65,13 @@ void             cp_trace_builder_set_title      (CpTraceBuilder *self,
 void             cp_trace_builder_set_epoch_base (CpTraceBuilder *self,
                                                   gint64          epoch_ns);
 
+/* Times given to the builder (before or after this call) are relative to
+ * offset_ns: the trace's absolute origin becomes offset_ns + the earliest
+ * time. For readers that learn the base only after the events (Kineto's
+ * baseTimeNanoseconds may come last). */
+void             cp_trace_builder_set_time_offset (CpTraceBuilder *self,
+                                                   gint64          offset_ns);
+
 /* Processes, found or created by pid. */
 guint            cp_trace_builder_process_for_pid    (CpTraceBuilder *self,
                                                       gint64          pid);

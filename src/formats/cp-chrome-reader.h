@@ -1,0 +1,68 @@
+/* cp-chrome-reader.h: Chrome Trace Event JSON (PyTorch/Kineto) into a trace builder
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "model/cp-trace-builder.h"
+#include "cp-loader.h"
+#include "cp-source.h"
+
+G_BEGIN_DECLS
+
+/* Top-level values other than the events are kept as metadata up to this
+ * size each; larger ones are dropped with a warning. */
+#define CP_CHROME_MAX_METADATA (4u * 1024u * 1024u)
+/* Arguments of one event are kept up to this size; larger ones are dropped
+ * with a warning (the event itself is kept). */
+#define CP_CHROME_MAX_ARGS     (16u * 1024u * 1024u)
+
+typedef struct _CpChromeReader CpChromeReader;
+
+/* A reader fills builder as text is fed. mapped, when not NULL, is the whole
+ * input (a mapped file): arguments are then kept as zero-copy references into
+ * it, and fed chunks must be consecutive slices of it. name names the input in
+ * messages. */
+CpChromeReader *cp_chrome_reader_new    (CpTraceBuilder  *builder,
+                                         GBytes          *mapped,
+                                         const char      *name);
+void            cp_chrome_reader_free   (CpChromeReader  *self);
+
+/* Feeds the next chunk. Returns FALSE when reading cannot go on: a fatal
+ * error (error set) or damaged text after which nothing more can be read
+ * (no error: finish() reports the truncation or fails). */
+gboolean        cp_chrome_reader_feed   (CpChromeReader  *self,
+                                         const char      *data,
+                                         gsize            len,
+                                         GError         **error);
+/* Tells the reader that the input stopped early because of damage after
+ * the fed bytes (a corrupted compressed frame): loaded events are kept and
+ * the report says where reading stopped. */
+void            cp_chrome_reader_input_damaged (CpChromeReader *self,
+                                                const GError   *damage);
+/* Ends the input: matches what is still open, binds flows, applies
+ * metadata, detects steps. Fails (CP_TRACE_ERROR) when the text is not a
+ * trace or nothing could be read. */
+gboolean        cp_chrome_reader_finish (CpChromeReader  *self,
+                                         GError         **error);
+
+/* Reads a whole source (sniffed as JSON) into builder, with progress (input
+ * bytes) and cancellation. */
+gboolean        cp_chrome_reader_read_source (CpSource           *source,
+                                              CpTraceBuilder     *builder,
+                                              GCancellable       *cancellable,
+                                              CpLoadProgressFunc  progress,
+                                              gpointer            progress_data,
+                                              GError            **error);
+
+/* Classification helpers, exposed for tests. */
+CpTransferKind  cp_chrome_transfer_kind (const char *name,
+                                         guint16    *flags);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpChromeReader, cp_chrome_reader_free)
+
+G_END_DECLS

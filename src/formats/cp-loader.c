@@ -1,0 +1,319 @@
+/* cp-loader.c: the one entry point that opens a capture
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "model/cp-trace-builder.h"
+#include "cp-chrome-reader.h"
+#include "cp-loader.h"
+#include "cp-source.h"
+
+static char *
+format_name (const char    *base,
+             CpCompression  compression)
+{
+  switch (compression)
+    {
+    case CP_COMPRESSION_GZIP:
+      return g_strconcat (base, "+gzip", NULL);
+    case CP_COMPRESSION_ZSTD:
+      return g_strconcat (base, "+zstd", NULL);
+    case CP_COMPRESSION_NONE:
+    default:
+      return g_strdup (base);
+    }
+}
+
+static CpTrace *
+load_folder (GFile         *file,
+             GCancellable  *cancellable,
+             GError       **error)
+{
+  g_autofree char *name = g_file_get_parse_name (file);
+
+  g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_UNSUPPORTED,
+               _("“%s” is a folder; opening TensorBoard profile folders is not supported yet, "
+                 "open one of the capture files inside it instead"),
+               name);
+  return NULL;
+}
+
+static CpTrace *
+load_chrome (CpSource            *source,
+             GCancellable        *cancellable,
+             CpLoadProgressFunc   progress,
+             gpointer             progress_data,
+             GError             **error)
+{
+  g_autoptr(CpTraceBuilder) builder = cp_trace_builder_new ();
+  CpLoadReport *report = cp_trace_builder_get_report (builder);
+
+  cp_trace_builder_set_file (builder, cp_source_get_file (source));
+  g_free (report->format);
+  report->format = format_name ("chrome-json", cp_source_get_compression (source));
+  report->file_bytes = cp_source_get_file_size (source);
+
+  if (!cp_chrome_reader_read_source (source, builder, cancellable, progress, progress_data, error))
+    return NULL;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  return cp_trace_builder_finish (g_steal_pointer (&builder), error);
+}
+
+CpTrace *
+cp_load_file (GFile               *file,
+              GCancellable        *cancellable,
+              CpLoadProgressFunc   progress,
+              gpointer             progress_data,
+              GError             **error)
+{
+  g_autoptr(CpSource) source = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  g_autofree char *name = NULL;
+  gint64 t0 = g_get_monotonic_time ();
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  name = g_file_get_parse_name (file);
+  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, cancellable) == G_FILE_TYPE_DIRECTORY)
+    return load_folder (file, cancellable, error);
+
+  source = cp_source_open (file, cancellable, error);
+  if (source == NULL)
+    return NULL;
+
+  switch (cp_source_get_content_kind (source))
+    {
+    case CP_CONTENT_JSON_OBJECT:
+    case CP_CONTENT_JSON_ARRAY:
+      trace = load_chrome (source, cancellable, progress, progress_data, &local_error);
+      break;
+
+    case CP_CONTENT_XPLANE:
+      g_set_error (&local_error, CP_TRACE_ERROR, CP_TRACE_ERROR_UNSUPPORTED,
+                   _("“%s” is an XPlane profile (.xplane.pb), which this build cannot read yet"),
+                   name);
+      break;
+
+    case CP_CONTENT_EMPTY:
+      if (cp_source_get_compression (source) != CP_COMPRESSION_NONE)
+        g_set_error (&local_error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY,
+                     _("“%s” is empty once decompressed"), name);
+      else
+        g_set_error (&local_error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY,
+                     _("“%s” is empty"), name);
+      break;
+
+    case CP_CONTENT_UNKNOWN:
+    default:
+      g_set_error (&local_error, CP_TRACE_ERROR, CP_TRACE_ERROR_NOT_A_TRACE,
+                   _("“%s” is not a profiler capture: it looks like %s"),
+                   name, cp_source_get_guess (source));
+      break;
+    }
+
+  if (trace == NULL)
+    {
+      if (local_error == NULL)
+        g_set_error (&local_error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
+                     _("“%s” could not be read"), name);
+      else if (local_error->domain == CP_TRACE_ERROR &&
+               local_error->code == CP_TRACE_ERROR_EMPTY &&
+               !g_str_has_prefix (local_error->message, "“"))
+        {
+          /* The builder's message does not name the file. */
+          g_autoptr(GError) named = g_error_new (CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY,
+                                                 _("“%s” holds no events"), name);
+
+          g_clear_error (&local_error);
+          local_error = g_steal_pointer (&named);
+        }
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+
+  /* The report belongs to the trace now; the load time is the last fact. */
+  ((CpLoadReport *) cp_trace_get_load_report (trace))->load_seconds =
+    (g_get_monotonic_time () - t0) / (double) G_USEC_PER_SEC;
+  return g_steal_pointer (&trace);
+}
+
+/* Asynchronous loading */
+
+typedef struct
+{
+  gatomicrefcount     ref;
+  GFile              *file;
+  GMainContext       *context;
+  CpLoadProgressFunc  progress;
+  gpointer            progress_data;
+  GDestroyNotify      progress_destroy;
+
+  GMutex              mutex;
+  guint64             done;
+  guint64             total;
+  gboolean            idle_pending;
+  gint64              last_dispatch;
+  gboolean            finished;
+} LoadData;
+
+static LoadData *
+load_data_ref (LoadData *d)
+{
+  g_atomic_ref_count_inc (&d->ref);
+  return d;
+}
+
+static gboolean
+destroy_progress_data (gpointer user_data)
+{
+  LoadData *d = user_data;
+
+  if (d->progress_destroy)
+    d->progress_destroy (d->progress_data);
+  g_main_context_unref (d->context);
+  g_mutex_clear (&d->mutex);
+  g_free (d);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+load_data_unref (gpointer data)
+{
+  LoadData *d = data;
+
+  if (!g_atomic_ref_count_dec (&d->ref))
+    return;
+  g_clear_object (&d->file);
+  /* Free the caller's data on the caller's context. */
+  if (g_main_context_is_owner (d->context))
+    destroy_progress_data (d);
+  else
+    {
+      GSource *source = g_idle_source_new ();
+
+      g_source_set_priority (source, G_PRIORITY_DEFAULT);
+      g_source_set_callback (source, destroy_progress_data, d, NULL);
+      g_source_attach (source, d->context);
+      g_source_unref (source);
+    }
+}
+
+static gboolean
+dispatch_progress (gpointer user_data)
+{
+  LoadData *d = user_data;
+  guint64 done, total;
+  gboolean finished;
+
+  g_mutex_lock (&d->mutex);
+  done = d->done;
+  total = d->total;
+  finished = d->finished;
+  d->idle_pending = FALSE;
+  g_mutex_unlock (&d->mutex);
+
+  if (!finished && d->progress)
+    d->progress (done, total, d->progress_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+worker_progress (guint64  done,
+                 guint64  total,
+                 gpointer user_data)
+{
+  LoadData *d = user_data;
+  gint64 now = g_get_monotonic_time ();
+  gboolean schedule = FALSE;
+
+  g_mutex_lock (&d->mutex);
+  d->done = done;
+  d->total = total;
+  if (!d->idle_pending && now - d->last_dispatch >= G_USEC_PER_SEC / 20)
+    {
+      d->idle_pending = TRUE;
+      d->last_dispatch = now;
+      schedule = TRUE;
+    }
+  g_mutex_unlock (&d->mutex);
+
+  if (schedule)
+    {
+      GSource *source = g_idle_source_new ();
+
+      g_source_set_priority (source, G_PRIORITY_DEFAULT);
+      g_source_set_callback (source, dispatch_progress, load_data_ref (d), load_data_unref);
+      g_source_attach (source, d->context);
+      g_source_unref (source);
+    }
+}
+
+static void
+load_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  LoadData *d = task_data;
+  GError *error = NULL;
+  CpTrace *trace;
+
+  trace = cp_load_file (d->file, cancellable, d->progress ? worker_progress : NULL, d, &error);
+
+  g_mutex_lock (&d->mutex);
+  d->finished = TRUE;
+  g_mutex_unlock (&d->mutex);
+
+  if (trace == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, trace, g_object_unref);
+}
+
+void
+cp_load_file_async (GFile               *file,
+                    GCancellable        *cancellable,
+                    CpLoadProgressFunc   progress,
+                    gpointer             progress_data,
+                    GDestroyNotify       progress_destroy,
+                    GAsyncReadyCallback  callback,
+                    gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  LoadData *d;
+
+  g_return_if_fail (G_IS_FILE (file));
+
+  d = g_new0 (LoadData, 1);
+  g_atomic_ref_count_init (&d->ref);
+  d->file = g_object_ref (file);
+  d->context = g_main_context_ref_thread_default ();
+  d->progress = progress;
+  d->progress_data = progress_data;
+  d->progress_destroy = progress_destroy;
+  g_mutex_init (&d->mutex);
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, cp_load_file_async);
+  g_task_set_name (task, "cp_load_file_async");
+  g_task_set_task_data (task, d, load_data_unref);
+  g_task_set_return_on_cancel (task, FALSE);
+  g_task_run_in_thread (task, load_thread);
+}
+
+CpTrace *
+cp_load_file_finish (GAsyncResult  *result,
+                     GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cp_load_file_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

@@ -1,0 +1,763 @@
+/* cp-source.c
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* A source hands out the content of a capture file as a sequence of chunks.
+ * Uncompressed local files are memory-mapped and handed out as slices of the
+ * mapping, so a reader can keep references into them (zero-copy). gzip
+ * (including concatenated members) and zstd (including several frames) are
+ * inflated one output chunk at a time, so the uncompressed text never has to
+ * exist in memory as a whole. */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#ifdef G_OS_UNIX
+# include <sys/mman.h>
+# include <unistd.h>
+#endif
+
+#include "model/cp-trace.h"
+#include "cp-source.h"
+
+#define HEAD_SIZE     4096
+#define IN_BUF_SIZE   (256 * 1024)
+
+struct _CpSource
+{
+  GFile          *file;
+  char           *name;
+  guint64         file_size;
+  CpCompression   compression;
+  CpContentKind   kind;
+  char           *guess;
+
+  guint8          head[HEAD_SIZE];
+  gsize           head_len;
+
+  /* Mapped plain file. */
+  GMappedFile    *mapped_file;
+  GBytes         *mapped;
+  guint64         map_pos;
+  guint64         released;
+
+  /* Streamed input (compressed, or plain but not mappable). */
+  GInputStream   *stream;
+  guint8         *in_buf;
+  gsize           in_len;
+  gsize           in_pos;
+  gboolean        in_eof;
+  guint64         in_total;      /* bytes read from the stream */
+
+  /* Decompressors. */
+  z_stream        zs;
+  gboolean        zs_init;
+  gboolean        gz_between;    /* between gzip members (clean end possible) */
+  guint64         gz_member_out; /* output of the current member */
+  ZSTD_DStream   *zds;
+  gboolean        zstd_open;     /* inside a zstd frame */
+
+  GBytes         *pending;       /* first chunk, produced while sniffing */
+  gboolean        done;
+  guint64         produced;
+  char           *trailing_note;
+};
+
+const char *
+cp_compression_to_string (CpCompression compression)
+{
+  switch (compression)
+    {
+    case CP_COMPRESSION_GZIP:
+      return "gzip";
+    case CP_COMPRESSION_ZSTD:
+      return "zstd";
+    case CP_COMPRESSION_NONE:
+    default:
+      return "none";
+    }
+}
+
+void
+cp_source_free (CpSource *self)
+{
+  if (self == NULL)
+    return;
+  g_clear_object (&self->file);
+  g_free (self->name);
+  g_free (self->guess);
+  g_clear_pointer (&self->mapped, g_bytes_unref);
+  g_clear_pointer (&self->mapped_file, g_mapped_file_unref);
+  if (self->stream)
+    g_input_stream_close (self->stream, NULL, NULL);
+  g_clear_object (&self->stream);
+  g_free (self->in_buf);
+  if (self->zs_init)
+    inflateEnd (&self->zs);
+  if (self->zds)
+    ZSTD_freeDStream (self->zds);
+  g_clear_pointer (&self->pending, g_bytes_unref);
+  g_free (self->trailing_note);
+  g_free (self);
+}
+
+GFile *
+cp_source_get_file (CpSource *self)
+{
+  return self->file;
+}
+
+const char *
+cp_source_get_name (CpSource *self)
+{
+  return self->name;
+}
+
+guint64
+cp_source_get_file_size (CpSource *self)
+{
+  return self->file_size;
+}
+
+CpCompression
+cp_source_get_compression (CpSource *self)
+{
+  return self->compression;
+}
+
+CpContentKind
+cp_source_get_content_kind (CpSource *self)
+{
+  return self->kind;
+}
+
+const char *
+cp_source_get_guess (CpSource *self)
+{
+  return self->guess ? self->guess : "";
+}
+
+const guint8 *
+cp_source_peek (CpSource *self,
+                gsize    *len)
+{
+  *len = self->head_len;
+  return self->head;
+}
+
+GBytes *
+cp_source_get_mapped (CpSource *self)
+{
+  return self->mapped;
+}
+
+guint64
+cp_source_get_consumed (CpSource *self)
+{
+  if (self->mapped)
+    return self->map_pos;
+  if (self->compression == CP_COMPRESSION_NONE)
+    return self->produced;
+  return self->in_total - (self->in_len - self->in_pos);
+}
+
+guint64
+cp_source_get_produced (CpSource *self)
+{
+  return self->produced;
+}
+
+void
+cp_source_release_before (CpSource *self,
+                          guint64   offset)
+{
+#if defined(G_OS_UNIX) && defined(MADV_DONTNEED)
+  gsize size;
+  const guint8 *base;
+  long page = sysconf (_SC_PAGESIZE);
+  guintptr start, stop;
+
+  if (self->mapped == NULL || page <= 0)
+    return;
+  base = g_bytes_get_data (self->mapped, &size);
+  if (base == NULL || offset > size)
+    return;
+  start = ((guintptr) base + self->released + page - 1) & ~((guintptr) page - 1);
+  stop = ((guintptr) base + offset) & ~((guintptr) page - 1);
+  if (stop > start)
+    {
+      madvise ((void *) start, stop - start, MADV_DONTNEED);
+      self->released = stop - (guintptr) base;
+    }
+#endif
+}
+
+/* Sniffing */
+
+static gboolean
+has_prefix (const guint8 *d,
+            gsize         n,
+            const char   *magic,
+            gsize         m)
+{
+  return n >= m && memcmp (d, magic, m) == 0;
+}
+
+static gboolean
+looks_like_xspace (const guint8 *d,
+                   gsize         n,
+                   guint64       total)
+{
+  guint64 len = 0;
+  guint shift = 0;
+  gsize i = 1;
+
+  if (n < 2 || d[0] != 0x0a)
+    return FALSE;
+  for (; i < n && i < 11; i++)
+    {
+      len |= (guint64) (d[i] & 0x7f) << shift;
+      shift += 7;
+      if (!(d[i] & 0x80))
+        break;
+    }
+  if (i >= n || (d[i] & 0x80))
+    return FALSE;
+  i++;
+  if (total > 0 && len > total - MIN (total, i))
+    return FALSE;
+  if (len > (G_GUINT64_CONSTANT (1) << 40))
+    return FALSE;
+  if (len == 0 || i >= n)
+    return TRUE;
+  /* The first field of an XPlane: id, name, lines, event/stat metadata, stats. */
+  switch (d[i])
+    {
+    case 0x08: case 0x12: case 0x1a: case 0x22: case 0x2a: case 0x32:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static char *
+guess_content (const guint8 *d,
+               gsize         n)
+{
+  gsize binary = 0, i = 0;
+
+  if (n == 0)
+    return g_strdup (_("an empty file"));
+  if (has_prefix (d, n, "PK\x03\x04", 4))
+    return g_strdup (_("a ZIP archive"));
+  if (has_prefix (d, n, "\x89PNG", 4))
+    return g_strdup (_("a PNG image"));
+  if (has_prefix (d, n, "\xff\xd8\xff", 3))
+    return g_strdup (_("a JPEG image"));
+  if (has_prefix (d, n, "GIF8", 4))
+    return g_strdup (_("a GIF image"));
+  if (has_prefix (d, n, "%PDF", 4))
+    return g_strdup (_("a PDF document"));
+  if (has_prefix (d, n, "\x7f" "ELF", 4))
+    return g_strdup (_("a program (ELF binary)"));
+  if (has_prefix (d, n, "BZh", 3))
+    return g_strdup (_("bzip2-compressed data, which is not supported (use gzip or zstd)"));
+  if (has_prefix (d, n, "\xfd" "7zXZ", 6))
+    return g_strdup (_("xz-compressed data, which is not supported (use gzip or zstd)"));
+  if (has_prefix (d, n, "\x1f\x8b", 2))
+    return g_strdup (_("gzip data inside compressed data"));
+  if (has_prefix (d, n, "\x28\xb5\x2f\xfd", 4))
+    return g_strdup (_("zstd data inside compressed data"));
+  if (has_prefix (d, n, "SQLite format 3", 15))
+    return g_strdup (_("an SQLite database"));
+  if (has_prefix (d, n, "PAR1", 4))
+    return g_strdup (_("a Parquet file"));
+  if (has_prefix (d, n, "\x93NUMPY", 6))
+    return g_strdup (_("a NumPy array file"));
+  if (n >= 2 && d[0] == 0x80 && d[1] >= 2 && d[1] <= 5)
+    return g_strdup (_("a Python pickle"));
+
+  for (gsize k = 0; k < n; k++)
+    {
+      guint8 c = d[k];
+
+      if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f')
+        binary++;
+    }
+  if (binary * 20 > n)
+    return g_strdup (_("binary data"));
+  if (!g_utf8_validate_len ((const char *) d, n, NULL))
+    {
+      /* The head may end inside a character; look at most of it. */
+      if (n > 4 && !g_utf8_validate_len ((const char *) d, n - 4, NULL))
+        return g_strdup (_("text that is not UTF-8, or binary data"));
+    }
+
+  if (n >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
+    i = 3;
+  while (i < n && g_ascii_isspace (d[i]))
+    i++;
+  if (i == n)
+    return g_strdup (_("a file of blank text"));
+  if (d[i] == '<')
+    {
+      g_autofree char *lower = g_ascii_strdown ((const char *) d + i, MIN (n - i, 512));
+
+      if (strstr (lower, "<html") || strstr (lower, "<!doctype html"))
+        return g_strdup (_("an HTML document (perhaps a saved web page or an exported trace viewer page)"));
+      if (g_str_has_prefix (lower, "<?xml"))
+        return g_strdup (_("an XML document"));
+      return g_strdup (_("markup text"));
+    }
+  if (d[i] == '"' || d[i] == '-' || g_ascii_isdigit (d[i]) ||
+      has_prefix (d + i, n - i, "true", 4) || has_prefix (d + i, n - i, "false", 5) ||
+      has_prefix (d + i, n - i, "null", 4))
+    return g_strdup (_("a single JSON value, not a JSON object or array"));
+  if (d[i] == '#')
+    return g_strdup (_("a text file (perhaps a script or configuration file)"));
+  return g_strdup (_("a text file that is not JSON"));
+}
+
+static void
+sniff (CpSource *self)
+{
+  const guint8 *d = self->head;
+  gsize n = self->head_len, i = 0;
+
+  if (n == 0)
+    {
+      self->kind = CP_CONTENT_EMPTY;
+      self->guess = g_strdup (_("an empty file"));
+      return;
+    }
+  if (n >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
+    i = 3;
+  while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r'))
+    i++;
+  if (i < n && d[i] == '{')
+    {
+      self->kind = CP_CONTENT_JSON_OBJECT;
+      return;
+    }
+  if (i < n && d[i] == '[')
+    {
+      self->kind = CP_CONTENT_JSON_ARRAY;
+      return;
+    }
+  if (looks_like_xspace (d, n, self->compression == CP_COMPRESSION_NONE ? self->file_size : 0))
+    {
+      self->kind = CP_CONTENT_XPLANE;
+      return;
+    }
+  self->kind = CP_CONTENT_UNKNOWN;
+  if (i == n && i > 0)
+    self->guess = g_strdup (_("a file of blank text"));
+  else
+    self->guess = guess_content (d, n);
+}
+
+/* Reading */
+
+static gboolean
+refill (CpSource      *self,
+        GCancellable  *cancellable,
+        GError       **error)
+{
+  gssize n;
+
+  if (self->in_eof)
+    return TRUE;
+  n = g_input_stream_read (self->stream, self->in_buf, IN_BUF_SIZE, cancellable, error);
+  if (n < 0)
+    return FALSE;
+  self->in_len = n;
+  self->in_pos = 0;
+  self->in_total += n;
+  if (n == 0)
+    self->in_eof = TRUE;
+  return TRUE;
+}
+
+static gboolean
+check_ratio (CpSource  *self,
+             guint64    produced,
+             GError   **error)
+{
+  guint64 consumed = cp_source_get_consumed (self);
+
+  if (produced > CP_SOURCE_RATIO_GRACE && produced / CP_SOURCE_MAX_RATIO > MAX (consumed, 1))
+    {
+      g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_LIMIT,
+                   _("“%s” expands to more than %u times its compressed size "
+                     "(%" G_GUINT64_FORMAT " bytes from %" G_GUINT64_FORMAT "), the limit for "
+                     "compressed captures; it looks like a decompression bomb"),
+                   self->name, CP_SOURCE_MAX_RATIO, produced, consumed);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+set_truncated_error (CpSource  *self,
+                     GError   **error)
+{
+  g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
+               _("The %s data of “%s” ends early after %" G_GUINT64_FORMAT
+                 " uncompressed bytes: the file is truncated"),
+               cp_compression_to_string (self->compression), self->name, self->produced);
+}
+
+/* Inflates up to CP_SOURCE_CHUNK_SIZE bytes. Returns NULL at a clean end. */
+static GBytes *
+inflate_chunk (CpSource      *self,
+               GCancellable  *cancellable,
+               GError       **error)
+{
+  guint8 *out = g_malloc (CP_SOURCE_CHUNK_SIZE);
+  gsize out_len = 0;
+
+  while (out_len < CP_SOURCE_CHUNK_SIZE)
+    {
+      gsize before_in, before_out;
+      gboolean progress;
+
+      if (self->in_pos == self->in_len && !self->in_eof)
+        {
+          if (g_cancellable_set_error_if_cancelled (cancellable, error) ||
+              !refill (self, cancellable, error))
+            goto fail;
+        }
+
+      before_in = self->in_len - self->in_pos;
+      before_out = out_len;
+
+      if (self->compression == CP_COMPRESSION_GZIP)
+        {
+          int ret;
+
+          if (self->gz_between && self->in_pos < self->in_len)
+            {
+              /* Another member follows, or trailing bytes. */
+              if (self->in_buf[self->in_pos] != 0x1f)
+                {
+                  gboolean zeros = TRUE;
+
+                  for (gsize k = self->in_pos; k < self->in_len && zeros; k++)
+                    zeros = self->in_buf[k] == 0;
+                  if (!zeros && self->trailing_note == NULL)
+                    self->trailing_note = g_strdup_printf (_("Ignored data after the end of the gzip stream at compressed byte %" G_GUINT64_FORMAT),
+                                                           cp_source_get_consumed (self));
+                  self->in_pos = self->in_len;
+                  self->in_eof = TRUE;
+                  break;
+                }
+              inflateReset (&self->zs);
+              self->gz_between = FALSE;
+              self->gz_member_out = 0;
+            }
+          if (self->in_pos == self->in_len && self->in_eof)
+            {
+              if (!self->gz_between)
+                {
+                  /* Flush what inflate still holds, then decide. */
+                  self->zs.next_in = self->in_buf + self->in_pos;
+                  self->zs.avail_in = 0;
+                  self->zs.next_out = out + out_len;
+                  self->zs.avail_out = CP_SOURCE_CHUNK_SIZE - out_len;
+                  ret = inflate (&self->zs, Z_NO_FLUSH);
+                  out_len = CP_SOURCE_CHUNK_SIZE - self->zs.avail_out;
+                  if (ret == Z_STREAM_END)
+                    {
+                      self->gz_between = TRUE;
+                      continue;
+                    }
+                  if (out_len > before_out)
+                    continue;
+                  if (out_len > 0)
+                    break;
+                  set_truncated_error (self, error);
+                  goto fail;
+                }
+              break;
+            }
+
+          self->zs.next_in = self->in_buf + self->in_pos;
+          self->zs.avail_in = self->in_len - self->in_pos;
+          self->zs.next_out = out + out_len;
+          self->zs.avail_out = CP_SOURCE_CHUNK_SIZE - out_len;
+          ret = inflate (&self->zs, Z_NO_FLUSH);
+          self->in_pos = self->in_len - self->zs.avail_in;
+          out_len = CP_SOURCE_CHUNK_SIZE - self->zs.avail_out;
+          self->gz_member_out += out_len - before_out;
+          if (ret == Z_STREAM_END)
+            self->gz_between = TRUE;
+          else if (ret != Z_OK && ret != Z_BUF_ERROR)
+            {
+              g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
+                           _("The gzip data of “%s” is damaged near compressed byte %" G_GUINT64_FORMAT " (%s)"),
+                           self->name, cp_source_get_consumed (self),
+                           self->zs.msg ? self->zs.msg : _("invalid data"));
+              goto fail;
+            }
+        }
+      else
+        {
+          ZSTD_inBuffer in = { self->in_buf + self->in_pos, self->in_len - self->in_pos, 0 };
+          ZSTD_outBuffer o = { out, CP_SOURCE_CHUNK_SIZE, out_len };
+          size_t ret;
+
+          if (self->in_pos == self->in_len && self->in_eof && !self->zstd_open)
+            break;
+          ret = ZSTD_decompressStream (self->zds, &o, &in);
+          self->in_pos += in.pos;
+          out_len = o.pos;
+          if (ZSTD_isError (ret))
+            {
+              g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
+                           _("The zstd data of “%s” is damaged near compressed byte %" G_GUINT64_FORMAT " (%s)"),
+                           self->name, cp_source_get_consumed (self), ZSTD_getErrorName (ret));
+              goto fail;
+            }
+          self->zstd_open = ret != 0;
+          if (self->in_pos == self->in_len && self->in_eof && out_len == before_out)
+            {
+              if (self->zstd_open)
+                {
+                  if (out_len > 0)
+                    break;
+                  set_truncated_error (self, error);
+                  goto fail;
+                }
+              break;
+            }
+        }
+
+      progress = out_len != before_out || (self->in_len - self->in_pos) != before_in;
+      if (!check_ratio (self, self->produced + out_len, error))
+        goto fail;
+      if (!progress && self->in_pos == self->in_len && self->in_eof)
+        break;
+    }
+
+  if (out_len == 0)
+    {
+      g_free (out);
+      self->done = TRUE;
+      return NULL;
+    }
+  self->produced += out_len;
+  return g_bytes_new_take (out, out_len);
+
+fail:
+  g_free (out);
+  self->done = TRUE;
+  return NULL;
+}
+
+GBytes *
+cp_source_read (CpSource      *self,
+                GCancellable  *cancellable,
+                GError       **error)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (self->pending)
+    return g_steal_pointer (&self->pending);
+  if (self->done)
+    return NULL;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  if (self->mapped)
+    {
+      gsize size = g_bytes_get_size (self->mapped);
+      gsize n = MIN ((guint64) CP_SOURCE_MAPPED_SLICE, size - self->map_pos);
+      GBytes *slice;
+
+      if (n == 0)
+        {
+          self->done = TRUE;
+          return NULL;
+        }
+      slice = g_bytes_new_from_bytes (self->mapped, self->map_pos, n);
+      self->map_pos += n;
+      self->produced = self->map_pos;
+      return slice;
+    }
+
+  if (self->compression == CP_COMPRESSION_NONE)
+    {
+      guint8 *buf;
+      gsize got = 0;
+
+      if (self->in_pos < self->in_len)
+        {
+          /* Bytes read while sniffing. */
+          gsize n = self->in_len - self->in_pos;
+          GBytes *b = g_bytes_new (self->in_buf + self->in_pos, n);
+
+          self->in_pos = self->in_len;
+          self->produced += n;
+          return b;
+        }
+      buf = g_malloc (CP_SOURCE_CHUNK_SIZE);
+      if (!g_input_stream_read_all (self->stream, buf, CP_SOURCE_CHUNK_SIZE, &got, cancellable, error))
+        {
+          g_free (buf);
+          self->done = TRUE;
+          return NULL;
+        }
+      if (got == 0)
+        {
+          g_free (buf);
+          self->done = TRUE;
+          return NULL;
+        }
+      self->produced += got;
+      return g_bytes_new_take (buf, got);
+    }
+
+  return inflate_chunk (self, cancellable, error);
+}
+
+CpSource *
+cp_source_open (GFile         *file,
+                GCancellable  *cancellable,
+                GError       **error)
+{
+  g_autoptr(CpSource) self = NULL;
+  g_autoptr(GFileInfo) info = NULL;
+  g_autoptr(GFileInputStream) fstream = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *path = NULL;
+  gsize got = 0;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  self = g_new0 (CpSource, 1);
+  self->file = g_object_ref (file);
+  self->name = g_file_get_parse_name (file);
+
+  info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_TYPE "," G_FILE_ATTRIBUTE_STANDARD_SIZE,
+                            G_FILE_QUERY_INFO_NONE, cancellable, &local_error);
+  if (info == NULL)
+    {
+      g_set_error (error, local_error->domain, local_error->code,
+                   _("Could not open “%s”: %s"), self->name, local_error->message);
+      return NULL;
+    }
+  if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY,
+                   _("“%s” is a folder, not a capture file"), self->name);
+      return NULL;
+    }
+  self->file_size = g_file_info_get_size (info);
+
+  fstream = g_file_read (file, cancellable, &local_error);
+  if (fstream == NULL)
+    {
+      g_set_error (error, local_error->domain, local_error->code,
+                   _("Could not open “%s”: %s"), self->name, local_error->message);
+      return NULL;
+    }
+  self->stream = G_INPUT_STREAM (g_steal_pointer (&fstream));
+  self->in_buf = g_malloc (IN_BUF_SIZE);
+  if (!g_input_stream_read_all (self->stream, self->in_buf, HEAD_SIZE, &got, cancellable, &local_error))
+    {
+      g_set_error (error, local_error->domain, local_error->code,
+                   _("Could not read “%s”: %s"), self->name, local_error->message);
+      return NULL;
+    }
+  self->in_len = got;
+  self->in_total = got;
+  if (got < HEAD_SIZE)
+    self->in_eof = TRUE;
+
+  if (has_prefix (self->in_buf, got, "\x1f\x8b", 2))
+    {
+      self->compression = CP_COMPRESSION_GZIP;
+      if (inflateInit2 (&self->zs, 15 + 16) != Z_OK)
+        {
+          g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_IO,
+                       _("Could not start decompressing “%s”"), self->name);
+          return NULL;
+        }
+      self->zs_init = TRUE;
+    }
+  else if (has_prefix (self->in_buf, got, "\x28\xb5\x2f\xfd", 4))
+    {
+      self->compression = CP_COMPRESSION_ZSTD;
+      self->zds = ZSTD_createDStream ();
+      if (self->zds == NULL || ZSTD_isError (ZSTD_initDStream (self->zds)))
+        {
+          g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_IO,
+                       _("Could not start decompressing “%s”"), self->name);
+          return NULL;
+        }
+    }
+
+  if (self->compression != CP_COMPRESSION_NONE)
+    {
+      self->pending = inflate_chunk (self, cancellable, &local_error);
+      if (local_error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
+      if (self->pending)
+        {
+          gsize n;
+          const guint8 *d = g_bytes_get_data (self->pending, &n);
+
+          self->head_len = MIN (n, HEAD_SIZE);
+          memcpy (self->head, d, self->head_len);
+        }
+      sniff (self);
+      return g_steal_pointer (&self);
+    }
+
+  self->head_len = got;
+  memcpy (self->head, self->in_buf, got);
+  sniff (self);
+
+  path = g_file_get_path (file);
+  if (path != NULL && self->file_size > 0)
+    {
+      GMappedFile *mf = g_mapped_file_new (path, FALSE, NULL);
+
+      if (mf != NULL)
+        {
+          self->mapped_file = mf;
+          self->mapped = g_mapped_file_get_bytes (mf);
+#if defined(G_OS_UNIX) && defined(MADV_SEQUENTIAL)
+          {
+            gsize size;
+            const guint8 *base = g_bytes_get_data (self->mapped, &size);
+            long page = sysconf (_SC_PAGESIZE);
+
+            if (base != NULL && size > 0 && page > 0 && ((guintptr) base % page) == 0)
+              madvise ((void *) base, size, MADV_SEQUENTIAL);
+          }
+#endif
+          self->file_size = g_bytes_get_size (self->mapped);
+          g_input_stream_close (self->stream, NULL, NULL);
+          g_clear_object (&self->stream);
+          g_clear_pointer (&self->in_buf, g_free);
+          self->in_len = self->in_pos = 0;
+        }
+    }
+  return g_steal_pointer (&self);
+}
+
+const char *
+cp_source_get_trailing_note (CpSource *self)
+{
+  return self->trailing_note;
+}
