@@ -26,8 +26,13 @@ load (GByteArray  *space,
   CpTraceBuilder *b = cp_trace_builder_new ();
   g_autoptr(CpXPlaneReader) r = cp_xplane_reader_new (b);
 
-  if (!cp_xplane_reader_add_space (r, space->data, space->len, "testhost", NULL, NULL, NULL, 0,
-                                   space->len, error))
+  CpXPlaneInput input = { 0 };
+
+  input.data = space->data;
+  input.len = space->len;
+  input.host_hint = "testhost";
+  input.progress_total = space->len;
+  if (!cp_xplane_reader_add_space (r, &input, NULL, error))
     {
       cp_trace_builder_free (b);
       return NULL;

@@ -172,6 +172,28 @@ typedef struct
   gint64     *sparse_keys;
 } IdMap;
 
+typedef struct
+{
+  guint8 *data;
+  gsize   len;
+  gsize   cap;
+} Pack;
+
+/* A growable array of correlation points (millions in big captures). */
+typedef struct
+{
+  gint64      corr;
+  gint32      device;
+  CpSliceRef  ref;
+} CorrPoint;
+
+typedef struct
+{
+  CorrPoint *v;
+  gsize      n;
+  gsize      cap;
+} CorrVec;
+
 /* The stats the mapping needs, merged from metadata and event stats. */
 typedef struct
 {
@@ -220,13 +242,6 @@ typedef struct
 
 typedef struct
 {
-  gint64      corr;
-  gint32      device;
-  CpSliceRef  ref;
-} CorrPoint;
-
-typedef struct
-{
   gint64      type;
   gint64      id;
   gint64      start;
@@ -272,10 +287,17 @@ typedef struct
   guint64         progress_base;
   guint64         progress_total;
   gboolean        cancelled;
+  void          (*release) (guint64  offset,
+                            gpointer user_data);
+  gpointer        release_data;
+  guint64         released;
 
   GArray         *gpu_planes;   /* of gint: plane ids of GPU planes (for device_id) */
-  GArray         *host_corr;    /* of CorrPoint */
-  GArray         *dev_corr;
+  CorrVec         host_corr;
+  CorrVec         dev_corr;
+  gboolean        have_group;
+  gint64          last_group;
+  StepCand       *last_group_span;
   GArray         *producers;    /* of PcPoint */
   GArray         *consumers;
   GArray         *flow_points;  /* of FlowPoint */
@@ -329,7 +351,7 @@ struct _CpXPlaneReader
   CpStr           flow_correlation;
   CpStr           flow_producer;
   CpStr           flow_generic;
-  GByteArray     *pack;           /* scratch for packed stats */
+  Pack            pack;           /* scratch for packed stats */
   GArray         *steps;          /* of StepCand, from the first space with steps */
 };
 
@@ -724,28 +746,67 @@ stat_string (Plane           *plane,
   return FALSE;
 }
 
-static void
-pack_varint (GByteArray *buf,
-             guint64     v)
+/* Room for one more entry (key, type, value) of a packed record. */
+static inline void
+pack_reserve (Pack  *pack,
+              gsize  n)
 {
-  guint8 b[10];
-  guint n = 0;
-
-  do
+  if (G_UNLIKELY (pack->len + n > pack->cap))
     {
-      b[n] = v & 0x7f;
-      v >>= 7;
-      if (v != 0)
-        b[n] |= 0x80;
-      n++;
+      pack->cap = MAX (pack->cap * 2, pack->len + n + 256);
+      pack->data = g_realloc (pack->data, pack->cap);
     }
-  while (v != 0);
-  g_byte_array_append (buf, b, n);
+}
+
+static inline void
+pack_varint (Pack    *pack,
+             guint64  v)
+{
+  guint8 *b;
+
+  pack_reserve (pack, 10);
+  b = pack->data + pack->len;
+  while (v >= 0x80)
+    {
+      *b++ = (guint8) (v | 0x80);
+      v >>= 7;
+    }
+  *b++ = (guint8) v;
+  pack->len = b - pack->data;
+}
+
+static inline void
+corr_push (CorrVec         *vec,
+           const CorrPoint *p)
+{
+  if (G_UNLIKELY (vec->n == vec->cap))
+    {
+      vec->cap = MAX (vec->cap * 2, 1024);
+      vec->v = g_renew (CorrPoint, vec->v, vec->cap);
+    }
+  vec->v[vec->n++] = *p;
+}
+
+static inline void
+pack_byte (Pack   *pack,
+           guint8  byte)
+{
+  pack_reserve (pack, 1);
+  pack->data[pack->len++] = byte;
+}
+
+static inline void
+pack_raw8 (Pack       *pack,
+           const void *data)
+{
+  pack_reserve (pack, 8);
+  memcpy (pack->data + pack->len, data, 8);
+  pack->len += 8;
 }
 
 static void
 pack_entry (CpXPlaneReader *reader,
-            GByteArray     *buf,
+            Pack           *buf,
             CpStr           key,
             Plane          *plane,
             const XStatVal *sv)
@@ -757,12 +818,12 @@ pack_entry (CpXPlaneReader *reader,
     {
     case XSTAT_INT64:
       type = CP_XSTAT_INT64;
-      g_byte_array_append (buf, &type, 1);
+      pack_byte (buf, type);
       pack_varint (buf, ((guint64) sv->u << 1) ^ (guint64) ((gint64) sv->u >> 63));
       break;
     case XSTAT_UINT64:
       type = CP_XSTAT_UINT64;
-      g_byte_array_append (buf, &type, 1);
+      pack_byte (buf, type);
       pack_varint (buf, sv->u);
       break;
     case XSTAT_DOUBLE:
@@ -770,15 +831,15 @@ pack_entry (CpXPlaneReader *reader,
         guint64 bits;
 
         type = CP_XSTAT_DOUBLE;
-        g_byte_array_append (buf, &type, 1);
+        pack_byte (buf, type);
         memcpy (&bits, &sv->d, 8);
         bits = GUINT64_TO_LE (bits);
-        g_byte_array_append (buf, (const guint8 *) &bits, 8);
+        pack_raw8 (buf, &bits);
       }
       break;
     case XSTAT_STR:
       type = CP_XSTAT_STRING;
-      g_byte_array_append (buf, &type, 1);
+      pack_byte (buf, type);
       pack_varint (buf, cp_trace_builder_intern (reader->builder, (const char *) sv->s,
                                                  (gssize) sv->slen));
       break;
@@ -787,19 +848,19 @@ pack_entry (CpXPlaneReader *reader,
         StatMeta *m = plane_stat (plane, (gint64) sv->u);
 
         type = CP_XSTAT_STRING;
-        g_byte_array_append (buf, &type, 1);
+        pack_byte (buf, type);
         pack_varint (buf, m != NULL ? m->name : CP_STR_EMPTY);
       }
       break;
     case XSTAT_BYTES:
       type = CP_XSTAT_BYTES;
-      g_byte_array_append (buf, &type, 1);
+      pack_byte (buf, type);
       pack_varint (buf, sv->slen);
       break;
     default:
       /* A stat with no value: an empty string. */
       type = CP_XSTAT_STRING;
-      g_byte_array_append (buf, &type, 1);
+      pack_byte (buf, type);
       pack_varint (buf, CP_STR_EMPTY);
       break;
     }
@@ -810,7 +871,7 @@ static void
 apply_stat (Plane          *plane,
             EvStats        *es,
             const XStatVal *sv,
-            GByteArray     *pack)
+            Pack           *pack)
 {
   StatMeta *m = plane_stat (plane, sv->metadata_id);
   gint64 iv;
@@ -1450,20 +1511,20 @@ event_meta_decode (Plane     *plane,
   CpXPlaneReader *reader = plane->space->reader;
   CpPbReader r;
   CpPbField f;
-  GByteArray *pack = reader->pack;
+  Pack *pack = &reader->pack;
 
   m->decoded = TRUE;
   memset (&m->stats, 0, sizeof m->stats);
   if (!m->has_stats)
     return;
 
-  g_byte_array_set_size (pack, 0);
+  pack->len = 0;
   if (m->long_name != CP_STR_EMPTY)
     {
       guint8 type = CP_XSTAT_STRING;
 
       pack_varint (pack, reader->key_long_name);
-      g_byte_array_append (pack, &type, 1);
+      pack_byte (pack, type);
       pack_varint (pack, m->long_name);
     }
   reader_at (plane->space, &r, m->msg, m->msg_len);
@@ -1850,12 +1911,119 @@ add_step_candidate (GArray     *steps,
   g_array_append_val (steps, c);
 }
 
+/* The fields of an XEvent in the form every writer uses (known fields with
+ * their wire types, lengths inside the event). FALSE sends the event to the
+ * careful path, which also names what is wrong. */
+static inline gboolean
+scan_event_fast (const guint8 *p,
+                 const guint8 *end,
+                 gint64       *metadata_id,
+                 gint64       *offset_ps,
+                 gint64       *duration_ps,
+                 gboolean     *aggregated,
+                 gboolean     *has_stats)
+{
+  CpPbError err;
+
+  *metadata_id = 0;
+  *offset_ps = 0;
+  *duration_ps = 0;
+  *aggregated = FALSE;
+  *has_stats = FALSE;
+  while (p < end)
+    {
+      guint64 tag, v;
+
+      if (!cp_pb_read_varint (&p, end, &tag, &err) || !cp_pb_read_varint (&p, end, &v, &err))
+        return FALSE;
+      switch (tag)
+        {
+        case (XEVENT_METADATA_ID << 3) | CP_PB_WIRE_VARINT:
+          *metadata_id = (gint64) v;
+          break;
+        case (XEVENT_OFFSET_PS << 3) | CP_PB_WIRE_VARINT:
+          *offset_ps = (gint64) v;
+          *aggregated = FALSE;
+          break;
+        case (XEVENT_DURATION_PS << 3) | CP_PB_WIRE_VARINT:
+          *duration_ps = (gint64) v;
+          break;
+        case (XEVENT_NUM_OCCURRENCES << 3) | CP_PB_WIRE_VARINT:
+          *aggregated = TRUE;
+          break;
+        case (XEVENT_STATS << 3) | CP_PB_WIRE_LEN:
+          if (v > (guint64) (end - p))
+            return FALSE;
+          p += v;
+          *has_stats = TRUE;
+          break;
+        default:
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static inline gboolean
+parse_stat_fast (const guint8 *p,
+                 const guint8 *end,
+                 XStatVal     *sv)
+{
+  CpPbError err;
+
+  sv->metadata_id = 0;
+  sv->type = 0;
+  while (p < end)
+    {
+      guint64 tag, v;
+
+      if (!cp_pb_read_varint (&p, end, &tag, &err))
+        return FALSE;
+      if (tag == ((XSTAT_DOUBLE << 3) | CP_PB_WIRE_FIXED64))
+        {
+          if (end - p < 8)
+            return FALSE;
+          sv->type = XSTAT_DOUBLE;
+          sv->d = cp_pb_double (cp_pb_load_fixed64 (p));
+          p += 8;
+          continue;
+        }
+      if (!cp_pb_read_varint (&p, end, &v, &err))
+        return FALSE;
+      switch (tag)
+        {
+        case (XSTAT_METADATA_ID << 3) | CP_PB_WIRE_VARINT:
+          sv->metadata_id = (gint64) v;
+          break;
+        case (XSTAT_UINT64 << 3) | CP_PB_WIRE_VARINT:
+        case (XSTAT_INT64 << 3) | CP_PB_WIRE_VARINT:
+        case (XSTAT_REF << 3) | CP_PB_WIRE_VARINT:
+          sv->type = (guint8) (tag >> 3);
+          sv->u = v;
+          break;
+        case (XSTAT_STR << 3) | CP_PB_WIRE_LEN:
+        case (XSTAT_BYTES << 3) | CP_PB_WIRE_LEN:
+          if (v > (guint64) (end - p))
+            return FALSE;
+          sv->type = (guint8) (tag >> 3);
+          sv->s = p;
+          sv->slen = (gsize) v;
+          p += v;
+          break;
+        default:
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /* One XEvent. */
 static void
-read_event (Plane           *plane,
-            Line            *line,
-            CpPbReader      *lr,
-            const CpPbField *ef)
+read_event (Plane        *plane,
+            Line         *line,
+            const guint8 *data,
+            gsize         len,
+            guint64       ev_offset)
 {
   Space *space = plane->space;
   CpXPlaneReader *reader = space->reader;
@@ -1866,7 +2034,7 @@ read_event (Plane           *plane,
   gboolean aggregated = FALSE, has_stats = FALSE;
   EventMeta *meta = NULL;
   EvStats es;
-  GByteArray *pack = reader->pack;
+  Pack *pack = &reader->pack;
   CpSliceInit init;
   CpGpuInfo gpu;
   gboolean with_gpu = FALSE;
@@ -1876,11 +2044,13 @@ read_event (Plane           *plane,
   CpStr name;
   gint mi;
   gboolean device_side;
+  gboolean fast;
 
   report->events++;
-  if (!cp_pb_reader_init_sub (&r, lr, ef))
-    return;
-  while (cp_pb_reader_next (&r, &f))
+  fast = scan_event_fast (data, data + len, &metadata_id, &offset_ps, &duration_ps, &aggregated,
+                          &has_stats);
+  reader_at (space, &r, data, len);
+  while (!fast && cp_pb_reader_next (&r, &f))
     {
       switch (f.number)
         {
@@ -1913,7 +2083,7 @@ read_event (Plane           *plane,
   if (r.error != CP_PB_OK)
     {
       if (r.error == CP_PB_ERROR_TRUNCATED)
-        note_truncated (space, ef->offset);
+        note_truncated (space, ev_offset);
       else
         {
           report->skipped++;
@@ -1951,7 +2121,7 @@ read_event (Plane           *plane,
     }
 
   cp_slice_init_clear (&init);
-  g_byte_array_set_size (pack, 0);
+  pack->len = 0;
   if (has_stats)
     {
       if (meta != NULL && meta->args_id != 0)
@@ -1959,11 +2129,43 @@ read_event (Plane           *plane,
           guint8 type = CP_XSTAT_INCLUDE;
 
           pack_varint (pack, 0);
-          g_byte_array_append (pack, &type, 1);
+          pack_byte (pack, type);
           pack_varint (pack, meta->args_id);
         }
-      cp_pb_reader_init_sub (&r, lr, ef);
-      while (cp_pb_reader_next (&r, &f))
+      reader_at (space, &r, data, len);
+      if (fast)
+        {
+          /* The event's fields are known good: walk them without checks. */
+          const guint8 *p = data, *ev_end = data + len;
+
+          while (p < ev_end)
+            {
+              guint64 tag = 0, v = 0;
+              CpPbError err;
+              XStatVal sv;
+
+              cp_pb_read_varint (&p, ev_end, &tag, &err);
+              cp_pb_read_varint (&p, ev_end, &v, &err);
+              if (tag != ((XEVENT_STATS << 3) | CP_PB_WIRE_LEN))
+                continue;
+              if (!parse_stat_fast (p, p + v, &sv))
+                {
+                  CpPbReader sr;
+
+                  reader_at (space, &sr, p, v);
+                  parse_xstat_reader (&sr, &sv);
+                  if (sr.error != CP_PB_OK)
+                    {
+                      r.error = sr.error;
+                      r.error_offset = sr.error_offset;
+                      break;
+                    }
+                }
+              apply_stat (plane, &es, &sv, pack);
+              p += v;
+            }
+        }
+      while (!fast && cp_pb_reader_next (&r, &f))
         {
           XStatVal sv;
 
@@ -2123,7 +2325,7 @@ read_event (Plane           *plane,
       if (device_side)
         {
           cp.device = plane->ordinal;
-          g_array_append_val (space->dev_corr, cp);
+          corr_push (&space->dev_corr, &cp);
         }
       else if (line->klass == LINE_HOST)
         {
@@ -2134,7 +2336,7 @@ read_event (Plane           *plane,
                 if (g_array_index (space->gpu_planes, gint64, i) == es.v[SK_DEVICE_ID])
                   cp.device = (gint32) es.v[SK_DEVICE_ID] + space->device_offset;
             }
-          g_array_append_val (space->host_corr, cp);
+          corr_push (&space->host_corr, &cp);
         }
     }
   if (HAS (&es, SK_P))
@@ -2200,7 +2402,12 @@ read_event (Plane           *plane,
   if (HAS (&es, SK_GROUP_ID))
     {
       gint64 g = es.v[SK_GROUP_ID];
-      StepCand *c = g_hash_table_lookup (space->group_spans, &g);
+      StepCand *c;
+
+      if (space->have_group && space->last_group == g)
+        c = space->last_group_span;
+      else
+        c = g_hash_table_lookup (space->group_spans, &g);
 
       if (c == NULL)
         {
@@ -2216,6 +2423,9 @@ read_event (Plane           *plane,
           c->start = MIN (c->start, start);
           c->end = MAX (c->end, end);
         }
+      space->have_group = TRUE;
+      space->last_group = g;
+      space->last_group_span = c;
     }
 }
 
@@ -2245,6 +2455,63 @@ classify_line (Plane *plane,
     }
 }
 
+/* The header of an XLine in the usual form; FALSE sends the line to the
+ * careful path. */
+static gboolean
+scan_line_fast (const guint8 *p,
+                const guint8 *end,
+                Line         *line)
+{
+  CpPbError err;
+
+  while (p < end)
+    {
+      guint64 tag, v;
+
+      if (!cp_pb_read_varint (&p, end, &tag, &err) || !cp_pb_read_varint (&p, end, &v, &err))
+        return FALSE;
+      switch (tag)
+        {
+        case (XLINE_EVENTS << 3) | CP_PB_WIRE_LEN:
+          if (v > (guint64) (end - p))
+            return FALSE;
+          p += v;
+          line->n_events++;
+          break;
+        case (XLINE_ID << 3) | CP_PB_WIRE_VARINT:
+          line->id = (gint64) v;
+          break;
+        case (XLINE_DISPLAY_ID << 3) | CP_PB_WIRE_VARINT:
+          line->display_id = (gint64) v;
+          break;
+        case (XLINE_TIMESTAMP_NS << 3) | CP_PB_WIRE_VARINT:
+          line->timestamp_ns = (gint64) v;
+          break;
+        case (XLINE_DURATION_PS << 3) | CP_PB_WIRE_VARINT:
+          break;
+        case (XLINE_NAME << 3) | CP_PB_WIRE_LEN:
+        case (XLINE_DISPLAY_NAME << 3) | CP_PB_WIRE_LEN:
+          if (v > (guint64) (end - p))
+            return FALSE;
+          if (tag >> 3 == XLINE_NAME)
+            {
+              line->name = p;
+              line->name_len = (gsize) v;
+            }
+          else
+            {
+              line->display_name = p;
+              line->display_name_len = (gsize) v;
+            }
+          p += v;
+          break;
+        default:
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 static void
 read_line (Plane      *plane,
            const Span *span)
@@ -2254,54 +2521,62 @@ read_line (Plane      *plane,
   CpPbReader r;
   CpPbField f;
   Line line = { 0 };
+  gboolean fast;
 
-  reader_at (space, &r, span->data, span->len);
   line.name = (const guint8 *) "";
   line.display_name = (const guint8 *) "";
+  fast = !span->partial && scan_line_fast (span->data, span->data + span->len, &line);
 
-  /* Header fields first (display fields come after the events on the wire). */
-  while (cp_pb_reader_next (&r, &f))
+  if (!fast)
     {
-      switch (f.number)
+      /* Header fields first (display fields come after the events on the wire). */
+      memset (&line, 0, sizeof line);
+      line.name = (const guint8 *) "";
+      line.display_name = (const guint8 *) "";
+      reader_at (space, &r, span->data, span->len);
+      while (cp_pb_reader_next (&r, &f))
         {
-        case XLINE_ID:
-          if (f.wire_type == CP_PB_WIRE_VARINT)
-            line.id = cp_pb_int64 (f.value);
-          break;
-        case XLINE_DISPLAY_ID:
-          if (f.wire_type == CP_PB_WIRE_VARINT)
-            line.display_id = cp_pb_int64 (f.value);
-          break;
-        case XLINE_NAME:
-          if (f.wire_type == CP_PB_WIRE_LEN)
+          switch (f.number)
             {
-              line.name = f.data;
-              line.name_len = f.len;
+            case XLINE_ID:
+              if (f.wire_type == CP_PB_WIRE_VARINT)
+                line.id = cp_pb_int64 (f.value);
+              break;
+            case XLINE_DISPLAY_ID:
+              if (f.wire_type == CP_PB_WIRE_VARINT)
+                line.display_id = cp_pb_int64 (f.value);
+              break;
+            case XLINE_NAME:
+              if (f.wire_type == CP_PB_WIRE_LEN)
+                {
+                  line.name = f.data;
+                  line.name_len = f.len;
+                }
+              break;
+            case XLINE_DISPLAY_NAME:
+              if (f.wire_type == CP_PB_WIRE_LEN)
+                {
+                  line.display_name = f.data;
+                  line.display_name_len = f.len;
+                }
+              break;
+            case XLINE_TIMESTAMP_NS:
+              if (f.wire_type == CP_PB_WIRE_VARINT)
+                line.timestamp_ns = cp_pb_int64 (f.value);
+              break;
+            case XLINE_EVENTS:
+              line.n_events++;
+              break;
+            default:
+              break;
             }
-          break;
-        case XLINE_DISPLAY_NAME:
-          if (f.wire_type == CP_PB_WIRE_LEN)
-            {
-              line.display_name = f.data;
-              line.display_name_len = f.len;
-            }
-          break;
-        case XLINE_TIMESTAMP_NS:
-          if (f.wire_type == CP_PB_WIRE_VARINT)
-            line.timestamp_ns = cp_pb_int64 (f.value);
-          break;
-        case XLINE_EVENTS:
-          line.n_events++;
-          break;
-        default:
-          break;
         }
-    }
-  if (r.error != CP_PB_OK)
-    {
-      g_autofree char *where = g_strdup_printf (_("plane “%s”"), plane->name);
+      if (r.error != CP_PB_OK)
+        {
+          g_autofree char *where = g_strdup_printf (_("plane “%s”"), plane->name);
 
-      report_pb_error (space, &r, where);
+          report_pb_error (space, &r, where);
+        }
     }
 
   line.klass = classify_line (plane, &line);
@@ -2322,12 +2597,39 @@ read_line (Plane      *plane,
   if (line.n_events == 0)
     return;
 
+  if (fast)
+    {
+      const guint8 *p = span->data, *end = span->data + span->len;
+      guint n = 0;
+
+      while (p < end)
+        {
+          const guint8 *at = p;
+          guint64 tag = 0, v = 0;
+          CpPbError err;
+
+          cp_pb_read_varint (&p, end, &tag, &err);
+          cp_pb_read_varint (&p, end, &v, &err);
+          if (tag == ((XLINE_EVENTS << 3) | CP_PB_WIRE_LEN))
+            {
+              read_event (plane, &line, p, (gsize) v, (guint64) (at - space->data));
+              p += v;
+              if ((++n & 0xffff) == 0 && !check_progress (space, (guint64) (p - space->data)))
+                return;
+            }
+          else if (tag == ((XLINE_NAME << 3) | CP_PB_WIRE_LEN) ||
+                   tag == ((XLINE_DISPLAY_NAME << 3) | CP_PB_WIRE_LEN))
+            p += v;
+        }
+      return;
+    }
+
   reader_at (space, &r, span->data, span->len);
   while (cp_pb_reader_next (&r, &f))
     {
       if (f.number != XLINE_EVENTS || f.wire_type != CP_PB_WIRE_LEN)
         continue;
-      read_event (plane, &line, &r, &f);
+      read_event (plane, &line, f.data, f.len, f.offset);
       if ((reader->report->events & 0xffff) == 0 && !check_progress (space, f.offset))
         return;
     }
@@ -2410,6 +2712,18 @@ read_plane (Space      *space,
       const Span *ls = &g_array_index (plane.lines, Span, i);
 
       read_line (&plane, ls);
+      if (space->release != NULL)
+        {
+          /* Nothing before the end of this line is read again: the plane's
+           * metadata comes after its lines. */
+          guint64 done = (guint64) (ls->data + ls->len - space->data);
+
+          if (done >= space->released + PROGRESS_STEP)
+            {
+              space->release (done, space->release_data);
+              space->released = done;
+            }
+        }
       if (!check_progress (space, ls->offset))
         break;
     }
@@ -2431,7 +2745,8 @@ read_plane (Space      *space,
 
 static gint
 cmp_corr (gconstpointer a,
-          gconstpointer b)
+          gconstpointer b,
+          gpointer      user_data)
 {
   const CorrPoint *x = a, *y = b;
 
@@ -2470,24 +2785,61 @@ cmp_flow_point (gconstpointer a,
   return 0;
 }
 
+/* Sorts by correlation id, stably. Ids are usually dense counters: a
+ * counting sort then, a comparison sort otherwise. */
+static void
+corr_sort (CorrVec *vec)
+{
+  gint64 lo = G_MAXINT64, hi = G_MININT64;
+  gboolean sorted = TRUE;
+  guint64 range;
+
+  for (gsize i = 0; i < vec->n; i++)
+    {
+      lo = MIN (lo, vec->v[i].corr);
+      hi = MAX (hi, vec->v[i].corr);
+      if (i > 0 && vec->v[i].corr < vec->v[i - 1].corr)
+        sorted = FALSE;
+    }
+  if (sorted || vec->n < 2)
+    return;
+  range = (guint64) hi - (guint64) lo;
+  if (range < (guint64) vec->n * 4 + 1024)
+    {
+      g_autofree guint32 *count = g_new0 (guint32, range + 2);
+      g_autofree CorrPoint *out = g_new (CorrPoint, vec->n);
+
+      for (gsize i = 0; i < vec->n; i++)
+        count[(guint64) vec->v[i].corr - (guint64) lo + 1]++;
+      for (guint64 k = 1; k <= range + 1; k++)
+        count[k] += count[k - 1];
+      for (gsize i = 0; i < vec->n; i++)
+        out[count[(guint64) vec->v[i].corr - (guint64) lo]++] = vec->v[i];
+      memcpy (vec->v, out, sizeof (CorrPoint) * vec->n);
+    }
+  else
+    g_qsort_with_data (vec->v, (gint) MIN (vec->n, (gsize) G_MAXINT), sizeof (CorrPoint),
+                       cmp_corr, NULL);
+}
+
 static void
 space_link (Space *space)
 {
   CpXPlaneReader *reader = space->reader;
-  guint h = 0;
+  gsize h = 0;
 
   /* Launches: host -> device by correlation id (and device when known). */
-  g_array_sort (space->host_corr, cmp_corr);
-  g_array_sort (space->dev_corr, cmp_corr);
-  for (guint d = 0; d < space->dev_corr->len; d++)
+  corr_sort (&space->host_corr);
+  corr_sort (&space->dev_corr);
+  for (gsize d = 0; d < space->dev_corr.n; d++)
     {
-      const CorrPoint *dp = &g_array_index (space->dev_corr, CorrPoint, d);
+      const CorrPoint *dp = &space->dev_corr.v[d];
 
-      while (h < space->host_corr->len && g_array_index (space->host_corr, CorrPoint, h).corr < dp->corr)
+      while (h < space->host_corr.n && space->host_corr.v[h].corr < dp->corr)
         h++;
-      for (guint k = h; k < space->host_corr->len; k++)
+      for (gsize k = h; k < space->host_corr.n; k++)
         {
-          const CorrPoint *hp = &g_array_index (space->host_corr, CorrPoint, k);
+          const CorrPoint *hp = &space->host_corr.v[k];
 
           if (hp->corr != dp->corr)
             break;
@@ -2583,7 +2935,7 @@ cp_xplane_reader_new (CpTraceBuilder *builder)
   self->flow_correlation = cp_trace_builder_intern (builder, "correlation", -1);
   self->flow_producer = cp_trace_builder_intern (builder, "producer", -1);
   self->flow_generic = cp_trace_builder_intern (builder, "flow", -1);
-  self->pack = g_byte_array_new ();
+
   self->steps = g_array_new (FALSE, FALSE, sizeof (StepCand));
   /* Correlation ids repeat across hosts: links are made per space here. */
   cp_trace_builder_set_link_correlations (builder, FALSE);
@@ -2595,7 +2947,7 @@ cp_xplane_reader_free (CpXPlaneReader *self)
 {
   if (self == NULL)
     return;
-  g_byte_array_unref (self->pack);
+  g_free (self->pack.data);
   g_array_unref (self->steps);
   g_free (self);
 }
@@ -2605,8 +2957,8 @@ space_clear (Space *space)
 {
   g_free (space->hostname);
   g_clear_pointer (&space->gpu_planes, g_array_unref);
-  g_clear_pointer (&space->host_corr, g_array_unref);
-  g_clear_pointer (&space->dev_corr, g_array_unref);
+  g_clear_pointer (&space->host_corr.v, g_free);
+  g_clear_pointer (&space->dev_corr.v, g_free);
   g_clear_pointer (&space->producers, g_array_unref);
   g_clear_pointer (&space->consumers, g_array_unref);
   g_clear_pointer (&space->flow_points, g_array_unref);
@@ -2710,16 +3062,12 @@ plane_name_is_gpu (Space      *space,
 
 gboolean
 cp_xplane_reader_add_space (CpXPlaneReader      *self,
-                            const guint8        *data,
-                            gsize                len,
-                            const char          *host_hint,
+                            const CpXPlaneInput *input,
                             GCancellable        *cancellable,
-                            CpLoadProgressFunc   progress,
-                            gpointer             progress_data,
-                            guint64              progress_base,
-                            guint64              progress_total,
                             GError             **error)
 {
+  const guint8 *data;
+  gsize len;
   CpLoadReport *report;
   Space space = { 0 };
   CpPbReader top;
@@ -2732,8 +3080,11 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
   gboolean ok = TRUE;
 
   g_return_val_if_fail (self != NULL, FALSE);
-  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+  g_return_val_if_fail (input != NULL, FALSE);
+  g_return_val_if_fail (input->data != NULL || input->len == 0, FALSE);
 
+  data = input->data;
+  len = input->len;
   report = self->report;
   events_before = report->events;
   report->input_bytes += len;
@@ -2745,13 +3096,13 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
   space.device_offset = self->device_offset;
   space.max_device = self->device_offset - 1;
   space.cancellable = cancellable;
-  space.progress = progress;
-  space.progress_data = progress_data;
-  space.progress_base = progress_base;
-  space.progress_total = progress_total;
+  space.progress = input->progress;
+  space.progress_data = input->progress_data;
+  space.progress_base = input->progress_base;
+  space.progress_total = input->progress_total;
+  space.release = input->release;
+  space.release_data = input->release_data;
   space.gpu_planes = g_array_new (FALSE, FALSE, sizeof (gint64));
-  space.host_corr = g_array_new (FALSE, FALSE, sizeof (CorrPoint));
-  space.dev_corr = g_array_new (FALSE, FALSE, sizeof (CorrPoint));
   space.producers = g_array_new (FALSE, FALSE, sizeof (PcPoint));
   space.consumers = g_array_new (FALSE, FALSE, sizeof (PcPoint));
   space.flow_points = g_array_new (FALSE, FALSE, sizeof (FlowPoint));
@@ -2821,8 +3172,8 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
 
   if (hostnames->len > 0)
     space.hostname = g_strdup (g_ptr_array_index (hostnames, 0));
-  else if (host_hint != NULL)
-    space.hostname = g_strdup (host_hint);
+  else if (input->host_hint != NULL)
+    space.hostname = g_strdup (input->host_hint);
 
   for (guint i = 0; i < errors->len; i++)
     cp_load_report_warn (report, G_MAXUINT64, _("The profiler reported an error: %s"),

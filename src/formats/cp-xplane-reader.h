@@ -119,21 +119,34 @@ typedef struct _CpXPlaneReader CpXPlaneReader;
 CpXPlaneReader *cp_xplane_reader_new       (CpTraceBuilder      *builder);
 void            cp_xplane_reader_free      (CpXPlaneReader      *self);
 
-/* Reads one serialized XSpace held in memory (a mapped file or a decompressed
- * buffer; nothing is kept after the call). host_hint names the host when the
- * XSpace has no hostnames (the file name, without ".xplane.pb"). progress
- * gets (progress_base + bytes done, progress_total). A damaged or truncated
- * XSpace loads what is complete, with warnings in the builder's report;
- * FALSE (error set) when nothing could be read or on cancellation. */
+/* One serialized XSpace held in memory (a mapped file or a decompressed
+ * buffer). The reader keeps no pointer into it after add_space() returns. */
+typedef struct
+{
+  const guint8       *data;
+  gsize               len;
+  /* Names the host when the XSpace has no hostnames (the file name without
+   * ".xplane.pb"); may be NULL. */
+  const char         *host_hint;
+  /* Called now and then with an offset before which the reader will not
+   * touch the data again, so that a mapping can drop those pages (see
+   * cp_source_release_before()); may be NULL. */
+  void              (*release)      (guint64  offset,
+                                     gpointer user_data);
+  gpointer            release_data;
+  /* progress gets (progress_base + bytes done, progress_total). */
+  CpLoadProgressFunc  progress;
+  gpointer            progress_data;
+  guint64             progress_base;
+  guint64             progress_total;
+} CpXPlaneInput;
+
+/* Reads one XSpace. A damaged or truncated XSpace loads what is complete,
+ * with warnings in the builder's report; FALSE (error set) when nothing could
+ * be read or on cancellation. */
 gboolean        cp_xplane_reader_add_space (CpXPlaneReader      *self,
-                                            const guint8        *data,
-                                            gsize                len,
-                                            const char          *host_hint,
+                                            const CpXPlaneInput *input,
                                             GCancellable        *cancellable,
-                                            CpLoadProgressFunc   progress,
-                                            gpointer             progress_data,
-                                            guint64              progress_base,
-                                            guint64              progress_total,
                                             GError             **error);
 
 /* Links flows and adds steps; call once after the last space. */
