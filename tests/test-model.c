@@ -87,6 +87,28 @@ test_sort_rows_origin (void)
   g_assert_cmpuint (cp_lane_first_starting_after (l, 200), ==, 3);
   g_assert_cmpint (cp_lane_busy_time (l, 0, 1000), ==, 460);
   g_assert_cmpint (cp_lane_busy_time (l, 450, 505), ==, 5);
+
+  /* Rows: row 0 holds parent and later, in start order; every slice is on
+   * exactly one row, and a row's slices never overlap. */
+  {
+    const guint32 *row;
+    guint n, total = 0;
+
+    row = cp_lane_get_row_slices (l, 0, &n);
+    g_assert_cmpuint (n, ==, 2);
+    g_assert_cmpuint (row[0], ==, 0);
+    g_assert_cmpuint (row[1], ==, 3);
+    for (guint r = 0; r < cp_lane_get_n_rows (l); r++)
+      {
+        row = cp_lane_get_row_slices (l, r, &n);
+        total += n;
+        for (guint k = 1; k < n; k++)
+          g_assert_cmpint (s->start[row[k]], >=, s->start[row[k - 1]] + s->dur[row[k - 1]]);
+      }
+    g_assert_cmpuint (total, ==, 4);
+    g_assert_null (cp_lane_get_row_slices (l, cp_lane_get_n_rows (l), &n));
+    g_assert_cmpuint (n, ==, 0);
+  }
 }
 
 static void

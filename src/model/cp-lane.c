@@ -288,6 +288,17 @@ cp_lane_get_slices (CpLane *self)
   return &self->slices;
 }
 
+const guint32 *
+cp_lane_get_row_slices (CpLane *self,
+                        guint   row,
+                        guint  *n)
+{
+  g_return_val_if_fail (CP_IS_LANE (self), NULL);
+  g_return_val_if_fail (n != NULL, NULL);
+
+  return _cp_lane_get_row (self, row, n);
+}
+
 guint
 cp_lane_first_ending_after (CpLane *self,
                             gint64  t)

@@ -47,6 +47,11 @@ gint64          cp_lane_get_sort_key      (CpLane *self);
 guint           cp_lane_get_n_slices      (CpLane *self);
 guint           cp_lane_get_n_rows        (CpLane *self);
 const CpSlices *cp_lane_get_slices        (CpLane *self);
+/* Slice indexes on one row, sorted by start; slices of a row never overlap,
+ * so their ends are sorted too. NULL (and 0) for a row the lane lacks. */
+const guint32  *cp_lane_get_row_slices    (CpLane *self,
+                                           guint   row,
+                                           guint  *n);
 
 /* The first slice index i such that every slice before i ends before t
  * (end_max[i-1] < t); slices from i on may overlap [t, ...). */

@@ -1,0 +1,544 @@
+/* cp-lod.c
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <math.h>
+
+#include "cp-lod.h"
+
+#define FANOUT 16
+
+typedef struct
+{
+  CpLane    *lane;          /* borrowed from the trace */
+  guint      n_rows;
+  CpLodRow  *rows;
+  gint64    *busy_data;     /* every row's running sums, back to back */
+  gsize      busy_len;
+
+  /* Counters. */
+  guint      n_samples;
+  const double *values;
+  double     vmin;
+  double     vmax;
+  guint      n_levels;
+  double   **level_max;     /* level l holds the max of FANOUT^(l+1) samples */
+  guint     *level_len;
+} LodLane;
+
+struct _CpLod
+{
+  gatomicrefcount  ref_count;
+  guint            n_lanes;
+  LodLane         *lanes;
+  gsize            memory;
+
+  /* Flows by lane: [flow_offsets[l], flow_offsets[l + 1]) of flows_out
+   * (and of flows_in) belong to lane l. */
+  guint32         *flows_out;
+  guint32         *flows_in;
+  guint32         *out_offsets;
+  guint32         *in_offsets;
+};
+
+typedef struct
+{
+  const CpFlow *flows;
+  gboolean      outgoing;
+} FlowSortCtx;
+
+static gint
+cmp_flow_by_slice (gconstpointer a,
+                   gconstpointer b,
+                   gpointer      user_data)
+{
+  const FlowSortCtx *ctx = user_data;
+  const CpFlow *x = &ctx->flows[*(const guint32 *) a];
+  const CpFlow *y = &ctx->flows[*(const guint32 *) b];
+  guint32 ix = ctx->outgoing ? x->from.index : x->to.index;
+  guint32 iy = ctx->outgoing ? y->from.index : y->to.index;
+
+  return ix < iy ? -1 : ix > iy;
+}
+
+static void
+build_flow_index (CpLod         *self,
+                  const CpFlow  *flows,
+                  guint          n_flows,
+                  gboolean       outgoing,
+                  guint32      **out_index,
+                  guint32      **out_offsets)
+{
+  guint32 *offsets = g_new0 (guint32, self->n_lanes + 1);
+  guint32 *index = g_new (guint32, MAX (n_flows, 1));
+  g_autofree guint32 *fill = NULL;
+  FlowSortCtx ctx = { flows, outgoing };
+
+  for (guint f = 0; f < n_flows; f++)
+    {
+      guint32 lane = outgoing ? flows[f].from.lane : flows[f].to.lane;
+
+      if (lane < self->n_lanes)
+        offsets[lane + 1]++;
+    }
+  for (guint l = 0; l < self->n_lanes; l++)
+    offsets[l + 1] += offsets[l];
+  fill = g_memdup2 (offsets, sizeof (guint32) * (self->n_lanes + 1));
+  for (guint f = 0; f < n_flows; f++)
+    {
+      guint32 lane = outgoing ? flows[f].from.lane : flows[f].to.lane;
+
+      if (lane < self->n_lanes)
+        index[fill[lane]++] = f;
+    }
+  for (guint l = 0; l < self->n_lanes; l++)
+    g_qsort_with_data (index + offsets[l], offsets[l + 1] - offsets[l], sizeof (guint32),
+                       cmp_flow_by_slice, &ctx);
+  *out_index = index;
+  *out_offsets = offsets;
+  self->memory += sizeof (guint32) * ((gsize) n_flows + self->n_lanes + 1);
+}
+
+static void
+build_rows (LodLane *ll)
+{
+  const CpSlices *s = cp_lane_get_slices (ll->lane);
+  gsize total = 0, pos = 0;
+
+  ll->n_rows = cp_lane_get_n_rows (ll->lane);
+  ll->rows = g_new0 (CpLodRow, MAX (ll->n_rows, 1));
+  for (guint r = 0; r < ll->n_rows; r++)
+    {
+      guint n;
+
+      cp_lane_get_row_slices (ll->lane, r, &n);
+      total += (gsize) n + 1;
+    }
+  ll->busy_len = total;
+  ll->busy_data = g_new (gint64, MAX (total, 1));
+
+  for (guint r = 0; r < ll->n_rows; r++)
+    {
+      CpLodRow *row = &ll->rows[r];
+      gint64 *busy = ll->busy_data + pos;
+      gint64 sum = 0;
+
+      row->idx = cp_lane_get_row_slices (ll->lane, r, &row->n);
+      busy[0] = 0;
+      for (guint k = 0; k < row->n; k++)
+        {
+          sum += s->dur[row->idx[k]];
+          busy[k + 1] = sum;
+        }
+      row->busy = busy;
+      pos += (gsize) row->n + 1;
+    }
+}
+
+static void
+build_counter (LodLane *ll)
+{
+  const gint64 *ts;
+  guint n = cp_lane_get_counter (ll->lane, &ts, &ll->values);
+  const double *prev;
+  guint prev_len;
+
+  ll->n_samples = n;
+  ll->vmin = 0;
+  ll->vmax = 0;
+  if (n == 0)
+    return;
+
+  ll->vmin = ll->vmax = ll->values[0];
+  for (guint i = 1; i < n; i++)
+    {
+      double v = ll->values[i];
+
+      if (isnan (v))
+        continue;
+      ll->vmin = MIN (ll->vmin, v);
+      ll->vmax = MAX (ll->vmax, v);
+    }
+
+  /* Max pyramid: level 0 has one entry per FANOUT samples, each next level
+   * one per FANOUT entries of the previous, until one entry is left. */
+  for (guint len = n; len > 1; len = (len + FANOUT - 1) / FANOUT)
+    ll->n_levels++;
+  ll->level_max = g_new0 (double *, MAX (ll->n_levels, 1));
+  ll->level_len = g_new0 (guint, MAX (ll->n_levels, 1));
+  prev = ll->values;
+  prev_len = n;
+  for (guint l = 0; l < ll->n_levels; l++)
+    {
+      guint len = (prev_len + FANOUT - 1) / FANOUT;
+      double *out = g_new (double, len);
+
+      for (guint i = 0; i < len; i++)
+        {
+          double m = -INFINITY;
+
+          for (guint j = i * FANOUT; j < MIN ((i + 1) * FANOUT, prev_len); j++)
+            {
+              if (!isnan (prev[j]))
+                m = MAX (m, prev[j]);
+            }
+          out[i] = m;
+        }
+      ll->level_max[l] = out;
+      ll->level_len[l] = len;
+      prev = out;
+      prev_len = len;
+    }
+}
+
+CpLod *
+cp_lod_new (CpTrace *trace)
+{
+  CpLod *self;
+
+  g_return_val_if_fail (CP_IS_TRACE (trace), NULL);
+
+  self = g_new0 (CpLod, 1);
+  g_atomic_ref_count_init (&self->ref_count);
+  self->n_lanes = cp_trace_get_n_lanes (trace);
+  self->lanes = g_new0 (LodLane, MAX (self->n_lanes, 1));
+  self->memory = sizeof *self + sizeof (LodLane) * self->n_lanes;
+
+  for (guint i = 0; i < self->n_lanes; i++)
+    {
+      LodLane *ll = &self->lanes[i];
+
+      ll->lane = cp_trace_get_lane (trace, i);
+      build_rows (ll);
+      build_counter (ll);
+      self->memory += sizeof (CpLodRow) * ll->n_rows + sizeof (gint64) * ll->busy_len;
+      for (guint l = 0; l < ll->n_levels; l++)
+        self->memory += sizeof (double) * ll->level_len[l];
+    }
+
+  {
+    guint n_flows = 0;
+    const CpFlow *flows = cp_trace_get_flows (trace, &n_flows);
+
+    build_flow_index (self, flows, n_flows, TRUE, &self->flows_out, &self->out_offsets);
+    build_flow_index (self, flows, n_flows, FALSE, &self->flows_in, &self->in_offsets);
+  }
+
+  return self;
+}
+
+CpLod *
+cp_lod_ref (CpLod *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+void
+cp_lod_unref (CpLod *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+
+  for (guint i = 0; i < self->n_lanes; i++)
+    {
+      LodLane *ll = &self->lanes[i];
+
+      g_free (ll->rows);
+      g_free (ll->busy_data);
+      for (guint l = 0; l < ll->n_levels; l++)
+        g_free (ll->level_max[l]);
+      g_free (ll->level_max);
+      g_free (ll->level_len);
+    }
+  g_free (self->lanes);
+  g_free (self->flows_out);
+  g_free (self->flows_in);
+  g_free (self->out_offsets);
+  g_free (self->in_offsets);
+  g_free (self);
+}
+
+#define LOD_KEY "cp-lod"
+
+CpLod *
+cp_lod_ensure (CpTrace *trace)
+{
+  CpLod *lod;
+
+  g_return_val_if_fail (CP_IS_TRACE (trace), NULL);
+
+  lod = g_object_get_data (G_OBJECT (trace), LOD_KEY);
+  if (lod != NULL)
+    return lod;
+
+  lod = cp_lod_new (trace);
+  /* Another thread may have built one meanwhile: the first one stays. */
+  if (!g_object_replace_data (G_OBJECT (trace), LOD_KEY, NULL, lod,
+                              (GDestroyNotify) cp_lod_unref, NULL))
+    {
+      cp_lod_unref (lod);
+      lod = g_object_get_data (G_OBJECT (trace), LOD_KEY);
+    }
+  return lod;
+}
+
+gsize
+cp_lod_get_memory_size (CpLod *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->memory;
+}
+
+guint
+cp_lod_get_n_rows (CpLod *self,
+                   guint  lane)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return lane < self->n_lanes ? self->lanes[lane].n_rows : 0;
+}
+
+const CpLodRow *
+cp_lod_get_row (CpLod *self,
+                guint  lane,
+                guint  row)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (lane >= self->n_lanes || row >= self->lanes[lane].n_rows)
+    return NULL;
+  return &self->lanes[lane].rows[row];
+}
+
+static guint
+row_first_ending_after (const CpSlices *s,
+                        const CpLodRow *row,
+                        gint64          t)
+{
+  guint lo = 0, hi = row->n;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      guint32 i = row->idx[mid];
+      gint64 end = s->start[i] + s->dur[i];
+
+      /* A zero-length slice at t is kept: it would be lost otherwise. */
+      if (end < t || (end == t && s->dur[i] > 0))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+guint
+cp_lod_row_first_ending_after (CpLod  *self,
+                               guint   lane,
+                               guint   row,
+                               gint64  t)
+{
+  const CpLodRow *r = cp_lod_get_row (self, lane, row);
+
+  if (r == NULL)
+    return 0;
+  return row_first_ending_after (cp_lane_get_slices (self->lanes[lane].lane), r, t);
+}
+
+/* Covered time in [-inf, t). */
+static gint64
+row_covered_before (const CpSlices *s,
+                    const CpLodRow *row,
+                    gint64          t)
+{
+  guint j = row_first_ending_after (s, row, t);
+  gint64 c = row->busy[j];
+
+  if (j < row->n)
+    {
+      guint32 i = row->idx[j];
+
+      if (t > s->start[i])
+        c += MIN (t - s->start[i], s->dur[i]);
+    }
+  return c;
+}
+
+gint64
+cp_lod_row_coverage (CpLod  *self,
+                     guint   lane,
+                     guint   row,
+                     gint64  t0,
+                     gint64  t1)
+{
+  const CpLodRow *r = cp_lod_get_row (self, lane, row);
+  const CpSlices *s;
+
+  if (r == NULL || t1 <= t0)
+    return 0;
+  s = cp_lane_get_slices (self->lanes[lane].lane);
+  return row_covered_before (s, r, t1) - row_covered_before (s, r, t0);
+}
+
+guint64
+cp_lod_count_slices (CpLod  *self,
+                     guint   lane,
+                     gint64  t0,
+                     gint64  t1)
+{
+  guint64 count = 0;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  if (lane >= self->n_lanes || t1 <= t0)
+    return 0;
+
+  for (guint r = 0; r < self->lanes[lane].n_rows; r++)
+    {
+      const CpLodRow *row = &self->lanes[lane].rows[r];
+      const CpSlices *s = cp_lane_get_slices (self->lanes[lane].lane);
+      guint first = row_first_ending_after (s, row, t0);
+      guint lo = first, hi = row->n;
+
+      /* A slice ending exactly at t0 does not overlap [t0, t1) unless it
+       * is zero-length and at t0. */
+      while (first < row->n)
+        {
+          guint32 i = row->idx[first];
+
+          if (s->dur[i] == 0 && s->start[i] < t0)
+            first++;
+          else
+            break;
+        }
+      lo = first;
+      /* First position starting at or after t1. */
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+
+          if (s->start[row->idx[mid]] < t1)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      count += lo - first;
+    }
+  return count;
+}
+
+gboolean
+cp_lod_counter_range (CpLod  *self,
+                      guint   lane,
+                      double *min,
+                      double *max)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (lane >= self->n_lanes || self->lanes[lane].n_samples == 0)
+    return FALSE;
+  if (min)
+    *min = self->lanes[lane].vmin;
+  if (max)
+    *max = self->lanes[lane].vmax;
+  return TRUE;
+}
+
+double
+cp_lod_counter_max (CpLod *self,
+                    guint  lane,
+                    guint  first,
+                    guint  last)
+{
+  const LodLane *ll;
+  double m = -INFINITY;
+  guint level = 0;
+  guint64 width = 1;     /* samples per entry at the current level */
+  const double *data;
+
+  g_return_val_if_fail (self != NULL, NAN);
+
+  if (lane >= self->n_lanes)
+    return NAN;
+  ll = &self->lanes[lane];
+  last = MIN (last, ll->n_samples);
+  if (first >= last)
+    return NAN;
+
+  /* Climb: take loose entries at each level until [first, last) is aligned
+   * to the next level's entries, then come down on the right. Positions are
+   * kept in samples. */
+  data = ll->values;
+  while (TRUE)
+    {
+      guint64 up = width * FANOUT;
+      guint64 a, b;
+
+      if (level >= ll->n_levels || (guint64) first + up > last)
+        break;
+      /* Entries at this level from first up to the next aligned boundary. */
+      a = ((guint64) first + up - 1) / up * up;
+      for (guint64 p = first; p < a && p < last; p += width)
+        {
+          double v = data[p / width];
+
+          if (!isnan (v))
+            m = MAX (m, v);
+        }
+      b = (guint64) last / up * up;
+      for (guint64 p = b; p < last; p += width)
+        {
+          if (p < a)
+            continue;
+          {
+            double v = data[p / width];
+
+            if (!isnan (v))
+              m = MAX (m, v);
+          }
+        }
+      if (a >= b)
+        return m;
+      first = (guint) a;
+      last = (guint) b;
+      data = ll->level_max[level];
+      level++;
+      width = up;
+    }
+  for (guint64 p = first; p < last; p += width)
+    {
+      double v = data[p / width];
+
+      if (!isnan (v))
+        m = MAX (m, v);
+    }
+  return m;
+}
+
+const guint32 *
+cp_lod_get_lane_flows (CpLod    *self,
+                       guint     lane,
+                       gboolean  outgoing,
+                       guint    *n)
+{
+  const guint32 *offsets;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (n != NULL, NULL);
+
+  if (lane >= self->n_lanes)
+    {
+      *n = 0;
+      return NULL;
+    }
+  offsets = outgoing ? self->out_offsets : self->in_offsets;
+  *n = offsets[lane + 1] - offsets[lane];
+  return (outgoing ? self->flows_out : self->flows_in) + offsets[lane];
+}

@@ -1,0 +1,322 @@
+/* test-lod.c: the level-of-detail index against brute force
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <math.h>
+
+#include "model/cp-trace-builder.h"
+#include "render/cp-lod.h"
+
+/* A kernel lane with random, often overlapping slices (so several rows), a
+ * host lane with nesting, and a counter lane. */
+static CpTrace *
+make_random_trace (guint32 seed)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint gpu = cp_trace_builder_process_for_pid (b, 0);
+  guint host = cp_trace_builder_process_for_pid (b, 1);
+  guint kl = cp_trace_builder_lane (b, gpu, CP_LANE_KERNEL, (CpLaneKey) { 7, 0 });
+  guint hl = cp_trace_builder_lane (b, host, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+  guint cl = cp_trace_builder_lane (b, gpu, CP_LANE_COUNTER, (CpLaneKey) { 0, 1 });
+  CpStr name = cp_trace_builder_intern (b, "k", -1);
+  gint64 t = 0;
+  CpTrace *trace;
+
+  for (guint i = 0; i < 3000; i++)
+    {
+      CpSliceInit init;
+
+      cp_slice_init_clear (&init);
+      init.name = name;
+      t += g_rand_int_range (rand, 0, 400);
+      init.start = t;
+      /* Mostly tiny, some long; some zero-length. */
+      init.dur = g_rand_int_range (rand, 0, 10) == 0 ? g_rand_int_range (rand, 0, 3000)
+                                                      : g_rand_int_range (rand, 0, 60);
+      cp_trace_builder_add_slice (b, kl, &init);
+    }
+  t = 0;
+  for (guint i = 0; i < 500; i++)
+    {
+      CpSliceInit init;
+      gint64 d = g_rand_int_range (rand, 100, 2000);
+
+      cp_slice_init_clear (&init);
+      init.name = name;
+      init.start = t;
+      init.dur = d;
+      cp_trace_builder_add_slice (b, hl, &init);
+      /* Two children. */
+      init.start = t + d / 10;
+      init.dur = d / 3;
+      cp_trace_builder_add_slice (b, hl, &init);
+      init.start = t + d / 2;
+      init.dur = d / 3;
+      cp_trace_builder_add_slice (b, hl, &init);
+      t += d + g_rand_int_range (rand, 0, 500);
+    }
+  for (guint i = 0; i < 5000; i++)
+    cp_trace_builder_add_counter (b, cl, i * 37, g_rand_double_range (rand, -5, 100));
+
+  g_rand_free (rand);
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  return trace;
+}
+
+static gint64
+brute_row_coverage (CpLane *lane,
+                    guint   row,
+                    gint64  t0,
+                    gint64  t1)
+{
+  const CpSlices *s = cp_lane_get_slices (lane);
+  gint64 sum = 0;
+
+  for (guint i = 0; i < s->n; i++)
+    {
+      gint64 a, b;
+
+      if (s->row[i] != row)
+        continue;
+      a = MAX (s->start[i], t0);
+      b = MIN (s->start[i] + s->dur[i], t1);
+      if (b > a)
+        sum += b - a;
+    }
+  return sum;
+}
+
+static void
+test_row_coverage (void)
+{
+  g_autoptr(CpTrace) trace = make_random_trace (1);
+  g_autoptr(CpLod) lod = cp_lod_new (trace);
+  GRand *rand = g_rand_new_with_seed (2);
+  gint64 dur = cp_trace_get_duration (trace);
+
+  g_assert_cmpuint (cp_lane_get_n_rows (cp_trace_get_lane (trace, 0)), >, 1);
+  for (guint lane = 0; lane < 2; lane++)
+    {
+      CpLane *l = cp_trace_get_lane (trace, lane);
+
+      g_assert_cmpuint (cp_lod_get_n_rows (lod, lane), ==, cp_lane_get_n_rows (l));
+      for (guint row = 0; row < cp_lane_get_n_rows (l); row++)
+        {
+          for (guint k = 0; k < 300; k++)
+            {
+              gint64 a = g_rand_int_range (rand, -100, (gint32) dur + 100);
+              gint64 w = g_rand_int_range (rand, 0, k % 2 ? 50 : 5000);
+
+              g_assert_cmpint (cp_lod_row_coverage (lod, lane, row, a, a + w), ==,
+                               brute_row_coverage (l, row, a, a + w));
+            }
+          /* Pixel columns: every column of a 997 px view, summed, is the
+           * row's whole coverage; each column equals its brute force union. */
+          {
+            gint64 total = 0;
+            double npp = (double) dur / 997;
+
+            for (guint c = 0; c < 997; c++)
+              {
+                gint64 c0 = (gint64) floor (c * npp), c1 = (gint64) floor ((c + 1) * npp);
+                gint64 cov = cp_lod_row_coverage (lod, lane, row, c0, c1);
+
+                g_assert_cmpint (cov, ==, brute_row_coverage (l, row, c0, c1));
+                g_assert_cmpint (cov, <=, c1 - c0);
+                total += cov;
+              }
+            total += cp_lod_row_coverage (lod, lane, row, (gint64) floor (997 * npp), dur + 1);
+            g_assert_cmpint (total, ==, brute_row_coverage (l, row, 0, dur + 1));
+          }
+        }
+    }
+  g_rand_free (rand);
+}
+
+static void
+test_count_and_first (void)
+{
+  g_autoptr(CpTrace) trace = make_random_trace (3);
+  g_autoptr(CpLod) lod = cp_lod_new (trace);
+  CpLane *l = cp_trace_get_lane (trace, 0);
+  const CpSlices *s = cp_lane_get_slices (l);
+  GRand *rand = g_rand_new_with_seed (4);
+  gint64 dur = cp_trace_get_duration (trace);
+
+  for (guint k = 0; k < 500; k++)
+    {
+      gint64 a = g_rand_int_range (rand, -10, (gint32) dur);
+      gint64 b = a + g_rand_int_range (rand, 1, 3000);
+      guint64 expected = 0;
+
+      for (guint i = 0; i < s->n; i++)
+        {
+          gint64 e = s->start[i] + s->dur[i];
+
+          if (s->dur[i] == 0 ? (s->start[i] >= a && s->start[i] < b) : (s->start[i] < b && e > a))
+            expected++;
+        }
+      g_assert_cmpuint (cp_lod_count_slices (lod, 0, a, b), ==, expected);
+
+      /* first_ending_after: every earlier slice of the row ends at or
+       * before a; that one does not. */
+      for (guint row = 0; row < cp_lod_get_n_rows (lod, 0); row++)
+        {
+          const CpLodRow *r = cp_lod_get_row (lod, 0, row);
+          guint j = cp_lod_row_first_ending_after (lod, 0, row, a);
+
+          if (j > 0)
+            {
+              guint32 i = r->idx[j - 1];
+
+              g_assert_true (s->start[i] + s->dur[i] < a ||
+                             (s->start[i] + s->dur[i] == a && s->dur[i] > 0));
+            }
+          if (j < r->n)
+            {
+              guint32 i = r->idx[j];
+
+              g_assert_true (s->start[i] + s->dur[i] >= a);
+            }
+        }
+    }
+  g_rand_free (rand);
+}
+
+static void
+test_counter_max (void)
+{
+  g_autoptr(CpTrace) trace = make_random_trace (5);
+  g_autoptr(CpLod) lod = cp_lod_new (trace);
+  GRand *rand = g_rand_new_with_seed (6);
+  const double *values;
+  const gint64 *ts;
+  guint lane = G_MAXUINT, n;
+  double vmin, vmax;
+
+  for (guint i = 0; i < cp_trace_get_n_lanes (trace); i++)
+    {
+      if (cp_lane_get_kind (cp_trace_get_lane (trace, i)) == CP_LANE_COUNTER)
+        lane = i;
+    }
+  g_assert_cmpuint (lane, !=, G_MAXUINT);
+  n = cp_lane_get_counter (cp_trace_get_lane (trace, lane), &ts, &values);
+  g_assert_cmpuint (n, ==, 5000);
+  g_assert_true (cp_lod_counter_range (lod, lane, &vmin, &vmax));
+  g_assert_cmpfloat (vmin, <, 0);
+  g_assert_cmpfloat (vmax, >, 90);
+
+  for (guint k = 0; k < 2000; k++)
+    {
+      guint a = g_rand_int_range (rand, 0, n);
+      guint b = a + g_rand_int_range (rand, 1, k % 3 == 0 ? 4000 : 40);
+      double expected = -INFINITY;
+
+      b = MIN (b, n);
+      for (guint i = a; i < b; i++)
+        expected = MAX (expected, values[i]);
+      g_assert_cmpfloat (cp_lod_counter_max (lod, lane, a, b), ==, expected);
+    }
+  g_assert_true (isnan (cp_lod_counter_max (lod, lane, 10, 10)));
+  g_assert_false (cp_lod_counter_range (lod, 0, NULL, NULL));
+  g_rand_free (rand);
+}
+
+static void
+test_flows_and_ensure (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint host = cp_trace_builder_process_for_pid (b, 1);
+  guint gpu = cp_trace_builder_process_for_pid (b, 0);
+  guint hl = cp_trace_builder_lane (b, host, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+  guint kl = cp_trace_builder_lane (b, gpu, CP_LANE_KERNEL, (CpLaneKey) { 7, 0 });
+  g_autoptr(CpTrace) trace = NULL;
+  const CpFlow *flows;
+  const guint32 *ids;
+  guint n_flows, n;
+  CpLod *lod;
+
+  /* Launches in reverse order so the flow list is not already sorted. */
+  for (gint i = 9; i >= 0; i--)
+    {
+      CpSliceInit init;
+
+      cp_slice_init_clear (&init);
+      init.name = cp_trace_builder_intern (b, "cudaLaunchKernel", -1);
+      init.start = i * 1000;
+      init.dur = 100;
+      init.corr = 100 + i;
+      cp_trace_builder_add_slice (b, hl, &init);
+      init.name = cp_trace_builder_intern (b, "kernel", -1);
+      init.start = i * 1000 + 300;
+      init.dur = 200;
+      cp_trace_builder_add_slice (b, kl, &init);
+    }
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  flows = cp_trace_get_flows (trace, &n_flows);
+  g_assert_cmpuint (n_flows, ==, 10);
+
+  lod = cp_lod_ensure (trace);
+  g_assert_true (lod == cp_lod_ensure (trace));
+  g_assert_cmpuint (cp_lod_get_memory_size (lod), >, 0);
+  for (guint lane = 0; lane < 2; lane++)
+    {
+      gboolean host_lane = cp_lane_get_kind (cp_trace_get_lane (trace, lane)) == CP_LANE_HOST_THREAD;
+
+      ids = cp_lod_get_lane_flows (lod, lane, TRUE, &n);
+      g_assert_cmpuint (n, ==, host_lane ? 10 : 0);
+      for (guint k = 1; k < n; k++)
+        g_assert_cmpuint (flows[ids[k - 1]].from.index, <, flows[ids[k]].from.index);
+      ids = cp_lod_get_lane_flows (lod, lane, FALSE, &n);
+      g_assert_cmpuint (n, ==, host_lane ? 0 : 10);
+      for (guint k = 1; k < n; k++)
+        g_assert_cmpuint (flows[ids[k - 1]].to.index, <, flows[ids[k]].to.index);
+    }
+}
+
+static gpointer
+ensure_thread (gpointer data)
+{
+  return cp_lod_ensure (data);
+}
+
+static void
+test_ensure_threads (void)
+{
+  g_autoptr(CpTrace) trace = make_random_trace (7);
+  GThread *threads[4];
+  gpointer results[4];
+
+  /* Racing threads all get the one index that stays with the trace. */
+  for (guint i = 0; i < 4; i++)
+    threads[i] = g_thread_new ("lod", ensure_thread, trace);
+  for (guint i = 0; i < 4; i++)
+    results[i] = g_thread_join (threads[i]);
+  for (guint i = 1; i < 4; i++)
+    g_assert_true (results[i] == results[0]);
+  g_assert_true (results[0] == cp_lod_ensure (trace));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/lod/row-coverage", test_row_coverage);
+  g_test_add_func ("/lod/count-and-first", test_count_and_first);
+  g_test_add_func ("/lod/counter-max", test_counter_max);
+  g_test_add_func ("/lod/flows-and-ensure", test_flows_and_ensure);
+  g_test_add_func ("/lod/ensure-threads", test_ensure_threads);
+
+  return g_test_run ();
+}

@@ -1,0 +1,102 @@
+/* test-time-format.c: time labels and ruler tick steps
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include "render/cp-time-format.h"
+
+static void
+check_duration (gint64      ns,
+                const char *expected)
+{
+  g_autofree char *s = cp_time_format_duration (ns);
+
+  g_assert_cmpstr (s, ==, expected);
+}
+
+static void
+check_tick (gint64      t,
+            gint64      step,
+            gint64      ref,
+            const char *expected)
+{
+  g_autofree char *s = cp_time_format_tick (t, step, ref);
+
+  g_assert_cmpstr (s, ==, expected);
+}
+
+static void
+test_duration (void)
+{
+  check_duration (0, "0 ns");
+  check_duration (850, "850 ns");
+  check_duration (1234, "1.23 µs");
+  check_duration (12345, "12.3 µs");
+  check_duration (123456, "123 µs");
+  check_duration (12345678, "12.3 ms");
+  check_duration (2500000000, "2.50 s");
+  check_duration (125000000000, "125 s");
+}
+
+static void
+test_ticks (void)
+{
+  /* The unit follows the largest time shown; decimals follow the step. */
+  check_tick (0, 100000000, 2600000000, "0.0 s");
+  check_tick (1300000000, 100000000, 2600000000, "1.3 s");
+  check_tick (2000000000, 1000000000, 2600000000, "2 s");
+  check_tick (3200000010, 10, 3200001000, "3.20000001 s");
+  check_tick (1500000, 500000, 3000000, "1.5 ms");
+  check_tick (1500000, 200000, 3000000, "1.5 ms");
+  check_tick (40, 20, 900, "40 ns");
+  check_tick (12000, 2000, 30000, "12 µs");
+  check_tick (12000, 200, 30000, "12.0 µs");
+}
+
+static void
+test_pick_step (void)
+{
+  /* 1-2-5 steps, the smallest at least min_px apart. */
+  g_assert_cmpint (cp_time_pick_step (1.0, 60), ==, 100);
+  g_assert_cmpint (cp_time_pick_step (1.0, 100), ==, 100);
+  g_assert_cmpint (cp_time_pick_step (1.0, 101), ==, 200);
+  g_assert_cmpint (cp_time_pick_step (0.01, 60), ==, 1);
+  g_assert_cmpint (cp_time_pick_step (3.3, 64), ==, 500);
+  g_assert_cmpint (cp_time_pick_step (1e6, 64), ==, 100000000);
+  /* 10 s over 1600 px: 6.25 ms per pixel, 64 px -> 0.4 s -> 0.5 s. */
+  g_assert_cmpint (cp_time_pick_step (10e9 / 1600, 64), ==, 500000000);
+  /* Hours fit too. */
+  g_assert_cmpint (cp_time_pick_step (3600e9 / 1000, 80), ==, 500000000000);
+
+  for (double npp = 0.5; npp < 1e10; npp *= 1.7)
+    {
+      gint64 step = cp_time_pick_step (npp, 70);
+      gint64 minor = cp_time_minor_step (step);
+
+      g_assert_cmpfloat ((double) step / npp, >=, 70);
+      /* Not more than 2.5 times too far apart (the 1-2-5 spacing). */
+      g_assert_cmpfloat ((double) step / npp, <, 70 * 2.5 + 1);
+      g_assert_cmpint (minor, >=, 1);
+      g_assert_cmpint (step % minor, ==, 0);
+    }
+  g_assert_cmpint (cp_time_minor_step (100), ==, 20);
+  g_assert_cmpint (cp_time_minor_step (200), ==, 50);
+  g_assert_cmpint (cp_time_minor_step (500), ==, 100);
+  g_assert_cmpint (cp_time_minor_step (1), ==, 1);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/time-format/duration", test_duration);
+  g_test_add_func ("/time-format/ticks", test_ticks);
+  g_test_add_func ("/time-format/pick-step", test_pick_step);
+
+  return g_test_run ();
+}
