@@ -1,0 +1,148 @@
+/* cp-args.c
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <json-glib/json-glib.h>
+
+#include "cp-args.h"
+#include "cp-xplane-reader.h"
+
+static void
+cp_arg_free (CpArg *arg)
+{
+  g_free (arg->key);
+  g_free (arg->value);
+  g_free (arg);
+}
+
+static void
+add (GPtrArray  *out,
+     const char *key,
+     char       *value)
+{
+  CpArg *arg = g_new0 (CpArg, 1);
+
+  arg->key = g_strdup (key);
+  arg->value = value;
+  g_ptr_array_add (out, arg);
+}
+
+static char *
+node_text (JsonNode *node)
+{
+  switch (JSON_NODE_TYPE (node))
+    {
+    case JSON_NODE_NULL:
+      return g_strdup ("null");
+    case JSON_NODE_VALUE:
+      {
+        GType type = json_node_get_value_type (node);
+
+        if (type == G_TYPE_STRING)
+          return g_strdup (json_node_get_string (node));
+        if (type == G_TYPE_INT64)
+          return g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (node));
+        if (type == G_TYPE_BOOLEAN)
+          return g_strdup (json_node_get_boolean (node) ? "true" : "false");
+        if (type == G_TYPE_DOUBLE)
+          {
+            char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+            return g_strdup (g_ascii_dtostr (buf, sizeof buf, json_node_get_double (node)));
+          }
+        return json_to_string (node, FALSE);
+      }
+    case JSON_NODE_OBJECT:
+    case JSON_NODE_ARRAY:
+    default:
+      return json_to_string (node, FALSE);
+    }
+}
+
+static gboolean
+decode_json (const guint8  *data,
+             gsize          len,
+             GPtrArray     *out,
+             GError       **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr(GError) local_error = NULL;
+  JsonNode *root;
+  JsonObject *obj;
+  GList *members;
+
+  if (len > G_MAXSSIZE ||
+      !json_parser_load_from_data (parser, (const char *) data, (gssize) len, &local_error))
+    {
+      g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
+                   _("The arguments are not valid JSON: %s"),
+                   local_error ? local_error->message : _("too long"));
+      return FALSE;
+    }
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error_literal (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
+                           _("The arguments are not a JSON object"));
+      return FALSE;
+    }
+  obj = json_node_get_object (root);
+  /* Members in the order the capture wrote them. */
+  members = json_object_get_members (obj);
+  for (GList *l = members; l; l = l->next)
+    add (out, l->data, node_text (json_object_get_member (obj, l->data)));
+  g_list_free (members);
+  return TRUE;
+}
+
+GPtrArray *
+cp_args_decode (CpTrace     *trace,
+                CpSliceRef   ref,
+                GError     **error)
+{
+  g_autoptr(GPtrArray) out = NULL;
+  CpArgsFormat format = CP_ARGS_NONE;
+  const guint8 *data = NULL;
+  gsize len = 0;
+
+  g_return_val_if_fail (CP_IS_TRACE (trace), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  out = g_ptr_array_new_with_free_func ((GDestroyNotify) cp_arg_free);
+  if (!cp_trace_slice_ref_valid (trace, ref) ||
+      !cp_trace_get_args (trace, ref, &format, &data, &len))
+    return g_steal_pointer (&out);
+
+  switch (format)
+    {
+    case CP_ARGS_JSON:
+      if (!decode_json (data, len, out, error))
+        return NULL;
+      break;
+
+    case CP_ARGS_XSTATS:
+      {
+        g_autoptr(GPtrArray) stats = cp_xstats_decode (trace, data, len, error);
+
+        if (stats == NULL)
+          return NULL;
+        for (guint i = 0; i < stats->len; i++)
+          {
+            CpXStatEntry *e = g_ptr_array_index (stats, i);
+
+            add (out, e->key, g_strdup (e->value));
+          }
+      }
+      break;
+
+    case CP_ARGS_NONE:
+    default:
+      break;
+    }
+  return g_steal_pointer (&out);
+}
