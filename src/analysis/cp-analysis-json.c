@@ -1,0 +1,478 @@
+/* cp-analysis-json.c: the analysis as JSON (docs/diagnose-json.md)
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+
+#include "cp-analysis-private.h"
+#include "cp-rules.h"
+
+/* At most this many kernels and host ops are listed, by total time. */
+#define MAX_LISTED 500
+#define MAX_LAUNCHED_PER_OP 10
+
+static void
+add_int (JsonBuilder *b,
+         const char  *key,
+         gint64       value)
+{
+  json_builder_set_member_name (b, key);
+  json_builder_add_int_value (b, value);
+}
+
+static void
+add_double (JsonBuilder *b,
+            const char  *key,
+            double       value)
+{
+  json_builder_set_member_name (b, key);
+  if (isfinite (value))
+    json_builder_add_double_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+add_string (JsonBuilder *b,
+            const char  *key,
+            const char  *value)
+{
+  json_builder_set_member_name (b, key);
+  if (value != NULL)
+    json_builder_add_string_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+add_bool (JsonBuilder *b,
+          const char  *key,
+          gboolean     value)
+{
+  json_builder_set_member_name (b, key);
+  json_builder_add_boolean_value (b, value);
+}
+
+static void
+add_triple (JsonBuilder  *b,
+            const char   *key,
+            const gint32 *v)
+{
+  json_builder_set_member_name (b, key);
+  if (v[0] < 0)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_array (b);
+  for (guint k = 0; k < 3; k++)
+    json_builder_add_int_value (b, v[k]);
+  json_builder_end_array (b);
+}
+
+static void
+write_window (CpAnalysis  *self,
+              JsonBuilder *b)
+{
+  const CpInterval *w = (const CpInterval *) self->windows->data;
+  guint n = self->windows->len;
+
+  json_builder_set_member_name (b, "window");
+  json_builder_begin_object (b);
+  add_string (b, "source", cp_step_source_to_string (self->step_source));
+  add_int (b, "start_ns", n ? w[0].start : 0);
+  add_int (b, "end_ns", n ? w[n - 1].end : 0);
+  add_int (b, "total_ns", self->window_time);
+  add_int (b, "windows", n);
+  add_int (b, "dropped_steps", self->n_dropped_steps);
+  add_string (b, "description",
+              self->step_source == CP_STEPS_NONE ?
+                "the whole capture, from its first to its last event" :
+                "one window per step: from max(previous window end, step marker start) to max(marker end, end of the device work launched inside the marker)");
+  json_builder_end_object (b);
+}
+
+static void
+write_devices (CpAnalysis  *self,
+               JsonBuilder *b)
+{
+  json_builder_set_member_name (b, "devices");
+  json_builder_begin_array (b);
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+
+      json_builder_begin_object (b);
+      add_int (b, "device", dev->device);
+      add_int (b, "kernels", dev->n_kernels);
+      add_int (b, "kernel_time_ns", dev->kernel_time);
+      add_int (b, "kernel_busy_ns", dev->kernel_busy);
+      add_int (b, "window_busy_ns", dev->window_busy);
+      add_double (b, "utilization", dev->utilization);
+      add_double (b, "sm_efficiency", dev->sm_efficiency);
+      add_double (b, "achieved_occupancy", dev->achieved_occupancy);
+      add_int (b, "idle_ns", dev->idle);
+      add_int (b, "idle_host_wait_ns", dev->idle_host_wait);
+      add_int (b, "idle_kernel_wait_ns", dev->idle_kernel_wait);
+      add_int (b, "idle_other_ns", dev->idle_other);
+      add_int (b, "comm_time_ns", dev->comm_time);
+      add_int (b, "comm_overlap_ns", dev->comm_overlap);
+      add_double (b, "comm_overlap_ratio", dev->comm_time > 0 ? (double) dev->comm_overlap / dev->comm_time : NAN);
+      add_int (b, "tensor_core_time_ns", dev->tensor_core_time);
+      add_int (b, "half_time_ns", dev->half_time);
+      json_builder_set_member_name (b, "launch");
+      json_builder_begin_object (b);
+      add_int (b, "launched", dev->n_launched);
+      add_int (b, "short_kernels", dev->n_short);
+      add_int (b, "short_kernel_time_ns", dev->short_time);
+      add_int (b, "runtime_outliers", dev->n_runtime_outliers);
+      add_int (b, "delay_outliers", dev->n_delay_outliers);
+      add_double (b, "mean_delay_ns", dev->n_launched ? (double) dev->launch_delay_total / dev->n_launched : NAN);
+      add_int (b, "max_delay_ns", dev->launch_delay_max);
+      add_int (b, "kernels_under_10us", dev->n_kernels_under_10us);
+      add_int (b, "time_under_10us_ns", dev->time_under_10us);
+      json_builder_end_object (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static void
+write_metrics (CpAnalysis  *self,
+               JsonBuilder *b)
+{
+  CpTimeSummary st;
+
+  json_builder_set_member_name (b, "metrics");
+  json_builder_begin_object (b);
+  add_int (b, "duration_ns", cp_trace_get_duration (self->trace));
+  add_int (b, "kernel_time_ns", self->kernel_time);
+
+  cp_analysis_get_step_summary (self, &st);
+  json_builder_set_member_name (b, "step_time");
+  json_builder_begin_object (b);
+  add_int (b, "total_ns", st.total);
+  add_int (b, "mean_ns", st.mean);
+  add_int (b, "min_ns", st.min);
+  add_int (b, "max_ns", st.max);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "breakdown");
+  json_builder_begin_array (b);
+  for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
+    {
+      const CpTimeSummary *sum = &self->summary[c];
+
+      json_builder_begin_object (b);
+      add_string (b, "category", cp_time_category_to_string (c));
+      add_string (b, "label", cp_time_category_get_label (c));
+      add_int (b, "priority", cp_time_category_get_priority (c));
+      add_int (b, "total_ns", sum->total);
+      add_int (b, "mean_ns", sum->mean);
+      add_int (b, "min_ns", sum->min);
+      add_int (b, "max_ns", sum->max);
+      add_double (b, "percent", sum->percent);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  write_devices (self, b);
+
+  json_builder_set_member_name (b, "transfers");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < CP_TRANSFER_N_KINDS; k++)
+    {
+      const CpTransferStats *t = &self->transfers[k];
+
+      if (t->count == 0)
+        continue;
+      json_builder_begin_object (b);
+      add_string (b, "kind", cp_transfer_kind_to_string (t->kind));
+      add_int (b, "count", t->count);
+      add_int (b, "bytes", t->bytes);
+      add_int (b, "time_ns", t->time);
+      add_double (b, "bandwidth_gbps", t->bandwidth);
+      add_double (b, "peak_bandwidth_gbps", t->peak_bandwidth);
+      add_int (b, "pageable", t->n_pageable);
+      add_int (b, "pageable_time_ns", t->pageable_time);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  add_int (b, "kernel_names", self->kernels->len);
+  json_builder_set_member_name (b, "kernels");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < MIN (self->kernels->len, MAX_LISTED); k++)
+    {
+      const CpKernelStats *ks = &g_array_index (self->kernels, CpKernelStats, k);
+
+      json_builder_begin_object (b);
+      add_string (b, "name", cp_trace_get_string (self->trace, ks->name));
+      add_int (b, "count", ks->count);
+      add_int (b, "total_ns", ks->total);
+      add_int (b, "mean_ns", ks->count ? ks->total / ks->count : 0);
+      add_int (b, "min_ns", ks->min);
+      add_int (b, "max_ns", ks->max);
+      add_double (b, "share", ks->share);
+      add_bool (b, "tensor_core", ks->tensor_core);
+      add_bool (b, "half", ks->half);
+      add_double (b, "occupancy", ks->occupancy);
+      add_triple (b, "grid", ks->grid);
+      add_triple (b, "block", ks->block);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  add_int (b, "host_op_names", self->host_ops->len);
+  json_builder_set_member_name (b, "host_ops");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < MIN (self->host_ops->len, MAX_LISTED); k++)
+    {
+      const CpHostOpStats *op = &g_array_index (self->host_ops, CpHostOpStats, k);
+
+      json_builder_begin_object (b);
+      add_string (b, "name", cp_trace_get_string (self->trace, op->name));
+      add_int (b, "count", op->count);
+      add_int (b, "total_ns", op->total);
+      add_int (b, "mean_ns", op->count ? op->total / op->count : 0);
+      add_int (b, "min_ns", op->min);
+      add_int (b, "max_ns", op->max);
+      add_double (b, "share", op->share);
+      add_bool (b, "tc_eligible", op->tc_eligible);
+      add_int (b, "kernels", op->n_kernels);
+      add_int (b, "kernel_time_ns", op->kernel_time);
+      add_double (b, "kernel_share", op->kernel_share);
+      add_int (b, "tensor_core_time_ns", op->tensor_core_time);
+      json_builder_set_member_name (b, "launched");
+      json_builder_begin_array (b);
+      for (guint j = 0; op->kernels != NULL && j < MIN (op->kernels->len, MAX_LAUNCHED_PER_OP); j++)
+        {
+          const CpKernelCount *kc = &g_array_index (op->kernels, CpKernelCount, j);
+
+          json_builder_begin_object (b);
+          add_string (b, "name", cp_trace_get_string (self->trace, kc->name));
+          add_int (b, "count", kc->count);
+          add_int (b, "time_ns", kc->time);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_end_object (b);
+}
+
+static void
+write_steps (CpAnalysis  *self,
+             JsonBuilder *b)
+{
+  json_builder_set_member_name (b, "steps");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < self->steps->len; i++)
+    {
+      const CpStepStats *st = &g_array_index (self->steps, CpStepStats, i);
+
+      json_builder_begin_object (b);
+      add_int (b, "number", st->number);
+      add_int (b, "start_ns", st->start);
+      add_int (b, "end_ns", st->end);
+      add_int (b, "duration_ns", st->end - st->start);
+      add_int (b, "host_start_ns", st->host_start);
+      add_int (b, "host_end_ns", st->host_end);
+      add_int (b, "kernels", st->n_kernels);
+      add_bool (b, "outlier", st->outlier);
+      json_builder_set_member_name (b, "breakdown");
+      json_builder_begin_object (b);
+      for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
+        {
+          g_autofree char *key = g_strconcat (cp_time_category_to_string (c), "_ns", NULL);
+
+          add_int (b, key, st->time[c]);
+        }
+      json_builder_end_object (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static void
+write_finding (CpAnalysis  *self,
+               CpFinding   *f,
+               JsonBuilder *b)
+{
+  const CpFigure *figs;
+  const CpEvidence *ev;
+  guint n_figs, n_ev;
+
+  json_builder_begin_object (b);
+  add_string (b, "rule", cp_finding_get_rule_id (f));
+  add_string (b, "title", cp_finding_get_title (f));
+  add_string (b, "severity", cp_severity_to_string (cp_finding_get_severity (f)));
+  add_string (b, "measured_severity", cp_severity_to_string (cp_finding_get_measured_severity (f)));
+  add_string (b, "explained_by", cp_finding_get_explained_by (f));
+  add_string (b, "summary", cp_finding_get_summary (f));
+  add_string (b, "source", cp_finding_get_source (f));
+  add_int (b, "time_at_stake_ns", cp_finding_get_time_at_stake (f));
+  add_int (b, "time_at_stake_per_step_ns", cp_finding_get_time_at_stake_per_step (f));
+
+  figs = cp_finding_get_figures (f, &n_figs);
+  json_builder_set_member_name (b, "figures");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < n_figs; k++)
+    {
+      json_builder_begin_object (b);
+      add_string (b, "id", figs[k].id);
+      add_string (b, "label", figs[k].label);
+      add_double (b, "value", figs[k].value);
+      add_string (b, "unit", figs[k].unit);
+      add_string (b, "comparison", figs[k].comparison);
+      add_double (b, "moderate", figs[k].moderate);
+      add_double (b, "high", figs[k].high);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  ev = cp_finding_get_evidence (f, &n_ev);
+  add_int (b, "evidence_total", cp_finding_get_evidence_total (f));
+  json_builder_set_member_name (b, "evidence");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < n_ev; k++)
+    {
+      CpLane *lane = ev[k].lane < cp_trace_get_n_lanes (self->trace) ?
+                     cp_trace_get_lane (self->trace, ev[k].lane) : NULL;
+
+      json_builder_begin_object (b);
+      add_int (b, "lane", ev[k].lane);
+      add_string (b, "lane_name", lane ? cp_lane_get_name (lane) : NULL);
+      add_int (b, "start_ns", ev[k].start);
+      add_int (b, "end_ns", ev[k].end);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "fixes");
+  json_builder_begin_object (b);
+  for (guint fw = 0; fw < CP_N_FRAMEWORKS; fw++)
+    {
+      const char * const *fixes = cp_finding_get_fixes (f, fw);
+
+      json_builder_set_member_name (b, cp_framework_to_string (fw));
+      json_builder_begin_array (b);
+      for (guint k = 0; fixes[k] != NULL; k++)
+        json_builder_add_string_value (b, fixes[k]);
+      json_builder_end_array (b);
+    }
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+}
+
+static void
+write_rules (JsonBuilder *b)
+{
+  guint n;
+  const CpRule *rules = cp_rules_get_all (&n);
+
+  json_builder_set_member_name (b, "rules");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n; i++)
+    {
+      json_builder_begin_object (b);
+      add_string (b, "id", rules[i].id);
+      add_string (b, "title", rules[i].title);
+      add_string (b, "metric", rules[i].metric);
+      add_string (b, "unit", rules[i].unit);
+      add_string (b, "comparison", cp_compare_to_string (rules[i].compare));
+      add_double (b, "moderate", rules[i].moderate);
+      add_double (b, "high", rules[i].high);
+      add_string (b, "kind", rules[i].kind == CP_RULE_SYMPTOM ? "symptom" : "cause");
+      add_string (b, "source", rules[i].source);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+char *
+cp_analysis_to_json (CpAnalysis *self,
+                     gboolean    pretty)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  GListModel *findings;
+  GFile *file;
+  CpSeverity worst;
+  guint n_findings, warnings = 0;
+  const char * const *notes;
+
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+
+  findings = G_LIST_MODEL (self->findings);
+  n_findings = g_list_model_get_n_items (findings);
+
+  json_builder_begin_object (b);
+  add_int (b, "schema_version", CP_ANALYSIS_JSON_SCHEMA_VERSION);
+  add_string (b, "generator", "chokepoint " PACKAGE_VERSION);
+  file = cp_trace_get_file (self->trace);
+  if (file != NULL)
+    {
+      g_autofree char *path = g_file_get_path (file);
+
+      add_string (b, "file", path);
+    }
+  add_string (b, "title", cp_trace_get_title (self->trace));
+  add_double (b, "analysis_seconds", self->seconds);
+  write_window (self, b);
+
+  json_builder_set_member_name (b, "conventions");
+  json_builder_begin_object (b);
+  add_string (b, "time_unit", "ns from the trace origin (its earliest timestamp)");
+  add_string (b, "percent", "ratio of sums: 100 * (sum over windows of the time) / (sum of window lengths)");
+  add_string (b, "breakdown", "each instant of a window goes to the highest-priority category active then (XProf priorities)");
+  json_builder_end_object (b);
+
+  notes = cp_analysis_get_notes (self);
+  json_builder_set_member_name (b, "notes");
+  json_builder_begin_array (b);
+  for (guint k = 0; notes[k] != NULL; k++)
+    json_builder_add_string_value (b, notes[k]);
+  json_builder_end_array (b);
+
+  write_metrics (self, b);
+  write_steps (self, b);
+
+  json_builder_set_member_name (b, "findings");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < n_findings; k++)
+    {
+      g_autoptr(CpFinding) f = g_list_model_get_item (findings, k);
+
+      if (cp_finding_get_severity (f) > CP_SEVERITY_INFO)
+        warnings++;
+      write_finding (self, f, b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "summary");
+  json_builder_begin_object (b);
+  add_int (b, "findings", n_findings);
+  add_int (b, "warnings", warnings);
+  add_string (b, "worst_severity",
+              cp_analysis_get_worst_severity (self, &worst) ? cp_severity_to_string (worst) : NULL);
+  add_bool (b, "healthy", warnings == 0);
+  json_builder_end_object (b);
+
+  write_rules (b);
+  json_builder_end_object (b);
+
+  root = json_builder_get_root (b);
+  gen = json_generator_new ();
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, pretty);
+  return json_generator_to_data (gen, NULL);
+}

@@ -1,0 +1,119 @@
+/* cp-analysis-private.h: the state shared by the parts of one analysis
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "cp-analysis.h"
+#include "cp-classify.h"
+
+G_BEGIN_DECLS
+
+/* Fixed constants of the metrics, with their sources. */
+#define CP_HTA_KERNEL_WAIT_NS     (30 * CP_NS_PER_US)   /* HTA consecutive_kernel_delay (µs in practice) */
+#define CP_HTA_SHORT_LAUNCH_NS    (50 * CP_NS_PER_US)   /* HTA H3: cpu_dur <= 50 µs */
+#define CP_HTA_RUNTIME_OUTLIER_NS (50 * CP_NS_PER_US)   /* HTA H3: cpu_dur > 50 µs */
+#define CP_HTA_DELAY_OUTLIER_NS   (100 * CP_NS_PER_US)  /* HTA H3: delay > 100 µs */
+#define CP_SMALL_KERNEL_NS        (10 * CP_NS_PER_US)   /* §6: kernels under 10 µs */
+#define CP_TB_LAST_STEP_RATIO     0.8                   /* TB: last step with < 0.8x the ops is dropped */
+
+/* What a slice counts as in the breakdown; -1 = nothing. */
+typedef gint8 CpSliceClass;
+
+typedef struct
+{
+  CpLane      *lane;
+  CpLaneKind   kind;
+  gint         device_index;   /* into devices, -1 for host lanes */
+  guint32     *markers;        /* sorted slice indexes that are step markers */
+  guint        n_markers;
+  CpIntervals *cat[CP_TIME_N_CATEGORIES]; /* per-category union on this lane */
+  CpIntervals *sync;           /* host lanes: union of blocking calls */
+  CpSliceRef  *launch;         /* device lanes: launching host slice per slice */
+  guint32     *parent_op;      /* host lanes: enclosing op (index + 1) per slice, 0 none */
+} CpLaneInfo;
+
+typedef struct
+{
+  CpIntervals *kernels;        /* U(kernels) over the capture */
+  CpIntervals *ops;            /* U(kernels, copies, memsets) */
+  CpIntervals *compute;        /* U(non-collective kernels) */
+  CpIntervals *comm;           /* U(collective kernels) */
+  GArray      *lanes;          /* guint: device lane indexes */
+} CpDeviceSets;
+
+struct _CpAnalysis
+{
+  GObject          parent_instance;
+
+  CpTrace         *trace;
+  CpNameCache     *names;
+  double           seconds;
+
+  guint            n_lanes;
+  CpLaneInfo      *lanes;
+
+  /* Steps and windows. */
+  CpStepSource     step_source;
+  GArray          *steps;          /* of CpStepStats */
+  guint            n_dropped_steps;
+  GArray          *windows;        /* of CpInterval, sorted, disjoint */
+  CpIntervals     *window_set;
+  gint64           window_time;
+  GPtrArray       *notes;          /* of char*, NULL-terminated on request */
+
+  /* The breakdown. */
+  CpIntervals     *cat_union[CP_TIME_N_CATEGORIES];  /* raw unions (IDLE unused) */
+  CpIntervals     *exposed[CP_TIME_N_CATEGORIES];    /* flattened */
+  CpIntervals     *all_host;       /* U of every classified slice */
+  CpTimeSummary    summary[CP_TIME_N_CATEGORIES];
+
+  /* Devices. */
+  GArray          *devices;        /* of CpDeviceStats */
+  CpDeviceSets    *device_sets;    /* parallel to devices */
+  CpIntervals     *all_ops;        /* U(ops) of every device */
+  CpTransferStats  transfers[CP_TRANSFER_N_KINDS];
+  gint64           copy_bytes_timed[CP_TRANSFER_N_KINDS];  /* copies with bytes and a duration */
+  gint64           copy_time_timed[CP_TRANSFER_N_KINDS];
+  gboolean         has_flows;
+
+  /* Kernels and host ops. */
+  GArray          *kernels;        /* of CpKernelStats */
+  GArray          *host_ops;       /* of CpHostOpStats */
+  gint64           kernel_time;
+  gint64           host_op_time;
+  gint64           eligible_kernel_time;      /* launched by TC-eligible ops, or GEMM-like */
+  gint64           eligible_fp32_time;        /* of those, neither TC nor 16-bit */
+  GArray          *eligible_fp32;             /* of CpSliceRef, for evidence */
+  gint64           compute_kernel_time;       /* non-collective kernel time */
+
+  /* Findings. */
+  GListStore      *findings;
+};
+
+/* The parts, in the order cp_analysis_new() runs them. */
+void _cp_analysis_prepare_lanes   (CpAnalysis *self);
+void _cp_analysis_build_steps     (CpAnalysis *self);
+void _cp_analysis_breakdown       (CpAnalysis *self);
+void _cp_analysis_device_metrics  (CpAnalysis *self);
+void _cp_analysis_kernel_stats    (CpAnalysis *self);
+void _cp_analysis_evaluate_rules  (CpAnalysis *self);
+
+/* Helpers. */
+CpSliceClass _cp_analysis_classify_slice (CpAnalysis *self,
+                                          guint       lane,
+                                          guint       index,
+                                          guint32     name_flags);
+gboolean     _cp_analysis_is_marker      (CpAnalysis *self,
+                                          guint       lane,
+                                          guint       index);
+void         _cp_analysis_add_note       (CpAnalysis *self,
+                                          const char *format,
+                                          ...) G_GNUC_PRINTF (2, 3);
+const CpGpuInfo *_cp_analysis_gpu_info   (CpAnalysis *self,
+                                          guint       lane,
+                                          guint       index);
+
+G_END_DECLS

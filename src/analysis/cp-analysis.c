@@ -1,0 +1,766 @@
+/* cp-analysis.c: the analysis object, lane preparation and accessors
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "cp-analysis-private.h"
+
+G_DEFINE_QUARK (cp-analysis-error-quark, cp_analysis_error)
+
+G_DEFINE_FINAL_TYPE (CpAnalysis, cp_analysis, G_TYPE_OBJECT)
+
+static void
+clear_host_op (gpointer data)
+{
+  CpHostOpStats *op = data;
+
+  g_clear_pointer (&op->kernels, g_array_unref);
+}
+
+static void
+cp_analysis_finalize (GObject *object)
+{
+  CpAnalysis *self = (CpAnalysis *) object;
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      CpLaneInfo *info = &self->lanes[l];
+
+      g_free (info->markers);
+      for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
+        cp_intervals_free (info->cat[c]);
+      cp_intervals_free (info->sync);
+      g_free (info->launch);
+      g_free (info->parent_op);
+    }
+  g_free (self->lanes);
+
+  if (self->device_sets != NULL)
+    {
+      for (guint d = 0; d < self->devices->len; d++)
+        {
+          CpDeviceSets *s = &self->device_sets[d];
+
+          cp_intervals_free (s->kernels);
+          cp_intervals_free (s->ops);
+          cp_intervals_free (s->compute);
+          cp_intervals_free (s->comm);
+          g_clear_pointer (&s->lanes, g_array_unref);
+        }
+      g_free (self->device_sets);
+    }
+
+  for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
+    {
+      cp_intervals_free (self->cat_union[c]);
+      cp_intervals_free (self->exposed[c]);
+    }
+  cp_intervals_free (self->all_host);
+  cp_intervals_free (self->all_ops);
+  cp_intervals_free (self->window_set);
+
+  g_clear_pointer (&self->steps, g_array_unref);
+  g_clear_pointer (&self->windows, g_array_unref);
+  g_clear_pointer (&self->notes, g_ptr_array_unref);
+  g_clear_pointer (&self->devices, g_array_unref);
+  g_clear_pointer (&self->kernels, g_array_unref);
+  g_clear_pointer (&self->host_ops, g_array_unref);
+  g_clear_pointer (&self->eligible_fp32, g_array_unref);
+  g_clear_object (&self->findings);
+  g_clear_pointer (&self->names, cp_name_cache_free);
+  g_clear_object (&self->trace);
+
+  G_OBJECT_CLASS (cp_analysis_parent_class)->finalize (object);
+}
+
+static void
+cp_analysis_class_init (CpAnalysisClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = cp_analysis_finalize;
+}
+
+static void
+cp_analysis_init (CpAnalysis *self)
+{
+  self->steps = g_array_new (FALSE, TRUE, sizeof (CpStepStats));
+  self->windows = g_array_new (FALSE, TRUE, sizeof (CpInterval));
+  self->notes = g_ptr_array_new_null_terminated (4, g_free, TRUE);
+  self->devices = g_array_new (FALSE, TRUE, sizeof (CpDeviceStats));
+  self->kernels = g_array_new (FALSE, TRUE, sizeof (CpKernelStats));
+  self->host_ops = g_array_new (FALSE, TRUE, sizeof (CpHostOpStats));
+  g_array_set_clear_func (self->host_ops, clear_host_op);
+  self->eligible_fp32 = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
+  self->findings = g_list_store_new (CP_TYPE_FINDING);
+}
+
+/* Categories */
+
+static const struct
+{
+  const char *id;
+  const char *label;
+  guint       priority;
+} categories[CP_TIME_N_CATEGORIES] = {
+  [CP_TIME_COMPUTE_16] = { "compute_16", N_("Device compute, 16-bit"), 150 },
+  [CP_TIME_COMPUTE_32] = { "compute_32", N_("Device compute, 32-bit"), 140 },
+  [CP_TIME_DEVICE_TO_HOST] = { "device_to_host", N_("Device to host"), 130 },
+  [CP_TIME_DEVICE_TO_DEVICE] = { "device_to_device", N_("Device to device"), 120 },
+  [CP_TIME_INPUT_WAIT] = { "input_wait", N_("Input: data loading"), 110 },
+  [CP_TIME_COLLECTIVES] = { "collectives", N_("Collectives"), 100 },
+  [CP_TIME_LAUNCH] = { "kernel_launch", N_("Kernel launch"), 90 },
+  [CP_TIME_HOST_TO_DEVICE] = { "host_to_device", N_("Input: host to device"), 80 },
+  [CP_TIME_OTHER] = { "other", N_("Other copies and memsets"), 70 },
+  [CP_TIME_RUNTIME] = { "runtime", N_("Runtime calls and syncs"), 50 },
+  [CP_TIME_HOST_COMPUTE] = { "host_compute", N_("Host compute"), 10 },
+  [CP_TIME_IDLE] = { "idle", N_("Idle"), 0 },
+};
+
+const char *
+cp_time_category_to_string (CpTimeCategory category)
+{
+  g_return_val_if_fail (category < CP_TIME_N_CATEGORIES, NULL);
+  return categories[category].id;
+}
+
+const char *
+cp_time_category_get_label (CpTimeCategory category)
+{
+  g_return_val_if_fail (category < CP_TIME_N_CATEGORIES, NULL);
+  return _(categories[category].label);
+}
+
+guint
+cp_time_category_get_priority (CpTimeCategory category)
+{
+  g_return_val_if_fail (category < CP_TIME_N_CATEGORIES, 0);
+  return categories[category].priority;
+}
+
+const char *
+cp_step_source_to_string (CpStepSource source)
+{
+  switch (source)
+    {
+    case CP_STEPS_PROFILER: return "profiler-steps";
+    case CP_STEPS_MARKERS: return "step-markers";
+    case CP_STEPS_NONE:
+    default:
+      return "none";
+    }
+}
+
+/* Helpers */
+
+void
+_cp_analysis_add_note (CpAnalysis *self,
+                       const char *format,
+                       ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_ptr_array_add (self->notes, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
+const CpGpuInfo *
+_cp_analysis_gpu_info (CpAnalysis *self,
+                       guint       lane,
+                       guint       index)
+{
+  CpSliceRef ref = { lane, index };
+
+  return cp_trace_get_gpu_info (self->trace, ref);
+}
+
+gboolean
+_cp_analysis_is_marker (CpAnalysis *self,
+                        guint       lane,
+                        guint       index)
+{
+  const CpLaneInfo *info = &self->lanes[lane];
+  guint lo = 0, hi = info->n_markers;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (info->markers[mid] < index)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < info->n_markers && info->markers[lo] == index;
+}
+
+static CpSliceClass
+class_of_copy (CpTransferKind kind)
+{
+  switch (kind)
+    {
+    case CP_TRANSFER_HTOD: return CP_TIME_HOST_TO_DEVICE;
+    case CP_TRANSFER_DTOH: return CP_TIME_DEVICE_TO_HOST;
+    case CP_TRANSFER_DTOD:
+    case CP_TRANSFER_PTOP: return CP_TIME_DEVICE_TO_DEVICE;
+    case CP_TRANSFER_MEMSET:
+    case CP_TRANSFER_OTHER:
+    case CP_TRANSFER_NONE:
+    case CP_TRANSFER_N_KINDS:
+    default:
+      return CP_TIME_OTHER;
+    }
+}
+
+CpSliceClass
+_cp_analysis_classify_slice (CpAnalysis *self,
+                             guint       lane,
+                             guint       index,
+                             guint32     nf)
+{
+  const CpLaneInfo *info = &self->lanes[lane];
+  const CpSlices *s = cp_lane_get_slices (info->lane);
+  guint16 flags = s->flags[index];
+
+  switch (info->kind)
+    {
+    case CP_LANE_KERNEL:
+      if ((nf & CP_NAME_DEVICE_WAIT) || (flags & CP_SLICE_SYNC))
+        return -1;
+      if (nf & (CP_NAME_MEMCPY | CP_NAME_MEMSET))
+        return class_of_copy (cp_classify_copy_kind (nf));
+      if (nf & CP_NAME_COLLECTIVE)
+        return CP_TIME_COLLECTIVES;
+      return (nf & CP_NAME_HALF) ? CP_TIME_COMPUTE_16 : CP_TIME_COMPUTE_32;
+
+    case CP_LANE_TRANSFER:
+      {
+        CpTransferKind kind = cp_lane_get_transfer_kind (info->lane);
+
+        if ((nf & CP_NAME_DEVICE_WAIT) || (flags & CP_SLICE_SYNC))
+          return -1;
+        if (kind == CP_TRANSFER_NONE || kind == CP_TRANSFER_OTHER)
+          {
+            CpTransferKind by_name = cp_classify_copy_kind (nf);
+
+            if (by_name != CP_TRANSFER_NONE)
+              kind = by_name;
+          }
+        return class_of_copy (kind);
+      }
+
+    case CP_LANE_HOST_THREAD:
+      if (nf & CP_NAME_STEP)
+        return -1;
+      if (info->n_markers > 0 && _cp_analysis_is_marker (self, lane, index))
+        return -1;
+      if (nf & CP_NAME_INPUT_WAIT)
+        return CP_TIME_INPUT_WAIT;
+      if (nf & CP_NAME_HOST_COMM)
+        return CP_TIME_COLLECTIVES;
+      if ((nf & (CP_NAME_SYNC | CP_NAME_SYNC_COPY | CP_NAME_ITEM)) || (flags & CP_SLICE_SYNC))
+        return CP_TIME_RUNTIME;
+      if (nf & CP_NAME_LAUNCH)
+        return CP_TIME_LAUNCH;
+      if ((flags & CP_SLICE_HAS_FLOW_OUT) && s->corr[index] != CP_NONE)
+        return CP_TIME_LAUNCH;
+      if (nf & CP_NAME_RUNTIME)
+        return CP_TIME_RUNTIME;
+      return CP_TIME_HOST_COMPUTE;
+
+    case CP_LANE_DEVICE_ANNOTATION:
+    case CP_LANE_ASYNC:
+    case CP_LANE_COUNTER:
+    case CP_LANE_N_KINDS:
+    default:
+      return -1;
+    }
+}
+
+static gint
+cmp_guint32 (gconstpointer a,
+             gconstpointer b)
+{
+  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+
+  return x < y ? -1 : (x > y);
+}
+
+static gint
+device_index_for (CpAnalysis *self,
+                  gint        ordinal)
+{
+  CpDeviceStats d = { 0 };
+
+  for (guint i = 0; i < self->devices->len; i++)
+    if (g_array_index (self->devices, CpDeviceStats, i).device == ordinal)
+      return i;
+
+  d.device = ordinal;
+  d.sm_efficiency = NAN;
+  d.achieved_occupancy = NAN;
+  d.lane = G_MAXUINT;
+  g_array_append_val (self->devices, d);
+  return self->devices->len - 1;
+}
+
+static gint
+lane_device_ordinal (CpAnalysis *self,
+                     guint       l)
+{
+  CpLane *lane = self->lanes[l].lane;
+  gint ordinal = cp_lane_get_device (lane);
+
+  if (ordinal >= 0)
+    return ordinal;
+  /* The process may know it; otherwise the slices' own device field. */
+  {
+    const CpProcess *p = cp_trace_get_process (self->trace, cp_lane_get_process (lane));
+
+    if (p != NULL && p->device >= 0)
+      return p->device;
+  }
+  for (guint i = 0; i < MIN (cp_lane_get_n_slices (lane), 16u); i++)
+    {
+      const CpGpuInfo *g = _cp_analysis_gpu_info (self, l, i);
+
+      if (g != NULL && g->device >= 0)
+        return g->device;
+    }
+  return 0;
+}
+
+void
+_cp_analysis_prepare_lanes (CpAnalysis *self)
+{
+  const CpStep *steps;
+  const CpFlow *flows;
+  guint n_steps, n_flows;
+
+  self->n_lanes = cp_trace_get_n_lanes (self->trace);
+  self->lanes = g_new0 (CpLaneInfo, MAX (self->n_lanes, 1));
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      CpLaneInfo *info = &self->lanes[l];
+
+      info->lane = cp_trace_get_lane (self->trace, l);
+      info->kind = cp_lane_get_kind (info->lane);
+      info->device_index = -1;
+      if (info->kind == CP_LANE_KERNEL || info->kind == CP_LANE_TRANSFER)
+        {
+          if (cp_lane_get_n_slices (info->lane) > 0)
+            info->device_index = device_index_for (self, lane_device_ordinal (self, l));
+        }
+    }
+
+  /* Step markers, so that the breakdown does not count them as host work. */
+  steps = cp_trace_get_steps (self->trace, &n_steps);
+  for (guint i = 0; i < n_steps; i++)
+    {
+      CpSliceRef m = steps[i].marker;
+
+      if (m.lane < self->n_lanes && cp_trace_slice_ref_valid (self->trace, m))
+        {
+          CpLaneInfo *info = &self->lanes[m.lane];
+
+          info->markers = g_renew (guint32, info->markers, info->n_markers + 1);
+          info->markers[info->n_markers++] = m.index;
+        }
+    }
+  for (guint l = 0; l < self->n_lanes; l++)
+    if (self->lanes[l].n_markers > 1)
+      qsort (self->lanes[l].markers, self->lanes[l].n_markers, sizeof (guint32),
+             (int (*) (const void *, const void *)) cmp_guint32);
+
+  /* Launch links: host call -> device activity. */
+  flows = cp_trace_get_flows (self->trace, &n_flows);
+  for (guint i = 0; i < n_flows; i++)
+    {
+      const CpFlow *f = &flows[i];
+      CpLaneInfo *to;
+
+      if (f->kind != CP_FLOW_LAUNCH || f->from.lane >= self->n_lanes || f->to.lane >= self->n_lanes)
+        continue;
+      if (self->lanes[f->from.lane].kind != CP_LANE_HOST_THREAD)
+        continue;
+      to = &self->lanes[f->to.lane];
+      if (to->kind != CP_LANE_KERNEL && to->kind != CP_LANE_TRANSFER)
+        continue;
+      if (f->to.index >= cp_lane_get_n_slices (to->lane) ||
+          f->from.index >= cp_lane_get_n_slices (self->lanes[f->from.lane].lane))
+        continue;
+      if (to->launch == NULL)
+        {
+          guint n = cp_lane_get_n_slices (to->lane);
+
+          to->launch = g_new (CpSliceRef, MAX (n, 1));
+          for (guint k = 0; k < n; k++)
+            to->launch[k] = CP_SLICE_REF_NONE;
+        }
+      if (to->launch[f->to.index].lane == G_MAXUINT32)
+        to->launch[f->to.index] = f->from;
+      self->has_flows = TRUE;
+    }
+}
+
+/* Construction */
+
+static gboolean
+check_cancel (GCancellable  *cancellable,
+              GError       **error)
+{
+  if (g_cancellable_is_cancelled (cancellable))
+    {
+      g_set_error_literal (error, CP_ANALYSIS_ERROR, CP_ANALYSIS_ERROR_CANCELLED,
+                           _("The analysis was cancelled"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+CpAnalysis *
+cp_analysis_new (CpTrace       *trace,
+                 GCancellable  *cancellable,
+                 GError       **error)
+{
+  g_autoptr(CpAnalysis) self = NULL;
+  gint64 t0 = g_get_monotonic_time ();
+  void (*phases[]) (CpAnalysis *) = {
+    _cp_analysis_prepare_lanes,
+    _cp_analysis_build_steps,
+    _cp_analysis_breakdown,
+    _cp_analysis_device_metrics,
+    _cp_analysis_kernel_stats,
+    _cp_analysis_evaluate_rules,
+  };
+
+  g_return_val_if_fail (CP_IS_TRACE (trace), NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+
+  self = g_object_new (CP_TYPE_ANALYSIS, NULL);
+  self->trace = g_object_ref (trace);
+  self->names = cp_name_cache_new (trace);
+
+  for (guint i = 0; i < G_N_ELEMENTS (phases); i++)
+    {
+      if (!check_cancel (cancellable, error))
+        return NULL;
+      phases[i] (self);
+    }
+
+  self->seconds = (g_get_monotonic_time () - t0) / 1e6;
+  return g_steal_pointer (&self);
+}
+
+static void
+analysis_thread (GTask        *task,
+                 gpointer      source_object,
+                 gpointer      task_data,
+                 GCancellable *cancellable)
+{
+  GError *error = NULL;
+  CpAnalysis *analysis = cp_analysis_new (task_data, cancellable, &error);
+
+  if (analysis == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, analysis, g_object_unref);
+}
+
+void
+cp_analysis_new_async (CpTrace             *trace,
+                       GCancellable        *cancellable,
+                       GAsyncReadyCallback  callback,
+                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (CP_IS_TRACE (trace));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, cp_analysis_new_async);
+  g_task_set_task_data (task, g_object_ref (trace), g_object_unref);
+  g_task_run_in_thread (task, analysis_thread);
+}
+
+CpAnalysis *
+cp_analysis_new_finish (GAsyncResult  *result,
+                        GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cp_analysis_new_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* Accessors */
+
+CpTrace *
+cp_analysis_get_trace (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  return self->trace;
+}
+
+double
+cp_analysis_get_seconds (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), 0);
+  return self->seconds;
+}
+
+CpStepSource
+cp_analysis_get_step_source (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), CP_STEPS_NONE);
+  return self->step_source;
+}
+
+const CpStepStats *
+cp_analysis_get_steps (CpAnalysis *self,
+                       guint      *n_steps)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  if (n_steps)
+    *n_steps = self->steps->len;
+  return (const CpStepStats *) self->steps->data;
+}
+
+guint
+cp_analysis_get_n_dropped_steps (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), 0);
+  return self->n_dropped_steps;
+}
+
+const CpInterval *
+cp_analysis_get_windows (CpAnalysis *self,
+                         guint      *n_windows)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  if (n_windows)
+    *n_windows = self->windows->len;
+  return (const CpInterval *) self->windows->data;
+}
+
+gint64
+cp_analysis_get_window_time (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), 0);
+  return self->window_time;
+}
+
+const char * const *
+cp_analysis_get_notes (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  return (const char * const *) self->notes->pdata;
+}
+
+void
+cp_analysis_get_time_summary (CpAnalysis     *self,
+                              CpTimeCategory  category,
+                              CpTimeSummary  *summary)
+{
+  g_return_if_fail (CP_IS_ANALYSIS (self));
+  g_return_if_fail (category < CP_TIME_N_CATEGORIES);
+  g_return_if_fail (summary != NULL);
+
+  *summary = self->summary[category];
+}
+
+void
+cp_analysis_get_step_summary (CpAnalysis    *self,
+                              CpTimeSummary *summary)
+{
+  guint n = self->windows->len;
+
+  g_return_if_fail (CP_IS_ANALYSIS (self));
+  g_return_if_fail (summary != NULL);
+
+  summary->total = self->window_time;
+  summary->min = n ? G_MAXINT64 : 0;
+  summary->max = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      const CpInterval *w = &g_array_index (self->windows, CpInterval, i);
+
+      summary->min = MIN (summary->min, w->end - w->start);
+      summary->max = MAX (summary->max, w->end - w->start);
+    }
+  summary->mean = n ? self->window_time / n : 0;
+  summary->percent = n ? 100.0 : 0.0;
+}
+
+const CpIntervals *
+cp_analysis_get_category_set (CpAnalysis     *self,
+                              CpTimeCategory  category)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  g_return_val_if_fail (category < CP_TIME_N_CATEGORIES, NULL);
+  return self->exposed[category];
+}
+
+const CpDeviceStats *
+cp_analysis_get_devices (CpAnalysis *self,
+                         guint      *n_devices)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  if (n_devices)
+    *n_devices = self->devices->len;
+  return (const CpDeviceStats *) self->devices->data;
+}
+
+const CpTransferStats *
+cp_analysis_get_transfers (CpAnalysis *self,
+                           guint      *n_kinds)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  if (n_kinds)
+    *n_kinds = CP_TRANSFER_N_KINDS;
+  return self->transfers;
+}
+
+const CpKernelStats *
+cp_analysis_get_kernels (CpAnalysis *self,
+                         guint      *n_kernels)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  if (n_kernels)
+    *n_kernels = self->kernels->len;
+  return (const CpKernelStats *) self->kernels->data;
+}
+
+const CpHostOpStats *
+cp_analysis_get_host_ops (CpAnalysis *self,
+                          guint      *n_ops)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  if (n_ops)
+    *n_ops = self->host_ops->len;
+  return (const CpHostOpStats *) self->host_ops->data;
+}
+
+gint64
+cp_analysis_get_kernel_time (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), 0);
+  return self->kernel_time;
+}
+
+GListModel *
+cp_analysis_get_findings (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  return G_LIST_MODEL (self->findings);
+}
+
+CpFinding *
+cp_analysis_lookup_finding (CpAnalysis *self,
+                            const char *rule_id)
+{
+  guint n;
+
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  g_return_val_if_fail (rule_id != NULL, NULL);
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->findings));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(CpFinding) f = g_list_model_get_item (G_LIST_MODEL (self->findings), i);
+
+      if (g_strcmp0 (cp_finding_get_rule_id (f), rule_id) == 0)
+        return f;
+    }
+  return NULL;
+}
+
+gboolean
+cp_analysis_get_worst_severity (CpAnalysis *self,
+                                CpSeverity *severity)
+{
+  guint n;
+  gboolean any = FALSE;
+  CpSeverity worst = CP_SEVERITY_INFO;
+
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), FALSE);
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->findings));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(CpFinding) f = g_list_model_get_item (G_LIST_MODEL (self->findings), i);
+
+      worst = MAX (worst, cp_finding_get_severity (f));
+      any = TRUE;
+    }
+  if (severity)
+    *severity = worst;
+  return any;
+}
+
+gboolean
+cp_analysis_has_warnings (CpAnalysis *self)
+{
+  CpSeverity worst;
+
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), FALSE);
+  return cp_analysis_get_worst_severity (self, &worst) && worst > CP_SEVERITY_INFO;
+}
+
+void
+cp_analysis_collect_kernel_slices (CpAnalysis *self,
+                                   CpStr       name,
+                                   GArray     *out)
+{
+  g_return_if_fail (CP_IS_ANALYSIS (self));
+  g_return_if_fail (out != NULL);
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpSlices *s;
+
+      if (self->lanes[l].kind != CP_LANE_KERNEL && self->lanes[l].kind != CP_LANE_TRANSFER)
+        continue;
+      s = cp_lane_get_slices (self->lanes[l].lane);
+      for (guint i = 0; i < s->n; i++)
+        if (s->name[i] == name)
+          {
+            CpSliceRef ref = { l, i };
+
+            g_array_append_val (out, ref);
+          }
+    }
+}
+
+void
+cp_analysis_collect_host_slices (CpAnalysis *self,
+                                 CpStr       name,
+                                 GArray     *out)
+{
+  g_return_if_fail (CP_IS_ANALYSIS (self));
+  g_return_if_fail (out != NULL);
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpSlices *s;
+
+      if (self->lanes[l].kind != CP_LANE_HOST_THREAD)
+        continue;
+      s = cp_lane_get_slices (self->lanes[l].lane);
+      for (guint i = 0; i < s->n; i++)
+        if (s->name[i] == name)
+          {
+            CpSliceRef ref = { l, i };
+
+            g_array_append_val (out, ref);
+          }
+    }
+}

@@ -1,0 +1,244 @@
+/* cp-analysis.h: steps, time breakdown, device metrics, kernel statistics and
+ * findings of one capture
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "model/cp-trace.h"
+#include "cp-finding.h"
+#include "cp-intervals.h"
+
+G_BEGIN_DECLS
+
+/* Where each instant of a step goes. The order is the priority of XProf's
+ * flattening (event_span.h, high to low), so an instant where the device
+ * computes while the host launches counts as compute. Host-side time is
+ * counted only while no device-side category is active. */
+typedef enum
+{
+  CP_TIME_COMPUTE_16,        /* DEVICE_COMPUTE_16 (150): 16/8-bit kernels */
+  CP_TIME_COMPUTE_32,        /* DEVICE_COMPUTE_32 (140): other kernels */
+  CP_TIME_DEVICE_TO_HOST,    /* DEVICE_TO_HOST (130) copies */
+  CP_TIME_DEVICE_TO_DEVICE,  /* DEVICE_TO_DEVICE (120): DtoD and PtoP copies */
+  CP_TIME_INPUT_WAIT,        /* HOST_WAIT_INPUT (110): DataLoader.__next__, IteratorGetNext */
+  CP_TIME_COLLECTIVES,       /* DEVICE_COLLECTIVES (100): NCCL kernels, gloo ops */
+  CP_TIME_LAUNCH,            /* HOST_PREPARE (90): kernel / copy launch calls */
+  CP_TIME_HOST_TO_DEVICE,    /* HOST_TO_DEVICE (80) copies */
+  CP_TIME_OTHER,             /* HOST_TO_HOST (70) and other copies, memsets */
+  CP_TIME_RUNTIME,           /* HOST_RUNTIME (50): other CUDA / HIP API calls, syncs */
+  CP_TIME_HOST_COMPUTE,      /* HOST_COMPUTE (10): framework ops, Python, annotations */
+  CP_TIME_IDLE,              /* UNKNOWN (0): nothing recorded */
+  CP_TIME_N_CATEGORIES
+} CpTimeCategory;
+
+const char *cp_time_category_to_string (CpTimeCategory category);
+const char *cp_time_category_get_label (CpTimeCategory category);
+guint       cp_time_category_get_priority (CpTimeCategory category);
+
+typedef enum
+{
+  CP_STEPS_NONE,             /* no steps: the whole capture is one window */
+  CP_STEPS_PROFILER,         /* ProfilerStep#N annotations */
+  CP_STEPS_MARKERS,          /* other step markers (XPlane steps, step_num, group_id) */
+} CpStepSource;
+
+const char *cp_step_source_to_string (CpStepSource source);
+
+typedef struct
+{
+  gint64      number;
+  gint64      start;         /* the analysis window of the step */
+  gint64      end;
+  gint64      host_start;    /* the step marker */
+  gint64      host_end;
+  CpSliceRef  marker;
+  gint64      time[CP_TIME_N_CATEGORIES];
+  guint       n_kernels;     /* kernels starting inside the window */
+  gboolean    outlier;       /* duration far from the median (robust z-score) */
+} CpStepStats;
+
+/* A figure over the analysis windows: total, per-window mean, minimum and
+ * maximum, and percent = 100 · total / Σ window time (ratio of sums). */
+typedef struct
+{
+  gint64 total;
+  gint64 mean;
+  gint64 min;
+  gint64 max;
+  double percent;
+} CpTimeSummary;
+
+typedef struct
+{
+  gint     device;               /* ordinal */
+  guint    lane;                 /* its kernel lane with the most kernel time */
+  guint    n_kernels;
+  gint64   kernel_time;          /* Σ kernel durations */
+  gint64   kernel_busy;          /* |U(kernels)| over the whole capture */
+  gint64   window_busy;          /* |U(kernels) ∩ windows| */
+  double   utilization;          /* window_busy / window time */
+  double   sm_efficiency;        /* NAN when the capture lacks blocks per SM */
+  double   achieved_occupancy;   /* percent; NAN when the capture lacks it */
+  gint64   idle;                 /* window time with no kernel, copy or memset */
+  gint64   idle_host_wait;       /* HTA: the next op was launched after the device went idle */
+  gint64   idle_kernel_wait;     /* HTA: launched in time, gap < 30 µs */
+  gint64   idle_other;           /* the rest, with idle before the first / after the last op */
+  gint64   comm_time;            /* |U(collective kernels) ∩ windows| */
+  gint64   comm_overlap;         /* |U(collectives) ∩ U(compute) ∩ windows| */
+  gint64   tensor_core_time;     /* kernel time of tensor-core kernels */
+  gint64   half_time;            /* kernel time of 16-bit kernels */
+  /* Launch statistics (HTA cuda_kernel_launch_stats). */
+  guint    n_launched;           /* device ops matched to their launch call */
+  guint    n_short;              /* launch ≤ 50 µs and device time < launch time */
+  gint64   short_time;           /* device time of those */
+  guint    n_runtime_outliers;   /* launch call > 50 µs */
+  guint    n_delay_outliers;     /* launch delay > 100 µs */
+  gint64   launch_delay_total;
+  gint64   launch_delay_max;
+  guint    n_kernels_under_10us;
+  gint64   time_under_10us;
+} CpDeviceStats;
+
+typedef struct
+{
+  CpTransferKind kind;
+  guint          count;
+  gint64         bytes;          /* Σ bytes of the copies that state them */
+  gint64         time;           /* Σ durations */
+  double         bandwidth;      /* GB/s over copies with bytes and duration; NAN when none */
+  double         peak_bandwidth; /* GB/s of the fastest copy; NAN when none */
+  guint          n_pageable;
+  gint64         pageable_time;
+} CpTransferStats;
+
+typedef struct
+{
+  CpStr    name;
+  guint    count;
+  gint64   total;
+  gint64   min;
+  gint64   max;
+  double   share;                /* of all kernel time */
+  gboolean tensor_core;
+  gboolean half;
+  double   occupancy;            /* duration-weighted mean, percent; NAN when absent */
+  gint32   grid[3];              /* -1 when unknown or varying between launches */
+  gint32   block[3];
+} CpKernelStats;
+
+typedef struct
+{
+  CpStr    name;
+  gint64   count;
+  gint64   time;
+} CpKernelCount;
+
+typedef struct
+{
+  CpStr    name;
+  guint    count;
+  gint64   total;                /* host time, inclusive */
+  gint64   min;
+  gint64   max;
+  double   share;                /* of all host op time */
+  gboolean tc_eligible;
+  guint    n_kernels;            /* kernels launched from inside it (deepest op) */
+  gint64   kernel_time;
+  double   kernel_share;         /* of all kernel time */
+  gint64   tensor_core_time;
+  GArray  *kernels;              /* of CpKernelCount, by time; may be NULL */
+} CpHostOpStats;
+
+#define CP_ANALYSIS_ERROR (cp_analysis_error_quark ())
+
+typedef enum
+{
+  CP_ANALYSIS_ERROR_CANCELLED,
+} CpAnalysisError;
+
+GQuark cp_analysis_error_quark (void);
+
+#define CP_TYPE_ANALYSIS (cp_analysis_get_type ())
+
+G_DECLARE_FINAL_TYPE (CpAnalysis, cp_analysis, CP, ANALYSIS, GObject)
+
+/* Analyses a trace (blocking; the trace is only read). Fails only when
+ * cancelled. */
+CpAnalysis          *cp_analysis_new                (CpTrace              *trace,
+                                                     GCancellable         *cancellable,
+                                                     GError              **error);
+/* The same in a worker thread. */
+void                 cp_analysis_new_async          (CpTrace              *trace,
+                                                     GCancellable         *cancellable,
+                                                     GAsyncReadyCallback   callback,
+                                                     gpointer              user_data);
+CpAnalysis          *cp_analysis_new_finish         (GAsyncResult         *result,
+                                                     GError              **error);
+
+CpTrace             *cp_analysis_get_trace          (CpAnalysis *self);
+double               cp_analysis_get_seconds        (CpAnalysis *self);
+
+/* Steps and windows. */
+CpStepSource         cp_analysis_get_step_source    (CpAnalysis *self);
+const CpStepStats   *cp_analysis_get_steps          (CpAnalysis *self,
+                                                     guint      *n_steps);
+guint                cp_analysis_get_n_dropped_steps (CpAnalysis *self);
+/* The analysis windows: one per step, or the whole capture. */
+const CpInterval    *cp_analysis_get_windows        (CpAnalysis *self,
+                                                     guint      *n_windows);
+gint64               cp_analysis_get_window_time    (CpAnalysis *self);
+/* Statements about the capture and the window (no steps, no device...). */
+const char * const  *cp_analysis_get_notes          (CpAnalysis *self);
+
+void                 cp_analysis_get_time_summary   (CpAnalysis     *self,
+                                                     CpTimeCategory  category,
+                                                     CpTimeSummary  *summary);
+/* Window durations: total, mean, min, max (percent = 100). */
+void                 cp_analysis_get_step_summary   (CpAnalysis     *self,
+                                                     CpTimeSummary  *summary);
+/* The set of instants given to a category (the flattened breakdown over the
+ * whole capture; CP_TIME_IDLE only inside the windows). */
+const CpIntervals   *cp_analysis_get_category_set   (CpAnalysis     *self,
+                                                     CpTimeCategory  category);
+
+const CpDeviceStats *cp_analysis_get_devices        (CpAnalysis *self,
+                                                     guint      *n_devices);
+const CpTransferStats *cp_analysis_get_transfers    (CpAnalysis *self,
+                                                     guint      *n_kinds);
+/* Sorted by total time, longest first. */
+const CpKernelStats *cp_analysis_get_kernels        (CpAnalysis *self,
+                                                     guint      *n_kernels);
+const CpHostOpStats *cp_analysis_get_host_ops       (CpAnalysis *self,
+                                                     guint      *n_ops);
+gint64               cp_analysis_get_kernel_time    (CpAnalysis *self);
+
+/* Findings (CpFinding), by time at stake, largest first. */
+GListModel          *cp_analysis_get_findings       (CpAnalysis *self);
+CpFinding           *cp_analysis_lookup_finding     (CpAnalysis *self,
+                                                     const char *rule_id);
+/* The highest severity among the findings; FALSE when there are none. */
+gboolean             cp_analysis_get_worst_severity (CpAnalysis *self,
+                                                     CpSeverity *severity);
+/* TRUE when a finding is above info. */
+gboolean             cp_analysis_has_warnings       (CpAnalysis *self);
+
+/* Slices for highlighting: every device slice with this kernel name, or every
+ * host slice with this name (appended to out, CpSliceRef). */
+void                 cp_analysis_collect_kernel_slices (CpAnalysis *self,
+                                                        CpStr       name,
+                                                        GArray     *out);
+void                 cp_analysis_collect_host_slices   (CpAnalysis *self,
+                                                        CpStr       name,
+                                                        GArray     *out);
+
+/* The whole result as JSON (docs/diagnose-json.md). */
+#define CP_ANALYSIS_JSON_SCHEMA_VERSION 1
+char                *cp_analysis_to_json            (CpAnalysis *self,
+                                                     gboolean    pretty);
+
+G_END_DECLS

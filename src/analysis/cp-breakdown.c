@@ -1,0 +1,97 @@
+/* cp-breakdown.c: the flattened time breakdown, per step and overall
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include "cp-analysis-private.h"
+#include "cp-sweep.h"
+
+/* Builds the per-lane, per-category unions in one pass over the slices. */
+static void
+build_lane_sets (CpAnalysis *self)
+{
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      CpLaneInfo *info = &self->lanes[l];
+      const CpSlices *s;
+
+      if (info->kind != CP_LANE_HOST_THREAD && info->kind != CP_LANE_KERNEL &&
+          info->kind != CP_LANE_TRANSFER)
+        continue;
+
+      s = cp_lane_get_slices (info->lane);
+      for (guint i = 0; i < s->n; i++)
+        {
+          gint64 start = s->start[i], end = start + s->dur[i];
+          guint32 nf;
+          CpSliceClass c;
+
+          if (s->dur[i] <= 0)
+            continue;
+          nf = cp_name_cache_lookup (self->names, s->name[i]);
+          c = _cp_analysis_classify_slice (self, l, i, nf);
+
+          if (info->kind == CP_LANE_HOST_THREAD &&
+              ((nf & (CP_NAME_SYNC | CP_NAME_SYNC_COPY | CP_NAME_ITEM)) || (s->flags[i] & CP_SLICE_SYNC)))
+            {
+              if (info->sync == NULL)
+                info->sync = cp_intervals_new ();
+              cp_intervals_add_sorted (info->sync, start, end);
+            }
+          if (c < 0)
+            continue;
+          if (info->cat[c] == NULL)
+            info->cat[c] = cp_intervals_new ();
+          cp_intervals_add_sorted (info->cat[c], start, end);
+        }
+    }
+}
+
+void
+_cp_analysis_breakdown (CpAnalysis *self)
+{
+  const CpInterval *windows = (const CpInterval *) self->windows->data;
+  guint n_windows = self->windows->len;
+  g_autofree CpIntervals **per_lane = g_new0 (CpIntervals *, MAX (self->n_lanes, 1));
+  g_autofree gint64 *lengths = g_new0 (gint64, MAX (n_windows, 1));
+  g_autoptr(CpIntervals) covered_in_windows = NULL;
+
+  build_lane_sets (self);
+
+  for (guint c = 0; c < CP_TIME_IDLE; c++)
+    {
+      for (guint l = 0; l < self->n_lanes; l++)
+        per_lane[l] = self->lanes[l].cat[c];
+      self->cat_union[c] = cp_intervals_union_many (per_lane, self->n_lanes);
+    }
+  self->cat_union[CP_TIME_IDLE] = cp_intervals_new ();
+
+  /* Priority flattening: claiming in priority order (see cp-sweep.h). */
+  self->all_host = cp_claim_unbounded (self->cat_union, CP_TIME_IDLE, self->exposed);
+  covered_in_windows = cp_intervals_intersect (self->all_host, self->window_set);
+  self->exposed[CP_TIME_IDLE] = cp_intervals_subtract (self->window_set, covered_in_windows);
+
+  for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
+    {
+      CpTimeSummary *sum = &self->summary[c];
+
+      cp_intervals_lengths_in_windows (self->exposed[c], windows, n_windows, lengths);
+      sum->total = 0;
+      sum->min = n_windows ? G_MAXINT64 : 0;
+      sum->max = 0;
+      for (guint w = 0; w < n_windows; w++)
+        {
+          sum->total += lengths[w];
+          sum->min = MIN (sum->min, lengths[w]);
+          sum->max = MAX (sum->max, lengths[w]);
+          if (w < self->steps->len)
+            g_array_index (self->steps, CpStepStats, w).time[c] = lengths[w];
+        }
+      sum->mean = n_windows ? sum->total / n_windows : 0;
+      /* Ratio of sums, XProf's convention: Σ category / Σ window. */
+      sum->percent = self->window_time > 0 ? 100.0 * sum->total / self->window_time : 0.0;
+    }
+}

@@ -1,0 +1,60 @@
+/* cp-classify.h: what an event is, told from its name (diagnosis-rules.md §6)
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "model/cp-trace.h"
+
+G_BEGIN_DECLS
+
+/* Facts read from an event name. A name can have several. */
+typedef enum
+{
+  CP_NAME_TENSOR_CORE   = 1u << 0,  /* kernel name has a tensor-core pattern */
+  CP_NAME_HALF          = 1u << 1,  /* 16-bit or 8-bit floating point in the name */
+  CP_NAME_COLLECTIVE    = 1u << 2,  /* NCCL / RCCL / HCCL kernel */
+  CP_NAME_MEMCPY        = 1u << 3,  /* device copy named Memcpy... */
+  CP_NAME_MEMSET        = 1u << 4,  /* device memset named Memset... */
+  CP_NAME_SYNC          = 1u << 5,  /* host call that blocks until the device is done */
+  CP_NAME_LAUNCH        = 1u << 6,  /* kernel / copy / graph launch API */
+  CP_NAME_RUNTIME       = 1u << 7,  /* any CUDA / HIP runtime or driver API */
+  CP_NAME_INPUT_WAIT    = 1u << 8,  /* waiting for the next batch */
+  CP_NAME_LOADER_SINGLE = 1u << 9,  /* PyTorch DataLoader with num_workers=0 */
+  CP_NAME_TC_ELIGIBLE   = 1u << 10, /* host op that tensor cores can run */
+  CP_NAME_GEMM_LIKE     = 1u << 11, /* kernel doing matmul / convolution work */
+  CP_NAME_STEP          = 1u << 12, /* ProfilerStep#N */
+  CP_NAME_DATAPARALLEL  = 1u << 13, /* single-process torch.nn.DataParallel forward */
+  CP_NAME_DDP           = 1u << 14, /* DistributedDataParallel forward */
+  CP_NAME_HOST_COMM     = 1u << 15, /* collective executed by the CPU (gloo) */
+  CP_NAME_ITEM          = 1u << 16, /* .item()-style scalar read that waits */
+  CP_NAME_DEVICE_WAIT   = 1u << 17, /* device-side wait marker (Stream Sync...) */
+  CP_NAME_PAGEABLE      = 1u << 18, /* copy from / to pageable host memory */
+  CP_NAME_SYNC_COPY     = 1u << 19, /* blocking (non-Async) cudaMemcpy / cudaMemset */
+} CpNameFlags;
+
+/* Bits 24..26 of the flags: the copy direction of a CP_NAME_MEMCPY name. */
+#define CP_NAME_COPY_SHIFT 24
+#define CP_NAME_COPY_MASK  (7u << CP_NAME_COPY_SHIFT)
+
+guint32         cp_classify_name           (const char *name);
+CpTransferKind  cp_classify_copy_kind      (guint32     flags);
+
+/* Substring patterns behind CP_NAME_TENSOR_CORE (NULL-terminated): XProf's
+ * kTensorCoreKernelNamePatterns, then Chokepoint's additions. */
+const char * const *cp_classify_tensor_core_patterns (void);
+
+/* A per-trace cache of cp_classify_name() by string id. Not thread-safe:
+ * one per analysis run. */
+typedef struct _CpNameCache CpNameCache;
+
+CpNameCache    *cp_name_cache_new          (CpTrace     *trace);
+void            cp_name_cache_free         (CpNameCache *cache);
+guint32         cp_name_cache_lookup       (CpNameCache *cache,
+                                            CpStr        name);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpNameCache, cp_name_cache_free)
+
+G_END_DECLS

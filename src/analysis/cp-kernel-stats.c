@@ -1,0 +1,346 @@
+/* cp-kernel-stats.c: statistics per kernel name and per host op, and the
+ * kernels each op launched
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <math.h>
+
+#include "cp-analysis-private.h"
+
+typedef struct
+{
+  double occ_weighted;
+  double occ_time;
+  gboolean grid_set;
+} KernelAcc;
+
+static gboolean
+is_host_op (CpAnalysis *self,
+            guint       lane,
+            guint       index,
+            guint32     nf,
+            CpStr       cat,
+            CpStr       python_cat)
+{
+  const CpLaneInfo *info = &self->lanes[lane];
+
+  if (nf & (CP_NAME_RUNTIME | CP_NAME_STEP))
+    return FALSE;
+  if (python_cat != CP_STR_EMPTY && cat == python_cat)
+    return FALSE;
+  if (info->n_markers > 0 && _cp_analysis_is_marker (self, lane, index))
+    return FALSE;
+  return TRUE;
+}
+
+static CpHostOpStats *
+host_op_for (CpAnalysis *self,
+             guint32    *omap,
+             CpStr       name)
+{
+  if (omap[name] == 0)
+    {
+      CpHostOpStats op = { 0 };
+
+      op.name = name;
+      op.min = G_MAXINT64;
+      op.tc_eligible = (cp_name_cache_lookup (self->names, name) & CP_NAME_TC_ELIGIBLE) != 0;
+      g_array_append_val (self->host_ops, op);
+      omap[name] = self->host_ops->len;
+    }
+  return &g_array_index (self->host_ops, CpHostOpStats, omap[name] - 1);
+}
+
+/* Host ops: statistics, and for every launch call the op that encloses it. */
+static void
+host_pass (CpAnalysis *self,
+           guint32    *omap)
+{
+  const CpStringPool *pool = cp_trace_get_string_pool (self->trace);
+  CpStr python_cat = cp_string_pool_lookup (pool, "python_function");
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      CpLaneInfo *info = &self->lanes[l];
+      const CpSlices *s;
+      g_autofree guint32 *stack = NULL;
+      g_autofree guint32 *nearest = NULL;   /* deepest op on the stack, index + 1 */
+      guint depth = 0;
+
+      if (info->kind != CP_LANE_HOST_THREAD)
+        continue;
+      s = cp_lane_get_slices (info->lane);
+      if (s->n == 0)
+        continue;
+      stack = g_new (guint32, s->n);
+      nearest = g_new (guint32, s->n);
+
+      for (guint i = 0; i < s->n; i++)
+        {
+          gint64 start = s->start[i];
+          guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
+          gboolean op;
+          guint32 near;
+
+          while (depth > 0 && s->start[stack[depth - 1]] + s->dur[stack[depth - 1]] <= start)
+            depth--;
+
+          op = s->dur[i] > 0 && is_host_op (self, l, i, nf, s->cat[i], python_cat);
+          near = op ? i + 1 : (depth > 0 ? nearest[depth - 1] : 0);
+
+          if (s->flags[i] & CP_SLICE_HAS_FLOW_OUT)
+            {
+              if (info->parent_op == NULL)
+                info->parent_op = g_new0 (guint32, s->n);
+              info->parent_op[i] = depth > 0 ? nearest[depth - 1] : 0;
+            }
+
+          if (op)
+            {
+              CpHostOpStats *st = host_op_for (self, omap, s->name[i]);
+              gint64 dur = s->dur[i];
+
+              st->count++;
+              st->total += dur;
+              st->min = MIN (st->min, dur);
+              st->max = MAX (st->max, dur);
+              self->host_op_time += dur;
+            }
+
+          stack[depth] = i;
+          nearest[depth] = near;
+          depth++;
+        }
+    }
+}
+
+static void
+add_op_kernel (CpHostOpStats *op,
+               GHashTable    *index,
+               CpStr          kernel,
+               gint64         dur)
+{
+  gpointer v;
+  CpKernelCount *kc;
+
+  if (op->kernels == NULL)
+    op->kernels = g_array_new (FALSE, TRUE, sizeof (CpKernelCount));
+  if (!g_hash_table_lookup_extended (index, GUINT_TO_POINTER (kernel), NULL, &v))
+    {
+      CpKernelCount fresh = { kernel, 0, 0 };
+
+      g_array_append_val (op->kernels, fresh);
+      v = GUINT_TO_POINTER (op->kernels->len - 1);
+      g_hash_table_insert (index, GUINT_TO_POINTER (kernel), v);
+    }
+  kc = &g_array_index (op->kernels, CpKernelCount, GPOINTER_TO_UINT (v));
+  kc->count++;
+  kc->time += dur;
+}
+
+static gint
+cmp_kernel_total (gconstpointer a,
+                  gconstpointer b)
+{
+  const CpKernelStats *x = a, *y = b;
+
+  if (x->total != y->total)
+    return x->total > y->total ? -1 : 1;
+  return x->name < y->name ? -1 : (x->name > y->name);
+}
+
+static gint
+cmp_op_total (gconstpointer a,
+              gconstpointer b)
+{
+  const CpHostOpStats *x = a, *y = b;
+
+  if (x->total != y->total)
+    return x->total > y->total ? -1 : 1;
+  return x->name < y->name ? -1 : (x->name > y->name);
+}
+
+static gint
+cmp_count_time (gconstpointer a,
+                gconstpointer b)
+{
+  const CpKernelCount *x = a, *y = b;
+
+  if (x->time != y->time)
+    return x->time > y->time ? -1 : 1;
+  return x->name < y->name ? -1 : (x->name > y->name);
+}
+
+void
+_cp_analysis_kernel_stats (CpAnalysis *self)
+{
+  guint pool_size = cp_string_pool_size (cp_trace_get_string_pool (self->trace));
+  g_autofree guint32 *kmap = g_new0 (guint32, MAX (pool_size, 1));
+  g_autofree guint32 *omap = g_new0 (guint32, MAX (pool_size, 1));
+  g_autoptr(GArray) acc = g_array_new (FALSE, TRUE, sizeof (KernelAcc));
+  g_autoptr(GPtrArray) op_index = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
+
+  host_pass (self, omap);
+  for (guint k = 0; k < self->host_ops->len; k++)
+    g_ptr_array_add (op_index, g_hash_table_new (NULL, NULL));
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpLaneInfo *info = &self->lanes[l];
+      const CpSlices *s;
+
+      if (info->kind != CP_LANE_KERNEL && info->kind != CP_LANE_TRANSFER)
+        continue;
+      s = cp_lane_get_slices (info->lane);
+      for (guint i = 0; i < s->n; i++)
+        {
+          guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
+          CpSliceClass c = _cp_analysis_classify_slice (self, l, i, nf);
+          gboolean kernel = info->kind == CP_LANE_KERNEL &&
+                            (c == CP_TIME_COMPUTE_16 || c == CP_TIME_COMPUTE_32 || c == CP_TIME_COLLECTIVES);
+          gint64 dur = s->dur[i];
+          CpHostOpStats *op = NULL;
+          guint op_index_of = G_MAXUINT;
+          gboolean eligible;
+
+          if (c < 0)
+            continue;
+
+          /* The op that launched it: the deepest op around the launch call. */
+          if (info->launch != NULL && info->launch[i].lane != G_MAXUINT32)
+            {
+              CpSliceRef h = info->launch[i];
+              const CpLaneInfo *hinfo = &self->lanes[h.lane];
+
+              if (hinfo->parent_op != NULL && hinfo->parent_op[h.index] != 0)
+                {
+                  const CpSlices *hs = cp_lane_get_slices (hinfo->lane);
+                  CpStr op_name = hs->name[hinfo->parent_op[h.index] - 1];
+
+                  if (omap[op_name] != 0)
+                    op_index_of = omap[op_name] - 1;
+                }
+            }
+
+          if (!kernel)
+            continue;
+
+          if (op_index_of != G_MAXUINT)
+            {
+              op = &g_array_index (self->host_ops, CpHostOpStats, op_index_of);
+              op->n_kernels++;
+              op->kernel_time += dur;
+              if (nf & CP_NAME_TENSOR_CORE)
+                op->tensor_core_time += dur;
+              add_op_kernel (op, g_ptr_array_index (op_index, op_index_of), s->name[i], dur);
+            }
+
+          /* Per kernel name. */
+          {
+            CpKernelStats *ks;
+            KernelAcc *ka;
+            const CpGpuInfo *g = s->gpu[i] ? _cp_analysis_gpu_info (self, l, i) : NULL;
+
+            if (kmap[s->name[i]] == 0)
+              {
+                CpKernelStats fresh = { 0 };
+                KernelAcc fresh_acc = { 0 };
+
+                fresh.name = s->name[i];
+                fresh.min = G_MAXINT64;
+                fresh.tensor_core = (nf & CP_NAME_TENSOR_CORE) != 0;
+                fresh.half = (nf & CP_NAME_HALF) != 0;
+                fresh.occupancy = NAN;
+                for (guint k = 0; k < 3; k++)
+                  fresh.grid[k] = fresh.block[k] = -1;
+                g_array_append_val (self->kernels, fresh);
+                g_array_append_val (acc, fresh_acc);
+                kmap[s->name[i]] = self->kernels->len;
+              }
+            ks = &g_array_index (self->kernels, CpKernelStats, kmap[s->name[i]] - 1);
+            ka = &g_array_index (acc, KernelAcc, kmap[s->name[i]] - 1);
+            ks->count++;
+            ks->total += dur;
+            ks->min = MIN (ks->min, dur);
+            ks->max = MAX (ks->max, dur);
+            self->kernel_time += dur;
+            if (c != CP_TIME_COLLECTIVES)
+              self->compute_kernel_time += dur;
+
+            if (g != NULL)
+              {
+                if (isfinite (g->occupancy) && g->occupancy >= 0 && dur > 0)
+                  {
+                    ka->occ_weighted += g->occupancy * (double) dur;
+                    ka->occ_time += dur;
+                  }
+                if (!ka->grid_set)
+                  {
+                    for (guint k = 0; k < 3; k++)
+                      {
+                        ks->grid[k] = g->grid[k];
+                        ks->block[k] = g->block[k];
+                      }
+                    ka->grid_set = TRUE;
+                  }
+                else
+                  {
+                    /* Launches that disagree make the shape unknown. */
+                    for (guint k = 0; k < 3; k++)
+                      {
+                        if (ks->grid[k] != g->grid[k])
+                          ks->grid[0] = ks->grid[1] = ks->grid[2] = -1;
+                        if (ks->block[k] != g->block[k])
+                          ks->block[0] = ks->block[1] = ks->block[2] = -1;
+                      }
+                  }
+              }
+          }
+
+          /* Tensor-core eligibility (TB tensor_cores_parser): launched by an
+           * eligible op, or a matmul / convolution kernel by name. */
+          eligible = (nf & CP_NAME_GEMM_LIKE) != 0 || (op != NULL && op->tc_eligible);
+          if (eligible && c != CP_TIME_COLLECTIVES)
+            {
+              self->eligible_kernel_time += dur;
+              if (!(nf & (CP_NAME_TENSOR_CORE | CP_NAME_HALF)))
+                {
+                  CpSliceRef ref = { l, i };
+
+                  self->eligible_fp32_time += dur;
+                  g_array_append_val (self->eligible_fp32, ref);
+                }
+            }
+        }
+    }
+
+  for (guint k = 0; k < self->kernels->len; k++)
+    {
+      CpKernelStats *ks = &g_array_index (self->kernels, CpKernelStats, k);
+      KernelAcc *ka = &g_array_index (acc, KernelAcc, k);
+
+      ks->share = self->kernel_time > 0 ? (double) ks->total / self->kernel_time : 0.0;
+      if (ka->occ_time > 0)
+        ks->occupancy = ka->occ_weighted / ka->occ_time;
+      if (ks->count == 0)
+        ks->min = 0;
+    }
+  g_array_sort (self->kernels, cmp_kernel_total);
+
+  for (guint k = 0; k < self->host_ops->len; k++)
+    {
+      CpHostOpStats *op = &g_array_index (self->host_ops, CpHostOpStats, k);
+
+      op->share = self->host_op_time > 0 ? (double) op->total / self->host_op_time : 0.0;
+      op->kernel_share = self->kernel_time > 0 ? (double) op->kernel_time / self->kernel_time : 0.0;
+      if (op->count == 0)
+        op->min = 0;
+      if (op->kernels != NULL)
+        g_array_sort (op->kernels, cmp_count_time);
+    }
+  g_array_sort (self->host_ops, cmp_op_total);
+}

@@ -1,0 +1,1663 @@
+/* cp-rules.c: the rule catalog and its evaluation into findings
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "cp-analysis-private.h"
+#include "cp-rules.h"
+#include "cp-sweep.h"
+
+/* Fixes, per rule and framework. */
+
+static const char * const fix_pageable_pt[] = {
+  N_("Pin the host buffers: DataLoader(pin_memory=True), or tensor.pin_memory() once for buffers you reuse"),
+  N_("Then copy with tensor.to(device, non_blocking=True) so the copy runs asynchronously"),
+  NULL
+};
+static const char * const fix_pageable_jax[] = {
+  N_("Hand JAX device-ready batches: jax.device_put prefetched batches ahead of the step instead of converting fresh NumPy arrays inside it"),
+  NULL
+};
+static const char * const fix_pageable_tf[] = {
+  N_("Prefetch to the GPU (tf.data.experimental.prefetch_to_device or the distribution strategy's input pipeline) so copies come from pinned staging memory"),
+  NULL
+};
+
+static const char * const fix_sync_pt[] = {
+  N_("Do not read device values every step: .item(), .cpu(), .tolist(), print(tensor) and Python conditions on tensors all wait for the GPU"),
+  N_("Accumulate losses and metrics on the GPU and read them every N steps"),
+  N_("Remove torch.cuda.synchronize() from the training loop (keep it for timing only)"),
+  N_("Use non_blocking copies and CUDA events instead of blocking synchronisation"),
+  NULL
+};
+static const char * const fix_sync_jax[] = {
+  N_("Avoid block_until_ready(), float(x) or np.asarray(x) on device values inside the step loop"),
+  N_("Log metrics every N steps, or asynchronously (jax.debug.callback)"),
+  N_("Keep control flow on the device with jax.lax.cond and jax.lax.while_loop"),
+  NULL
+};
+static const char * const fix_sync_tf[] = {
+  N_("Avoid .numpy() and Python conditions on tensors inside the training loop"),
+  N_("Read metrics every N steps"),
+  N_("Keep the loop inside tf.function"),
+  NULL
+};
+
+static const char * const fix_input_pt[] = {
+  N_("Load batches in worker processes: DataLoader(num_workers=N) with N up to the CPU cores per GPU, and persistent_workers=True"),
+  N_("Keep batches ready while the GPU works: prefetch_factor, pin_memory=True and .to(device, non_blocking=True)"),
+  N_("Move heavy decoding and augmentation out of the loop: preprocess offline, or on the GPU (NVIDIA DALI, torchvision transforms on GPU tensors)"),
+  NULL
+};
+static const char * const fix_input_jax[] = {
+  N_("Feed batches from a tf.data or Grain pipeline with prefetching, and prefetch to the device (flax.jax_utils.prefetch_to_device)"),
+  N_("Parallelise decoding and augmentation (tf.data map with num_parallel_calls=tf.data.AUTOTUNE, Grain worker_count)"),
+  N_("Preprocess offline or cache decoded data"),
+  NULL
+};
+static const char * const fix_input_tf[] = {
+  N_("End the tf.data pipeline with .prefetch(tf.data.AUTOTUNE)"),
+  N_("Parallelise: map(..., num_parallel_calls=tf.data.AUTOTUNE) and interleave for file reads"),
+  N_("Cache decoded data with .cache() or preprocess offline; the input pipeline analyzer shows the slow stage"),
+  NULL
+};
+
+static const char * const fix_loader_pt[] = {
+  N_("Set DataLoader(num_workers=N) with N > 0 so loading runs in worker processes instead of the training loop"),
+  N_("Add persistent_workers=True and pin_memory=True"),
+  NULL
+};
+static const char * const fix_loader_jax[] = {
+  N_("Run the input pipeline in background threads or processes (tf.data, Grain with worker_count > 0)"),
+  NULL
+};
+static const char * const fix_loader_tf[] = {
+  N_("Use tf.data with num_parallel_calls=tf.data.AUTOTUNE and prefetch instead of a Python generator"),
+  NULL
+};
+
+static const char * const fix_transfer_pt[] = {
+  N_("Pin host memory (DataLoader(pin_memory=True) or tensor.pin_memory()) and copy with .to(device, non_blocking=True)"),
+  N_("Copy fewer, larger buffers, and keep data on the GPU across steps"),
+  N_("Overlap copies with compute: prefetch the next batch to the GPU on a side CUDA stream"),
+  NULL
+};
+static const char * const fix_transfer_jax[] = {
+  N_("Prefetch batches to the device ahead of the step (jax.device_put, flax.jax_utils.prefetch_to_device)"),
+  N_("Keep arrays on the device between steps instead of uploading them again"),
+  N_("Transfer in bulk rather than many small arrays"),
+  NULL
+};
+static const char * const fix_transfer_tf[] = {
+  N_("Prefetch to the device: tf.data.experimental.prefetch_to_device or the distribution strategy's input pipeline"),
+  N_("Batch small transfers together"),
+  N_("Keep tensors on the GPU between steps"),
+  NULL
+};
+
+static const char * const fix_output_pt[] = {
+  N_("Copy results to the host less often: accumulate on the GPU and transfer every N steps"),
+  N_("Copy into pinned buffers with non_blocking=True"),
+  N_("Avoid .cpu() and .numpy() on large tensors inside the step"),
+  NULL
+};
+static const char * const fix_output_jax[] = {
+  N_("Fetch results from the device less often, and only what you need (jax.device_get every N steps)"),
+  NULL
+};
+static const char * const fix_output_tf[] = {
+  N_("Fetch fewer outputs per step; write summaries every N steps"),
+  NULL
+};
+
+static const char * const fix_comm_pt[] = {
+  N_("Overlap gradient all-reduce with backward: DistributedDataParallel buckets (tune bucket_cap_mb); avoid find_unused_parameters=True when not needed"),
+  N_("Communicate less per step: gradient accumulation with no_sync(), or a larger batch per GPU"),
+  N_("Compress gradients with a DDP communication hook (bf16 / fp16 compression, PowerSGD)"),
+  N_("Check for stragglers and the interconnect (NCCL_DEBUG=INFO, topology)"),
+  NULL
+};
+static const char * const fix_comm_jax[] = {
+  N_("Let XLA overlap collectives with compute (async collectives and the latency-hiding scheduler)"),
+  N_("Reduce collective volume: larger per-device batch, gradient accumulation, bf16 gradients"),
+  N_("Check for stragglers and the interconnect"),
+  NULL
+};
+static const char * const fix_comm_tf[] = {
+  N_("Use MultiWorkerMirroredStrategy with NCCL and gradient packing"),
+  N_("Accumulate gradients or raise the per-replica batch"),
+  N_("Check for stragglers and the interconnect"),
+  NULL
+};
+
+static const char * const fix_overlap_pt[] = {
+  N_("Start all-reduce during backward (DistributedDataParallel does; keep gradient_as_bucket_view=True and avoid syncs right after collectives)"),
+  N_("With FSDP, enable forward_prefetch and backward_prefetch"),
+  NULL
+};
+static const char * const fix_overlap_jax[] = {
+  N_("Enable XLA's latency-hiding scheduler and async collectives so compute overlaps communication"),
+  NULL
+};
+static const char * const fix_overlap_tf[] = {
+  N_("Use gradient packing and the communication options of MultiWorkerMirroredStrategy so all-reduce overlaps backward"),
+  NULL
+};
+
+static const char * const fix_launch_pt[] = {
+  N_("Fuse small operations with torch.compile(model); mode=\"reduce-overhead\" also uses CUDA graphs"),
+  N_("Capture the step in a CUDA graph (torch.cuda.graphs, make_graphed_callables) so it launches with one call"),
+  N_("Give each kernel more work: a larger batch, or gradient accumulation when memory is short"),
+  N_("Use fused or foreach optimizers (torch.optim with fused=True or foreach=True)"),
+  NULL
+};
+static const char * const fix_launch_jax[] = {
+  N_("jax.jit the whole training step so XLA fuses it into few kernels"),
+  N_("Increase the batch size per device"),
+  N_("Replace Python loops over small arrays with jax.lax.scan or jax.vmap"),
+  NULL
+};
+static const char * const fix_launch_tf[] = {
+  N_("Compile the step with tf.function(jit_compile=True) so XLA fuses small ops"),
+  N_("Increase the batch size"),
+  N_("Give GPU launches a dedicated thread: TF_GPU_THREAD_MODE=gpu_private"),
+  NULL
+};
+
+static const char * const fix_host_pt[] = {
+  N_("Profile the Python side (torch.profiler with with_stack=True) to see where host time goes between kernels"),
+  N_("Cut framework and Python overhead with torch.compile; CUDA graphs remove it from each step"),
+  N_("Move logging, metrics and checkpointing out of the step or make them asynchronous"),
+  N_("Use a larger batch so each step has more device work per host overhead"),
+  NULL
+};
+static const char * const fix_host_jax[] = {
+  N_("jax.jit the whole step, optimizer update included"),
+  N_("Keep Python work (logging, metrics) out of the step, or do it every N steps"),
+  N_("Avoid recompilation: stable shapes and static arguments"),
+  NULL
+};
+static const char * const fix_host_tf[] = {
+  N_("Wrap the step in tf.function instead of running eagerly"),
+  N_("Avoid retracing with a fixed input_signature"),
+  N_("Move per-step Python work out of the loop"),
+  NULL
+};
+
+static const char * const fix_amp_pt[] = {
+  N_("Train with automatic mixed precision: torch.autocast(device_type=\"cuda\", dtype=torch.bfloat16), or float16 with torch.amp.GradScaler"),
+  N_("Allow TF32 for the remaining fp32 matmuls and convolutions on Ampere and newer: torch.set_float32_matmul_precision(\"high\") and torch.backends.cudnn.allow_tf32 = True"),
+  N_("Keep matmul and channel dimensions multiples of 8 so tensor cores apply"),
+  NULL
+};
+static const char * const fix_amp_jax[] = {
+  N_("Compute in bfloat16 (model dtype=jnp.bfloat16, or a mixed-precision policy such as jmp) with fp32 master weights"),
+  N_("For fp32 matmuls, allow TF32: jax.default_matmul_precision(\"tensorfloat32\")"),
+  NULL
+};
+static const char * const fix_amp_tf[] = {
+  N_("Enable mixed precision: tf.keras.mixed_precision.set_global_policy(\"mixed_float16\") or \"mixed_bfloat16\""),
+  N_("Keep TF32 enabled on Ampere and newer: tf.config.experimental.enable_tensor_float_32_execution(True)"),
+  NULL
+};
+
+static const char * const fix_memory_pt[] = {
+  N_("Cut activation memory with activation checkpointing (torch.utils.checkpoint) and mixed precision"),
+  N_("Lower the batch size and use gradient accumulation"),
+  N_("Reduce fragmentation: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+  NULL
+};
+static const char * const fix_memory_jax[] = {
+  N_("Rematerialise activations (jax.checkpoint) and compute in bfloat16"),
+  N_("Shard parameters and optimizer state across devices"),
+  N_("Lower the batch size and accumulate gradients"),
+  NULL
+};
+static const char * const fix_memory_tf[] = {
+  N_("Use mixed precision and tf.recompute_grad for activations"),
+  N_("Lower the batch size and accumulate gradients"),
+  NULL
+};
+
+static const char * const fix_dp_pt[] = {
+  N_("Replace torch.nn.DataParallel with DistributedDataParallel, one process per GPU: no per-step scatter and model replication, no GIL contention"),
+  NULL
+};
+static const char * const fix_dp_jax[] = {
+  N_("Shard the batch across devices with jax.jit and a sharding (or jax.pmap)"),
+  NULL
+};
+static const char * const fix_dp_tf[] = {
+  N_("Use tf.distribute.MirroredStrategy"),
+  NULL
+};
+
+static const char * const fix_util_pt[] = {
+  N_("Fix the causes listed above first (input, launches, syncs)"),
+  N_("Give the GPU more work per step: a larger batch (scale the learning rate) or gradient accumulation"),
+  N_("For many small kernels, torch.compile and CUDA graphs"),
+  NULL
+};
+static const char * const fix_util_jax[] = {
+  N_("Fix the causes listed above first"),
+  N_("Increase the per-device batch size and jax.jit the whole step"),
+  NULL
+};
+static const char * const fix_util_tf[] = {
+  N_("Fix the causes listed above first"),
+  N_("Increase the batch size and compile with XLA (jit_compile=True)"),
+  NULL
+};
+
+static const char * const fix_gaps_pt[] = {
+  N_("See what the host does during the gaps: the host lanes above them on the timeline"),
+  N_("Look for synchronisation, checkpointing, evaluation or logging inside the step loop"),
+  N_("Name the work with torch.profiler.record_function or NVTX ranges"),
+  NULL
+};
+static const char * const fix_gaps_jax[] = {
+  N_("See what the host does during the gaps, and name it with jax.profiler.TraceAnnotation"),
+  N_("Look for checkpointing, evaluation or logging inside the step loop"),
+  NULL
+};
+static const char * const fix_gaps_tf[] = {
+  N_("See what the host does during the gaps, and name it with tf.profiler.experimental.Trace"),
+  N_("Look for checkpointing, evaluation or logging inside the step loop"),
+  NULL
+};
+
+/* The catalog. Percent metrics are ratios of sums over the analysis windows:
+ * 100 · Σ time / Σ window (XProf's convention). */
+static const CpRule rules[] = {
+  { "pageable-memcpy", N_("Copies from pageable host memory"),
+    N_("Copy time to or from pageable host memory, % of step time"), "%",
+    CP_COMPARE_GE, 3, 15, TRUE, CP_RULE_CAUSE,
+    "nsys cuda_memcpy_async (N3): any async copy with pageable memory; severity by share of step time at XProf's 3 / 15 % levels (Chokepoint)",
+    { fix_pageable_pt, fix_pageable_jax, fix_pageable_tf } },
+  { "sync-stall", N_("Synchronisation stalls"),
+    N_("Device idle time after blocking synchronisations, % of step time"), "%",
+    CP_COMPARE_GE, 3, 15, TRUE, CP_RULE_CAUSE,
+    "nsys cuda_api_sync (N6) and cuda_memcpy_sync (N4): any; severity by the idle time that follows, at XProf's 3 / 15 % levels (Chokepoint)",
+    { fix_sync_pt, fix_sync_jax, fix_sync_tf } },
+  { "input-bound", N_("Input-bound"),
+    N_("Data-loading wait while the device is idle, % of step time"), "%",
+    CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
+    "XProf InputAnalysis (X1): input% >= 20 highly, >= 5 moderately input-bound; Chokepoint reports the host-to-device part of input separately (transfer-bound)",
+    { fix_input_pt, fix_input_jax, fix_input_tf } },
+  { "dataloader-single-process", N_("Data loading in the training process"),
+    N_("DataLoader time with num_workers=0 not claimed by device work, per step time (ratio)"), "ratio",
+    CP_COMPARE_GT, 0.05, NAN, TRUE, CP_RULE_CAUSE,
+    "PyTorch TorchTidy SynchronizedDataLoader (T4); TensorBoard plugin slow data loading (P1): DataLoader / step > 0.05",
+    { fix_loader_pt, fix_loader_jax, fix_loader_tf } },
+  { "transfer-bound", N_("Host-to-device copies"),
+    N_("Host-to-device copy time while the device does not compute, % of step time"), "%",
+    CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
+    "XProf InputAnalysis (X1) levels applied to its host-to-device part; Smart Suggestions DataTransferBound",
+    { fix_transfer_pt, fix_transfer_jax, fix_transfer_tf } },
+  { "output-bound", N_("Device-to-host copies"),
+    N_("Device-to-host copy time while the device does not compute, % of step time"), "%",
+    CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
+    "XProf output analysis (X2): output% >= 20 highly, >= 5 moderately",
+    { fix_output_pt, fix_output_jax, fix_output_tf } },
+  { "comm-bound", N_("Communication-bound"),
+    N_("Collective time not hidden behind compute, % of step time"), "%",
+    CP_COMPARE_GE, 3, 15, FALSE, CP_RULE_CAUSE,
+    "XProf device collectives (X5): >= 15 high, >= 3 moderate",
+    { fix_comm_pt, fix_comm_jax, fix_comm_tf } },
+  { "low-comm-overlap", N_("Communication does not overlap compute"),
+    N_("Share of collective time overlapped by compute (ratio), when collectives take >= 3% of step time"), "ratio",
+    CP_COMPARE_LT, 0.5, NAN, FALSE, CP_RULE_CAUSE,
+    "HTA comm/comp overlap (H4), which has no cutoff; Chokepoint flags < 0.5",
+    { fix_overlap_pt, fix_overlap_jax, fix_overlap_tf } },
+  { "launch-bound", N_("Kernel-launch bound"),
+    N_("Kernel-launch time while the device is idle, % of step time"), "%",
+    CP_COMPARE_GE, 3, 15, FALSE, CP_RULE_CAUSE,
+    "XProf kernel-launch analysis (X3): >= 15 high, >= 3 moderate; HTA short kernels (H3) as figures",
+    { fix_launch_pt, fix_launch_jax, fix_launch_tf } },
+  { "host-overhead", N_("Host overhead"),
+    N_("Host compute, runtime calls and unrecorded time while the device is idle, % of step time"), "%",
+    CP_COMPARE_GE, 3, 15, FALSE, CP_RULE_CAUSE,
+    "XProf all-other time (X4): >= 15 high, >= 3 moderate, with host compute added (where PyTorch's Python and dispatch time shows)",
+    { fix_host_pt, fix_host_jax, fix_host_tf } },
+  { "no-mixed-precision", N_("No mixed precision"),
+    N_("32-bit matmul / convolution kernel time without tensor cores, % of device compute time, when < 10% of compute is 16-bit"), "%",
+    CP_COMPARE_GE, 3, 15, FALSE, CP_RULE_CAUSE,
+    "XProf precision statement (X6): 16-bit < 10% of compute; TensorBoard plugin AMP rule (P6): no tensor-core kernels while eligible ops run; severity at XProf's 3 / 15 % levels (Chokepoint)",
+    { fix_amp_pt, fix_amp_jax, fix_amp_tf } },
+  { "memory-pressure", N_("Memory near the device limit"),
+    N_("Peak device memory / device memory (ratio)"), "ratio",
+    CP_COMPARE_GT, 0.9, NAN, FALSE, CP_RULE_CAUSE,
+    "TensorBoard plugin memory rule (P7): peak > 0.9 x totalGlobalMem",
+    { fix_memory_pt, fix_memory_jax, fix_memory_tf } },
+  { "dataparallel", N_("Single-process DataParallel"),
+    N_("Devices running kernels while torch.nn.DataParallel is used (count)"), "count",
+    CP_COMPARE_GT, 1, NAN, FALSE, CP_RULE_CAUSE,
+    "TensorBoard plugin DataParallel rule (P3): DataParallel.forward seen and > 1 device used",
+    { fix_dp_pt, fix_dp_jax, fix_dp_tf } },
+  { "low-utilization", N_("Low GPU utilisation"),
+    N_("Kernel busy time / step time of the least busy device (ratio)"), "ratio",
+    CP_COMPARE_LT, 0.5, NAN, FALSE, CP_RULE_SYMPTOM,
+    "TensorBoard plugin low GPU utilization (P5): utilization < 0.5",
+    { fix_util_pt, fix_util_jax, fix_util_tf } },
+  { "gpu-gaps", N_("Long GPU gaps"),
+    N_("Longest gap between device operations (ms)"), "ms",
+    CP_COMPARE_GT, 500, NAN, FALSE, CP_RULE_SYMPTOM,
+    "nsys gpu_gaps (N1): gaps > 500 ms (the SQL compares with >)",
+    { fix_gaps_pt, fix_gaps_jax, fix_gaps_tf } },
+};
+
+const CpRule *
+cp_rules_get_all (guint *n_rules)
+{
+  if (n_rules)
+    *n_rules = G_N_ELEMENTS (rules);
+  return rules;
+}
+
+const CpRule *
+cp_rules_lookup (const char *id)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
+    if (g_strcmp0 (rules[i].id, id) == 0)
+      return &rules[i];
+  return NULL;
+}
+
+const char *
+cp_compare_to_string (CpCompare compare)
+{
+  switch (compare)
+    {
+    case CP_COMPARE_GT: return ">";
+    case CP_COMPARE_LT: return "<";
+    case CP_COMPARE_GE:
+    default:
+      return ">=";
+    }
+}
+
+static gboolean
+passes (CpCompare compare,
+        double    value,
+        double    threshold)
+{
+  if (isnan (threshold) || isnan (value))
+    return FALSE;
+  switch (compare)
+    {
+    case CP_COMPARE_GT: return value > threshold;
+    case CP_COMPARE_LT: return value < threshold;
+    case CP_COMPARE_GE:
+    default:
+      return value >= threshold;
+    }
+}
+
+gboolean
+cp_rule_grade (const CpRule *rule,
+               double        value,
+               CpSeverity   *severity)
+{
+  g_return_val_if_fail (rule != NULL, FALSE);
+
+  if (passes (rule->compare, value, rule->high))
+    {
+      *severity = CP_SEVERITY_HIGH;
+      return TRUE;
+    }
+  if (passes (rule->compare, value, rule->moderate))
+    {
+      *severity = CP_SEVERITY_MODERATE;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* Evaluation */
+
+typedef struct
+{
+  CpAnalysis  *self;
+  CpIntervals *gaps;        /* device idle gaps between ops, clipped to the windows */
+  gboolean     has_device;
+  gboolean     has_host;
+} Ctx;
+
+typedef struct
+{
+  const CpRule *rule;
+  CpFinding    *finding;
+  CpIntervals  *stake;      /* the time the finding accounts for */
+  CpIntervals  *ext;        /* stake plus the idle gaps it falls in */
+  gint64        stake_time;
+  gboolean      demoted;
+} Result;
+
+static double
+percent_of_windows (Ctx    *ctx,
+                    gint64  t)
+{
+  return ctx->self->window_time > 0 ? 100.0 * (double) t / (double) ctx->self->window_time : 0.0;
+}
+
+static gint64
+per_window (Ctx    *ctx,
+            gint64  t)
+{
+  guint n = ctx->self->windows->len;
+
+  return n > 0 ? t / n : t;
+}
+
+static CpFinding *
+new_finding (const CpRule *rule,
+             CpSeverity    severity)
+{
+  CpFinding *f = cp_finding_new (rule->id, _(rule->title), severity);
+
+  cp_finding_set_source (f, rule->source);
+  for (guint k = 0; k < CP_N_FRAMEWORKS; k++)
+    {
+      const char * const *src = rule->fixes[k];
+      g_autoptr(GPtrArray) tr = g_ptr_array_new ();
+
+      for (guint i = 0; src != NULL && src[i] != NULL; i++)
+        g_ptr_array_add (tr, (gpointer) _(src[i]));
+      g_ptr_array_add (tr, NULL);
+      cp_finding_set_fixes (f, (CpFramework) k, (const char * const *) tr->pdata);
+    }
+  return f;
+}
+
+/* The rule's metric as the first figure, with its thresholds. */
+static void
+add_metric (CpFinding    *f,
+            const CpRule *rule,
+            const char   *id,
+            double        value)
+{
+  cp_finding_add_figure (f, id, _(rule->metric), value, rule->unit,
+                         cp_compare_to_string (rule->compare), rule->moderate, rule->high);
+}
+
+static char *
+format_value (double      value,
+              const char *unit)
+{
+  if (g_strcmp0 (unit, "%") == 0)
+    return g_strdup_printf ("%.1f%%", value);
+  if (g_strcmp0 (unit, "ratio") == 0)
+    return g_strdup_printf ("%.2f", value);
+  if (g_strcmp0 (unit, "ms") == 0)
+    return g_strdup_printf ("%.0f ms", value);
+  return g_strdup_printf ("%.0f", value);
+}
+
+/* "lead Measured: 23.4% (moderate at >= 5%, high at >= 20%). Up to 41 ms per step." */
+static void
+set_summary (Ctx          *ctx,
+             CpFinding    *f,
+             const CpRule *rule,
+             const char   *lead,
+             double        value)
+{
+  g_autoptr(GString) s = g_string_new (lead);
+  g_autofree char *v = format_value (value, rule->unit);
+  const char *cmp = cp_compare_to_string (rule->compare);
+
+  g_string_append_c (s, ' ');
+  if (!isnan (rule->moderate) && !isnan (rule->high))
+    {
+      g_autofree char *m = format_value (rule->moderate, rule->unit);
+      g_autofree char *h = format_value (rule->high, rule->unit);
+
+      /* Translators: "Measured: 23.4% (moderate at >= 5%, high at >= 20%)." */
+      g_string_append_printf (s, _("Measured: %s (moderate at %s %s, high at %s %s)."), v, cmp, m, cmp, h);
+    }
+  else if (!isnan (rule->moderate))
+    {
+      g_autofree char *m = format_value (rule->moderate, rule->unit);
+
+      g_string_append_printf (s, _("Measured: %s (flagged at %s %s)."), v, cmp, m);
+    }
+  else
+    g_string_append_printf (s, _("Measured: %s."), v);
+
+  if (cp_finding_get_time_at_stake (f) > 0)
+    {
+      g_autofree char *d = cp_format_duration (cp_finding_get_time_at_stake_per_step (f));
+
+      g_string_append_c (s, ' ');
+      if (ctx->self->step_source != CP_STEPS_NONE)
+        g_string_append_printf (s, _("Up to %s per step."), d);
+      else
+        {
+          g_autofree char *total = cp_format_duration (cp_finding_get_time_at_stake (f));
+
+          g_string_append_printf (s, _("Up to %s in the capture."), total);
+        }
+    }
+  cp_finding_set_summary (f, s->str);
+}
+
+/* Evidence: the parts of a lane's category set inside target. */
+static void
+add_category_evidence (Ctx               *ctx,
+                       CpFinding         *f,
+                       CpTimeCategory     cat,
+                       const CpIntervals *target)
+{
+  CpAnalysis *self = ctx->self;
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      g_autoptr(CpIntervals) part = NULL;
+
+      if (self->lanes[l].cat[cat] == NULL)
+        continue;
+      part = cp_intervals_intersect (self->lanes[l].cat[cat], target);
+      for (gsize k = 0; k < part->n; k++)
+        cp_finding_add_evidence (f, l, part->v[k].start, part->v[k].end);
+    }
+}
+
+static void
+add_set_evidence (CpFinding         *f,
+                  guint              lane,
+                  const CpIntervals *set)
+{
+  for (gsize k = 0; k < set->n; k++)
+    cp_finding_add_evidence (f, lane, set->v[k].start, set->v[k].end);
+}
+
+static CpIntervals *
+windowed (Ctx               *ctx,
+          const CpIntervals *set)
+{
+  return cp_intervals_intersect (set, ctx->self->window_set);
+}
+
+/* A finding for an exposed-category metric (input, transfers, comm, launch). */
+static CpFinding *
+eval_category (Ctx            *ctx,
+               const CpRule   *rule,
+               CpTimeCategory  cat,
+               const char     *figure_id,
+               const char     *lead,
+               CpIntervals   **stake)
+{
+  g_autoptr(CpIntervals) own = windowed (ctx, ctx->self->exposed[cat]);
+  gint64 t = cp_intervals_length (own);
+  double value = percent_of_windows (ctx, t);
+  CpSeverity sev;
+  CpFinding *f;
+
+  if (t == 0 || !cp_rule_grade (rule, value, &sev))
+    return NULL;
+
+  f = new_finding (rule, sev);
+  add_metric (f, rule, figure_id, value);
+  add_category_evidence (ctx, f, cat, own);
+  cp_finding_set_time_at_stake (f, t, per_window (ctx, t));
+  set_summary (ctx, f, rule, lead, value);
+  *stake = g_steal_pointer (&own);
+  return f;
+}
+
+static CpFinding *
+eval_pageable (Ctx           *ctx,
+               const CpRule  *rule,
+               CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  g_autoptr(CpIntervals) all = cp_intervals_new ();
+  g_autoptr(CpIntervals) own = NULL;
+  g_autoptr(GArray) ev = g_array_new (FALSE, FALSE, sizeof (CpEvidence));
+  guint count = 0;
+  gint64 bytes = 0, raw_time = 0, t;
+  double value;
+  CpSeverity sev = CP_SEVERITY_INFO;
+  CpFinding *f;
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpSlices *s;
+
+      if (self->lanes[l].device_index < 0)
+        continue;
+      s = cp_lane_get_slices (self->lanes[l].lane);
+      for (guint i = 0; i < s->n; i++)
+        {
+          guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
+          CpEvidence e;
+
+          if (!((s->flags[i] & CP_SLICE_PAGEABLE) || (nf & CP_NAME_PAGEABLE)))
+            continue;
+          if (_cp_analysis_classify_slice (self, l, i, nf) < 0)
+            continue;
+          count++;
+          raw_time += s->dur[i];
+          if (s->gpu[i])
+            {
+              const CpGpuInfo *g = _cp_analysis_gpu_info (self, l, i);
+
+              if (g != NULL && g->bytes > 0)
+                bytes += g->bytes;
+            }
+          cp_intervals_add (all, s->start[i], s->start[i] + s->dur[i]);
+          e.lane = l;
+          e.start = s->start[i];
+          e.end = s->start[i] + s->dur[i];
+          g_array_append_val (ev, e);
+        }
+    }
+  if (count == 0)
+    return NULL;
+
+  cp_intervals_normalize (all);
+  own = windowed (ctx, all);
+  t = cp_intervals_length (own);
+  value = percent_of_windows (ctx, t);
+  cp_rule_grade (rule, value, &sev);
+
+  f = new_finding (rule, sev);
+  add_metric (f, rule, "pageable_percent", value);
+  cp_finding_add_figure (f, "pageable_copies", _("Copies with pageable host memory"), count, "count", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "pageable_time_ns", _("Time in those copies"), raw_time, "ns", NULL, NAN, NAN);
+  if (bytes > 0)
+    cp_finding_add_figure (f, "pageable_bytes", _("Bytes copied"), bytes, "bytes", NULL, NAN, NAN);
+  for (guint k = 0; k < ev->len; k++)
+    {
+      const CpEvidence *e = &g_array_index (ev, CpEvidence, k);
+
+      cp_finding_add_evidence (f, e->lane, e->start, e->end);
+    }
+  cp_finding_set_time_at_stake (f, t, per_window (ctx, t));
+  set_summary (ctx, f, rule,
+               _("Copies to or from pageable host memory are staged through a bounce buffer and block the host thread."),
+               value);
+  *stake = g_steal_pointer (&own);
+  return f;
+}
+
+static CpFinding *
+eval_sync (Ctx           *ctx,
+           const CpRule  *rule,
+           CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  g_autoptr(CpIntervals) raw_gaps = NULL;
+  g_autoptr(CpIntervals) stall = cp_intervals_new ();
+  g_autoptr(CpIntervals) own = NULL;
+  g_autoptr(CpIntervals) input = NULL;
+  g_autoptr(GArray) calls = g_array_new (FALSE, FALSE, sizeof (CpEvidence));
+  guint n_calls = 0;
+  gint64 call_time = 0, t;
+  double value;
+  CpSeverity sev = CP_SEVERITY_INFO;
+  CpFinding *f;
+
+  if (!ctx->has_device || self->all_ops->n == 0)
+    return NULL;
+
+  raw_gaps = cp_intervals_complement (self->all_ops, self->all_ops->v[0].start,
+                                      self->all_ops->v[self->all_ops->n - 1].end);
+  input = cp_intervals_union (self->exposed[CP_TIME_INPUT_WAIT], self->exposed[CP_TIME_HOST_TO_DEVICE]);
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpIntervals *sync = self->lanes[l].sync;
+
+      if (sync == NULL)
+        continue;
+      for (gsize k = 0; k < sync->n; k++)
+        {
+          const CpInterval *c = &sync->v[k];
+          gsize gi;
+          gboolean stalled = FALSE;
+
+          n_calls++;
+          call_time += c->end - c->start;
+          /* Gaps that open while the host is blocked in this call: the
+           * device drained its queue because the host waited for it. */
+          for (gi = cp_intervals_first_ending_after (raw_gaps, c->start);
+               gi < raw_gaps->n && raw_gaps->v[gi].start <= c->end; gi++)
+            {
+              const CpInterval *g = &raw_gaps->v[gi];
+
+              if (g->start < c->start)
+                continue;
+              cp_intervals_add (stall, g->start, g->end);
+              stalled = TRUE;
+            }
+          if (stalled)
+            {
+              CpEvidence e = { l, c->start, c->end };
+
+              g_array_append_val (calls, e);
+            }
+        }
+    }
+  if (calls->len == 0)
+    return NULL;
+
+  cp_intervals_normalize (stall);
+  {
+    g_autoptr(CpIntervals) w = windowed (ctx, stall);
+
+    own = cp_intervals_subtract (w, input);
+  }
+  t = cp_intervals_length (own);
+  if (t == 0)
+    return NULL;
+  value = percent_of_windows (ctx, t);
+  cp_rule_grade (rule, value, &sev);
+
+  f = new_finding (rule, sev);
+  add_metric (f, rule, "sync_stall_percent", value);
+  cp_finding_add_figure (f, "sync_calls", _("Blocking synchronisation calls"), n_calls, "count", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "stalling_calls", _("Calls after which the device went idle"), calls->len, "count", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "sync_time_ns", _("Host time blocked in those calls"), call_time, "ns", NULL, NAN, NAN);
+  for (guint k = 0; k < calls->len; k++)
+    {
+      const CpEvidence *e = &g_array_index (calls, CpEvidence, k);
+
+      cp_finding_add_evidence (f, e->lane, e->start, e->end);
+    }
+  /* The idle time itself, on the device's main lane. */
+  if (self->devices->len > 0)
+    {
+      guint lane = g_array_index (self->devices, CpDeviceStats, 0).lane;
+
+      if (lane != G_MAXUINT)
+        add_set_evidence (f, lane, own);
+    }
+  cp_finding_set_time_at_stake (f, t, per_window (ctx, t));
+  set_summary (ctx, f, rule,
+               _("The host waits for the device to finish, so no work is queued when it does: the device idles until the host launches again."),
+               value);
+  *stake = g_steal_pointer (&own);
+  return f;
+}
+
+static CpFinding *
+eval_input (Ctx           *ctx,
+            const CpRule  *rule,
+            CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  CpFinding *f = eval_category (ctx, rule, CP_TIME_INPUT_WAIT, "input_wait_percent",
+                                _("The device waits while the host loads the next batch."), stake);
+  guint slow = 0, calls = 0;
+  gboolean single = FALSE;
+  double xprof_input;
+
+  if (f == NULL)
+    return NULL;
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpSlices *s;
+
+      if (self->lanes[l].kind != CP_LANE_HOST_THREAD || self->lanes[l].cat[CP_TIME_INPUT_WAIT] == NULL)
+        continue;
+      s = cp_lane_get_slices (self->lanes[l].lane);
+      for (guint i = 0; i < s->n; i++)
+        {
+          guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
+
+          if (!(nf & CP_NAME_INPUT_WAIT))
+            continue;
+          calls++;
+          /* XProf X12: a root GetNext over 50 µs is slow. */
+          if (s->dur[i] > 50 * CP_NS_PER_US)
+            slow++;
+          if (nf & CP_NAME_LOADER_SINGLE)
+            single = TRUE;
+        }
+    }
+  xprof_input = self->summary[CP_TIME_INPUT_WAIT].percent + self->summary[CP_TIME_HOST_TO_DEVICE].percent;
+  cp_finding_add_figure (f, "xprof_input_percent", _("Input as XProf counts it (data loading + host-to-device), % of step time"),
+                         xprof_input, "%", ">=", 5, 20);
+  cp_finding_add_figure (f, "next_batch_calls", _("Next-batch calls"), calls, "count", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "slow_next_batch_calls", _("Next-batch calls over 50 µs (XProf slow tf.data)"),
+                         slow, "count", ">", 0, NAN);
+  if (single)
+    {
+      g_autofree char *summary = g_strconcat (cp_finding_get_summary (f), " ",
+                                              _("The PyTorch DataLoader runs with num_workers=0, in the training process."),
+                                              NULL);
+
+      cp_finding_set_summary (f, summary);
+    }
+  return f;
+}
+
+static CpFinding *
+eval_loader_single (Ctx           *ctx,
+                    const CpRule  *rule,
+                    CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  g_autoptr(GPtrArray) lane_sets = g_ptr_array_new_with_free_func ((GDestroyNotify) cp_intervals_free);
+  g_autoptr(GArray) lane_ids = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr(CpIntervals) loader = NULL;
+  g_autoptr(CpIntervals) device = NULL;
+  g_autoptr(CpIntervals) runtime = NULL;
+  CpIntervals *roles[3];
+  CpIntervals *claimed_sets[4] = { NULL, };
+  gint64 claimed[4];
+  double value;
+  CpSeverity sev = CP_SEVERITY_INFO;
+  CpFinding *f;
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpSlices *s;
+      CpIntervals *set = NULL;
+
+      if (self->lanes[l].kind != CP_LANE_HOST_THREAD)
+        continue;
+      s = cp_lane_get_slices (self->lanes[l].lane);
+      for (guint i = 0; i < s->n; i++)
+        if (cp_name_cache_lookup (self->names, s->name[i]) & CP_NAME_LOADER_SINGLE)
+          {
+            if (set == NULL)
+              set = cp_intervals_new ();
+            cp_intervals_add_sorted (set, s->start[i], s->start[i] + s->dur[i]);
+          }
+      if (set != NULL)
+        {
+          g_ptr_array_add (lane_sets, set);
+          g_array_append_val (lane_ids, l);
+        }
+    }
+  if (lane_sets->len == 0)
+    return NULL;
+
+  /* TB claiming: Kernel, Memcpy, Memset, Communication, Runtime, then DataLoader. */
+  loader = cp_intervals_union_many ((CpIntervals * const *) lane_sets->pdata, lane_sets->len);
+  {
+    CpIntervals *dev_sets[] = {
+      self->cat_union[CP_TIME_COMPUTE_16], self->cat_union[CP_TIME_COMPUTE_32],
+      self->cat_union[CP_TIME_DEVICE_TO_HOST], self->cat_union[CP_TIME_DEVICE_TO_DEVICE],
+      self->cat_union[CP_TIME_HOST_TO_DEVICE], self->cat_union[CP_TIME_OTHER],
+      self->cat_union[CP_TIME_COLLECTIVES],
+    };
+    CpIntervals *rt_sets[] = { self->cat_union[CP_TIME_LAUNCH], self->cat_union[CP_TIME_RUNTIME] };
+
+    device = cp_intervals_union_many (dev_sets, G_N_ELEMENTS (dev_sets));
+    runtime = cp_intervals_union_many (rt_sets, G_N_ELEMENTS (rt_sets));
+  }
+  roles[0] = device;
+  roles[1] = runtime;
+  roles[2] = loader;
+  {
+    /* Claim inside each window, summing. */
+    g_autoptr(CpIntervals) total_claim = cp_intervals_new ();
+
+    for (guint w = 0; w < self->windows->len; w++)
+      {
+        const CpInterval *win = &g_array_index (self->windows, CpInterval, w);
+
+        cp_claim_sequential (roles, 3, win->start, win->end, claimed, claimed_sets);
+        for (gsize k = 0; k < claimed_sets[2]->n; k++)
+          cp_intervals_add_sorted (total_claim, claimed_sets[2]->v[k].start, claimed_sets[2]->v[k].end);
+        for (guint k = 0; k < 4; k++)
+          g_clear_pointer (&claimed_sets[k], cp_intervals_free);
+      }
+    *stake = g_steal_pointer (&total_claim);
+  }
+
+  value = self->window_time > 0 ? (double) cp_intervals_length (*stake) / self->window_time : 0.0;
+  cp_rule_grade (rule, value, &sev);
+  f = new_finding (rule, sev);
+  add_metric (f, rule, "dataloader_ratio", value);
+  for (guint k = 0; k < lane_sets->len; k++)
+    {
+      g_autoptr(CpIntervals) part = cp_intervals_intersect (g_ptr_array_index (lane_sets, k), *stake);
+
+      if (part->n > 0)
+        add_set_evidence (f, g_array_index (lane_ids, guint, k), part);
+      else
+        add_set_evidence (f, g_array_index (lane_ids, guint, k), g_ptr_array_index (lane_sets, k));
+    }
+  cp_finding_set_time_at_stake (f, cp_intervals_length (*stake), per_window (ctx, cp_intervals_length (*stake)));
+  set_summary (ctx, f, rule,
+               _("The DataLoader runs with num_workers=0: batches are loaded in the training process, one after the other."),
+               value);
+  return f;
+}
+
+static CpFinding *
+eval_comm (Ctx           *ctx,
+           const CpRule  *rule,
+           CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  CpFinding *f = eval_category (ctx, rule, CP_TIME_COLLECTIVES, "exposed_comm_percent",
+                                _("Collective communication runs while the device does not compute."), stake);
+  gint64 comm = 0, overlap = 0;
+
+  if (f == NULL)
+    return NULL;
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+
+      comm += dev->comm_time;
+      overlap += dev->comm_overlap;
+    }
+  if (self->devices->len > 0 && self->window_time > 0)
+    cp_finding_add_figure (f, "comm_ratio", _("Collective time / step time, mean over devices (TensorBoard plugin)"),
+                           (double) comm / self->devices->len / self->window_time, "ratio", ">", 0.10, NAN);
+  if (comm > 0)
+    cp_finding_add_figure (f, "comm_overlap_ratio", _("Collective time overlapped by compute (HTA)"),
+                           (double) overlap / comm, "ratio", NULL, NAN, NAN);
+  return f;
+}
+
+static CpFinding *
+eval_overlap (Ctx           *ctx,
+              const CpRule  *rule,
+              CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  g_autoptr(CpIntervals) exposed = cp_intervals_new ();
+  gint64 comm = 0, overlap = 0, max_comm = 0;
+  double ratio;
+  CpSeverity sev;
+  CpFinding *f;
+
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+      const CpDeviceSets *sets = &self->device_sets[d];
+      g_autoptr(CpIntervals) w = NULL;
+      g_autoptr(CpIntervals) alone = NULL;
+      CpIntervals *merged;
+
+      comm += dev->comm_time;
+      overlap += dev->comm_overlap;
+      max_comm = MAX (max_comm, dev->comm_time);
+      w = windowed (ctx, sets->comm);
+      alone = cp_intervals_subtract (w, sets->compute);
+      merged = cp_intervals_union (exposed, alone);
+      cp_intervals_free (exposed);
+      exposed = merged;
+    }
+  /* Only when communication matters: >= 3% of step time on some device. */
+  if (comm == 0 || percent_of_windows (ctx, max_comm) < 3.0)
+    return NULL;
+  ratio = (double) overlap / (double) comm;
+  if (!cp_rule_grade (rule, ratio, &sev))
+    return NULL;
+
+  f = new_finding (rule, sev);
+  add_metric (f, rule, "comm_overlap_ratio", ratio);
+  cp_finding_add_figure (f, "comm_percent", _("Collective time, % of step time (busiest device)"),
+                         percent_of_windows (ctx, max_comm), "%", ">=", 3, NAN);
+  add_category_evidence (ctx, f, CP_TIME_COLLECTIVES, exposed);
+  cp_finding_set_time_at_stake (f, cp_intervals_length (exposed), per_window (ctx, cp_intervals_length (exposed)));
+  set_summary (ctx, f, rule, _("Most collective time runs with no compute beside it."), ratio);
+  *stake = g_steal_pointer (&exposed);
+  return f;
+}
+
+static CpFinding *
+eval_launch (Ctx           *ctx,
+             const CpRule  *rule,
+             CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  CpFinding *f = eval_category (ctx, rule, CP_TIME_LAUNCH, "launch_percent",
+                                _("The device idles while the host launches kernels: kernels are too short to hide the launch cost."),
+                                stake);
+  guint n_kernels = 0, n_launched = 0, n_short = 0, n_small = 0, n_delay = 0;
+  gint64 kernel_time = 0, small_time = 0, delay_total = 0;
+
+  if (f == NULL)
+    return NULL;
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+
+      n_kernels += dev->n_kernels;
+      kernel_time += dev->kernel_time;
+      n_launched += dev->n_launched;
+      n_short += dev->n_short;
+      n_small += dev->n_kernels_under_10us;
+      small_time += dev->time_under_10us;
+      n_delay += dev->n_delay_outliers;
+      delay_total += dev->launch_delay_total;
+    }
+  cp_finding_add_figure (f, "kernels_per_step", _("Kernels per step"),
+                         self->windows->len ? (double) n_kernels / self->windows->len : n_kernels,
+                         "count", NULL, NAN, NAN);
+  if (n_launched > 0)
+    {
+      cp_finding_add_figure (f, "short_kernel_share", _("Kernels shorter than their launch call (HTA: launch <= 50 µs), share"),
+                             (double) n_short / n_launched, "ratio", NULL, NAN, NAN);
+      cp_finding_add_figure (f, "mean_launch_delay_ns", _("Mean launch delay"),
+                             (double) delay_total / n_launched, "ns", NULL, NAN, NAN);
+      cp_finding_add_figure (f, "launch_delay_outliers", _("Launch delays over 100 µs (HTA)"),
+                             n_delay, "count", ">", 0, NAN);
+    }
+  if (n_kernels > 0)
+    {
+      cp_finding_add_figure (f, "small_kernel_share", _("Kernels under 10 µs, share of kernels"),
+                             (double) n_small / n_kernels, "ratio", NULL, NAN, NAN);
+      cp_finding_add_figure (f, "small_kernel_time_share", _("Kernels under 10 µs, share of kernel time"),
+                             kernel_time > 0 ? (double) small_time / kernel_time : 0.0, "ratio", NULL, NAN, NAN);
+    }
+  return f;
+}
+
+static CpFinding *
+eval_host (Ctx           *ctx,
+           const CpRule  *rule,
+           CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  CpIntervals *parts[] = {
+    self->exposed[CP_TIME_HOST_COMPUTE], self->exposed[CP_TIME_RUNTIME], self->exposed[CP_TIME_IDLE],
+  };
+  g_autoptr(CpIntervals) all = NULL;
+  g_autoptr(CpIntervals) own = NULL;
+  gint64 t;
+  double value;
+  CpSeverity sev;
+  CpFinding *f;
+  guint idle_lane = G_MAXUINT;
+
+  if (!ctx->has_device || !ctx->has_host)
+    return NULL;
+  all = cp_intervals_union_many (parts, G_N_ELEMENTS (parts));
+  own = windowed (ctx, all);
+  t = cp_intervals_length (own);
+  value = percent_of_windows (ctx, t);
+  if (t == 0 || !cp_rule_grade (rule, value, &sev))
+    return NULL;
+
+  f = new_finding (rule, sev);
+  add_metric (f, rule, "host_overhead_percent", value);
+  cp_finding_add_figure (f, "host_compute_percent", _("Host compute while the device is idle, % of step time"),
+                         self->summary[CP_TIME_HOST_COMPUTE].percent, "%", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "runtime_percent", _("Runtime calls while the device is idle, % of step time"),
+                         self->summary[CP_TIME_RUNTIME].percent, "%", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "unrecorded_percent", _("Nothing recorded on host or device (XProf all-other), % of step time"),
+                         self->summary[CP_TIME_IDLE].percent, "%", ">=", 3, 15);
+  add_category_evidence (ctx, f, CP_TIME_HOST_COMPUTE, own);
+  add_category_evidence (ctx, f, CP_TIME_RUNTIME, own);
+  /* Unrecorded time: on the lane of the step markers, else the device lane. */
+  if (self->steps->len > 0)
+    idle_lane = g_array_index (self->steps, CpStepStats, 0).marker.lane;
+  if (idle_lane >= self->n_lanes && self->devices->len > 0)
+    idle_lane = g_array_index (self->devices, CpDeviceStats, 0).lane;
+  if (idle_lane < self->n_lanes)
+    add_set_evidence (f, idle_lane, self->exposed[CP_TIME_IDLE]);
+  cp_finding_set_time_at_stake (f, t, per_window (ctx, t));
+  set_summary (ctx, f, rule,
+               _("The device idles while the host runs framework and Python code, or nothing is recorded at all."),
+               value);
+  *stake = g_steal_pointer (&own);
+  return f;
+}
+
+static CpFinding *
+eval_precision (Ctx           *ctx,
+                const CpRule  *rule,
+                CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  gint64 c16 = self->summary[CP_TIME_COMPUTE_16].total;
+  gint64 c32 = self->summary[CP_TIME_COMPUTE_32].total;
+  g_autoptr(CpIntervals) set = cp_intervals_new ();
+  g_autoptr(CpIntervals) own = NULL;
+  double pct16, value;
+  gint64 tc_time = 0, eligible_in_w;
+  CpSeverity sev;
+  CpFinding *f;
+  gboolean old_gpu = FALSE;
+
+  if (self->compute_kernel_time == 0 || self->eligible_fp32_time == 0 || c16 + c32 == 0)
+    return NULL;
+  /* XProf X6: pct16 over the flattened device compute time. */
+  pct16 = 100.0 * (double) c16 / (double) (c16 + c32);
+  if (!(pct16 < 10.0))
+    return NULL;
+
+  for (guint k = 0; k < self->eligible_fp32->len; k++)
+    {
+      CpSliceRef r = g_array_index (self->eligible_fp32, CpSliceRef, k);
+      const CpSlices *s = cp_lane_get_slices (self->lanes[r.lane].lane);
+
+      cp_intervals_add (set, s->start[r.index], s->start[r.index] + s->dur[r.index]);
+    }
+  cp_intervals_normalize (set);
+  own = windowed (ctx, set);
+  eligible_in_w = cp_intervals_length (own);
+  value = 100.0 * (double) self->eligible_fp32_time / (double) self->compute_kernel_time;
+  if (!cp_rule_grade (rule, value, &sev))
+    return NULL;
+
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+      const CpDevice *info = cp_trace_find_device (self->trace, dev->device);
+
+      tc_time += dev->tensor_core_time;
+      if (info != NULL && info->compute_major >= 0 && info->compute_major < 7)
+        old_gpu = TRUE;
+    }
+  /* P6 needs compute capability >= 7: without tensor cores, only a note. */
+  if (old_gpu)
+    sev = CP_SEVERITY_INFO;
+
+  f = new_finding (rule, sev);
+  add_metric (f, rule, "fp32_eligible_percent", value);
+  cp_finding_add_figure (f, "half_percent", _("16-bit share of device compute time (XProf)"),
+                         pct16, "%", "<", 10, NAN);
+  cp_finding_add_figure (f, "tensor_core_ratio", _("Kernel time on tensor cores (TensorBoard plugin)"),
+                         self->kernel_time > 0 ? (double) tc_time / self->kernel_time : 0.0, "ratio", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "eligible_ratio", _("Kernel time of tensor-core-eligible work"),
+                         self->kernel_time > 0 ? (double) self->eligible_kernel_time / self->kernel_time : 0.0,
+                         "ratio", ">", 0, NAN);
+  for (guint k = 0; k < self->eligible_fp32->len; k++)
+    {
+      CpSliceRef r = g_array_index (self->eligible_fp32, CpSliceRef, k);
+      const CpSlices *s = cp_lane_get_slices (self->lanes[r.lane].lane);
+
+      cp_finding_add_evidence (f, r.lane, s->start[r.index], s->start[r.index] + s->dur[r.index]);
+    }
+  /* Tensor cores run these at least twice as fast: half the time is at stake. */
+  cp_finding_set_time_at_stake (f, eligible_in_w / 2, per_window (ctx, eligible_in_w / 2));
+  set_summary (ctx, f, rule,
+               old_gpu ? _("Matmuls and convolutions run in 32-bit without tensor cores; this GPU has none (compute capability < 7).")
+                       : _("Matmuls and convolutions run in 32-bit without tensor cores."),
+               value);
+  *stake = g_steal_pointer (&own);
+  return f;
+}
+
+static gboolean
+is_memory_counter (const char *name)
+{
+  g_autofree char *lower = g_ascii_strdown (name, -1);
+
+  return strstr (lower, "memory") != NULL || strstr (lower, "allocated") != NULL ||
+         strstr (lower, "reserved") != NULL || strstr (lower, "bytes_in_use") != NULL;
+}
+
+static CpFinding *
+eval_memory (Ctx           *ctx,
+             const CpRule  *rule,
+             CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  CpFinding *f = NULL;
+  double worst = 0;
+  gboolean any = FALSE;
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      CpLane *lane = self->lanes[l].lane;
+      const gint64 *ts;
+      const double *values;
+      guint n, peak_i = 0;
+      gint ordinal;
+      const CpDevice *dev;
+      const CpProcess *p;
+      double ratio;
+      CpSeverity sev;
+
+      if (self->lanes[l].kind != CP_LANE_COUNTER || !is_memory_counter (cp_lane_get_name (lane)))
+        continue;
+      ordinal = cp_lane_get_device (lane);
+      p = cp_trace_get_process (self->trace, cp_lane_get_process (lane));
+      if (ordinal < 0 && p != NULL)
+        ordinal = p->device;
+      dev = ordinal >= 0 ? cp_trace_find_device (self->trace, ordinal) : NULL;
+      if (dev == NULL || dev->total_memory <= 0)
+        continue;
+      n = cp_lane_get_counter (lane, &ts, &values);
+      if (n == 0)
+        continue;
+      any = TRUE;
+      for (guint i = 1; i < n; i++)
+        if (values[i] > values[peak_i])
+          peak_i = i;
+      ratio = values[peak_i] / (double) dev->total_memory;
+      if (!cp_rule_grade (rule, ratio, &sev))
+        continue;
+      if (f == NULL)
+        f = new_finding (rule, sev);
+      if (ratio > worst)
+        worst = ratio;
+      cp_finding_add_evidence (f, l, ts[peak_i], peak_i + 1 < n ? ts[peak_i + 1] : ts[peak_i]);
+      cp_finding_add_figure (f, "peak_bytes", _("Peak device memory"), values[peak_i], "bytes", NULL, NAN, NAN);
+      cp_finding_add_figure (f, "device_bytes", _("Device memory"), (double) dev->total_memory, "bytes", NULL, NAN, NAN);
+    }
+  if (!any)
+    _cp_analysis_add_note (self, "%s", _("No device memory counters with a known device size: memory pressure was not checked"));
+  if (f == NULL)
+    return NULL;
+  add_metric (f, rule, "peak_memory_ratio", worst);
+  cp_finding_set_time_at_stake (f, 0, 0);
+  set_summary (ctx, f, rule, _("Device memory peaks near its capacity, which limits the batch size and risks out-of-memory errors."), worst);
+  *stake = cp_intervals_new ();
+  return f;
+}
+
+static CpFinding *
+eval_dataparallel (Ctx           *ctx,
+                   const CpRule  *rule,
+                   CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  g_autoptr(GArray) ev = g_array_new (FALSE, FALSE, sizeof (CpEvidence));
+  guint used = 0;
+  CpSeverity sev;
+  CpFinding *f;
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpSlices *s;
+
+      if (self->lanes[l].kind != CP_LANE_HOST_THREAD)
+        continue;
+      s = cp_lane_get_slices (self->lanes[l].lane);
+      for (guint i = 0; i < s->n; i++)
+        if (cp_name_cache_lookup (self->names, s->name[i]) & CP_NAME_DATAPARALLEL)
+          {
+            CpEvidence e = { l, s->start[i], s->start[i] + s->dur[i] };
+
+            g_array_append_val (ev, e);
+          }
+    }
+  if (ev->len == 0)
+    return NULL;
+  for (guint d = 0; d < self->devices->len; d++)
+    if (g_array_index (self->devices, CpDeviceStats, d).n_kernels > 0)
+      used++;
+  if (!cp_rule_grade (rule, used, &sev))
+    return NULL;
+
+  f = new_finding (rule, sev);
+  add_metric (f, rule, "devices_used", used);
+  for (guint k = 0; k < ev->len; k++)
+    {
+      const CpEvidence *e = &g_array_index (ev, CpEvidence, k);
+
+      cp_finding_add_evidence (f, e->lane, e->start, e->end);
+    }
+  cp_finding_set_time_at_stake (f, 0, 0);
+  set_summary (ctx, f, rule,
+               _("torch.nn.DataParallel drives several GPUs from one process: it scatters inputs and replicates the model every step. The time at stake is not estimated."),
+               used);
+  *stake = cp_intervals_new ();
+  return f;
+}
+
+static CpFinding *
+eval_utilization (Ctx           *ctx,
+                  const CpRule  *rule,
+                  CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  const CpDeviceStats *worst = NULL;
+  guint worst_index = 0;
+  g_autoptr(CpIntervals) idle = NULL;
+  CpSeverity sev;
+  CpFinding *f;
+
+  if (!ctx->has_device)
+    return NULL;
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+
+      if (worst == NULL || dev->utilization < worst->utilization)
+        {
+          worst = dev;
+          worst_index = d;
+        }
+    }
+  if (worst == NULL || !cp_rule_grade (rule, worst->utilization, &sev))
+    return NULL;
+
+  f = new_finding (rule, sev);
+  add_metric (f, rule, "utilization", worst->utilization);
+  cp_finding_add_figure (f, "device", _("Device"), worst->device, "count", NULL, NAN, NAN);
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+      g_autofree char *id = g_strdup_printf ("utilization_gpu%d", dev->device);
+      g_autofree char *label = g_strdup_printf (_("Utilisation of GPU %d"), dev->device);
+
+      cp_finding_add_figure (f, id, label, dev->utilization, "ratio", "<", 0.5, NAN);
+    }
+  cp_finding_add_figure (f, "idle_host_wait_ns", _("Idle waiting for the host to launch (HTA)"), worst->idle_host_wait, "ns", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "idle_kernel_wait_ns", _("Idle between back-to-back kernels (HTA)"), worst->idle_kernel_wait, "ns", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "idle_other_ns", _("Other idle time (HTA)"), worst->idle_other, "ns", NULL, NAN, NAN);
+
+  idle = cp_intervals_subtract (self->window_set, self->device_sets[worst_index].kernels);
+  add_set_evidence (f, worst->lane, idle);
+  cp_finding_set_time_at_stake (f, cp_intervals_length (idle), per_window (ctx, cp_intervals_length (idle)));
+  set_summary (ctx, f, rule, _("The GPU runs no kernel for much of the step."), worst->utilization);
+  *stake = g_steal_pointer (&idle);
+  return f;
+}
+
+static CpFinding *
+eval_gaps (Ctx           *ctx,
+           const CpRule  *rule,
+           CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  g_autoptr(CpIntervals) long_gaps = cp_intervals_new ();
+  g_autoptr(GArray) ev = g_array_new (FALSE, FALSE, sizeof (CpEvidence));
+  gint64 longest = 0;
+  CpSeverity sev;
+  CpFinding *f;
+
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      const CpDeviceSets *sets = &self->device_sets[d];
+      const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+      g_autoptr(CpIntervals) gaps = NULL;
+
+      if (sets->ops->n < 2)
+        continue;
+      /* nsys scope: the device's own first start to last end. */
+      gaps = cp_intervals_complement (sets->ops, sets->ops->v[0].start, sets->ops->v[sets->ops->n - 1].end);
+      for (gsize k = 0; k < gaps->n; k++)
+        {
+          gint64 len = gaps->v[k].end - gaps->v[k].start;
+
+          longest = MAX (longest, len);
+          if (passes (rule->compare, len / 1e6, rule->moderate))
+            {
+              CpEvidence e = { dev->lane, gaps->v[k].start, gaps->v[k].end };
+
+              g_array_append_val (ev, e);
+              cp_intervals_add (long_gaps, gaps->v[k].start, gaps->v[k].end);
+            }
+        }
+    }
+  if (ev->len == 0 || !cp_rule_grade (rule, longest / 1e6, &sev))
+    return NULL;
+
+  cp_intervals_normalize (long_gaps);
+  f = new_finding (rule, sev);
+  add_metric (f, rule, "longest_gap_ms", longest / 1e6);
+  cp_finding_add_figure (f, "long_gaps", _("Gaps over the threshold"), ev->len, "count", NULL, NAN, NAN);
+  for (guint k = 0; k < ev->len; k++)
+    {
+      const CpEvidence *e = &g_array_index (ev, CpEvidence, k);
+
+      cp_finding_add_evidence (f, e->lane, e->start, e->end);
+    }
+  cp_finding_set_time_at_stake (f, cp_intervals_length (long_gaps), per_window (ctx, cp_intervals_length (long_gaps)));
+  set_summary (ctx, f, rule, _("The GPU stops for long stretches between operations."), longest / 1e6);
+  *stake = g_steal_pointer (&long_gaps);
+  return f;
+}
+
+typedef CpFinding *(*Evaluator) (Ctx *ctx, const CpRule *rule, CpIntervals **stake);
+
+static CpFinding *
+eval_transfer (Ctx           *ctx,
+               const CpRule  *rule,
+               CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  CpFinding *f = eval_category (ctx, rule, CP_TIME_HOST_TO_DEVICE, "htod_percent",
+                                _("The device waits for host-to-device copies."), stake);
+  const CpTransferStats *t = &self->transfers[CP_TRANSFER_HTOD];
+
+  if (f == NULL)
+    return NULL;
+  cp_finding_add_figure (f, "htod_copies", _("Host-to-device copies"), t->count, "count", NULL, NAN, NAN);
+  if (t->bytes > 0)
+    cp_finding_add_figure (f, "htod_bytes", _("Bytes copied host to device"), t->bytes, "bytes", NULL, NAN, NAN);
+  if (!isnan (t->bandwidth))
+    cp_finding_add_figure (f, "htod_bandwidth", _("Mean host-to-device bandwidth"), t->bandwidth, "GB/s", NULL, NAN, NAN);
+  return f;
+}
+
+static CpFinding *
+eval_output (Ctx           *ctx,
+             const CpRule  *rule,
+             CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  CpFinding *f = eval_category (ctx, rule, CP_TIME_DEVICE_TO_HOST, "dtoh_percent",
+                                _("The device spends step time copying results back to the host."), stake);
+  const CpTransferStats *t = &self->transfers[CP_TRANSFER_DTOH];
+
+  if (f == NULL)
+    return NULL;
+  cp_finding_add_figure (f, "dtoh_copies", _("Device-to-host copies"), t->count, "count", NULL, NAN, NAN);
+  if (!isnan (t->bandwidth))
+    cp_finding_add_figure (f, "dtoh_bandwidth", _("Mean device-to-host bandwidth"), t->bandwidth, "GB/s", NULL, NAN, NAN);
+  return f;
+}
+
+static Evaluator
+evaluator_for (const char *id)
+{
+  static const struct { const char *id; Evaluator fn; } table[] = {
+    { "pageable-memcpy", eval_pageable },
+    { "sync-stall", eval_sync },
+    { "input-bound", eval_input },
+    { "dataloader-single-process", eval_loader_single },
+    { "transfer-bound", eval_transfer },
+    { "output-bound", eval_output },
+    { "comm-bound", eval_comm },
+    { "low-comm-overlap", eval_overlap },
+    { "launch-bound", eval_launch },
+    { "host-overhead", eval_host },
+    { "no-mixed-precision", eval_precision },
+    { "memory-pressure", eval_memory },
+    { "dataparallel", eval_dataparallel },
+    { "low-utilization", eval_utilization },
+    { "gpu-gaps", eval_gaps },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (table); i++)
+    if (strcmp (table[i].id, id) == 0)
+      return table[i].fn;
+  g_assert_not_reached ();
+  return NULL;
+}
+
+/* Rules whose time is device idle time get their stake widened to the whole
+ * idle gaps it falls in, so that two findings about the same gap meet. */
+static gboolean
+is_idle_rule (const char *id)
+{
+  return g_str_equal (id, "sync-stall") || g_str_equal (id, "input-bound") ||
+         g_str_equal (id, "dataloader-single-process") || g_str_equal (id, "launch-bound") ||
+         g_str_equal (id, "host-overhead");
+}
+
+/* S explains R when their (widened) times share at least half of R's, and
+ * S's own time in what they share is larger (or equal, with S ranked first). */
+static gboolean
+explains (const Result *s,
+          const Result *r,
+          guint         s_rank,
+          guint         r_rank)
+{
+  g_autoptr(CpIntervals) shared = NULL;
+  gint64 r_ext = cp_intervals_length (r->ext);
+  gint64 own_s, own_r;
+
+  if (r_ext == 0)
+    return FALSE;
+  shared = cp_intervals_intersect (r->ext, s->ext);
+  if (2 * cp_intervals_length (shared) < r_ext)
+    return FALSE;
+  own_s = cp_intervals_overlap_length (s->stake, shared);
+  own_r = cp_intervals_overlap_length (r->stake, shared);
+  return own_s > own_r || (own_s == own_r && s_rank < r_rank);
+}
+
+static gint
+cmp_findings (gconstpointer a,
+              gconstpointer b,
+              gpointer      user_data)
+{
+  CpFinding *x = (CpFinding *) a, *y = (CpFinding *) b;
+  gint64 tx = cp_finding_get_time_at_stake (x), ty = cp_finding_get_time_at_stake (y);
+  const CpRule *rx, *ry;
+
+  if (tx != ty)
+    return tx > ty ? -1 : 1;
+  if (cp_finding_get_severity (x) != cp_finding_get_severity (y))
+    return cp_finding_get_severity (x) > cp_finding_get_severity (y) ? -1 : 1;
+  rx = cp_rules_lookup (cp_finding_get_rule_id (x));
+  ry = cp_rules_lookup (cp_finding_get_rule_id (y));
+  return rx < ry ? -1 : (rx > ry);
+}
+
+void
+_cp_analysis_evaluate_rules (CpAnalysis *self)
+{
+  Ctx ctx = { self, NULL, FALSE, FALSE };
+  Result results[G_N_ELEMENTS (rules)] = { { 0, }, };
+  g_autofree guint *order = g_new (guint, G_N_ELEMENTS (rules));
+  guint n_order = 0;
+
+  for (guint d = 0; d < self->devices->len; d++)
+    if (g_array_index (self->devices, CpDeviceStats, d).n_kernels > 0 ||
+        self->device_sets[d].ops->n > 0)
+      ctx.has_device = TRUE;
+  for (guint l = 0; l < self->n_lanes; l++)
+    if (self->lanes[l].kind == CP_LANE_HOST_THREAD && cp_lane_get_n_slices (self->lanes[l].lane) > 0)
+      ctx.has_host = TRUE;
+  if (!ctx.has_device)
+    _cp_analysis_add_note (self, "%s", _("The capture has no device activity: device rules were not checked"));
+
+  {
+    g_autoptr(CpIntervals) gaps_w = cp_intervals_subtract (self->window_set, self->all_ops);
+
+    ctx.gaps = g_steal_pointer (&gaps_w);
+  }
+
+  for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
+    {
+      Result *r = &results[i];
+      CpIntervals *stake = NULL;
+
+      r->rule = &rules[i];
+      r->finding = evaluator_for (rules[i].id) (&ctx, &rules[i], &stake);
+      if (r->finding == NULL)
+        {
+          cp_intervals_free (stake);
+          continue;
+        }
+      r->stake = stake ? stake : cp_intervals_new ();
+      r->stake_time = cp_intervals_length (r->stake);
+      if (is_idle_rule (rules[i].id))
+        {
+          g_autoptr(CpIntervals) touched = cp_intervals_select_touching (ctx.gaps, r->stake);
+
+          r->ext = cp_intervals_union (r->stake, touched);
+        }
+      else
+        r->ext = cp_intervals_copy (r->stake);
+      cp_finding_finish_evidence (r->finding);
+      /* No finding without evidence. */
+      if (cp_finding_get_evidence_total (r->finding) == 0)
+        {
+          g_clear_object (&r->finding);
+          g_clear_pointer (&r->stake, cp_intervals_free);
+          g_clear_pointer (&r->ext, cp_intervals_free);
+        }
+    }
+
+  /* Causes that explain the same time: keep the one with the most of it. */
+  for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
+    if (results[i].finding != NULL && rules[i].kind == CP_RULE_CAUSE &&
+        cp_finding_get_severity (results[i].finding) > CP_SEVERITY_INFO)
+      order[n_order++] = i;
+  /* Largest stake first (insertion sort: at most a dozen entries). */
+  for (guint a = 1; a < n_order; a++)
+    for (guint b = a; b > 0 && results[order[b]].stake_time > results[order[b - 1]].stake_time; b--)
+      {
+        guint tmp = order[b];
+
+        order[b] = order[b - 1];
+        order[b - 1] = tmp;
+      }
+  for (guint a = 0; a < n_order; a++)
+    {
+      Result *r = &results[order[a]];
+
+      for (guint b = 0; b < n_order; b++)
+        {
+          Result *s = &results[order[b]];
+
+          if (a == b || s->demoted)
+            continue;
+          if (explains (s, r, order[b], order[a]))
+            {
+              g_autofree char *summary = NULL;
+
+              r->demoted = TRUE;
+              cp_finding_demote (r->finding, s->rule->id);
+              summary = g_strconcat (cp_finding_get_summary (r->finding), " ",
+                                     _("Mostly the same time as another finding, which explains it:"), " ",
+                                     s->rule->id, NULL);
+              cp_finding_set_summary (r->finding, summary);
+              break;
+            }
+        }
+    }
+
+  /* Symptoms are info when a cause above info remains. */
+  {
+    const Result *top = NULL;
+
+    for (guint a = 0; a < n_order; a++)
+      if (!results[order[a]].demoted)
+        {
+          top = &results[order[a]];
+          break;
+        }
+    for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
+      {
+        Result *r = &results[i];
+
+        if (top != NULL && r->finding != NULL && rules[i].kind == CP_RULE_SYMPTOM &&
+            cp_finding_get_severity (r->finding) > CP_SEVERITY_INFO)
+          {
+            g_autofree char *summary = g_strconcat (cp_finding_get_summary (r->finding), " ",
+                                                    _("Explained by a cause above:"), " ",
+                                                    top->rule->id, NULL);
+
+            cp_finding_demote (r->finding, top->rule->id);
+            cp_finding_set_summary (r->finding, summary);
+          }
+      }
+  }
+
+  for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
+    {
+      if (results[i].finding != NULL)
+        g_list_store_insert_sorted (self->findings, results[i].finding, cmp_findings, NULL);
+      g_clear_object (&results[i].finding);
+      cp_intervals_free (results[i].stake);
+      cp_intervals_free (results[i].ext);
+    }
+  cp_intervals_free (ctx.gaps);
+}

@@ -1,0 +1,860 @@
+/* test-analysis.c: metrics and findings on tiny hand-built traces, to the ns
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+
+#include "analysis/cp-analysis.h"
+#include "analysis/cp-rules.h"
+#include "cp-test-trace.h"
+
+static CpAnalysis *
+analyse (CpTrace *trace)
+{
+  g_autoptr(GError) error = NULL;
+  CpAnalysis *a = cp_analysis_new (trace, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (a);
+  return a;
+}
+
+static gint64
+total (CpAnalysis     *a,
+       CpTimeCategory  c)
+{
+  CpTimeSummary s;
+
+  cp_analysis_get_time_summary (a, c, &s);
+  return s.total;
+}
+
+static CpFinding *
+finding (CpAnalysis *a,
+         const char *rule)
+{
+  return cp_analysis_lookup_finding (a, rule);
+}
+
+static void
+assert_severity (CpAnalysis *a,
+                 const char *rule,
+                 CpSeverity  severity)
+{
+  CpFinding *f = finding (a, rule);
+
+  if (f == NULL)
+    g_error ("no finding %s", rule);
+  g_assert_cmpstr (cp_severity_to_string (cp_finding_get_severity (f)), ==,
+                   cp_severity_to_string (severity));
+}
+
+static void
+assert_evidence_inside (CpFinding    *f,
+                        const gint64 *ranges,
+                        guint         n_ranges)
+{
+  const CpEvidence *ev;
+  guint n;
+
+  ev = cp_finding_get_evidence (f, &n);
+  g_assert_cmpuint (n, >, 0);
+  for (guint i = 0; i < n; i++)
+    {
+      gboolean inside = FALSE;
+
+      for (guint r = 0; r < n_ranges && !inside; r++)
+        inside = ev[i].start >= ranges[2 * r] && ev[i].end <= ranges[2 * r + 1];
+      if (!inside)
+        g_error ("%s evidence [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ") outside the expected ranges",
+                 cp_finding_get_rule_id (f), ev[i].start, ev[i].end);
+    }
+}
+
+/* Trace A: no steps; nested host ops with launches, two overlapping kernels
+ * (one 16-bit on tensor cores), a gap. See the comments for the arithmetic. */
+static CpTrace *
+trace_a (void)
+{
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint h = cp_test_trace_host_lane (b, 1);
+  guint s7 = cp_test_trace_kernel_lane (b, 0, 7);
+  guint s8 = cp_test_trace_kernel_lane (b, 0, 8);
+
+  cp_test_trace_slice (b, h, 0, 100, "aten::mm");
+  cp_test_trace_launch (b, h, 10, 20, s7, 40, 100, "volta_sgemm_128x64_nn");
+  cp_test_trace_launch (b, h, 50, 10, s8, 100, 60, "volta_h884gemm_64x64_ldg8_nn");
+  cp_test_trace_slice (b, h, 200, 50, "aten::add");
+  cp_test_trace_launch (b, h, 210, 10, s7, 260, 10, "elementwise_kernel<float>");
+  return cp_test_trace_finish (b);
+}
+
+static void
+test_breakdown_no_steps (void)
+{
+  g_autoptr(CpTrace) trace = trace_a ();
+  g_autoptr(CpAnalysis) a = analyse (trace);
+  const CpInterval *w;
+  guint n;
+  CpTimeSummary s;
+
+  g_assert_cmpint (cp_analysis_get_step_source (a), ==, CP_STEPS_NONE);
+  cp_analysis_get_steps (a, &n);
+  g_assert_cmpuint (n, ==, 0);
+  w = cp_analysis_get_windows (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (w[0].start, ==, 0);
+  g_assert_cmpint (w[0].end, ==, 270);
+  g_assert_nonnull (cp_analysis_get_notes (a)[0]);
+
+  /* Flattened: the 16-bit kernel wins over the 32-bit one it overlaps, a
+   * launch under a kernel counts as compute, host time only where the device
+   * is idle. */
+  g_assert_cmpint (total (a, CP_TIME_COMPUTE_16), ==, 60);
+  g_assert_cmpint (total (a, CP_TIME_COMPUTE_32), ==, 70);
+  g_assert_cmpint (total (a, CP_TIME_LAUNCH), ==, 30);
+  g_assert_cmpint (total (a, CP_TIME_HOST_COMPUTE), ==, 60);
+  g_assert_cmpint (total (a, CP_TIME_IDLE), ==, 50);
+  g_assert_cmpint (total (a, CP_TIME_INPUT_WAIT), ==, 0);
+  cp_analysis_get_time_summary (a, CP_TIME_HOST_COMPUTE, &s);
+  g_assert_cmpfloat_with_epsilon (s.percent, 100.0 * 60 / 270, 1e-9);
+  g_assert_cmpint (s.mean, ==, 60);
+}
+
+static void
+test_device_metrics (void)
+{
+  g_autoptr(CpTrace) trace = trace_a ();
+  g_autoptr(CpAnalysis) a = analyse (trace);
+  const CpDeviceStats *d;
+  guint n;
+
+  d = cp_analysis_get_devices (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (d->device, ==, 0);
+  g_assert_cmpuint (d->n_kernels, ==, 3);
+  g_assert_cmpint (d->kernel_time, ==, 170);
+  g_assert_cmpint (d->kernel_busy, ==, 130);
+  g_assert_cmpint (d->window_busy, ==, 130);
+  g_assert_cmpfloat_with_epsilon (d->utilization, 130.0 / 270.0, 1e-12);
+  g_assert_true (isnan (d->sm_efficiency));
+  g_assert_true (isnan (d->achieved_occupancy));
+  /* HTA idle split: [160, 260) waits for the launch at 210; [0, 40) before
+   * the first op is "other". */
+  g_assert_cmpint (d->idle, ==, 140);
+  g_assert_cmpint (d->idle_host_wait, ==, 100);
+  g_assert_cmpint (d->idle_kernel_wait, ==, 0);
+  g_assert_cmpint (d->idle_other, ==, 40);
+  g_assert_cmpint (d->tensor_core_time, ==, 60);
+  g_assert_cmpint (d->half_time, ==, 60);
+  /* HTA launch statistics. */
+  g_assert_cmpuint (d->n_launched, ==, 3);
+  g_assert_cmpuint (d->n_short, ==, 0);
+  g_assert_cmpint (d->launch_delay_total, ==, 10 + 40 + 40);
+  g_assert_cmpint (d->launch_delay_max, ==, 40);
+  g_assert_cmpuint (d->n_delay_outliers, ==, 0);
+  g_assert_cmpuint (d->n_kernels_under_10us, ==, 3);
+  g_assert_cmpint (d->comm_time, ==, 0);
+}
+
+static void
+test_kernel_stats (void)
+{
+  g_autoptr(CpTrace) trace = trace_a ();
+  g_autoptr(CpAnalysis) a = analyse (trace);
+  const CpKernelStats *k;
+  const CpHostOpStats *op;
+  guint n;
+
+  k = cp_analysis_get_kernels (a, &n);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpstr (cp_trace_get_string (trace, k[0].name), ==, "volta_sgemm_128x64_nn");
+  g_assert_cmpint (k[0].total, ==, 100);
+  g_assert_cmpfloat_with_epsilon (k[0].share, 100.0 / 170.0, 1e-12);
+  g_assert_false (k[0].tensor_core);
+  g_assert_true (k[1].tensor_core);
+  g_assert_true (k[1].half);
+  g_assert_cmpint (k[2].total, ==, 10);
+  g_assert_cmpint (cp_analysis_get_kernel_time (a), ==, 170);
+
+  op = cp_analysis_get_host_ops (a, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpstr (cp_trace_get_string (trace, op[0].name), ==, "aten::mm");
+  g_assert_cmpuint (op[0].count, ==, 1);
+  g_assert_cmpint (op[0].total, ==, 100);
+  g_assert_true (op[0].tc_eligible);
+  g_assert_cmpuint (op[0].n_kernels, ==, 2);
+  g_assert_cmpint (op[0].kernel_time, ==, 160);
+  g_assert_cmpint (op[0].tensor_core_time, ==, 60);
+  g_assert_cmpuint (op[0].kernels->len, ==, 2);
+  g_assert_cmpint (g_array_index (op[0].kernels, CpKernelCount, 0).time, ==, 100);
+  g_assert_cmpstr (cp_trace_get_string (trace, op[1].name), ==, "aten::add");
+  g_assert_cmpuint (op[1].n_kernels, ==, 1);
+  g_assert_cmpint (op[1].kernel_time, ==, 10);
+  g_assert_false (op[1].tc_eligible);
+
+  {
+    g_autoptr(GArray) refs = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
+
+    cp_analysis_collect_kernel_slices (a, k[2].name, refs);
+    g_assert_cmpuint (refs->len, ==, 1);
+    g_array_set_size (refs, 0);
+    cp_analysis_collect_host_slices (a, op[0].name, refs);
+    g_assert_cmpuint (refs->len, ==, 1);
+  }
+}
+
+static void
+test_findings_demotion (void)
+{
+  g_autoptr(CpTrace) trace = trace_a ();
+  g_autoptr(CpAnalysis) a = analyse (trace);
+  CpFinding *f;
+
+  /* Host overhead (60 + 50 of 270) and launch (30 of 270) share the same
+   * idle gaps: the larger explains the smaller. */
+  assert_severity (a, "host-overhead", CP_SEVERITY_HIGH);
+  assert_severity (a, "launch-bound", CP_SEVERITY_INFO);
+  f = finding (a, "launch-bound");
+  g_assert_cmpint (cp_finding_get_measured_severity (f), ==, CP_SEVERITY_MODERATE);
+  g_assert_cmpstr (cp_finding_get_explained_by (f), ==, "host-overhead");
+  /* The symptom is info: a cause explains it. */
+  assert_severity (a, "low-utilization", CP_SEVERITY_INFO);
+  g_assert_cmpstr (cp_finding_get_explained_by (finding (a, "low-utilization")), ==, "host-overhead");
+  g_assert_null (finding (a, "no-mixed-precision"));
+  g_assert_true (cp_analysis_has_warnings (a));
+
+  f = finding (a, "host-overhead");
+  g_assert_cmpint (cp_finding_get_time_at_stake (f), ==, 110);
+  g_assert_cmpfloat_with_epsilon (cp_finding_lookup_figure (f, "host_overhead_percent")->value,
+                                  100.0 * 110 / 270, 1e-9);
+  {
+    static const gint64 ranges[] = { 0, 10, 30, 40, 160, 260 };
+
+    assert_evidence_inside (f, ranges, G_N_ELEMENTS (ranges) / 2);
+  }
+  /* Sorted by time at stake. */
+  {
+    g_autoptr(CpFinding) first = g_list_model_get_item (cp_analysis_get_findings (a), 0);
+
+    g_assert_cmpstr (cp_finding_get_rule_id (first), ==, "low-utilization");
+  }
+}
+
+/* Trace B: two ProfilerSteps; the first step's kernel runs into the second;
+ * a single-process DataLoader. */
+static CpTrace *
+trace_b (void)
+{
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint h = cp_test_trace_host_lane (b, 1);
+  guint s7 = cp_test_trace_kernel_lane (b, 0, 7);
+  const char *loader = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+
+  cp_test_trace_slice (b, h, 0, 100, "ProfilerStep#1");
+  cp_test_trace_slice (b, h, 100, 90, "ProfilerStep#2");
+  cp_test_trace_slice (b, h, 0, 40, loader);
+  cp_test_trace_launch (b, h, 40, 10, s7, 50, 70, "volta_h884gemm");
+  cp_test_trace_slice (b, h, 60, 30, "aten::relu");
+  cp_test_trace_slice (b, h, 100, 30, loader);
+  cp_test_trace_launch (b, h, 130, 10, s7, 140, 50, "volta_h884gemm");
+  cp_trace_builder_detect_profiler_steps (b);
+  return cp_test_trace_finish (b);
+}
+
+static void
+test_steps_cut_slices (void)
+{
+  g_autoptr(CpTrace) trace = trace_b ();
+  g_autoptr(CpAnalysis) a = analyse (trace);
+  const CpStepStats *st;
+  guint n;
+  CpTimeSummary s;
+
+  g_assert_cmpint (cp_analysis_get_step_source (a), ==, CP_STEPS_PROFILER);
+  st = cp_analysis_get_steps (a, &n);
+  g_assert_cmpuint (n, ==, 2);
+  /* TB windows: step 1 ends with its kernel at 120; step 2 starts there. */
+  g_assert_cmpint (st[0].number, ==, 1);
+  g_assert_cmpint (st[0].start, ==, 0);
+  g_assert_cmpint (st[0].end, ==, 120);
+  g_assert_cmpint (st[0].host_end, ==, 100);
+  g_assert_cmpint (st[1].start, ==, 120);
+  g_assert_cmpint (st[1].end, ==, 190);
+  g_assert_cmpint (cp_analysis_get_window_time (a), ==, 190);
+
+  g_assert_cmpint (st[0].time[CP_TIME_INPUT_WAIT], ==, 40);
+  g_assert_cmpint (st[0].time[CP_TIME_LAUNCH], ==, 10);
+  g_assert_cmpint (st[0].time[CP_TIME_COMPUTE_16], ==, 70);
+  g_assert_cmpint (st[0].time[CP_TIME_HOST_COMPUTE], ==, 0);
+  g_assert_cmpint (st[1].time[CP_TIME_INPUT_WAIT], ==, 10);
+  g_assert_cmpint (st[1].time[CP_TIME_LAUNCH], ==, 10);
+  g_assert_cmpint (st[1].time[CP_TIME_COMPUTE_16], ==, 50);
+  g_assert_cmpint (st[1].time[CP_TIME_IDLE], ==, 0);
+  g_assert_cmpuint (st[0].n_kernels, ==, 1);
+  g_assert_cmpuint (st[1].n_kernels, ==, 1);
+
+  cp_analysis_get_time_summary (a, CP_TIME_INPUT_WAIT, &s);
+  g_assert_cmpint (s.total, ==, 50);
+  g_assert_cmpint (s.mean, ==, 25);
+  g_assert_cmpint (s.min, ==, 10);
+  g_assert_cmpint (s.max, ==, 40);
+  /* Ratio of sums, not mean of ratios. */
+  g_assert_cmpfloat_with_epsilon (s.percent, 100.0 * 50 / 190, 1e-9);
+  cp_analysis_get_step_summary (a, &s);
+  g_assert_cmpint (s.mean, ==, 95);
+  g_assert_cmpint (s.min, ==, 70);
+  g_assert_cmpint (s.max, ==, 120);
+}
+
+static void
+test_input_bound (void)
+{
+  g_autoptr(CpTrace) trace = trace_b ();
+  g_autoptr(CpAnalysis) a = analyse (trace);
+  CpFinding *f;
+  static const gint64 loader_ranges[] = { 0, 40, 100, 130 };
+
+  assert_severity (a, "input-bound", CP_SEVERITY_HIGH);
+  f = finding (a, "input-bound");
+  g_assert_cmpint (cp_finding_get_time_at_stake (f), ==, 50);
+  g_assert_cmpint (cp_finding_get_time_at_stake_per_step (f), ==, 25);
+  assert_evidence_inside (f, loader_ranges, 2);
+  g_assert_cmpuint (cp_finding_get_evidence_total (f), ==, 2);
+  g_assert_cmpstr (cp_finding_lookup_figure (f, "input_wait_percent")->comparison, ==, ">=");
+  g_assert_cmpfloat (cp_finding_lookup_figure (f, "input_wait_percent")->high, ==, 20);
+  g_assert_nonnull (cp_finding_get_fixes (f, CP_FRAMEWORK_PYTORCH)[0]);
+  g_assert_nonnull (cp_finding_get_fixes (f, CP_FRAMEWORK_JAX)[0]);
+  g_assert_nonnull (cp_finding_get_fixes (f, CP_FRAMEWORK_TENSORFLOW)[0]);
+  g_assert_nonnull (strstr (cp_finding_get_summary (f), "num_workers=0"));
+
+  /* The single-process loader and the launches are the same gaps. */
+  assert_severity (a, "dataloader-single-process", CP_SEVERITY_INFO);
+  g_assert_cmpint (cp_finding_get_measured_severity (finding (a, "dataloader-single-process")), ==,
+                   CP_SEVERITY_MODERATE);
+  assert_severity (a, "launch-bound", CP_SEVERITY_INFO);
+  g_assert_cmpstr (cp_finding_get_explained_by (finding (a, "launch-bound")), ==, "input-bound");
+  g_assert_null (finding (a, "host-overhead"));
+  g_assert_null (finding (a, "low-utilization"));
+}
+
+/* Trace C: pageable upload, download, a blocking sync that drains the device. */
+static CpTrace *
+trace_c (void)
+{
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint h = cp_test_trace_host_lane (b, 1);
+  guint k = cp_test_trace_kernel_lane (b, 0, 7);
+  guint up = cp_test_trace_copy_lane (b, 0, CP_TRANSFER_HTOD);
+  guint down = cp_test_trace_copy_lane (b, 0, CP_TRANSFER_DTOH);
+  CpGpuInfo g;
+
+  cp_test_trace_gpu_info_clear (&g);
+  cp_test_trace_slice_full (b, h, 0, 10, "cudaMemcpyAsync", 0, 901, NULL);
+  g.bytes = 1000;
+  cp_test_trace_slice_full (b, up, 10, 100, "Memcpy HtoD (Pageable -> Device)", 0, 901, &g);
+  cp_test_trace_launch (b, h, 110, 10, k, 120, 100, "volta_h884gemm");
+  cp_test_trace_slice_full (b, h, 130, 10, "cudaMemcpyAsync", 0, 902, NULL);
+  g.bytes = 400;
+  cp_test_trace_slice_full (b, down, 220, 20, "Memcpy DtoH (Device -> Pinned)", 0, 902, &g);
+  cp_test_trace_slice (b, h, 140, 105, "cudaStreamSynchronize");
+  cp_test_trace_slice (b, h, 250, 50, "aten::to");
+  cp_test_trace_launch (b, h, 300, 10, k, 310, 20, "volta_h884gemm");
+  return cp_test_trace_finish (b);
+}
+
+static void
+test_transfers_sync (void)
+{
+  g_autoptr(CpTrace) trace = trace_c ();
+  g_autoptr(CpAnalysis) a = analyse (trace);
+  const CpTransferStats *t;
+  const CpDeviceStats *d;
+  CpFinding *f;
+  guint n;
+
+  g_assert_cmpint (total (a, CP_TIME_COMPUTE_16), ==, 120);
+  g_assert_cmpint (total (a, CP_TIME_DEVICE_TO_HOST), ==, 20);
+  g_assert_cmpint (total (a, CP_TIME_HOST_TO_DEVICE), ==, 100);
+  g_assert_cmpint (total (a, CP_TIME_LAUNCH), ==, 30);
+  g_assert_cmpint (total (a, CP_TIME_RUNTIME), ==, 5);
+  g_assert_cmpint (total (a, CP_TIME_HOST_COMPUTE), ==, 50);
+  g_assert_cmpint (total (a, CP_TIME_IDLE), ==, 5);
+
+  t = cp_analysis_get_transfers (a, &n);
+  g_assert_cmpuint (n, ==, CP_TRANSFER_N_KINDS);
+  g_assert_cmpuint (t[CP_TRANSFER_HTOD].count, ==, 1);
+  g_assert_cmpint (t[CP_TRANSFER_HTOD].bytes, ==, 1000);
+  g_assert_cmpint (t[CP_TRANSFER_HTOD].time, ==, 100);
+  g_assert_cmpfloat_with_epsilon (t[CP_TRANSFER_HTOD].bandwidth, 10.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (t[CP_TRANSFER_HTOD].peak_bandwidth, 10.0, 1e-12);
+  g_assert_cmpuint (t[CP_TRANSFER_HTOD].n_pageable, ==, 1);
+  g_assert_cmpfloat_with_epsilon (t[CP_TRANSFER_DTOH].bandwidth, 20.0, 1e-12);
+  g_assert_cmpuint (t[CP_TRANSFER_DTOH].n_pageable, ==, 0);
+  g_assert_true (isnan (t[CP_TRANSFER_DTOD].bandwidth));
+
+  d = cp_analysis_get_devices (a, &n);
+  g_assert_cmpint (d->idle, ==, 90);
+  g_assert_cmpint (d->idle_kernel_wait, ==, 10);
+  g_assert_cmpint (d->idle_host_wait, ==, 70);
+  g_assert_cmpint (d->idle_other, ==, 10);
+  g_assert_cmpuint (d->n_kernels, ==, 2);
+
+  assert_severity (a, "pageable-memcpy", CP_SEVERITY_HIGH);
+  assert_severity (a, "transfer-bound", CP_SEVERITY_INFO);
+  g_assert_cmpstr (cp_finding_get_explained_by (finding (a, "transfer-bound")), ==, "pageable-memcpy");
+  assert_severity (a, "output-bound", CP_SEVERITY_MODERATE);
+  assert_severity (a, "sync-stall", CP_SEVERITY_HIGH);
+  assert_severity (a, "host-overhead", CP_SEVERITY_INFO);
+  g_assert_cmpstr (cp_finding_get_explained_by (finding (a, "host-overhead")), ==, "sync-stall");
+  assert_severity (a, "launch-bound", CP_SEVERITY_INFO);
+  assert_severity (a, "low-utilization", CP_SEVERITY_INFO);
+
+  f = finding (a, "sync-stall");
+  g_assert_cmpint (cp_finding_get_time_at_stake (f), ==, 70);
+  {
+    static const gint64 ranges[] = { 140, 310 };
+
+    assert_evidence_inside (f, ranges, 1);
+  }
+  f = finding (a, "pageable-memcpy");
+  {
+    static const gint64 ranges[] = { 10, 110 };
+
+    assert_evidence_inside (f, ranges, 1);
+  }
+}
+
+/* Trace D: a collective that compute hides for only 20 of its 120 ns. */
+static void
+test_comm (void)
+{
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint k = cp_test_trace_kernel_lane (b, 0, 7);
+  guint c = cp_test_trace_kernel_lane (b, 0, 20);
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  const CpDeviceStats *d;
+
+  cp_test_trace_slice (b, k, 0, 100, "volta_h884gemm");
+  cp_test_trace_slice (b, c, 80, 120, "ncclKernel_AllReduce_RING_LL_Sum_float");
+  trace = cp_test_trace_finish (b);
+  a = analyse (trace);
+
+  g_assert_cmpint (total (a, CP_TIME_COLLECTIVES), ==, 100);
+  d = cp_analysis_get_devices (a, NULL);
+  g_assert_cmpint (d->comm_time, ==, 120);
+  g_assert_cmpint (d->comm_overlap, ==, 20);
+  g_assert_cmpfloat (d->utilization, ==, 1.0);
+
+  assert_severity (a, "comm-bound", CP_SEVERITY_HIGH);
+  assert_severity (a, "low-comm-overlap", CP_SEVERITY_INFO);
+  g_assert_cmpstr (cp_finding_get_explained_by (finding (a, "low-comm-overlap")), ==, "comm-bound");
+  g_assert_null (finding (a, "host-overhead"));
+  g_assert_null (finding (a, "low-utilization"));
+}
+
+/* Trace E: 32-bit GEMMs without tensor cores. */
+static CpTrace *
+trace_e (gint compute_major)
+{
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint h = cp_test_trace_host_lane (b, 1);
+  guint k = cp_test_trace_kernel_lane (b, 0, 7);
+
+  cp_trace_builder_device (b, 0)->compute_major = compute_major;
+  cp_test_trace_slice (b, h, 0, 9, "aten::linear");
+  cp_test_trace_slice (b, h, 0, 9, "aten::addmm");
+  cp_test_trace_launch (b, h, 2, 5, k, 20, 80, "ampere_sgemm_64x32_sliced1x4_tn");
+  /* Launched by a non-eligible op: not eligible (TB counts kernels of eligible ops). */
+  cp_test_trace_slice (b, h, 9, 11, "aten::add");
+  cp_test_trace_launch (b, h, 10, 5, k, 100, 20, "vectorized_elementwise_kernel<float>");
+  return cp_test_trace_finish (b);
+}
+
+static void
+test_precision (void)
+{
+  g_autoptr(CpTrace) trace = trace_e (8);
+  g_autoptr(CpAnalysis) a = analyse (trace);
+  g_autoptr(CpTrace) old = trace_e (6);
+  g_autoptr(CpAnalysis) a_old = analyse (old);
+  CpFinding *f;
+
+  assert_severity (a, "no-mixed-precision", CP_SEVERITY_HIGH);
+  f = finding (a, "no-mixed-precision");
+  /* 80 of 100 ns of compute are eligible 32-bit; half of it is at stake. */
+  g_assert_cmpfloat_with_epsilon (cp_finding_lookup_figure (f, "fp32_eligible_percent")->value, 80.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (cp_finding_lookup_figure (f, "half_percent")->value, 0.0, 1e-9);
+  g_assert_cmpint (cp_finding_get_time_at_stake (f), ==, 40);
+  {
+    static const gint64 ranges[] = { 20, 100 };
+
+    assert_evidence_inside (f, ranges, 1);
+  }
+  /* No tensor cores on compute capability 6: only info. */
+  assert_severity (a_old, "no-mixed-precision", CP_SEVERITY_INFO);
+}
+
+/* Trace F: est. SM efficiency and achieved occupancy. */
+static void
+test_sm_efficiency (void)
+{
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint h = cp_test_trace_host_lane (b, 1);
+  guint k1 = cp_test_trace_kernel_lane (b, 0, 7);
+  guint k2 = cp_test_trace_kernel_lane (b, 0, 8);
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  const CpDeviceStats *d;
+  const CpKernelStats *ks;
+  guint n;
+  CpGpuInfo g;
+
+  cp_test_trace_gpu_info_clear (&g);
+  g.blocks_per_sm = 0.5f;
+  g.occupancy = 40;
+  g.grid[0] = 8; g.grid[1] = 1; g.grid[2] = 1;
+  g.block[0] = 256; g.block[1] = 1; g.block[2] = 1;
+  cp_test_trace_slice_full (b, k1, 0, 100, "volta_h884gemm", 0, CP_NONE, &g);
+  g.blocks_per_sm = 0.75f;
+  g.occupancy = 60;
+  cp_test_trace_slice_full (b, k2, 50, 100, "volta_h884gemm", 0, CP_NONE, &g);
+  g.grid[0] = 16;
+  g.blocks_per_sm = NAN;
+  g.occupancy = NAN;
+  cp_test_trace_slice_full (b, k1, 160, 0, "other_half_kernel", 0, CP_NONE, &g);
+  cp_test_trace_slice (b, h, 150, 50, "python_work");
+  trace = cp_test_trace_finish (b);
+  a = analyse (trace);
+
+  d = cp_analysis_get_devices (a, &n);
+  /* ∫ min(Σ blocks/SM, 1) = 50·0.5 + 50·1 + 50·0.75 = 112.5 over 200. */
+  g_assert_cmpfloat_with_epsilon (d->sm_efficiency, 112.5 / 200.0, 1e-6);
+  /* Duration-weighted: (40·100 + 60·100) / 200. */
+  g_assert_cmpfloat_with_epsilon (d->achieved_occupancy, 50.0, 1e-6);
+
+  ks = cp_analysis_get_kernels (a, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_cmpuint (ks[0].count, ==, 2);
+  g_assert_cmpfloat_with_epsilon (ks[0].occupancy, 50.0, 1e-6);
+  g_assert_cmpint (ks[0].grid[0], ==, 8);
+  g_assert_cmpint (ks[0].block[0], ==, 256);
+  g_assert_cmpint (ks[1].grid[0], ==, 16);
+}
+
+static void
+test_kernel_shape_varies (void)
+{
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint k = cp_test_trace_kernel_lane (b, 0, 7);
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  const CpKernelStats *ks;
+  CpGpuInfo g;
+
+  cp_test_trace_gpu_info_clear (&g);
+  g.grid[0] = 8; g.grid[1] = 1; g.grid[2] = 1;
+  g.block[0] = 128; g.block[1] = 1; g.block[2] = 1;
+  cp_test_trace_slice_full (b, k, 0, 10, "kern", 0, CP_NONE, &g);
+  g.grid[0] = 9;
+  cp_test_trace_slice_full (b, k, 20, 30, "kern", 0, CP_NONE, &g);
+  trace = cp_test_trace_finish (b);
+  a = analyse (trace);
+  ks = cp_analysis_get_kernels (a, NULL);
+  g_assert_cmpint (ks[0].grid[0], ==, -1);
+  g_assert_cmpint (ks[0].block[0], ==, 128);
+  g_assert_cmpint (ks[0].min, ==, 10);
+  g_assert_cmpint (ks[0].max, ==, 30);
+}
+
+/* Trace G: memory counter near the limit, DataParallel over two GPUs, a gap
+ * over 500 ms. */
+static void
+test_memory_dp_gaps (void)
+{
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint h = cp_test_trace_host_lane (b, 1);
+  guint k0 = cp_test_trace_kernel_lane (b, 0, 7);
+  guint k1 = cp_test_trace_kernel_lane (b, 1, 7);
+  guint mem = cp_test_trace_counter_lane (b, 0, "GPU 0 memory allocated");
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  CpFinding *f;
+  const CpEvidence *ev;
+  guint n;
+
+  cp_trace_builder_device (b, 0)->total_memory = 8000000000;
+  cp_trace_builder_add_counter (b, mem, 0, 1e9);
+  cp_trace_builder_add_counter (b, mem, 100, 7.5e9);
+  cp_trace_builder_add_counter (b, mem, 200, 2e9);
+  cp_test_trace_slice (b, h, 0, 50, "nn.Module: DataParallel_0");
+  cp_test_trace_slice (b, k0, 0, 10, "volta_h884gemm");
+  cp_test_trace_slice (b, k0, 600 * CP_NS_PER_MS, 10, "volta_h884gemm");
+  cp_test_trace_slice (b, k1, 0, 600 * CP_NS_PER_MS + 10, "volta_h884gemm");
+  trace = cp_test_trace_finish (b);
+  a = analyse (trace);
+
+  assert_severity (a, "memory-pressure", CP_SEVERITY_MODERATE);
+  f = finding (a, "memory-pressure");
+  g_assert_cmpfloat_with_epsilon (cp_finding_lookup_figure (f, "peak_memory_ratio")->value, 0.9375, 1e-12);
+  ev = cp_finding_get_evidence (f, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (cp_lane_get_kind (cp_trace_get_lane (trace, ev[0].lane)), ==, CP_LANE_COUNTER);
+  g_assert_cmpint (ev[0].start, ==, 100);
+  g_assert_cmpint (ev[0].end, ==, 200);
+
+  assert_severity (a, "dataparallel", CP_SEVERITY_MODERATE);
+  g_assert_cmpfloat (cp_finding_lookup_figure (finding (a, "dataparallel"), "devices_used")->value, ==, 2);
+
+  /* The gap is a symptom; the causes above explain the run. */
+  f = finding (a, "gpu-gaps");
+  g_assert_nonnull (f);
+  g_assert_cmpint (cp_finding_get_severity (f), ==, CP_SEVERITY_INFO);
+  g_assert_cmpint (cp_finding_get_measured_severity (f), ==, CP_SEVERITY_MODERATE);
+  g_assert_cmpint (cp_finding_get_time_at_stake (f), ==, 600 * CP_NS_PER_MS - 10);
+}
+
+/* A healthy capture: back-to-back 16-bit tensor-core kernels, launches hidden. */
+static void
+test_healthy (void)
+{
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint h = cp_test_trace_host_lane (b, 1);
+  guint k = cp_test_trace_kernel_lane (b, 0, 7);
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  CpSeverity worst;
+
+  cp_test_trace_slice (b, h, 0, 1000, "ProfilerStep#1");
+  cp_test_trace_slice (b, h, 1000, 1000, "ProfilerStep#2");
+  for (gint64 t = 0; t < 2000; t += 100)
+    cp_test_trace_launch (b, h, t + 1, 10, k, t + 20, 100, "sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn");
+  cp_trace_builder_detect_profiler_steps (b);
+  trace = cp_test_trace_finish (b);
+  a = analyse (trace);
+
+  g_assert_false (cp_analysis_has_warnings (a));
+  if (cp_analysis_get_worst_severity (a, &worst))
+    g_assert_cmpint (worst, ==, CP_SEVERITY_INFO);
+}
+
+static void
+test_host_only (void)
+{
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint h = cp_test_trace_host_lane (b, 1);
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  const char * const *notes;
+  gboolean found = FALSE;
+
+  cp_test_trace_slice (b, h, 0, 100, "python_work");
+  trace = cp_test_trace_finish (b);
+  a = analyse (trace);
+  g_assert_cmpuint (g_list_model_get_n_items (cp_analysis_get_findings (a)), ==, 0);
+  notes = cp_analysis_get_notes (a);
+  for (guint i = 0; notes[i] != NULL; i++)
+    found |= strstr (notes[i], "no device activity") != NULL;
+  g_assert_true (found);
+  g_assert_cmpint (total (a, CP_TIME_HOST_COMPUTE), ==, 100);
+}
+
+static void
+test_empty_steps (void)
+{
+  /* Zero-length step markers give no window: the whole capture is one. */
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint h = cp_test_trace_host_lane (b, 1);
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  guint n;
+
+  cp_test_trace_slice (b, h, 10, 0, "ProfilerStep#1");
+  cp_test_trace_slice (b, h, 0, 50, "work");
+  cp_trace_builder_detect_profiler_steps (b);
+  trace = cp_test_trace_finish (b);
+  a = analyse (trace);
+  g_assert_cmpint (cp_analysis_get_step_source (a), ==, CP_STEPS_NONE);
+  cp_analysis_get_windows (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpuint (cp_analysis_get_n_dropped_steps (a), ==, 0);
+}
+
+static void
+test_cancel (void)
+{
+  g_autoptr(CpTrace) trace = trace_a ();
+  g_autoptr(GCancellable) c = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+
+  g_cancellable_cancel (c);
+  a = cp_analysis_new (trace, c, &error);
+  g_assert_null (a);
+  g_assert_error (error, CP_ANALYSIS_ERROR, CP_ANALYSIS_ERROR_CANCELLED);
+}
+
+static void
+async_done (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  CpAnalysis **out = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *out = cp_analysis_new_finish (result, &error);
+  g_assert_no_error (error);
+}
+
+static void
+test_async (void)
+{
+  g_autoptr(CpTrace) trace = trace_b ();
+  CpAnalysis *a = NULL;
+
+  cp_analysis_new_async (trace, NULL, async_done, &a);
+  while (a == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  assert_severity (a, "input-bound", CP_SEVERITY_HIGH);
+  g_assert_finalize_object (a);
+}
+
+static void
+test_json (void)
+{
+  g_autoptr(CpTrace) trace = trace_c ();
+  g_autoptr(CpAnalysis) a = analyse (trace);
+  g_autofree char *text = cp_analysis_to_json (a, TRUE);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *root, *dev, *f0, *ev0;
+  JsonArray *devices, *findings;
+
+  json_parser_load_from_data (parser, text, -1, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, CP_ANALYSIS_JSON_SCHEMA_VERSION);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "window"), "source"), ==, "none");
+
+  devices = json_object_get_array_member (json_object_get_object_member (root, "metrics"), "devices");
+  g_assert_cmpuint (json_array_get_length (devices), ==, 1);
+  dev = json_array_get_object_element (devices, 0);
+  g_assert_cmpint (json_object_get_int_member (dev, "device"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (dev, "kernels"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (dev, "kernel_time_ns"), ==, 120);
+  g_assert_cmpint (json_object_get_int_member (dev, "kernel_busy_ns"), ==, 120);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (dev, "utilization"), 120.0 / 330.0, 1e-9);
+  g_assert_cmpint (json_object_get_int_member (dev, "idle_host_wait_ns"), ==, 70);
+  g_assert_true (json_object_get_null_member (dev, "sm_efficiency"));
+
+  findings = json_object_get_array_member (root, "findings");
+  g_assert_cmpuint (json_array_get_length (findings), >, 0);
+  f0 = json_array_get_object_element (findings, 0);
+  g_assert_true (json_object_has_member (f0, "rule"));
+  g_assert_true (json_object_has_member (f0, "title"));
+  g_assert_true (json_object_has_member (f0, "severity"));
+  g_assert_true (json_object_has_member (f0, "figures"));
+  g_assert_true (json_object_has_member (f0, "time_at_stake_ns"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (
+                      json_object_get_object_member (f0, "fixes"), "pytorch")), >, 0);
+  ev0 = json_array_get_object_element (json_object_get_array_member (f0, "evidence"), 0);
+  g_assert_true (json_object_has_member (ev0, "lane"));
+  g_assert_true (json_object_has_member (ev0, "start_ns"));
+  g_assert_true (json_object_has_member (ev0, "end_ns"));
+  g_assert_false (json_object_get_boolean_member (json_object_get_object_member (root, "summary"), "healthy"));
+}
+
+static void
+test_rule_table (void)
+{
+  static const char * const contract[] = {
+    "input-bound", "dataloader-single-process", "launch-bound", "host-overhead",
+    "transfer-bound", "pageable-memcpy", "sync-stall", "output-bound",
+    "no-mixed-precision", "low-utilization", "gpu-gaps", "comm-bound",
+    "low-comm-overlap", "memory-pressure", "dataparallel",
+  };
+  guint n;
+  CpSeverity sev;
+
+  cp_rules_get_all (&n);
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (contract));
+  for (guint i = 0; i < G_N_ELEMENTS (contract); i++)
+    {
+      const CpRule *r = cp_rules_lookup (contract[i]);
+
+      g_assert_nonnull (r);
+      g_assert_nonnull (r->source);
+      g_assert_false (isnan (r->moderate));
+      for (guint k = 0; k < CP_N_FRAMEWORKS; k++)
+        g_assert_nonnull (r->fixes[k][0]);
+    }
+  g_assert_null (cp_rules_lookup ("nonsense"));
+
+  /* Exact comparisons: XProf >=, TB >, TB <. */
+  g_assert_true (cp_rule_grade (cp_rules_lookup ("input-bound"), 20.0, &sev));
+  g_assert_cmpint (sev, ==, CP_SEVERITY_HIGH);
+  g_assert_true (cp_rule_grade (cp_rules_lookup ("input-bound"), 5.0, &sev));
+  g_assert_cmpint (sev, ==, CP_SEVERITY_MODERATE);
+  g_assert_false (cp_rule_grade (cp_rules_lookup ("input-bound"), 4.999, &sev));
+  g_assert_false (cp_rule_grade (cp_rules_lookup ("dataloader-single-process"), 0.05, &sev));
+  g_assert_true (cp_rule_grade (cp_rules_lookup ("dataloader-single-process"), 0.0501, &sev));
+  g_assert_false (cp_rule_grade (cp_rules_lookup ("low-utilization"), 0.5, &sev));
+  g_assert_true (cp_rule_grade (cp_rules_lookup ("low-utilization"), 0.4999, &sev));
+  g_assert_false (cp_rule_grade (cp_rules_lookup ("gpu-gaps"), 500, &sev));
+  g_assert_true (cp_rule_grade (cp_rules_lookup ("gpu-gaps"), 500.001, &sev));
+  g_assert_false (cp_rule_grade (cp_rules_lookup ("memory-pressure"), 0.9, &sev));
+  g_assert_true (cp_rule_grade (cp_rules_lookup ("launch-bound"), 15, &sev));
+  g_assert_cmpint (sev, ==, CP_SEVERITY_HIGH);
+}
+
+static void
+test_format_duration (void)
+{
+  struct { gint64 ns; const char *text; } cases[] = {
+    { 0, "0 ns" }, { 999, "999 ns" }, { 1000, "1.00 µs" }, { 12345, "12.3 µs" },
+    { 41 * CP_NS_PER_MS, "41.0 ms" }, { 1250 * CP_NS_PER_MS, "1.25 s" }, { 123456789, "123 ms" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *s = cp_format_duration (cases[i].ns);
+
+      g_assert_cmpstr (s, ==, cases[i].text);
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/analysis/breakdown-no-steps", test_breakdown_no_steps);
+  g_test_add_func ("/analysis/device-metrics", test_device_metrics);
+  g_test_add_func ("/analysis/kernel-stats", test_kernel_stats);
+  g_test_add_func ("/analysis/findings-demotion", test_findings_demotion);
+  g_test_add_func ("/analysis/steps-cut-slices", test_steps_cut_slices);
+  g_test_add_func ("/analysis/input-bound", test_input_bound);
+  g_test_add_func ("/analysis/transfers-sync", test_transfers_sync);
+  g_test_add_func ("/analysis/comm", test_comm);
+  g_test_add_func ("/analysis/precision", test_precision);
+  g_test_add_func ("/analysis/sm-efficiency", test_sm_efficiency);
+  g_test_add_func ("/analysis/kernel-shape-varies", test_kernel_shape_varies);
+  g_test_add_func ("/analysis/memory-dp-gaps", test_memory_dp_gaps);
+  g_test_add_func ("/analysis/healthy", test_healthy);
+  g_test_add_func ("/analysis/host-only", test_host_only);
+  g_test_add_func ("/analysis/empty-steps", test_empty_steps);
+  g_test_add_func ("/analysis/cancel", test_cancel);
+  g_test_add_func ("/analysis/async", test_async);
+  g_test_add_func ("/analysis/json", test_json);
+  g_test_add_func ("/analysis/rule-table", test_rule_table);
+  g_test_add_func ("/analysis/format-duration", test_format_duration);
+
+  return g_test_run ();
+}

@@ -1,0 +1,152 @@
+/* test-classify.c: what names say (tensor cores, precision, copies, APIs)
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include "analysis/cp-classify.h"
+
+static gboolean
+has (const char *name,
+     guint32     flag)
+{
+  return (cp_classify_name (name) & flag) != 0;
+}
+
+static void
+test_tensor_cores (void)
+{
+  /* XProf's patterns. */
+  g_assert_true (has ("volta_h884gemm_64x64_ldg8_nn", CP_NAME_TENSOR_CORE));
+  g_assert_true (has ("ampere_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_nn", CP_NAME_TENSOR_CORE));
+  g_assert_true (has ("sm80_xmma_gemm_f16f16_f16f32_f32_nn_n_tilesize96x128x32", CP_NAME_TENSOR_CORE));
+  g_assert_true (has ("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", CP_NAME_TENSOR_CORE));
+  g_assert_true (has ("cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4", CP_NAME_TENSOR_CORE));
+  g_assert_true (has ("implicit_convolve_hmma_kernel", CP_NAME_TENSOR_CORE));
+  /* Chokepoint's additions. */
+  g_assert_true (has ("sm90_gemm_bf16_wgmma_128x256", CP_NAME_TENSOR_CORE));
+  g_assert_true (has ("nvjet_tst_128x256_64x4_2x1_v_bz_coopA_NTN", CP_NAME_TENSOR_CORE));
+  g_assert_true (has ("flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64>>", CP_NAME_TENSOR_CORE));
+  /* Not tensor cores. */
+  g_assert_false (has ("volta_sgemm_128x64_nn", CP_NAME_TENSOR_CORE));
+  g_assert_false (has ("ampere_sgemm_64x32_sliced1x4_tn", CP_NAME_TENSOR_CORE));
+  g_assert_false (has ("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>", CP_NAME_TENSOR_CORE));
+  g_assert_false (has ("cutlass::Kernel<cutlass_80_simt_sgemm_128x128_8x4_nn_align1>", CP_NAME_TENSOR_CORE));
+}
+
+static void
+test_precision (void)
+{
+  g_assert_true (has ("volta_h884gemm_64x64_ldg8_nn", CP_NAME_HALF));
+  g_assert_true (has ("elementwise_kernel<c10::Half>", CP_NAME_HALF));
+  g_assert_true (has ("at::native::reduce_kernel<c10::BFloat16>", CP_NAME_HALF));
+  g_assert_true (has ("sm80_xmma_gemm_bf16bf16_bf16f32", CP_NAME_HALF));
+  g_assert_true (has ("gemm_fp8_e4m3", CP_NAME_HALF));
+  g_assert_false (has ("volta_sgemm_128x64_nn", CP_NAME_HALF));
+  g_assert_false (has ("sm80_xmma_gemm_f32f32_tf32f32_f32_nn", CP_NAME_HALF));
+  /* GEMM-like work that tensor cores could run. */
+  g_assert_true (has ("volta_sgemm_128x64_nn", CP_NAME_GEMM_LIKE));
+  g_assert_true (has ("implicit_convolve_sgemm", CP_NAME_GEMM_LIKE));
+  g_assert_true (has ("cudnn::detail::implicit_convolve_sgemm", CP_NAME_GEMM_LIKE));
+  g_assert_false (has ("void at::native::elementwise_kernel", CP_NAME_GEMM_LIKE));
+  g_assert_false (has ("convert_fusion", CP_NAME_GEMM_LIKE));
+}
+
+static void
+test_device_names (void)
+{
+  guint32 f = cp_classify_name ("Memcpy HtoD (Pageable -> Device)");
+
+  g_assert_true (f & CP_NAME_MEMCPY);
+  g_assert_true (f & CP_NAME_PAGEABLE);
+  g_assert_cmpint (cp_classify_copy_kind (f), ==, CP_TRANSFER_HTOD);
+  g_assert_cmpint (cp_classify_copy_kind (cp_classify_name ("Memcpy DtoH (Device -> Pinned)")), ==, CP_TRANSFER_DTOH);
+  g_assert_cmpint (cp_classify_copy_kind (cp_classify_name ("MemcpyD2D")), ==, CP_TRANSFER_DTOD);
+  g_assert_cmpint (cp_classify_copy_kind (cp_classify_name ("MemcpyP2P")), ==, CP_TRANSFER_PTOP);
+  g_assert_cmpint (cp_classify_copy_kind (cp_classify_name ("Memset (Device)")), ==, CP_TRANSFER_MEMSET);
+  g_assert_cmpint (cp_classify_copy_kind (cp_classify_name ("volta_sgemm")), ==, CP_TRANSFER_NONE);
+  g_assert_false (has ("cudaMemcpyAsync", CP_NAME_MEMCPY));
+
+  g_assert_true (has ("ncclKernel_AllReduce_RING_LL_Sum_float", CP_NAME_COLLECTIVE));
+  g_assert_true (has ("ncclDevKernel_AllGather_RING_LL", CP_NAME_COLLECTIVE));
+  g_assert_true (has ("void ncclKernel<...>", CP_NAME_COLLECTIVE));
+  g_assert_false (has ("nccl:all_reduce", CP_NAME_HOST_COMM));
+  g_assert_true (has ("gloo:all_reduce", CP_NAME_HOST_COMM));
+  g_assert_true (has ("Stream Sync", CP_NAME_DEVICE_WAIT));
+}
+
+static void
+test_host_names (void)
+{
+  g_assert_true (has ("cudaLaunchKernel", CP_NAME_LAUNCH));
+  g_assert_true (has ("cudaLaunchKernelExC", CP_NAME_LAUNCH));
+  g_assert_true (has ("cuLaunchKernel", CP_NAME_LAUNCH));
+  g_assert_true (has ("hipExtModuleLaunchKernel", CP_NAME_LAUNCH));
+  g_assert_true (has ("cudaGraphLaunch", CP_NAME_LAUNCH));
+  g_assert_true (has ("cudaMemcpyAsync", CP_NAME_LAUNCH));
+  g_assert_true (has ("cudaMemsetAsync", CP_NAME_LAUNCH));
+  g_assert_true (has ("cudaMemcpy", CP_NAME_SYNC_COPY));
+  g_assert_true (has ("cudaDeviceSynchronize", CP_NAME_SYNC));
+  g_assert_true (has ("cudaStreamSynchronize", CP_NAME_SYNC));
+  g_assert_true (has ("cuStreamSynchronize", CP_NAME_SYNC));
+  g_assert_false (has ("cudaStreamSynchronize", CP_NAME_LAUNCH));
+  g_assert_true (has ("cudaMalloc", CP_NAME_RUNTIME));
+  g_assert_false (has ("cudaMalloc", CP_NAME_LAUNCH | CP_NAME_SYNC));
+  g_assert_false (has ("custom_op", CP_NAME_RUNTIME));
+  g_assert_false (has ("cuda_graph_replay", CP_NAME_RUNTIME));
+  g_assert_true (has ("aten::item", CP_NAME_ITEM));
+  g_assert_true (has ("aten::_local_scalar_dense", CP_NAME_ITEM));
+
+  g_assert_true (has ("ProfilerStep#12", CP_NAME_STEP));
+  g_assert_true (has ("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", CP_NAME_INPUT_WAIT));
+  g_assert_true (has ("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", CP_NAME_LOADER_SINGLE));
+  g_assert_false (has ("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", CP_NAME_LOADER_SINGLE));
+  g_assert_true (has ("IteratorGetNext", CP_NAME_INPUT_WAIT));
+  g_assert_true (has ("torch/utils/data/dataloader.py(628): __next__", CP_NAME_INPUT_WAIT));
+  g_assert_true (has ("nn.Module: DataParallel_0", CP_NAME_DATAPARALLEL));
+  g_assert_true (has ("torch/nn/parallel/data_parallel.py(166): forward", CP_NAME_DATAPARALLEL));
+  g_assert_false (has ("nn.Module: DistributedDataParallel_0", CP_NAME_DATAPARALLEL));
+  g_assert_true (has ("DistributedDataParallel.forward", CP_NAME_DDP));
+
+  /* Tensor-core eligible ops. */
+  g_assert_true (has ("aten::addmm", CP_NAME_TC_ELIGIBLE));
+  g_assert_true (has ("aten::cudnn_convolution", CP_NAME_TC_ELIGIBLE));
+  g_assert_true (has ("aten::lstm_cell", CP_NAME_TC_ELIGIBLE));
+  g_assert_true (has ("autograd::engine::evaluate_function: AddmmBackward0", CP_NAME_TC_ELIGIBLE));
+  g_assert_true (has ("model/dense/MatMul", CP_NAME_TC_ELIGIBLE));
+  g_assert_true (has ("model/conv1/Conv2D", CP_NAME_TC_ELIGIBLE));
+  g_assert_true (has ("BatchMatMulV2", CP_NAME_TC_ELIGIBLE));
+  g_assert_false (has ("aten::add", CP_NAME_TC_ELIGIBLE));
+  g_assert_false (has ("aten::mmx", CP_NAME_TC_ELIGIBLE));
+}
+
+static void
+test_empty (void)
+{
+  g_assert_cmpuint (cp_classify_name (NULL), ==, 0);
+  g_assert_cmpuint (cp_classify_name (""), ==, 0);
+  /* A long name goes through the heap buffer. */
+  {
+    g_autofree char *lng = g_strnfill (5000, 'x');
+    g_autofree char *name = g_strconcat (lng, "_h884gemm", NULL);
+
+    g_assert_true (has (name, CP_NAME_TENSOR_CORE | CP_NAME_HALF));
+  }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/classify/tensor-cores", test_tensor_cores);
+  g_test_add_func ("/classify/precision", test_precision);
+  g_test_add_func ("/classify/device-names", test_device_names);
+  g_test_add_func ("/classify/host-names", test_host_names);
+  g_test_add_func ("/classify/empty", test_empty);
+
+  return g_test_run ();
+}
