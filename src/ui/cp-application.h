@@ -1,0 +1,49 @@
+/* cp-application.h: the Chokepoint application (one window per capture)
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+#define CP_TYPE_APPLICATION (cp_application_get_type ())
+
+G_DECLARE_FINAL_TYPE (CpApplication, cp_application, CP, APPLICATION, AdwApplication)
+
+/* The most recent captures kept in the recent list. */
+#define CP_RECENT_MAX 10
+
+CpApplication *cp_application_new             (void);
+/* Flags are G_APPLICATION_HANDLES_OPEN plus extra_flags (tests pass
+ * G_APPLICATION_NON_UNIQUE). */
+CpApplication *cp_application_new_with_flags  (GApplicationFlags extra_flags);
+
+GSettings     *cp_application_get_settings    (CpApplication *self);
+
+/* Opens a capture where it belongs: the window already showing it, else an
+ * empty window, else a new window. */
+void           cp_application_open_capture    (CpApplication *self,
+                                               GFile         *file);
+
+/* A new, empty window, not yet presented. */
+GtkWindow     *cp_application_new_window      (CpApplication *self);
+
+/* The window for a capture: the one that already shows (or loads) it, with
+ * *existing set, else an idle window, else a new one. Not presented. */
+GtkWindow     *cp_application_get_window_for  (CpApplication *self,
+                                               GFile         *file,
+                                               gboolean      *existing);
+
+/* The recent captures (URIs, most recent first) and the menu made of them
+ * (a section of "win.open-recent" items, or one disabled item when empty,
+ * followed by "Clear List"). */
+void           cp_application_add_recent      (CpApplication *self,
+                                               GFile         *file);
+char         **cp_application_dup_recent      (CpApplication *self);
+GMenuModel    *cp_application_get_recent_menu (CpApplication *self);
+
+G_END_DECLS

@@ -1,0 +1,497 @@
+/* cp-capture-pane.c: the "Capture" page of the side pane
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "cp-capture-pane.h"
+#include "cp-format.h"
+
+/* Metadata values longer than this are cut in the list. */
+#define METADATA_PREVIEW_CHARS 240
+
+struct _CpCapturePane
+{
+  GtkWidget            parent_instance;
+
+  /* Template widgets */
+  AdwPreferencesPage  *page;
+  AdwPreferencesGroup *file_group;
+  AdwPreferencesGroup *devices_group;
+  AdwPreferencesGroup *report_group;
+  AdwPreferencesGroup *metadata_group;
+
+  /* Borrowed references: rows added to the groups, to remove them. */
+  GPtrArray           *rows;
+  GtkWidget           *report_first_row;
+  AdwExpanderRow      *warnings_row;
+
+  /* Owned references */
+  CpTrace             *trace;
+};
+
+G_DEFINE_FINAL_TYPE (CpCapturePane, cp_capture_pane, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_TRACE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static GtkWidget *
+make_row (const char *title,
+          const char *subtitle)
+{
+  GtkWidget *row = adw_action_row_new ();
+
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  if (subtitle != NULL)
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+  gtk_widget_add_css_class (row, "property");
+  return row;
+}
+
+static GtkWidget *
+add_row (CpCapturePane       *self,
+         AdwPreferencesGroup *group,
+         const char          *title,
+         const char          *subtitle)
+{
+  GtkWidget *row = make_row (title, subtitle);
+
+  adw_preferences_group_add (group, row);
+  g_ptr_array_add (self->rows, row);
+  return row;
+}
+
+static void
+clear_rows (CpCapturePane *self)
+{
+  for (guint i = 0; i < self->rows->len; i++)
+    {
+      GtkWidget *row = g_ptr_array_index (self->rows, i);
+      GtkWidget *group = gtk_widget_get_ancestor (row, ADW_TYPE_PREFERENCES_GROUP);
+
+      if (group != NULL)
+        adw_preferences_group_remove (ADW_PREFERENCES_GROUP (group), row);
+    }
+  g_ptr_array_set_size (self->rows, 0);
+  self->report_first_row = NULL;
+  self->warnings_row = NULL;
+  adw_preferences_group_set_description (self->devices_group, NULL);
+  adw_preferences_group_set_description (self->metadata_group,
+                                         _("Top-level keys of the capture besides its events"));
+}
+
+static char *
+format_origin (CpTrace *trace)
+{
+  gint64 origin = cp_trace_get_origin_abs (trace);
+
+  if (cp_trace_get_origin_is_epoch (trace))
+    {
+      g_autoptr(GDateTime) utc = g_date_time_new_from_unix_utc (origin / CP_NS_PER_S);
+      g_autoptr(GDateTime) local = utc ? g_date_time_to_local (utc) : NULL;
+
+      if (local != NULL)
+        /* Translators: the start of a capture, a strftime format
+         * (g_date_time_format); keep it unambiguous. */
+        return g_date_time_format (local, _("%Y-%m-%d %H:%M:%S %Z"));
+    }
+  /* Translators: a capture's start on its own clock, "at 12.3 s on the capture's clock". */
+  {
+    g_autofree char *t = cp_format_duration (origin);
+
+    return g_strdup_printf (_("%s on the capture’s clock"), t);
+  }
+}
+
+static void
+fill_file_group (CpCapturePane *self)
+{
+  CpTrace *trace = self->trace;
+  const CpLoadReport *report = cp_trace_get_load_report (trace);
+  GFile *file = cp_trace_get_file (trace);
+  g_autofree char *where = file ? g_file_get_parse_name (file) : NULL;
+  g_autofree char *format = cp_format_capture_kind (report ? report->format : NULL);
+  g_autofree char *span = cp_format_duration (cp_trace_get_duration (trace));
+  g_autofree char *origin = format_origin (trace);
+  g_autofree char *slices = cp_format_count (cp_trace_get_n_slices (trace));
+  g_autofree char *kernels = cp_format_count (cp_trace_count_slices (trace, CP_LANE_KERNEL));
+  g_autofree char *transfers = cp_format_count (cp_trace_count_slices (trace, CP_LANE_TRANSFER));
+  g_autofree char *flows = NULL;
+  g_autofree char *steps = NULL;
+  g_autofree char *memory = g_format_size (cp_trace_get_memory_size (trace));
+  guint n_flows = 0, n_steps = 0;
+
+  cp_trace_get_flows (trace, &n_flows);
+  cp_trace_get_steps (trace, &n_steps);
+  flows = cp_format_count (n_flows);
+  steps = cp_format_count (n_steps);
+
+  if (where != NULL)
+    add_row (self, self->file_group, _("Location"), where);
+  add_row (self, self->file_group, _("Format"), format);
+  if (report != NULL && report->file_bytes > 0)
+    {
+      g_autofree char *size = g_format_size (report->file_bytes);
+
+      if (report->input_bytes > 0 && report->input_bytes != report->file_bytes)
+        {
+          g_autofree char *input = g_format_size (report->input_bytes);
+          /* Translators: a file size and its uncompressed size, "12 MB (230 MB uncompressed)". */
+          g_autofree char *text = g_strdup_printf (_("%s (%s uncompressed)"), size, input);
+
+          add_row (self, self->file_group, _("Size"), text);
+        }
+      else
+        add_row (self, self->file_group, _("Size"), size);
+    }
+  add_row (self, self->file_group, _("Start"), origin);
+  add_row (self, self->file_group, _("Time Span"), span);
+  add_row (self, self->file_group, _("Slices"), slices);
+  add_row (self, self->file_group, _("Kernels"), kernels);
+  add_row (self, self->file_group, _("Transfers"), transfers);
+  add_row (self, self->file_group, _("Flows"), flows);
+  add_row (self, self->file_group, _("Steps"), steps);
+  if (report != NULL && report->load_seconds > 0)
+    {
+      g_autofree char *t = cp_format_duration ((gint64) (report->load_seconds * CP_NS_PER_S));
+
+      add_row (self, self->file_group, _("Load Time"), t);
+    }
+  add_row (self, self->file_group, _("Memory Used"), memory);
+}
+
+static void
+fill_devices_group (CpCapturePane *self)
+{
+  CpTrace *trace = self->trace;
+  guint n = cp_trace_get_n_devices (trace);
+
+  if (n == 0)
+    {
+      adw_preferences_group_set_description (self->devices_group,
+                                             _("The capture describes no devices."));
+      return;
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      const CpDevice *device = cp_trace_get_device (trace, i);
+      g_autofree char *name = cp_format_device_name (trace, device);
+      g_autoptr(GPtrArray) facts = g_ptr_array_new_with_free_func (g_free);
+      g_autofree char *subtitle = NULL;
+
+      /* Translators: the ordinal of a device, "Device 0". */
+      g_ptr_array_add (facts, g_strdup_printf (_("Device %d"), device->ordinal));
+      if (device->total_memory > 0)
+        g_ptr_array_add (facts, g_format_size_full (device->total_memory, G_FORMAT_SIZE_IEC_UNITS));
+      if (device->compute_major >= 0)
+        /* Translators: a CUDA compute capability, "compute 9.0". */
+        g_ptr_array_add (facts, g_strdup_printf (_("compute %d.%d"),
+                                                 device->compute_major,
+                                                 MAX (device->compute_minor, 0)));
+      if (device->num_sms > 0)
+        /* Translators: streaming multiprocessors of a GPU, "132 SMs". */
+        g_ptr_array_add (facts, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%d SM", "%d SMs",
+                                                              device->num_sms),
+                                                 device->num_sms));
+      g_ptr_array_add (facts, NULL);
+      subtitle = g_strjoinv (" · ", (char **) facts->pdata);
+      add_row (self, self->devices_group, name, subtitle);
+    }
+}
+
+static void
+add_count_row (CpCapturePane *self,
+               const char    *title,
+               guint64        count,
+               gboolean       always)
+{
+  g_autofree char *text = NULL;
+  GtkWidget *row;
+
+  if (count == 0 && !always)
+    return;
+  text = cp_format_count (count);
+  row = add_row (self, self->report_group, title, text);
+  if (self->report_first_row == NULL)
+    self->report_first_row = row;
+}
+
+static void
+fill_report_group (CpCapturePane *self)
+{
+  const CpLoadReport *report = cp_trace_get_load_report (self->trace);
+  g_autoptr(GString) phases = g_string_new (NULL);
+  guint n_warnings;
+
+  if (report == NULL)
+    return;
+
+  add_count_row (self, _("Events Read"), report->events, TRUE);
+  for (guint c = 0; c < G_N_ELEMENTS (report->by_phase); c++)
+    {
+      if (report->by_phase[c] == 0)
+        continue;
+      if (phases->len > 0)
+        g_string_append (phases, ", ");
+      g_string_append_printf (phases, "%c: %" G_GUINT64_FORMAT, (char) c, report->by_phase[c]);
+    }
+  if (phases->len > 0)
+    add_row (self, self->report_group, _("Events by Phase"), phases->str);
+  add_count_row (self, _("Skipped as Invalid"), report->skipped, FALSE);
+  add_count_row (self, _("Unknown Phases"), report->unknown_phase, FALSE);
+  add_count_row (self, _("Ends Without a Begin"), report->unmatched_end, FALSE);
+  add_count_row (self, _("Begins Closed at the End"), report->unclosed_begin, FALSE);
+  add_count_row (self, _("Aggregated Events"), report->aggregated, FALSE);
+
+  if (report->truncated)
+    {
+      g_autofree char *offset = cp_format_count (report->stopped_at);
+      /* Translators: %s is a byte offset, "1,234,567". */
+      g_autofree char *text = g_strdup_printf (_("Reading stopped at byte %s; every complete "
+                                                 "event before it was loaded"), offset);
+      GtkWidget *row = add_row (self, self->report_group, _("The Capture Ends Early"), text);
+
+      gtk_widget_add_css_class (row, "warning");
+    }
+
+  n_warnings = cp_load_report_n_warnings (report);
+  if (n_warnings == 0)
+    {
+      add_row (self, self->report_group, _("Warnings"), C_("warnings", "None"));
+      return;
+    }
+
+  {
+    GtkWidget *expander = adw_expander_row_new ();
+    g_autofree char *count = cp_format_count (n_warnings + report->warnings_dropped);
+
+    adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (expander), FALSE);
+    adw_preferences_row_set_title (ADW_PREFERENCES_ROW (expander), _("Warnings"));
+    adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (expander), count);
+    adw_preferences_group_add (self->report_group, expander);
+    g_ptr_array_add (self->rows, expander);
+    self->warnings_row = ADW_EXPANDER_ROW (expander);
+
+    for (guint i = 0; i < n_warnings; i++)
+      {
+        const CpLoadWarning *w = cp_load_report_get_warning (report, i);
+        g_autofree char *where = NULL;
+        GtkWidget *row;
+
+        if (w->offset != G_MAXUINT64)
+          {
+            g_autofree char *offset = cp_format_count (w->offset);
+
+            /* Translators: where a warning applies, "at byte 1,234". */
+            where = g_strdup_printf (_("at byte %s"), offset);
+          }
+        row = make_row (w->message, where);
+        adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 0);
+        adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), row);
+      }
+    if (report->warnings_dropped > 0)
+      {
+        g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                              "%u more warning was not kept",
+                                                              "%u more warnings were not kept",
+                                                              report->warnings_dropped),
+                                                 report->warnings_dropped);
+
+        adw_expander_row_add_row (ADW_EXPANDER_ROW (expander), make_row (text, NULL));
+      }
+  }
+}
+
+static void
+fill_metadata_group (CpCapturePane *self)
+{
+  guint n = cp_trace_get_n_metadata (self->trace);
+
+  if (n == 0)
+    {
+      adw_preferences_group_set_description (self->metadata_group,
+                                             _("The capture has no top-level keys besides its events."));
+      return;
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      const CpMetadataEntry *entry = cp_trace_get_metadata (self->trace, i);
+      const char *key = cp_trace_get_string (self->trace, entry->key);
+      g_autofree char *preview = NULL;
+      GtkWidget *row;
+
+      if (entry->json == NULL)
+        continue;
+      if (g_utf8_strlen (entry->json, -1) > METADATA_PREVIEW_CHARS)
+        {
+          g_autofree char *cut = g_utf8_substring (entry->json, 0, METADATA_PREVIEW_CHARS);
+
+          preview = g_strconcat (cut, "…", NULL);
+        }
+      else
+        preview = g_strdup (entry->json);
+      g_strdelimit (preview, "\n\r\t", ' ');
+
+      row = add_row (self, self->metadata_group, key, preview);
+      adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 3);
+      gtk_widget_set_tooltip_text (row, preview);
+    }
+}
+
+static void
+rebuild (CpCapturePane *self)
+{
+  clear_rows (self);
+  if (self->trace == NULL)
+    return;
+
+  fill_file_group (self);
+  fill_devices_group (self);
+  fill_report_group (self);
+  fill_metadata_group (self);
+}
+
+GtkWidget *
+cp_capture_pane_new (void)
+{
+  return g_object_new (CP_TYPE_CAPTURE_PANE, NULL);
+}
+
+CpTrace *
+cp_capture_pane_get_trace (CpCapturePane *self)
+{
+  g_return_val_if_fail (CP_IS_CAPTURE_PANE (self), NULL);
+
+  return self->trace;
+}
+
+void
+cp_capture_pane_set_trace (CpCapturePane *self,
+                           CpTrace       *trace)
+{
+  g_return_if_fail (CP_IS_CAPTURE_PANE (self));
+  g_return_if_fail (trace == NULL || CP_IS_TRACE (trace));
+
+  if (!g_set_object (&self->trace, trace))
+    return;
+  rebuild (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
+}
+
+void
+cp_capture_pane_show_load_report (CpCapturePane *self)
+{
+  g_return_if_fail (CP_IS_CAPTURE_PANE (self));
+
+  if (self->warnings_row != NULL)
+    {
+      adw_expander_row_set_expanded (self->warnings_row, TRUE);
+      gtk_widget_grab_focus (GTK_WIDGET (self->warnings_row));
+    }
+  else if (self->report_first_row != NULL)
+    gtk_widget_grab_focus (self->report_first_row);
+}
+
+static void
+cp_capture_pane_dispose (GObject *object)
+{
+  CpCapturePane *self = CP_CAPTURE_PANE (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_CAPTURE_PANE);
+  g_clear_object (&self->trace);
+
+  G_OBJECT_CLASS (cp_capture_pane_parent_class)->dispose (object);
+}
+
+static void
+cp_capture_pane_finalize (GObject *object)
+{
+  CpCapturePane *self = CP_CAPTURE_PANE (object);
+
+  g_ptr_array_unref (self->rows);
+
+  G_OBJECT_CLASS (cp_capture_pane_parent_class)->finalize (object);
+}
+
+static void
+cp_capture_pane_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  CpCapturePane *self = CP_CAPTURE_PANE (object);
+
+  switch (prop_id)
+    {
+    case PROP_TRACE:
+      g_value_set_object (value, self->trace);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cp_capture_pane_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  CpCapturePane *self = CP_CAPTURE_PANE (object);
+
+  switch (prop_id)
+    {
+    case PROP_TRACE:
+      cp_capture_pane_set_trace (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cp_capture_pane_class_init (CpCapturePaneClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cp_capture_pane_dispose;
+  object_class->finalize = cp_capture_pane_finalize;
+  object_class->get_property = cp_capture_pane_get_property;
+  object_class->set_property = cp_capture_pane_set_property;
+
+  properties[PROP_TRACE] =
+    g_param_spec_object ("trace", NULL, NULL,
+                         CP_TYPE_TRACE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/chokepoint/Chokepoint/ui/cp-capture-pane.ui");
+  gtk_widget_class_bind_template_child (widget_class, CpCapturePane, page);
+  gtk_widget_class_bind_template_child (widget_class, CpCapturePane, file_group);
+  gtk_widget_class_bind_template_child (widget_class, CpCapturePane, devices_group);
+  gtk_widget_class_bind_template_child (widget_class, CpCapturePane, report_group);
+  gtk_widget_class_bind_template_child (widget_class, CpCapturePane, metadata_group);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+cp_capture_pane_init (CpCapturePane *self)
+{
+  self->rows = g_ptr_array_new ();
+  gtk_widget_init_template (GTK_WIDGET (self));
+}

@@ -1,0 +1,26 @@
+/* cp-capture-pane.h: the "Capture" page of the side pane
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "model/cp-trace.h"
+
+G_BEGIN_DECLS
+
+#define CP_TYPE_CAPTURE_PANE (cp_capture_pane_get_type ())
+
+G_DECLARE_FINAL_TYPE (CpCapturePane, cp_capture_pane, CP, CAPTURE_PANE, GtkWidget)
+
+GtkWidget *cp_capture_pane_new              (void);
+CpTrace   *cp_capture_pane_get_trace        (CpCapturePane *self);
+void       cp_capture_pane_set_trace        (CpCapturePane *self,
+                                             CpTrace       *trace);
+/* Scrolls to the load report and opens its warnings. */
+void       cp_capture_pane_show_load_report (CpCapturePane *self);
+
+G_END_DECLS

@@ -1,0 +1,175 @@
+/* cp-format.c: numbers, sizes and durations as people read them
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "cp-format.h"
+
+char *
+cp_format_duration (gint64 ns)
+{
+  static const struct {
+    gint64      unit;
+    const char *name;
+  } units[] = {
+    { CP_NS_PER_S, N_("s") },
+    { CP_NS_PER_MS, N_("ms") },
+    { CP_NS_PER_US, N_("µs") },
+  };
+  const char *sign = ns < 0 ? "−" : "";
+  guint64 abs_ns = ns < 0 ? (guint64) -(ns + 1) + 1 : (guint64) ns;
+
+  if (abs_ns >= 60 * (guint64) CP_NS_PER_S)
+    {
+      guint64 s = abs_ns / CP_NS_PER_S;
+
+      if (s >= 3600)
+        /* Translators: a duration, "2 h 05 min". */
+        return g_strdup_printf (_("%s%llu h %02u min"),
+                                sign, (unsigned long long) (s / 3600), (guint) ((s / 60) % 60));
+      /* Translators: a duration, "2 min 05 s". */
+      return g_strdup_printf (_("%s%llu min %02u s"),
+                              sign, (unsigned long long) (s / 60), (guint) (s % 60));
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    {
+      if (abs_ns >= (guint64) units[i].unit)
+        {
+          double v = (double) abs_ns / (double) units[i].unit;
+          int decimals = v >= 100 ? 0 : v >= 10 ? 1 : 2;
+
+          /* Translators: a duration: sign, value and unit, "12.3 ms". */
+          return g_strdup_printf (_("%s%.*f %s"), sign, decimals, v, _(units[i].name));
+        }
+    }
+  /* Translators: a duration in nanoseconds, "850 ns". */
+  return g_strdup_printf (_("%s%llu ns"), sign, (unsigned long long) abs_ns);
+}
+
+char *
+cp_format_count (guint64 n)
+{
+  return g_strdup_printf ("%'" G_GUINT64_FORMAT, n);
+}
+
+char *
+cp_format_capture_kind (const char *format)
+{
+  static const struct {
+    const char *id;
+    const char *name;
+  } kinds[] = {
+    { "chrome-json", N_("Chrome trace") },
+    { "xplane-folder", N_("TensorBoard profile folder") },
+    { "xplane", N_("XPlane") },
+  };
+  const char *plus;
+  g_autofree char *base = NULL;
+
+  if (format == NULL || format[0] == '\0')
+    return g_strdup (_("Unknown"));
+
+  plus = strchr (format, '+');
+  base = plus ? g_strndup (format, plus - format) : g_strdup (format);
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      if (g_str_equal (base, kinds[i].id))
+        {
+          if (plus != NULL)
+            /* Translators: a capture format and its compression, "Chrome trace, gzip". */
+            return g_strdup_printf (_("%s, %s"), _(kinds[i].name), plus + 1);
+          return g_strdup (_(kinds[i].name));
+        }
+    }
+  return g_strdup (format);
+}
+
+char *
+cp_format_lane_kind (CpLaneKind     kind,
+                     CpTransferKind transfer)
+{
+  switch (kind)
+    {
+    case CP_LANE_HOST_THREAD:
+      return g_strdup (C_("lane kind", "Thread"));
+    case CP_LANE_KERNEL:
+      return g_strdup (C_("lane kind", "Kernels"));
+    case CP_LANE_TRANSFER:
+      switch (transfer)
+        {
+        case CP_TRANSFER_HTOD:
+          return g_strdup (C_("lane kind", "Copies, host to device"));
+        case CP_TRANSFER_DTOH:
+          return g_strdup (C_("lane kind", "Copies, device to host"));
+        case CP_TRANSFER_DTOD:
+          return g_strdup (C_("lane kind", "Copies, device to device"));
+        case CP_TRANSFER_PTOP:
+          return g_strdup (C_("lane kind", "Copies, peer to peer"));
+        case CP_TRANSFER_MEMSET:
+          return g_strdup (C_("lane kind", "Memsets"));
+        case CP_TRANSFER_NONE:
+        case CP_TRANSFER_OTHER:
+        case CP_TRANSFER_N_KINDS:
+        default:
+          return g_strdup (C_("lane kind", "Transfers"));
+        }
+    case CP_LANE_DEVICE_ANNOTATION:
+      return g_strdup (C_("lane kind", "Annotations"));
+    case CP_LANE_ASYNC:
+      return g_strdup (C_("lane kind", "Async spans"));
+    case CP_LANE_COUNTER:
+      return g_strdup (C_("lane kind", "Counter"));
+    case CP_LANE_N_KINDS:
+    default:
+      return g_strdup (C_("lane kind", "Other"));
+    }
+}
+
+char *
+cp_format_device_name (CpTrace        *trace,
+                       const CpDevice *device)
+{
+  const char *name = cp_trace_get_string (trace, device->name);
+
+  if (name != NULL && name[0] != '\0')
+    return g_strdup (name);
+  /* Translators: a device without a product name, "GPU 3". */
+  return g_strdup_printf (_("GPU %d"), device->ordinal);
+}
+
+char *
+cp_format_devices (CpTrace *trace)
+{
+  guint n = cp_trace_get_n_devices (trace);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  gboolean same = TRUE;
+
+  if (n == 0)
+    return g_strdup (C_("devices", "None"));
+
+  for (guint i = 0; i < n; i++)
+    {
+      const CpDevice *device = cp_trace_get_device (trace, i);
+      char *name = cp_format_device_name (trace, device);
+
+      if (i > 0 && !g_str_equal (name, g_ptr_array_index (names, 0)))
+        same = FALSE;
+      g_ptr_array_add (names, name);
+    }
+
+  if (n == 1)
+    return g_strdup (g_ptr_array_index (names, 0));
+  if (same && cp_trace_get_string (trace, cp_trace_get_device (trace, 0)->name)[0] != '\0')
+    /* Translators: several devices of one kind, "2 × NVIDIA H100". */
+    return g_strdup_printf (_("%u × %s"), n, (const char *) g_ptr_array_index (names, 0));
+
+  g_ptr_array_add (names, NULL);
+  return g_strjoinv (", ", (char **) names->pdata);
+}

@@ -1,0 +1,1106 @@
+/* cp-window.c: the window of one capture
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "formats/cp-loader.h"
+
+#include "cp-capture-pane.h"
+#include "cp-lane-list.h"
+#include "cp-summary-bar.h"
+#include "cp-window-private.h"
+
+struct _CpWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  /* Template widgets */
+  AdwToastOverlay      *toast_overlay;
+  AdwWindowTitle       *window_title;
+  GtkStack             *main_stack;
+  AdwStatusPage        *loading_page;
+  GtkProgressBar       *progress_bar;
+  GtkLabel             *progress_label;
+  GtkPaned             *loaded_paned;
+  AdwViewStack         *side_stack;
+  CpCapturePane        *capture_pane;
+  GMenu                *recent_submenu;
+
+  /* Owned references */
+  GSettings            *settings;          /* NULL without the schema */
+  GFile                *file;              /* shown, loading or being checked */
+  CpTrace              *trace;
+  GCancellable         *load_cancellable;  /* the check or load of this window's capture */
+  GCancellable         *cancellable;       /* cancelled when the window closes */
+
+  /* Borrowed references */
+  AdwToast             *message_toast;     /* the last message shown, while it is */
+
+  CpWindowState         state;
+  /* The window's own file is being checked before loading: it is taken. */
+  guint                 checking : 1;
+  /* See _cp_window_set_made_for_capture(). */
+  guint                 made_for_capture : 1;
+};
+
+G_DEFINE_FINAL_TYPE (CpWindow, cp_window, ADW_TYPE_APPLICATION_WINDOW)
+
+G_DEFINE_ENUM_TYPE (CpWindowState, cp_window_state,
+  G_DEFINE_ENUM_VALUE (CP_WINDOW_EMPTY, "empty"),
+  G_DEFINE_ENUM_VALUE (CP_WINDOW_LOADING, "loading"),
+  G_DEFINE_ENUM_VALUE (CP_WINDOW_LOADED, "loaded"))
+
+enum {
+  PROP_0,
+  PROP_FILE,
+  PROP_STATE,
+  PROP_TRACE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* One check-then-load of a file. Shared (reference counted) by the file
+ * query, the loader's progress callback and its completion callback. */
+typedef struct
+{
+  CpWindow     *self;
+  GFile        *file;
+  GCancellable *cancellable;
+  /* The file is for this window (it was idle); otherwise the window only
+   * checks it, shows what is wrong, and hands a good file on. */
+  gboolean      reserved;
+} Load;
+
+static void
+load_clear (Load *load)
+{
+  g_clear_object (&load->self);
+  g_clear_object (&load->file);
+  g_clear_object (&load->cancellable);
+}
+
+static Load *
+load_ref (Load *load)
+{
+  return g_rc_box_acquire (load);
+}
+
+static void
+load_unref (gpointer data)
+{
+  g_rc_box_release_full (data, (GDestroyNotify) load_clear);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Load, load_unref)
+
+/* A load is current while the window still waits for it: not cancelled by
+ * the user, not replaced, and the window not closed. */
+static gboolean
+load_is_current (Load *load)
+{
+  if (g_cancellable_is_cancelled (load->cancellable))
+    return FALSE;
+  return !load->reserved || load->self->load_cancellable == load->cancellable;
+}
+
+static Load *
+load_new (CpWindow     *self,
+          GFile        *file,
+          GCancellable *cancellable,
+          gboolean      reserved)
+{
+  Load *load = g_rc_box_new0 (Load);
+
+  load->self = g_object_ref (self);
+  load->file = g_object_ref (file);
+  load->cancellable = g_object_ref (cancellable);
+  load->reserved = reserved;
+  return load;
+}
+
+/* Helpers --------------------------------------------------------------- */
+
+static char *
+dup_display_name (GFile *file)
+{
+  g_autofree char *base = g_file_get_basename (file);
+
+  if (base == NULL || g_str_equal (base, "/"))
+    return g_file_get_parse_name (file);
+  return g_filename_display_name (base);
+}
+
+/* The folder of a file for the subtitle, with the home folder as "~". */
+static char *
+dup_folder_name (GFile *file)
+{
+  g_autoptr(GFile) parent = g_file_get_parent (file);
+  g_autoptr(GFile) home = g_file_new_for_path (g_get_home_dir ());
+  g_autofree char *relative = NULL;
+
+  if (parent == NULL)
+    return NULL;
+  if (g_file_equal (parent, home))
+    return g_strdup ("~");
+  if ((relative = g_file_get_relative_path (home, parent)) != NULL)
+    {
+      g_autofree char *display = g_filename_display_name (relative);
+
+      return g_build_filename ("~", display, NULL);
+    }
+  return g_file_get_parse_name (parent);
+}
+
+void
+cp_window_add_toast (CpWindow *self,
+                     AdwToast *toast)
+{
+  g_return_if_fail (CP_IS_WINDOW (self));
+  g_return_if_fail (ADW_IS_TOAST (toast));
+
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/* A message about something the user just did. It replaces the previous
+ * one at once instead of waiting behind it. Toast titles are Pango markup:
+ * the text is escaped here. */
+static void
+show_toast (CpWindow   *self,
+            const char *text)
+{
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
+  AdwToast *toast = adw_toast_new (escaped);
+
+  if (self->message_toast != NULL)
+    adw_toast_dismiss (self->message_toast);
+  adw_toast_set_timeout (toast, 8);
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  g_set_weak_pointer (&self->message_toast, toast);
+  cp_window_add_toast (self, toast);
+}
+
+/* A failed load gets a dialog: its reason can be longer than a toast. */
+static void
+show_error_dialog (CpWindow   *self,
+                   GFile      *file,
+                   const char *reason)
+{
+  g_autofree char *name = dup_display_name (file);
+  g_autofree char *heading = g_strdup_printf (_("Could Not Open “%s”"), name);
+
+#if ADW_CHECK_VERSION (1, 5, 0)
+  AdwDialog *dialog = adw_alert_dialog_new (heading, reason);
+
+  adw_alert_dialog_add_response (ADW_ALERT_DIALOG (dialog), "close", _("_Close"));
+  adw_alert_dialog_set_default_response (ADW_ALERT_DIALOG (dialog), "close");
+  adw_dialog_present (dialog, GTK_WIDGET (self));
+#else
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, reason);
+
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "close");
+  gtk_window_present (GTK_WINDOW (dialog));
+#endif
+}
+
+/* State ----------------------------------------------------------------- */
+
+static void
+cp_window_update_action_state (CpWindow *self)
+{
+  gboolean loaded = self->state == CP_WINDOW_LOADED && self->trace != NULL;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load",
+                                 self->state == CP_WINDOW_LOADING);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-load-report", loaded);
+  /* The report composer (render/) is not part of the build yet: the item
+   * stays visible and disabled until it is. */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-report", FALSE);
+}
+
+static void
+update_title (CpWindow *self)
+{
+  if (self->state == CP_WINDOW_EMPTY || self->file == NULL)
+    {
+      gtk_window_set_title (GTK_WINDOW (self), _("Chokepoint"));
+      adw_window_title_set_title (self->window_title, _("Chokepoint"));
+      adw_window_title_set_subtitle (self->window_title, NULL);
+    }
+  else
+    {
+      g_autofree char *name = dup_display_name (self->file);
+      g_autofree char *folder = dup_folder_name (self->file);
+
+      gtk_window_set_title (GTK_WINDOW (self), name);
+      adw_window_title_set_title (self->window_title, name);
+      adw_window_title_set_subtitle (self->window_title, folder);
+    }
+}
+
+static void
+set_state (CpWindow      *self,
+           CpWindowState  state)
+{
+  static const char *const pages[] = { "empty", "loading", "loaded" };
+
+  self->state = state;
+  gtk_stack_set_visible_child_name (self->main_stack, pages[state]);
+  update_title (self);
+  cp_window_update_action_state (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
+}
+
+static void
+set_file (CpWindow *self,
+          GFile    *file)
+{
+  if (g_set_object (&self->file, file))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+}
+
+static void
+set_trace (CpWindow *self,
+           CpTrace  *trace)
+{
+  if (g_set_object (&self->trace, trace))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
+}
+
+/* Back to the empty page after a failed or cancelled load. */
+static void
+return_to_empty (CpWindow *self)
+{
+  g_clear_object (&self->load_cancellable);
+  self->checking = FALSE;
+  set_file (self, NULL);
+  set_state (self, CP_WINDOW_EMPTY);
+}
+
+/* Shows why a file did not open: a toast for short reasons, a dialog for
+ * what the loader says. A window the application made for this file alone
+ * leaves, and the message shows in another window instead. */
+static void
+report_failure (CpWindow   *self,
+                GFile      *file,
+                const char *reason,
+                gboolean    dialog)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  CpWindow *target = self;
+
+  if (self->made_for_capture && app != NULL)
+    {
+      for (GList *l = gtk_application_get_windows (app); l; l = l->next)
+        if (l->data != self && CP_IS_WINDOW (l->data))
+          {
+            target = l->data;
+            break;
+          }
+    }
+
+  if (dialog)
+    show_error_dialog (target, file, reason);
+  else
+    show_toast (target, reason);
+
+  if (target != self)
+    gtk_window_destroy (GTK_WINDOW (self));
+}
+
+/* Loading --------------------------------------------------------------- */
+
+static void
+set_progress (CpWindow *self,
+              guint64   done,
+              guint64   total)
+{
+  g_autofree char *done_text = g_format_size (done);
+  g_autofree char *text = NULL;
+
+  if (total > 0)
+    {
+      g_autofree char *total_text = g_format_size (total);
+      double fraction = CLAMP ((double) done / (double) total, 0.0, 1.0);
+
+      gtk_progress_bar_set_fraction (self->progress_bar, fraction);
+      /* Translators: progress of a load, "120.5 MB of 1.2 GB". */
+      text = g_strdup_printf (_("%s of %s"), done_text, total_text);
+    }
+  else
+    {
+      gtk_progress_bar_pulse (self->progress_bar);
+      /* Translators: progress of a load of unknown size, "120.5 MB read". */
+      text = g_strdup_printf (_("%s read"), done_text);
+    }
+  gtk_label_set_label (self->progress_label, text);
+}
+
+static void
+load_progress_cb (guint64  done,
+                  guint64  total,
+                  gpointer user_data)
+{
+  Load *load = user_data;
+
+  if (load_is_current (load))
+    set_progress (load->self, done, total);
+}
+
+static void
+show_load_report_toast (CpWindow *self)
+{
+  const CpLoadReport *report = cp_trace_get_load_report (self->trace);
+  guint n_warnings;
+  g_autofree char *text = NULL;
+  AdwToast *toast;
+
+  if (report == NULL)
+    return;
+
+  n_warnings = cp_load_report_n_warnings (report) + report->warnings_dropped;
+  if (report->truncated)
+    text = g_strdup (_("The capture ends early: everything before the damage was loaded"));
+  else if (n_warnings > 0)
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                         "Loaded with %u warning",
+                                         "Loaded with %u warnings",
+                                         n_warnings),
+                            n_warnings);
+  else
+    return;
+
+  toast = adw_toast_new (text);
+  adw_toast_set_button_label (toast, _("_Details"));
+  adw_toast_set_action_name (toast, "win.show-load-report");
+  adw_toast_set_timeout (toast, 8);
+  cp_window_add_toast (self, toast);
+}
+
+static void
+load_done_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(Load) load = user_data;
+  CpWindow *self = load->self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = cp_load_file_finish (result, &error);
+
+  /* Cancelled by the user, replaced, or the window closed: the window has
+   * already moved on, and the trace (if the load finished anyway) goes. */
+  if (!load_is_current (load))
+    return;
+
+  g_clear_object (&self->load_cancellable);
+
+  if (trace == NULL)
+    {
+      return_to_empty (self);
+      report_failure (self, load->file, error->message, TRUE);
+      return;
+    }
+
+  set_trace (self, trace);
+  set_state (self, CP_WINDOW_LOADED);
+  show_load_report_toast (self);
+
+  {
+    CpApplication *app = CP_APPLICATION (gtk_window_get_application (GTK_WINDOW (self)));
+    g_autoptr(GFile) folder = g_file_get_parent (load->file);
+
+    if (app != NULL)
+      cp_application_add_recent (app, load->file);
+    if (self->settings != NULL && folder != NULL)
+      {
+        g_autofree char *uri = g_file_get_uri (folder);
+
+        g_settings_set_string (self->settings, "last-folder", uri);
+      }
+  }
+}
+
+static void
+start_load (CpWindow *self,
+            Load     *load)
+{
+  g_autofree char *name = dup_display_name (load->file);
+  /* The description is Pango markup. */
+  g_autofree char *escaped = g_markup_escape_text (name, -1);
+
+  self->checking = FALSE;
+  adw_status_page_set_description (self->loading_page, escaped);
+  gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
+  gtk_label_set_label (self->progress_label, "");
+  set_state (self, CP_WINDOW_LOADING);
+
+  cp_load_file_async (load->file, load->cancellable,
+                      load_progress_cb, load_ref (load), load_unref,
+                      load_done_cb, load_ref (load));
+}
+
+void
+_cp_window_load (CpWindow *self,
+                 GFile    *file)
+{
+  g_autoptr(Load) load = NULL;
+
+  g_return_if_fail (CP_IS_WINDOW (self));
+  g_return_if_fail (cp_window_is_idle (self));
+
+  self->load_cancellable = g_cancellable_new ();
+  set_file (self, file);
+  load = load_new (self, file, self->load_cancellable, TRUE);
+  start_load (self, load);
+}
+
+void
+_cp_window_set_made_for_capture (CpWindow *self,
+                                 gboolean  made_for_capture)
+{
+  g_return_if_fail (CP_IS_WINDOW (self));
+
+  self->made_for_capture = !!made_for_capture;
+}
+
+/* Why a file cannot be opened before reading a byte of it, or NULL. This is
+ * the one place that decides which kinds of file go to the loader. */
+static char *
+check_openable (GFile     *file,
+                GFileInfo *info,
+                GError    *error)
+{
+  g_autofree char *name = dup_display_name (file);
+
+  if (error != NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        return g_strdup_printf (_("“%s” does not exist"), name);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
+        return g_strdup_printf (_("“%s” cannot be read: permission denied"), name);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED))
+        return g_strdup_printf (_("“%s” cannot be opened: this kind of location is not supported"),
+                                name);
+      /* Translators: the second %s is a system error message. */
+      return g_strdup_printf (_("“%s” cannot be opened: %s"), name, error->message);
+    }
+
+  switch ((int) g_file_info_get_file_type (info))
+    {
+    case G_FILE_TYPE_REGULAR:
+      break;
+    case G_FILE_TYPE_DIRECTORY:
+      return g_strdup_printf (_("“%s” is a folder, not a capture file"), name);
+    default:
+      return g_strdup_printf (_("“%s” is not a regular file"), name);
+    }
+
+  if (g_file_info_has_attribute (info, G_FILE_ATTRIBUTE_ACCESS_CAN_READ) &&
+      !g_file_info_get_attribute_boolean (info, G_FILE_ATTRIBUTE_ACCESS_CAN_READ))
+    return g_strdup_printf (_("“%s” cannot be read: permission denied"), name);
+
+  return NULL;
+}
+
+static void
+query_info_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(Load) load = user_data;
+  CpWindow *self = load->self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFileInfo) info = g_file_query_info_finish (G_FILE (source), result, &error);
+  g_autofree char *problem = NULL;
+  GtkApplication *app;
+  GtkWindow *target;
+  gboolean existing;
+
+  if (!load_is_current (load))
+    return;
+
+  problem = check_openable (load->file, info, error);
+  if (problem != NULL)
+    {
+      if (load->reserved)
+        {
+          return_to_empty (self);
+          report_failure (self, load->file, problem, FALSE);
+        }
+      else
+        show_toast (self, problem);
+      return;
+    }
+
+  if (load->reserved)
+    {
+      start_load (self, load);
+      return;
+    }
+
+  /* A good file for another window. */
+  app = gtk_window_get_application (GTK_WINDOW (self));
+  if (!CP_IS_APPLICATION (app))
+    return;
+  target = cp_application_get_window_for (CP_APPLICATION (app), load->file, &existing);
+  gtk_window_present (target);
+  if (!existing)
+    _cp_window_load (CP_WINDOW (target), load->file);
+}
+
+void
+cp_window_open (CpWindow *self,
+                GFile    *file)
+{
+  g_autoptr(Load) load = NULL;
+  GtkApplication *app;
+
+  g_return_if_fail (CP_IS_WINDOW (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  /* A capture already open (or loading) is shown, not read twice. */
+  app = gtk_window_get_application (GTK_WINDOW (self));
+  if (CP_IS_APPLICATION (app))
+    {
+      for (GList *l = gtk_application_get_windows (app); l; l = l->next)
+        {
+          if (CP_IS_WINDOW (l->data) && CP_WINDOW (l->data)->file != NULL &&
+              g_file_equal (CP_WINDOW (l->data)->file, file))
+            {
+              gtk_window_present (l->data);
+              return;
+            }
+        }
+    }
+
+  /* The file is checked here, so that whatever is wrong with it shows where
+   * the user put it. An idle window then loads it itself; a busy one hands
+   * it to another window (one window per capture). */
+  if (cp_window_is_idle (self))
+    {
+      self->checking = TRUE;
+      self->load_cancellable = g_cancellable_new ();
+      set_file (self, file);
+      load = load_new (self, file, self->load_cancellable, TRUE);
+    }
+  else
+    load = load_new (self, file, self->cancellable, FALSE);
+
+  g_file_query_info_async (file,
+                           G_FILE_ATTRIBUTE_STANDARD_TYPE ","
+                           G_FILE_ATTRIBUTE_ACCESS_CAN_READ,
+                           G_FILE_QUERY_INFO_NONE, G_PRIORITY_DEFAULT,
+                           load->cancellable, query_info_cb, load_ref (load));
+}
+
+/* Drops ----------------------------------------------------------------- */
+
+static gboolean
+drop_cb (CpWindow      *self,
+         const GValue  *value,
+         double         x,
+         double         y,
+         GtkDropTarget *target)
+{
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
+
+  if (G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    {
+      for (GSList *l = gdk_file_list_get_files (g_value_get_boxed (value)); l; l = l->next)
+        g_ptr_array_add (files, g_object_ref (l->data));
+    }
+  else if (G_VALUE_HOLDS (value, G_TYPE_FILE) && g_value_get_object (value) != NULL)
+    {
+      g_ptr_array_add (files, g_object_ref (g_value_get_object (value)));
+    }
+  else if (G_VALUE_HOLDS_STRING (value) && g_value_get_string (value) != NULL)
+    {
+      /* Some sources offer file locations only as text (a URI list). */
+      g_auto(GStrv) uris = g_uri_list_extract_uris (g_value_get_string (value));
+
+      for (guint i = 0; uris[i] != NULL; i++)
+        {
+          g_autofree char *scheme = g_uri_parse_scheme (uris[i]);
+
+          if (scheme != NULL && g_ascii_strcasecmp (scheme, "file") == 0)
+            g_ptr_array_add (files, g_file_new_for_uri (uris[i]));
+        }
+    }
+
+  if (files->len == 0)
+    {
+      show_toast (self, _("Only files can be opened: the drop held no file"));
+      return FALSE;
+    }
+
+  for (guint i = 0; i < files->len; i++)
+    cp_window_open (self, g_ptr_array_index (files, i));
+  return TRUE;
+}
+
+/* Open dialog ----------------------------------------------------------- */
+
+static GListStore *
+make_filters (GtkFileFilter **all_out)
+{
+  GListStore *filters = g_list_store_new (GTK_TYPE_FILE_FILTER);
+  static const char *const json_patterns[] = { "*.json", "*.json.gz", "*.json.zst", NULL };
+  static const char *const xplane_patterns[] = { "*.xplane.pb", "*.pb", "*.pb.gz", "*.pb.zst", NULL };
+  GtkFileFilter *all = gtk_file_filter_new ();
+  GtkFileFilter *json = gtk_file_filter_new ();
+  GtkFileFilter *xplane = gtk_file_filter_new ();
+  GtkFileFilter *any = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (all, _("Profiler Captures"));
+  gtk_file_filter_set_name (json, _("Chrome and PyTorch Traces (JSON)"));
+  gtk_file_filter_set_name (xplane, _("XPlane Captures (JAX, TensorFlow)"));
+  gtk_file_filter_set_name (any, _("All Files"));
+
+  for (guint i = 0; json_patterns[i] != NULL; i++)
+    {
+      gtk_file_filter_add_pattern (all, json_patterns[i]);
+      gtk_file_filter_add_pattern (json, json_patterns[i]);
+    }
+  for (guint i = 0; xplane_patterns[i] != NULL; i++)
+    {
+      gtk_file_filter_add_pattern (all, xplane_patterns[i]);
+      gtk_file_filter_add_pattern (xplane, xplane_patterns[i]);
+    }
+  gtk_file_filter_add_pattern (any, "*");
+
+  g_list_store_append (filters, all);
+  g_list_store_append (filters, json);
+  g_list_store_append (filters, xplane);
+  g_list_store_append (filters, any);
+  g_object_unref (json);
+  g_object_unref (xplane);
+  g_object_unref (any);
+
+  *all_out = all;
+  return filters;
+}
+
+static GFile *
+dup_initial_folder (CpWindow *self)
+{
+  g_autofree char *uri = NULL;
+  g_autoptr(GFile) folder = NULL;
+
+  if (self->settings == NULL)
+    return NULL;
+  uri = g_settings_get_string (self->settings, "last-folder");
+  if (uri[0] == '\0')
+    return NULL;
+  folder = g_file_new_for_uri (uri);
+  if (g_file_is_native (folder) &&
+      g_file_query_file_type (folder, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
+    return NULL;
+  return g_steal_pointer (&folder);
+}
+
+static void
+open_files (CpWindow   *self,
+            GListModel *files)
+{
+  guint n = g_list_model_get_n_items (files);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GFile) file = g_list_model_get_item (files, i);
+
+      cp_window_open (self, file);
+    }
+}
+
+#if GTK_CHECK_VERSION (4, 10, 0)
+static void
+open_dialog_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(CpWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GListModel) files = NULL;
+
+  files = gtk_file_dialog_open_multiple_finish (GTK_FILE_DIALOG (source), result, &error);
+  if (files == NULL)
+    {
+      if (!g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_DISMISSED) &&
+          !g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_CANCELLED))
+        {
+          g_autofree char *text = g_strdup_printf (_("Could not show the file chooser: %s"),
+                                                   error->message);
+          show_toast (self, text);
+        }
+      return;
+    }
+  open_files (self, files);
+}
+#else
+static void
+native_response_cb (GtkNativeDialog *native,
+                    int              response,
+                    gpointer         user_data)
+{
+  CpWindow *self = user_data;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GListModel) files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (native));
+
+      open_files (self, files);
+    }
+  gtk_native_dialog_destroy (native);
+  g_object_unref (native);
+  g_object_unref (self);
+}
+#endif
+
+static void
+open_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+  GtkFileFilter *all = NULL;
+  g_autoptr(GListStore) filters = make_filters (&all);
+  g_autoptr(GFile) folder = dup_initial_folder (self);
+  g_autoptr(GtkFileFilter) all_ref = all;
+
+#if GTK_CHECK_VERSION (4, 10, 0)
+  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
+
+  gtk_file_dialog_set_title (dialog, _("Open Capture"));
+  gtk_file_dialog_set_accept_label (dialog, _("_Open"));
+  gtk_file_dialog_set_modal (dialog, TRUE);
+  gtk_file_dialog_set_filters (dialog, G_LIST_MODEL (filters));
+  gtk_file_dialog_set_default_filter (dialog, all);
+  if (folder != NULL)
+    gtk_file_dialog_set_initial_folder (dialog, folder);
+  gtk_file_dialog_open_multiple (dialog, GTK_WINDOW (self), NULL,
+                                 open_dialog_cb, g_object_ref (self));
+#else
+  GtkFileChooserNative *native;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (filters));
+
+  native = gtk_file_chooser_native_new (_("Open Capture"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_OPEN,
+                                        _("_Open"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+  gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (native), TRUE);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GtkFileFilter) filter = g_list_model_get_item (G_LIST_MODEL (filters), i);
+
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), filter);
+    }
+  gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (native), all);
+  if (folder != NULL)
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (native), folder, NULL);
+  g_signal_connect (native, "response", G_CALLBACK (native_response_cb), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+#endif
+}
+
+/* Actions --------------------------------------------------------------- */
+
+static void
+open_recent_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+  g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (param, NULL));
+
+  cp_window_open (self, file);
+}
+
+static void
+cancel_load_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+
+  if (self->load_cancellable == NULL)
+    return;
+
+  /* The worker notices soon; the window does not wait for it. */
+  g_cancellable_cancel (self->load_cancellable);
+  if (self->made_for_capture && self->trace == NULL)
+    {
+      gtk_window_close (GTK_WINDOW (self));
+      return;
+    }
+  return_to_empty (self);
+}
+
+static void
+show_load_report_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+
+  adw_view_stack_set_visible_child_name (self->side_stack, "capture");
+  cp_capture_pane_show_load_report (self->capture_pane);
+}
+
+static void
+export_report_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  /* Never enabled yet: see cp_window_update_action_state(). */
+  g_return_if_reached ();
+}
+
+/* Window size ----------------------------------------------------------- */
+
+static void
+restore_window_state (CpWindow *self)
+{
+  int width, height;
+
+  if (self->settings == NULL)
+    return;
+
+  width = g_settings_get_int (self->settings, "window-width");
+  height = g_settings_get_int (self->settings, "window-height");
+  if (width > 0 && height > 0)
+    gtk_window_set_default_size (GTK_WINDOW (self), width, height);
+  if (g_settings_get_boolean (self->settings, "window-maximized"))
+    gtk_window_maximize (GTK_WINDOW (self));
+}
+
+static void
+save_window_state (CpWindow *self)
+{
+  gboolean maximized = gtk_window_is_maximized (GTK_WINDOW (self));
+  int width, height;
+
+  if (self->settings == NULL)
+    return;
+
+  g_settings_delay (self->settings);
+  g_settings_set_boolean (self->settings, "window-maximized", maximized);
+  if (!maximized)
+    {
+      gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
+      if (width > 0 && height > 0)
+        {
+          g_settings_set_int (self->settings, "window-width", width);
+          g_settings_set_int (self->settings, "window-height", height);
+        }
+    }
+  g_settings_apply (self->settings);
+}
+
+static gboolean
+cp_window_close_request (GtkWindow *window)
+{
+  CpWindow *self = CP_WINDOW (window);
+
+  save_window_state (self);
+  g_cancellable_cancel (self->cancellable);
+  if (self->load_cancellable != NULL)
+    g_cancellable_cancel (self->load_cancellable);
+
+  return GTK_WINDOW_CLASS (cp_window_parent_class)->close_request (window);
+}
+
+/* GObject --------------------------------------------------------------- */
+
+CpWindow *
+cp_window_new (CpApplication *application)
+{
+  g_return_val_if_fail (CP_IS_APPLICATION (application), NULL);
+
+  return g_object_new (CP_TYPE_WINDOW, "application", application, NULL);
+}
+
+CpWindowState
+cp_window_get_state (CpWindow *self)
+{
+  g_return_val_if_fail (CP_IS_WINDOW (self), CP_WINDOW_EMPTY);
+
+  return self->state;
+}
+
+GFile *
+cp_window_get_file (CpWindow *self)
+{
+  g_return_val_if_fail (CP_IS_WINDOW (self), NULL);
+
+  return self->file;
+}
+
+CpTrace *
+cp_window_get_trace (CpWindow *self)
+{
+  g_return_val_if_fail (CP_IS_WINDOW (self), NULL);
+
+  return self->trace;
+}
+
+gboolean
+cp_window_is_idle (CpWindow *self)
+{
+  g_return_val_if_fail (CP_IS_WINDOW (self), FALSE);
+
+  return self->state == CP_WINDOW_EMPTY && !self->checking;
+}
+
+static void
+cp_window_constructed (GObject *object)
+{
+  CpWindow *self = CP_WINDOW (object);
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  G_OBJECT_CLASS (cp_window_parent_class)->constructed (object);
+
+  if (CP_IS_APPLICATION (app))
+    {
+      GSettings *settings = cp_application_get_settings (CP_APPLICATION (app));
+
+      if (settings != NULL)
+        self->settings = g_object_ref (settings);
+      g_menu_append_section (self->recent_submenu, NULL,
+                             cp_application_get_recent_menu (CP_APPLICATION (app)));
+    }
+
+  restore_window_state (self);
+  cp_window_update_action_state (self);
+}
+
+static void
+cp_window_dispose (GObject *object)
+{
+  CpWindow *self = CP_WINDOW (object);
+
+  g_cancellable_cancel (self->cancellable);
+  if (self->load_cancellable != NULL)
+    g_cancellable_cancel (self->load_cancellable);
+  g_clear_weak_pointer (&self->message_toast);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_WINDOW);
+
+  G_OBJECT_CLASS (cp_window_parent_class)->dispose (object);
+}
+
+static void
+cp_window_finalize (GObject *object)
+{
+  CpWindow *self = CP_WINDOW (object);
+
+  g_clear_object (&self->load_cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->trace);
+  g_clear_object (&self->file);
+  g_clear_object (&self->settings);
+
+  G_OBJECT_CLASS (cp_window_parent_class)->finalize (object);
+}
+
+static void
+cp_window_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
+{
+  CpWindow *self = CP_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_FILE:
+      g_value_set_object (value, self->file);
+      break;
+    case PROP_STATE:
+      g_value_set_enum (value, self->state);
+      break;
+    case PROP_TRACE:
+      g_value_set_object (value, self->trace);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cp_window_class_init (CpWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->constructed = cp_window_constructed;
+  object_class->dispose = cp_window_dispose;
+  object_class->finalize = cp_window_finalize;
+  object_class->get_property = cp_window_get_property;
+
+  window_class->close_request = cp_window_close_request;
+
+  properties[PROP_FILE] =
+    g_param_spec_object ("file", NULL, NULL,
+                         G_TYPE_FILE,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_STATE] =
+    g_param_spec_enum ("state", NULL, NULL,
+                       CP_TYPE_WINDOW_STATE, CP_WINDOW_EMPTY,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_TRACE] =
+    g_param_spec_object ("trace", NULL, NULL,
+                         CP_TYPE_TRACE,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (CP_TYPE_CAPTURE_PANE);
+  g_type_ensure (CP_TYPE_LANE_LIST);
+  g_type_ensure (CP_TYPE_SUMMARY_BAR);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/chokepoint/Chokepoint/ui/cp-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, CpWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, CpWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, CpWindow, main_stack);
+  gtk_widget_class_bind_template_child (widget_class, CpWindow, loading_page);
+  gtk_widget_class_bind_template_child (widget_class, CpWindow, progress_bar);
+  gtk_widget_class_bind_template_child (widget_class, CpWindow, progress_label);
+  gtk_widget_class_bind_template_child (widget_class, CpWindow, loaded_paned);
+  gtk_widget_class_bind_template_child (widget_class, CpWindow, side_stack);
+  gtk_widget_class_bind_template_child (widget_class, CpWindow, capture_pane);
+  gtk_widget_class_bind_template_child (widget_class, CpWindow, recent_submenu);
+
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
+  gtk_widget_class_install_action (widget_class, "win.cancel-load", NULL, cancel_load_action);
+  gtk_widget_class_install_action (widget_class, "win.show-load-report", NULL,
+                                   show_load_report_action);
+  gtk_widget_class_install_action (widget_class, "win.export-report", NULL,
+                                   export_report_action);
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.cancel-load", NULL);
+}
+
+static void
+cp_window_init (CpWindow *self)
+{
+  GtkDropTarget *target;
+  GType drop_types[] = { GDK_TYPE_FILE_LIST, G_TYPE_FILE, G_TYPE_STRING };
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  target = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
+  gtk_drop_target_set_gtypes (target, drop_types, G_N_ELEMENTS (drop_types));
+  g_signal_connect_object (target, "drop", G_CALLBACK (drop_cb), self, G_CONNECT_SWAPPED);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (target));
+
+  self->cancellable = g_cancellable_new ();
+  self->state = CP_WINDOW_EMPTY;
+}
