@@ -6,9 +6,13 @@
 
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
+#include <zstd.h>
+
+#include "formats/cp-loader.h"
 #include "formats/cp-protobuf.h"
 #include "formats/cp-xplane-reader.h"
 #include "cp-test-pbwriter.h"
@@ -850,6 +854,249 @@ test_million_lines (void)
   g_assert_cmpuint (cp_load_report_n_warnings (report), >=, 1);
 }
 
+static GBytes *
+gzip_bytes (GByteArray *in)
+{
+  g_autoptr(GZlibCompressor) z = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, -1);
+  g_autoptr(GOutputStream) mem = g_memory_output_stream_new_resizable ();
+  g_autoptr(GOutputStream) out = g_converter_output_stream_new (mem, G_CONVERTER (z));
+  g_autoptr(GError) error = NULL;
+
+  g_output_stream_write_all (out, in->data, in->len, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_close (out, NULL, &error);
+  g_assert_no_error (error);
+  return g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (mem));
+}
+
+static char *
+write_space (const char *dir,
+             const char *name,
+             GByteArray *space)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *parent = g_path_get_dirname (path);
+
+  g_mkdir_with_parents (parent, 0700);
+  if (g_str_has_suffix (name, ".gz"))
+    {
+      g_autoptr(GBytes) gz = gzip_bytes (space);
+      gsize n;
+      const void *d = g_bytes_get_data (gz, &n);
+
+      return cp_test_write_file (parent, strrchr (path, '/') + 1, d, n);
+    }
+  if (g_str_has_suffix (name, ".zst"))
+    {
+      gsize cap = ZSTD_compressBound (space->len);
+      g_autofree guint8 *buf = g_malloc (cap);
+      gsize n = ZSTD_compress (buf, cap, space->data, space->len, 3);
+
+      g_assert_false (ZSTD_isError (n));
+      return cp_test_write_file (parent, strrchr (path, '/') + 1, buf, n);
+    }
+  return cp_test_write_file (parent, strrchr (path, '/') + 1, space->data, space->len);
+}
+
+static CpTrace *
+load_path (const char  *path,
+           GError     **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  return cp_load_file (file, NULL, NULL, NULL, error);
+}
+
+/* Files through the loader: plain, gzip, zstd, truncated. */
+static void
+test_loader (void)
+{
+  g_autoptr(GByteArray) space = make_gpu_space ();
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  static const struct { const char *name; const char *format; } cases[] = {
+    { "node7.xplane.pb", "xplane" },
+    { "node7.xplane.pb.gz", "xplane+gzip" },
+    { "node7.xplane.pb.zst", "xplane+zstd" },
+    { "renamed.bin", "xplane" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = write_space (dir, cases[i].name, space);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CpTrace) trace = load_path (path, &error);
+      const CpLoadReport *report;
+
+      g_assert_no_error (error);
+      report = cp_trace_get_load_report (trace);
+      g_assert_cmpstr (report->format, ==, cases[i].format);
+      g_assert_cmpuint (report->input_bytes, ==, space->len);
+      g_assert_cmpuint (cp_trace_get_n_slices (trace), ==, 10);
+      g_assert_cmpuint (cp_trace_get_n_lanes (trace), ==, 8);
+      g_assert_false (report->truncated);
+    }
+
+  /* Truncated, plain and compressed: what is complete loads. */
+  {
+    g_autoptr(GByteArray) cut = g_byte_array_new ();
+
+    g_byte_array_append (cut, space->data, space->len * 2 / 3);
+    for (guint i = 0; i < 2; i++)
+      {
+        g_autofree char *path = write_space (dir, i == 0 ? "cut.xplane.pb" : "cut.xplane.pb.gz", cut);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(CpTrace) trace = load_path (path, &error);
+
+        g_assert_no_error (error);
+        g_assert_true (cp_trace_get_load_report (trace)->truncated);
+        g_assert_cmpuint (cp_trace_get_load_report (trace)->stopped_at, <=, cut->len);
+        g_assert_cmpuint (cp_trace_get_n_slices (trace), >, 0);
+      }
+  }
+
+  /* Damaged: the message names the file and the offset. */
+  {
+    g_autoptr(GByteArray) bad = g_byte_array_new ();
+    g_autofree char *path = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(CpTrace) trace = NULL;
+
+    g_byte_array_append (bad, (const guint8 *) "\x0a\x05\x08\x01\x13\x00\x00", 7);
+    path = write_space (dir, "bad.xplane.pb", bad);
+    trace = load_path (path, &error);
+    g_assert_null (trace);
+    g_assert_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED);
+    g_assert_nonnull (strstr (error->message, "bad.xplane.pb"));
+    g_assert_nonnull (strstr (error->message, "byte 4"));
+  }
+  cp_test_rm_rf (dir);
+}
+
+static GByteArray *
+make_host_space (const char *hostname,
+                 guint64     start,
+                 guint       n_gpus)
+{
+  GByteArray *space = g_byte_array_new ();
+  XpPlane *host = xp_plane_new (0, "/host:CPU");
+
+  xp_line (host, 1, 0, "main", NULL, 0,
+           xp_event (host, "launch", 0, 1000000, xp_stat_uint (host, "correlation_id", 1),
+                     xp_stat_int (host, "device_id", n_gpus - 1), NULL), NULL);
+  xp_space_add_plane (space, host);
+  for (guint g = 0; g < n_gpus; g++)
+    {
+      g_autofree char *name = g_strdup_printf ("/device:GPU:%u", g);
+      XpPlane *gpu = xp_plane_new (g, name);
+
+      xp_line (gpu, 1, 0, "Stream #1", NULL, 0,
+               xp_event (gpu, "kernel", 2000000, 1000000, xp_stat_uint (gpu, "correlation_id", 1),
+                         NULL), NULL);
+      xp_space_add_plane (space, gpu);
+    }
+  xp_space_add_task_env (space, start);
+  xp_space_add_hostname (space, hostname);
+  return space;
+}
+
+/* TensorBoard profile folders: hosts become process groups. */
+static void
+test_folder (void)
+{
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *logdir = g_build_filename (dir, "logdir", NULL);
+  g_autofree char *profile = g_build_filename (logdir, "plugins", "profile", NULL);
+  g_autofree char *run = g_build_filename (profile, "2025_03_04_10_00_00", NULL);
+  g_autoptr(GByteArray) a = make_host_space ("alpha", START, 2);
+  g_autoptr(GByteArray) b = make_host_space ("beta", START + 500, 2);
+  g_autoptr(GByteArray) old = make_host_space ("old", START, 1);
+  const char *opens[] = { logdir, profile, run };
+
+  g_free (write_space (profile, "2025_03_01_09_00_00/old.xplane.pb", old));
+  g_free (write_space (run, "alpha.xplane.pb", a));
+  g_free (write_space (run, "beta.xplane.pb.gz", b));
+  g_free (write_space (run, "alpha.trace.json.gz", old));
+
+  for (guint k = 0; k < G_N_ELEMENTS (opens); k++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CpTrace) trace = load_path (opens[k], &error);
+      guint hosts_seen = 0, n_flows;
+      const CpFlow *flows;
+
+      g_assert_no_error (error);
+      g_assert_cmpstr (cp_trace_get_load_report (trace)->format, ==, "xplane-folder");
+      g_assert_cmpstr (cp_trace_get_title (trace), ==, "2025_03_04_10_00_00 (2 hosts)");
+      /* 2 hosts x (1 host lane + 2 kernel lanes) */
+      g_assert_cmpuint (cp_trace_get_n_lanes (trace), ==, 6);
+      g_assert_cmpuint (cp_trace_get_n_devices (trace), ==, 4);
+      for (guint p = 0; p < cp_trace_get_n_processes (trace); p++)
+        {
+          const CpProcess *proc = cp_trace_get_process (trace, p);
+          const char *name = cp_trace_get_string (trace, proc->name);
+
+          if (g_str_has_prefix (name, "beta"))
+            {
+              g_assert_cmpint (proc->host, ==, 1);
+              if (proc->is_device)
+                g_assert_cmpint (proc->device, >=, 2);
+              hosts_seen |= 2;
+            }
+          else
+            {
+              g_assert_true (g_str_has_prefix (name, "alpha"));
+              g_assert_cmpint (proc->host, ==, 0);
+              if (proc->is_device)
+                g_assert_cmpint (proc->device, <, 2);
+              hosts_seen |= 1;
+            }
+        }
+      g_assert_cmpuint (hosts_seen, ==, 3);
+      /* Host lanes of alpha come before beta's. */
+      g_assert_true (g_str_has_prefix (cp_trace_get_string (trace,
+                       cp_trace_get_process (trace, cp_lane_get_process (cp_trace_get_lane (trace, 0)))->name),
+                       "alpha"));
+      /* Correlation 1 exists on both hosts: each launch links its own host's GPU 1 only. */
+      flows = cp_trace_get_flows (trace, &n_flows);
+      g_assert_cmpuint (n_flows, ==, 2);
+      for (guint f = 0; f < n_flows; f++)
+        {
+          const CpProcess *from = cp_trace_get_process (trace,
+                                    cp_lane_get_process (cp_trace_get_lane (trace, flows[f].from.lane)));
+          const CpProcess *to = cp_trace_get_process (trace,
+                                  cp_lane_get_process (cp_trace_get_lane (trace, flows[f].to.lane)));
+
+          g_assert_cmpint (from->host, ==, to->host);
+          g_assert_cmpint (to->device % 2, ==, 1);
+        }
+    }
+
+  /* One file of the folder opened as a file is just that file. */
+  {
+    g_autofree char *path = g_build_filename (run, "alpha.xplane.pb", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(CpTrace) trace = load_path (path, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpstr (cp_trace_get_load_report (trace)->format, ==, "xplane");
+    g_assert_cmpuint (cp_trace_get_n_lanes (trace), ==, 3);
+  }
+
+  /* A folder without captures. */
+  {
+    g_autofree char *empty = g_build_filename (dir, "empty", NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(CpTrace) trace = NULL;
+
+    g_mkdir_with_parents (empty, 0700);
+    trace = load_path (empty, &error);
+    g_assert_null (trace);
+    g_assert_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_NOT_A_TRACE);
+    g_assert_nonnull (strstr (error->message, "empty"));
+  }
+  cp_test_rm_rf (dir);
+}
+
 /* Every real capture loads; counts match an independent decode. */
 static void
 test_shared_traces (void)
@@ -898,24 +1145,21 @@ test_shared_traces (void)
     {
       const char *path = g_ptr_array_index (files, i);
       g_autoptr(GError) error = NULL;
-      g_autoptr(GMappedFile) mf = g_mapped_file_new (path, FALSE, &error);
-      g_autoptr(GByteArray) copy = g_byte_array_new ();
       g_autoptr(CpTrace) trace = NULL;
 
-      g_assert_no_error (error);
-      g_byte_array_append (copy, (const guint8 *) g_mapped_file_get_contents (mf),
-                           g_mapped_file_get_length (mf));
-      trace = load (copy, &error);
+      trace = load_path (path, &error);
       if (strstr (path, "_corrupted_") != NULL)
         {
           g_assert_null (trace);
           g_assert_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED);
           g_assert_nonnull (strstr (error->message, "damaged at byte"));
+          g_assert_nonnull (strstr (error->message, "tpu_inference_2.xplane.pb"));
           n_corrupted++;
           continue;
         }
       g_assert_no_error (error);
       g_assert_nonnull (trace);
+      g_assert_cmpstr (cp_trace_get_load_report (trace)->format, ==, "xplane");
       g_assert_cmpuint (cp_load_report_n_warnings (cp_trace_get_load_report (trace)), ==, 0);
       g_assert_false (cp_trace_get_load_report (trace)->truncated);
       n_loaded++;
@@ -974,6 +1218,8 @@ main (int   argc,
   g_test_add_func ("/xplane/mutations", test_mutations);
   g_test_add_func ("/xplane/malformed", test_malformed);
   g_test_add_func ("/xplane/million-lines", test_million_lines);
+  g_test_add_func ("/xplane/loader", test_loader);
+  g_test_add_func ("/xplane/folder", test_folder);
   g_test_add_func ("/xplane/shared-traces", test_shared_traces);
 
   return g_test_run ();

@@ -12,6 +12,7 @@
 #include "cp-chrome-reader.h"
 #include "cp-loader.h"
 #include "cp-source.h"
+#include "cp-xplane-reader.h"
 
 static char *
 format_name (const char    *base,
@@ -30,17 +31,38 @@ format_name (const char    *base,
 }
 
 static CpTrace *
-load_folder (GFile         *file,
-             GCancellable  *cancellable,
-             GError       **error)
+load_xplane (CpSource            *source,
+             GCancellable        *cancellable,
+             CpLoadProgressFunc   progress,
+             gpointer             progress_data,
+             GError             **error)
 {
-  g_autofree char *name = g_file_get_parse_name (file);
+  g_autoptr(CpTraceBuilder) builder = cp_trace_builder_new ();
+  g_autoptr(CpXPlaneReader) reader = cp_xplane_reader_new (builder);
+  CpLoadReport *report = cp_trace_builder_get_report (builder);
 
-  g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_UNSUPPORTED,
-               _("“%s” is a folder; opening TensorBoard profile folders is not supported yet, "
-                 "open one of the capture files inside it instead"),
-               name);
-  return NULL;
+  cp_trace_builder_set_file (builder, cp_source_get_file (source));
+  g_free (report->format);
+  report->format = format_name ("xplane", cp_source_get_compression (source));
+  report->file_bytes = cp_source_get_file_size (source);
+
+  if (!cp_xplane_reader_read (reader, source, cancellable, progress, progress_data, 0,
+                              cp_source_get_file_size (source), error))
+    return NULL;
+  cp_xplane_reader_finish (reader);
+  return cp_trace_builder_finish (g_steal_pointer (&builder), error);
+}
+
+static gboolean
+looks_like_damaged_xplane (CpSource *source)
+{
+  g_autofree char *base = g_file_get_basename (cp_source_get_file (source));
+  gsize len;
+  const guint8 *head = cp_source_peek (source, &len);
+
+  return len > 0 && head[0] == 0x0a &&
+         (g_str_has_suffix (base, ".xplane.pb") || g_str_has_suffix (base, ".xplane.pb.gz") ||
+          g_str_has_suffix (base, ".xplane.pb.zst"));
 }
 
 static CpTrace *
@@ -82,7 +104,14 @@ cp_load_file (GFile               *file,
 
   name = g_file_get_parse_name (file);
   if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, cancellable) == G_FILE_TYPE_DIRECTORY)
-    return load_folder (file, cancellable, error);
+    {
+      /* A TensorBoard profile folder: every host of its newest run. */
+      trace = cp_xplane_load_folder (file, cancellable, progress, progress_data, error);
+      if (trace != NULL)
+        ((CpLoadReport *) cp_trace_get_load_report (trace))->load_seconds =
+          (g_get_monotonic_time () - t0) / (double) G_USEC_PER_SEC;
+      return g_steal_pointer (&trace);
+    }
 
   source = cp_source_open (file, cancellable, error);
   if (source == NULL)
@@ -96,9 +125,7 @@ cp_load_file (GFile               *file,
       break;
 
     case CP_CONTENT_XPLANE:
-      g_set_error (&local_error, CP_TRACE_ERROR, CP_TRACE_ERROR_UNSUPPORTED,
-                   _("“%s” is an XPlane profile (.xplane.pb), which this build cannot read yet"),
-                   name);
+      trace = load_xplane (source, cancellable, progress, progress_data, &local_error);
       break;
 
     case CP_CONTENT_EMPTY:
@@ -112,6 +139,13 @@ cp_load_file (GFile               *file,
 
     case CP_CONTENT_UNKNOWN:
     default:
+      if (looks_like_damaged_xplane (source))
+        {
+          /* Named like an XPlane capture and starting like one: the XPlane
+           * reader says where it is damaged. */
+          trace = load_xplane (source, cancellable, progress, progress_data, &local_error);
+          break;
+        }
       g_set_error (&local_error, CP_TRACE_ERROR, CP_TRACE_ERROR_NOT_A_TRACE,
                    _("“%s” is not a profiler capture: it looks like %s"),
                    name, cp_source_get_guess (source));

@@ -353,6 +353,9 @@ struct _CpXPlaneReader
   CpStr           flow_generic;
   Pack            pack;           /* scratch for packed stats */
   GArray         *steps;          /* of StepCand, from the first space with steps */
+  GHashTable     *pids;           /* gint64*: pids given to planes */
+  CpPbError       error_reason;   /* of the last DAMAGED error */
+  guint64         error_offset;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -1686,6 +1689,19 @@ plane_read_stats (Plane       *plane,
     {
       const char *vendor = cp_trace_builder_get_string (reader->builder, dev->vendor);
 
+      if (dev->name == CP_STR_EMPTY && vendor[0] != '\0' && plane->klass == PLANE_GPU)
+        {
+          g_autofree char *n = NULL;
+
+          /* AMD captures carry no device name: say what is known. */
+          if (dev->compute_major >= 0)
+            n = g_strdup_printf ("%s GPU (compute %d.%d)", vendor, dev->compute_major,
+                                 MAX (dev->compute_minor, 0));
+          else
+            n = g_strdup_printf ("%s GPU", vendor);
+          dev->name = cp_trace_builder_intern (reader->builder, n, -1);
+        }
+
       if (dev->warp_size < 0)
         {
           if (g_ascii_strcasecmp (vendor, "Nvidia") == 0)
@@ -1703,7 +1719,6 @@ plane_process (Plane *plane)
 {
   Space *space = plane->space;
   CpXPlaneReader *reader = space->reader;
-  g_autofree char *key = NULL;
   g_autofree char *name = NULL;
   CpProcess *proc;
   guint index;
@@ -1712,11 +1727,25 @@ plane_process (Plane *plane)
   if (plane->process >= 0)
     return (guint) plane->process;
 
-  key = g_strdup_printf ("%u:%" G_GINT64_FORMAT ":%u:%s", space->host, plane->id, plane->index,
-                         plane->name);
-  index = cp_trace_builder_process_for_string (reader->builder, key, -1);
-  proc = cp_trace_builder_get_process (reader->builder, index);
+  /* XProf's trace viewer pids: host planes from 701, devices 1 + id, custom
+   * planes 501 + id; hosts of a folder 10000 apart. */
   is_device = plane->klass == PLANE_GPU || plane->klass == PLANE_TPU || plane->klass == PLANE_CUSTOM;
+  {
+    gint64 pid;
+
+    if (plane->klass == PLANE_GPU || plane->klass == PLANE_TPU)
+      pid = 1 + CLAMP (plane->id, 0, 400);
+    else if (plane->klass == PLANE_CUSTOM)
+      pid = 501 + CLAMP (plane->id, 0, 150);
+    else
+      pid = 701 + plane->index;
+    pid += (gint64) space->host * 10000;
+    while (g_hash_table_contains (reader->pids, &pid))
+      pid += 1000;
+    g_hash_table_add (reader->pids, g_memdup2 (&pid, sizeof pid));
+    index = cp_trace_builder_process_for_pid (reader->builder, pid);
+  }
+  proc = cp_trace_builder_get_process (reader->builder, index);
   if (space->hostname != NULL && space->hostname[0] != '\0')
     name = g_strdup_printf ("%s %s", space->hostname, plane->name);
   else
@@ -2937,6 +2966,7 @@ cp_xplane_reader_new (CpTraceBuilder *builder)
   self->flow_generic = cp_trace_builder_intern (builder, "flow", -1);
 
   self->steps = g_array_new (FALSE, FALSE, sizeof (StepCand));
+  self->pids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   /* Correlation ids repeat across hosts: links are made per space here. */
   cp_trace_builder_set_link_correlations (builder, FALSE);
   return self;
@@ -2949,6 +2979,7 @@ cp_xplane_reader_free (CpXPlaneReader *self)
     return;
   g_free (self->pack.data);
   g_array_unref (self->steps);
+  g_hash_table_unref (self->pids);
   g_free (self);
 }
 
@@ -3165,7 +3196,7 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
   if (planes->len == 0 && top.error == CP_PB_OK && len > 0)
     {
       g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY,
-                   _("The XPlane capture holds no planes"));
+                   _("the XPlane capture holds no planes"));
       ok = FALSE;
       goto out;
     }
@@ -3239,6 +3270,8 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
 
   if (!space.any_event && space.first_error != CP_PB_OK)
     {
+      self->error_reason = space.first_error;
+      self->error_offset = space.first_error_offset;
       g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
                    _("The XPlane data is damaged at byte %" G_GUINT64_FORMAT ": %s"),
                    space.first_error_offset, cp_pb_error_to_string (space.first_error));
@@ -3425,4 +3458,414 @@ cp_xstats_decode (CpTrace       *trace,
   if (!decode_into (trace, data, len, out, index, 0, error))
     return NULL;
   return g_steal_pointer (&out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Files and folders                                                         */
+
+static void
+release_source (guint64  offset,
+                gpointer data)
+{
+  cp_source_release_before (data, offset);
+}
+
+/* Decompressed input: drop the pages before offset too (they are never read
+ * again and their content is not needed). */
+typedef struct
+{
+  guint8 *data;
+  gsize   len;
+  gsize   released;
+} HeapInput;
+
+static void
+release_heap (guint64  offset,
+              gpointer data)
+{
+#if defined(G_OS_UNIX) && defined(MADV_DONTNEED)
+  HeapInput *h = data;
+  long page = sysconf (_SC_PAGESIZE);
+  guintptr start, stop;
+
+  if (page <= 0 || offset > h->len)
+    return;
+  start = ((guintptr) h->data + h->released + page - 1) & ~((guintptr) page - 1);
+  stop = ((guintptr) h->data + offset) & ~((guintptr) page - 1);
+  if (stop > start)
+    {
+      madvise ((void *) start, stop - start, MADV_DONTNEED);
+      h->released = stop - (guintptr) h->data;
+    }
+#endif
+}
+
+static char *
+host_hint_for (GFile *file)
+{
+  g_autofree char *base = g_file_get_basename (file);
+  static const char *const suffixes[] = { ".xplane.pb.gz", ".xplane.pb.zst", ".xplane.pb", ".pb" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+    if (g_str_has_suffix (base, suffixes[i]))
+      {
+        base[strlen (base) - strlen (suffixes[i])] = '\0';
+        break;
+      }
+  return g_steal_pointer (&base);
+}
+
+gboolean
+cp_xplane_reader_read (CpXPlaneReader      *self,
+                       CpSource            *source,
+                       GCancellable        *cancellable,
+                       CpLoadProgressFunc   progress,
+                       gpointer             progress_data,
+                       guint64              progress_base,
+                       guint64              progress_total,
+                       GError             **error)
+{
+  g_autofree char *hint = host_hint_for (cp_source_get_file (source));
+  CpXPlaneInput input = { 0 };
+  GBytes *mapped;
+  gboolean ok;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (source != NULL, FALSE);
+
+  input.host_hint = hint;
+  input.progress_data = progress_data;
+  input.progress = progress;
+  input.progress_base = progress_base;
+  input.progress_total = progress_total;
+
+  mapped = cp_source_get_mapped (source);
+  if (mapped != NULL)
+    {
+      gsize size;
+
+      input.data = g_bytes_get_data (mapped, &size);
+      input.len = size;
+      input.release = release_source;
+      input.release_data = source;
+      ok = cp_xplane_reader_add_space (self, &input, cancellable, error);
+    }
+  else
+    {
+      /* The walker needs the whole XSpace (each plane's metadata follows its
+       * lines): decompress into one buffer, within the source's limits. */
+      g_autoptr(GByteArray) buf = g_byte_array_new ();
+      g_autoptr(GError) local_error = NULL;
+      HeapInput heap;
+      GBytes *chunk;
+
+      while ((chunk = cp_source_read (source, cancellable, &local_error)) != NULL)
+        {
+          gsize n;
+          const guint8 *d = g_bytes_get_data (chunk, &n);
+
+          if ((guint64) buf->len + n > G_MAXUINT32)
+            {
+              g_bytes_unref (chunk);
+              g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_LIMIT,
+                           _("“%s” holds more than 4 GiB of XPlane data once decompressed; "
+                             "decompress it and open the plain file"),
+                           cp_source_get_name (source));
+              return FALSE;
+            }
+          g_byte_array_append (buf, d, n);
+          g_bytes_unref (chunk);
+          if (progress != NULL)
+            progress (progress_base + cp_source_get_consumed (source) / 2, progress_total,
+                      progress_data);
+        }
+      if (local_error != NULL)
+        {
+          CpLoadReport *report = cp_trace_builder_get_report (self->builder);
+
+          if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
+              g_error_matches (local_error, CP_TRACE_ERROR, CP_TRACE_ERROR_LIMIT) ||
+              buf->len == 0)
+            {
+              g_propagate_error (error, g_steal_pointer (&local_error));
+              return FALSE;
+            }
+          /* Compressed data that ends early or is corrupt: read what came out. */
+          cp_load_report_warn (report, buf->len, "%s", local_error->message);
+          report->truncated = TRUE;
+          report->stopped_at = MIN (report->stopped_at, (guint64) buf->len);
+        }
+      heap.data = buf->data;
+      heap.len = buf->len;
+      heap.released = 0;
+      input.data = buf->data;
+      input.len = buf->len;
+      input.release = release_heap;
+      input.release_data = &heap;
+      input.progress_base = progress_base + (progress_total > progress_base ? (progress_total - progress_base) / 2 : 0);
+      ok = cp_xplane_reader_add_space (self, &input, cancellable, error);
+    }
+  if (!ok && error != NULL && *error != NULL &&
+      g_error_matches (*error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED))
+    {
+      GError *named = g_error_new (CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
+                                   _("“%s” is not a readable XPlane capture: it is damaged at "
+                                     "byte %" G_GUINT64_FORMAT " (%s)"),
+                                   cp_source_get_name (source), self->error_offset,
+                                   cp_pb_error_to_string (self->error_reason));
+
+      g_clear_error (error);
+      g_propagate_error (error, named);
+    }
+  else if (!ok && error != NULL && *error != NULL &&
+           g_error_matches (*error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY))
+    g_prefix_error (error, "“%s”: ", cp_source_get_name (source));
+  return ok;
+}
+
+static gboolean
+is_xplane_name (const char *name)
+{
+  return g_str_has_suffix (name, ".xplane.pb") || g_str_has_suffix (name, ".xplane.pb.gz") ||
+         g_str_has_suffix (name, ".xplane.pb.zst");
+}
+
+/* The XPlane files directly in dir, sorted by name. */
+static GPtrArray *
+list_xplane_files (GFile        *dir,
+                   GCancellable *cancellable)
+{
+  g_autoptr(GFileEnumerator) e = NULL;
+  GPtrArray *files = g_ptr_array_new_with_free_func (g_object_unref);
+  GFileInfo *info;
+
+  e = g_file_enumerate_children (dir, G_FILE_ATTRIBUTE_STANDARD_NAME "," G_FILE_ATTRIBUTE_STANDARD_TYPE,
+                                 G_FILE_QUERY_INFO_NONE, cancellable, NULL);
+  while (e != NULL && (info = g_file_enumerator_next_file (e, cancellable, NULL)) != NULL)
+    {
+      const char *name = g_file_info_get_name (info);
+
+      if (g_file_info_get_file_type (info) == G_FILE_TYPE_REGULAR && is_xplane_name (name))
+        g_ptr_array_add (files, g_file_get_child (dir, name));
+      g_object_unref (info);
+    }
+  return files;
+}
+
+static gint
+cmp_file_names (gconstpointer a,
+                gconstpointer b)
+{
+  g_autofree char *x = g_file_get_basename (*(GFile **) a);
+  g_autofree char *y = g_file_get_basename (*(GFile **) b);
+
+  return strcmp (x, y);
+}
+
+static gboolean
+looks_like_run_name (const char *name)
+{
+  /* %Y_%m_%d_%H_%M_%S */
+  static const char pattern[] = "dddd_dd_dd_dd_dd_dd";
+
+  for (guint i = 0; i < sizeof pattern - 1; i++)
+    {
+      if (name[i] == '\0')
+        return FALSE;
+      if (pattern[i] == 'd' ? !g_ascii_isdigit (name[i]) : name[i] != '_')
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The newest run folder under a plugins/profile folder that holds XPlane
+ * files: by name when runs are named by their start time, else by mtime. */
+static GFile *
+newest_run (GFile        *profile_dir,
+            GCancellable *cancellable)
+{
+  g_autoptr(GFileEnumerator) e = NULL;
+  GFileInfo *info;
+  GFile *best = NULL;
+  char *best_name = NULL;
+  guint64 best_mtime = 0;
+  gboolean all_named = TRUE;
+  g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GArray) mtimes = g_array_new (FALSE, FALSE, sizeof (guint64));
+
+  e = g_file_enumerate_children (profile_dir,
+                                 G_FILE_ATTRIBUTE_STANDARD_NAME "," G_FILE_ATTRIBUTE_STANDARD_TYPE ","
+                                 G_FILE_ATTRIBUTE_TIME_MODIFIED,
+                                 G_FILE_QUERY_INFO_NONE, cancellable, NULL);
+  while (e != NULL && (info = g_file_enumerator_next_file (e, cancellable, NULL)) != NULL)
+    {
+      if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
+        {
+          g_autoptr(GFile) child = g_file_get_child (profile_dir, g_file_info_get_name (info));
+          g_autoptr(GPtrArray) files = list_xplane_files (child, cancellable);
+
+          if (files->len > 0)
+            {
+              guint64 mtime = g_file_info_get_attribute_uint64 (info, G_FILE_ATTRIBUTE_TIME_MODIFIED);
+
+              all_named = all_named && looks_like_run_name (g_file_info_get_name (info));
+              g_ptr_array_add (runs, g_steal_pointer (&child));
+              g_array_append_val (mtimes, mtime);
+            }
+        }
+      g_object_unref (info);
+    }
+
+  for (guint i = 0; i < runs->len; i++)
+    {
+      GFile *run = g_ptr_array_index (runs, i);
+      g_autofree char *name = g_file_get_basename (run);
+      guint64 mtime = g_array_index (mtimes, guint64, i);
+      gboolean better;
+
+      if (best == NULL)
+        better = TRUE;
+      else if (all_named)
+        better = strcmp (name, best_name) > 0;
+      else
+        better = mtime > best_mtime || (mtime == best_mtime && strcmp (name, best_name) > 0);
+      if (better)
+        {
+          best = run;
+          g_free (best_name);
+          best_name = g_steal_pointer (&name);
+          best_mtime = mtime;
+        }
+    }
+  g_free (best_name);
+  return best != NULL ? g_object_ref (best) : NULL;
+}
+
+static GFile *
+find_run_folder (GFile        *folder,
+                 GCancellable *cancellable)
+{
+  g_autoptr(GPtrArray) direct = list_xplane_files (folder, cancellable);
+  g_autoptr(GFile) profile = NULL;
+  GFile *run;
+
+  if (direct->len > 0)
+    return g_object_ref (folder);
+  /* A logdir: logdir/plugins/profile/<run>/. */
+  profile = g_file_resolve_relative_path (folder, "plugins/profile");
+  if (g_file_query_file_type (profile, G_FILE_QUERY_INFO_NONE, cancellable) == G_FILE_TYPE_DIRECTORY &&
+      (run = newest_run (profile, cancellable)) != NULL)
+    return run;
+  /* plugins/profile itself (or any folder of runs). */
+  return newest_run (folder, cancellable);
+}
+
+CpTrace *
+cp_xplane_load_folder (GFile               *folder,
+                       GCancellable        *cancellable,
+                       CpLoadProgressFunc   progress,
+                       gpointer             progress_data,
+                       GError             **error)
+{
+  g_autofree char *name = NULL;
+  g_autoptr(GFile) run = NULL;
+  g_autoptr(GPtrArray) files = NULL;
+  g_autoptr(CpXPlaneReader) reader = NULL;
+  g_autoptr(GError) first_error = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *run_name = NULL;
+  CpTraceBuilder *builder;
+  CpLoadReport *report;
+  guint64 total = 0, base = 0;
+  guint n_read = 0;
+
+  g_return_val_if_fail (G_IS_FILE (folder), NULL);
+
+  name = g_file_get_parse_name (folder);
+  run = find_run_folder (folder, cancellable);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  if (run == NULL)
+    {
+      g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_NOT_A_TRACE,
+                   _("“%s” is a folder without XPlane captures (.xplane.pb files), neither in it "
+                     "nor in a plugins/profile/<run> folder below it"),
+                   name);
+      return NULL;
+    }
+  files = list_xplane_files (run, cancellable);
+  g_ptr_array_sort (files, cmp_file_names);
+
+  for (guint i = 0; i < files->len; i++)
+    {
+      g_autoptr(GFileInfo) info = g_file_query_info (g_ptr_array_index (files, i),
+                                                     G_FILE_ATTRIBUTE_STANDARD_SIZE,
+                                                     G_FILE_QUERY_INFO_NONE, cancellable, NULL);
+
+      if (info != NULL)
+        total += g_file_info_get_size (info);
+    }
+
+  builder = cp_trace_builder_new ();
+  reader = cp_xplane_reader_new (builder);
+  report = cp_trace_builder_get_report (builder);
+  g_free (report->format);
+  report->format = g_strdup ("xplane-folder");
+  report->file_bytes = total;
+  cp_trace_builder_set_file (builder, folder);
+  run_name = g_file_get_basename (run);
+  if (files->len > 1)
+    title = g_strdup_printf (ngettext ("%s (%u host)", "%s (%u hosts)", files->len), run_name,
+                             files->len);
+  else
+    title = g_strdup (run_name);
+  cp_trace_builder_set_title (builder, title);
+
+  for (guint i = 0; i < files->len; i++)
+    {
+      GFile *file = g_ptr_array_index (files, i);
+      g_autoptr(GError) local_error = NULL;
+      g_autoptr(CpSource) source = cp_source_open (file, cancellable, &local_error);
+      guint64 size = 0;
+
+      if (source != NULL)
+        {
+          size = cp_source_get_file_size (source);
+          if (cp_source_get_content_kind (source) != CP_CONTENT_XPLANE)
+            g_set_error (&local_error, CP_TRACE_ERROR, CP_TRACE_ERROR_NOT_A_TRACE,
+                         _("“%s” is not an XPlane capture: it looks like %s"),
+                         cp_source_get_name (source), cp_source_get_guess (source));
+          else if (cp_xplane_reader_read (reader, source, cancellable, progress, progress_data,
+                                          base, total, &local_error))
+            n_read++;
+          else if (local_error != NULL && !g_str_has_prefix (local_error->message, "“"))
+            g_prefix_error (&local_error, "“%s”: ", cp_source_get_name (source));
+        }
+      base += size;
+      if (local_error != NULL)
+        {
+          if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            {
+              cp_trace_builder_free (builder);
+              g_propagate_error (error, g_steal_pointer (&local_error));
+              return NULL;
+            }
+          cp_load_report_warn (report, G_MAXUINT64, "%s", local_error->message);
+          if (first_error == NULL)
+            first_error = g_steal_pointer (&local_error);
+        }
+    }
+
+  if (n_read == 0)
+    {
+      cp_trace_builder_free (builder);
+      if (first_error != NULL)
+        g_propagate_error (error, g_steal_pointer (&first_error));
+      else
+        g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY,
+                     _("“%s” holds no readable XPlane captures"), name);
+      return NULL;
+    }
+  cp_xplane_reader_finish (reader);
+  return cp_trace_builder_finish (builder, error);
 }

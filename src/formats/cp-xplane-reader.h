@@ -9,6 +9,7 @@
 #include <gio/gio.h>
 
 #include "formats/cp-loader.h"
+#include "formats/cp-source.h"
 #include "model/cp-trace-builder.h"
 
 G_BEGIN_DECLS
@@ -152,7 +153,29 @@ gboolean        cp_xplane_reader_add_space (CpXPlaneReader      *self,
 /* Links flows and adds steps; call once after the last space. */
 void            cp_xplane_reader_finish    (CpXPlaneReader      *self);
 
-/* Reads a whole XPlane capture from a source (plain, gzip or zstd). */
+/* Reads a whole XPlane file from a source (plain: the mapping, read in place
+ * and released as it goes; gzip or zstd: decompressed into one buffer within
+ * the source's limits) as one more host of the reader. */
+gboolean        cp_xplane_reader_read      (CpXPlaneReader      *self,
+                                            CpSource            *source,
+                                            GCancellable        *cancellable,
+                                            CpLoadProgressFunc   progress,
+                                            gpointer             progress_data,
+                                            guint64              progress_base,
+                                            guint64              progress_total,
+                                            GError             **error);
+
+/* Opens a TensorBoard profile folder as one capture: a run folder
+ * (logdir/plugins/profile/<run>/, holding <host>.xplane.pb files, possibly
+ * compressed), or a logdir or plugins/profile folder, of which the newest run
+ * is opened. Every host's planes become their own processes. Format
+ * "xplane-folder". */
+CpTrace        *cp_xplane_load_folder      (GFile               *folder,
+                                            GCancellable        *cancellable,
+                                            CpLoadProgressFunc   progress,
+                                            gpointer             progress_data,
+                                            GError             **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpXPlaneReader, cp_xplane_reader_free)
 
 G_END_DECLS
