@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "analysis/cp-analysis.h"
 #include "cp-test-util.h"
 #include "formats/cp-loader.h"
 
@@ -16,7 +17,14 @@
 
 /* What each capture holds, as recorded (see tests/data/captures/README.md).
  * Event counts are the lengths of traceEvents; shares are of the summed
- * ProfilerStep time. */
+ * ProfilerStep time.
+ *
+ * Diagnosis: expect is the rule the diagnosis must raise above info, NULL
+ * when it must raise none (healthy), or when a CPU-only capture cannot show
+ * the loop's bottleneck (no kernels, launches, memcpy kinds or sync waits);
+ * its evidence must lie on slices named evidence_prefix. allow lists the
+ * other rules that agree with the loop's bottleneck; any other rule above
+ * info is a contradiction. */
 typedef struct
 {
   const char *file;
@@ -32,26 +40,46 @@ typedef struct
   double      dataloader_max;
   guint       n_comm;          /* gloo:* slices, all on threads other than the steps' */
   double      comm_min;        /* lower bound of their (union) share of step time */
+  const char *expect;
+  const char *evidence_prefix;
+  const char *allow[3];
 } CaptureCase;
 
+#define SINGLE_PROCESS DATALOADER_PREFIX "_SingleProcessDataLoaderIter.__next__"
+#define MULTI_PROCESS DATALOADER_PREFIX "_MultiProcessingDataLoaderIter.__next__"
+
 static const CaptureCase cases[] = {
-  { "torch-healthy-cpu.json.gz", "healthy", 1635, 1449, 1, 2, 4,
-    DATALOADER_PREFIX "_MultiProcessingDataLoaderIter.__next__", 4, 0.0, 0.05, 0, 0.0 },
-  { "torch-input-bound-cpu.json.gz", "input-bound", 1639, 1525, 1, 2, 4,
-    DATALOADER_PREFIX "_SingleProcessDataLoaderIter.__next__", 4, 0.5, 1.0, 0, 0.0 },
-  { "torch-comm-bound-gloo-cpu.json.gz", "comm-bound", 1410, 1258, 3, 2, 3,
-    NULL, 0, 0.0, 0.0, 6, 0.2 },
-  { "torch-launch-bound-cpu.json.gz", "launch-bound", 32522, 26206, 1, 2, 3,
-    NULL, 0, 0.0, 0.0, 0, 0.0 },
-  { "torch-pageable-copies-cpu.json.gz", "pageable-transfers", 555, 489, 1, 2, 4,
-    NULL, 0, 0.0, 0.0, 0, 0.0 },
-  { "torch-sync-stalls-cpu.json.gz", "sync-stalls", 2523, 2257, 1, 2, 4,
-    NULL, 0, 0.0, 0.0, 0, 0.0 },
-  { "torch-fp32-no-tensor-cores-cpu.json.gz", "fp32-no-tensor-cores", 1179, 1065, 1, 2, 4,
-    DATALOADER_PREFIX "_MultiProcessingDataLoaderIter.__next__", 4, 0.0, 0.05, 0, 0.0 },
+  { .file = "torch-healthy-cpu.json.gz", .scenario = "healthy",
+    .events = 1635, .complete = 1449, .host_threads = 1, .first_step = 2, .n_steps = 4,
+    .dataloader = MULTI_PROCESS, .n_dataloader = 4, .dataloader_max = 0.05 },
+  { .file = "torch-input-bound-cpu.json.gz", .scenario = "input-bound",
+    .events = 1639, .complete = 1525, .host_threads = 1, .first_step = 2, .n_steps = 4,
+    .dataloader = SINGLE_PROCESS, .n_dataloader = 4, .dataloader_min = 0.5, .dataloader_max = 1.0,
+    .expect = "input-bound", .evidence_prefix = DATALOADER_PREFIX,
+    .allow = { "dataloader-single-process" } },
+  { .file = "torch-comm-bound-gloo-cpu.json.gz", .scenario = "comm-bound",
+    .events = 1410, .complete = 1258, .host_threads = 3, .first_step = 2, .n_steps = 3,
+    .n_comm = 6, .comm_min = 0.2,
+    .expect = "comm-bound", .evidence_prefix = "gloo:", .allow = { "low-comm-overlap" } },
+  { .file = "torch-launch-bound-cpu.json.gz", .scenario = "launch-bound",
+    .events = 32522, .complete = 26206, .host_threads = 1, .first_step = 2, .n_steps = 3,
+    .allow = { "launch-bound", "host-overhead" } },
+  { .file = "torch-pageable-copies-cpu.json.gz", .scenario = "pageable-transfers",
+    .events = 555, .complete = 489, .host_threads = 1, .first_step = 2, .n_steps = 4,
+    .allow = { "pageable-memcpy", "transfer-bound" } },
+  { .file = "torch-sync-stalls-cpu.json.gz", .scenario = "sync-stalls",
+    .events = 2523, .complete = 2257, .host_threads = 1, .first_step = 2, .n_steps = 4,
+    .allow = { "sync-stall" } },
+  { .file = "torch-fp32-no-tensor-cores-cpu.json.gz", .scenario = "fp32-no-tensor-cores",
+    .events = 1179, .complete = 1065, .host_threads = 1, .first_step = 2, .n_steps = 4,
+    .dataloader = MULTI_PROCESS, .n_dataloader = 4, .dataloader_max = 0.05,
+    .allow = { "no-mixed-precision" } },
   /* PyTorch 1.13 without Kineto: the legacy profiler's bare JSON array. */
-  { "torch113-legacy-input-bound-cpu.json.gz", NULL, 1576, 1576, 1, 1, 4,
-    DATALOADER_PREFIX "_SingleProcessDataLoaderIter.__next__", 4, 0.5, 1.0, 0, 0.0 },
+  { .file = "torch113-legacy-input-bound-cpu.json.gz", .scenario = NULL,
+    .events = 1576, .complete = 1576, .host_threads = 1, .first_step = 1, .n_steps = 4,
+    .dataloader = SINGLE_PROCESS, .n_dataloader = 4, .dataloader_min = 0.5, .dataloader_max = 1.0,
+    .expect = "input-bound", .evidence_prefix = DATALOADER_PREFIX,
+    .allow = { "dataloader-single-process" } },
 };
 
 static CpTrace *
@@ -342,6 +370,93 @@ test_comm (gconstpointer data)
   }
 }
 
+/* TRUE when [start, end) lies inside a slice of lane whose name starts with
+ * prefix. */
+static gboolean
+inside_named_slice (CpTrace    *trace,
+                    guint       lane_index,
+                    gint64      start,
+                    gint64      end,
+                    const char *prefix)
+{
+  const CpSlices *s = cp_lane_get_slices (cp_trace_get_lane (trace, lane_index));
+
+  for (guint i = 0; i < s->n; i++)
+    {
+      if (s->start[i] <= start && end <= s->start[i] + s->dur[i]
+          && g_str_has_prefix (cp_trace_get_string (trace, s->name[i]), prefix))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+allowed (const CaptureCase *c,
+         const char        *rule_id)
+{
+  if (g_strcmp0 (rule_id, c->expect) == 0)
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (c->allow) && c->allow[i] != NULL; i++)
+    {
+      if (g_str_equal (rule_id, c->allow[i]))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+test_diagnosis (gconstpointer data)
+{
+  const CaptureCase *c = data;
+  g_autoptr(CpTrace) trace = load_capture (c);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpAnalysis) analysis = cp_analysis_new (trace, NULL, &error);
+  GListModel *findings;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (analysis);
+  g_assert_cmpint (cp_analysis_get_step_source (analysis), ==, CP_STEPS_PROFILER);
+
+  /* Nothing contradicts the loop's bottleneck. */
+  findings = cp_analysis_get_findings (analysis);
+  for (guint i = 0; i < g_list_model_get_n_items (findings); i++)
+    {
+      g_autoptr(CpFinding) f = g_list_model_get_item (findings, i);
+
+      g_test_message ("%s: %s (severity %d): %s", c->file, cp_finding_get_rule_id (f),
+                      cp_finding_get_severity (f), cp_finding_get_summary (f));
+      if (cp_finding_get_severity (f) > CP_SEVERITY_INFO && !allowed (c, cp_finding_get_rule_id (f)))
+        g_error ("%s: unexpected finding above info: %s", c->file, cp_finding_get_rule_id (f));
+    }
+
+  if (c->expect == NULL)
+    {
+      if (c->allow[0] == NULL)
+        g_assert_false (cp_analysis_has_warnings (analysis));
+      return;
+    }
+
+  /* The intended bottleneck is named above info, with its evidence on the
+   * spans that cause it. */
+  {
+    CpFinding *f = cp_analysis_lookup_finding (analysis, c->expect);
+    const CpEvidence *evidence;
+    guint n_evidence = 0;
+
+    g_assert_nonnull (f);
+    g_assert_cmpint (cp_finding_get_severity (f), >, CP_SEVERITY_INFO);
+    g_assert_null (cp_finding_get_explained_by (f));
+    evidence = cp_finding_get_evidence (f, &n_evidence);
+    g_assert_cmpuint (n_evidence, >, 0);
+    for (guint i = 0; i < n_evidence; i++)
+      {
+        g_assert_cmpint (evidence[i].end, >, evidence[i].start);
+        g_assert_true (inside_named_slice (trace, evidence[i].lane, evidence[i].start,
+                                           evidence[i].end, c->evidence_prefix));
+      }
+  }
+}
+
 static char *
 case_name (const CaptureCase *c)
 {
@@ -369,6 +484,7 @@ main (int   argc,
         { "steps", test_steps },
         { "dataloader", test_dataloader },
         { "comm", test_comm },
+        { "diagnosis", test_diagnosis },
       };
 
       for (guint k = 0; k < G_N_ELEMENTS (checks); k++)
