@@ -230,6 +230,54 @@ test_steps_and_args (void)
   }
 }
 
+/* Arguments and device records shared between slices. */
+static void
+test_shared_records (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint p = cp_trace_builder_process_for_pid (b, 1);
+  guint lane = cp_trace_builder_lane (b, p, CP_LANE_KERNEL, (CpLaneKey) { 7, 0 });
+  CpGpuInfo info = { 0 };
+  guint32 gpu_id, args_id;
+  const guint8 *data;
+  gsize len;
+  g_autoptr(CpTrace) trace = NULL;
+  const CpSlices *s;
+
+  info.device = 3;
+  info.stream = 7;
+  info.bytes = 4096;
+  gpu_id = cp_trace_builder_add_gpu_info (b, &info);
+  g_assert_cmpuint (gpu_id, ==, 1);
+  args_id = cp_trace_builder_add_args (b, CP_ARGS_JSON, "{\"k\":1}", 7);
+  g_assert_true (cp_trace_builder_get_args (b, args_id, &data, &len));
+  g_assert_cmpmem (data, len, "{\"k\":1}", 7);
+  g_assert_false (cp_trace_builder_get_args (b, args_id + 1, &data, &len));
+  g_assert_false (cp_trace_builder_get_args (b, 0, &data, &len));
+
+  for (guint i = 0; i < 3; i++)
+    {
+      CpSliceInit init;
+
+      cp_slice_init_clear (&init);
+      init.start = i * 100;
+      init.dur = 10;
+      init.gpu_id = i < 2 ? gpu_id : 99;
+      init.args = args_id;
+      cp_trace_builder_add_slice (b, lane, &init);
+    }
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  s = cp_lane_get_slices (cp_trace_get_lane (trace, 0));
+  g_assert_cmpuint (s->gpu[0], ==, s->gpu[1]);
+  g_assert_cmpint (cp_trace_get_gpu_info (trace, (CpSliceRef) { 0, 1 })->bytes, ==, 4096);
+  g_assert_cmpint (cp_trace_get_gpu_info (trace, (CpSliceRef) { 0, 0 })->device, ==, 3);
+  /* An unknown id is no record. */
+  g_assert_null (cp_trace_get_gpu_info (trace, (CpSliceRef) { 0, 2 }));
+  g_assert_cmpuint (s->args[0], ==, s->args[2]);
+}
+
 static void
 test_counters_instants (void)
 {
@@ -311,6 +359,7 @@ main (int   argc,
   g_test_add_func ("/model/sort-rows-origin", test_sort_rows_origin);
   g_test_add_func ("/model/flows-correlation", test_flows_and_correlation);
   g_test_add_func ("/model/steps-args", test_steps_and_args);
+  g_test_add_func ("/model/shared-records", test_shared_records);
   g_test_add_func ("/model/counters-instants", test_counters_instants);
   g_test_add_func ("/model/time-offset-gpu-correlation", test_time_offset_and_gpu_correlation);
   return g_test_run ();

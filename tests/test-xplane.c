@@ -118,7 +118,7 @@ slice_stats (CpTrace *trace,
   g_assert_true (cp_trace_get_args (trace, (CpSliceRef) { cp_lane_get_index (lane), index },
                                     &fmt, &data, &len));
   g_assert_cmpint (fmt, ==, CP_ARGS_XSTATS);
-  stats = cp_xstats_decode (trace, data, len, &error);
+  stats = cp_xstats_decode_slice (trace, (CpSliceRef) { cp_lane_get_index (lane), index }, &error);
   g_assert_no_error (error);
   return stats;
 }
@@ -301,6 +301,19 @@ test_gpu_mapping (void)
   g_assert_cmpint (s->dur[launch], ==, 2000);
   g_assert_cmpint (s->corr[launch], ==, 11);
   g_assert_cmpstr (cp_trace_get_string (trace, s->cat[launch]), ==, "cuda_runtime");
+  /* Equal stats but for correlation_id share one record; the decoded stats
+   * still show each slice's own correlation_id. */
+  {
+    gint copy = find_slice (trace, main_lane, "cudaMemcpyAsync");
+    g_autoptr(GPtrArray) a = slice_stats (trace, main_lane, launch);
+    g_autoptr(GPtrArray) b = slice_stats (trace, main_lane, copy);
+
+    g_assert_cmpuint (s->args[launch], !=, 0);
+    g_assert_cmpuint (s->args[launch], ==, s->args[copy]);
+    g_assert_cmpstr (stat_value (a, "correlation_id"), ==, "11");
+    g_assert_cmpstr (stat_value (b, "correlation_id"), ==, "12");
+    g_assert_cmpstr (stat_value (b, "device_id"), ==, "0");
+  }
   g_assert_cmpuint (report->aggregated, ==, 1);
   g_assert_cmpuint (report->events, ==, 13);
   g_assert_cmpuint (report->skipped, ==, 0);

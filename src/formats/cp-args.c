@@ -127,7 +127,7 @@ cp_args_decode (CpTrace     *trace,
 
     case CP_ARGS_XSTATS:
       {
-        g_autoptr(GPtrArray) stats = cp_xstats_decode (trace, data, len, error);
+        g_autoptr(GPtrArray) stats = cp_xstats_decode_slice (trace, ref, error);
 
         if (stats == NULL)
           return NULL;

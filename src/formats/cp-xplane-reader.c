@@ -179,6 +179,16 @@ typedef struct
   gsize   cap;
 } Pack;
 
+/* Identical arguments records and device records are stored once and shared
+ * by id: an open-addressing table of (hash, id). */
+typedef struct
+{
+  guint64 *hashes;
+  guint32 *ids;
+  gsize    mask;
+  gsize    n;
+} Dedup;
+
 /* A growable array of correlation points (millions in big captures). */
 typedef struct
 {
@@ -352,6 +362,10 @@ struct _CpXPlaneReader
   CpStr           flow_producer;
   CpStr           flow_generic;
   Pack            pack;           /* scratch for packed stats */
+  Dedup           args_dedup;
+  Dedup           gpu_dedup;
+  GArray         *gpu_copies;     /* of CpGpuInfo, for comparing */
+  GArray         *gpu_ids;        /* of guint32: the builder's id of each copy */
   GArray         *steps;          /* of StepCand, from the first space with steps */
   GHashTable     *pids;           /* gint64*: pids given to planes */
   CpPbError       error_reason;   /* of the last DAMAGED error */
@@ -790,6 +804,124 @@ corr_push (CorrVec         *vec,
   vec->v[vec->n++] = *p;
 }
 
+static inline guint64
+hash_bytes (const guint8 *p,
+            gsize         len)
+{
+  guint64 h = 0x9E3779B97F4A7C15ull ^ (len * 0xC2B2AE3D27D4EB4Full);
+
+  while (len >= 8)
+    {
+      guint64 v;
+
+      memcpy (&v, p, 8);
+      h = (h ^ (v * 0x87C37B91114253D5ull)) * 0x4CF5AD432745937Full;
+      h ^= h >> 31;
+      p += 8;
+      len -= 8;
+    }
+  while (len > 0)
+    {
+      h = (h ^ *p++) * 0x100000001B3ull;
+      len--;
+    }
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 32;
+  return h;
+}
+
+typedef gboolean (*DedupEqual) (gpointer  data,
+                                guint32   id,
+                                gconstpointer key,
+                                gsize     len);
+
+/* The id of a record equal to key, or 0. */
+static inline guint32
+dedup_lookup (Dedup         *d,
+              guint64        h,
+              DedupEqual     equal,
+              gpointer       data,
+              gconstpointer  key,
+              gsize          len,
+              gsize         *slot_out)
+{
+  gsize slot;
+
+  if (d->ids == NULL)
+    {
+      d->mask = 1023;
+      d->hashes = g_new0 (guint64, d->mask + 1);
+      d->ids = g_new0 (guint32, d->mask + 1);
+    }
+  slot = h & d->mask;
+  while (d->ids[slot] != 0)
+    {
+      if (d->hashes[slot] == h && equal (data, d->ids[slot], key, len))
+        return d->ids[slot];
+      slot = (slot + 1) & d->mask;
+    }
+  *slot_out = slot;
+  return 0;
+}
+
+static void
+dedup_insert (Dedup   *d,
+              gsize    slot,
+              guint64  h,
+              guint32  id)
+{
+  d->hashes[slot] = h;
+  d->ids[slot] = id;
+  d->n++;
+  if (d->n * 2 > d->mask)
+    {
+      gsize mask = d->mask * 2 + 1;
+      guint64 *hashes = g_new0 (guint64, mask + 1);
+      guint32 *ids = g_new0 (guint32, mask + 1);
+
+      for (gsize i = 0; i <= d->mask; i++)
+        if (d->ids[i] != 0)
+          {
+            gsize s = d->hashes[i] & mask;
+
+            while (ids[s] != 0)
+              s = (s + 1) & mask;
+            hashes[s] = d->hashes[i];
+            ids[s] = d->ids[i];
+          }
+      g_free (d->hashes);
+      g_free (d->ids);
+      d->hashes = hashes;
+      d->ids = ids;
+      d->mask = mask;
+    }
+}
+
+static gboolean
+args_equal (gpointer      data,
+            guint32       id,
+            gconstpointer key,
+            gsize         len)
+{
+  const guint8 *stored;
+  gsize stored_len;
+
+  return cp_trace_builder_get_args (data, id, &stored, &stored_len) && stored_len == len &&
+         memcmp (stored, key, len) == 0;
+}
+
+static gboolean
+gpu_equal (gpointer      data,
+           guint32       id,
+           gconstpointer key,
+           gsize         len)
+{
+  GArray *copies = data;
+
+  return id <= copies->len && memcmp (&g_array_index (copies, CpGpuInfo, id - 1), key, len) == 0;
+}
+
 static inline void
 pack_byte (Pack   *pack,
            guint8  byte)
@@ -874,7 +1006,8 @@ static void
 apply_stat (Plane          *plane,
             EvStats        *es,
             const XStatVal *sv,
-            Pack           *pack)
+            Pack           *pack,
+            gboolean        event_level)
 {
   StatMeta *m = plane_stat (plane, sv->metadata_id);
   gint64 iv;
@@ -884,7 +1017,12 @@ apply_stat (Plane          *plane,
       plane->unknown_stat_ids++;
       return;
     }
-  if (pack != NULL)
+  /* An event's correlation_id and group_id live in the corr and ext columns
+   * (cp_xstats_decode_slice() shows them again): leaving them out of the
+   * record lets events share records. */
+  if (pack != NULL &&
+      !(event_level && (m->kind == SK_CORRELATION_ID || m->kind == SK_GROUP_ID) &&
+        (sv->type == XSTAT_INT64 || (sv->type == XSTAT_UINT64 && sv->u <= (guint64) G_MAXINT64))))
     pack_entry (plane->space->reader, pack, m->name, plane, sv);
 
   if (!es->has_number && sv->type != XSTAT_STR && sv->type != XSTAT_BYTES &&
@@ -1539,7 +1677,7 @@ event_meta_decode (Plane     *plane,
         continue;
       if (!parse_xstat (&r, &f, &sv))
         break;
-      apply_stat (plane, &m->stats, &sv, pack);
+      apply_stat (plane, &m->stats, &sv, pack, FALSE);
     }
   if (pack->len > 0)
     m->args_id = cp_trace_builder_add_args (reader->builder, CP_ARGS_XSTATS, pack->data, pack->len);
@@ -1875,6 +2013,8 @@ transfer_lane (Plane          *plane,
 static void
 gpu_info_init (CpGpuInfo *g)
 {
+  /* Padding too: records are compared byte for byte. */
+  memset (g, 0, sizeof *g);
   g->bytes = -1;
   g->device = -1;
   g->stream = -1;
@@ -1938,6 +2078,51 @@ add_step_candidate (GArray     *steps,
   StepCand c = { number, start, end, marker };
 
   g_array_append_val (steps, c);
+}
+
+/* The id of an arguments record equal to pack, added if new. */
+static guint32
+shared_args (CpXPlaneReader *reader,
+             Pack           *pack)
+{
+  guint64 h;
+  gsize slot = 0;
+  guint32 id;
+
+  if (pack->len == 0)
+    return 0;
+  h = hash_bytes (pack->data, pack->len);
+  id = dedup_lookup (&reader->args_dedup, h, args_equal, reader->builder, pack->data, pack->len,
+                     &slot);
+  if (id == 0)
+    {
+      id = cp_trace_builder_add_args (reader->builder, CP_ARGS_XSTATS, pack->data, pack->len);
+      if (id != 0)
+        dedup_insert (&reader->args_dedup, slot, h, id);
+    }
+  return id;
+}
+
+/* The id of a device record equal to gpu, added if new. */
+static guint32
+shared_gpu_info (CpXPlaneReader  *reader,
+                 const CpGpuInfo *gpu)
+{
+  guint64 h = hash_bytes ((const guint8 *) gpu, sizeof *gpu);
+  gsize slot = 0;
+  guint32 index = dedup_lookup (&reader->gpu_dedup, h, gpu_equal, reader->gpu_copies, gpu,
+                                sizeof *gpu, &slot);
+
+  if (index == 0)
+    {
+      guint32 id = cp_trace_builder_add_gpu_info (reader->builder, gpu);
+
+      g_array_append_val (reader->gpu_copies, *gpu);
+      g_array_append_val (reader->gpu_ids, id);
+      index = reader->gpu_copies->len;
+      dedup_insert (&reader->gpu_dedup, slot, h, index);
+    }
+  return g_array_index (reader->gpu_ids, guint32, index - 1);
 }
 
 /* The fields of an XEvent in the form every writer uses (known fields with
@@ -2190,7 +2375,7 @@ read_event (Plane        *plane,
                       break;
                     }
                 }
-              apply_stat (plane, &es, &sv, pack);
+              apply_stat (plane, &es, &sv, pack, TRUE);
               p += v;
             }
         }
@@ -2202,7 +2387,7 @@ read_event (Plane        *plane,
             continue;
           if (!parse_xstat (&r, &f, &sv))
             break;
-          apply_stat (plane, &es, &sv, pack);
+          apply_stat (plane, &es, &sv, pack, TRUE);
         }
       if (r.error != CP_PB_OK)
         {
@@ -2213,7 +2398,7 @@ read_event (Plane        *plane,
                                r.error_offset, cp_pb_error_to_string (r.error));
           return;
         }
-      init.args = cp_trace_builder_add_args (reader->builder, CP_ARGS_XSTATS, pack->data, pack->len);
+      init.args = shared_args (reader, pack);
     }
   else if (meta != NULL)
     init.args = meta->args_id;
@@ -2339,7 +2524,8 @@ read_event (Plane        *plane,
       report->skipped++;
       return;
     }
-  init.gpu = with_gpu ? &gpu : NULL;
+  if (with_gpu)
+    init.gpu_id = shared_gpu_info (reader, &gpu);
   ref = cp_trace_builder_add_slice (reader->builder, lane, &init);
   if (ref.lane == G_MAXUINT32)
     return;
@@ -2967,6 +3153,8 @@ cp_xplane_reader_new (CpTraceBuilder *builder)
 
   self->steps = g_array_new (FALSE, FALSE, sizeof (StepCand));
   self->pids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  self->gpu_copies = g_array_new (FALSE, FALSE, sizeof (CpGpuInfo));
+  self->gpu_ids = g_array_new (FALSE, FALSE, sizeof (guint32));
   /* Correlation ids repeat across hosts: links are made per space here. */
   cp_trace_builder_set_link_correlations (builder, FALSE);
   return self;
@@ -2980,6 +3168,12 @@ cp_xplane_reader_free (CpXPlaneReader *self)
   g_free (self->pack.data);
   g_array_unref (self->steps);
   g_hash_table_unref (self->pids);
+  g_array_unref (self->gpu_copies);
+  g_array_unref (self->gpu_ids);
+  g_free (self->args_dedup.hashes);
+  g_free (self->args_dedup.ids);
+  g_free (self->gpu_dedup.hashes);
+  g_free (self->gpu_dedup.ids);
   g_free (self);
 }
 
@@ -3868,4 +4062,59 @@ cp_xplane_load_folder (GFile               *folder,
     }
   cp_xplane_reader_finish (reader);
   return cp_trace_builder_finish (builder, error);
+}
+
+static void
+set_entry (GPtrArray  *out,
+           const char *key,
+           char       *value)
+{
+  for (guint i = 0; i < out->len; i++)
+    {
+      CpXStatEntry *e = g_ptr_array_index (out, i);
+
+      if (g_str_equal (e->key, key))
+        {
+          g_free (e->value);
+          e->value = value;
+          return;
+        }
+    }
+  {
+    CpXStatEntry *e = g_new (CpXStatEntry, 1);
+
+    e->key = g_strdup (key);
+    e->value = value;
+    g_ptr_array_add (out, e);
+  }
+}
+
+GPtrArray *
+cp_xstats_decode_slice (CpTrace     *trace,
+                        CpSliceRef   ref,
+                        GError     **error)
+{
+  g_autoptr(GPtrArray) out = NULL;
+  CpArgsFormat format = CP_ARGS_NONE;
+  const guint8 *data = NULL;
+  gsize len = 0;
+  const CpSlices *s;
+
+  g_return_val_if_fail (CP_IS_TRACE (trace), NULL);
+
+  if (!cp_trace_slice_ref_valid (trace, ref))
+    return g_ptr_array_new_with_free_func (xstat_entry_free);
+  if (cp_trace_get_args (trace, ref, &format, &data, &len) && format == CP_ARGS_XSTATS)
+    out = cp_xstats_decode (trace, data, len, error);
+  else
+    out = g_ptr_array_new_with_free_func (xstat_entry_free);
+  if (out == NULL)
+    return NULL;
+
+  s = cp_lane_get_slices (cp_trace_get_lane (trace, ref.lane));
+  if (s->corr[ref.index] != CP_NONE)
+    set_entry (out, "correlation_id", g_strdup_printf ("%" G_GINT64_FORMAT, s->corr[ref.index]));
+  if (s->ext[ref.index] != CP_NONE)
+    set_entry (out, "group_id", g_strdup_printf ("%" G_GINT64_FORMAT, s->ext[ref.index]));
+  return g_steal_pointer (&out);
 }

@@ -88,7 +88,10 @@ G_BEGIN_DECLS
  *                  stats), whose entries come first, key 0.
  *
  * Entries are in file order: metadata stats (through INCLUDE) then event
- * stats; for a key that repeats, the later entry wins. */
+ * stats; for a key that repeats, the later entry wins. An event's own
+ * correlation_id and group_id are left out (they are the slice's corr and
+ * ext columns; see cp_xstats_decode_slice()), and slices with equal records
+ * share one. */
 typedef enum
 {
   CP_XSTAT_INT64   = 0,
@@ -113,6 +116,15 @@ GPtrArray *cp_xstats_decode (CpTrace       *trace,
                              const guint8  *data,
                              gsize          len,
                              GError       **error);
+
+/* The stats of an XPlane slice, for the Details pane: its record decoded as
+ * above, plus the event's correlation_id and group_id, which the reader keeps
+ * in the corr and ext columns instead of the record (so that events with
+ * otherwise equal stats share one record). An empty array for a slice
+ * without stats. */
+GPtrArray *cp_xstats_decode_slice (CpTrace     *trace,
+                                   CpSliceRef   ref,
+                                   GError     **error);
 
 /* One reader adds one or more XSpaces (hosts) to a builder. */
 typedef struct _CpXPlaneReader CpXPlaneReader;

@@ -597,6 +597,8 @@ cp_trace_builder_add_slice (CpTraceBuilder    *self,
       g_array_append_val (self->gpu_infos, *init->gpu);
       l->gpu[i] = self->gpu_infos->len;
     }
+  else if (init->gpu_id != 0 && init->gpu_id <= self->gpu_infos->len)
+    l->gpu[i] = init->gpu_id;
   else
     l->gpu[i] = 0;
 
@@ -691,6 +693,32 @@ cp_trace_builder_add_args (CpTraceBuilder *self,
   rec.format = format;
   g_array_append_val (self->args, rec);
   return self->args->len;
+}
+
+gboolean
+cp_trace_builder_get_args (CpTraceBuilder *self,
+                           guint32         args_id,
+                           const guint8  **data,
+                           gsize          *len)
+{
+  const CpArgsRecord *rec;
+
+  if (args_id == 0 || args_id > self->args->len)
+    return FALSE;
+  rec = &g_array_index (self->args, CpArgsRecord, args_id - 1);
+  *data = rec->data;
+  *len = rec->len;
+  return TRUE;
+}
+
+guint32
+cp_trace_builder_add_gpu_info (CpTraceBuilder  *self,
+                               const CpGpuInfo *info)
+{
+  g_return_val_if_fail (info != NULL, 0);
+
+  g_array_append_val (self->gpu_infos, *info);
+  return self->gpu_infos->len;
 }
 
 void

@@ -34,6 +34,8 @@ typedef struct
   gint64           ext;       /* CP_NONE when absent */
   guint32          args;      /* from cp_trace_builder_add_args(), 0 = none */
   const CpGpuInfo *gpu;       /* copied when not NULL */
+  guint32          gpu_id;    /* when gpu is NULL: a shared record from
+                               * cp_trace_builder_add_gpu_info(), 0 = none */
 } CpSliceInit;
 
 /* Initialise with defaults: CP_NONE ids, no args, no gpu info. */
@@ -129,6 +131,18 @@ guint32          cp_trace_builder_add_args       (CpTraceBuilder *self,
                                                   CpArgsFormat    format,
                                                   const void     *data,
                                                   gsize           len);
+/* The bytes of an arguments record added earlier (for readers that share
+ * identical records between slices). FALSE for an unknown id. */
+gboolean         cp_trace_builder_get_args       (CpTraceBuilder *self,
+                                                  guint32         args_id,
+                                                  const guint8  **data,
+                                                  gsize          *len);
+
+/* A device-side record that several slices can share (CpSliceInit.gpu_id).
+ * Returns its id (1-based). */
+guint32          cp_trace_builder_add_gpu_info   (CpTraceBuilder  *self,
+                                                  const CpGpuInfo *info);
+
 /* Arguments that stay in a mapped source the trace keeps alive (zero-copy):
  * set the source once, then refer to byte ranges of it. */
 void             cp_trace_builder_set_args_source (CpTraceBuilder *self,
