@@ -84,7 +84,13 @@ load_chrome (CpSource            *source,
     return NULL;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
-  return cp_trace_builder_finish (g_steal_pointer (&builder), error);
+  {
+    g_autoptr(CpTrace) trace = cp_trace_builder_finish (g_steal_pointer (&builder), error);
+
+    if (trace == NULL || g_cancellable_set_error_if_cancelled (cancellable, error))
+      return NULL;
+    return g_steal_pointer (&trace);
+  }
 }
 
 CpTrace *
