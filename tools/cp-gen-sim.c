@@ -395,6 +395,8 @@ struct _CpGenSim
   GArray         *events;
   GPtrArray      *names;
   GHashTable     *name_index;
+  GHashTable     *static_index;   /* literal's address -> 1 + name id */
+  GHashTable     *outer_index;    /* backward node literal -> 1 + id of its evaluate_function name */
   GPtrArray      *args;
   GHashTable     *args_index;
 
@@ -486,6 +488,22 @@ intern_name (CpGenSim   *s,
   g_hash_table_insert (s->name_index, g_ptr_array_index (s->names, s->names->len - 1),
                        GUINT_TO_POINTER (s->names->len - 1));
   return s->names->len - 1;
+}
+
+/* For names that are string literals or static tables: looked up by
+ * address, which saves hashing long kernel names on every launch. */
+static guint32
+intern_static (CpGenSim   *s,
+               const char *name)
+{
+  guint id = GPOINTER_TO_UINT (g_hash_table_lookup (s->static_index, name));
+
+  if (id == 0)
+    {
+      id = intern_name (s, name) + 1;
+      g_hash_table_insert (s->static_index, (gpointer) name, GUINT_TO_POINTER (id));
+    }
+  return id - 1;
 }
 
 static guint16
@@ -588,13 +606,13 @@ host (CpGenSim *s,
 }
 
 static gint
-op_begin (CpGenSim   *s,
-          int         lane,
-          CpGenCat    cat,
-          const char *name,
-          guint16     args)
+op_begin_id (CpGenSim *s,
+             int       lane,
+             CpGenCat  cat,
+             guint32   name,
+             guint16   args)
 {
-  gint i = add_event (s, lane, cat, intern_name (s, name), s->clock[lane], 0);
+  gint i = add_event (s, lane, cat, name, s->clock[lane], 0);
   CpGenEvent *ev = ev_at (s, i);
 
   ev->ext_id = s->next_ext++;
@@ -603,6 +621,17 @@ op_begin (CpGenSim   *s,
   g_array_append_val (s->stack[lane], i);
   host (s, lane, jit (s, US (2.2), 0.4));
   return i;
+}
+
+/* name must be a string literal. */
+static gint
+op_begin (CpGenSim   *s,
+          int         lane,
+          CpGenCat    cat,
+          const char *name,
+          guint16     args)
+{
+  return op_begin_id (s, lane, cat, intern_static (s, name), args);
 }
 
 static void
@@ -733,7 +762,7 @@ launch (CpGenSim *s,
   gint64 cost = jit (s, s->sc->launch_ns, 0.3);
   gint rt = runtime_call (s, lane, s->n_launch, CBID_LAUNCH_KERNEL, wait + cost);
 
-  return gpu_activity (s, rt, stream, CP_GEN_CAT_KERNEL, intern_name (s, kernel_specs[kid].name),
+  return gpu_activity (s, rt, stream, CP_GEN_CAT_KERNEL, intern_static (s, kernel_specs[kid].name),
                        kid, t + wait + jit (s, US (4), 0.3), jit (s, gpu_dur, 0.06), 0);
 }
 
@@ -755,7 +784,7 @@ copy_h2d (CpGenSim *s,
 
   s->clock[lane] = t;
   end = gpu_activity (s, rt, stream, CP_GEN_CAT_MEMCPY,
-                      intern_name (s, copy_specs[pageable ? C_H2D_PAGEABLE : C_H2D_PINNED].name),
+                      intern_static (s, copy_specs[pageable ? C_H2D_PAGEABLE : C_H2D_PINNED].name),
                       pageable ? C_H2D_PAGEABLE : C_H2D_PINNED,
                       t + jit (s, US (6), 0.3), dur, bytes);
   if (pageable)
@@ -779,7 +808,7 @@ copy_d2h (CpGenSim *s,
   gint64 t = s->clock[lane];
   gint rt = runtime_call (s, lane, s->n_memcpy_async, CBID_MEMCPY_ASYNC, jit (s, US (7), 0.3));
 
-  return gpu_activity (s, rt, stream, CP_GEN_CAT_MEMCPY, intern_name (s, copy_specs[C_D2H_PINNED].name),
+  return gpu_activity (s, rt, stream, CP_GEN_CAT_MEMCPY, intern_static (s, copy_specs[C_D2H_PINNED].name),
                        C_D2H_PINNED, t + jit (s, US (5), 0.3), jit (s, US (1.6), 0.2), bytes);
 }
 
@@ -792,7 +821,7 @@ memset_async (CpGenSim *s,
   gint64 t = s->clock[lane];
   gint rt = runtime_call (s, lane, s->n_memset_async, CBID_MEMSET_ASYNC, jit (s, US (5), 0.3));
 
-  gpu_activity (s, rt, stream, CP_GEN_CAT_MEMSET, intern_name (s, "Memset (Device)"), 0,
+  gpu_activity (s, rt, stream, CP_GEN_CAT_MEMSET, intern_static (s, "Memset (Device)"), 0,
                 t + jit (s, US (4), 0.3), jit (s, US (1.5), 0.2) + bytes / 1500, bytes);
 }
 
@@ -1068,10 +1097,17 @@ bwd_begin (CpGenSim   *s,
            guint32     flow_in)
 {
   int a = s->bwd_lane;
-  g_autofree char *outer = g_strconcat ("autograd::engine::evaluate_function: ", node, NULL);
+  guint outer = GPOINTER_TO_UINT (g_hash_table_lookup (s->outer_index, node));
   gint inner;
 
-  op_begin (s, a, CP_GEN_CAT_CPU_OP, outer, 0);
+  if (outer == 0)
+    {
+      g_autofree char *name = g_strconcat ("autograd::engine::evaluate_function: ", node, NULL);
+
+      outer = intern_name (s, name) + 1;
+      g_hash_table_insert (s->outer_index, (gpointer) node, GUINT_TO_POINTER (outer));
+    }
+  op_begin_id (s, a, CP_GEN_CAT_CPU_OP, outer - 1, 0);
   inner = op_begin (s, a, CP_GEN_CAT_CPU_OP, node, 0);
   ev_at (s, inner)->flow_in = flow_in;
 }
@@ -1350,7 +1386,7 @@ vit_step (CpGenSim *s)
   g_autofree char *step_name = g_strdup_printf ("ProfilerStep#%u", s->first_step_num + s->steps_done);
   gint step;
 
-  step = op_begin (s, m, CP_GEN_CAT_USER_ANNOTATION, step_name, 0);
+  step = op_begin_id (s, m, CP_GEN_CAT_USER_ANNOTATION, intern_name (s, step_name), 0);
   ev_at (s, step)->flags |= CP_GEN_EVF_STEP;
   ev_at (s, step)->step_num = s->first_step_num + s->steps_done;
   host (s, m, jit (s, US (12), 0.3));
@@ -1513,7 +1549,7 @@ mlp_step (CpGenSim *s)
   g_autofree char *step_name = g_strdup_printf ("ProfilerStep#%u", s->first_step_num + s->steps_done);
   gint step;
 
-  step = op_begin (s, m, CP_GEN_CAT_USER_ANNOTATION, step_name, 0);
+  step = op_begin_id (s, m, CP_GEN_CAT_USER_ANNOTATION, intern_name (s, step_name), 0);
   ev_at (s, step)->flags |= CP_GEN_EVF_STEP;
   ev_at (s, step)->step_num = s->first_step_num + s->steps_done;
   host (s, m, jit (s, US (10), 0.3));
@@ -1690,6 +1726,8 @@ cp_gen_sim_new (const CpGenScenarioInfo *info,
   s->events = g_array_sized_new (FALSE, FALSE, sizeof (CpGenEvent), 16384);
   s->names = g_ptr_array_new_with_free_func (g_free);
   s->name_index = g_hash_table_new (g_str_hash, g_str_equal);
+  s->static_index = g_hash_table_new (g_direct_hash, g_direct_equal);
+  s->outer_index = g_hash_table_new (g_direct_hash, g_direct_equal);
   s->args = g_ptr_array_new_with_free_func (g_free);
   s->args_index = g_hash_table_new (g_str_hash, g_str_equal);
   s->fwd_flows = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -1758,6 +1796,8 @@ cp_gen_sim_free (CpGenSim *s)
     }
   g_array_unref (s->events);
   g_hash_table_unref (s->name_index);
+  g_hash_table_unref (s->static_index);
+  g_hash_table_unref (s->outer_index);
   g_ptr_array_unref (s->names);
   g_hash_table_unref (s->args_index);
   g_ptr_array_unref (s->args);
@@ -1770,8 +1810,8 @@ static void
 sample_counters (CpGenSim *s,
                  gint64    until)
 {
-  guint32 power = intern_name (s, CP_GEN_COUNTER_POWER);
-  guint32 clock = intern_name (s, CP_GEN_COUNTER_CLOCK);
+  guint32 power = intern_static (s, CP_GEN_COUNTER_POWER);
+  guint32 clock = intern_static (s, CP_GEN_COUNTER_CLOCK);
 
   while (s->next_counter <= until)
     {

@@ -39,6 +39,9 @@ static const Format formats[] = {
   { "json", FORMAT_JSON, CP_GEN_COMPRESS_NONE, { ".json", NULL } },
   { "json.gz", FORMAT_JSON, CP_GEN_COMPRESS_GZIP, { ".json.gz", NULL } },
   { "json.zst", FORMAT_JSON, CP_GEN_COMPRESS_ZSTD, { ".json.zst", NULL } },
+  { "xplane", FORMAT_XPLANE, CP_GEN_COMPRESS_NONE, { ".xplane.pb", ".pb", NULL } },
+  { "xplane.gz", FORMAT_XPLANE, CP_GEN_COMPRESS_GZIP, { ".xplane.pb.gz", ".pb.gz", NULL } },
+  { "xplane.zst", FORMAT_XPLANE, CP_GEN_COMPRESS_ZSTD, { ".xplane.pb.zst", ".pb.zst", NULL } },
 };
 
 static const Format *
@@ -330,7 +333,7 @@ main (int   argc,
       ok = TRUE;
     }
   else
-    g_assert_not_reached ();
+    ok = cp_gen_xplane_write (out, info, seed, steps, size_target, truth_range, &truth, &counts, &error);
 
   bytes = out->total;
   if (!cp_gen_out_close (out, &file_bytes, ok ? &error : NULL) || !ok)
