@@ -230,6 +230,63 @@ test_steps_and_args (void)
   }
 }
 
+/* The flow indexes find every flow of a slice, with many flows and slices
+ * past 65536 on a lane (the indexes are radix-sorted). */
+static void
+test_flow_index (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint p = cp_trace_builder_process_for_pid (b, 1);
+  guint lanes[3];
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (3);
+  const guint n_slices = 70000;
+  guint n_flows;
+  const CpFlow *flows;
+
+  for (guint l = 0; l < 3; l++)
+    {
+      lanes[l] = cp_trace_builder_lane (b, p, CP_LANE_HOST_THREAD, (CpLaneKey) { l + 1, 0 });
+      for (guint i = 0; i < n_slices; i++)
+        {
+          CpSliceInit init;
+
+          cp_slice_init_clear (&init);
+          init.start = i * 10;
+          init.dur = 5;
+          cp_trace_builder_add_slice (b, lanes[l], &init);
+        }
+    }
+  for (guint f = 0; f < 5000; f++)
+    {
+      CpSliceRef from = { lanes[g_rand_int_range (rand, 0, 3)], g_rand_int_range (rand, 0, n_slices) };
+      CpSliceRef to = { lanes[g_rand_int_range (rand, 0, 3)], g_rand_int_range (rand, 0, n_slices) };
+
+      cp_trace_builder_add_flow (b, from, to, CP_FLOW_GENERIC, 0);
+    }
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  flows = cp_trace_get_flows (trace, &n_flows);
+  g_assert_cmpuint (n_flows, ==, 5000);
+  for (guint f = 0; f < n_flows; f += 7)
+    {
+      g_autoptr(GArray) out = g_array_new (FALSE, FALSE, sizeof (guint));
+      gboolean found = FALSE;
+      guint expected = 0;
+
+      for (guint k = 0; k < n_flows; k++)
+        if ((flows[k].from.lane == flows[f].from.lane && flows[k].from.index == flows[f].from.index) ||
+            (flows[k].to.lane == flows[f].from.lane && flows[k].to.index == flows[f].from.index))
+          expected++;
+      cp_trace_find_flows (trace, flows[f].from, out);
+      g_assert_cmpuint (out->len, ==, expected);
+      for (guint k = 0; k < out->len; k++)
+        found = found || g_array_index (out, guint, k) == f;
+      g_assert_true (found);
+    }
+}
+
 /* Arguments and device records shared between slices. */
 static void
 test_shared_records (void)
@@ -360,6 +417,7 @@ main (int   argc,
   g_test_add_func ("/model/flows-correlation", test_flows_and_correlation);
   g_test_add_func ("/model/steps-args", test_steps_and_args);
   g_test_add_func ("/model/shared-records", test_shared_records);
+  g_test_add_func ("/model/flow-index", test_flow_index);
   g_test_add_func ("/model/counters-instants", test_counters_instants);
   g_test_add_func ("/model/time-offset-gpu-correlation", test_time_offset_and_gpu_correlation);
   return g_test_run ();

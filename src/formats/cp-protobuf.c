@@ -10,6 +10,87 @@
 
 #include "cp-protobuf.h"
 
+gboolean
+cp_pb_read_varint_slow (const guint8 **p,
+                        const guint8  *end,
+                        guint64       *value,
+                        CpPbError     *err)
+{
+  const guint8 *q = *p;
+  guint64 v;
+  guint shift;
+
+  if (G_LIKELY (q < end && q[0] < 0x80))
+    {
+      *value = q[0];
+      *p = q + 1;
+      return TRUE;
+    }
+  if (G_LIKELY (end - q >= 2 && q[1] < 0x80))
+    {
+      *value = (guint64) (q[0] & 0x7f) | ((guint64) q[1] << 7);
+      *p = q + 2;
+      return TRUE;
+    }
+
+  if (G_LIKELY (end - q >= CP_PB_MAX_VARINT_BYTES))
+    {
+      /* Enough bytes for the longest varint: no bounds checks. */
+      guint64 b;
+
+      v = (guint64) (q[0] & 0x7f) | ((guint64) (q[1] & 0x7f) << 7);
+      q += 2;
+      for (shift = 14; shift < 63; shift += 7)
+        {
+          b = *q++;
+          v |= (b & 0x7f) << shift;
+          if (b < 0x80)
+            {
+              *value = v;
+              *p = q;
+              return TRUE;
+            }
+        }
+      b = *q++;
+      if (G_UNLIKELY (b > 1))
+        {
+          *err = CP_PB_ERROR_VARINT;
+          return FALSE;
+        }
+      *value = v | (b << 63);
+      *p = q;
+      return TRUE;
+    }
+
+  v = 0;
+  for (shift = 0; shift < 64; shift += 7)
+    {
+      guint8 b;
+
+      if (G_UNLIKELY (q >= end))
+        {
+          *err = CP_PB_ERROR_TRUNCATED;
+          return FALSE;
+        }
+      b = *q++;
+      /* The 10th byte may only hold the top bit of a 64-bit value. */
+      if (G_UNLIKELY (shift == 63 && b > 1))
+        {
+          *err = CP_PB_ERROR_VARINT;
+          return FALSE;
+        }
+      v |= (guint64) (b & 0x7f) << shift;
+      if (b < 0x80)
+        {
+          *value = v;
+          *p = q;
+          return TRUE;
+        }
+    }
+  *err = CP_PB_ERROR_VARINT;
+  return FALSE;
+}
+
 void
 cp_pb_reader_init (CpPbReader   *reader,
                    const guint8 *data,

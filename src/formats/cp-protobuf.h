@@ -96,17 +96,22 @@ guint64      cp_pb_reader_offset    (const CpPbReader *reader);
 gboolean     cp_pb_reader_at_end    (const CpPbReader *reader);
 const char  *cp_pb_error_to_string  (CpPbError         error);
 
+/* The general case of cp_pb_read_varint(), out of line. */
+gboolean     cp_pb_read_varint_slow (const guint8 **p,
+                                     const guint8  *end,
+                                     guint64       *value,
+                                     CpPbError     *err);
+
 /* A varint at *p (not beyond end): TRUE and *p advanced past it, or FALSE
- * with *err set (CP_PB_ERROR_TRUNCATED or CP_PB_ERROR_VARINT). */
-static inline gboolean
+ * with *err set (CP_PB_ERROR_TRUNCATED or CP_PB_ERROR_VARINT). One- and
+ * two-byte varints (tags, lengths, small ids) are decoded inline. */
+static inline __attribute__ ((always_inline)) gboolean
 cp_pb_read_varint (const guint8 **p,
                    const guint8  *end,
                    guint64       *value,
                    CpPbError     *err)
 {
   const guint8 *q = *p;
-  guint64 v;
-  guint shift;
 
   if (G_LIKELY (q < end && q[0] < 0x80))
     {
@@ -120,34 +125,7 @@ cp_pb_read_varint (const guint8 **p,
       *p = q + 2;
       return TRUE;
     }
-
-  v = 0;
-  for (shift = 0; shift < 64; shift += 7)
-    {
-      guint8 b;
-
-      if (G_UNLIKELY (q >= end))
-        {
-          *err = CP_PB_ERROR_TRUNCATED;
-          return FALSE;
-        }
-      b = *q++;
-      /* The 10th byte may only hold the top bit of a 64-bit value. */
-      if (G_UNLIKELY (shift == 63 && b > 1))
-        {
-          *err = CP_PB_ERROR_VARINT;
-          return FALSE;
-        }
-      v |= (guint64) (b & 0x7f) << shift;
-      if (b < 0x80)
-        {
-          *value = v;
-          *p = q;
-          return TRUE;
-        }
-    }
-  *err = CP_PB_ERROR_VARINT;
-  return FALSE;
+  return cp_pb_read_varint_slow (p, end, value, err);
 }
 
 static inline guint64

@@ -2129,13 +2129,14 @@ shared_gpu_info (CpXPlaneReader  *reader,
  * their wire types, lengths inside the event). FALSE sends the event to the
  * careful path, which also names what is wrong. */
 static inline gboolean
-scan_event_fast (const guint8 *p,
-                 const guint8 *end,
-                 gint64       *metadata_id,
-                 gint64       *offset_ps,
-                 gint64       *duration_ps,
-                 gboolean     *aggregated,
-                 gboolean     *has_stats)
+scan_event_fast (const guint8  *p,
+                 const guint8  *end,
+                 gint64        *metadata_id,
+                 gint64        *offset_ps,
+                 gint64        *duration_ps,
+                 gboolean      *aggregated,
+                 gboolean      *has_stats,
+                 const guint8 **first_stats)
 {
   CpPbError err;
 
@@ -2144,8 +2145,10 @@ scan_event_fast (const guint8 *p,
   *duration_ps = 0;
   *aggregated = FALSE;
   *has_stats = FALSE;
+  *first_stats = NULL;
   while (p < end)
     {
+      const guint8 *at = p;
       guint64 tag, v;
 
       if (!cp_pb_read_varint (&p, end, &tag, &err) || !cp_pb_read_varint (&p, end, &v, &err))
@@ -2169,6 +2172,8 @@ scan_event_fast (const guint8 *p,
           if (v > (guint64) (end - p))
             return FALSE;
           p += v;
+          if (!*has_stats)
+            *first_stats = at;
           *has_stats = TRUE;
           break;
         default:
@@ -2259,11 +2264,14 @@ read_event (Plane        *plane,
   gint mi;
   gboolean device_side;
   gboolean fast;
+  const guint8 *first_stats = NULL;
 
   report->events++;
   fast = scan_event_fast (data, data + len, &metadata_id, &offset_ps, &duration_ps, &aggregated,
-                          &has_stats);
-  reader_at (space, &r, data, len);
+                          &has_stats, &first_stats);
+  r.error = CP_PB_OK;
+  if (!fast)
+    reader_at (space, &r, data, len);
   while (!fast && cp_pb_reader_next (&r, &f))
     {
       switch (f.number)
@@ -2325,12 +2333,20 @@ read_event (Plane        *plane,
       meta = &g_array_index (plane->event_meta, EventMeta, mi);
       if (!meta->decoded)
         event_meta_decode (plane, meta);
-      es = meta->stats;
+      if (meta->stats.has != 0 || meta->stats.has_number)
+        es = meta->stats;
+      else
+        {
+          /* Only these are read unless a kind's bit is set. */
+          es.has = 0;
+          es.has_number = FALSE;
+        }
       name = meta->name;
     }
   else
     {
-      memset (&es, 0, sizeof es);
+      es.has = 0;
+      es.has_number = FALSE;
       name = CP_STR_EMPTY;
     }
 
@@ -2346,11 +2362,13 @@ read_event (Plane        *plane,
           pack_byte (pack, type);
           pack_varint (pack, meta->args_id);
         }
-      reader_at (space, &r, data, len);
-      if (fast)
+      if (!fast)
+        reader_at (space, &r, data, len);
+      else
         {
-          /* The event's fields are known good: walk them without checks. */
-          const guint8 *p = data, *ev_end = data + len;
+          /* The event's fields are known good: walk them without checks,
+           * from the first stat on. */
+          const guint8 *p = first_stats, *ev_end = data + len;
 
           while (p < ev_end)
             {
