@@ -167,21 +167,39 @@ cp_window_add_toast (CpWindow *self,
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
-/* A message about something the user just did. It replaces the previous
- * one at once instead of waiting behind it. Toast titles are Pango markup:
- * the text is escaped here. */
+static void
+message_dismissed_cb (CpWindow *self,
+                      AdwToast *toast)
+{
+  /* A dismissed toast is gone from the screen even while the overlay still
+   * holds it; the next message needs a toast of its own. */
+  if (self->message_toast == toast)
+    g_clear_weak_pointer (&self->message_toast);
+}
+
+/* A message about something the user just did. While the previous one is
+ * still on screen, it takes the new text at once instead of queueing a
+ * second toast behind it (replacing toasts quickly also crashes
+ * libadwaita 1.2's toast overlay). Toast titles are Pango markup: the text
+ * is escaped here. */
 static void
 show_toast (CpWindow   *self,
             const char *text)
 {
   g_autofree char *escaped = g_markup_escape_text (text, -1);
-  AdwToast *toast = adw_toast_new (escaped);
+  AdwToast *toast;
 
   if (self->message_toast != NULL)
-    adw_toast_dismiss (self->message_toast);
+    {
+      adw_toast_set_title (self->message_toast, escaped);
+      return;
+    }
+
+  toast = adw_toast_new (escaped);
   adw_toast_set_timeout (toast, 8);
-  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
   g_set_weak_pointer (&self->message_toast, toast);
+  g_signal_connect_object (toast, "dismissed", G_CALLBACK (message_dismissed_cb), self,
+                           G_CONNECT_SWAPPED);
   cp_window_add_toast (self, toast);
 }
 
