@@ -300,9 +300,9 @@ static const Scenario scenarios[] = {
       "bf16 tensor-core ViT, GPU busy all step, workers + pinned prefetch, no syncs" },
     MODEL_VIT, 12, 64, FALSE, FALSE, US (160), FALSE, TRUE, FALSE, FALSE, US (5.5) },
   /* num_workers=0: __next__ decodes and augments in the main process for
-   * ~46 ms while the GPU, done with its ~25 ms, waits (input ~55% of a step). */
+   * ~46 ms while the GPU, done with its ~25 ms, waits (input ~57% of a step). */
   { { "input-bound", "input-bound", "dataloader-single-process",
-      "DataLoader with num_workers=0 takes ~46 ms of a ~57 ms step; the GPU idles" },
+      "DataLoader with num_workers=0 takes ~46 ms of a ~55 ms step; the GPU idles" },
     MODEL_VIT, 12, 64, FALSE, TRUE, MS (46), FALSE, FALSE, FALSE, FALSE, US (5.5) },
   /* ~2000 kernels of 2-4 us per step, each behind a 8-15 us cudaLaunchKernel:
    * the GPU is busy ~12% of the step and waits on launches the rest. */

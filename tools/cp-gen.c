@@ -14,6 +14,7 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -286,12 +287,20 @@ main (int   argc,
   if (steps == 0 && size_target == 0)
     steps = 6;
 
+  out = cp_gen_out_open (out_path, format->compress, level, &error);
+  if (out == NULL)
+    {
+      g_printerr ("cp-gen: %s\n", error->message);
+      return 1;
+    }
+
   if (truth_path != NULL)
     {
       truth.file = g_fopen (truth_path, "w");
       if (truth.file == NULL)
         {
           g_printerr ("cp-gen: cannot create %s: %s\n", truth_path, g_strerror (errno));
+          cp_gen_out_close (out, NULL, NULL);
           return 1;
         }
       fprintf (truth.file, "{\n  \"scenario\": \"%s\",\n  \"expect\": ", info->name);
@@ -300,13 +309,6 @@ main (int   argc,
       write_string_list (truth.file, info->related);
       fprintf (truth.file, ",\n  \"seed\": %" G_GUINT64_FORMAT ",\n  \"format\": \"%s\",\n  \"ranges\": [",
                seed, format->name);
-    }
-
-  out = cp_gen_out_open (out_path, format->compress, level, &error);
-  if (out == NULL)
-    {
-      g_printerr ("cp-gen: %s\n", error->message);
-      return 1;
     }
 
   sim = cp_gen_sim_new (info, seed);
