@@ -218,6 +218,15 @@ typedef struct
 } LaneCacheEntry;
 
 #define LANE_CACHE_SIZE 256
+#define STR_CACHE_SIZE  4096
+
+/* Recently interned strings, found again without hashing their bytes. */
+typedef struct
+{
+  const char *s;
+  gsize       len;
+  CpStr       id;
+} StrCacheEntry;
 
 enum
 {
@@ -292,6 +301,7 @@ struct _CpChromeReader
   guint            last_proc;
   gboolean         have_last_pid;
   LaneCacheEntry   lane_cache[LANE_CACHE_SIZE];
+  StrCacheEntry   *str_cache;
   GArray          *cat_class;        /* guint8 by CpStr */
   GArray          *name_info;        /* guint16 by CpStr */
 
@@ -466,6 +476,7 @@ cp_chrome_reader_new (CpTraceBuilder *builder,
   self->proc_meta = g_hash_table_new_full (u64_hash, u64_equal, g_free, g_free);
   self->thread_meta = g_hash_table_new_full (thread_meta_hash, thread_meta_equal, g_free, NULL);
   self->device_seen = g_array_new (FALSE, TRUE, sizeof (gboolean));
+  self->str_cache = g_new0 (StrCacheEntry, STR_CACHE_SIZE);
   self->max_end = G_MININT64;
   self->stopped_at = G_MAXUINT64;
   return self;
@@ -497,12 +508,41 @@ cp_chrome_reader_free (CpChromeReader *self)
   g_hash_table_unref (self->proc_meta);
   g_hash_table_unref (self->thread_meta);
   g_array_unref (self->device_seen);
+  g_free (self->str_cache);
   g_free (self->stop_reason);
   g_clear_error (&self->fatal);
   g_free (self);
 }
 
 /* Strings */
+
+static inline guint64
+load8 (const char *s,
+       gsize       n)
+{
+  guint64 v = 0;
+
+  memcpy (&v, s, MIN (n, 8));
+  return v;
+}
+
+static CpStr
+intern_cached (CpChromeReader *self,
+               const char     *s,
+               gsize           len)
+{
+  guint64 h = mix64 (load8 (s, len) ^ (len > 8 ? load8 (s + len - 8, 8) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) : 0) ^ len);
+  StrCacheEntry *e = &self->str_cache[h & (STR_CACHE_SIZE - 1)];
+  CpStr id;
+
+  if (e->s != NULL && e->len == len && memcmp (e->s, s, len) == 0)
+    return e->id;
+  id = cp_trace_builder_intern (self->b, s, len);
+  e->s = cp_trace_builder_get_string (self->b, id);
+  e->len = len;
+  e->id = id;
+  return id;
+}
 
 static CpStr
 intern_token (CpChromeReader    *self,
@@ -512,11 +552,11 @@ intern_token (CpChromeReader    *self,
   const char *s;
 
   if (t->type != CP_JSON_STRING && t->type != CP_JSON_KEY)
-    return cp_trace_builder_intern (self->b, t->text, t->len);
+    return intern_cached (self, t->text, t->len);
   s = cp_json_decode_string (t->text, t->len, t->flags, self->decode, &len);
-  if (memchr (s, '\0', len) != NULL)
+  if ((t->flags & CP_JSON_ESCAPED) && memchr (s, '\0', len) != NULL)
     len = strlen (s);
-  return cp_trace_builder_intern (self->b, s, len);
+  return intern_cached (self, s, len);
 }
 
 static gboolean

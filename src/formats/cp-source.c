@@ -648,8 +648,12 @@ cp_source_open (GFile         *file,
                             G_FILE_QUERY_INFO_NONE, cancellable, &local_error);
   if (info == NULL)
     {
-      g_set_error (error, local_error->domain, local_error->code,
-                   _("Could not open “%s”: %s"), self->name, local_error->message);
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                     _("“%s” does not exist"), self->name);
+      else
+        g_set_error (error, local_error->domain, local_error->code,
+                     _("Could not open “%s”: %s"), self->name, local_error->message);
       return NULL;
     }
   if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)

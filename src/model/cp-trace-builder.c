@@ -1289,7 +1289,27 @@ bind_point (CpTrace         *trace,
 
   if (p->bind == CP_FLOW_BIND_ENCLOSING)
     {
-      gint i = cp_lane_slice_at (lane, t, -1);
+      const CpSlices *s = cp_lane_get_slices (lane);
+      guint hi = cp_lane_first_starting_after (lane, t);
+      gint i = -1;
+
+      /* Fast path: the latest-starting slice that contains t is the deepest
+       * one when slices nest (ties sort longer first, so the inner one comes
+       * later). Look back a few slices only; overlapping layouts and long
+       * runs of finished siblings take the exact search by rows. */
+      for (guint k = hi, steps = 0; k > 0 && steps < 8; k--, steps++)
+        {
+          guint j = k - 1;
+
+          if (t < s->start[j] + s->dur[j] || (s->dur[j] == 0 && t == s->start[j]))
+            {
+              if (!(s->flags[j] & CP_SLICE_OVERLAP))
+                i = j;
+              break;
+            }
+        }
+      if (i < 0)
+        i = cp_lane_slice_at (lane, t, -1);
 
       if (i >= 0)
         {
