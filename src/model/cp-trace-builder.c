@@ -1519,6 +1519,9 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
   gint64 origin;
   guint n_lanes = self->lanes->len;
 
+  /* builder frees self on every return path. */
+  (void) builder;
+
   if (!self->any)
     {
       g_set_error_literal (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY,
