@@ -191,6 +191,8 @@ test_kernel_stats (void)
   g_assert_cmpuint (op[0].n_kernels, ==, 2);
   g_assert_cmpint (op[0].kernel_time, ==, 160);
   g_assert_cmpint (op[0].tensor_core_time, ==, 60);
+  g_assert_cmpuint (op[0].n_self_kernels, ==, 2);
+  g_assert_cmpint (op[0].self_kernel_time, ==, 160);
   g_assert_cmpuint (op[0].kernels->len, ==, 2);
   g_assert_cmpint (g_array_index (op[0].kernels, CpKernelCount, 0).time, ==, 100);
   g_assert_cmpstr (cp_trace_get_string (trace, op[1].name), ==, "aten::add");
@@ -499,6 +501,67 @@ test_precision (void)
   }
   /* No tensor cores on compute capability 6: only info. */
   assert_severity (a_old, "no-mixed-precision", CP_SEVERITY_INFO);
+}
+
+static const CpHostOpStats *
+find_op (CpTrace    *trace,
+         CpAnalysis *a,
+         const char *name)
+{
+  const CpHostOpStats *ops;
+  guint n;
+
+  ops = cp_analysis_get_host_ops (a, &n);
+  for (guint i = 0; i < n; i++)
+    if (g_strcmp0 (cp_trace_get_string (trace, ops[i].name), name) == 0)
+      return &ops[i];
+  g_error ("no host op %s", name);
+  return NULL;
+}
+
+static void
+test_host_op_nesting (void)
+{
+  g_autoptr(CpTrace) trace = trace_e (8);
+  g_autoptr(CpAnalysis) a = analyse (trace);
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint h = cp_test_trace_host_lane (b, 1);
+  guint k = cp_test_trace_kernel_lane (b, 0, 7);
+  g_autoptr(CpTrace) t2 = NULL;
+  g_autoptr(CpAnalysis) a2 = NULL;
+  const CpHostOpStats *op;
+
+  /* The deepest op gets the kernel as "self"; every op around it as total. */
+  op = find_op (trace, a, "aten::addmm");
+  g_assert_cmpuint (op->n_self_kernels, ==, 1);
+  g_assert_cmpint (op->self_kernel_time, ==, 80);
+  g_assert_cmpuint (op->n_kernels, ==, 1);
+  g_assert_cmpint (op->kernel_time, ==, 80);
+  op = find_op (trace, a, "aten::linear");
+  g_assert_cmpuint (op->n_self_kernels, ==, 0);
+  g_assert_cmpuint (op->n_kernels, ==, 1);
+  g_assert_cmpint (op->kernel_time, ==, 80);
+  g_assert_cmpstr (cp_trace_get_string (trace, g_array_index (op->kernels, CpKernelCount, 0).name), ==,
+                   "ampere_sgemm_64x32_sliced1x4_tn");
+  op = find_op (trace, a, "aten::add");
+  g_assert_cmpint (op->kernel_time, ==, 20);
+  g_assert_cmpfloat_with_epsilon (op->kernel_share, 0.2, 1e-12);
+
+  /* An op inside an op of the same name counts the kernel once. */
+  cp_test_trace_slice (b, h, 0, 50, "aten::to");
+  cp_test_trace_slice (b, h, 5, 40, "aten::copy_");
+  cp_test_trace_slice (b, h, 10, 30, "aten::to");
+  cp_test_trace_launch (b, h, 12, 5, k, 20, 10, "copy_kernel");
+  t2 = cp_test_trace_finish (b);
+  a2 = analyse (t2);
+  op = find_op (t2, a2, "aten::to");
+  g_assert_cmpuint (op->count, ==, 2);
+  g_assert_cmpint (op->total, ==, 80);
+  g_assert_cmpuint (op->n_kernels, ==, 1);
+  g_assert_cmpuint (op->n_self_kernels, ==, 1);
+  op = find_op (t2, a2, "aten::copy_");
+  g_assert_cmpuint (op->n_kernels, ==, 1);
+  g_assert_cmpuint (op->n_self_kernels, ==, 0);
 }
 
 /* Trace F: est. SM efficiency and achieved occupancy. */
@@ -844,6 +907,7 @@ main (int   argc,
   g_test_add_func ("/analysis/transfers-sync", test_transfers_sync);
   g_test_add_func ("/analysis/comm", test_comm);
   g_test_add_func ("/analysis/precision", test_precision);
+  g_test_add_func ("/analysis/host-op-nesting", test_host_op_nesting);
   g_test_add_func ("/analysis/sm-efficiency", test_sm_efficiency);
   g_test_add_func ("/analysis/kernel-shape-varies", test_kernel_shape_varies);
   g_test_add_func ("/analysis/memory-dp-gaps", test_memory_dp_gaps);

@@ -248,6 +248,8 @@ write_metrics (CpAnalysis  *self,
       add_int (b, "kernel_time_ns", op->kernel_time);
       add_double (b, "kernel_share", op->kernel_share);
       add_int (b, "tensor_core_time_ns", op->tensor_core_time);
+      add_int (b, "self_kernels", op->n_self_kernels);
+      add_int (b, "self_kernel_time_ns", op->self_kernel_time);
       json_builder_set_member_name (b, "launched");
       json_builder_begin_array (b);
       for (guint j = 0; op->kernels != NULL && j < MIN (op->kernels->len, MAX_LAUNCHED_PER_OP); j++)

@@ -32,7 +32,8 @@ typedef struct
   CpIntervals *cat[CP_TIME_N_CATEGORIES]; /* per-category union on this lane */
   CpIntervals *sync;           /* host lanes: union of blocking calls */
   CpSliceRef  *launch;         /* device lanes: launching host slice per slice */
-  guint32     *parent_op;      /* host lanes: enclosing op (index + 1) per slice, 0 none */
+  guint32     *parent_op;      /* host lanes: deepest op around a launch call (index + 1), 0 none */
+  guint32     *op_parent;      /* host lanes: for an op, the next op around it (index + 1), 0 none */
 } CpLaneInfo;
 
 typedef struct

@@ -40,6 +40,7 @@ cp_analysis_finalize (GObject *object)
       cp_intervals_free (info->sync);
       g_free (info->launch);
       g_free (info->parent_op);
+      g_free (info->op_parent);
     }
   g_free (self->lanes);
 

@@ -147,11 +147,16 @@ typedef struct
   gint64   max;
   double   share;                /* of all host op time */
   gboolean tc_eligible;
-  guint    n_kernels;            /* kernels launched from inside it (deepest op) */
+  /* Kernels launched from inside the op, at any depth (TB "device total");
+   * an op nested in an op of the same name counts them once. */
+  guint    n_kernels;
   gint64   kernel_time;
   double   kernel_share;         /* of all kernel time */
   gint64   tensor_core_time;
-  GArray  *kernels;              /* of CpKernelCount, by time; may be NULL */
+  /* Kernels whose deepest enclosing op is this one (TB "device self"). */
+  guint    n_self_kernels;
+  gint64   self_kernel_time;
+  GArray  *kernels;              /* of CpKernelCount (at any depth), by time; may be NULL */
 } CpHostOpStats;
 
 #define CP_ANALYSIS_ERROR (cp_analysis_error_quark ())

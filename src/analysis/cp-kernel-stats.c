@@ -102,6 +102,13 @@ host_pass (CpAnalysis *self,
           if (op)
             {
               CpHostOpStats *st = host_op_for (self, omap, s->name[i]);
+
+              if (depth > 0 && nearest[depth - 1] != 0)
+                {
+                  if (info->op_parent == NULL)
+                    info->op_parent = g_new0 (guint32, s->n);
+                  info->op_parent[i] = nearest[depth - 1];
+                }
               gint64 dur = s->dur[i];
 
               st->count++;
@@ -231,12 +238,40 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
 
           if (op_index_of != G_MAXUINT)
             {
+              CpSliceRef h = info->launch[i];
+              const CpLaneInfo *hinfo = &self->lanes[h.lane];
+              const CpSlices *hs = cp_lane_get_slices (hinfo->lane);
+              guint32 cur = hinfo->parent_op[h.index];
+              CpStr seen[64];
+              guint n_seen = 0;
+
               op = &g_array_index (self->host_ops, CpHostOpStats, op_index_of);
-              op->n_kernels++;
-              op->kernel_time += dur;
-              if (nf & CP_NAME_TENSOR_CORE)
-                op->tensor_core_time += dur;
-              add_op_kernel (op, g_ptr_array_index (op_index, op_index_of), s->name[i], dur);
+              op->n_self_kernels++;
+              op->self_kernel_time += dur;
+
+              /* The op and every op around it, each name once. */
+              while (cur != 0)
+                {
+                  CpStr name = hs->name[cur - 1];
+                  gboolean dup = FALSE;
+
+                  for (guint k = 0; k < n_seen && !dup; k++)
+                    dup = seen[k] == name;
+                  if (!dup && omap[name] != 0)
+                    {
+                      guint oi = omap[name] - 1;
+                      CpHostOpStats *anc = &g_array_index (self->host_ops, CpHostOpStats, oi);
+
+                      anc->n_kernels++;
+                      anc->kernel_time += dur;
+                      if (nf & CP_NAME_TENSOR_CORE)
+                        anc->tensor_core_time += dur;
+                      add_op_kernel (anc, g_ptr_array_index (op_index, oi), s->name[i], dur);
+                      if (n_seen < G_N_ELEMENTS (seen))
+                        seen[n_seen++] = name;
+                    }
+                  cur = hinfo->op_parent != NULL ? hinfo->op_parent[cur - 1] : 0;
+                }
             }
 
           /* Per kernel name. */

@@ -1,0 +1,409 @@
+/* cp-cli-diagnose.c: `chokepoint diagnose FILE [--json] [--fail-on=high|moderate]`
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <stdio.h>
+
+#include "analysis/cp-analysis.h"
+#include "analysis/cp-rules.h"
+#include "cp-cli.h"
+#include "formats/cp-loader.h"
+
+/* How many rows of each table the text output shows. */
+#define TOP_KERNELS 10
+#define TOP_OPS 10
+#define SHOWN_EVIDENCE 5
+
+static char *
+format_seconds (gint64 ns)
+{
+  return g_strdup_printf ("%.6f s", ns / 1e9);
+}
+
+static char *
+format_figure (const CpFigure *f,
+               double          value)
+{
+  if (g_strcmp0 (f->unit, "%") == 0)
+    return g_strdup_printf ("%.1f%%", value);
+  if (g_strcmp0 (f->unit, "ratio") == 0)
+    return g_strdup_printf ("%.3f", value);
+  if (g_strcmp0 (f->unit, "ns") == 0)
+    return cp_format_duration ((gint64) value);
+  if (g_strcmp0 (f->unit, "ms") == 0)
+    return g_strdup_printf ("%.1f ms", value);
+  if (g_strcmp0 (f->unit, "GB/s") == 0)
+    return g_strdup_printf ("%.2f GB/s", value);
+  if (g_strcmp0 (f->unit, "bytes") == 0)
+    return g_format_size_full ((guint64) MAX (value, 0), G_FORMAT_SIZE_IEC_UNITS);
+  return g_strdup_printf ("%.0f", value);
+}
+
+static void
+print_window (CpAnalysis *a)
+{
+  CpTimeSummary st;
+  guint n_steps;
+  g_autofree char *total = NULL, *mean = NULL, *min = NULL, *max = NULL;
+
+  cp_analysis_get_step_summary (a, &st);
+  cp_analysis_get_steps (a, &n_steps);
+  total = cp_format_duration (st.total);
+  mean = cp_format_duration (st.mean);
+  min = cp_format_duration (st.min);
+  max = cp_format_duration (st.max);
+
+  switch (cp_analysis_get_step_source (a))
+    {
+    case CP_STEPS_PROFILER:
+    case CP_STEPS_MARKERS:
+      g_print (g_dngettext (GETTEXT_PACKAGE,
+                            "Window:   %u step (%s), %s in all; per step mean %s, min %s, max %s\n",
+                            "Window:   %u steps (%s), %s in all; per step mean %s, min %s, max %s\n",
+                            n_steps),
+               n_steps,
+               cp_analysis_get_step_source (a) == CP_STEPS_PROFILER ? "ProfilerStep#N" : _("step markers"),
+               total, mean, min, max);
+      if (cp_analysis_get_n_dropped_steps (a) > 0)
+        g_print (_("          (%u incomplete or empty steps left out)\n"), cp_analysis_get_n_dropped_steps (a));
+      break;
+    case CP_STEPS_NONE:
+    default:
+      g_print (_("Window:   no steps: the whole capture (%s) is one window\n"), total);
+      break;
+    }
+}
+
+static void
+print_breakdown (CpAnalysis *a)
+{
+  gboolean per_step = cp_analysis_get_step_source (a) != CP_STEPS_NONE;
+
+  g_print ("\n%s\n", per_step ? _("Time breakdown (each instant counted once, by priority; per step: mean, min, max; share of step time)")
+                              : _("Time breakdown (each instant counted once, by priority; share of the capture)"));
+  for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
+    {
+      CpTimeSummary s;
+      g_autofree char *mean = NULL, *min = NULL, *max = NULL;
+
+      cp_analysis_get_time_summary (a, c, &s);
+      if (s.total == 0)
+        continue;
+      mean = cp_format_duration (s.mean);
+      if (per_step)
+        {
+          min = cp_format_duration (s.min);
+          max = cp_format_duration (s.max);
+          g_print ("  %-32s %10s %10s %10s %6.1f%%\n", cp_time_category_get_label (c), mean, min, max, s.percent);
+        }
+      else
+        g_print ("  %-32s %10s %6.1f%%\n", cp_time_category_get_label (c), mean, s.percent);
+    }
+}
+
+static void
+print_devices (CpAnalysis *a)
+{
+  const CpDeviceStats *devs;
+  const CpTransferStats *tr;
+  guint n, n_kinds;
+  gboolean any_copy = FALSE;
+
+  devs = cp_analysis_get_devices (a, &n);
+  if (n == 0)
+    {
+      g_print ("\n%s\n", _("Devices: none with kernels or copies"));
+      return;
+    }
+  g_print ("\n%s\n", _("Devices"));
+  for (guint d = 0; d < n; d++)
+    {
+      const CpDeviceStats *dev = &devs[d];
+      g_autofree char *busy = cp_format_duration (dev->window_busy);
+      g_autofree char *kt = cp_format_duration (dev->kernel_time);
+      g_autofree char *idle = cp_format_duration (dev->idle);
+      g_autofree char *hw = cp_format_duration (dev->idle_host_wait);
+      g_autofree char *kw = cp_format_duration (dev->idle_kernel_wait);
+      g_autofree char *ow = cp_format_duration (dev->idle_other);
+
+      g_print (_("  GPU %d: utilisation %.1f%% (kernels busy %s), %u kernels, kernel time %s\n"),
+               dev->device, 100 * dev->utilization, busy, dev->n_kernels, kt);
+      if (!isnan (dev->sm_efficiency) || !isnan (dev->achieved_occupancy))
+        {
+          g_autofree char *sm = isnan (dev->sm_efficiency) ? g_strdup ("—") : g_strdup_printf ("%.1f%%", 100 * dev->sm_efficiency);
+          g_autofree char *occ = isnan (dev->achieved_occupancy) ? g_strdup ("—") : g_strdup_printf ("%.1f%%", dev->achieved_occupancy);
+
+          g_print (_("         est. SM efficiency %s, est. achieved occupancy %s\n"), sm, occ);
+        }
+      g_print (_("         idle %s: waiting for the host %s, between kernels %s, other %s\n"), idle, hw, kw, ow);
+      if (dev->n_launched > 0)
+        g_print (_("         launches matched %u: %u shorter than their launch call, %u calls over 50 µs, %u delays over 100 µs\n"),
+                 dev->n_launched, dev->n_short, dev->n_runtime_outliers, dev->n_delay_outliers);
+      if (dev->comm_time > 0)
+        g_print (_("         collectives %.1f%% overlapped by compute\n"), 100.0 * dev->comm_overlap / dev->comm_time);
+    }
+
+  tr = cp_analysis_get_transfers (a, &n_kinds);
+  for (guint k = 0; k < n_kinds; k++)
+    {
+      g_autofree char *time = NULL, *bytes = NULL, *bw = NULL;
+
+      if (tr[k].count == 0)
+        continue;
+      if (!any_copy)
+        g_print ("\n%s\n", _("Copies and memsets"));
+      any_copy = TRUE;
+      time = cp_format_duration (tr[k].time);
+      bytes = g_format_size_full (tr[k].bytes, G_FORMAT_SIZE_IEC_UNITS);
+      bw = isnan (tr[k].bandwidth) ? g_strdup ("—") : g_strdup_printf ("%.2f GB/s", tr[k].bandwidth);
+      g_print (_("  %-7s %8u ops, %s, %s, mean %s"), cp_transfer_kind_to_string (tr[k].kind),
+               tr[k].count, bytes, time, bw);
+      if (tr[k].n_pageable > 0)
+        g_print (_(", %u from/to pageable memory"), tr[k].n_pageable);
+      g_print ("\n");
+    }
+}
+
+static void
+print_kernels (CpAnalysis *a)
+{
+  CpTrace *trace = cp_analysis_get_trace (a);
+  const CpKernelStats *ks;
+  const CpHostOpStats *ops;
+  guint n, n_ops;
+
+  ks = cp_analysis_get_kernels (a, &n);
+  if (n > 0)
+    {
+      g_print ("\n%s\n", _("Top kernels (share of kernel time, total, count, mean, tensor cores)"));
+      for (guint i = 0; i < MIN (n, TOP_KERNELS); i++)
+        {
+          g_autofree char *tot = cp_format_duration (ks[i].total);
+          g_autofree char *mean = cp_format_duration (ks[i].count ? ks[i].total / ks[i].count : 0);
+
+          g_print ("  %5.1f%% %10s %8u× %10s %-3s %s\n", 100 * ks[i].share, tot, ks[i].count, mean,
+                   ks[i].tensor_core ? "TC" : "", cp_trace_get_string (trace, ks[i].name));
+        }
+      if (n > TOP_KERNELS)
+        g_print (_("  … %u more kernel names\n"), n - TOP_KERNELS);
+    }
+
+  ops = cp_analysis_get_host_ops (a, &n_ops);
+  if (n_ops > 0)
+    {
+      guint shown = 0;
+
+      g_print ("\n%s\n", _("Top host ops (host time, count, kernels launched and their time)"));
+      for (guint i = 0; i < n_ops && shown < TOP_OPS; i++, shown++)
+        {
+          g_autofree char *tot = cp_format_duration (ops[i].total);
+          g_autofree char *kt = cp_format_duration (ops[i].kernel_time);
+
+          g_print (_("  %10s %8u× %6u kernels %10s  %s\n"), tot, ops[i].count, ops[i].n_kernels, kt,
+                   cp_trace_get_string (trace, ops[i].name));
+        }
+    }
+}
+
+static void
+print_finding (CpAnalysis *a,
+               CpFinding  *f)
+{
+  CpTrace *trace = cp_analysis_get_trace (a);
+  const CpFigure *figs;
+  const CpEvidence *ev;
+  guint n_figs, n_ev;
+  CpSeverity sev = cp_finding_get_severity (f);
+  g_autofree char *upper = g_utf8_strup (cp_severity_get_label (sev), -1);
+
+  g_print ("\n[%s] %s (%s)\n", upper, cp_finding_get_title (f), cp_finding_get_rule_id (f));
+  g_print ("  %s\n", cp_finding_get_summary (f));
+
+  figs = cp_finding_get_figures (f, &n_figs);
+  if (n_figs > 0)
+    g_print ("  %s\n", _("Figures:"));
+  for (guint i = 0; i < n_figs; i++)
+    {
+      g_autofree char *v = format_figure (&figs[i], figs[i].value);
+      g_autoptr(GString) thr = g_string_new (NULL);
+
+      if (figs[i].comparison != NULL)
+        {
+          if (!isnan (figs[i].moderate))
+            {
+              g_autofree char *m = format_figure (&figs[i], figs[i].moderate);
+
+              g_string_append_printf (thr, _("moderate %s %s"), figs[i].comparison, m);
+            }
+          if (!isnan (figs[i].high))
+            {
+              g_autofree char *h = format_figure (&figs[i], figs[i].high);
+
+              if (thr->len > 0)
+                g_string_append (thr, ", ");
+              g_string_append_printf (thr, _("high %s %s"), figs[i].comparison, h);
+            }
+        }
+      if (thr->len > 0)
+        g_print ("    %s: %s (%s)\n", figs[i].label, v, thr->str);
+      else
+        g_print ("    %s: %s\n", figs[i].label, v);
+    }
+
+  ev = cp_finding_get_evidence (f, &n_ev);
+  g_print (_("  Evidence: %" G_GUINT64_FORMAT " ranges"), cp_finding_get_evidence_total (f));
+  if (n_ev > SHOWN_EVIDENCE)
+    g_print (_(", the first %u of the %u longest:\n"), SHOWN_EVIDENCE, n_ev);
+  else
+    g_print (":\n");
+  for (guint i = 0; i < MIN (n_ev, SHOWN_EVIDENCE); i++)
+    {
+      g_autofree char *s = format_seconds (ev[i].start);
+      g_autofree char *e = format_seconds (ev[i].end);
+      g_autofree char *d = cp_format_duration (ev[i].end - ev[i].start);
+      const char *lane = ev[i].lane < cp_trace_get_n_lanes (trace) ?
+                         cp_lane_get_name (cp_trace_get_lane (trace, ev[i].lane)) : "?";
+
+      g_print ("    %s – %s (%s) on “%s”\n", s, e, d, lane);
+    }
+
+  g_print ("  %s\n", _("Fixes:"));
+  for (guint fw = 0; fw < CP_N_FRAMEWORKS; fw++)
+    {
+      const char * const *fixes = cp_finding_get_fixes (f, fw);
+
+      for (guint i = 0; fixes[i] != NULL; i++)
+        g_print ("    %s: %s\n", cp_framework_get_label (fw), fixes[i]);
+    }
+}
+
+static void
+print_text (CpAnalysis *a)
+{
+  CpTrace *trace = cp_analysis_get_trace (a);
+  GListModel *findings = cp_analysis_get_findings (a);
+  const char * const *notes = cp_analysis_get_notes (a);
+  g_autofree char *path = cp_trace_get_file (trace) ? g_file_get_parse_name (cp_trace_get_file (trace)) : NULL;
+  const CpLoadReport *r = cp_trace_get_load_report (trace);
+  guint n = g_list_model_get_n_items (findings);
+  guint warnings = 0;
+
+  g_print (_("Capture:  %s (%s)\n"), path ? path : cp_trace_get_title (trace), r && r->format ? r->format : "?");
+  print_window (a);
+  for (guint i = 0; notes[i] != NULL; i++)
+    g_print (_("Note:     %s\n"), notes[i]);
+
+  print_breakdown (a);
+  print_devices (a);
+  print_kernels (a);
+
+  g_print ("\n%s\n", _("Findings (by time at stake)"));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(CpFinding) f = g_list_model_get_item (findings, i);
+
+      if (cp_finding_get_severity (f) > CP_SEVERITY_INFO)
+        warnings++;
+      print_finding (a, f);
+    }
+  if (warnings == 0)
+    g_print ("\n%s\n", n == 0 ? _("No problems found: the capture looks healthy.")
+                              : _("No problems found above info: the capture looks healthy."));
+  else
+    {
+      g_print ("\n");
+      g_print (g_dngettext (GETTEXT_PACKAGE, "%u problem found above info.\n",
+                            "%u problems found above info.\n", warnings), warnings);
+    }
+}
+
+int
+cp_cli_diagnose (int    argc,
+                 char **argv)
+{
+  gboolean json = FALSE;
+  g_autofree char *fail_on = NULL;
+  g_auto(GStrv) files = NULL;
+  const GOptionEntry entries[] = {
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_("Print the metrics and findings as JSON (see docs/diagnose-json.md)"), NULL },
+    { "fail-on", 0, 0, G_OPTION_ARG_STRING, &fail_on,
+      N_("Exit with status 3 when a finding of this severity or worse exists"), N_("high|moderate") },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (N_("FILE — name the bottlenecks of a capture"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) analysis = NULL;
+  CpSeverity threshold = CP_SEVERITY_HIGH, worst;
+
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_summary (context,
+                                _("Reads a profiler capture and reports the step-time breakdown, device "
+                                  "utilisation, kernel statistics and the bottlenecks found, each with its "
+                                  "measured figures, evidence on the timeline, the time at stake and fixes "
+                                  "for PyTorch, JAX and TensorFlow. Needs no display."));
+  g_option_context_set_description (context,
+                                    _("Exit status: 0 done, 1 the file could not be read, 2 bad arguments, "
+                                      "3 a finding at or above the --fail-on severity exists."));
+  g_set_prgname ("chokepoint diagnose");
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("chokepoint diagnose: %s\n", error->message);
+      g_printerr (_("Run “chokepoint diagnose --help” for usage.\n"));
+      return CP_EXIT_USAGE;
+    }
+  if (fail_on != NULL &&
+      (!cp_severity_from_string (fail_on, &threshold) || threshold == CP_SEVERITY_INFO))
+    {
+      g_printerr (_("chokepoint diagnose: --fail-on takes “high” or “moderate”, not “%s”\n"), fail_on);
+      return CP_EXIT_USAGE;
+    }
+  if (files == NULL || files[0] == NULL || files[1] != NULL)
+    {
+      g_printerr (_("chokepoint diagnose: give exactly one capture file\n"));
+      g_printerr (_("Usage: chokepoint diagnose [--json] [--fail-on=high|moderate] FILE\n"));
+      return CP_EXIT_USAGE;
+    }
+
+  file = g_file_new_for_commandline_arg (files[0]);
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  if (trace == NULL)
+    {
+      g_printerr ("chokepoint diagnose: %s\n", error->message);
+      return CP_EXIT_FAILURE;
+    }
+  analysis = cp_analysis_new (trace, NULL, &error);
+  if (analysis == NULL)
+    {
+      g_printerr ("chokepoint diagnose: %s\n", error->message);
+      return CP_EXIT_FAILURE;
+    }
+
+  if (json)
+    {
+      g_autofree char *text = cp_analysis_to_json (analysis, TRUE);
+
+      g_print ("%s\n", text);
+    }
+  else
+    print_text (analysis);
+
+  if (fflush (stdout) != 0)
+    {
+      g_printerr (_("chokepoint diagnose: could not write the output\n"));
+      return CP_EXIT_FAILURE;
+    }
+
+  if (fail_on != NULL && cp_analysis_get_worst_severity (analysis, &worst) && worst >= threshold)
+    return CP_EXIT_FINDINGS;
+  return CP_EXIT_OK;
+}

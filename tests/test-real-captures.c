@@ -1,0 +1,201 @@
+/* test-real-captures.c: the analysis on every real capture in ../shared/traces
+ * and tests/data/captures, and GPU busy time and kernel totals checked against
+ * an independent Python count (tests/kernel-busy.py)
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+
+#include "analysis/cp-analysis.h"
+#include "cp-test-util.h"
+#include "formats/cp-loader.h"
+
+static void
+collect (const char *dir,
+         GPtrArray  *out)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  if (d == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        collect (path, out);
+      else if (!g_str_has_suffix (name, ".md") && !g_str_has_suffix (name, ".txt") &&
+               !g_str_has_suffix (name, ".py"))
+        g_ptr_array_add (out, g_steal_pointer (&path));
+    }
+}
+
+static gint
+cmp_paths (gconstpointer a,
+           gconstpointer b)
+{
+  return g_strcmp0 (*(char * const *) a, *(char * const *) b);
+}
+
+/* Is x within 0.1% of want (exact when want is 0)? */
+static gboolean
+close_enough (double x,
+              double want)
+{
+  if (want == 0)
+    return x == 0;
+  return fabs (x - want) <= 0.001 * fabs (want);
+}
+
+static void
+compare_with_python (const char *python,
+                     const char *path,
+                     CpAnalysis *analysis)
+{
+  g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "kernel-busy.py", NULL);
+  const char *argv[] = { python, script, path, NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *devices;
+  g_autoptr(GList) members = NULL;
+  const CpDeviceStats *devs;
+  guint n_devs;
+  int status = 0;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("kernel-busy.py failed on %s: %s", path, err);
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  devices = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "devices");
+
+  devs = cp_analysis_get_devices (analysis, &n_devs);
+  members = json_object_get_members (devices);
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      JsonObject *want = json_object_get_object_member (devices, l->data);
+      gint ordinal = atoi (l->data);
+      const CpDeviceStats *have = NULL;
+
+      for (guint d = 0; d < n_devs; d++)
+        if (devs[d].device == ordinal)
+          have = &devs[d];
+      if (have == NULL)
+        g_error ("%s: device %d has kernels in the JSON but not in the analysis", path, ordinal);
+      if (!close_enough (have->n_kernels, json_object_get_int_member (want, "kernels")) ||
+          !close_enough (have->kernel_time, json_object_get_int_member (want, "kernel_time_ns")) ||
+          !close_enough (have->kernel_busy, json_object_get_int_member (want, "kernel_busy_ns")))
+        g_error ("%s: device %d: analysis %u kernels, %" G_GINT64_FORMAT " ns, busy %" G_GINT64_FORMAT
+                 " ns; Python %" G_GINT64_FORMAT " kernels, %" G_GINT64_FORMAT " ns, busy %" G_GINT64_FORMAT " ns",
+                 path, ordinal, have->n_kernels, have->kernel_time, have->kernel_busy,
+                 json_object_get_int_member (want, "kernels"),
+                 json_object_get_int_member (want, "kernel_time_ns"),
+                 json_object_get_int_member (want, "kernel_busy_ns"));
+    }
+  /* And no device with kernels that Python does not see. */
+  for (guint d = 0; d < n_devs; d++)
+    if (devs[d].n_kernels > 0)
+      {
+        g_autofree char *key = g_strdup_printf ("%d", devs[d].device);
+
+        if (!json_object_has_member (devices, key))
+          g_error ("%s: device %d has %u kernels in the analysis only", path, devs[d].device, devs[d].n_kernels);
+      }
+}
+
+static void
+test_real_captures (void)
+{
+  const char *shared = cp_test_shared_traces ();
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *own = cp_test_data_path ("captures");
+  g_autofree char *python = g_find_program_in_path ("python3");
+  guint analysed = 0, compared = 0, refused = 0;
+
+  if (shared == NULL)
+    {
+      g_test_skip ("../shared/traces is missing");
+      return;
+    }
+  collect (shared, files);
+  collect (own, files);
+  g_ptr_array_sort (files, cmp_paths);
+  g_assert_cmpuint (files->len, >, 0);
+
+  for (guint i = 0; i < files->len; i++)
+    {
+      const char *path = g_ptr_array_index (files, i);
+      g_autoptr(GFile) file = g_file_new_for_path (path);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CpTrace) trace = cp_load_file (file, NULL, NULL, NULL, &error);
+      g_autoptr(CpAnalysis) analysis = NULL;
+      g_autofree char *json = NULL;
+      g_autoptr(JsonParser) parser = json_parser_new ();
+
+      if (trace == NULL)
+        {
+          /* Not a capture (or one the readers refuse): not the analysis' business,
+           * but it must be a clean error. */
+          g_assert_nonnull (error);
+          g_test_message ("not loaded: %s: %s", path, error->message);
+          refused++;
+          continue;
+        }
+      analysis = cp_analysis_new (trace, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (analysis);
+      json = cp_analysis_to_json (analysis, FALSE);
+      json_parser_load_from_data (parser, json, -1, &error);
+      g_assert_no_error (error);
+      analysed++;
+
+      /* Every finding has evidence on a real lane, inside the capture. */
+      for (guint k = 0; k < g_list_model_get_n_items (cp_analysis_get_findings (analysis)); k++)
+        {
+          g_autoptr(CpFinding) f = g_list_model_get_item (cp_analysis_get_findings (analysis), k);
+          const CpEvidence *ev;
+          guint n;
+
+          ev = cp_finding_get_evidence (f, &n);
+          g_assert_cmpuint (n, >, 0);
+          for (guint e = 0; e < n; e++)
+            {
+              g_assert_cmpuint (ev[e].lane, <, cp_trace_get_n_lanes (trace));
+              g_assert_cmpint (ev[e].start, <=, ev[e].end);
+              g_assert_cmpint (ev[e].start, >=, 0);
+              g_assert_cmpint (ev[e].end, <=, cp_trace_get_duration (trace));
+            }
+        }
+
+      if (python != NULL && (g_str_has_suffix (path, ".json") || g_str_has_suffix (path, ".json.gz")))
+        {
+          compare_with_python (python, path, analysis);
+          compared++;
+        }
+    }
+  g_test_message ("%u captures analysed, %u compared with kernel-busy.py, %u not loadable",
+                  analysed, compared, refused);
+  g_assert_cmpuint (analysed, >, 0);
+  if (python == NULL)
+    g_test_message ("python3 not found: the independent count was not run");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/real-captures/analyse-all", test_real_captures);
+
+  return g_test_run ();
+}
