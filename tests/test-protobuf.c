@@ -59,6 +59,33 @@ test_varints (void)
   g_assert_true (cp_pb_reader_at_end (&r));
   g_assert_cmpuint (cp_pb_reader_offset (&r), ==, buf->len);
 
+  /* Every length, with and without room for the word-at-a-time path. */
+  {
+    g_autoptr(GRand) rand = g_rand_new_with_seed (9);
+
+    for (guint k = 0; k < 20000; k++)
+      {
+        guint bits = g_rand_int_range (rand, 0, 65);
+        guint64 v = ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+        g_autoptr(GByteArray) b = g_byte_array_new ();
+        const guint8 *q;
+        guint64 got = 0;
+        CpPbError err = CP_PB_OK;
+        gsize tail = k % 2 ? 0 : 12;
+
+        if (bits < 64)
+          v &= (G_GUINT64_CONSTANT (1) << bits) - 1;
+        pbw_raw_varint (b, v);
+        g_byte_array_set_size (b, b->len + tail);
+        /* Trailing bytes with their top bit set must not extend the varint. */
+        memset (b->data + b->len - tail, 0xff, tail);
+        q = b->data;
+        g_assert_true (cp_pb_read_varint (&q, b->data + b->len, &got, &err));
+        g_assert_cmpuint (got, ==, v);
+        g_assert_cmpuint (q - b->data, ==, b->len - tail);
+      }
+  }
+
   /* Zigzag and IEEE helpers. */
   g_assert_cmpint (cp_pb_sint64 (0), ==, 0);
   g_assert_cmpint (cp_pb_sint64 (1), ==, -1);

@@ -35,6 +35,34 @@ cp_pb_read_varint_slow (const guint8 **p,
 
   if (G_LIKELY (end - q >= CP_PB_MAX_VARINT_BYTES))
     {
+      guint64 x, stops;
+
+      /* Up to 8 bytes at once: find the last byte from its clear top bit,
+       * then squeeze out the continuation bits. */
+      memcpy (&x, q, 8);
+      x = GUINT64_FROM_LE (x);
+      stops = ~x & G_GUINT64_CONSTANT (0x8080808080808080);
+      if (G_LIKELY (stops != 0))
+        {
+          guint n = ((guint) __builtin_ctzll (stops) >> 3) + 1;
+
+          if (n < 8)
+            x &= (G_GUINT64_CONSTANT (1) << (8 * n)) - 1;
+          v = (x & 0x7f) |
+              ((x >> 1) & G_GUINT64_CONSTANT (0x3f80)) |
+              ((x >> 2) & G_GUINT64_CONSTANT (0x1fc000)) |
+              ((x >> 3) & G_GUINT64_CONSTANT (0xfe00000)) |
+              ((x >> 4) & G_GUINT64_CONSTANT (0x7f0000000)) |
+              ((x >> 5) & G_GUINT64_CONSTANT (0x3f800000000)) |
+              ((x >> 6) & G_GUINT64_CONSTANT (0x1fc0000000000)) |
+              ((x >> 7) & G_GUINT64_CONSTANT (0xfe000000000000));
+          *value = v;
+          *p = q + n;
+          return TRUE;
+        }
+    }
+  if (G_LIKELY (end - q >= CP_PB_MAX_VARINT_BYTES))
+    {
       /* Enough bytes for the longest varint: no bounds checks. */
       guint64 b;
 

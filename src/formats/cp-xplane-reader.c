@@ -11,6 +11,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef G_OS_UNIX
+# include <sys/mman.h>
+# include <unistd.h>
+#endif
 
 #include "cp-protobuf.h"
 #include "cp-xplane-reader.h"
@@ -363,6 +367,10 @@ struct _CpXPlaneReader
   CpStr           flow_generic;
   Pack            pack;           /* scratch for packed stats */
   Dedup           args_dedup;
+  Pack            last_pack;      /* the last record shared, and its id */
+  guint32         last_args;
+  CpGpuInfo       last_gpu_info;
+  guint32         last_gpu;
   Dedup           gpu_dedup;
   GArray         *gpu_copies;     /* of CpGpuInfo, for comparing */
   GArray         *gpu_ids;        /* of guint32: the builder's id of each copy */
@@ -2091,6 +2099,10 @@ shared_args (CpXPlaneReader *reader,
 
   if (pack->len == 0)
     return 0;
+  /* Neighbouring events often have equal stats. */
+  if (reader->last_args != 0 && pack->len == reader->last_pack.len &&
+      memcmp (pack->data, reader->last_pack.data, pack->len) == 0)
+    return reader->last_args;
   h = hash_bytes (pack->data, pack->len);
   id = dedup_lookup (&reader->args_dedup, h, args_equal, reader->builder, pack->data, pack->len,
                      &slot);
@@ -2100,6 +2112,11 @@ shared_args (CpXPlaneReader *reader,
       if (id != 0)
         dedup_insert (&reader->args_dedup, slot, h, id);
     }
+  reader->last_pack.len = 0;
+  pack_reserve (&reader->last_pack, pack->len);
+  memcpy (reader->last_pack.data, pack->data, pack->len);
+  reader->last_pack.len = pack->len;
+  reader->last_args = id;
   return id;
 }
 
@@ -2108,10 +2125,15 @@ static guint32
 shared_gpu_info (CpXPlaneReader  *reader,
                  const CpGpuInfo *gpu)
 {
-  guint64 h = hash_bytes ((const guint8 *) gpu, sizeof *gpu);
+  guint64 h;
   gsize slot = 0;
-  guint32 index = dedup_lookup (&reader->gpu_dedup, h, gpu_equal, reader->gpu_copies, gpu,
-                                sizeof *gpu, &slot);
+  guint32 index;
+
+  if (reader->last_gpu != 0 && memcmp (&reader->last_gpu_info, gpu, sizeof *gpu) == 0)
+    return reader->last_gpu;
+  h = hash_bytes ((const guint8 *) gpu, sizeof *gpu);
+  index = dedup_lookup (&reader->gpu_dedup, h, gpu_equal, reader->gpu_copies, gpu, sizeof *gpu,
+                        &slot);
 
   if (index == 0)
     {
@@ -2122,7 +2144,9 @@ shared_gpu_info (CpXPlaneReader  *reader,
       index = reader->gpu_copies->len;
       dedup_insert (&reader->gpu_dedup, slot, h, index);
     }
-  return g_array_index (reader->gpu_ids, guint32, index - 1);
+  reader->last_gpu_info = *gpu;
+  reader->last_gpu = g_array_index (reader->gpu_ids, guint32, index - 1);
+  return reader->last_gpu;
 }
 
 /* The fields of an XEvent in the form every writer uses (known fields with
@@ -3184,6 +3208,7 @@ cp_xplane_reader_free (CpXPlaneReader *self)
   if (self == NULL)
     return;
   g_free (self->pack.data);
+  g_free (self->last_pack.data);
   g_array_unref (self->steps);
   g_hash_table_unref (self->pids);
   g_array_unref (self->gpu_copies);

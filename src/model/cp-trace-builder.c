@@ -9,9 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef G_OS_UNIX
-# include <sys/mman.h>
-#endif
 
 #include "cp-lane-private.h"
 #include "cp-trace-builder.h"
@@ -524,22 +521,6 @@ cp_trace_builder_get_lane_process (CpTraceBuilder *self,
 
 /* Slices */
 
-/* Big columns ask for transparent huge pages: a load that fills a GB of
- * columns otherwise spends a good part of its time in page faults. */
-static void
-advise_huge (void  *mem,
-             gsize  size)
-{
-#if defined(G_OS_UNIX) && defined(MADV_HUGEPAGE)
-  const gsize huge = 2 * 1024 * 1024;
-  guintptr start = ((guintptr) mem + huge - 1) & ~(guintptr) (huge - 1);
-  guintptr end = ((guintptr) mem + size) & ~(guintptr) (huge - 1);
-
-  if (end > start)
-    madvise ((void *) start, end - start, MADV_HUGEPAGE);
-#endif
-}
-
 static void
 blane_grow (BLane *l)
 {
@@ -557,18 +538,6 @@ blane_grow (BLane *l)
   l->gpu = g_renew (guint32, l->gpu, cap);
   l->args = g_renew (guint32, l->args, cap);
   l->cap = cap;
-  if (cap >= 1024 * 1024)
-    {
-      advise_huge (l->start, sizeof (gint64) * cap);
-      advise_huge (l->dur, sizeof (gint64) * cap);
-      advise_huge (l->names, sizeof (CpStr) * cap);
-      advise_huge (l->cats, sizeof (CpStr) * cap);
-      advise_huge (l->flags, sizeof (guint16) * cap);
-      advise_huge (l->corr, sizeof (gint64) * cap);
-      advise_huge (l->ext, sizeof (gint64) * cap);
-      advise_huge (l->gpu, sizeof (guint32) * cap);
-      advise_huge (l->args, sizeof (guint32) * cap);
-    }
 }
 
 static inline void
@@ -1434,9 +1403,10 @@ remap_ref (CpTraceBuilder *self,
   return out;
 }
 
-/* Sorts flow indexes by (lane, index) of their start (or end) point, stably:
- * radix passes on the slice index (16 bits at a time), then a counting sort
- * on the lane. Linear: captures have millions of flows. */
+/* Sorts flow indexes by (lane, index) of their start (or end) point, stably
+ * and in linear time (captures have millions of flows): a counting sort on
+ * the lane, then, for the lanes whose flows are not already in slice order
+ * (readers usually add them in order), radix passes on the slice index. */
 static void
 sort_flow_index (guint32      *order,
                  const CpFlow *flows,
@@ -1444,42 +1414,49 @@ sort_flow_index (guint32      *order,
                  guint         n_lanes,
                  gboolean      by_to)
 {
-  g_autofree guint32 *tmp = g_new (guint32, MAX (n, 1));
-  g_autofree guint32 *count = g_new (guint32, MAX (n_lanes, 65536) + 1);
-  guint32 *src = order, *dst = tmp;
+  g_autofree guint32 *start = g_new0 (guint32, n_lanes + 1);
+  g_autofree guint32 *fill = g_new (guint32, n_lanes + 1);
+  g_autofree guint32 *tmp = NULL;
+  g_autofree guint32 *count = NULL;
 
 #define POINT(i) (by_to ? flows[i].to : flows[i].from)
-  for (guint pass = 0; pass < 3; pass++)
+  for (guint i = 0; i < n; i++)
+    start[POINT (i).lane + 1]++;
+  for (guint l = 1; l <= n_lanes; l++)
+    start[l] += start[l - 1];
+  memcpy (fill, start, sizeof (guint32) * (n_lanes + 1));
+  for (guint i = 0; i < n; i++)
+    order[fill[POINT (i).lane]++] = i;
+
+  for (guint l = 0; l < n_lanes; l++)
     {
-      guint buckets = pass < 2 ? 65536 : n_lanes;
+      guint32 *seg = order + start[l];
+      guint len = start[l + 1] - start[l];
+      gboolean sorted = TRUE;
 
-      memset (count, 0, sizeof (guint32) * (buckets + 1));
-      for (guint i = 0; i < n; i++)
+      for (guint i = 1; i < len && sorted; i++)
+        sorted = POINT (seg[i - 1]).index <= POINT (seg[i]).index;
+      if (sorted)
+        continue;
+      if (tmp == NULL)
         {
-          CpSliceRef r = POINT (src[i]);
-          guint key = pass == 0 ? (r.index & 0xffff) : pass == 1 ? (r.index >> 16) : r.lane;
-
-          count[key + 1]++;
+          tmp = g_new (guint32, MAX (n, 1));
+          count = g_new (guint32, 65536 + 1);
         }
-      for (guint k = 1; k <= buckets; k++)
-        count[k] += count[k - 1];
-      for (guint i = 0; i < n; i++)
+      for (guint pass = 0; pass < 2; pass++)
         {
-          CpSliceRef r = POINT (src[i]);
-          guint key = pass == 0 ? (r.index & 0xffff) : pass == 1 ? (r.index >> 16) : r.lane;
+          guint32 *src = pass == 0 ? seg : tmp, *dst = pass == 0 ? tmp : seg;
 
-          dst[count[key]++] = src[i];
+          memset (count, 0, sizeof (guint32) * (65536 + 1));
+          for (guint i = 0; i < len; i++)
+            count[((POINT (src[i]).index >> (16 * pass)) & 0xffff) + 1]++;
+          for (guint k = 1; k <= 65536; k++)
+            count[k] += count[k - 1];
+          for (guint i = 0; i < len; i++)
+            dst[count[(POINT (src[i]).index >> (16 * pass)) & 0xffff]++] = src[i];
         }
-      {
-        guint32 *t = src;
-
-        src = dst;
-        dst = t;
-      }
     }
 #undef POINT
-  /* Three passes: the result is in tmp. */
-  memcpy (order, src, sizeof (guint32) * n);
 }
 
 static gint
