@@ -436,6 +436,7 @@ cp_application_startup (GApplication *app)
     { "app.new-window", { "<Primary>n", NULL } },
     { "app.quit", { "<Primary>q", NULL } },
     { "win.open", { "<Primary>o", NULL } },
+    { "win.open-folder", { "<Primary><Shift>o", NULL } },
     { "window.close", { "<Primary>w", NULL } },
   };
 

@@ -149,27 +149,46 @@ cp_format_devices (CpTrace *trace)
 {
   guint n = cp_trace_get_n_devices (trace);
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  gboolean same = TRUE;
+  g_autoptr(GArray) counts = g_array_new (FALSE, TRUE, sizeof (guint));
+  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func (g_free);
 
   if (n == 0)
     return g_strdup (C_("devices", "None"));
 
+  /* Devices of one kind are counted together, in the order they come. */
   for (guint i = 0; i < n; i++)
     {
-      const CpDevice *device = cp_trace_get_device (trace, i);
-      char *name = cp_format_device_name (trace, device);
+      char *name = cp_format_device_name (trace, cp_trace_get_device (trace, i));
+      guint j;
 
-      if (i > 0 && !g_str_equal (name, g_ptr_array_index (names, 0)))
-        same = FALSE;
-      g_ptr_array_add (names, name);
+      for (j = 0; j < names->len; j++)
+        if (g_str_equal (name, g_ptr_array_index (names, j)))
+          break;
+      if (j < names->len)
+        {
+          g_array_index (counts, guint, j)++;
+          g_free (name);
+        }
+      else
+        {
+          guint one = 1;
+
+          g_ptr_array_add (names, name);
+          g_array_append_val (counts, one);
+        }
     }
 
-  if (n == 1)
-    return g_strdup (g_ptr_array_index (names, 0));
-  if (same && cp_trace_get_string (trace, cp_trace_get_device (trace, 0)->name)[0] != '\0')
-    /* Translators: several devices of one kind, "2 × NVIDIA H100". */
-    return g_strdup_printf (_("%u × %s"), n, (const char *) g_ptr_array_index (names, 0));
+  for (guint j = 0; j < names->len; j++)
+    {
+      guint count = g_array_index (counts, guint, j);
+      const char *name = g_ptr_array_index (names, j);
 
-  g_ptr_array_add (names, NULL);
-  return g_strjoinv (", ", (char **) names->pdata);
+      if (count > 1)
+        /* Translators: several devices of one kind, "2 × NVIDIA H100". */
+        g_ptr_array_add (parts, g_strdup_printf (_("%u × %s"), count, name));
+      else
+        g_ptr_array_add (parts, g_strdup (name));
+    }
+  g_ptr_array_add (parts, NULL);
+  return g_strjoinv (", ", (char **) parts->pdata);
 }

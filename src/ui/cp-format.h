@@ -23,8 +23,9 @@ char *cp_format_capture_kind (const char  *format);
 /* A lane kind (and transfer direction) for people: "Kernels", "Transfers (HtoD)". */
 char *cp_format_lane_kind    (CpLaneKind      kind,
                               CpTransferKind  transfer);
-/* The devices of a capture in one phrase: "2 × NVIDIA H100 80GB HBM3",
- * "NVIDIA A100, NVIDIA V100", or "None". */
+/* The devices of a capture in one phrase, devices of one kind counted
+ * together: "2 × NVIDIA H100 80GB HBM3", "NVIDIA A100, 3 × NVIDIA V100",
+ * or "None". Unnamed devices read "GPU 3". */
 char *cp_format_devices      (CpTrace     *trace);
 /* The name of a device: its product name, else "GPU 3". */
 char *cp_format_device_name  (CpTrace        *trace,

@@ -514,7 +514,9 @@ check_openable (GFile     *file,
     case G_FILE_TYPE_REGULAR:
       break;
     case G_FILE_TYPE_DIRECTORY:
-      return g_strdup_printf (_("“%s” is a folder, not a capture file"), name);
+      /* TensorBoard profile folders: the loader reads them, and says why
+       * when a folder holds no capture. */
+      break;
     default:
       return g_strdup_printf (_("“%s” is not a regular file"), name);
     }
@@ -760,6 +762,30 @@ open_dialog_cb (GObject      *source,
     }
   open_files (self, files);
 }
+
+static void
+folder_dialog_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(CpWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) folder = NULL;
+
+  folder = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), result, &error);
+  if (folder == NULL)
+    {
+      if (!g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_DISMISSED) &&
+          !g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_CANCELLED))
+        {
+          g_autofree char *text = g_strdup_printf (_("Could not show the file chooser: %s"),
+                                                   error->message);
+          show_toast (self, text);
+        }
+      return;
+    }
+  cp_window_open (self, folder);
+}
 #else
 static void
 native_response_cb (GtkNativeDialog *native,
@@ -819,6 +845,40 @@ open_action (GtkWidget  *widget,
       gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), filter);
     }
   gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (native), all);
+  if (folder != NULL)
+    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (native), folder, NULL);
+  g_signal_connect (native, "response", G_CALLBACK (native_response_cb), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+#endif
+}
+
+/* A TensorBoard run: a folder with .xplane.pb files, or one above
+ * plugins/profile/<run>/. */
+static void
+open_folder_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+  g_autoptr(GFile) folder = dup_initial_folder (self);
+
+#if GTK_CHECK_VERSION (4, 10, 0)
+  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
+
+  gtk_file_dialog_set_title (dialog, _("Open Profile Folder"));
+  gtk_file_dialog_set_accept_label (dialog, _("_Open"));
+  gtk_file_dialog_set_modal (dialog, TRUE);
+  if (folder != NULL)
+    gtk_file_dialog_set_initial_folder (dialog, folder);
+  gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL,
+                                 folder_dialog_cb, g_object_ref (self));
+#else
+  GtkFileChooserNative *native;
+
+  native = gtk_file_chooser_native_new (_("Open Profile Folder"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
+                                        _("_Open"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
   if (folder != NULL)
     gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (native), folder, NULL);
   g_signal_connect (native, "response", G_CALLBACK (native_response_cb), g_object_ref (self));
@@ -1096,6 +1156,7 @@ cp_window_class_init (CpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CpWindow, recent_submenu);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.cancel-load", NULL, cancel_load_action);
   gtk_widget_class_install_action (widget_class, "win.show-load-report", NULL,

@@ -17,9 +17,11 @@
 #include <string.h>
 
 #include "cp-application.h"
+#include "cp-test-util.h"
 #include "cp-format.h"
 #include "cp-lane-list.h"
 #include "model/cp-lane.h"
+#include "model/cp-trace-builder.h"
 #include "cp-window.h"
 
 /* Every wait in these tests ends well before this, or the test fails. */
@@ -243,6 +245,25 @@ close_all (void)
   run_for (50);
 }
 
+/* Closes the windows that are not application windows (message dialogs). */
+static void
+close_dialogs (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels);)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (!CP_IS_WINDOW (window) && GTK_IS_WINDOW (window) &&
+          gtk_window_get_transient_for (window) != NULL)
+        gtk_window_destroy (window);
+      else
+        i++;
+    }
+  run_for (50);
+}
+
 static CpWindow *
 new_window (void)
 {
@@ -366,6 +387,30 @@ test_format (void)
     g_assert_cmpstr (a, ==, "Chrome trace, gzip");
     g_assert_cmpstr (b, ==, "XPlane");
     g_assert_cmpstr (c, ==, "something-new");
+  }
+
+  /* Devices of one kind are counted together; unnamed ones get a number. */
+  {
+    g_autoptr(GError) error = NULL;
+    CpTraceBuilder *b = cp_trace_builder_new ();
+    guint proc = cp_trace_builder_process_for_pid (b, 1);
+    guint lane = cp_trace_builder_lane (b, proc, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+    CpStr h100 = cp_trace_builder_intern (b, "NVIDIA H100", -1);
+    g_autoptr(CpTrace) trace = NULL;
+    g_autofree char *text = NULL;
+    CpSliceInit init;
+
+    cp_slice_init_clear (&init);
+    init.start = 1000;
+    init.dur = 10;
+    cp_trace_builder_add_slice (b, lane, &init);
+    cp_trace_builder_device (b, 0)->name = h100;
+    cp_trace_builder_device (b, 1)->name = h100;
+    cp_trace_builder_device (b, 2);
+    trace = cp_trace_builder_finish (b, &error);
+    g_assert_no_error (error);
+    text = cp_format_devices (trace);
+    g_assert_cmpstr (text, ==, "2 × NVIDIA H100, GPU 2");
   }
 }
 
@@ -535,13 +580,14 @@ test_bad_drops (void)
 
   g_assert_cmpint (g_mkdir (folder_path, 0700), ==, 0);
 
-  /* A folder (not a profile folder). */
+  /* A folder that holds no capture: the loader says so, naming it. */
   drop_files (window, folder, NULL);
-  wait_for_message ("a-folder", "folder");
-  g_assert_cmpint (cp_window_get_state (window), ==, CP_WINDOW_EMPTY);
+  wait_for_message ("a-folder", "is a folder");
+  wait_for_state (window, CP_WINDOW_EMPTY);
   g_assert_true (cp_window_is_idle (window));
+  close_dialogs ();
 
-  /* A file that does not exist. */
+  /* A file that does not exist: a toast, at once. */
   drop_files (window, missing, NULL);
   wait_for_message ("gone.pt.trace.json", "does not exist");
   g_assert_cmpint (cp_window_get_state (window), ==, CP_WINDOW_EMPTY);
@@ -563,6 +609,47 @@ test_bad_drops (void)
   drop_files (window, good, NULL);
   wait_for_state (window, CP_WINDOW_LOADED);
   check_loaded (window, "after-errors.json");
+
+  close_all ();
+}
+
+/* A TensorBoard run folder (plugins/profile/<run>/ with .xplane.pb files) opens as one
+ * capture, from a drop of the folder above it. */
+static void
+test_drop_profile_folder (void)
+{
+  const char *shared = g_getenv ("CP_SHARED_TRACES");
+  g_autofree char *xplane = NULL;
+  g_autofree char *top = g_build_filename (tmpdir, "tensorboard-logs", NULL);
+  g_autofree char *run = g_build_filename (top, "plugins", "profile", "2026_01_01_00_00_00", NULL);
+  g_autofree char *copy = g_build_filename (run, "host0.xplane.pb", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (top);
+  g_autofree char *contents = NULL;
+  gsize len;
+  CpWindow *window;
+  const CpLoadReport *report;
+
+  if (shared != NULL)
+    xplane = g_build_filename (shared, "AMD-AGI__TraceLens", "tests",
+                               "test_data_jax_te_fused_attn_categorization",
+                               "934987a2fc2f.xplane.pb", NULL);
+  if (xplane == NULL || !g_file_test (xplane, G_FILE_TEST_IS_REGULAR))
+    {
+      g_test_skip ("the real captures (CP_SHARED_TRACES) are not available");
+      return;
+    }
+
+  g_assert_true (g_file_get_contents (xplane, &contents, &len, NULL));
+  g_assert_cmpint (g_mkdir_with_parents (run, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (copy, contents, len, NULL));
+
+  window = new_window ();
+  g_assert_true (drop_files (window, folder, NULL));
+  wait_for_state (window, CP_WINDOW_LOADED);
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "tensorboard-logs");
+  report = cp_trace_get_load_report (cp_window_get_trace (window));
+  g_assert_cmpstr (report->format, ==, "xplane-folder");
+  g_assert_cmpuint (cp_trace_get_n_lanes (cp_window_get_trace (window)), >, 0);
 
   close_all ();
 }
@@ -734,28 +821,14 @@ main (int   argc,
   g_test_add_func ("/ui/drop/file-list", test_drop_file);
   g_test_add_func ("/ui/drop/file-and-text", test_drop_gfile_and_text);
   g_test_add_func ("/ui/drop/bad", test_bad_drops);
+  g_test_add_func ("/ui/drop/profile-folder", test_drop_profile_folder);
   g_test_add_func ("/ui/open/cancel", test_cancel);
   g_test_add_func ("/ui/zz/command-line", test_zz_command_line);
 
   status = g_test_run ();
 
   g_clear_object (&app);
-  {
-    g_autoptr(GFile) dir = g_file_new_for_path (tmpdir);
-    g_autoptr(GFileEnumerator) e = g_file_enumerate_children (dir, "standard::name",
-                                                              G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
-                                                              NULL, NULL);
-    GFileInfo *info;
-
-    while (e != NULL && (info = g_file_enumerator_next_file (e, NULL, NULL)) != NULL)
-      {
-        g_autoptr(GFile) child = g_file_get_child (dir, g_file_info_get_name (info));
-
-        g_file_delete (child, NULL, NULL);
-        g_object_unref (info);
-      }
-    g_file_delete (dir, NULL, NULL);
-  }
+  cp_test_rm_rf (tmpdir);
   g_free (tmpdir);
   return status;
 }
