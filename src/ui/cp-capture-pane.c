@@ -108,7 +108,7 @@ format_origin (CpTrace *trace)
     }
   /* Translators: a capture's start on its own clock, "at 12.3 s on the capture's clock". */
   {
-    g_autofree char *t = cp_format_duration (origin);
+    g_autofree char *t = cp_ui_format_duration (origin);
 
     return g_strdup_printf (_("%s on the capture’s clock"), t);
   }
@@ -121,12 +121,12 @@ fill_file_group (CpCapturePane *self)
   const CpLoadReport *report = cp_trace_get_load_report (trace);
   GFile *file = cp_trace_get_file (trace);
   g_autofree char *where = file ? g_file_get_parse_name (file) : NULL;
-  g_autofree char *format = cp_format_capture_kind (report ? report->format : NULL);
-  g_autofree char *span = cp_format_duration (cp_trace_get_duration (trace));
+  g_autofree char *format = cp_ui_format_capture_kind (report ? report->format : NULL);
+  g_autofree char *span = cp_ui_format_duration (cp_trace_get_duration (trace));
   g_autofree char *origin = format_origin (trace);
-  g_autofree char *slices = cp_format_count (cp_trace_get_n_slices (trace));
-  g_autofree char *kernels = cp_format_count (cp_trace_count_slices (trace, CP_LANE_KERNEL));
-  g_autofree char *transfers = cp_format_count (cp_trace_count_slices (trace, CP_LANE_TRANSFER));
+  g_autofree char *slices = cp_ui_format_count (cp_trace_get_n_slices (trace));
+  g_autofree char *kernels = cp_ui_format_count (cp_trace_count_slices (trace, CP_LANE_KERNEL));
+  g_autofree char *transfers = cp_ui_format_count (cp_trace_count_slices (trace, CP_LANE_TRANSFER));
   g_autofree char *flows = NULL;
   g_autofree char *steps = NULL;
   g_autofree char *memory = g_format_size (cp_trace_get_memory_size (trace));
@@ -134,8 +134,8 @@ fill_file_group (CpCapturePane *self)
 
   cp_trace_get_flows (trace, &n_flows);
   cp_trace_get_steps (trace, &n_steps);
-  flows = cp_format_count (n_flows);
-  steps = cp_format_count (n_steps);
+  flows = cp_ui_format_count (n_flows);
+  steps = cp_ui_format_count (n_steps);
 
   if (where != NULL)
     add_row (self, self->file_group, _("Location"), where);
@@ -164,7 +164,7 @@ fill_file_group (CpCapturePane *self)
   add_row (self, self->file_group, _("Steps"), steps);
   if (report != NULL && report->load_seconds > 0)
     {
-      g_autofree char *t = cp_format_duration ((gint64) (report->load_seconds * CP_NS_PER_S));
+      g_autofree char *t = cp_ui_format_duration ((gint64) (report->load_seconds * CP_NS_PER_S));
 
       add_row (self, self->file_group, _("Load Time"), t);
     }
@@ -187,7 +187,7 @@ fill_devices_group (CpCapturePane *self)
   for (guint i = 0; i < n; i++)
     {
       const CpDevice *device = cp_trace_get_device (trace, i);
-      g_autofree char *name = cp_format_device_name (trace, device);
+      g_autofree char *name = cp_ui_format_device_name (trace, device);
       g_autoptr(GPtrArray) facts = g_ptr_array_new_with_free_func (g_free);
       g_autofree char *subtitle = NULL;
 
@@ -222,7 +222,7 @@ add_count_row (CpCapturePane *self,
 
   if (count == 0 && !always)
     return;
-  text = cp_format_count (count);
+  text = cp_ui_format_count (count);
   row = add_row (self, self->report_group, title, text);
   if (self->report_first_row == NULL)
     self->report_first_row = row;
@@ -257,7 +257,7 @@ fill_report_group (CpCapturePane *self)
 
   if (report->truncated)
     {
-      g_autofree char *offset = cp_format_count (report->stopped_at);
+      g_autofree char *offset = cp_ui_format_count (report->stopped_at);
       /* Translators: %s is a byte offset, "1,234,567". */
       g_autofree char *text = g_strdup_printf (_("Reading stopped at byte %s; every complete "
                                                  "event before it was loaded"), offset);
@@ -275,7 +275,7 @@ fill_report_group (CpCapturePane *self)
 
   {
     GtkWidget *expander = adw_expander_row_new ();
-    g_autofree char *count = cp_format_count (n_warnings + report->warnings_dropped);
+    g_autofree char *count = cp_ui_format_count (n_warnings + report->warnings_dropped);
 
     adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (expander), FALSE);
     adw_preferences_row_set_title (ADW_PREFERENCES_ROW (expander), _("Warnings"));
@@ -292,7 +292,7 @@ fill_report_group (CpCapturePane *self)
 
         if (w->offset != G_MAXUINT64)
           {
-            g_autofree char *offset = cp_format_count (w->offset);
+            g_autofree char *offset = cp_ui_format_count (w->offset);
 
             /* Translators: where a warning applies, "at byte 1,234". */
             where = g_strdup_printf (_("at byte %s"), offset);

@@ -12,7 +12,7 @@
 #include "cp-format.h"
 
 char *
-cp_format_duration (gint64 ns)
+cp_ui_format_duration (gint64 ns)
 {
   static const struct {
     gint64      unit;
@@ -54,13 +54,13 @@ cp_format_duration (gint64 ns)
 }
 
 char *
-cp_format_count (guint64 n)
+cp_ui_format_count (guint64 n)
 {
   return g_strdup_printf ("%'" G_GUINT64_FORMAT, n);
 }
 
 char *
-cp_format_capture_kind (const char *format)
+cp_ui_format_capture_kind (const char *format)
 {
   static const struct {
     const char *id;
@@ -92,8 +92,8 @@ cp_format_capture_kind (const char *format)
 }
 
 char *
-cp_format_lane_kind (CpLaneKind     kind,
-                     CpTransferKind transfer)
+cp_ui_format_lane_kind (CpLaneKind     kind,
+                        CpTransferKind transfer)
 {
   switch (kind)
     {
@@ -133,8 +133,8 @@ cp_format_lane_kind (CpLaneKind     kind,
 }
 
 char *
-cp_format_device_name (CpTrace        *trace,
-                       const CpDevice *device)
+cp_ui_format_device_name (CpTrace        *trace,
+                          const CpDevice *device)
 {
   const char *name = cp_trace_get_string (trace, device->name);
 
@@ -145,7 +145,7 @@ cp_format_device_name (CpTrace        *trace,
 }
 
 char *
-cp_format_devices (CpTrace *trace)
+cp_ui_format_devices (CpTrace *trace)
 {
   guint n = cp_trace_get_n_devices (trace);
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
@@ -158,7 +158,7 @@ cp_format_devices (CpTrace *trace)
   /* Devices of one kind are counted together, in the order they come. */
   for (guint i = 0; i < n; i++)
     {
-      char *name = cp_format_device_name (trace, cp_trace_get_device (trace, i));
+      char *name = cp_ui_format_device_name (trace, cp_trace_get_device (trace, i));
       guint j;
 
       for (j = 0; j < names->len; j++)

@@ -14,21 +14,22 @@ G_BEGIN_DECLS
 
 /* "850 ns", "12.3 µs", "456 ms", "1.23 s", "2 min 05 s": three significant
  * digits below a minute. Negative values get a minus sign. */
-char *cp_format_duration     (gint64       ns);
+char *cp_ui_format_duration     (gint64          ns);
 /* A count with the locale's digit grouping: "1,234,567". */
-char *cp_format_count        (guint64      n);
+char *cp_ui_format_count        (guint64         n);
 /* A capture format name from the load report ("chrome-json+gzip") for
  * people: "Chrome trace, gzip". Unknown names come back unchanged. */
-char *cp_format_capture_kind (const char  *format);
-/* A lane kind (and transfer direction) for people: "Kernels", "Transfers (HtoD)". */
-char *cp_format_lane_kind    (CpLaneKind      kind,
-                              CpTransferKind  transfer);
+char *cp_ui_format_capture_kind (const char     *format);
+/* A lane kind (and transfer direction) for people: "Kernels",
+ * "Copies, host to device". */
+char *cp_ui_format_lane_kind    (CpLaneKind      kind,
+                                 CpTransferKind  transfer);
 /* The devices of a capture in one phrase, devices of one kind counted
  * together: "2 × NVIDIA H100 80GB HBM3", "NVIDIA A100, 3 × NVIDIA V100",
  * or "None". Unnamed devices read "GPU 3". */
-char *cp_format_devices      (CpTrace     *trace);
+char *cp_ui_format_devices      (CpTrace        *trace);
 /* The name of a device: its product name, else "GPU 3". */
-char *cp_format_device_name  (CpTrace        *trace,
-                              const CpDevice *device);
+char *cp_ui_format_device_name  (CpTrace        *trace,
+                                 const CpDevice *device);
 
 G_END_DECLS

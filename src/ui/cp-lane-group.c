@@ -60,7 +60,7 @@ cp_lane_group_new (CpTrace *trace,
   const char *labels = cp_trace_get_string (trace, proc->labels);
   const char *key = cp_trace_get_string (trace, proc->key);
   const CpDevice *device = proc->is_device ? cp_trace_find_device (trace, proc->device) : NULL;
-  g_autofree char *device_name = device ? cp_format_device_name (trace, device) : NULL;
+  g_autofree char *device_name = device ? cp_ui_format_device_name (trace, device) : NULL;
 
   self->process = process;
   self->is_device = proc->is_device;

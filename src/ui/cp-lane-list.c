@@ -161,8 +161,8 @@ kind_bind_cb (GtkSignalListItemFactory *factory,
                            : C_("lane group", "Process"));
   else
     {
-      g_autofree char *text = cp_format_lane_kind (cp_lane_get_kind (CP_LANE (obj)),
-                                                   cp_lane_get_transfer_kind (CP_LANE (obj)));
+      g_autofree char *text = cp_ui_format_lane_kind (cp_lane_get_kind (CP_LANE (obj)),
+                                                      cp_lane_get_transfer_kind (CP_LANE (obj)));
 
       gtk_label_set_label (GTK_LABEL (label), text);
     }
@@ -181,21 +181,21 @@ slices_bind_cb (GtkSignalListItemFactory *factory,
 
   if (CP_IS_LANE_GROUP (obj))
     {
-      count = cp_format_count (cp_lane_group_get_n_slices (CP_LANE_GROUP (obj)));
+      count = cp_ui_format_count (cp_lane_group_get_n_slices (CP_LANE_GROUP (obj)));
       gtk_widget_add_css_class (label, "heading");
     }
   else if (cp_lane_get_kind (CP_LANE (obj)) == CP_LANE_COUNTER)
     {
       guint n = cp_lane_get_counter (CP_LANE (obj), NULL, NULL);
 
-      count = cp_format_count (n);
+      count = cp_ui_format_count (n);
       /* Translators: the samples of a counter lane, "1,024 samples". */
       text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s sample", "%s samples", n), count);
       gtk_widget_remove_css_class (label, "heading");
     }
   else
     {
-      count = cp_format_count (cp_lane_get_n_slices (CP_LANE (obj)));
+      count = cp_ui_format_count (cp_lane_get_n_slices (CP_LANE (obj)));
       gtk_widget_remove_css_class (label, "heading");
     }
   gtk_label_set_label (GTK_LABEL (label), text ? text : count);

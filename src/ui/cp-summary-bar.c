@@ -96,15 +96,15 @@ rebuild (CpSummaryBar *self)
   report = cp_trace_get_load_report (self->trace);
   n_devices = cp_trace_get_n_devices (self->trace);
 
-  format = cp_format_capture_kind (report ? report->format : NULL);
-  events = cp_format_count (report ? report->events : 0);
-  slices = cp_format_count (cp_trace_get_n_slices (self->trace));
-  lanes = cp_format_count (cp_trace_get_n_lanes (self->trace));
-  processes = cp_format_count (cp_trace_get_n_processes (self->trace));
-  devices = cp_format_devices (self->trace);
-  span = cp_format_duration (cp_trace_get_duration (self->trace));
+  format = cp_ui_format_capture_kind (report ? report->format : NULL);
+  events = cp_ui_format_count (report ? report->events : 0);
+  slices = cp_ui_format_count (cp_trace_get_n_slices (self->trace));
+  lanes = cp_ui_format_count (cp_trace_get_n_lanes (self->trace));
+  processes = cp_ui_format_count (cp_trace_get_n_processes (self->trace));
+  devices = cp_ui_format_devices (self->trace);
+  span = cp_ui_format_duration (cp_trace_get_duration (self->trace));
   if (report != NULL && report->load_seconds > 0)
-    load_time = cp_format_duration ((gint64) (report->load_seconds * CP_NS_PER_S));
+    load_time = cp_ui_format_duration ((gint64) (report->load_seconds * CP_NS_PER_S));
   else
     load_time = g_strdup (C_("load time", "Unknown"));
 

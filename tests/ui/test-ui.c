@@ -374,15 +374,15 @@ test_format (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *text = cp_format_duration (cases[i].ns);
+      g_autofree char *text = cp_ui_format_duration (cases[i].ns);
 
       g_assert_cmpstr (text, ==, cases[i].text);
     }
 
   {
-    g_autofree char *a = cp_format_capture_kind ("chrome-json+gzip");
-    g_autofree char *b = cp_format_capture_kind ("xplane");
-    g_autofree char *c = cp_format_capture_kind ("something-new");
+    g_autofree char *a = cp_ui_format_capture_kind ("chrome-json+gzip");
+    g_autofree char *b = cp_ui_format_capture_kind ("xplane");
+    g_autofree char *c = cp_ui_format_capture_kind ("something-new");
 
     g_assert_cmpstr (a, ==, "Chrome trace, gzip");
     g_assert_cmpstr (b, ==, "XPlane");
@@ -409,7 +409,7 @@ test_format (void)
     cp_trace_builder_device (b, 2);
     trace = cp_trace_builder_finish (b, &error);
     g_assert_no_error (error);
-    text = cp_format_devices (trace);
+    text = cp_ui_format_devices (trace);
     g_assert_cmpstr (text, ==, "2 × NVIDIA H100, GPU 2");
   }
 }
