@@ -46,7 +46,8 @@ def device_of(event):
 
 def main(path):
     with open_text(path) as f:
-        doc = json.load(f, parse_float=decimal.Decimal)
+        # Floats stay text; only kernel times are converted, exactly.
+        doc = json.load(f, parse_float=str)
     events = doc.get("traceEvents", []) if isinstance(doc, dict) else doc
     spans = {}
     for e in events:

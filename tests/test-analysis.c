@@ -877,6 +877,32 @@ test_rule_table (void)
 }
 
 static void
+test_evidence_cap (void)
+{
+  g_autoptr(CpFinding) f = cp_finding_new ("input-bound", "Input-bound", CP_SEVERITY_HIGH);
+  const CpEvidence *ev;
+  guint n;
+
+  /* Lengths 0..1999 in a scrambled order: the 500 longest stay, by start. */
+  for (guint i = 0; i < 2000; i++)
+    {
+      guint k = (i * 7919) % 2000;
+
+      cp_finding_add_evidence (f, k % 3, 10000 * (gint64) k, 10000 * (gint64) k + k);
+    }
+  cp_finding_add_evidence (f, 0, 10, 5);  /* reversed: ignored */
+  ev = cp_finding_get_evidence (f, &n);
+  g_assert_cmpuint (n, ==, CP_FINDING_MAX_EVIDENCE);
+  g_assert_cmpuint (cp_finding_get_evidence_total (f), ==, 2000);
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_cmpint (ev[i].end - ev[i].start, >=, 2000 - CP_FINDING_MAX_EVIDENCE);
+      if (i > 0)
+        g_assert_cmpint (ev[i].start, >, ev[i - 1].start);
+    }
+}
+
+static void
 test_format_duration (void)
 {
   struct { gint64 ns; const char *text; } cases[] = {
@@ -886,7 +912,7 @@ test_format_duration (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_autofree char *s = cp_format_duration (cases[i].ns);
+      g_autofree char *s = cp_format_ns (cases[i].ns);
 
       g_assert_cmpstr (s, ==, cases[i].text);
     }
@@ -918,6 +944,7 @@ main (int   argc,
   g_test_add_func ("/analysis/async", test_async);
   g_test_add_func ("/analysis/json", test_json);
   g_test_add_func ("/analysis/rule-table", test_rule_table);
+  g_test_add_func ("/analysis/evidence-cap", test_evidence_cap);
   g_test_add_func ("/analysis/format-duration", test_format_duration);
 
   return g_test_run ();

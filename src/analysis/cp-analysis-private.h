@@ -25,10 +25,12 @@ typedef gint8 CpSliceClass;
 typedef struct
 {
   CpLane      *lane;
+  const CpSlices *slices;      /* the lane's columns (cached: no type check per call) */
   CpLaneKind   kind;
   gint         device_index;   /* into devices, -1 for host lanes */
-  guint32     *markers;        /* sorted slice indexes that are step markers */
+  guint8      *markers;        /* bitmap: slices that are step markers (NULL: none) */
   guint        n_markers;
+  gint8       *cls;            /* per slice: its CpSliceClass, computed once */
   CpIntervals *cat[CP_TIME_N_CATEGORIES]; /* per-category union on this lane */
   CpIntervals *sync;           /* host lanes: union of blocking calls */
   CpSliceRef  *launch;         /* device lanes: launching host slice per slice */
@@ -92,7 +94,13 @@ struct _CpAnalysis
 
   /* Findings. */
   GListStore      *findings;
+
+  /* CPU seconds of each phase of cp_analysis_new(), for tools/bench-analysis. */
+  double           phase_cpu[8];
 };
+
+#define CP_ANALYSIS_N_PHASES 6
+extern const char * const _cp_analysis_phase_names[CP_ANALYSIS_N_PHASES];
 
 /* The parts, in the order cp_analysis_new() runs them. */
 void _cp_analysis_prepare_lanes   (CpAnalysis *self);
@@ -107,6 +115,10 @@ CpSliceClass _cp_analysis_classify_slice (CpAnalysis *self,
                                           guint       lane,
                                           guint       index,
                                           guint32     name_flags);
+/* The class computed by the breakdown (or computed now). */
+static inline CpSliceClass _cp_analysis_slice_class (CpAnalysis *self,
+                                                     guint       lane,
+                                                     guint       index);
 gboolean     _cp_analysis_is_marker      (CpAnalysis *self,
                                           guint       lane,
                                           guint       index);
@@ -116,5 +128,19 @@ void         _cp_analysis_add_note       (CpAnalysis *self,
 const CpGpuInfo *_cp_analysis_gpu_info   (CpAnalysis *self,
                                           guint       lane,
                                           guint       index);
+
+static inline CpSliceClass
+_cp_analysis_slice_class (CpAnalysis *self,
+                          guint       lane,
+                          guint       index)
+{
+  const CpLaneInfo *info = &self->lanes[lane];
+
+  if (G_LIKELY (info->cls != NULL))
+    return info->cls[index];
+  return _cp_analysis_classify_slice (self, lane, index,
+                                      cp_name_cache_lookup (self->names,
+                                                            info->slices->name[index]));
+}
 
 G_END_DECLS

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "cp-analysis-private.h"
 
@@ -35,6 +36,7 @@ cp_analysis_finalize (GObject *object)
       CpLaneInfo *info = &self->lanes[l];
 
       g_free (info->markers);
+      g_free (info->cls);
       for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
         cp_intervals_free (info->cat[c]);
       cp_intervals_free (info->sync);
@@ -188,18 +190,8 @@ _cp_analysis_is_marker (CpAnalysis *self,
                         guint       index)
 {
   const CpLaneInfo *info = &self->lanes[lane];
-  guint lo = 0, hi = info->n_markers;
 
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (info->markers[mid] < index)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo < info->n_markers && info->markers[lo] == index;
+  return info->markers != NULL && (info->markers[index >> 3] & (1u << (index & 7))) != 0;
 }
 
 static CpSliceClass
@@ -227,7 +219,7 @@ _cp_analysis_classify_slice (CpAnalysis *self,
                              guint32     nf)
 {
   const CpLaneInfo *info = &self->lanes[lane];
-  const CpSlices *s = cp_lane_get_slices (info->lane);
+  const CpSlices *s = info->slices;
   guint16 flags = s->flags[index];
 
   switch (info->kind)
@@ -283,15 +275,6 @@ _cp_analysis_classify_slice (CpAnalysis *self,
     default:
       return -1;
     }
-}
-
-static gint
-cmp_guint32 (gconstpointer a,
-             gconstpointer b)
-{
-  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
-
-  return x < y ? -1 : (x > y);
 }
 
 static gint
@@ -353,6 +336,7 @@ _cp_analysis_prepare_lanes (CpAnalysis *self)
       CpLaneInfo *info = &self->lanes[l];
 
       info->lane = cp_trace_get_lane (self->trace, l);
+      info->slices = cp_lane_get_slices (info->lane);
       info->kind = cp_lane_get_kind (info->lane);
       info->device_index = -1;
       if (info->kind == CP_LANE_KERNEL || info->kind == CP_LANE_TRANSFER)
@@ -372,14 +356,12 @@ _cp_analysis_prepare_lanes (CpAnalysis *self)
         {
           CpLaneInfo *info = &self->lanes[m.lane];
 
-          info->markers = g_renew (guint32, info->markers, info->n_markers + 1);
-          info->markers[info->n_markers++] = m.index;
+          if (info->markers == NULL)
+            info->markers = g_new0 (guint8, cp_lane_get_n_slices (info->lane) / 8 + 1);
+          info->markers[m.index >> 3] |= 1u << (m.index & 7);
+          info->n_markers++;
         }
     }
-  for (guint l = 0; l < self->n_lanes; l++)
-    if (self->lanes[l].n_markers > 1)
-      qsort (self->lanes[l].markers, self->lanes[l].n_markers, sizeof (guint32),
-             (int (*) (const void *, const void *)) cmp_guint32);
 
   /* Launch links: host call -> device activity. */
   flows = cp_trace_get_flows (self->trace, &n_flows);
@@ -413,6 +395,20 @@ _cp_analysis_prepare_lanes (CpAnalysis *self)
 }
 
 /* Construction */
+
+const char * const _cp_analysis_phase_names[CP_ANALYSIS_N_PHASES] = {
+  "lanes", "steps", "breakdown", "devices", "kernels", "rules",
+};
+
+static double
+thread_cpu_seconds (void)
+{
+  struct timespec ts;
+
+  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static gboolean
 check_cancel (GCancellable  *cancellable,
@@ -450,11 +446,16 @@ cp_analysis_new (CpTrace       *trace,
   self->trace = g_object_ref (trace);
   self->names = cp_name_cache_new (trace);
 
+  G_STATIC_ASSERT (G_N_ELEMENTS (phases) == CP_ANALYSIS_N_PHASES);
   for (guint i = 0; i < G_N_ELEMENTS (phases); i++)
     {
+      double c0;
+
       if (!check_cancel (cancellable, error))
         return NULL;
+      c0 = thread_cpu_seconds ();
       phases[i] (self);
+      self->phase_cpu[i] = thread_cpu_seconds () - c0;
     }
 
   self->seconds = (g_get_monotonic_time () - t0) / 1e6;
@@ -730,7 +731,7 @@ cp_analysis_collect_kernel_slices (CpAnalysis *self,
 
       if (self->lanes[l].kind != CP_LANE_KERNEL && self->lanes[l].kind != CP_LANE_TRANSFER)
         continue;
-      s = cp_lane_get_slices (self->lanes[l].lane);
+      s = self->lanes[l].slices;
       for (guint i = 0; i < s->n; i++)
         if (s->name[i] == name)
           {
@@ -755,7 +756,7 @@ cp_analysis_collect_host_slices (CpAnalysis *self,
 
       if (self->lanes[l].kind != CP_LANE_HOST_THREAD)
         continue;
-      s = cp_lane_get_slices (self->lanes[l].lane);
+      s = self->lanes[l].slices;
       for (guint i = 0; i < s->n; i++)
         if (s->name[i] == name)
           {

@@ -206,8 +206,8 @@ void                 cp_analysis_get_time_summary   (CpAnalysis     *self,
 /* Window durations: total, mean, min, max (percent = 100). */
 void                 cp_analysis_get_step_summary   (CpAnalysis     *self,
                                                      CpTimeSummary  *summary);
-/* The set of instants given to a category (the flattened breakdown over the
- * whole capture; CP_TIME_IDLE only inside the windows). */
+/* The set of instants given to a category inside the windows (the
+ * flattened breakdown). */
 const CpIntervals   *cp_analysis_get_category_set   (CpAnalysis     *self,
                                                      CpTimeCategory  category);
 

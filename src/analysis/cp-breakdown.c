@@ -9,7 +9,9 @@
 #include "cp-analysis-private.h"
 #include "cp-sweep.h"
 
-/* Builds the per-lane, per-category unions in one pass over the slices. */
+/* Builds the per-lane, per-category unions: one pass classifies every slice
+ * (kept for the later passes) and counts, the second fills sets sized for
+ * their worst case, so they never grow. */
 static void
 build_lane_sets (CpAnalysis *self)
 {
@@ -17,35 +19,40 @@ build_lane_sets (CpAnalysis *self)
     {
       CpLaneInfo *info = &self->lanes[l];
       const CpSlices *s;
+      gsize counts[CP_TIME_N_CATEGORIES] = { 0, };
 
       if (info->kind != CP_LANE_HOST_THREAD && info->kind != CP_LANE_KERNEL &&
           info->kind != CP_LANE_TRANSFER)
         continue;
 
-      s = cp_lane_get_slices (info->lane);
+      s = info->slices;
+      info->cls = g_new (gint8, MAX (s->n, 1));
       for (guint i = 0; i < s->n; i++)
         {
-          gint64 start = s->start[i], end = start + s->dur[i];
-          guint32 nf;
-          CpSliceClass c;
+          guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
+          CpSliceClass c = _cp_analysis_classify_slice (self, l, i, nf);
 
-          if (s->dur[i] <= 0)
-            continue;
-          nf = cp_name_cache_lookup (self->names, s->name[i]);
-          c = _cp_analysis_classify_slice (self, l, i, nf);
-
-          if (info->kind == CP_LANE_HOST_THREAD &&
+          info->cls[i] = c;
+          if (c >= 0 && s->dur[i] > 0)
+            counts[c]++;
+          if (info->kind == CP_LANE_HOST_THREAD && s->dur[i] > 0 &&
               ((nf & (CP_NAME_SYNC | CP_NAME_SYNC_COPY | CP_NAME_ITEM)) || (s->flags[i] & CP_SLICE_SYNC)))
             {
               if (info->sync == NULL)
                 info->sync = cp_intervals_new ();
-              cp_intervals_add_sorted (info->sync, start, end);
+              cp_intervals_add_sorted (info->sync, s->start[i], s->start[i] + s->dur[i]);
             }
-          if (c < 0)
-            continue;
-          if (info->cat[c] == NULL)
-            info->cat[c] = cp_intervals_new ();
-          cp_intervals_add_sorted (info->cat[c], start, end);
+        }
+
+      for (guint c = 0; c < CP_TIME_IDLE; c++)
+        if (counts[c] > 0)
+          info->cat[c] = cp_intervals_new_sized (counts[c]);
+      for (guint i = 0; i < s->n; i++)
+        {
+          CpSliceClass c = info->cls[i];
+
+          if (c >= 0 && s->dur[i] > 0)
+            cp_intervals_add_sorted (info->cat[c], s->start[i], s->start[i] + s->dur[i]);
         }
     }
 }
@@ -57,7 +64,6 @@ _cp_analysis_breakdown (CpAnalysis *self)
   guint n_windows = self->windows->len;
   g_autofree CpIntervals **per_lane = g_new0 (CpIntervals *, MAX (self->n_lanes, 1));
   g_autofree gint64 *lengths = g_new0 (gint64, MAX (n_windows, 1));
-  g_autoptr(CpIntervals) covered_in_windows = NULL;
 
   build_lane_sets (self);
 
@@ -69,10 +75,24 @@ _cp_analysis_breakdown (CpAnalysis *self)
     }
   self->cat_union[CP_TIME_IDLE] = cp_intervals_new ();
 
-  /* Priority flattening: claiming in priority order (see cp-sweep.h). */
+  /* Priority flattening: claiming in priority order (see cp-sweep.h), then
+   * kept inside the windows, which is all the figures look at. */
   self->all_host = cp_claim_unbounded (self->cat_union, CP_TIME_IDLE, self->exposed);
-  covered_in_windows = cp_intervals_intersect (self->all_host, self->window_set);
-  self->exposed[CP_TIME_IDLE] = cp_intervals_subtract (self->window_set, covered_in_windows);
+  for (guint c = 0; c < CP_TIME_IDLE; c++)
+    {
+      const CpIntervals *e = self->exposed[c];
+
+      /* Most captures are one window covering everything: no copy then. */
+      if (e->n > 0 && !(self->window_set->n == 1 && self->window_set->v[0].start <= e->v[0].start &&
+                        self->window_set->v[0].end >= e->v[e->n - 1].end))
+        {
+          CpIntervals *clipped = cp_intervals_intersect (e, self->window_set);
+
+          cp_intervals_free (self->exposed[c]);
+          self->exposed[c] = clipped;
+        }
+    }
+  self->exposed[CP_TIME_IDLE] = cp_intervals_subtract (self->window_set, self->all_host);
 
   for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
     {

@@ -198,7 +198,7 @@ device_pass (CpAnalysis *self,
   /* Merge the device's lanes by start time. */
   for (guint k = 0; k < sets->lanes->len; k++)
     {
-      const CpSlices *s = cp_lane_get_slices (self->lanes[g_array_index (sets->lanes, guint, k)].lane);
+      const CpSlices *s = self->lanes[g_array_index (sets->lanes, guint, k)].slices;
 
       if (s->n > 0)
         heap_push (&order, (HeapItem) { s->start[0], k, 0 });
@@ -210,11 +210,11 @@ device_pass (CpAnalysis *self,
       guint k = it.tag;
       guint l = g_array_index (sets->lanes, guint, k);
       const CpLaneInfo *info = &self->lanes[l];
-      const CpSlices *s = cp_lane_get_slices (info->lane);
+      const CpSlices *s = info->slices;
       guint i = cursor[k]++;
       gint64 start = s->start[i], dur = s->dur[i], end = start + dur;
       guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
-      CpSliceClass c = _cp_analysis_classify_slice (self, l, i, nf);
+      CpSliceClass c = _cp_analysis_slice_class (self, l, i);
       CpSliceRef launch = info->launch ? info->launch[i] : CP_SLICE_REF_NONE;
       gint64 launch_start = G_MININT64;
 
@@ -226,7 +226,7 @@ device_pass (CpAnalysis *self,
       /* Launch statistics (HTA H3). */
       if (launch.lane != G_MAXUINT32)
         {
-          const CpSlices *hs = cp_lane_get_slices (self->lanes[launch.lane].lane);
+          const CpSlices *hs = self->lanes[launch.lane].slices;
           gint64 cpu_dur = hs->dur[launch.index];
           gint64 delay;
 

@@ -28,6 +28,7 @@ struct _CpFinding
   GArray     *evidence;    /* of CpEvidence */
   guint64     evidence_total;
   gboolean    evidence_finished;
+  gboolean    evidence_heap;     /* evidence is a min-heap on length (full) */
 
   gint64      time_at_stake;
   gint64      time_at_stake_per_step;
@@ -281,6 +282,43 @@ cp_finding_lookup_figure (CpFinding  *self,
   return NULL;
 }
 
+/* Evidence is kept as a min-heap on length once it is full, so that only the
+ * longest CP_FINDING_MAX_EVIDENCE ranges stay, whatever the number found. */
+static inline gboolean
+shorter (const CpEvidence *a,
+         const CpEvidence *b)
+{
+  gint64 la = a->end - a->start, lb = b->end - b->start;
+
+  if (la != lb)
+    return la < lb;
+  /* Equal lengths: the later range is the "shorter" one, so earlier ranges stay. */
+  return a->start > b->start || (a->start == b->start && a->lane > b->lane);
+}
+
+static void
+sift_down (CpEvidence *h,
+           guint       n,
+           guint       i)
+{
+  for (;;)
+    {
+      guint l = 2 * i + 1, r = l + 1, m = i;
+      CpEvidence tmp;
+
+      if (l < n && shorter (&h[l], &h[m]))
+        m = l;
+      if (r < n && shorter (&h[r], &h[m]))
+        m = r;
+      if (m == i)
+        return;
+      tmp = h[i];
+      h[i] = h[m];
+      h[m] = tmp;
+      i = m;
+    }
+}
+
 void
 cp_finding_add_evidence (CpFinding *self,
                          guint      lane,
@@ -288,6 +326,7 @@ cp_finding_add_evidence (CpFinding *self,
                          gint64     end)
 {
   CpEvidence e;
+  CpEvidence *h;
 
   g_return_if_fail (CP_IS_FINDING (self));
 
@@ -296,23 +335,29 @@ cp_finding_add_evidence (CpFinding *self,
   e.lane = lane;
   e.start = start;
   e.end = end;
-  g_array_append_val (self->evidence, e);
   self->evidence_total++;
+
+  if (self->evidence->len < CP_FINDING_MAX_EVIDENCE)
+    {
+      g_array_append_val (self->evidence, e);
+      self->evidence_finished = FALSE;
+      self->evidence_heap = FALSE;
+      return;
+    }
+
+  h = (CpEvidence *) self->evidence->data;
+  if (!self->evidence_heap)
+    {
+      for (gint i = CP_FINDING_MAX_EVIDENCE / 2 - 1; i >= 0; i--)
+        sift_down (h, CP_FINDING_MAX_EVIDENCE, i);
+      self->evidence_heap = TRUE;
+    }
+  if (shorter (&h[0], &e))
+    {
+      h[0] = e;
+      sift_down (h, CP_FINDING_MAX_EVIDENCE, 0);
+    }
   self->evidence_finished = FALSE;
-}
-
-static int
-cmp_longest_first (const void *a,
-                   const void *b)
-{
-  const CpEvidence *x = a, *y = b;
-  gint64 lx = x->end - x->start, ly = y->end - y->start;
-
-  if (lx != ly)
-    return lx > ly ? -1 : 1;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
-  return x->lane < y->lane ? -1 : (x->lane > y->lane);
 }
 
 static int
@@ -335,13 +380,9 @@ cp_finding_finish_evidence (CpFinding *self)
 
   if (self->evidence_finished)
     return;
-  if (self->evidence->len > CP_FINDING_MAX_EVIDENCE)
-    {
-      qsort (self->evidence->data, self->evidence->len, sizeof (CpEvidence), cmp_longest_first);
-      g_array_set_size (self->evidence, CP_FINDING_MAX_EVIDENCE);
-    }
   qsort (self->evidence->data, self->evidence->len, sizeof (CpEvidence), cmp_by_start);
   self->evidence_finished = TRUE;
+  self->evidence_heap = FALSE;
 }
 
 const CpEvidence *
@@ -513,7 +554,59 @@ cp_framework_get_label (CpFramework framework)
 }
 
 char *
-cp_format_duration (gint64 ns)
+cp_figure_format (const CpFigure *f,
+                  double          value)
+{
+  g_return_val_if_fail (f != NULL, NULL);
+
+  if (isnan (value))
+    return g_strdup ("—");
+  if (g_strcmp0 (f->unit, "%") == 0)
+    return g_strdup_printf ("%.1f%%", value);
+  if (g_strcmp0 (f->unit, "ratio") == 0)
+    return g_strdup_printf ("%.3f", value);
+  if (g_strcmp0 (f->unit, "ns") == 0)
+    return cp_format_ns ((gint64) value);
+  if (g_strcmp0 (f->unit, "ms") == 0)
+    return g_strdup_printf ("%.1f ms", value);
+  if (g_strcmp0 (f->unit, "GB/s") == 0)
+    return g_strdup_printf ("%.2f GB/s", value);
+  if (g_strcmp0 (f->unit, "bytes") == 0)
+    return g_format_size_full ((guint64) MAX (value, 0), G_FORMAT_SIZE_IEC_UNITS);
+  return g_strdup_printf ("%.0f", value);
+}
+
+char *
+cp_figure_format_thresholds (const CpFigure *f)
+{
+  GString *s;
+
+  g_return_val_if_fail (f != NULL, NULL);
+
+  if (f->comparison == NULL || (isnan (f->moderate) && isnan (f->high)))
+    return NULL;
+  s = g_string_new (NULL);
+  if (!isnan (f->moderate))
+    {
+      g_autofree char *m = cp_figure_format (f, f->moderate);
+
+      /* Translators: a threshold, e.g. "moderate >= 5.0%". */
+      g_string_append_printf (s, _("moderate %s %s"), f->comparison, m);
+    }
+  if (!isnan (f->high))
+    {
+      g_autofree char *h = cp_figure_format (f, f->high);
+
+      if (s->len > 0)
+        g_string_append (s, ", ");
+      /* Translators: a threshold, e.g. "high >= 20.0%". */
+      g_string_append_printf (s, _("high %s %s"), f->comparison, h);
+    }
+  return g_string_free (s, FALSE);
+}
+
+char *
+cp_format_ns (gint64 ns)
 {
   double v = (double) ns;
   const char *sign = "";

@@ -125,7 +125,14 @@ const char       *cp_severity_get_icon_name       (CpSeverity    severity);
 const char       *cp_framework_to_string          (CpFramework   framework);
 const char       *cp_framework_get_label          (CpFramework   framework);
 
+/* A figure's value (or one of its thresholds) with its unit, for people:
+ * "23.4%", "0.482", "41.0 ms", "12.50 GB/s", "1.2 GB", "12". */
+char             *cp_figure_format                (const CpFigure *figure,
+                                                   double          value);
+/* Its thresholds as "moderate >= 5.0%, high >= 20.0%", or NULL. */
+char             *cp_figure_format_thresholds     (const CpFigure *figure);
+
 /* "41 ms", "1.25 s", "830 µs", "120 ns". */
-char             *cp_format_duration              (gint64        ns);
+char             *cp_format_ns              (gint64        ns);
 
 G_END_DECLS

@@ -14,13 +14,16 @@
 CpIntervals *
 cp_intervals_new (void)
 {
-  return g_new0 (CpIntervals, 1);
+  CpIntervals *set = g_new0 (CpIntervals, 1);
+
+  set->ref_count = 1;
+  return set;
 }
 
 CpIntervals *
 cp_intervals_new_sized (gsize reserve)
 {
-  CpIntervals *set = g_new0 (CpIntervals, 1);
+  CpIntervals *set = cp_intervals_new ();
 
   if (reserve > 0)
     {
@@ -44,10 +47,22 @@ cp_intervals_copy (const CpIntervals *set)
   return copy;
 }
 
+CpIntervals *
+cp_intervals_ref (CpIntervals *set)
+{
+  g_return_val_if_fail (set != NULL, NULL);
+  g_return_val_if_fail (set->ref_count > 0, NULL);
+
+  g_atomic_int_inc (&set->ref_count);
+  return set;
+}
+
 void
 cp_intervals_free (CpIntervals *set)
 {
   if (set == NULL)
+    return;
+  if (!g_atomic_int_dec_and_test (&set->ref_count))
     return;
   g_free (set->v);
   g_free (set);
@@ -57,6 +72,7 @@ void
 cp_intervals_clear (CpIntervals *set)
 {
   g_return_if_fail (set != NULL);
+  g_return_if_fail (set->ref_count == 1);
   set->n = 0;
 }
 
@@ -87,6 +103,7 @@ cp_intervals_add (CpIntervals *set,
                   gint64       end)
 {
   g_return_if_fail (set != NULL);
+  g_return_if_fail (set->ref_count == 1);
   if (end <= start)
     return;
   push (set, start, end);
@@ -100,6 +117,7 @@ cp_intervals_add_sorted (CpIntervals *set,
   CpInterval *last;
 
   g_return_if_fail (set != NULL);
+  g_return_if_fail (set->ref_count == 1);
   if (end <= start)
     return;
   if (set->n > 0)
@@ -136,6 +154,7 @@ cp_intervals_normalize (CpIntervals *set)
   gsize out = 0;
 
   g_return_if_fail (set != NULL);
+  g_return_if_fail (set->ref_count == 1);
   if (set->n == 0)
     return;
 
@@ -209,6 +228,30 @@ cp_intervals_intersect (const CpIntervals *a,
   return out;
 }
 
+void
+cp_intervals_foreach_intersection (const CpIntervals *a,
+                                   const CpIntervals *b,
+                                   CpIntervalFunc     func,
+                                   gpointer           user_data)
+{
+  gsize i = 0, j = 0;
+
+  g_return_if_fail (a != NULL && b != NULL && func != NULL);
+
+  while (i < a->n && j < b->n)
+    {
+      gint64 s = MAX (a->v[i].start, b->v[j].start);
+      gint64 e = MIN (a->v[i].end, b->v[j].end);
+
+      if (s < e)
+        func (s, e, user_data);
+      if (a->v[i].end < b->v[j].end)
+        i++;
+      else
+        j++;
+    }
+}
+
 CpIntervals *
 cp_intervals_subtract (const CpIntervals *a,
                        const CpIntervals *b)
@@ -257,7 +300,7 @@ cp_intervals_union_many (CpIntervals * const *sets,
   if (round->len == 0)
     return cp_intervals_new ();
   if (round->len == 1)
-    return cp_intervals_copy (g_ptr_array_index (round, 0));
+    return cp_intervals_ref (g_ptr_array_index (round, 0));
 
   /* Pairwise rounds keep the work at O(total · log k). */
   while (round->len > 1)

@@ -25,11 +25,16 @@ typedef struct
   CpInterval *v;
   gsize       n;
   gsize       cap;
+  gint        ref_count;   /* shared sets are read-only */
 } CpIntervals;
 
 CpIntervals *cp_intervals_new              (void);
 CpIntervals *cp_intervals_new_sized        (gsize              reserve);
 CpIntervals *cp_intervals_copy             (const CpIntervals *set);
+/* Sets are reference counted so that big ones can be shared instead of
+ * copied; a set with more than one reference must not be changed.
+ * cp_intervals_free() drops a reference. */
+CpIntervals *cp_intervals_ref              (CpIntervals       *set);
 void         cp_intervals_free             (CpIntervals       *set);
 void         cp_intervals_clear            (CpIntervals       *set);
 
@@ -54,7 +59,8 @@ CpIntervals *cp_intervals_intersect        (const CpIntervals *a,
                                             const CpIntervals *b);
 CpIntervals *cp_intervals_subtract         (const CpIntervals *a,
                                             const CpIntervals *b);
-/* The union of many normalized sets (NULL entries are skipped). */
+/* The union of many normalized sets (NULL entries are skipped). When only one
+ * set is non-empty, a new reference to it is returned. */
 CpIntervals *cp_intervals_union_many       (CpIntervals * const *sets,
                                             guint               n_sets);
 /* The part of a normalized set inside [t0, t1). */
@@ -65,6 +71,15 @@ CpIntervals *cp_intervals_clip             (const CpIntervals *set,
 CpIntervals *cp_intervals_complement       (const CpIntervals *set,
                                             gint64             t0,
                                             gint64             t1);
+
+/* Calls func for each interval of a ∩ b, in order, without building it. */
+typedef void (*CpIntervalFunc) (gint64   start,
+                                gint64   end,
+                                gpointer user_data);
+void         cp_intervals_foreach_intersection (const CpIntervals *a,
+                                                const CpIntervals *b,
+                                                CpIntervalFunc     func,
+                                                gpointer           user_data);
 
 /* The intervals of a normalized set that overlap a normalized set b by a
  * positive length (whole, not clipped). */

@@ -73,7 +73,7 @@ host_pass (CpAnalysis *self,
 
       if (info->kind != CP_LANE_HOST_THREAD)
         continue;
-      s = cp_lane_get_slices (info->lane);
+      s = info->slices;
       if (s->n == 0)
         continue;
       stack = g_new (guint32, s->n);
@@ -202,11 +202,11 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
 
       if (info->kind != CP_LANE_KERNEL && info->kind != CP_LANE_TRANSFER)
         continue;
-      s = cp_lane_get_slices (info->lane);
+      s = info->slices;
       for (guint i = 0; i < s->n; i++)
         {
           guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
-          CpSliceClass c = _cp_analysis_classify_slice (self, l, i, nf);
+          CpSliceClass c = _cp_analysis_slice_class (self, l, i);
           gboolean kernel = info->kind == CP_LANE_KERNEL &&
                             (c == CP_TIME_COMPUTE_16 || c == CP_TIME_COMPUTE_32 || c == CP_TIME_COLLECTIVES);
           gint64 dur = s->dur[i];
@@ -225,7 +225,7 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
 
               if (hinfo->parent_op != NULL && hinfo->parent_op[h.index] != 0)
                 {
-                  const CpSlices *hs = cp_lane_get_slices (hinfo->lane);
+                  const CpSlices *hs = hinfo->slices;
                   CpStr op_name = hs->name[hinfo->parent_op[h.index] - 1];
 
                   if (omap[op_name] != 0)
@@ -240,7 +240,7 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
             {
               CpSliceRef h = info->launch[i];
               const CpLaneInfo *hinfo = &self->lanes[h.lane];
-              const CpSlices *hs = cp_lane_get_slices (hinfo->lane);
+              const CpSlices *hs = hinfo->slices;
               guint32 cur = hinfo->parent_op[h.index];
               CpStr seen[64];
               guint n_seen = 0;

@@ -425,7 +425,6 @@ cp_rule_grade (const CpRule *rule,
 typedef struct
 {
   CpAnalysis  *self;
-  CpIntervals *gaps;        /* device idle gaps between ops, clipped to the windows */
   gboolean     has_device;
   gboolean     has_host;
 } Ctx;
@@ -435,7 +434,6 @@ typedef struct
   const CpRule *rule;
   CpFinding    *finding;
   CpIntervals  *stake;      /* the time the finding accounts for */
-  CpIntervals  *ext;        /* stake plus the idle gaps it falls in */
   gint64        stake_time;
   gboolean      demoted;
 } Result;
@@ -532,14 +530,14 @@ set_summary (Ctx          *ctx,
 
   if (cp_finding_get_time_at_stake (f) > 0)
     {
-      g_autofree char *d = cp_format_duration (cp_finding_get_time_at_stake_per_step (f));
+      g_autofree char *d = cp_format_ns (cp_finding_get_time_at_stake_per_step (f));
 
       g_string_append_c (s, ' ');
       if (ctx->self->step_source != CP_STEPS_NONE)
         g_string_append_printf (s, _("Up to %s per step."), d);
       else
         {
-          g_autofree char *total = cp_format_duration (cp_finding_get_time_at_stake (f));
+          g_autofree char *total = cp_format_ns (cp_finding_get_time_at_stake (f));
 
           g_string_append_printf (s, _("Up to %s in the capture."), total);
         }
@@ -548,6 +546,22 @@ set_summary (Ctx          *ctx,
 }
 
 /* Evidence: the parts of a lane's category set inside target. */
+typedef struct
+{
+  CpFinding *finding;
+  guint      lane;
+} EvidenceSink;
+
+static void
+add_one_evidence (gint64   start,
+                  gint64   end,
+                  gpointer user_data)
+{
+  EvidenceSink *sink = user_data;
+
+  cp_finding_add_evidence (sink->finding, sink->lane, start, end);
+}
+
 static void
 add_category_evidence (Ctx               *ctx,
                        CpFinding         *f,
@@ -558,13 +572,10 @@ add_category_evidence (Ctx               *ctx,
 
   for (guint l = 0; l < self->n_lanes; l++)
     {
-      g_autoptr(CpIntervals) part = NULL;
+      EvidenceSink sink = { f, l };
 
-      if (self->lanes[l].cat[cat] == NULL)
-        continue;
-      part = cp_intervals_intersect (self->lanes[l].cat[cat], target);
-      for (gsize k = 0; k < part->n; k++)
-        cp_finding_add_evidence (f, l, part->v[k].start, part->v[k].end);
+      if (self->lanes[l].cat[cat] != NULL)
+        cp_intervals_foreach_intersection (self->lanes[l].cat[cat], target, add_one_evidence, &sink);
     }
 }
 
@@ -593,7 +604,7 @@ eval_category (Ctx            *ctx,
                const char     *lead,
                CpIntervals   **stake)
 {
-  g_autoptr(CpIntervals) own = windowed (ctx, ctx->self->exposed[cat]);
+  g_autoptr(CpIntervals) own = cp_intervals_ref (ctx->self->exposed[cat]);
   gint64 t = cp_intervals_length (own);
   double value = percent_of_windows (ctx, t);
   CpSeverity sev;
@@ -632,7 +643,7 @@ eval_pageable (Ctx           *ctx,
 
       if (self->lanes[l].device_index < 0)
         continue;
-      s = cp_lane_get_slices (self->lanes[l].lane);
+      s = self->lanes[l].slices;
       for (guint i = 0; i < s->n; i++)
         {
           guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
@@ -640,7 +651,7 @@ eval_pageable (Ctx           *ctx,
 
           if (!((s->flags[i] & CP_SLICE_PAGEABLE) || (nf & CP_NAME_PAGEABLE)))
             continue;
-          if (_cp_analysis_classify_slice (self, l, i, nf) < 0)
+          if (_cp_analysis_slice_class (self, l, i) < 0)
             continue;
           count++;
           raw_time += s->dur[i];
@@ -693,7 +704,7 @@ eval_sync (Ctx           *ctx,
            CpIntervals  **stake)
 {
   CpAnalysis *self = ctx->self;
-  g_autoptr(CpIntervals) raw_gaps = NULL;
+  const CpIntervals *ops = self->all_ops;
   g_autoptr(CpIntervals) stall = cp_intervals_new ();
   g_autoptr(CpIntervals) own = NULL;
   g_autoptr(CpIntervals) input = NULL;
@@ -707,8 +718,6 @@ eval_sync (Ctx           *ctx,
   if (!ctx->has_device || self->all_ops->n == 0)
     return NULL;
 
-  raw_gaps = cp_intervals_complement (self->all_ops, self->all_ops->v[0].start,
-                                      self->all_ops->v[self->all_ops->n - 1].end);
   input = cp_intervals_union (self->exposed[CP_TIME_INPUT_WAIT], self->exposed[CP_TIME_HOST_TO_DEVICE]);
 
   for (guint l = 0; l < self->n_lanes; l++)
@@ -726,15 +735,12 @@ eval_sync (Ctx           *ctx,
           n_calls++;
           call_time += c->end - c->start;
           /* Gaps that open while the host is blocked in this call: the
-           * device drained its queue because the host waited for it. */
-          for (gi = cp_intervals_first_ending_after (raw_gaps, c->start);
-               gi < raw_gaps->n && raw_gaps->v[gi].start <= c->end; gi++)
+           * device drained its queue because the host waited for it. The
+           * gap after op k is [end of k, start of k + 1). */
+          for (gi = cp_intervals_first_ending_after (ops, c->start - 1);
+               gi + 1 < ops->n && ops->v[gi].end <= c->end; gi++)
             {
-              const CpInterval *g = &raw_gaps->v[gi];
-
-              if (g->start < c->start)
-                continue;
-              cp_intervals_add (stall, g->start, g->end);
+              cp_intervals_add (stall, ops->v[gi].end, ops->v[gi + 1].start);
               stalled = TRUE;
             }
           if (stalled)
@@ -808,7 +814,7 @@ eval_input (Ctx           *ctx,
 
       if (self->lanes[l].kind != CP_LANE_HOST_THREAD || self->lanes[l].cat[CP_TIME_INPUT_WAIT] == NULL)
         continue;
-      s = cp_lane_get_slices (self->lanes[l].lane);
+      s = self->lanes[l].slices;
       for (guint i = 0; i < s->n; i++)
         {
           guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
@@ -865,7 +871,7 @@ eval_loader_single (Ctx           *ctx,
 
       if (self->lanes[l].kind != CP_LANE_HOST_THREAD)
         continue;
-      s = cp_lane_get_slices (self->lanes[l].lane);
+      s = self->lanes[l].slices;
       for (guint i = 0; i < s->n; i++)
         if (cp_name_cache_lookup (self->names, s->name[i]) & CP_NAME_LOADER_SINGLE)
           {
@@ -1080,7 +1086,7 @@ eval_host (Ctx           *ctx,
   if (!ctx->has_device || !ctx->has_host)
     return NULL;
   all = cp_intervals_union_many (parts, G_N_ELEMENTS (parts));
-  own = windowed (ctx, all);
+  own = g_steal_pointer (&all);
   t = cp_intervals_length (own);
   value = percent_of_windows (ctx, t);
   if (t == 0 || !cp_rule_grade (rule, value, &sev))
@@ -1137,7 +1143,7 @@ eval_precision (Ctx           *ctx,
   for (guint k = 0; k < self->eligible_fp32->len; k++)
     {
       CpSliceRef r = g_array_index (self->eligible_fp32, CpSliceRef, k);
-      const CpSlices *s = cp_lane_get_slices (self->lanes[r.lane].lane);
+      const CpSlices *s = self->lanes[r.lane].slices;
 
       cp_intervals_add (set, s->start[r.index], s->start[r.index] + s->dur[r.index]);
     }
@@ -1173,7 +1179,7 @@ eval_precision (Ctx           *ctx,
   for (guint k = 0; k < self->eligible_fp32->len; k++)
     {
       CpSliceRef r = g_array_index (self->eligible_fp32, CpSliceRef, k);
-      const CpSlices *s = cp_lane_get_slices (self->lanes[r.lane].lane);
+      const CpSlices *s = self->lanes[r.lane].slices;
 
       cp_finding_add_evidence (f, r.lane, s->start[r.index], s->start[r.index] + s->dur[r.index]);
     }
@@ -1273,7 +1279,7 @@ eval_dataparallel (Ctx           *ctx,
 
       if (self->lanes[l].kind != CP_LANE_HOST_THREAD)
         continue;
-      s = cp_lane_get_slices (self->lanes[l].lane);
+      s = self->lanes[l].slices;
       for (guint i = 0; i < s->n; i++)
         if (cp_name_cache_lookup (self->names, s->name[i]) & CP_NAME_DATAPARALLEL)
           {
@@ -1372,23 +1378,21 @@ eval_gaps (Ctx           *ctx,
     {
       const CpDeviceSets *sets = &self->device_sets[d];
       const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
-      g_autoptr(CpIntervals) gaps = NULL;
+      const CpIntervals *ops = sets->ops;
 
-      if (sets->ops->n < 2)
-        continue;
-      /* nsys scope: the device's own first start to last end. */
-      gaps = cp_intervals_complement (sets->ops, sets->ops->v[0].start, sets->ops->v[sets->ops->n - 1].end);
-      for (gsize k = 0; k < gaps->n; k++)
+      /* nsys scope: the device's own first start to last end; the gap after
+       * op k is [end of k, start of k + 1). */
+      for (gsize k = 0; k + 1 < ops->n; k++)
         {
-          gint64 len = gaps->v[k].end - gaps->v[k].start;
+          gint64 len = ops->v[k + 1].start - ops->v[k].end;
 
           longest = MAX (longest, len);
           if (passes (rule->compare, len / 1e6, rule->moderate))
             {
-              CpEvidence e = { dev->lane, gaps->v[k].start, gaps->v[k].end };
+              CpEvidence e = { dev->lane, ops->v[k].end, ops->v[k + 1].start };
 
               g_array_append_val (ev, e);
-              cp_intervals_add (long_gaps, gaps->v[k].start, gaps->v[k].end);
+              cp_intervals_add (long_gaps, ops->v[k].end, ops->v[k + 1].start);
             }
         }
     }
@@ -1479,35 +1483,123 @@ evaluator_for (const char *id)
   return NULL;
 }
 
-/* Rules whose time is device idle time get their stake widened to the whole
- * idle gaps it falls in, so that two findings about the same gap meet. */
-static gboolean
-is_idle_rule (const char *id)
+/* Two findings explain the same time when it falls in the same device idle
+ * gaps: a finding's time is widened to the whole gaps it touches (its
+ * "extent"), plus its time outside any gap. PairStats holds, for findings R
+ * and S, the lengths explains() needs; pair_stats() gets them in one sweep
+ * over the gaps and both stakes, without building the widened sets. */
+typedef struct
 {
-  return g_str_equal (id, "sync-stall") || g_str_equal (id, "input-bound") ||
-         g_str_equal (id, "dataloader-single-process") || g_str_equal (id, "launch-bound") ||
-         g_str_equal (id, "host-overhead");
+  gint64 r_ext;       /* |ext(R)| */
+  gint64 s_ext;       /* |ext(S)| */
+  gint64 shared;      /* |ext(R) ∩ ext(S)| */
+  gint64 s_in_r;      /* |stake(S) ∩ ext(R)| */
+  gint64 r_in_s;      /* |stake(R) ∩ ext(S)| */
+} PairStats;
+
+static inline gint64
+next_boundary (const CpIntervals *set,
+               gsize              i,
+               gint64             t,
+               gboolean          *inside)
+{
+  if (i >= set->n)
+    {
+      *inside = FALSE;
+      return G_MAXINT64;
+    }
+  *inside = set->v[i].start <= t;
+  return *inside ? set->v[i].end : set->v[i].start;
 }
 
-/* S explains R when their (widened) times share at least half of R's, and
- * S's own time in what they share is larger (or equal, with S ranked first). */
-static gboolean
-explains (const Result *s,
-          const Result *r,
-          guint         s_rank,
-          guint         r_rank)
+static void
+pair_stats (const CpIntervals *gaps,
+            const CpIntervals *r,
+            const CpIntervals *s,
+            PairStats         *out)
 {
-  g_autoptr(CpIntervals) shared = NULL;
-  gint64 r_ext = cp_intervals_length (r->ext);
-  gint64 own_s, own_r;
+  gsize gi = 0, ri = 0, si = 0;
+  gint64 t = G_MAXINT64, a_r = 0, a_s = 0;
 
-  if (r_ext == 0)
+  memset (out, 0, sizeof *out);
+  if (gaps->n)
+    t = MIN (t, gaps->v[0].start);
+  if (r->n)
+    t = MIN (t, r->v[0].start);
+  if (s->n)
+    t = MIN (t, s->v[0].start);
+
+  while (t != G_MAXINT64)
+    {
+      gboolean in_g, in_r, in_s;
+      gint64 ng = next_boundary (gaps, gi, t, &in_g);
+      gint64 nr = next_boundary (r, ri, t, &in_r);
+      gint64 ns = next_boundary (s, si, t, &in_s);
+      gint64 next = MIN (ng, MIN (nr, ns));
+      gint64 len = next == G_MAXINT64 ? 0 : next - t;
+
+      if (in_g)
+        {
+          a_r += in_r ? len : 0;
+          a_s += in_s ? len : 0;
+        }
+      else
+        {
+          out->r_ext += in_r ? len : 0;
+          out->s_ext += in_s ? len : 0;
+          if (in_r && in_s)
+            {
+              out->shared += len;
+              out->s_in_r += len;
+              out->r_in_s += len;
+            }
+        }
+
+      if (in_g && next == ng)
+        {
+          /* The gap ends: widen whoever touched it. */
+          gint64 glen = gaps->v[gi].end - gaps->v[gi].start;
+
+          if (a_r > 0)
+            {
+              out->r_ext += glen;
+              out->s_in_r += a_s;
+            }
+          if (a_s > 0)
+            {
+              out->s_ext += glen;
+              out->r_in_s += a_r;
+            }
+          if (a_r > 0 && a_s > 0)
+            out->shared += glen;
+          a_r = a_s = 0;
+        }
+      if (in_g && next == ng)
+        gi++;
+      if (in_r && next == nr)
+        ri++;
+      if (in_s && next == ns)
+        si++;
+      t = next;
+    }
+}
+
+/* S explains R when their extents share at least half of R's, and S's own
+ * time in what they share is larger (or equal, with S ranked first). */
+static gboolean
+explains (const PairStats *p,
+          gboolean         s_is_first,
+          guint            s_rank,
+          guint            r_rank)
+{
+  gint64 r_ext = s_is_first ? p->s_ext : p->r_ext;
+  gint64 own_s = s_is_first ? p->r_in_s : p->s_in_r;
+  gint64 own_r = s_is_first ? p->s_in_r : p->r_in_s;
+
+  /* Within the shared part: S's stake lies inside ext(S), so its time in the
+   * shared part is its time inside ext(R); likewise for R. */
+  if (r_ext == 0 || 2 * p->shared < r_ext)
     return FALSE;
-  shared = cp_intervals_intersect (r->ext, s->ext);
-  if (2 * cp_intervals_length (shared) < r_ext)
-    return FALSE;
-  own_s = cp_intervals_overlap_length (s->stake, shared);
-  own_r = cp_intervals_overlap_length (r->stake, shared);
   return own_s > own_r || (own_s == own_r && s_rank < r_rank);
 }
 
@@ -1532,9 +1624,10 @@ cmp_findings (gconstpointer a,
 void
 _cp_analysis_evaluate_rules (CpAnalysis *self)
 {
-  Ctx ctx = { self, NULL, FALSE, FALSE };
+  Ctx ctx = { self, FALSE, FALSE };
   Result results[G_N_ELEMENTS (rules)] = { { 0, }, };
   g_autofree guint *order = g_new (guint, G_N_ELEMENTS (rules));
+  g_autofree PairStats *pairs = NULL;
   guint n_order = 0;
 
   for (guint d = 0; d < self->devices->len; d++)
@@ -1547,11 +1640,6 @@ _cp_analysis_evaluate_rules (CpAnalysis *self)
   if (!ctx.has_device)
     _cp_analysis_add_note (self, "%s", _("The capture has no device activity: device rules were not checked"));
 
-  {
-    g_autoptr(CpIntervals) gaps_w = cp_intervals_subtract (self->window_set, self->all_ops);
-
-    ctx.gaps = g_steal_pointer (&gaps_w);
-  }
 
   for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
     {
@@ -1567,21 +1655,12 @@ _cp_analysis_evaluate_rules (CpAnalysis *self)
         }
       r->stake = stake ? stake : cp_intervals_new ();
       r->stake_time = cp_intervals_length (r->stake);
-      if (is_idle_rule (rules[i].id))
-        {
-          g_autoptr(CpIntervals) touched = cp_intervals_select_touching (ctx.gaps, r->stake);
-
-          r->ext = cp_intervals_union (r->stake, touched);
-        }
-      else
-        r->ext = cp_intervals_copy (r->stake);
       cp_finding_finish_evidence (r->finding);
       /* No finding without evidence. */
       if (cp_finding_get_evidence_total (r->finding) == 0)
         {
           g_clear_object (&r->finding);
           g_clear_pointer (&r->stake, cp_intervals_free);
-          g_clear_pointer (&r->ext, cp_intervals_free);
         }
     }
 
@@ -1599,6 +1678,16 @@ _cp_analysis_evaluate_rules (CpAnalysis *self)
         order[b] = order[b - 1];
         order[b - 1] = tmp;
       }
+  /* Pair figures, once per pair: pairs[a * n + b] with a < b. */
+  if (n_order > 1)
+    {
+      g_autoptr(CpIntervals) gaps = cp_intervals_subtract (self->window_set, self->all_ops);
+
+      pairs = g_new0 (PairStats, n_order * n_order);
+      for (guint a = 0; a < n_order; a++)
+        for (guint b = a + 1; b < n_order; b++)
+          pair_stats (gaps, results[order[a]].stake, results[order[b]].stake, &pairs[a * n_order + b]);
+    }
   for (guint a = 0; a < n_order; a++)
     {
       Result *r = &results[order[a]];
@@ -1606,10 +1695,13 @@ _cp_analysis_evaluate_rules (CpAnalysis *self)
       for (guint b = 0; b < n_order; b++)
         {
           Result *s = &results[order[b]];
+          const PairStats *p;
 
           if (a == b || s->demoted)
             continue;
-          if (explains (s, r, order[b], order[a]))
+          /* pair_stats() was run as (first, second) = (lower, higher) index. */
+          p = &pairs[MIN (a, b) * n_order + MAX (a, b)];
+          if (explains (p, b < a, order[b], order[a]))
             {
               g_autofree char *summary = NULL;
 
@@ -1657,7 +1749,5 @@ _cp_analysis_evaluate_rules (CpAnalysis *self)
         g_list_store_insert_sorted (self->findings, results[i].finding, cmp_findings, NULL);
       g_clear_object (&results[i].finding);
       cp_intervals_free (results[i].stake);
-      cp_intervals_free (results[i].ext);
     }
-  cp_intervals_free (ctx.gaps);
 }

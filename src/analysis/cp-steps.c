@@ -211,7 +211,7 @@ _cp_analysis_build_steps (CpAnalysis *self)
 
           if (info->launch == NULL)
             continue;
-          s = cp_lane_get_slices (info->lane);
+          s = info->slices;
           for (guint i = 0; i < s->n; i++)
             {
               CpSliceRef h = info->launch[i];
@@ -221,7 +221,7 @@ _cp_analysis_build_steps (CpAnalysis *self)
 
               if (h.lane == G_MAXUINT32)
                 continue;
-              hs = cp_lane_get_slices (self->lanes[h.lane].lane);
+              hs = self->lanes[h.lane].slices;
               ls = hs->start[h.index];
               le = ls + hs->dur[h.index];
               /* The last step starting at or before the launch. */

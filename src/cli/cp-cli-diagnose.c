@@ -26,25 +26,6 @@ format_seconds (gint64 ns)
   return g_strdup_printf ("%.6f s", ns / 1e9);
 }
 
-static char *
-format_figure (const CpFigure *f,
-               double          value)
-{
-  if (g_strcmp0 (f->unit, "%") == 0)
-    return g_strdup_printf ("%.1f%%", value);
-  if (g_strcmp0 (f->unit, "ratio") == 0)
-    return g_strdup_printf ("%.3f", value);
-  if (g_strcmp0 (f->unit, "ns") == 0)
-    return cp_format_duration ((gint64) value);
-  if (g_strcmp0 (f->unit, "ms") == 0)
-    return g_strdup_printf ("%.1f ms", value);
-  if (g_strcmp0 (f->unit, "GB/s") == 0)
-    return g_strdup_printf ("%.2f GB/s", value);
-  if (g_strcmp0 (f->unit, "bytes") == 0)
-    return g_format_size_full ((guint64) MAX (value, 0), G_FORMAT_SIZE_IEC_UNITS);
-  return g_strdup_printf ("%.0f", value);
-}
-
 static void
 print_window (CpAnalysis *a)
 {
@@ -54,10 +35,10 @@ print_window (CpAnalysis *a)
 
   cp_analysis_get_step_summary (a, &st);
   cp_analysis_get_steps (a, &n_steps);
-  total = cp_format_duration (st.total);
-  mean = cp_format_duration (st.mean);
-  min = cp_format_duration (st.min);
-  max = cp_format_duration (st.max);
+  total = cp_format_ns (st.total);
+  mean = cp_format_ns (st.mean);
+  min = cp_format_ns (st.min);
+  max = cp_format_ns (st.max);
 
   switch (cp_analysis_get_step_source (a))
     {
@@ -95,11 +76,11 @@ print_breakdown (CpAnalysis *a)
       cp_analysis_get_time_summary (a, c, &s);
       if (s.total == 0)
         continue;
-      mean = cp_format_duration (s.mean);
+      mean = cp_format_ns (s.mean);
       if (per_step)
         {
-          min = cp_format_duration (s.min);
-          max = cp_format_duration (s.max);
+          min = cp_format_ns (s.min);
+          max = cp_format_ns (s.max);
           g_print ("  %-32s %10s %10s %10s %6.1f%%\n", cp_time_category_get_label (c), mean, min, max, s.percent);
         }
       else
@@ -125,12 +106,12 @@ print_devices (CpAnalysis *a)
   for (guint d = 0; d < n; d++)
     {
       const CpDeviceStats *dev = &devs[d];
-      g_autofree char *busy = cp_format_duration (dev->window_busy);
-      g_autofree char *kt = cp_format_duration (dev->kernel_time);
-      g_autofree char *idle = cp_format_duration (dev->idle);
-      g_autofree char *hw = cp_format_duration (dev->idle_host_wait);
-      g_autofree char *kw = cp_format_duration (dev->idle_kernel_wait);
-      g_autofree char *ow = cp_format_duration (dev->idle_other);
+      g_autofree char *busy = cp_format_ns (dev->window_busy);
+      g_autofree char *kt = cp_format_ns (dev->kernel_time);
+      g_autofree char *idle = cp_format_ns (dev->idle);
+      g_autofree char *hw = cp_format_ns (dev->idle_host_wait);
+      g_autofree char *kw = cp_format_ns (dev->idle_kernel_wait);
+      g_autofree char *ow = cp_format_ns (dev->idle_other);
 
       g_print (_("  GPU %d: utilisation %.1f%% (kernels busy %s), %u kernels, kernel time %s\n"),
                dev->device, 100 * dev->utilization, busy, dev->n_kernels, kt);
@@ -159,7 +140,7 @@ print_devices (CpAnalysis *a)
       if (!any_copy)
         g_print ("\n%s\n", _("Copies and memsets"));
       any_copy = TRUE;
-      time = cp_format_duration (tr[k].time);
+      time = cp_format_ns (tr[k].time);
       bytes = g_format_size_full (tr[k].bytes, G_FORMAT_SIZE_IEC_UNITS);
       bw = isnan (tr[k].bandwidth) ? g_strdup ("—") : g_strdup_printf ("%.2f GB/s", tr[k].bandwidth);
       g_print (_("  %-7s %8u ops, %s, %s, mean %s"), cp_transfer_kind_to_string (tr[k].kind),
@@ -184,8 +165,8 @@ print_kernels (CpAnalysis *a)
       g_print ("\n%s\n", _("Top kernels (share of kernel time, total, count, mean, tensor cores)"));
       for (guint i = 0; i < MIN (n, TOP_KERNELS); i++)
         {
-          g_autofree char *tot = cp_format_duration (ks[i].total);
-          g_autofree char *mean = cp_format_duration (ks[i].count ? ks[i].total / ks[i].count : 0);
+          g_autofree char *tot = cp_format_ns (ks[i].total);
+          g_autofree char *mean = cp_format_ns (ks[i].count ? ks[i].total / ks[i].count : 0);
 
           g_print ("  %5.1f%% %10s %8u× %10s %-3s %s\n", 100 * ks[i].share, tot, ks[i].count, mean,
                    ks[i].tensor_core ? "TC" : "", cp_trace_get_string (trace, ks[i].name));
@@ -202,8 +183,8 @@ print_kernels (CpAnalysis *a)
       g_print ("\n%s\n", _("Top host ops (host time, count, kernels launched and their time)"));
       for (guint i = 0; i < n_ops && shown < TOP_OPS; i++, shown++)
         {
-          g_autofree char *tot = cp_format_duration (ops[i].total);
-          g_autofree char *kt = cp_format_duration (ops[i].kernel_time);
+          g_autofree char *tot = cp_format_ns (ops[i].total);
+          g_autofree char *kt = cp_format_ns (ops[i].kernel_time);
 
           g_print (_("  %10s %8u× %6u kernels %10s  %s\n"), tot, ops[i].count, ops[i].n_kernels, kt,
                    cp_trace_get_string (trace, ops[i].name));
@@ -230,28 +211,11 @@ print_finding (CpAnalysis *a,
     g_print ("  %s\n", _("Figures:"));
   for (guint i = 0; i < n_figs; i++)
     {
-      g_autofree char *v = format_figure (&figs[i], figs[i].value);
-      g_autoptr(GString) thr = g_string_new (NULL);
+      g_autofree char *v = cp_figure_format (&figs[i], figs[i].value);
+      g_autofree char *thr = cp_figure_format_thresholds (&figs[i]);
 
-      if (figs[i].comparison != NULL)
-        {
-          if (!isnan (figs[i].moderate))
-            {
-              g_autofree char *m = format_figure (&figs[i], figs[i].moderate);
-
-              g_string_append_printf (thr, _("moderate %s %s"), figs[i].comparison, m);
-            }
-          if (!isnan (figs[i].high))
-            {
-              g_autofree char *h = format_figure (&figs[i], figs[i].high);
-
-              if (thr->len > 0)
-                g_string_append (thr, ", ");
-              g_string_append_printf (thr, _("high %s %s"), figs[i].comparison, h);
-            }
-        }
-      if (thr->len > 0)
-        g_print ("    %s: %s (%s)\n", figs[i].label, v, thr->str);
+      if (thr != NULL)
+        g_print ("    %s: %s (%s)\n", figs[i].label, v, thr);
       else
         g_print ("    %s: %s\n", figs[i].label, v);
     }
@@ -259,14 +223,14 @@ print_finding (CpAnalysis *a,
   ev = cp_finding_get_evidence (f, &n_ev);
   g_print (_("  Evidence: %" G_GUINT64_FORMAT " ranges"), cp_finding_get_evidence_total (f));
   if (n_ev > SHOWN_EVIDENCE)
-    g_print (_(", the first %u of the %u longest:\n"), SHOWN_EVIDENCE, n_ev);
+    g_print (_("; the first %u by time:\n"), SHOWN_EVIDENCE);
   else
     g_print (":\n");
   for (guint i = 0; i < MIN (n_ev, SHOWN_EVIDENCE); i++)
     {
       g_autofree char *s = format_seconds (ev[i].start);
       g_autofree char *e = format_seconds (ev[i].end);
-      g_autofree char *d = cp_format_duration (ev[i].end - ev[i].start);
+      g_autofree char *d = cp_format_ns (ev[i].end - ev[i].start);
       const char *lane = ev[i].lane < cp_trace_get_n_lanes (trace) ?
                          cp_lane_get_name (cp_trace_get_lane (trace, ev[i].lane)) : "?";
 
