@@ -1110,6 +1110,162 @@ test_folder (void)
   cp_test_rm_rf (dir);
 }
 
+/* A lane's identity across formats. */
+static char *
+lane_key (CpTrace *trace,
+          CpLane  *lane)
+{
+  CpLaneKind kind = cp_lane_get_kind (lane);
+
+  switch (kind)
+    {
+    case CP_LANE_KERNEL:
+      return g_strdup_printf ("kernel dev %d stream %" G_GINT64_FORMAT, cp_lane_get_device (lane),
+                              cp_lane_get_stream (lane));
+    case CP_LANE_TRANSFER:
+      return g_strdup_printf ("transfer dev %d %s", cp_lane_get_device (lane),
+                              cp_transfer_kind_to_string (cp_lane_get_transfer_kind (lane)));
+    case CP_LANE_HOST_THREAD:
+      return g_strdup_printf ("host tid %" G_GINT64_FORMAT, cp_lane_get_tid (lane));
+    case CP_LANE_COUNTER:
+    case CP_LANE_DEVICE_ANNOTATION:
+    case CP_LANE_ASYNC:
+    case CP_LANE_N_KINDS:
+    default:
+      return g_strdup_printf ("%s %s", cp_lane_kind_to_string (kind), cp_lane_get_name (lane));
+    }
+}
+
+static GHashTable *
+lanes_by_key (CpTrace *trace)
+{
+  GHashTable *table = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < cp_trace_get_n_lanes (trace); i++)
+    {
+      CpLane *lane = cp_trace_get_lane (trace, i);
+      const CpProcess *proc = cp_trace_get_process (trace, cp_lane_get_process (lane));
+      const char *pname = cp_trace_get_string (trace, proc->key);
+
+      /* Kineto's own "Spans" process has no XPlane counterpart. */
+      if (proc->is_pseudo || g_strcmp0 (pname, "Spans") == 0)
+        continue;
+      g_hash_table_insert (table, lane_key (trace, lane), lane);
+    }
+  return table;
+}
+
+/* The scenario generator's captures read the same from JSON and XPlane:
+ * same lanes (kind, device, stream), slice counts, names and times to the ns. */
+static void
+test_twins (void)
+{
+  static const char *const scenarios[] = {
+    "healthy", "input-bound", "launch-bound", "pageable-transfers", "sync-stalls",
+    "fp32-no-tensor-cores", "comm-bound",
+  };
+  const char *build = g_getenv ("CP_BUILD_ROOT");
+  g_autofree char *gen = g_getenv ("CP_GEN") ? g_strdup (g_getenv ("CP_GEN"))
+                       : build ? g_build_filename (build, "tools", "cp-gen", NULL) : NULL;
+  g_autofree char *dir = NULL;
+
+  if (gen == NULL || !g_file_test (gen, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("cp-gen is not built");
+      return;
+    }
+  dir = cp_test_make_tmpdir ();
+
+  for (guint k = 0; k < G_N_ELEMENTS (scenarios); k++)
+    {
+      g_autofree char *json = g_strdup_printf ("%s/%s.json", dir, scenarios[k]);
+      g_autofree char *xplane = g_strdup_printf ("%s/%s.xplane.pb", dir, scenarios[k]);
+      g_autoptr(CpTrace) a = NULL;
+      g_autoptr(CpTrace) b = NULL;
+      g_autoptr(GHashTable) la = NULL;
+      g_autoptr(GHashTable) lb = NULL;
+      g_autoptr(GError) error = NULL;
+      GHashTableIter iter;
+      gpointer key, value;
+      guint n_steps_a, n_steps_b;
+      const CpStep *sa, *sb;
+
+      for (guint f = 0; f < 2; f++)
+        {
+          const char *argv[] = { gen, "--scenario", scenarios[k], "--steps", "2", "--seed", "5",
+                                 "--out", f == 0 ? json : xplane, NULL };
+          int status;
+
+          g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL |
+                        G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+          g_assert_no_error (error);
+          g_assert_true (g_spawn_check_wait_status (status, NULL));
+        }
+      a = load_path (json, &error);
+      g_assert_no_error (error);
+      b = load_path (xplane, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (cp_trace_get_load_report (b)->format, ==, "xplane");
+
+      la = lanes_by_key (a);
+      lb = lanes_by_key (b);
+      g_assert_cmpuint (g_hash_table_size (la), ==, g_hash_table_size (lb));
+      g_hash_table_iter_init (&iter, la);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        {
+          CpLane *x = value;
+          CpLane *y = g_hash_table_lookup (lb, key);
+          const CpSlices *sx, *sy;
+
+          if (y == NULL)
+            g_error ("%s: lane “%s” is missing from the XPlane twin", scenarios[k], (char *) key);
+          g_assert_cmpint (cp_lane_get_kind (x), ==, cp_lane_get_kind (y));
+          if (cp_lane_get_kind (x) == CP_LANE_COUNTER)
+            {
+              /* Kineto puts counters in a "GPU 0 Counters" process of its
+               * own, XPlane on the GPU plane: only the series compare. */
+              const gint64 *tx, *ty;
+              const double *vx, *vy;
+              guint nx = cp_lane_get_counter (x, &tx, &vx);
+              guint ny = cp_lane_get_counter (y, &ty, &vy);
+
+              g_assert_cmpuint (nx, ==, ny);
+              for (guint i = 0; i < nx; i++)
+                {
+                  g_assert_cmpint (tx[i] + cp_trace_get_origin_abs (a), ==,
+                                   ty[i] + cp_trace_get_origin_abs (b));
+                  g_assert_cmpfloat (vx[i], ==, vy[i]);
+                }
+              continue;
+            }
+          g_assert_cmpint (cp_lane_get_device (x), ==, cp_lane_get_device (y));
+          g_assert_cmpint (cp_lane_get_stream (x), ==, cp_lane_get_stream (y));
+          sx = cp_lane_get_slices (x);
+          sy = cp_lane_get_slices (y);
+          g_assert_cmpuint (sx->n, ==, sy->n);
+          for (guint i = 0; i < sx->n; i++)
+            {
+              g_assert_cmpint (sx->start[i] + cp_trace_get_origin_abs (a), ==,
+                               sy->start[i] + cp_trace_get_origin_abs (b));
+              g_assert_cmpint (sx->dur[i], ==, sy->dur[i]);
+              g_assert_cmpstr (cp_trace_get_string (a, sx->name[i]), ==,
+                               cp_trace_get_string (b, sy->name[i]));
+            }
+        }
+      sa = cp_trace_get_steps (a, &n_steps_a);
+      sb = cp_trace_get_steps (b, &n_steps_b);
+      g_assert_cmpuint (n_steps_a, ==, n_steps_b);
+      for (guint i = 0; i < n_steps_a; i++)
+        {
+          g_assert_cmpint (sa[i].number, ==, sb[i].number);
+          g_assert_cmpint (sa[i].start + cp_trace_get_origin_abs (a), ==,
+                           sb[i].start + cp_trace_get_origin_abs (b));
+        }
+      g_test_message ("%s: %u lanes alike", scenarios[k], g_hash_table_size (la));
+    }
+  cp_test_rm_rf (dir);
+}
+
 /* Every real capture loads; counts match an independent decode. */
 static void
 test_shared_traces (void)
@@ -1233,6 +1389,7 @@ main (int   argc,
   g_test_add_func ("/xplane/million-lines", test_million_lines);
   g_test_add_func ("/xplane/loader", test_loader);
   g_test_add_func ("/xplane/folder", test_folder);
+  g_test_add_func ("/xplane/twins", test_twins);
   g_test_add_func ("/xplane/shared-traces", test_shared_traces);
 
   return g_test_run ();
