@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "formats/cp-loader.h"
 
@@ -203,23 +204,32 @@ show_toast (CpWindow   *self,
   cp_window_add_toast (self, toast);
 }
 
-/* A failed load gets a dialog: its reason can be longer than a toast. */
+/* A failed load gets a dialog: its reason can be longer than a toast. The
+ * heading stays short and fixed: libadwaita 1.7 does not wrap an alert's
+ * heading without a warning, and file names can be long. The body names
+ * the file (the loader's reasons already do). */
 static void
 show_error_dialog (CpWindow   *self,
                    GFile      *file,
                    const char *reason)
 {
   g_autofree char *name = dup_display_name (file);
-  g_autofree char *heading = g_strdup_printf (_("Could Not Open “%s”"), name);
+  g_autofree char *body = NULL;
+  const char *heading = _("Could Not Open Capture");
+
+  if (strstr (reason, name) == NULL)
+    body = g_strdup_printf (_("“%s”: %s"), name, reason);
+  else
+    body = g_strdup (reason);
 
 #if ADW_CHECK_VERSION (1, 5, 0)
-  AdwDialog *dialog = adw_alert_dialog_new (heading, reason);
+  AdwDialog *dialog = adw_alert_dialog_new (heading, body);
 
   adw_alert_dialog_add_response (ADW_ALERT_DIALOG (dialog), "close", _("_Close"));
   adw_alert_dialog_set_default_response (ADW_ALERT_DIALOG (dialog), "close");
   adw_dialog_present (dialog, GTK_WIDGET (self));
 #else
-  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, reason);
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, body);
 
   adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "close");

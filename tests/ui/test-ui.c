@@ -596,10 +596,11 @@ test_bad_drops (void)
   drop_files (window, device, NULL);
   wait_for_message ("null", "not a regular file");
 
-  /* A file that is not a capture: a dialog names the file, with the
-   * loader's reason below. */
+  /* A file that is not a capture: a dialog says so, naming the file with
+   * the loader's reason. */
   drop_files (window, garbage, NULL);
-  wait_for_message ("Could Not Open", "garbage.json.gz");
+  wait_for_message ("garbage.json.gz", "not a profiler capture");
+  g_assert_true (screen_shows ("Could Not Open Capture"));
   wait_for_state (window, CP_WINDOW_EMPTY);
   g_assert_null (cp_window_get_trace (window));
   g_assert_true (cp_window_is_idle (window));
