@@ -495,6 +495,20 @@ test_tolerance (void)
 }
 
 static void
+test_unescaped_quotes (void)
+{
+  g_autoptr(CpTrace) trace = load_fixture ("unescaped-quotes.json");
+  const CpLoadReport *r = cp_trace_get_load_report (trace);
+  guint i;
+
+  g_assert_cmpuint (cp_trace_get_n_slices (trace), ==, 2);
+  g_assert_nonnull (find_slice (trace, "torch/nn/modules/module.py(1501): _call_impl\"wrapper\"", &i));
+  g_assert_false (r->truncated);
+  g_assert_cmpuint (cp_load_report_n_warnings (r), ==, 1);
+  g_assert_nonnull (strstr (cp_load_report_get_warning (r, 0)->message, "unescaped quotes"));
+}
+
+static void
 test_not_a_trace (void)
 {
   static const struct { const char *name; int code; const char *says; } cases[] = {
@@ -655,7 +669,7 @@ test_chunking (void)
 {
   static const char *names[] = {
     "kineto-small.json", "kineto-2021.json", "phases.json", "ns-precision.json",
-    "trailing-commas.json", "array-open.json",
+    "trailing-commas.json", "array-open.json", "unescaped-quotes.json",
   };
 
   for (guint k = 0; k < G_N_ELEMENTS (names); k++)
@@ -1101,6 +1115,7 @@ main (int   argc,
   g_test_add_func ("/chrome/ns-precision", test_ns_precision);
   g_test_add_func ("/chrome/truncated", test_truncated);
   g_test_add_func ("/chrome/tolerance", test_tolerance);
+  g_test_add_func ("/chrome/unescaped-quotes", test_unescaped_quotes);
   g_test_add_func ("/chrome/not-a-trace", test_not_a_trace);
   g_test_add_func ("/chrome/chunking", test_chunking);
   g_test_add_func ("/chrome/compressed", test_compressed);

@@ -147,6 +147,11 @@ static const Case cases[] = {
   { "[tru", "[", CP_JSON_END_TRUNCATED },
   { "", "", CP_JSON_END_EMPTY },
   { "   ", "", CP_JSON_END_EMPTY },
+  /* Unescaped quotes inside values (old PyTorch) are kept as text. */
+  { "[\"a\"b\"c\", \"x\"]", "[ S:a\"b\"c S:x ]", CP_JSON_END_COMPLETE },
+  { "{\"name\": \"f(\"x\") \"y\"\" , \"ph\": \"X\"}", "{ K:name S:f(\"x\") \"y\" K:ph S:X }", CP_JSON_END_COMPLETE },
+  { "[\"end\"  \n ]", "[ S:end ]", CP_JSON_END_COMPLETE },
+  { "\"tail\"  ", "S:tail", CP_JSON_END_COMPLETE },
   { "42", "N:42", CP_JSON_END_COMPLETE },
   { "\"s\"", "S:s", CP_JSON_END_COMPLETE },
 };

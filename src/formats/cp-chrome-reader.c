@@ -248,6 +248,7 @@ enum
   W_BAD_EVENTS = 1 << 7,
   W_BAD_ASYNC = 1 << 8,
   W_BAD_COUNTER = 1 << 9,
+  W_REPAIRED = 1 << 10,
 };
 
 struct _CpChromeReader
@@ -2445,6 +2446,9 @@ on_token (CpJsonTokenizer   *tok,
 {
   CpChromeReader *self = data;
 
+  if (G_UNLIKELY (t->flags & CP_JSON_REPAIRED))
+    warn_once (self, W_REPAIRED, t->offset,
+               _("Strings with unescaped quotes (written by old PyTorch versions) were read whole"));
   if (G_LIKELY (self->in_event))
     return event_token (self, t);
   return outer_token (self, t);

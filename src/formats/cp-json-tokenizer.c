@@ -83,6 +83,12 @@ init_classes (void)
     }
 }
 
+static inline gboolean
+repairs_after_quote (guchar c)
+{
+  return g_ascii_isalnum (c) || c >= 0x80 || strchr ("_()<>\"'.-/[{*&#+=!?;~|$%^`", c) != NULL;
+}
+
 struct _CpJsonTokenizer
 {
   CpJsonTokenFunc  func;
@@ -99,6 +105,8 @@ struct _CpJsonTokenizer
   gboolean         string_is_key;
   guint            string_flags;
   gboolean         pending_escape;
+  gboolean         pending_close;   /* a value string's quote, awaiting what follows */
+  GString         *pending_ws;      /* whitespace seen after that quote */
   char            *scratch;
   gsize            scratch_len;
   gsize            scratch_cap;
@@ -159,6 +167,8 @@ cp_json_tokenizer_free (CpJsonTokenizer *self)
     return;
   g_free (self->stack);
   g_free (self->scratch);
+  if (self->pending_ws)
+    g_string_free (self->pending_ws, TRUE);
   g_free (self->capture_buf);
   g_clear_error (&self->error);
   g_free (self);
@@ -490,6 +500,24 @@ finish_string (CpJsonTokenizer *self,
   return TRUE;
 }
 
+/* Old PyTorch versions wrote quotes inside names without escaping them
+ * (pytorch#146900). A value string's quote closes it only if what follows
+ * can follow a value; when a name-like character follows instead, the quote
+ * is kept as part of the string (the token gets CP_JSON_REPAIRED). Valid JSON
+ * is never affected: there a value is always followed by ',', '}', ']' or
+ * the end. Returns 1 (closes), 0 (part of the string) or -1 (the chunk ends
+ * before it can tell). */
+static int
+quote_closes (const guchar *r,
+              const guchar *end)
+{
+  while (r < end && (cls[*r] & C_WS))
+    r++;
+  if (r == end)
+    return -1;
+  return repairs_after_quote (*r) ? 0 : 1;
+}
+
 static const guchar *
 lex_skip (CpJsonTokenizer *self,
           const guchar    *p,
@@ -564,6 +592,31 @@ lex_string_cont (CpJsonTokenizer *self,
 {
   const guchar *start = p;
 
+  if (self->pending_close)
+    {
+      const guchar *r = p;
+
+      while (r < end && (cls[*r] & C_WS))
+        r++;
+      if (r == end)
+        {
+          g_string_append_len (self->pending_ws, (const char *) p, end - p);
+          return end;
+        }
+      self->pending_close = FALSE;
+      if (!repairs_after_quote (*r))
+        {
+          /* It was the end of the string; the whitespace is just that. */
+          self->lex = LEX_NONE;
+          finish_string (self, (const guchar *) self->scratch, self->scratch_len,
+                         self->token_start, self->string_flags, self->string_is_key);
+          return r;
+        }
+      self->string_flags |= CP_JSON_REPAIRED;
+      if (!scratch_append (self, (const guchar *) "\"", 1) ||
+          !scratch_append (self, (const guchar *) self->pending_ws->str, self->pending_ws->len))
+        return end;
+    }
   if (self->pending_escape)
     {
       self->pending_escape = FALSE;
@@ -589,6 +642,29 @@ lex_string_cont (CpJsonTokenizer *self,
           if (scratch_append (self, start, end - start))
             self->pending_escape = TRUE;
           return end;
+        }
+      if (!self->string_is_key)
+        {
+          int closes = quote_closes (q + 1, end);
+
+          if (closes == 0)
+            {
+              self->string_flags |= CP_JSON_REPAIRED;
+              p = q + 1;
+              continue;
+            }
+          if (closes < 0)
+            {
+              if (scratch_append (self, start, q - start))
+                {
+                  if (self->pending_ws == NULL)
+                    self->pending_ws = g_string_new (NULL);
+                  g_string_truncate (self->pending_ws, 0);
+                  g_string_append_len (self->pending_ws, (const char *) q + 1, end - (q + 1));
+                  self->pending_close = TRUE;
+                }
+              return end;
+            }
         }
       if (!scratch_append (self, start, q - start))
         return end;
@@ -688,7 +764,36 @@ lex_tokens (CpJsonTokenizer *self,
               {
                 q = scan_string (q, end, &flags);
                 if (q < end && *q == '"')
-                  break;
+                  {
+                    int closes;
+
+                    if (is_key || (q + 1 < end && (q[1] == ',' || q[1] == '}' || q[1] == ']')))
+                      break;
+                    closes = quote_closes (q + 1, end);
+                    if (closes > 0)
+                      break;
+                    if (closes == 0)
+                      {
+                        flags |= CP_JSON_REPAIRED;
+                        q++;
+                        continue;
+                      }
+                    /* Undecided: keep the string open until the next chunk. */
+                    self->token_start = abs_offset (self, p);
+                    self->string_is_key = FALSE;
+                    self->string_flags = flags;
+                    self->scratch_len = 0;
+                    if (scratch_append (self, s, q - s))
+                      {
+                        if (self->pending_ws == NULL)
+                          self->pending_ws = g_string_new (NULL);
+                        g_string_truncate (self->pending_ws, 0);
+                        g_string_append_len (self->pending_ws, (const char *) q + 1, end - (q + 1));
+                        self->pending_close = TRUE;
+                        self->lex = LEX_STRING;
+                      }
+                    return end;
+                  }
                 if (q < end)
                   {
                     /* A backslash: skip the escaped byte. */
@@ -944,6 +1049,17 @@ cp_json_tokenizer_finish (CpJsonTokenizer *self)
         break;
       }
     case LEX_STRING:
+      if (self->pending_close)
+        {
+          /* Only whitespace followed the quote: it closed the string. */
+          self->pending_close = FALSE;
+          self->lex = LEX_NONE;
+          if (!finish_string (self, (const guchar *) self->scratch, self->scratch_len,
+                              self->token_start, self->string_flags, self->string_is_key))
+            return CP_JSON_END_FAILED;
+          break;
+        }
+      return CP_JSON_END_TRUNCATED;
     case LEX_SKIP:
     case LEX_BOM:
       return CP_JSON_END_TRUNCATED;

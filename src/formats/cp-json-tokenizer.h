@@ -48,6 +48,7 @@ enum
   CP_JSON_HIGH      = 1 << 1, /* string: holds bytes >= 0x80 (UTF-8 to validate) */
   CP_JSON_NONFINITE = 1 << 2, /* number: NaN, Infinity or -Infinity (not JSON, accepted) */
   CP_JSON_SKIPPED   = 1 << 3, /* container end: its content was skipped */
+  CP_JSON_REPAIRED  = 1 << 4, /* string: held unescaped quotes, kept as text */
 };
 
 /* One token. For strings and keys, text is the raw text between the quotes
