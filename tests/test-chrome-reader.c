@@ -547,6 +547,7 @@ test_not_a_trace (void)
     g_autoptr(GError) error = NULL;
     g_autoptr(CpTrace) trace = load_path (path, &error);
 
+    g_assert_null (trace);
     g_assert_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_NOT_A_TRACE);
     g_assert_nonnull (strstr (error->message, "binary"));
     g_assert_nonnull (strstr (error->message, "weights.bin"));
@@ -556,6 +557,7 @@ test_not_a_trace (void)
     g_autoptr(GError) error = NULL;
     g_autoptr(CpTrace) trace = load_path (path, &error);
 
+    g_assert_null (trace);
     g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
     g_assert_nonnull (strstr (error->message, "missing.json"));
   }
@@ -563,6 +565,7 @@ test_not_a_trace (void)
     g_autoptr(GError) error = NULL;
     g_autoptr(CpTrace) trace = load_path (dir, &error);
 
+    g_assert_null (trace);
     /* Folders are profile folders (the XPlane reader's); an empty one is refused. */
     g_assert_nonnull (error);
     g_assert_true (error->domain == CP_TRACE_ERROR);
