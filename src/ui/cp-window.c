@@ -11,7 +11,12 @@
 
 #include "formats/cp-loader.h"
 
+#include "analysis/cp-analysis.h"
+
 #include "cp-capture-pane.h"
+#include "cp-findings-pane.h"
+#include "cp-kernels-pane.h"
+#include "cp-steps-pane.h"
 #include "cp-lane-list.h"
 #include "cp-summary-bar.h"
 #include "cp-window-private.h"
@@ -36,6 +41,8 @@ struct _CpWindow
   GSettings            *settings;          /* NULL without the schema */
   GFile                *file;              /* shown, loading or being checked */
   CpTrace              *trace;
+  CpAnalysis           *analysis;          /* of trace, once the worker thread is done */
+  GCancellable         *analysis_cancellable;
   GCancellable         *load_cancellable;  /* the check or load of this window's capture */
   GCancellable         *cancellable;       /* cancelled when the window closes */
 
@@ -61,6 +68,7 @@ enum {
   PROP_FILE,
   PROP_STATE,
   PROP_TRACE,
+  PROP_ANALYSIS,
   N_PROPS
 };
 
@@ -294,11 +302,50 @@ set_file (CpWindow *self,
 }
 
 static void
+analysis_done_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(CpWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpAnalysis) analysis = cp_analysis_new_finish (result, &error);
+
+  /* Cancelled: another capture, or the window closed. */
+  if (analysis == NULL || cp_analysis_get_trace (analysis) != self->trace)
+    return;
+  g_clear_object (&self->analysis_cancellable);
+  if (g_set_object (&self->analysis, analysis))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
+}
+
+/* The analysis runs in a worker thread after loading; the panes bound to
+ * "analysis" say it runs until it is there. */
+static void
+start_analysis (CpWindow *self)
+{
+  if (self->analysis_cancellable != NULL)
+    g_cancellable_cancel (self->analysis_cancellable);
+  g_clear_object (&self->analysis_cancellable);
+  if (self->analysis != NULL)
+    {
+      g_clear_object (&self->analysis);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
+    }
+  if (self->trace == NULL)
+    return;
+  self->analysis_cancellable = g_cancellable_new ();
+  cp_analysis_new_async (self->trace, self->analysis_cancellable, analysis_done_cb, g_object_ref (self));
+}
+
+static void
 set_trace (CpWindow *self,
            CpTrace  *trace)
 {
   if (g_set_object (&self->trace, trace))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
+    {
+      start_analysis (self);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
+    }
 }
 
 /* Back to the empty page after a failed or cancelled load. */
@@ -1037,6 +1084,14 @@ cp_window_get_trace (CpWindow *self)
   return self->trace;
 }
 
+CpAnalysis *
+cp_window_get_analysis (CpWindow *self)
+{
+  g_return_val_if_fail (CP_IS_WINDOW (self), NULL);
+
+  return self->analysis;
+}
+
 gboolean
 cp_window_is_idle (CpWindow *self)
 {
@@ -1075,6 +1130,8 @@ cp_window_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   if (self->load_cancellable != NULL)
     g_cancellable_cancel (self->load_cancellable);
+  if (self->analysis_cancellable != NULL)
+    g_cancellable_cancel (self->analysis_cancellable);
   g_clear_weak_pointer (&self->message_toast);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_WINDOW);
@@ -1089,6 +1146,8 @@ cp_window_finalize (GObject *object)
 
   g_clear_object (&self->load_cancellable);
   g_clear_object (&self->cancellable);
+  g_clear_object (&self->analysis_cancellable);
+  g_clear_object (&self->analysis);
   g_clear_object (&self->trace);
   g_clear_object (&self->file);
   g_clear_object (&self->settings);
@@ -1114,6 +1173,9 @@ cp_window_get_property (GObject    *object,
       break;
     case PROP_TRACE:
       g_value_set_object (value, self->trace);
+      break;
+    case PROP_ANALYSIS:
+      g_value_set_object (value, self->analysis);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1146,9 +1208,16 @@ cp_window_class_init (CpWindowClass *klass)
     g_param_spec_object ("trace", NULL, NULL,
                          CP_TYPE_TRACE,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ANALYSIS] =
+    g_param_spec_object ("analysis", NULL, NULL,
+                         CP_TYPE_ANALYSIS,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (CP_TYPE_CAPTURE_PANE);
+  g_type_ensure (CP_TYPE_FINDINGS_PANE);
+  g_type_ensure (CP_TYPE_KERNELS_PANE);
+  g_type_ensure (CP_TYPE_STEPS_PANE);
   g_type_ensure (CP_TYPE_LANE_LIST);
   g_type_ensure (CP_TYPE_SUMMARY_BAR);
 

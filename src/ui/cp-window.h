@@ -8,6 +8,7 @@
 
 #include <adwaita.h>
 
+#include "analysis/cp-analysis.h"
 #include "model/cp-trace.h"
 #include "cp-application.h"
 
@@ -43,6 +44,9 @@ GFile         *cp_window_get_file     (CpWindow      *self);
 /* The loaded capture, or NULL. The "trace" property notifies when it is set;
  * panes in cp-window.ui bind their own "trace" property to it. */
 CpTrace       *cp_window_get_trace    (CpWindow      *self);
+/* The analysis of the loaded capture, or NULL while it runs (in a worker
+ * thread, started when the trace is set). The "analysis" property notifies. */
+CpAnalysis    *cp_window_get_analysis (CpWindow      *self);
 /* TRUE when the window neither shows nor loads anything. */
 gboolean       cp_window_is_idle      (CpWindow      *self);
 

@@ -1,0 +1,851 @@
+/* cp-findings-pane.c
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "cp-format.h"
+#include "cp-findings-pane.h"
+
+struct _CpFindingsPane
+{
+  GtkWidget     parent_instance;
+
+  CpTrace      *trace;
+  CpViewState  *view;
+  CpAnalysis   *analysis;
+
+  GtkStack     *stack;
+  GtkLabel     *window_label;
+  GtkBox       *notes_box;
+  GtkWidget    *healthy_box;
+  GtkLabel     *healthy_label;
+  GtkWidget    *problems_title;
+  GtkListBox   *problems;
+  GtkWidget    *info_title;
+  GtkListBox   *infos;
+
+  GPtrArray    *rows;          /* AdwExpanderRow, parallel to findings */
+  GPtrArray    *findings;      /* CpFinding */
+  gint          selected;      /* index into findings, -1 none */
+  gint          evidence_pos;  /* -1: the whole finding is shown */
+  gboolean      updating;      /* expanding rows from code */
+};
+
+G_DEFINE_FINAL_TYPE (CpFindingsPane, cp_findings_pane, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_TRACE,
+  PROP_VIEW_STATE,
+  PROP_ANALYSIS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* Helpers */
+
+static GtkWidget *
+make_label (const char *text,
+            const char *css_class)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_set_halign (label, GTK_ALIGN_FILL);
+  if (css_class != NULL)
+    gtk_widget_add_css_class (label, css_class);
+  return label;
+}
+
+static GtkWidget *
+detail_row (GtkWidget *child)
+{
+  GtkWidget *row = gtk_list_box_row_new ();
+
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
+  gtk_list_box_row_set_selectable (GTK_LIST_BOX_ROW (row), FALSE);
+  gtk_widget_add_css_class (child, "finding-detail");
+  gtk_widget_set_margin_start (child, 12);
+  gtk_widget_set_margin_end (child, 12);
+  gtk_widget_set_margin_top (child, 8);
+  gtk_widget_set_margin_bottom (child, 8);
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), child);
+  return row;
+}
+
+static const char *
+severity_css (CpSeverity severity)
+{
+  switch (severity)
+    {
+    case CP_SEVERITY_HIGH: return "error";
+    case CP_SEVERITY_MODERATE: return "warning";
+    case CP_SEVERITY_INFO:
+    default:
+      return "dim-label";
+    }
+}
+
+static char *
+stake_text (CpFindingsPane *self,
+            CpFinding      *f)
+{
+  g_autofree char *d = NULL;
+
+  if (cp_finding_get_time_at_stake (f) <= 0)
+    return g_strdup (cp_severity_get_label (cp_finding_get_severity (f)));
+  if (self->analysis != NULL && cp_analysis_get_step_source (self->analysis) != CP_STEPS_NONE)
+    {
+      d = cp_ui_format_duration (cp_finding_get_time_at_stake_per_step (f));
+      /* Translators: severity, then the time at stake, e.g. "High · up to 41.0 ms per step". */
+      return g_strdup_printf (_("%s · up to %s per step"), cp_severity_get_label (cp_finding_get_severity (f)), d);
+    }
+  d = cp_ui_format_duration (cp_finding_get_time_at_stake (f));
+  return g_strdup_printf (_("%s · up to %s in the capture"), cp_severity_get_label (cp_finding_get_severity (f)), d);
+}
+
+/* Highlights and zoom */
+
+static void
+show_finding (CpFindingsPane *self)
+{
+  CpFinding *f;
+  const CpEvidence *ev;
+  g_autofree CpHighlight *hl = NULL;
+  guint n;
+  gint64 t0 = G_MAXINT64, t1 = G_MININT64;
+
+  if (self->view == NULL)
+    return;
+  if (self->selected < 0)
+    {
+      cp_view_state_set_highlights (self->view, CP_HIGHLIGHT_FINDING, NULL, 0);
+      return;
+    }
+  f = g_ptr_array_index (self->findings, self->selected);
+  ev = cp_finding_get_evidence (f, &n);
+  hl = g_new (CpHighlight, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    {
+      hl[i].lane = ev[i].lane;
+      hl[i].start = ev[i].start;
+      hl[i].end = ev[i].end;
+      hl[i].kind = CP_HIGHLIGHT_FINDING;
+      t0 = MIN (t0, ev[i].start);
+      t1 = MAX (t1, ev[i].end);
+    }
+  cp_view_state_set_highlights (self->view, CP_HIGHLIGHT_FINDING, hl, n);
+  if (n > 0)
+    cp_view_state_fit_range (self->view, t0, MAX (t1, t0 + 1));
+}
+
+static void
+update_evidence_label (CpFindingsPane *self)
+{
+  for (guint i = 0; i < self->rows->len; i++)
+    {
+      GtkLabel *label = g_object_get_data (g_ptr_array_index (self->rows, i), "evidence-label");
+      CpFinding *f = g_ptr_array_index (self->findings, i);
+      guint64 total = cp_finding_get_evidence_total (f);
+      guint n;
+      g_autofree char *text = NULL;
+
+      cp_finding_get_evidence (f, &n);
+      if ((gint) i == self->selected && self->evidence_pos >= 0)
+        {
+          const CpEvidence *ev = cp_finding_get_evidence (f, NULL) + self->evidence_pos;
+          g_autofree char *d = cp_ui_format_duration (ev->end - ev->start);
+          CpLane *lane = self->trace && ev->lane < cp_trace_get_n_lanes (self->trace) ?
+                         cp_trace_get_lane (self->trace, ev->lane) : NULL;
+
+          /* Translators: "Evidence 3 of 12: 1.20 ms on stream 7". */
+          text = g_strdup_printf (_("Evidence %d of %u: %s on %s"), self->evidence_pos + 1, n, d,
+                                  lane ? cp_lane_get_name (lane) : "?");
+        }
+      else if (total > n)
+        text = g_strdup_printf (_("Evidence: the %u longest of %" G_GUINT64_FORMAT " ranges (F8 steps through them)"),
+                                n, total);
+      else
+        text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                             "Evidence: %u range (F8 steps through it)",
+                                             "Evidence: %u ranges (F8 steps through them)", n), n);
+      gtk_label_set_text (label, text);
+    }
+}
+
+static void
+select_index (CpFindingsPane *self,
+              gint            index)
+{
+  if (index == self->selected)
+    return;
+  self->selected = index;
+  self->evidence_pos = -1;
+  self->updating = TRUE;
+  for (guint i = 0; i < self->rows->len; i++)
+    adw_expander_row_set_expanded (g_ptr_array_index (self->rows, i), (gint) i == index);
+  self->updating = FALSE;
+  show_finding (self);
+  update_evidence_label (self);
+}
+
+static void
+show_evidence (CpFindingsPane *self)
+{
+  CpFinding *f = g_ptr_array_index (self->findings, self->selected);
+  const CpEvidence *ev = cp_finding_get_evidence (f, NULL) + self->evidence_pos;
+  gint64 span = MAX (ev->end - ev->start, 1);
+
+  if (self->view != NULL)
+    {
+      /* Some context around the range, and the slice under it selected so
+       * that the Details pane shows it. */
+      cp_view_state_fit_range (self->view, ev->start - span, ev->end + span);
+      if (self->trace != NULL && ev->lane < cp_trace_get_n_lanes (self->trace))
+        {
+          CpLane *lane = cp_trace_get_lane (self->trace, ev->lane);
+          gint i = cp_lane_slice_at (lane, ev->start + (ev->end - ev->start) / 2, -1);
+
+          if (i >= 0)
+            cp_view_state_set_selected (self->view, (CpSliceRef) { ev->lane, (guint) i });
+        }
+    }
+  update_evidence_label (self);
+}
+
+gint
+cp_findings_pane_step_evidence (CpFindingsPane *self,
+                                gint            direction)
+{
+  guint n;
+
+  g_return_val_if_fail (CP_IS_FINDINGS_PANE (self), -1);
+
+  if (self->findings->len == 0)
+    return -1;
+  if (self->selected < 0)
+    select_index (self, 0);
+  cp_finding_get_evidence (g_ptr_array_index (self->findings, self->selected), &n);
+  if (n == 0)
+    return -1;
+  if (self->evidence_pos < 0)
+    self->evidence_pos = direction >= 0 ? 0 : (gint) n - 1;
+  else
+    self->evidence_pos = (self->evidence_pos + (direction >= 0 ? 1 : (gint) n - 1)) % (gint) n;
+  show_evidence (self);
+  return self->evidence_pos;
+}
+
+/* Rows */
+
+static void
+row_expanded_cb (AdwExpanderRow *row,
+                 GParamSpec     *pspec,
+                 CpFindingsPane *self)
+{
+  guint index;
+
+  if (self->updating || !g_ptr_array_find (self->rows, row, &index))
+    return;
+  if (adw_expander_row_get_expanded (row))
+    select_index (self, index);
+  else if ((gint) index == self->selected)
+    select_index (self, -1);
+}
+
+static void
+step_clicked_cb (GtkButton      *button,
+                 CpFindingsPane *self)
+{
+  GtkWidget *row = g_object_get_data (G_OBJECT (button), "finding-row");
+  gint direction = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (button), "direction"));
+  guint index;
+
+  if (!g_ptr_array_find (self->rows, row, &index))
+    return;
+  if ((gint) index != self->selected)
+    select_index (self, index);
+  cp_findings_pane_step_evidence (self, direction);
+}
+
+static GtkWidget *
+figures_box (CpFinding *f)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  const CpFigure *figs;
+  guint n;
+
+  figs = cp_finding_get_figures (f, &n);
+  gtk_box_append (GTK_BOX (box), make_label (_("Measured"), "heading"));
+  for (guint i = 0; i < n; i++)
+    {
+      GtkWidget *line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+      GtkWidget *name = make_label (figs[i].label, NULL);
+      g_autofree char *v = cp_figure_format (&figs[i], figs[i].value);
+      g_autofree char *thr = cp_figure_format_thresholds (&figs[i]);
+      GtkWidget *value = gtk_label_new (v);
+
+      gtk_widget_set_hexpand (name, TRUE);
+      gtk_widget_set_valign (value, GTK_ALIGN_START);
+      gtk_widget_add_css_class (value, "numeric");
+      if (i == 0)
+        gtk_widget_add_css_class (value, "finding-metric");
+      gtk_box_append (GTK_BOX (line), name);
+      gtk_box_append (GTK_BOX (line), value);
+      gtk_box_append (GTK_BOX (box), line);
+      if (thr != NULL)
+        {
+          GtkWidget *t = make_label (thr, "dim-label");
+
+          gtk_widget_add_css_class (t, "caption");
+          gtk_box_append (GTK_BOX (box), t);
+        }
+    }
+  return box;
+}
+
+static GtkWidget *
+fixes_box (CpFinding *f)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+
+  gtk_box_append (GTK_BOX (box), make_label (_("What to try"), "heading"));
+  for (guint fw = 0; fw < CP_N_FRAMEWORKS; fw++)
+    {
+      const char * const *fixes = cp_finding_get_fixes (f, fw);
+      GtkWidget *title;
+
+      if (fixes[0] == NULL)
+        continue;
+      title = make_label (cp_framework_get_label (fw), "caption-heading");
+      gtk_widget_set_margin_top (title, 4);
+      gtk_box_append (GTK_BOX (box), title);
+      for (guint i = 0; fixes[i] != NULL; i++)
+        {
+          g_autofree char *bullet = g_strdup_printf ("•  %s", fixes[i]);
+
+          gtk_box_append (GTK_BOX (box), make_label (bullet, NULL));
+        }
+    }
+  return box;
+}
+
+static GtkWidget *
+evidence_box (CpFindingsPane *self,
+              GtkWidget      *row)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *label = make_label ("", NULL);
+  GtkWidget *prev = gtk_button_new_from_icon_name ("go-previous-symbolic");
+  GtkWidget *next = gtk_button_new_from_icon_name ("go-next-symbolic");
+
+  gtk_widget_set_hexpand (label, TRUE);
+  gtk_widget_set_valign (prev, GTK_ALIGN_CENTER);
+  gtk_widget_set_valign (next, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (prev, _("Previous Evidence (Shift+F8)"));
+  gtk_widget_set_tooltip_text (next, _("Next Evidence (F8)"));
+  gtk_widget_add_css_class (prev, "flat");
+  gtk_widget_add_css_class (next, "flat");
+  g_object_set_data (G_OBJECT (prev), "finding-row", row);
+  g_object_set_data (G_OBJECT (next), "finding-row", row);
+  g_object_set_data (G_OBJECT (prev), "direction", GINT_TO_POINTER (-1));
+  g_object_set_data (G_OBJECT (next), "direction", GINT_TO_POINTER (1));
+  g_signal_connect (prev, "clicked", G_CALLBACK (step_clicked_cb), self);
+  g_signal_connect (next, "clicked", G_CALLBACK (step_clicked_cb), self);
+  g_object_set_data (G_OBJECT (row), "evidence-label", label);
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_box_append (GTK_BOX (box), prev);
+  gtk_box_append (GTK_BOX (box), next);
+  return box;
+}
+
+static GtkWidget *
+make_row (CpFindingsPane *self,
+          CpFinding      *f)
+{
+  GtkWidget *row = adw_expander_row_new ();
+  GtkWidget *icon = gtk_image_new_from_icon_name (cp_severity_get_icon_name (cp_finding_get_severity (f)));
+  g_autofree char *subtitle = stake_text (self, f);
+  g_autofree char *source = g_strdup_printf (_("Rule %s. Source: %s"), cp_finding_get_rule_id (f),
+                                             cp_finding_get_source (f));
+  GtkWidget *summary = make_label (cp_finding_get_summary (f), NULL);
+  GtkWidget *src = make_label (source, "dim-label");
+
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), cp_finding_get_title (f));
+  adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), subtitle);
+  gtk_widget_add_css_class (icon, severity_css (cp_finding_get_severity (f)));
+  gtk_widget_set_tooltip_text (icon, cp_severity_get_label (cp_finding_get_severity (f)));
+  adw_expander_row_add_prefix (ADW_EXPANDER_ROW (row), icon);
+  gtk_widget_add_css_class (row, "finding-row");
+  gtk_widget_add_css_class (row, cp_severity_to_string (cp_finding_get_severity (f)));
+
+  gtk_label_set_selectable (GTK_LABEL (summary), TRUE);
+  gtk_widget_add_css_class (src, "caption");
+  adw_expander_row_add_row (ADW_EXPANDER_ROW (row), detail_row (summary));
+  adw_expander_row_add_row (ADW_EXPANDER_ROW (row), detail_row (figures_box (f)));
+  adw_expander_row_add_row (ADW_EXPANDER_ROW (row), detail_row (evidence_box (self, row)));
+  adw_expander_row_add_row (ADW_EXPANDER_ROW (row), detail_row (fixes_box (f)));
+  adw_expander_row_add_row (ADW_EXPANDER_ROW (row), detail_row (src));
+  g_signal_connect (row, "notify::expanded", G_CALLBACK (row_expanded_cb), self);
+  return row;
+}
+
+static void
+clear_list (GtkListBox *list)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (list))) != NULL)
+    gtk_list_box_remove (list, child);
+}
+
+static char *
+window_text (CpAnalysis *a)
+{
+  CpTimeSummary st;
+  guint n;
+  g_autofree char *mean = NULL, *total = NULL;
+  const CpDeviceStats *devs;
+  guint n_devs;
+  double util = -1;
+
+  cp_analysis_get_step_summary (a, &st);
+  cp_analysis_get_steps (a, &n);
+  mean = cp_ui_format_duration (st.mean);
+  total = cp_ui_format_duration (st.total);
+  devs = cp_analysis_get_devices (a, &n_devs);
+  for (guint d = 0; d < n_devs; d++)
+    if (devs[d].n_kernels > 0)
+      util = util < 0 ? devs[d].utilization : MIN (util, devs[d].utilization);
+
+  if (cp_analysis_get_step_source (a) == CP_STEPS_NONE)
+    {
+      if (util >= 0)
+        return g_strdup_printf (_("No steps: the whole capture (%s) is one window. GPU busy %.0f%% of it."),
+                                total, 100 * util);
+      return g_strdup_printf (_("No steps: the whole capture (%s) is one window."), total);
+    }
+  if (util >= 0)
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                         "%u step, %s each on average. GPU busy %.0f%% of the step time.",
+                                         "%u steps, %s each on average. GPU busy %.0f%% of the step time.", n),
+                            n, mean, 100 * util);
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u step, %s each on average.",
+                                       "%u steps, %s each on average.", n), n, mean);
+}
+
+static void
+rebuild (CpFindingsPane *self)
+{
+  GListModel *model;
+  guint n, n_problems = 0, n_info = 0;
+  GtkWidget *child;
+
+  self->selected = -1;
+  self->evidence_pos = -1;
+  g_ptr_array_set_size (self->rows, 0);
+  g_ptr_array_set_size (self->findings, 0);
+  clear_list (self->problems);
+  clear_list (self->infos);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->notes_box))) != NULL)
+    gtk_box_remove (self->notes_box, child);
+
+  if (self->trace == NULL)
+    {
+      gtk_stack_set_visible_child_name (self->stack, "none");
+      return;
+    }
+  if (self->analysis == NULL || cp_analysis_get_trace (self->analysis) != self->trace)
+    {
+      gtk_stack_set_visible_child_name (self->stack, "running");
+      return;
+    }
+
+  {
+    g_autofree char *text = window_text (self->analysis);
+    const char * const *notes = cp_analysis_get_notes (self->analysis);
+
+    gtk_label_set_text (self->window_label, text);
+    for (guint i = 0; notes[i] != NULL; i++)
+      {
+        GtkWidget *note = make_label (notes[i], "dim-label");
+
+        gtk_widget_add_css_class (note, "caption");
+        gtk_box_append (self->notes_box, note);
+      }
+  }
+
+  /* Problems first, then the rest; the model is sorted by time at stake. */
+  model = cp_analysis_get_findings (self->analysis);
+  n = g_list_model_get_n_items (model);
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < n; i++)
+      {
+        g_autoptr(CpFinding) f = g_list_model_get_item (model, i);
+        gboolean problem = cp_finding_get_severity (f) > CP_SEVERITY_INFO;
+        GtkWidget *row;
+
+        if (problem != (pass == 0))
+          continue;
+        row = make_row (self, f);
+        g_ptr_array_add (self->rows, row);
+        g_ptr_array_add (self->findings, g_object_ref (f));
+        gtk_list_box_append (problem ? self->problems : self->infos, row);
+        if (problem)
+          n_problems++;
+        else
+          n_info++;
+      }
+
+  gtk_widget_set_visible (self->healthy_box, n_problems == 0);
+  if (n_problems == 0)
+    gtk_label_set_text (self->healthy_label,
+                        n_info ? _("No rule crosses its threshold in this capture. The notes below are for information.")
+                               : _("No rule crosses its threshold in this capture."));
+  gtk_widget_set_visible (self->problems_title, n_problems > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->problems), n_problems > 0);
+  gtk_widget_set_visible (self->info_title, n_info > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->infos), n_info > 0);
+  update_evidence_label (self);
+  gtk_stack_set_visible_child_name (self->stack, "results");
+}
+
+/* Actions */
+
+static void
+reveal_self (CpFindingsPane *self)
+{
+  GtkWidget *stack = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_VIEW_STACK);
+
+  if (stack != NULL)
+    {
+      for (GtkWidget *w = GTK_WIDGET (self); w != NULL && w != stack; w = gtk_widget_get_parent (w))
+        if (gtk_widget_get_parent (w) == stack)
+          {
+            adw_view_stack_set_visible_child (ADW_VIEW_STACK (stack), w);
+            break;
+          }
+    }
+}
+
+static void
+step_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  CpFindingsPane *self = CP_FINDINGS_PANE (widget);
+
+  if (self->findings->len == 0)
+    return;
+  reveal_self (self);
+  cp_findings_pane_step_evidence (self, g_str_equal (action_name, "findings.next-evidence") ? 1 : -1);
+}
+
+/* GObject */
+
+static void
+cp_findings_pane_dispose (GObject *object)
+{
+  CpFindingsPane *self = (CpFindingsPane *) object;
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  g_clear_pointer (&self->rows, g_ptr_array_unref);
+  g_clear_pointer (&self->findings, g_ptr_array_unref);
+  g_clear_object (&self->analysis);
+  g_clear_object (&self->view);
+  g_clear_object (&self->trace);
+
+  G_OBJECT_CLASS (cp_findings_pane_parent_class)->dispose (object);
+}
+
+static void
+cp_findings_pane_get_property (GObject    *object,
+                               guint       prop_id,
+                               GValue     *value,
+                               GParamSpec *pspec)
+{
+  CpFindingsPane *self = CP_FINDINGS_PANE (object);
+
+  switch (prop_id)
+    {
+    case PROP_TRACE:
+      g_value_set_object (value, self->trace);
+      break;
+    case PROP_VIEW_STATE:
+      g_value_set_object (value, self->view);
+      break;
+    case PROP_ANALYSIS:
+      g_value_set_object (value, self->analysis);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cp_findings_pane_set_property (GObject      *object,
+                               guint         prop_id,
+                               const GValue *value,
+                               GParamSpec   *pspec)
+{
+  CpFindingsPane *self = CP_FINDINGS_PANE (object);
+
+  switch (prop_id)
+    {
+    case PROP_TRACE:
+      cp_findings_pane_set_trace (self, g_value_get_object (value));
+      break;
+    case PROP_VIEW_STATE:
+      cp_findings_pane_set_view_state (self, g_value_get_object (value));
+      break;
+    case PROP_ANALYSIS:
+      cp_findings_pane_set_analysis (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cp_findings_pane_class_init (CpFindingsPaneClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cp_findings_pane_dispose;
+  object_class->get_property = cp_findings_pane_get_property;
+  object_class->set_property = cp_findings_pane_set_property;
+
+  properties[PROP_TRACE] =
+    g_param_spec_object ("trace", NULL, NULL, CP_TYPE_TRACE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_VIEW_STATE] =
+    g_param_spec_object ("view-state", NULL, NULL, CP_TYPE_VIEW_STATE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ANALYSIS] =
+    g_param_spec_object ("analysis", NULL, NULL, CP_TYPE_ANALYSIS,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_install_action (widget_class, "findings.next-evidence", NULL, step_action);
+  gtk_widget_class_install_action (widget_class, "findings.previous-evidence", NULL, step_action);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "findingspane");
+}
+
+static GtkWidget *
+section_title (const char *text)
+{
+  GtkWidget *label = make_label (text, "heading");
+
+  gtk_widget_set_margin_top (label, 12);
+  return label;
+}
+
+static void
+cp_findings_pane_init (CpFindingsPane *self)
+{
+  GtkWidget *scroller, *box, *running, *spinner, *icon, *title;
+  GtkEventController *shortcuts;
+
+  self->rows = g_ptr_array_new ();
+  self->findings = g_ptr_array_new_with_free_func (g_object_unref);
+  self->selected = -1;
+  self->evidence_pos = -1;
+
+  self->stack = GTK_STACK (gtk_stack_new ());
+  gtk_widget_set_parent (GTK_WIDGET (self->stack), GTK_WIDGET (self));
+  gtk_stack_add_named (self->stack, gtk_box_new (GTK_ORIENTATION_VERTICAL, 0), "none");
+
+  /* While the analysis runs. */
+  running = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  gtk_widget_set_valign (running, GTK_ALIGN_CENTER);
+  spinner = gtk_spinner_new ();
+  gtk_spinner_set_spinning (GTK_SPINNER (spinner), TRUE);
+  gtk_widget_set_size_request (spinner, 32, 32);
+  gtk_box_append (GTK_BOX (running), spinner);
+  title = gtk_label_new (_("Analysing the capture…"));
+  gtk_widget_add_css_class (title, "dim-label");
+  gtk_box_append (GTK_BOX (running), title);
+  gtk_stack_add_named (self->stack, running, "running");
+
+  /* The results. */
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_add_css_class (box, "findings-content");
+  gtk_widget_set_margin_start (box, 12);
+  gtk_widget_set_margin_end (box, 12);
+  gtk_widget_set_margin_top (box, 12);
+  gtk_widget_set_margin_bottom (box, 12);
+
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), box);
+  gtk_stack_add_named (self->stack, scroller, "results");
+
+  self->window_label = GTK_LABEL (make_label ("", NULL));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->window_label));
+  self->notes_box = GTK_BOX (gtk_box_new (GTK_ORIENTATION_VERTICAL, 2));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->notes_box));
+
+  self->healthy_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_add_css_class (self->healthy_box, "healthy");
+  icon = gtk_image_new_from_icon_name ("emblem-ok-symbolic");
+  gtk_image_set_pixel_size (GTK_IMAGE (icon), 48);
+  gtk_widget_add_css_class (icon, "success");
+  gtk_box_append (GTK_BOX (self->healthy_box), icon);
+  title = gtk_label_new (_("No Problems Found"));
+  gtk_widget_add_css_class (title, "title-2");
+  gtk_box_append (GTK_BOX (self->healthy_box), title);
+  self->healthy_label = GTK_LABEL (make_label ("", "dim-label"));
+  gtk_label_set_justify (self->healthy_label, GTK_JUSTIFY_CENTER);
+  gtk_label_set_xalign (self->healthy_label, 0.5);
+  gtk_box_append (GTK_BOX (self->healthy_box), GTK_WIDGET (self->healthy_label));
+  gtk_box_append (GTK_BOX (box), self->healthy_box);
+
+  self->problems_title = section_title (_("Problems"));
+  gtk_box_append (GTK_BOX (box), self->problems_title);
+  self->problems = GTK_LIST_BOX (gtk_list_box_new ());
+  gtk_list_box_set_selection_mode (self->problems, GTK_SELECTION_NONE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->problems), "boxed-list");
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->problems));
+
+  self->info_title = section_title (_("Also Noted"));
+  gtk_box_append (GTK_BOX (box), self->info_title);
+  self->infos = GTK_LIST_BOX (gtk_list_box_new ());
+  gtk_list_box_set_selection_mode (self->infos, GTK_SELECTION_NONE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->infos), "boxed-list");
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->infos));
+
+  /* F8 / Shift+F8 anywhere in the window. */
+  shortcuts = gtk_shortcut_controller_new ();
+  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts), GTK_SHORTCUT_SCOPE_GLOBAL);
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_F8, 0),
+                                                          gtk_named_action_new ("findings.next-evidence")));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_F8, GDK_SHIFT_MASK),
+                                                          gtk_named_action_new ("findings.previous-evidence")));
+  gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
+
+  rebuild (self);
+}
+
+GtkWidget *
+cp_findings_pane_new (void)
+{
+  return g_object_new (CP_TYPE_FINDINGS_PANE, NULL);
+}
+
+CpTrace *
+cp_findings_pane_get_trace (CpFindingsPane *self)
+{
+  g_return_val_if_fail (CP_IS_FINDINGS_PANE (self), NULL);
+  return self->trace;
+}
+
+void
+cp_findings_pane_set_trace (CpFindingsPane *self,
+                            CpTrace        *trace)
+{
+  g_return_if_fail (CP_IS_FINDINGS_PANE (self));
+  g_return_if_fail (trace == NULL || CP_IS_TRACE (trace));
+
+  if (!g_set_object (&self->trace, trace))
+    return;
+  rebuild (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
+}
+
+CpViewState *
+cp_findings_pane_get_view_state (CpFindingsPane *self)
+{
+  g_return_val_if_fail (CP_IS_FINDINGS_PANE (self), NULL);
+  return self->view;
+}
+
+void
+cp_findings_pane_set_view_state (CpFindingsPane *self,
+                                 CpViewState    *view)
+{
+  g_return_if_fail (CP_IS_FINDINGS_PANE (self));
+  g_return_if_fail (view == NULL || CP_IS_VIEW_STATE (view));
+
+  if (g_set_object (&self->view, view))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW_STATE]);
+}
+
+CpAnalysis *
+cp_findings_pane_get_analysis (CpFindingsPane *self)
+{
+  g_return_val_if_fail (CP_IS_FINDINGS_PANE (self), NULL);
+  return self->analysis;
+}
+
+void
+cp_findings_pane_set_analysis (CpFindingsPane *self,
+                               CpAnalysis     *analysis)
+{
+  g_return_if_fail (CP_IS_FINDINGS_PANE (self));
+  g_return_if_fail (analysis == NULL || CP_IS_ANALYSIS (analysis));
+
+  if (!g_set_object (&self->analysis, analysis))
+    return;
+  rebuild (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
+}
+
+gboolean
+cp_findings_pane_select (CpFindingsPane *self,
+                         const char     *rule_id)
+{
+  g_return_val_if_fail (CP_IS_FINDINGS_PANE (self), FALSE);
+
+  for (guint i = 0; i < self->findings->len; i++)
+    if (g_strcmp0 (cp_finding_get_rule_id (g_ptr_array_index (self->findings, i)), rule_id) == 0)
+      {
+        select_index (self, i);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+CpFinding *
+cp_findings_pane_get_selected (CpFindingsPane *self)
+{
+  g_return_val_if_fail (CP_IS_FINDINGS_PANE (self), NULL);
+  return self->selected >= 0 ? g_ptr_array_index (self->findings, self->selected) : NULL;
+}
+
+guint
+cp_findings_pane_get_n_findings (CpFindingsPane *self)
+{
+  g_return_val_if_fail (CP_IS_FINDINGS_PANE (self), 0);
+  return self->findings->len;
+}
+
+guint
+cp_findings_pane_get_n_problems (CpFindingsPane *self)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (CP_IS_FINDINGS_PANE (self), 0);
+
+  for (guint i = 0; i < self->findings->len; i++)
+    if (cp_finding_get_severity (g_ptr_array_index (self->findings, i)) > CP_SEVERITY_INFO)
+      n++;
+  return n;
+}

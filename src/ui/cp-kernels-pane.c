@@ -1,0 +1,687 @@
+/* cp-kernels-pane.c
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "cp-format.h"
+#include "cp-kernels-pane.h"
+#include "cp-stat-item.h"
+
+/* Slices highlighted at most for one selected row. */
+#define MAX_HIGHLIGHTS 200000
+
+typedef enum
+{
+  COL_NAME,
+  COL_COUNT,
+  COL_TOTAL,
+  COL_MEAN,
+  COL_MIN,
+  COL_MAX,
+  COL_SHARE,
+  COL_TC,
+  COL_OCCUPANCY,
+  COL_SHAPE,
+  COL_KERNELS,
+  COL_KERNEL_TIME,
+  COL_KERNEL_SHARE,
+} ColumnKind;
+
+typedef struct
+{
+  ColumnKind  kind;
+  const char *id;        /* property name, also the column's id */
+  const char *title;     /* N_() */
+  const char *tooltip;   /* N_() */
+} ColumnInfo;
+
+static const ColumnInfo kernel_columns[] = {
+  { COL_NAME, "name", N_("Kernel"), NULL },
+  { COL_SHARE, "share", N_("Share"), N_("Share of all kernel time") },
+  { COL_TOTAL, "total", N_("Total"), N_("Summed duration") },
+  { COL_COUNT, "count", N_("Count"), NULL },
+  { COL_MEAN, "mean", N_("Mean"), NULL },
+  { COL_MIN, "min", N_("Min"), NULL },
+  { COL_MAX, "max", N_("Max"), NULL },
+  { COL_TC, "tensor-core", N_("TC"), N_("Runs on tensor cores (by kernel name)") },
+  { COL_OCCUPANCY, "occupancy", N_("Occ."), N_("Est. achieved occupancy, duration-weighted") },
+  { COL_SHAPE, NULL, N_("Grid / block"), N_("Launch shape, when the same for every launch") },
+};
+
+static const ColumnInfo op_columns[] = {
+  { COL_NAME, "name", N_("Host op"), NULL },
+  { COL_KERNEL_SHARE, "kernel-share", N_("GPU share"), N_("Share of all kernel time launched from inside the op") },
+  { COL_KERNEL_TIME, "kernel-time", N_("GPU time"), N_("Time of the kernels launched from inside the op") },
+  { COL_KERNELS, "kernels", N_("Kernels"), N_("Kernels launched from inside the op") },
+  { COL_TOTAL, "total", N_("Host total"), N_("Summed host duration") },
+  { COL_COUNT, "count", N_("Count"), NULL },
+  { COL_MEAN, "mean", N_("Mean"), N_("Mean host duration") },
+  { COL_MAX, "max", N_("Max"), N_("Longest host duration") },
+};
+
+typedef struct
+{
+  GtkColumnView      *view;
+  GListStore         *store;
+  GtkStringFilter    *filter;
+  GtkSortListModel   *sorted;
+  GtkSingleSelection *selection;
+  GHashTable         *columns;   /* id -> GtkColumnViewColumn */
+} Table;
+
+struct _CpKernelsPane
+{
+  GtkWidget       parent_instance;
+
+  CpTrace        *trace;
+  CpViewState    *view;
+  CpAnalysis     *analysis;
+
+  GtkStack       *stack;        /* none / running / results */
+  GtkStack       *tables;       /* kernels / ops */
+  GtkToggleButton *kernels_button;
+  GtkToggleButton *ops_button;
+  GtkSearchEntry *search;
+  GtkLabel       *detail;
+  Table           kernels;
+  Table           ops;
+  gboolean        showing_kernels;
+};
+
+G_DEFINE_FINAL_TYPE (CpKernelsPane, cp_kernels_pane, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_TRACE,
+  PROP_VIEW_STATE,
+  PROP_ANALYSIS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static Table *
+current (CpKernelsPane *self)
+{
+  return self->showing_kernels ? &self->kernels : &self->ops;
+}
+
+/* Cells */
+
+static void
+setup_cb (GtkSignalListItemFactory *factory,
+          GtkListItem              *item,
+          gpointer                  user_data)
+{
+  ColumnKind kind = GPOINTER_TO_INT (user_data);
+  GtkWidget *label = gtk_label_new (NULL);
+
+  if (kind == COL_NAME)
+    {
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+      gtk_label_set_width_chars (GTK_LABEL (label), 12);
+    }
+  else
+    {
+      gtk_label_set_xalign (GTK_LABEL (label), kind == COL_SHAPE || kind == COL_TC ? 0.5 : 1.0);
+      gtk_widget_add_css_class (label, "numeric");
+    }
+  gtk_list_item_set_child (item, label);
+}
+
+static void
+bind_cb (GtkSignalListItemFactory *factory,
+         GtkListItem              *item,
+         gpointer                  user_data)
+{
+  ColumnKind kind = GPOINTER_TO_INT (user_data);
+  GtkLabel *label = GTK_LABEL (gtk_list_item_get_child (item));
+  CpStatItem *row = gtk_list_item_get_item (item);
+  g_autofree char *text = NULL;
+
+  switch (kind)
+    {
+    case COL_NAME:
+      gtk_label_set_text (label, cp_stat_item_get_name (row));
+      gtk_widget_set_tooltip_text (GTK_WIDGET (label), cp_stat_item_get_name (row));
+      return;
+    case COL_COUNT:
+      text = g_strdup_printf ("%" G_GUINT64_FORMAT, cp_stat_item_get_count (row));
+      break;
+    case COL_TOTAL:
+      text = cp_ui_format_duration (cp_stat_item_get_total (row));
+      break;
+    case COL_MEAN:
+      text = cp_ui_format_duration (cp_stat_item_get_mean (row));
+      break;
+    case COL_MIN:
+      text = cp_ui_format_duration (cp_stat_item_get_min (row));
+      break;
+    case COL_MAX:
+      text = cp_ui_format_duration (cp_stat_item_get_max (row));
+      break;
+    case COL_SHARE:
+      text = g_strdup_printf ("%.1f%%", 100 * cp_stat_item_get_share (row));
+      break;
+    case COL_TC:
+      text = g_strdup (cp_stat_item_get_tensor_core (row) ? "✓" : "");
+      break;
+    case COL_OCCUPANCY:
+      text = cp_stat_item_get_occupancy (row) < 0 ? g_strdup ("—")
+                                                  : g_strdup_printf ("%.0f%%", cp_stat_item_get_occupancy (row));
+      break;
+    case COL_SHAPE:
+      text = g_strdup (cp_stat_item_get_shape (row));
+      break;
+    case COL_KERNELS:
+      text = g_strdup_printf ("%" G_GUINT64_FORMAT, cp_stat_item_get_kernels (row));
+      break;
+    case COL_KERNEL_TIME:
+      text = cp_ui_format_duration (cp_stat_item_get_kernel_time (row));
+      break;
+    case COL_KERNEL_SHARE:
+      text = g_strdup_printf ("%.1f%%", 100 * cp_stat_item_get_kernel_share (row));
+      break;
+    default:
+      text = g_strdup ("");
+      break;
+    }
+  gtk_label_set_text (label, text);
+}
+
+static GtkSorter *
+sorter_for (const ColumnInfo *col)
+{
+  GtkExpression *expr;
+
+  if (col->id == NULL)
+    return NULL;
+  expr = gtk_property_expression_new (CP_TYPE_STAT_ITEM, NULL, col->id);
+  if (col->kind == COL_NAME)
+    return GTK_SORTER (gtk_string_sorter_new (expr));
+  return GTK_SORTER (gtk_numeric_sorter_new (expr));
+}
+
+/* Selection: highlight every slice of the row's name. */
+
+static void
+selection_changed_cb (GtkSingleSelection *selection,
+                      GParamSpec         *pspec,
+                      CpKernelsPane      *self)
+{
+  CpStatItem *row = gtk_single_selection_get_selected_item (selection);
+  g_autoptr(GArray) refs = NULL;
+  g_autofree CpHighlight *hl = NULL;
+  guint n;
+
+  if (self->view == NULL || self->analysis == NULL || self->trace == NULL)
+    return;
+  if (row == NULL)
+    {
+      cp_view_state_set_highlights (self->view, CP_HIGHLIGHT_SEARCH, NULL, 0);
+      gtk_label_set_text (self->detail, "");
+      return;
+    }
+
+  refs = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
+  if (cp_stat_item_is_kernel (row))
+    cp_analysis_collect_kernel_slices (self->analysis, cp_stat_item_get_name_id (row), refs);
+  else
+    cp_analysis_collect_host_slices (self->analysis, cp_stat_item_get_name_id (row), refs);
+  n = MIN (refs->len, MAX_HIGHLIGHTS);
+  hl = g_new (CpHighlight, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    {
+      CpSliceRef r = g_array_index (refs, CpSliceRef, i);
+
+      hl[i].lane = r.lane;
+      hl[i].start = cp_trace_slice_start (self->trace, r);
+      hl[i].end = hl[i].start + cp_trace_slice_dur (self->trace, r);
+      hl[i].kind = CP_HIGHLIGHT_SEARCH;
+    }
+  cp_view_state_set_highlights (self->view, CP_HIGHLIGHT_SEARCH, hl, n);
+
+  {
+    g_autoptr(GString) text = g_string_new (cp_stat_item_get_name (row));
+
+    g_string_append_c (text, '\n');
+    g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "%u slice highlighted on the timeline.",
+                                               "%u slices highlighted on the timeline.", refs->len),
+                            refs->len);
+    if (cp_stat_item_is_kernel (row) && *cp_stat_item_get_shape (row))
+      g_string_append_printf (text, "\n%s %s", _("Grid / block:"), cp_stat_item_get_shape (row));
+    else if (!cp_stat_item_is_kernel (row) && *cp_stat_item_get_launched (row))
+      g_string_append_printf (text, "\n%s\n%s", _("Kernels launched from inside it (count):"),
+                              cp_stat_item_get_launched (row));
+    else if (!cp_stat_item_is_kernel (row))
+      g_string_append_printf (text, "\n%s", _("No kernels were launched from inside it."));
+    gtk_label_set_text (self->detail, text->str);
+  }
+}
+
+static void
+table_init (CpKernelsPane    *self,
+            Table            *t,
+            const ColumnInfo *cols,
+            guint             n_cols)
+{
+  GtkFilterListModel *filtered;
+  GtkColumnViewColumn *total = NULL;
+
+  t->store = g_list_store_new (CP_TYPE_STAT_ITEM);
+  t->filter = gtk_string_filter_new (gtk_property_expression_new (CP_TYPE_STAT_ITEM, NULL, "name"));
+  gtk_string_filter_set_match_mode (t->filter, GTK_STRING_FILTER_MATCH_MODE_SUBSTRING);
+  gtk_string_filter_set_ignore_case (t->filter, TRUE);
+  filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (t->store)), GTK_FILTER (g_object_ref (t->filter)));
+  t->view = GTK_COLUMN_VIEW (gtk_column_view_new (NULL));
+  gtk_column_view_set_show_column_separators (t->view, FALSE);
+  gtk_column_view_set_reorderable (t->view, FALSE);
+  gtk_widget_add_css_class (GTK_WIDGET (t->view), "data-table");
+  t->sorted = gtk_sort_list_model_new (G_LIST_MODEL (filtered), g_object_ref (gtk_column_view_get_sorter (t->view)));
+  t->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (t->sorted)));
+  gtk_single_selection_set_autoselect (t->selection, FALSE);
+  gtk_single_selection_set_can_unselect (t->selection, TRUE);
+  gtk_column_view_set_model (t->view, GTK_SELECTION_MODEL (t->selection));
+  g_signal_connect (t->selection, "notify::selected-item", G_CALLBACK (selection_changed_cb), self);
+  t->columns = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_object_unref);
+
+  for (guint i = 0; i < n_cols; i++)
+    {
+      GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+      GtkColumnViewColumn *col;
+      GtkSorter *sorter = sorter_for (&cols[i]);
+
+      g_signal_connect (factory, "setup", G_CALLBACK (setup_cb), GINT_TO_POINTER (cols[i].kind));
+      g_signal_connect (factory, "bind", G_CALLBACK (bind_cb), GINT_TO_POINTER (cols[i].kind));
+      col = gtk_column_view_column_new (_(cols[i].title), factory);
+      gtk_column_view_column_set_resizable (col, TRUE);
+      if (cols[i].kind == COL_NAME)
+        {
+          gtk_column_view_column_set_expand (col, TRUE);
+          gtk_column_view_column_set_fixed_width (col, 240);
+        }
+      if (sorter != NULL)
+        {
+          gtk_column_view_column_set_sorter (col, sorter);
+          g_object_unref (sorter);
+        }
+      gtk_column_view_append_column (t->view, col);
+      if (cols[i].id != NULL)
+        g_hash_table_insert (t->columns, (gpointer) cols[i].id, g_object_ref (col));
+      if (cols[i].kind == COL_TOTAL || cols[i].kind == COL_KERNEL_TIME)
+        if (total == NULL)
+          total = col;
+      g_object_unref (col);
+    }
+  /* Longest first. */
+  if (total != NULL)
+    gtk_column_view_sort_by_column (t->view, total, GTK_SORT_DESCENDING);
+}
+
+static void
+table_clear (Table *t)
+{
+  g_clear_pointer (&t->columns, g_hash_table_unref);
+  g_clear_object (&t->selection);
+  g_clear_object (&t->sorted);
+  g_clear_object (&t->filter);
+  g_clear_object (&t->store);
+}
+
+static void
+rebuild (CpKernelsPane *self)
+{
+  gboolean ready = self->trace != NULL && self->analysis != NULL &&
+                   cp_analysis_get_trace (self->analysis) == self->trace;
+  g_autoptr(GPtrArray) kernels = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) ops = g_ptr_array_new_with_free_func (g_object_unref);
+
+  gtk_label_set_text (self->detail, "");
+  if (ready)
+    {
+      const CpKernelStats *ks;
+      const CpHostOpStats *hs;
+      guint n;
+
+      ks = cp_analysis_get_kernels (self->analysis, &n);
+      for (guint i = 0; i < n; i++)
+        g_ptr_array_add (kernels, cp_stat_item_new_kernel (self->trace, &ks[i]));
+      hs = cp_analysis_get_host_ops (self->analysis, &n);
+      for (guint i = 0; i < n; i++)
+        g_ptr_array_add (ops, cp_stat_item_new_host_op (self->trace, &hs[i]));
+    }
+  g_list_store_splice (self->kernels.store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->kernels.store)),
+                       kernels->pdata, kernels->len);
+  g_list_store_splice (self->ops.store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->ops.store)),
+                       ops->pdata, ops->len);
+  if (!ready)
+    gtk_stack_set_visible_child_name (self->stack, self->trace ? "running" : "none");
+  else
+    gtk_stack_set_visible_child_name (self->stack, "results");
+}
+
+static void
+toggled_cb (GtkToggleButton *button,
+            CpKernelsPane   *self)
+{
+  if (gtk_toggle_button_get_active (button))
+    cp_kernels_pane_show_kernels (self, button == self->kernels_button);
+}
+
+static void
+search_changed_cb (GtkSearchEntry *entry,
+                   CpKernelsPane  *self)
+{
+  cp_kernels_pane_set_filter (self, gtk_editable_get_text (GTK_EDITABLE (entry)));
+}
+
+/* GObject */
+
+static void
+cp_kernels_pane_dispose (GObject *object)
+{
+  CpKernelsPane *self = (CpKernelsPane *) object;
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+  table_clear (&self->kernels);
+  table_clear (&self->ops);
+  g_clear_object (&self->analysis);
+  g_clear_object (&self->view);
+  g_clear_object (&self->trace);
+  G_OBJECT_CLASS (cp_kernels_pane_parent_class)->dispose (object);
+}
+
+static void
+cp_kernels_pane_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  CpKernelsPane *self = CP_KERNELS_PANE (object);
+
+  switch (prop_id)
+    {
+    case PROP_TRACE:
+      g_value_set_object (value, self->trace);
+      break;
+    case PROP_VIEW_STATE:
+      g_value_set_object (value, self->view);
+      break;
+    case PROP_ANALYSIS:
+      g_value_set_object (value, self->analysis);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cp_kernels_pane_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  CpKernelsPane *self = CP_KERNELS_PANE (object);
+
+  switch (prop_id)
+    {
+    case PROP_TRACE:
+      cp_kernels_pane_set_trace (self, g_value_get_object (value));
+      break;
+    case PROP_VIEW_STATE:
+      cp_kernels_pane_set_view_state (self, g_value_get_object (value));
+      break;
+    case PROP_ANALYSIS:
+      cp_kernels_pane_set_analysis (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cp_kernels_pane_class_init (CpKernelsPaneClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cp_kernels_pane_dispose;
+  object_class->get_property = cp_kernels_pane_get_property;
+  object_class->set_property = cp_kernels_pane_set_property;
+
+  properties[PROP_TRACE] =
+    g_param_spec_object ("trace", NULL, NULL, CP_TYPE_TRACE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_VIEW_STATE] =
+    g_param_spec_object ("view-state", NULL, NULL, CP_TYPE_VIEW_STATE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ANALYSIS] =
+    g_param_spec_object ("analysis", NULL, NULL, CP_TYPE_ANALYSIS,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "kernelspane");
+}
+
+static GtkWidget *
+scrolled (GtkColumnView *view)
+{
+  GtkWidget *sw = gtk_scrolled_window_new ();
+
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (sw), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC);
+  gtk_widget_set_vexpand (sw, TRUE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (sw), GTK_WIDGET (view));
+  return sw;
+}
+
+static void
+cp_kernels_pane_init (CpKernelsPane *self)
+{
+  GtkWidget *box, *bar, *linked, *running, *spinner, *label;
+
+  self->showing_kernels = TRUE;
+  self->stack = GTK_STACK (gtk_stack_new ());
+  gtk_widget_set_parent (GTK_WIDGET (self->stack), GTK_WIDGET (self));
+  gtk_stack_add_named (self->stack, gtk_box_new (GTK_ORIENTATION_VERTICAL, 0), "none");
+
+  running = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  gtk_widget_set_valign (running, GTK_ALIGN_CENTER);
+  spinner = gtk_spinner_new ();
+  gtk_spinner_set_spinning (GTK_SPINNER (spinner), TRUE);
+  gtk_widget_set_size_request (spinner, 32, 32);
+  gtk_box_append (GTK_BOX (running), spinner);
+  label = gtk_label_new (_("Analysing the capture…"));
+  gtk_widget_add_css_class (label, "dim-label");
+  gtk_box_append (GTK_BOX (running), label);
+  gtk_stack_add_named (self->stack, running, "running");
+
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_stack_add_named (self->stack, box, "results");
+
+  bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_widget_add_css_class (bar, "kernels-toolbar");
+  gtk_widget_set_margin_start (bar, 6);
+  gtk_widget_set_margin_end (bar, 6);
+  gtk_widget_set_margin_top (bar, 6);
+  gtk_widget_set_margin_bottom (bar, 6);
+
+  linked = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_add_css_class (linked, "linked");
+  self->kernels_button = GTK_TOGGLE_BUTTON (gtk_toggle_button_new_with_mnemonic (_("_Kernels")));
+  self->ops_button = GTK_TOGGLE_BUTTON (gtk_toggle_button_new_with_mnemonic (_("_Host Ops")));
+  gtk_toggle_button_set_group (self->ops_button, self->kernels_button);
+  gtk_toggle_button_set_active (self->kernels_button, TRUE);
+  g_signal_connect (self->kernels_button, "toggled", G_CALLBACK (toggled_cb), self);
+  g_signal_connect (self->ops_button, "toggled", G_CALLBACK (toggled_cb), self);
+  gtk_box_append (GTK_BOX (linked), GTK_WIDGET (self->kernels_button));
+  gtk_box_append (GTK_BOX (linked), GTK_WIDGET (self->ops_button));
+  gtk_box_append (GTK_BOX (bar), linked);
+  self->search = GTK_SEARCH_ENTRY (gtk_search_entry_new ());
+  gtk_widget_set_hexpand (GTK_WIDGET (self->search), TRUE);
+  g_object_set (self->search, "placeholder-text", _("Filter by name"), NULL);
+  g_signal_connect (self->search, "search-changed", G_CALLBACK (search_changed_cb), self);
+  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->search));
+  gtk_box_append (GTK_BOX (box), bar);
+
+  table_init (self, &self->kernels, kernel_columns, G_N_ELEMENTS (kernel_columns));
+  table_init (self, &self->ops, op_columns, G_N_ELEMENTS (op_columns));
+  self->tables = GTK_STACK (gtk_stack_new ());
+  gtk_stack_add_named (self->tables, scrolled (self->kernels.view), "kernels");
+  gtk_stack_add_named (self->tables, scrolled (self->ops.view), "ops");
+  gtk_widget_set_vexpand (GTK_WIDGET (self->tables), TRUE);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->tables));
+
+  self->detail = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_wrap (self->detail, TRUE);
+  gtk_label_set_wrap_mode (self->detail, PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_xalign (self->detail, 0);
+  gtk_label_set_selectable (self->detail, TRUE);
+  gtk_label_set_ellipsize (self->detail, PANGO_ELLIPSIZE_END);
+  gtk_label_set_lines (self->detail, 9);
+  gtk_widget_add_css_class (GTK_WIDGET (self->detail), "kernels-detail");
+  gtk_widget_set_margin_start (GTK_WIDGET (self->detail), 12);
+  gtk_widget_set_margin_end (GTK_WIDGET (self->detail), 12);
+  gtk_widget_set_margin_top (GTK_WIDGET (self->detail), 6);
+  gtk_widget_set_margin_bottom (GTK_WIDGET (self->detail), 6);
+  gtk_widget_add_css_class (GTK_WIDGET (self->detail), "caption");
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->detail));
+
+  rebuild (self);
+}
+
+GtkWidget *
+cp_kernels_pane_new (void)
+{
+  return g_object_new (CP_TYPE_KERNELS_PANE, NULL);
+}
+
+CpTrace *
+cp_kernels_pane_get_trace (CpKernelsPane *self)
+{
+  g_return_val_if_fail (CP_IS_KERNELS_PANE (self), NULL);
+  return self->trace;
+}
+
+void
+cp_kernels_pane_set_trace (CpKernelsPane *self,
+                           CpTrace       *trace)
+{
+  g_return_if_fail (CP_IS_KERNELS_PANE (self));
+
+  if (!g_set_object (&self->trace, trace))
+    return;
+  rebuild (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
+}
+
+CpViewState *
+cp_kernels_pane_get_view_state (CpKernelsPane *self)
+{
+  g_return_val_if_fail (CP_IS_KERNELS_PANE (self), NULL);
+  return self->view;
+}
+
+void
+cp_kernels_pane_set_view_state (CpKernelsPane *self,
+                                CpViewState   *view)
+{
+  g_return_if_fail (CP_IS_KERNELS_PANE (self));
+
+  if (g_set_object (&self->view, view))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW_STATE]);
+}
+
+CpAnalysis *
+cp_kernels_pane_get_analysis (CpKernelsPane *self)
+{
+  g_return_val_if_fail (CP_IS_KERNELS_PANE (self), NULL);
+  return self->analysis;
+}
+
+void
+cp_kernels_pane_set_analysis (CpKernelsPane *self,
+                              CpAnalysis    *analysis)
+{
+  g_return_if_fail (CP_IS_KERNELS_PANE (self));
+
+  if (!g_set_object (&self->analysis, analysis))
+    return;
+  rebuild (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
+}
+
+void
+cp_kernels_pane_show_kernels (CpKernelsPane *self,
+                              gboolean       kernels)
+{
+  g_return_if_fail (CP_IS_KERNELS_PANE (self));
+
+  self->showing_kernels = kernels;
+  gtk_toggle_button_set_active (kernels ? self->kernels_button : self->ops_button, TRUE);
+  gtk_stack_set_visible_child_name (self->tables, kernels ? "kernels" : "ops");
+  selection_changed_cb (current (self)->selection, NULL, self);
+}
+
+guint
+cp_kernels_pane_get_n_rows (CpKernelsPane *self)
+{
+  g_return_val_if_fail (CP_IS_KERNELS_PANE (self), 0);
+  return g_list_model_get_n_items (G_LIST_MODEL (current (self)->selection));
+}
+
+const char *
+cp_kernels_pane_get_row_name (CpKernelsPane *self,
+                              guint          row)
+{
+  g_autoptr(CpStatItem) item = NULL;
+
+  g_return_val_if_fail (CP_IS_KERNELS_PANE (self), NULL);
+
+  item = g_list_model_get_item (G_LIST_MODEL (current (self)->selection), row);
+  /* The store keeps the item alive. */
+  return item ? cp_stat_item_get_name (item) : NULL;
+}
+
+void
+cp_kernels_pane_select_row (CpKernelsPane *self,
+                            guint          row)
+{
+  g_return_if_fail (CP_IS_KERNELS_PANE (self));
+  gtk_single_selection_set_selected (current (self)->selection, row);
+}
+
+gboolean
+cp_kernels_pane_sort_by (CpKernelsPane *self,
+                         const char    *column,
+                         gboolean       descending)
+{
+  GtkColumnViewColumn *col;
+
+  g_return_val_if_fail (CP_IS_KERNELS_PANE (self), FALSE);
+
+  col = g_hash_table_lookup (current (self)->columns, column);
+  if (col == NULL)
+    return FALSE;
+  gtk_column_view_sort_by_column (current (self)->view, col,
+                                  descending ? GTK_SORT_DESCENDING : GTK_SORT_ASCENDING);
+  return TRUE;
+}
+
+void
+cp_kernels_pane_set_filter (CpKernelsPane *self,
+                            const char    *text)
+{
+  g_return_if_fail (CP_IS_KERNELS_PANE (self));
+
+  gtk_string_filter_set_search (self->kernels.filter, text && *text ? text : NULL);
+  gtk_string_filter_set_search (self->ops.filter, text && *text ? text : NULL);
+}

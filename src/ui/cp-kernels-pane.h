@@ -1,0 +1,54 @@
+/* cp-kernels-pane.h: the "Kernels" page of the side pane
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "analysis/cp-analysis.h"
+#include "render/cp-view-state.h"
+
+G_BEGIN_DECLS
+
+#define CP_TYPE_KERNELS_PANE (cp_kernels_pane_get_type ())
+
+G_DECLARE_FINAL_TYPE (CpKernelsPane, cp_kernels_pane, CP, KERNELS_PANE, GtkWidget)
+
+/* Sortable tables (GtkColumnView) of the kernels by name and of the host ops,
+ * with a name filter. Selecting a row highlights every slice of that name on
+ * the timeline. */
+GtkWidget   *cp_kernels_pane_new            (void);
+
+CpTrace     *cp_kernels_pane_get_trace      (CpKernelsPane *self);
+void         cp_kernels_pane_set_trace      (CpKernelsPane *self,
+                                             CpTrace       *trace);
+CpViewState *cp_kernels_pane_get_view_state (CpKernelsPane *self);
+void         cp_kernels_pane_set_view_state (CpKernelsPane *self,
+                                             CpViewState   *view);
+CpAnalysis  *cp_kernels_pane_get_analysis   (CpKernelsPane *self);
+void         cp_kernels_pane_set_analysis   (CpKernelsPane *self,
+                                             CpAnalysis    *analysis);
+
+/* Shows the kernels (TRUE) or host ops table. */
+void         cp_kernels_pane_show_kernels   (CpKernelsPane *self,
+                                             gboolean       kernels);
+/* Rows shown (after the filter) in the table on display. */
+guint        cp_kernels_pane_get_n_rows     (CpKernelsPane *self);
+/* The name in a row of the table on display, in its current sort order. */
+const char  *cp_kernels_pane_get_row_name   (CpKernelsPane *self,
+                                             guint          row);
+/* Selects a row of the table on display, as a click does. */
+void         cp_kernels_pane_select_row     (CpKernelsPane *self,
+                                             guint          row);
+/* Sorts the table on display by a column ("name", "count", "total", "mean",
+ * "min", "max", "share", "kernels", "kernel-time"). */
+gboolean     cp_kernels_pane_sort_by        (CpKernelsPane *self,
+                                             const char    *column,
+                                             gboolean       descending);
+void         cp_kernels_pane_set_filter     (CpKernelsPane *self,
+                                             const char    *text);
+
+G_END_DECLS

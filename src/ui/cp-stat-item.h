@@ -1,0 +1,47 @@
+/* cp-stat-item.h: one row of the Kernels pane (a kernel name or a host op)
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib-object.h>
+
+#include "analysis/cp-analysis.h"
+
+G_BEGIN_DECLS
+
+#define CP_TYPE_STAT_ITEM (cp_stat_item_get_type ())
+
+G_DECLARE_FINAL_TYPE (CpStatItem, cp_stat_item, CP, STAT_ITEM, GObject)
+
+/* Read-only properties for sorters and binding: "name", "count", "total",
+ * "mean", "min", "max", "share", "tensor-core", "occupancy", "kernels",
+ * "kernel-time", "kernel-share", "is-kernel". Times in ns, shares 0..1,
+ * occupancy in percent (-1 when unknown). */
+CpStatItem  *cp_stat_item_new_kernel  (CpTrace             *trace,
+                                       const CpKernelStats *stats);
+CpStatItem  *cp_stat_item_new_host_op (CpTrace             *trace,
+                                       const CpHostOpStats *stats);
+
+gboolean     cp_stat_item_is_kernel   (CpStatItem *self);
+CpStr        cp_stat_item_get_name_id (CpStatItem *self);
+const char  *cp_stat_item_get_name    (CpStatItem *self);
+guint64      cp_stat_item_get_count   (CpStatItem *self);
+gint64       cp_stat_item_get_total   (CpStatItem *self);
+gint64       cp_stat_item_get_mean    (CpStatItem *self);
+gint64       cp_stat_item_get_min     (CpStatItem *self);
+gint64       cp_stat_item_get_max     (CpStatItem *self);
+double       cp_stat_item_get_share   (CpStatItem *self);
+gboolean     cp_stat_item_get_tensor_core (CpStatItem *self);
+double       cp_stat_item_get_occupancy   (CpStatItem *self);
+guint64      cp_stat_item_get_kernels     (CpStatItem *self);
+gint64       cp_stat_item_get_kernel_time (CpStatItem *self);
+double       cp_stat_item_get_kernel_share (CpStatItem *self);
+/* Grid and block as "98×6×1 / 128×1×1", or "" when unknown or varying. */
+const char  *cp_stat_item_get_shape   (CpStatItem *self);
+/* For host ops: the kernels it launched, "name (count)" per line, top first. */
+const char  *cp_stat_item_get_launched (CpStatItem *self);
+
+G_END_DECLS

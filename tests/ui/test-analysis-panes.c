@@ -1,0 +1,385 @@
+/* test-analysis-panes.c: the Findings, Steps and Kernels pages in the window
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Opens generated captures (cp-gen) in CpWindow, waits for the analysis that
+ * runs in a worker thread after loading, and uses the three panes: opening a
+ * finding highlights its evidence and zooms to it, F8's action steps through
+ * the evidence, a click on a step bar zooms to the step, selecting a kernel
+ * or host op highlights its slices, the tables sort and filter. With
+ * CP_SCREENSHOT_DIR set it also writes PNGs of each page in the light and
+ * dark styles. Run by run-ui-test.sh (skipped without a display).
+ */
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <locale.h>
+#include <string.h>
+
+#include "cp-application.h"
+#include "cp-findings-pane.h"
+#include "cp-kernels-pane.h"
+#include "cp-steps-pane.h"
+#include "cp-test-util.h"
+#include "cp-window.h"
+
+#define WAIT_TIMEOUT_MS 60000
+
+static CpApplication *app;
+static char *tmpdir;
+
+typedef gboolean (*Condition) (gpointer data);
+
+static gboolean
+timeout_cb (gpointer data)
+{
+  gboolean *timed_out = data;
+
+  *timed_out = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+wait_for (Condition   cond,
+          gpointer    data,
+          const char *what)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add (WAIT_TIMEOUT_MS, timeout_cb, &timed_out);
+
+  while (!cond (data) && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (timed_out)
+    g_error ("Timed out waiting for %s", what);
+  g_source_remove (id);
+}
+
+static void
+run_for (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * G_TIME_SPAN_MILLISECOND;
+
+  while (g_get_monotonic_time () < end)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+}
+
+static GtkWidget *
+find_widget (GtkWidget *root,
+             GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_widget (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+analysed (gpointer data)
+{
+  return cp_window_get_analysis (data) != NULL;
+}
+
+static char *
+generate (const char *scenario)
+{
+  g_autofree char *name = g_strconcat (scenario, ".json", NULL);
+  char *path = g_build_filename (tmpdir, name, NULL);
+  const char *argv[] = { g_getenv ("CP_GEN"), "--scenario", scenario, "--out", path, "--steps", "5", "-q", NULL };
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_assert_nonnull (argv[0]);
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return path;
+}
+
+static CpWindow *
+open_window (const char *scenario)
+{
+  g_autofree char *path = generate (scenario);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  CpWindow *window = cp_window_new (app);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+  gtk_window_present (GTK_WINDOW (window));
+  cp_window_open (window, file);
+  wait_for (analysed, window, "the analysis");
+  g_assert_cmpint (cp_window_get_state (window), ==, CP_WINDOW_LOADED);
+  return window;
+}
+
+static void
+show_page (CpWindow   *window,
+           GtkWidget  *pane)
+{
+  AdwViewStack *stack = ADW_VIEW_STACK (gtk_widget_get_ancestor (pane, ADW_TYPE_VIEW_STACK));
+
+  adw_view_stack_set_visible_child (stack, pane);
+  run_for (200);
+}
+
+/* Writes the window as a PNG when CP_SCREENSHOT_DIR is set. */
+static void
+screenshot (CpWindow   *window,
+            const char *name)
+{
+  const char *dir = g_getenv ("CP_SCREENSHOT_DIR");
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GtkSnapshot) snapshot = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+  int w, h;
+
+  if (dir == NULL)
+    return;
+  run_for (300);
+  w = gtk_widget_get_width (GTK_WIDGET (window));
+  h = gtk_widget_get_height (GTK_WIDGET (window));
+  paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), w, h);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, w, h));
+  g_mkdir_with_parents (dir, 0755);
+  path = g_build_filename (dir, name, NULL);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("wrote %s", path);
+}
+
+static guint
+highlights_of (CpViewState     *view,
+               CpHighlightKind  kind)
+{
+  const CpHighlight *hl;
+  guint n, count = 0;
+
+  hl = cp_view_state_get_highlights (view, &n);
+  for (guint i = 0; i < n; i++)
+    count += hl[i].kind == kind;
+  return count;
+}
+
+/* The view state the panes share: the window's, or one the test gives them
+ * when the window has none. */
+static CpViewState *
+view_state_for (CpWindow  *window,
+                GtkWidget *findings,
+                GtkWidget *steps,
+                GtkWidget *kernels)
+{
+  CpViewState *view = NULL;
+
+  g_object_get (findings, "view-state", &view, NULL);
+  if (view == NULL)
+    {
+      view = cp_view_state_new ();
+      cp_view_state_set_trace (view, cp_window_get_trace (window));
+      g_object_set (findings, "view-state", view, NULL);
+      g_object_set (steps, "view-state", view, NULL);
+      g_object_set (kernels, "view-state", view, NULL);
+    }
+  return view;
+}
+
+static void
+test_input_bound (void)
+{
+  CpWindow *window = open_window ("input-bound");
+  CpAnalysis *analysis = cp_window_get_analysis (window);
+  GtkWidget *findings = find_widget (GTK_WIDGET (window), CP_TYPE_FINDINGS_PANE);
+  GtkWidget *steps = find_widget (GTK_WIDGET (window), CP_TYPE_STEPS_PANE);
+  GtkWidget *kernels = find_widget (GTK_WIDGET (window), CP_TYPE_KERNELS_PANE);
+  g_autoptr(CpViewState) view = NULL;
+  CpFinding *f;
+  const CpEvidence *ev;
+  guint n_ev, n_steps;
+  gint pos;
+
+  g_assert_nonnull (findings);
+  g_assert_nonnull (steps);
+  g_assert_nonnull (kernels);
+  view = view_state_for (window, findings, steps, kernels);
+
+  /* Findings: the problem first; opening it highlights all its evidence and
+   * shows all of it. */
+  g_assert_cmpuint (cp_findings_pane_get_n_problems (CP_FINDINGS_PANE (findings)), ==, 1);
+  g_assert_cmpuint (cp_findings_pane_get_n_findings (CP_FINDINGS_PANE (findings)), >=, 2);
+  show_page (window, findings);
+  g_assert_true (cp_findings_pane_select (CP_FINDINGS_PANE (findings), "input-bound"));
+  f = cp_findings_pane_get_selected (CP_FINDINGS_PANE (findings));
+  g_assert_cmpstr (cp_finding_get_rule_id (f), ==, "input-bound");
+  ev = cp_finding_get_evidence (f, &n_ev);
+  g_assert_cmpuint (n_ev, >, 1);
+  g_assert_cmpuint (highlights_of (view, CP_HIGHLIGHT_FINDING), ==, n_ev);
+  g_assert_cmpint (cp_view_state_get_visible_start (view), <=, ev[0].start);
+  g_assert_cmpint (cp_view_state_get_visible_end (view), >=, ev[n_ev - 1].end);
+  screenshot (window, "findings-light.png");
+
+  /* F8 (findings.next-evidence) steps through the evidence, and wraps. */
+  g_assert_true (gtk_widget_activate_action (findings, "findings.next-evidence", NULL));
+  g_assert_cmpint (cp_view_state_get_visible_start (view), <=, ev[0].start);
+  g_assert_cmpint (cp_view_state_get_visible_end (view), >=, ev[0].end);
+  g_assert_cmpint (cp_view_state_get_visible_end (view) - cp_view_state_get_visible_start (view), <,
+                   ev[n_ev - 1].end - ev[0].start);
+  g_assert_true (gtk_widget_activate_action (findings, "findings.next-evidence", NULL));
+  g_assert_cmpint (cp_view_state_get_visible_start (view), <=, ev[1].start);
+  g_assert_cmpint (cp_view_state_get_visible_end (view), >=, ev[1].end);
+  g_assert_true (gtk_widget_activate_action (findings, "findings.previous-evidence", NULL));
+  pos = cp_findings_pane_step_evidence (CP_FINDINGS_PANE (findings), -1);
+  g_assert_cmpint (pos, ==, (gint) n_ev - 1);
+  /* Closing it clears the highlights. */
+  g_assert_true (cp_findings_pane_select (CP_FINDINGS_PANE (findings), "nonsense") == FALSE);
+
+  /* Steps: one bar per step; a click on a bar zooms to it. */
+  show_page (window, steps);
+  cp_analysis_get_steps (analysis, &n_steps);
+  g_assert_cmpuint (n_steps, ==, 5);
+  g_assert_cmpuint (cp_steps_chart_get_n_bars (cp_steps_pane_get_chart (CP_STEPS_PANE (steps))), ==, n_steps);
+  {
+    const CpStepStats *st = cp_analysis_get_steps (analysis, NULL);
+    CpStepsChart *chart = cp_steps_pane_get_chart (CP_STEPS_PANE (steps));
+    double w = gtk_widget_get_width (GTK_WIDGET (chart));
+    gint bar;
+
+    g_assert_cmpfloat (w, >, 100);
+    bar = cp_steps_chart_bar_at (chart, w - 10);
+    g_assert_cmpint (bar, ==, (gint) n_steps - 1);
+    g_assert_cmpint (cp_steps_chart_bar_at (chart, 2), ==, -1);
+    cp_steps_chart_activate (chart, 2);
+    g_assert_cmpint (cp_view_state_get_visible_start (view), <=, st[2].start);
+    g_assert_cmpint (cp_view_state_get_visible_end (view), >=, st[2].end);
+    g_assert_cmpint (cp_view_state_get_visible_end (view) - cp_view_state_get_visible_start (view), <,
+                     2 * (st[2].end - st[2].start));
+  }
+  screenshot (window, "steps-light.png");
+
+  /* Kernels: sorted by total time; selecting a row highlights its slices. */
+  show_page (window, kernels);
+  {
+    guint n_kernels;
+    const CpKernelStats *ks = cp_analysis_get_kernels (analysis, &n_kernels);
+
+    g_assert_cmpuint (cp_kernels_pane_get_n_rows (CP_KERNELS_PANE (kernels)), ==, n_kernels);
+
+    g_assert_cmpstr (cp_kernels_pane_get_row_name (CP_KERNELS_PANE (kernels), 0), ==,
+                     cp_trace_get_string (cp_window_get_trace (window), ks[0].name));
+    cp_kernels_pane_select_row (CP_KERNELS_PANE (kernels), 0);
+    g_assert_cmpuint (highlights_of (view, CP_HIGHLIGHT_SEARCH), ==, ks[0].count);
+  }
+  screenshot (window, "kernels-light.png");
+  g_assert_true (cp_kernels_pane_sort_by (CP_KERNELS_PANE (kernels), "count", TRUE));
+  {
+    const char *first = cp_kernels_pane_get_row_name (CP_KERNELS_PANE (kernels), 0);
+    const CpKernelStats *ks;
+    guint n, best = 0;
+
+    ks = cp_analysis_get_kernels (analysis, &n);
+    for (guint i = 0; i < n; i++)
+      best = MAX (best, ks[i].count);
+    for (guint i = 0; i < n; i++)
+      if (g_strcmp0 (cp_trace_get_string (cp_window_get_trace (window), ks[i].name), first) == 0)
+        g_assert_cmpuint (ks[i].count, ==, best);
+  }
+  cp_kernels_pane_set_filter (CP_KERNELS_PANE (kernels), "no kernel is named like this");
+  g_assert_cmpuint (cp_kernels_pane_get_n_rows (CP_KERNELS_PANE (kernels)), ==, 0);
+  cp_kernels_pane_set_filter (CP_KERNELS_PANE (kernels), "");
+  cp_kernels_pane_show_kernels (CP_KERNELS_PANE (kernels), FALSE);
+  g_assert_cmpuint (cp_kernels_pane_get_n_rows (CP_KERNELS_PANE (kernels)), >, 0);
+  cp_kernels_pane_select_row (CP_KERNELS_PANE (kernels), 0);
+  g_assert_cmpuint (highlights_of (view, CP_HIGHLIGHT_SEARCH), >, 0);
+  screenshot (window, "host-ops-light.png");
+
+  /* The same pages in the dark style. */
+  if (g_getenv ("CP_SCREENSHOT_DIR") != NULL)
+    {
+      adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+      show_page (window, findings);
+      screenshot (window, "findings-dark.png");
+      show_page (window, steps);
+      screenshot (window, "steps-dark.png");
+      show_page (window, kernels);
+      screenshot (window, "host-ops-dark.png");
+      cp_kernels_pane_show_kernels (CP_KERNELS_PANE (kernels), TRUE);
+      screenshot (window, "kernels-dark.png");
+      adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+    }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  run_for (100);
+}
+
+static void
+test_healthy (void)
+{
+  CpWindow *window = open_window ("healthy");
+  GtkWidget *findings = find_widget (GTK_WIDGET (window), CP_TYPE_FINDINGS_PANE);
+
+  /* No problems, and the pane says so. */
+  g_assert_cmpuint (cp_findings_pane_get_n_problems (CP_FINDINGS_PANE (findings)), ==, 0);
+  g_assert_false (cp_analysis_has_warnings (cp_window_get_analysis (window)));
+  show_page (window, findings);
+  screenshot (window, "findings-healthy-light.png");
+  g_assert_cmpint (cp_findings_pane_step_evidence (CP_FINDINGS_PANE (findings), 1), ==,
+                   cp_findings_pane_get_n_findings (CP_FINDINGS_PANE (findings)) > 0 ? 0 : -1);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  run_for (100);
+}
+
+static void
+test_reload_replaces_analysis (void)
+{
+  CpWindow *window = open_window ("launch-bound");
+  CpAnalysis *first = cp_window_get_analysis (window);
+  GtkWidget *findings = find_widget (GTK_WIDGET (window), CP_TYPE_FINDINGS_PANE);
+
+  g_assert_nonnull (cp_analysis_lookup_finding (first, "launch-bound"));
+  g_assert_true (cp_findings_pane_get_analysis (CP_FINDINGS_PANE (findings)) == first);
+  g_assert_cmpuint (cp_findings_pane_get_n_problems (CP_FINDINGS_PANE (findings)), ==, 1);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  run_for (100);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  setlocale (LC_ALL, "");
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  /* No transitions: the screenshots show the pages, not a crossfade. */
+  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+  tmpdir = cp_test_make_tmpdir ();
+  app = cp_application_new_with_flags (G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+
+  g_test_add_func ("/analysis-panes/input-bound", test_input_bound);
+  g_test_add_func ("/analysis-panes/healthy", test_healthy);
+  g_test_add_func ("/analysis-panes/launch-bound", test_reload_replaces_analysis);
+
+  status = g_test_run ();
+  g_object_unref (app);
+  cp_test_rm_rf (tmpdir);
+  g_free (tmpdir);
+  return status;
+}
