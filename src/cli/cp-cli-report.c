@@ -1,0 +1,211 @@
+/* cp-cli-report.c: `chokepoint report FILE -o OUT.png [options]`
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "cp-cli.h"
+#include "formats/cp-loader.h"
+#include "formats/cp-sidecar.h"
+#include "render/cp-report.h"
+
+#define PROG "chokepoint report"
+
+static int
+usage_error (const char *message)
+{
+  g_printerr ("%s: %s\n", PROG, message);
+  g_printerr (_("Run “chokepoint report --help” for usage.\n"));
+  return CP_EXIT_USAGE;
+}
+
+int
+cp_cli_report (int    argc,
+               char **argv)
+{
+  g_autofree char *output = NULL;
+  g_autofree char *range = NULL;
+  g_autofree char *theme = NULL;
+  g_autofree char *lanes = NULL;
+  g_autofree char *title = NULL;
+  g_auto(GStrv) files = NULL;
+  int width = CP_REPORT_DEFAULT_WIDTH;
+  double scale = 1.0;
+  gboolean no_findings = FALSE, no_steps = FALSE, no_annotations = FALSE;
+  const GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+      N_("Write the report to OUT; .png, .svg or .pdf chooses the format"), N_("OUT") },
+    { "range", 'r', 0, G_OPTION_ARG_STRING, &range,
+      N_("Show START:END of the timeline (ns, or with a unit: 1.5s:2s, 120ms:180ms; either side may be "
+         "left out)"), N_("START:END") },
+    { "width", 'w', 0, G_OPTION_ARG_INT, &width,
+      N_("Width in pixels (480 to 8000; default 1600)"), N_("N") },
+    { "scale", 's', 0, G_OPTION_ARG_DOUBLE, &scale,
+      N_("Pixels per unit for sharp text on HiDPI screens (0.5 to 4; default 1)"), N_("S") },
+    { "theme", 't', 0, G_OPTION_ARG_STRING, &theme,
+      N_("light (default) or dark"), N_("THEME") },
+    { "lanes", 'l', 0, G_OPTION_ARG_STRING, &lanes,
+      N_("Only lanes matching these comma-separated globs (name, process or device, or kind: kernel, "
+         "transfer, host-thread...)"), N_("PATTERN") },
+    { "title", 0, 0, G_OPTION_ARG_STRING, &title,
+      N_("Title of the report (default: the capture's file name)"), N_("TEXT") },
+    { "no-findings", 0, 0, G_OPTION_ARG_NONE, &no_findings, N_("Leave out the findings"), NULL },
+    { "no-steps", 0, 0, G_OPTION_ARG_NONE, &no_steps, N_("Leave out the step breakdown chart"), NULL },
+    { "no-annotations", 0, 0, G_OPTION_ARG_NONE, &no_annotations,
+      N_("Leave out the annotations of the capture's .chokepoint.json file"), NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (N_("-o OUT.png — draw an annotated report"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFile) out = NULL;
+  g_autoptr(GFile) out_folder = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) analysis = NULL;
+  g_autoptr(CpAnnotations) annotations = NULL;
+  g_autoptr(CpReport) report = NULL;
+  g_autofree char *out_name = NULL;
+  CpReportOptions options;
+  CpReportFormat format = CP_REPORT_FORMAT_PNG;
+  int w, h;
+
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_set_summary (context,
+                                _("Draws the report of a capture: its figures, the timeline with the "
+                                  "findings' evidence and the annotations saved beside it, the findings "
+                                  "with their fixes and the step breakdown. Needs no display."));
+  g_option_context_set_description (context,
+                                    _("Times are from the start of the capture. Examples:\n"
+                                      "  chokepoint report run.pt.trace.json.gz -o report.png\n"
+                                      "  chokepoint report run.json -o gpu.svg --range 1.5s:2s --lanes 'kernel,transfer'\n"
+                                      "  chokepoint report run.json -o slide.png --width 1280 --scale 2 --theme dark\n"));
+  g_set_prgname (PROG);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    return usage_error (error->message);
+
+  cp_report_options_init (&options);
+  if (files == NULL || files[0] == NULL || files[1] != NULL)
+    return usage_error (_("give exactly one capture file"));
+  if (output == NULL)
+    return usage_error (_("give the output file with -o OUT.png (or .svg, .pdf)"));
+  out = g_file_new_for_commandline_arg (output);
+  out_name = g_file_get_basename (out);
+  if (!cp_report_format_for_name (out_name, &format))
+    {
+      g_autofree char *msg = g_strdup_printf (_("“%s” does not end in .png, .svg or .pdf"), output);
+
+      return usage_error (msg);
+    }
+  if (range != NULL)
+    {
+      if (!cp_report_parse_range (range, &options.start, &options.end, &error))
+        return usage_error (error->message);
+      options.range = CP_REPORT_RANGE_CUSTOM;
+    }
+  if (width < CP_REPORT_MIN_WIDTH || width > CP_REPORT_MAX_WIDTH)
+    {
+      g_autofree char *msg = g_strdup_printf (_("the width must be between %d and %d, not %d"),
+                                              CP_REPORT_MIN_WIDTH, CP_REPORT_MAX_WIDTH, width);
+
+      return usage_error (msg);
+    }
+  if (!(scale >= CP_REPORT_MIN_SCALE && scale <= CP_REPORT_MAX_SCALE))
+    {
+      g_autofree char *msg = g_strdup_printf (_("the scale must be between %g and %g, not %g"),
+                                              CP_REPORT_MIN_SCALE, CP_REPORT_MAX_SCALE, scale);
+
+      return usage_error (msg);
+    }
+  if (theme != NULL && g_strcmp0 (theme, "light") != 0 && g_strcmp0 (theme, "dark") != 0)
+    {
+      g_autofree char *msg = g_strdup_printf (_("the theme is light or dark, not “%s”"), theme);
+
+      return usage_error (msg);
+    }
+  if (lanes != NULL)
+    {
+      if (*g_strstrip (lanes) == '\0')
+        return usage_error (_("the lane pattern is empty"));
+      options.lanes = CP_REPORT_LANES_PATTERN;
+      options.lane_pattern = lanes;
+    }
+  options.width = width;
+  options.scale = scale;
+  options.theme = g_strcmp0 (theme, "dark") == 0 ? CP_THEME_DARK : CP_THEME_LIGHT;
+  options.findings = !no_findings;
+  options.steps = !no_steps;
+  options.annotations = !no_annotations;
+  options.title = title;
+
+  /* A missing output folder is found before a long load. */
+  out_folder = g_file_get_parent (out);
+  if (out_folder != NULL &&
+      g_file_query_file_type (out_folder, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
+    {
+      g_autofree char *folder = g_file_get_parse_name (out_folder);
+
+      g_printerr (_("%s: the folder “%s” does not exist\n"), PROG, folder);
+      return CP_EXIT_FAILURE;
+    }
+
+  file = g_file_new_for_commandline_arg (files[0]);
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  if (trace == NULL)
+    {
+      g_printerr ("%s: %s\n", PROG, error->message);
+      return CP_EXIT_FAILURE;
+    }
+
+  /* The annotations saved beside the capture (or in the data folder); this
+   * only reads them. */
+  annotations = cp_annotations_new ();
+  cp_annotations_set_trace (annotations, trace);
+  if (options.annotations)
+    {
+      g_autoptr(CpSidecar) sidecar = cp_sidecar_new (file, annotations);
+
+      if (!cp_sidecar_load (sidecar, &error))
+        {
+          /* Translators: a warning; the report is still written. */
+          g_printerr (_("%s: warning: %s\n"), PROG, error->message);
+          g_clear_error (&error);
+        }
+      if (cp_annotations_get_n_detached (annotations) > 0)
+        g_printerr (g_dngettext (GETTEXT_PACKAGE,
+                                 "%s: note: %u annotation refers to a slice this capture lacks; it is listed as detached\n",
+                                 "%s: note: %u annotations refer to slices this capture lacks; they are listed as detached\n",
+                                 cp_annotations_get_n_detached (annotations)),
+                    PROG, cp_annotations_get_n_detached (annotations));
+    }
+
+  analysis = cp_analysis_new (trace, NULL, &error);
+  if (analysis == NULL)
+    {
+      g_printerr ("%s: %s\n", PROG, error->message);
+      return CP_EXIT_FAILURE;
+    }
+
+  report = cp_report_new (trace, analysis, annotations, NULL, &options, &error);
+  if (report == NULL)
+    {
+      g_printerr ("%s: %s\n", PROG, error->message);
+      return g_error_matches (error, CP_REPORT_ERROR, CP_REPORT_ERROR_INVALID) ? CP_EXIT_USAGE : CP_EXIT_FAILURE;
+    }
+  if (!cp_report_write (report, out, NULL, &error))
+    {
+      g_printerr ("%s: %s\n", PROG, error->message);
+      return CP_EXIT_FAILURE;
+    }
+  cp_report_get_size (report, &w, &h);
+  if (format == CP_REPORT_FORMAT_PNG)
+    g_print (_("%s: %d × %d pixels\n"), output, (int) (w * scale + 0.999), (int) (h * scale + 0.999));
+  else
+    g_print (_("%s: %d × %d points\n"), output, w, h);
+  return CP_EXIT_OK;
+}
