@@ -16,7 +16,8 @@ finite number) whose phase is
   N            object creation (its lifetime), when it has an id
   T, p         when it also has a numeric "dur"
 Instants (i, I, R, n, O), counters, flows and metadata are not slices; an
-unmatched E adds nothing.
+unmatched E adds nothing. A Google Cloud Trace document ({"traceId", "spans"})
+has one slice per span with a start and an end time.
 """
 
 import gzip
@@ -59,6 +60,12 @@ def count(path):
         doc = json.loads(f.read().decode("utf-8", errors="replace"))
     if isinstance(doc, dict):
         if "traceEvents" not in doc:
+            # Google Cloud Trace JSON: one slice per span with both times.
+            spans = doc.get("spans")
+            if "traceId" in doc and isinstance(spans, list):
+                return sum(1 for s in spans if isinstance(s, dict)
+                           and isinstance(s.get("startTime"), str)
+                           and isinstance(s.get("endTime"), str))
             return None
         events = doc["traceEvents"]
         if not isinstance(events, list):

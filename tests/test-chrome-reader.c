@@ -509,6 +509,27 @@ test_unescaped_quotes (void)
 }
 
 static void
+test_cloud_trace (void)
+{
+  g_autoptr(CpTrace) trace = load_fixture ("cloud-trace.json");
+  CpLane *lane;
+  guint i;
+  g_autoptr(JsonNode) args = NULL;
+
+  g_assert_cmpuint (cp_trace_get_n_slices (trace), ==, 2);
+  g_assert_true (cp_trace_get_origin_is_epoch (trace));
+  /* 2015-09-03T16:40:00Z is 1441298400 s after the epoch. */
+  g_assert_cmpint (cp_trace_get_origin_abs (trace), ==, G_GINT64_CONSTANT (1441298400841654024));
+  lane = find_slice (trace, "/action1", &i);
+  g_assert_cmpint (cp_lane_get_slices (lane)->start[i], ==, 1226004);
+  g_assert_cmpint (cp_lane_get_slices (lane)->dur[i], ==, 8849510);
+  g_assert_cmpuint (cp_lane_get_slices (lane)->row[i], ==, 1);
+  lane = find_slice (trace, "/endpoint", &i);
+  args = slice_args (trace, lane, i);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (args), "key1"), ==, "value1");
+}
+
+static void
 test_not_a_trace (void)
 {
   static const struct { const char *name; int code; const char *says; } cases[] = {
@@ -1119,6 +1140,7 @@ main (int   argc,
   g_test_add_func ("/chrome/truncated", test_truncated);
   g_test_add_func ("/chrome/tolerance", test_tolerance);
   g_test_add_func ("/chrome/unescaped-quotes", test_unescaped_quotes);
+  g_test_add_func ("/chrome/cloud-trace", test_cloud_trace);
   g_test_add_func ("/chrome/not-a-trace", test_not_a_trace);
   g_test_add_func ("/chrome/chunking", test_chunking);
   g_test_add_func ("/chrome/compressed", test_compressed);

@@ -263,6 +263,8 @@ struct _CpChromeReader
   GString         *key_buf;
   GString         *top_key;
   GPtrArray       *top_keys;        /* first few top-level keys, for messages */
+  char            *cloud_spans;      /* "spans" of a Google Cloud Trace document */
+  gsize            cloud_spans_len;
 
   int              form;
   gboolean         in_events;
@@ -510,6 +512,7 @@ cp_chrome_reader_free (CpChromeReader *self)
   g_hash_table_unref (self->thread_meta);
   g_array_unref (self->device_seen);
   g_free (self->str_cache);
+  g_free (self->cloud_spans);
   g_free (self->stop_reason);
   g_clear_error (&self->fatal);
   g_free (self);
@@ -2296,6 +2299,108 @@ top_value (CpChromeReader *self,
   cp_trace_builder_add_metadata (self->b, key, json, len);
   if (strcmp (key, "deviceProperties") == 0 || strcmp (key, "computeProperties") == 0)
     parse_devices (self, json, len);
+  else if (strcmp (key, "spans") == 0 && self->cloud_spans == NULL)
+    {
+      self->cloud_spans = g_strndup (json, len);
+      self->cloud_spans_len = len;
+    }
+}
+
+/* RFC 3339 time with up to nanoseconds ("2015-09-03T16:40:00.841654024Z")
+ * to epoch ns. */
+static gboolean
+parse_rfc3339_ns (const char *text,
+                  gint64     *out)
+{
+  g_autoptr(GString) whole = g_string_new (NULL);
+  g_autoptr(GDateTime) dt = NULL;
+  const char *dot = strchr (text, '.');
+  gint64 frac = 0;
+
+  if (dot == NULL)
+    g_string_assign (whole, text);
+  else
+    {
+      const char *p = dot + 1;
+      int digits = 0;
+
+      while (g_ascii_isdigit (*p))
+        {
+          if (digits < 9)
+            {
+              frac = frac * 10 + (*p - '0');
+              digits++;
+            }
+          p++;
+        }
+      for (; digits < 9; digits++)
+        frac *= 10;
+      g_string_append_len (whole, text, dot - text);
+      g_string_append (whole, p);
+    }
+  dt = g_date_time_new_from_iso8601 (whole->str, NULL);
+  if (dt == NULL)
+    return FALSE;
+  *out = g_date_time_to_unix (dt) * CP_NS_PER_S + frac;
+  return TRUE;
+}
+
+/* Google Cloud Trace JSON ({"traceId", "spans": [{name, startTime, endTime,
+ * kind, labels}]}), which the Chrome trace viewer also opens: every span is
+ * a slice on one lane; nesting shows as rows. */
+static void
+read_cloud_spans (CpChromeReader *self)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonNode *root;
+  JsonArray *spans;
+  guint process, lane;
+  CpLaneKey key = { 0, CP_STR_EMPTY };
+
+  if (!json_parser_load_from_data (parser, self->cloud_spans, self->cloud_spans_len, NULL))
+    return;
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_ARRAY (root))
+    return;
+  spans = json_node_get_array (root);
+  process = cp_trace_builder_process_for_string (self->b, "Google Cloud Trace", -1);
+  key.str = cp_trace_builder_intern (self->b, "spans", -1);
+  lane = cp_trace_builder_lane (self->b, process, CP_LANE_HOST_THREAD, key);
+  for (guint i = 0; i < json_array_get_length (spans); i++)
+    {
+      JsonNode *n = json_array_get_element (spans, i);
+      JsonObject *o;
+      CpSliceInit init;
+      gint64 t0, t1;
+      JsonNode *labels;
+
+      if (!JSON_NODE_HOLDS_OBJECT (n))
+        continue;
+      o = json_node_get_object (n);
+      self->report->events++;
+      if (!parse_rfc3339_ns (json_object_get_string_member_with_default (o, "startTime", ""), &t0) ||
+          !parse_rfc3339_ns (json_object_get_string_member_with_default (o, "endTime", ""), &t1))
+        {
+          self->report->skipped++;
+          continue;
+        }
+      cp_slice_init_clear (&init);
+      init.start = t0;
+      init.dur = t1 - t0;
+      init.name = cp_trace_builder_intern (self->b, json_object_get_string_member_with_default (o, "name", ""), -1);
+      init.cat = cp_trace_builder_intern (self->b, json_object_get_string_member_with_default (o, "kind", ""), -1);
+      labels = json_object_get_member (o, "labels");
+      if (labels != NULL && JSON_NODE_HOLDS_OBJECT (labels) && json_object_get_size (json_node_get_object (labels)) > 0)
+        {
+          g_autofree char *text = json_to_string (labels, FALSE);
+
+          init.args = add_args_text (self, text, strlen (text));
+        }
+      cp_trace_builder_add_slice (self->b, lane, &init);
+      self->n_added++;
+    }
+  if (self->n_added > 0)
+    cp_trace_builder_set_epoch_base (self->b, 0);
 }
 
 static gboolean
@@ -2749,6 +2854,15 @@ add_flows (CpChromeReader *self)
     }
 }
 
+static gboolean
+is_cloud_trace (CpChromeReader *self)
+{
+  for (guint i = 0; i < self->top_keys->len; i++)
+    if (strcmp (g_ptr_array_index (self->top_keys, i), "traceId") == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static char *
 describe_not_a_trace (CpChromeReader *self)
 {
@@ -2838,6 +2952,10 @@ cp_chrome_reader_finish (CpChromeReader  *self,
                                                cp_json_tokenizer_get_offset (self->tok));
         }
     }
+
+  if (self->form == FORM_OBJECT && !self->saw_trace_events && self->cloud_spans != NULL &&
+      is_cloud_trace (self))
+    read_cloud_spans (self);
 
   if (self->report->events == 0 && self->n_added == 0)
     {
