@@ -1591,48 +1591,21 @@ section_timeline (Ctx    *ctx,
 
 /* Findings ---------------------------------------------------------------------- */
 
-static char *
-format_value (double      v,
-              const char *unit)
-{
-  if (isnan (v))
-    return g_strdup ("—");
-  if (g_strcmp0 (unit, "%") == 0)
-    return g_strdup_printf ("%.1f%%", v);
-  if (g_strcmp0 (unit, "ns") == 0)
-    return cp_time_format_duration ((gint64) v);
-  if (g_strcmp0 (unit, "count") == 0)
-    return g_strdup_printf ("%.0f", v);
-  if (g_strcmp0 (unit, "bytes") == 0)
-    return g_format_size ((guint64) MAX (v, 0));
-  if (g_strcmp0 (unit, "ratio") == 0)
-    return g_strdup_printf ("%.2f", v);
-  if (unit != NULL && *unit)
-    return g_strdup_printf ("%.3g %s", v, unit);
-  return g_strdup_printf ("%.3g", v);
-}
-
+/* Thresholds as the window shows them, with proper signs. */
 static char *
 format_threshold (const CpFigure *f)
 {
-  g_autofree char *mod = NULL;
-  g_autofree char *high = NULL;
-  const char *cmp;
+  g_autofree char *t = cp_figure_format_thresholds (f);
+  g_auto(GStrv) ge = NULL;
+  g_autofree char *joined = NULL;
+  g_auto(GStrv) le = NULL;
 
-  if (f->comparison == NULL || g_str_equal (f->comparison, "any"))
+  if (t == NULL)
     return NULL;
-  cmp = g_str_equal (f->comparison, ">=") ? "≥" : g_str_equal (f->comparison, "<=") ? "≤" : f->comparison;
-  if (!isnan (f->moderate))
-    mod = format_value (f->moderate, f->unit);
-  if (!isnan (f->high))
-    high = format_value (f->high, f->unit);
-  if (mod && high)
-    return g_strdup_printf (_("moderate %s %s, high %s %s"), cmp, mod, cmp, high);
-  if (mod)
-    return g_strdup_printf (_("flagged %s %s"), cmp, mod);
-  if (high)
-    return g_strdup_printf (_("high %s %s"), cmp, high);
-  return NULL;
+  ge = g_strsplit (t, ">=", -1);
+  joined = g_strjoinv ("≥", ge);
+  le = g_strsplit (joined, "<=", -1);
+  return g_strjoinv ("≤", le);
 }
 
 static CpFramework
@@ -1712,7 +1685,7 @@ finding_card (Ctx       *ctx,
         ry += text (ctx, _("Measured"), ctx->f_small_bold, right_x, ry, right_w, ctx->c->dim) + 4;
       for (guint k = 0; k < n_figs && k < 6; k++)
         {
-          g_autofree char *v = format_value (figs[k].value, figs[k].unit);
+          g_autofree char *v = cp_figure_format (&figs[k], figs[k].value);
           g_autofree char *th = format_threshold (&figs[k]);
           g_autofree char *ev = g_markup_escape_text (figs[k].label, -1);
           g_autofree char *line = th ? g_strdup_printf ("<b>%s</b>  %s <span alpha=\"70%%\">(%s)</span>", v, ev, th)
@@ -1840,7 +1813,7 @@ section_steps (Ctx    *ctx,
   g_autofree char *aside = NULL;
 
   if (n_steps > 0)
-    aside = g_strdup (_("time per step by what the device and host were doing (XProf’s priorities)"));
+    aside = g_strdup (_("time per step, by what the device and the host were doing"));
   else
     aside = g_strdup (_("no steps marked: the whole capture as one window"));
   y += heading (ctx, _("Step breakdown"), aside, y);
