@@ -729,6 +729,36 @@ test_host_only (void)
 }
 
 static void
+test_launches_without_kernels (void)
+{
+  /* A CUDA graph capture: launches record into a graph, nothing runs. The
+   * idle device must not be blamed on the host. */
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint h = cp_test_trace_host_lane (b, 1);
+  guint k = cp_test_trace_kernel_lane (b, 0, 7);
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  const char * const *notes;
+  gboolean found = FALSE;
+
+  cp_test_trace_slice (b, h, 0, 10000, "aten::graph_capture");
+  for (guint i = 0; i < 30; i++)
+    cp_test_trace_slice (b, h, 100 + i * 300, 100, "cudaLaunchKernel");
+  cp_test_trace_slice (b, k, 9500, 10, "fill_kernel");
+  trace = cp_test_trace_finish (b);
+  a = analyse (trace);
+
+  notes = cp_analysis_get_notes (a);
+  for (guint i = 0; notes[i] != NULL; i++)
+    found |= strstr (notes[i], "30 launch calls but only 1 device operations") != NULL;
+  g_assert_true (found);
+  g_assert_null (finding (a, "host-overhead"));
+  g_assert_null (finding (a, "low-utilization"));
+  g_assert_null (finding (a, "launch-bound"));
+  g_assert_false (cp_analysis_has_warnings (a));
+}
+
+static void
 test_empty_steps (void)
 {
   /* Zero-length step markers give no window: the whole capture is one. */
@@ -940,6 +970,7 @@ main (int   argc,
   g_test_add_func ("/analysis/healthy", test_healthy);
   g_test_add_func ("/analysis/host-only", test_host_only);
   g_test_add_func ("/analysis/empty-steps", test_empty_steps);
+  g_test_add_func ("/analysis/launches-without-kernels", test_launches_without_kernels);
   g_test_add_func ("/analysis/cancel", test_cancel);
   g_test_add_func ("/analysis/async", test_async);
   g_test_add_func ("/analysis/json", test_json);

@@ -71,6 +71,7 @@ struct _CpAnalysis
   CpIntervals     *cat_union[CP_TIME_N_CATEGORIES];  /* raw unions (IDLE unused) */
   CpIntervals     *exposed[CP_TIME_N_CATEGORIES];    /* flattened */
   CpIntervals     *all_host;       /* U of every classified slice */
+  guint64          n_launch_calls; /* host calls named as launches */
   CpTimeSummary    summary[CP_TIME_N_CATEGORIES];
 
   /* Devices. */

@@ -35,6 +35,8 @@ build_lane_sets (CpAnalysis *self)
           info->cls[i] = c;
           if (c >= 0 && s->dur[i] > 0)
             counts[c]++;
+          if (info->kind == CP_LANE_HOST_THREAD && (nf & CP_NAME_LAUNCH))
+            self->n_launch_calls++;
           if (info->kind == CP_LANE_HOST_THREAD && s->dur[i] > 0 &&
               ((nf & (CP_NAME_SYNC | CP_NAME_SYNC_COPY | CP_NAME_ITEM)) || (s->flags[i] & CP_SLICE_SYNC)))
             {

@@ -426,6 +426,7 @@ typedef struct
 {
   CpAnalysis  *self;
   gboolean     has_device;
+  gboolean     device_untraced; /* launches recorded, their device work not */
   gboolean     has_host;
 } Ctx;
 
@@ -1624,7 +1625,7 @@ cmp_findings (gconstpointer a,
 void
 _cp_analysis_evaluate_rules (CpAnalysis *self)
 {
-  Ctx ctx = { self, FALSE, FALSE };
+  Ctx ctx = { self, FALSE, FALSE, FALSE };
   Result results[G_N_ELEMENTS (rules)] = { { 0, }, };
   g_autofree guint *order = g_new (guint, G_N_ELEMENTS (rules));
   g_autofree PairStats *pairs = NULL;
@@ -1639,6 +1640,27 @@ _cp_analysis_evaluate_rules (CpAnalysis *self)
       ctx.has_host = TRUE;
   if (!ctx.has_device)
     _cp_analysis_add_note (self, "%s", _("The capture has no device activity: device rules were not checked"));
+  else
+    {
+      guint64 ops = 0;
+
+      for (guint d = 0; d < self->devices->len; d++)
+        ops += g_array_index (self->devices, CpDeviceStats, d).n_kernels;
+      for (guint k = 0; k < CP_TRANSFER_N_KINDS; k++)
+        ops += self->transfers[k].count;
+      /* Launch calls with (almost) no device work recorded: a CUDA graph
+       * capture, or kernels the profiler did not record. Idle-time rules
+       * would blame the host for time the device may have spent busy. */
+      if (self->n_launch_calls >= 20 && ops * 10 < self->n_launch_calls)
+        {
+          ctx.has_device = FALSE;
+          ctx.device_untraced = TRUE;
+          _cp_analysis_add_note (self,
+                                 _("%" G_GUINT64_FORMAT " launch calls but only %" G_GUINT64_FORMAT " device operations recorded "
+                                   "(a CUDA graph capture, or device activity not traced): device rules were not checked"),
+                                 self->n_launch_calls, ops);
+        }
+    }
 
 
   for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
@@ -1647,6 +1669,12 @@ _cp_analysis_evaluate_rules (CpAnalysis *self)
       CpIntervals *stake = NULL;
 
       r->rule = &rules[i];
+      /* Time-based rules read device idle time that is not really idle. */
+      if (ctx.device_untraced && !(g_str_equal (rules[i].id, "pageable-memcpy") ||
+                                   g_str_equal (rules[i].id, "no-mixed-precision") ||
+                                   g_str_equal (rules[i].id, "memory-pressure") ||
+                                   g_str_equal (rules[i].id, "dataparallel")))
+        continue;
       r->finding = evaluator_for (rules[i].id) (&ctx, &rules[i], &stake);
       if (r->finding == NULL)
         {
