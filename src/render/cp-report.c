@@ -853,7 +853,30 @@ card (Ctx    *ctx,
     }
 }
 
-/* A coloured pill with text; returns its width. */
+/* A coloured label with text, round-ended (a pill) or square-cornered (a
+ * finding's number tag); returns its width. */
+static double
+label_box (Ctx        *ctx,
+           const char *label,
+           double      x,
+           double      y,
+           guint32     fill,
+           gboolean    round)
+{
+  double w = MAX (text_width (ctx, label, ctx->f_small_bold) + 14, 20);
+  double h = 20;
+
+  if (ctx->draw)
+    {
+      rounded_rect (ctx->cr, x, y, w, h, round ? h / 2 : 3);
+      set_rgba (ctx->cr, fill | 0xff);
+      cairo_fill (ctx->cr);
+    }
+  text_full (ctx, label, FALSE, ctx->f_small_bold, x + (w - text_width (ctx, label, ctx->f_small_bold)) / 2,
+             y + 2, -1, cp_palette_text_on (fill | 0xff), PANGO_ALIGN_LEFT, 0, NULL);
+  return w;
+}
+
 static double
 pill (Ctx        *ctx,
       const char *label,
@@ -861,29 +884,39 @@ pill (Ctx        *ctx,
       double      y,
       guint32     fill)
 {
-  double w = text_width (ctx, label, ctx->f_small_bold) + 14;
-  double h = 20;
-
-  if (ctx->draw)
-    {
-      rounded_rect (ctx->cr, x, y, w, h, h / 2);
-      set_rgba (ctx->cr, fill | 0xff);
-      cairo_fill (ctx->cr);
-    }
-  text_full (ctx, label, FALSE, ctx->f_small_bold, x + 7, y + 2, -1,
-             cp_palette_text_on (fill | 0xff), PANGO_ALIGN_LEFT, 0, NULL);
-  return w;
+  return label_box (ctx, label, x, y, fill, TRUE);
 }
 
-/* A numbered disc centred at (cx, cy). */
+/* A finding's number, as on the timeline and in the list. */
+static double
+finding_tag (Ctx        *ctx,
+             const char *label,
+             double      x,
+             double      y,
+             guint32     fill)
+{
+  return label_box (ctx, label, x, y, fill, FALSE);
+}
+
+/* Notes are lettered (A, B, ... Z, AA, AB...) so that they never read as
+ * the findings' numbers. */
+static char *
+note_letter (guint index)
+{
+  if (index < 26)
+    return g_strdup_printf ("%c", 'A' + index);
+  return g_strdup_printf ("%c%c", 'A' + (index / 26 - 1) % 26, 'A' + index % 26);
+}
+
+/* A lettered disc centred at (cx, cy) for the index-th note. */
 static void
 badge (Ctx    *ctx,
-       guint   number,
+       guint   index,
        double  cx,
        double  cy,
        guint32 fill)
 {
-  g_autofree char *label = g_strdup_printf ("%u", number);
+  g_autofree char *label = note_letter (index);
   double r = 9, tw;
 
   if (!ctx->draw)
@@ -1315,7 +1348,11 @@ place_callouts (Ctx    *ctx,
       if (n->kind == CP_ANNOTATION_NOTE && n->start < t0)
         c.ax += 10;
 
-      label = g_strdup_printf ("%u  %s", i + 1, n->title);
+      {
+        g_autofree char *letter = note_letter (i);
+
+        label = g_strdup_printf ("%s  %s", letter, n->title);
+      }
       c.bw = MIN (text_width (ctx, label, ctx->f_small_bold) + 20, 340);
       c.bx = CLAMP (c.ax - 14, ctx->x0, ctx->x0 + ctx->inner - c.bw);
       for (guint r = 0; r < MAX_CALLOUT_ROWS; r++)
@@ -1437,7 +1474,7 @@ section_timeline (Ctx    *ctx,
                   double  y)
 {
   CpReport *self = ctx->self;
-  g_autofree char *from = cp_time_format_duration (self->start);
+  g_autofree char *from = self->start == 0 ? g_strdup ("0") : cp_time_format_duration (self->start);
   g_autofree char *to = cp_time_format_duration (self->end);
   g_autofree char *aside = NULL;
   g_autoptr(GArray) callouts = g_array_new (FALSE, FALSE, sizeof (Callout));
@@ -1470,9 +1507,9 @@ section_timeline (Ctx    *ctx,
     x += text_width (ctx, _("evidence of a finding (numbered as in Findings)"), ctx->f_small) + 24;
     if (self->notes->len > 0)
       {
-        badge (ctx, 1, x + 9, y + 9, g_array_index (self->notes, Note, 0).rgba);
+        badge (ctx, 0, x + 9, y + 9, g_array_index (self->notes, Note, 0).rgba);
         x += 24;
-        text (ctx, _("annotation (listed under Notes)"), ctx->f_small, x, y + 1, -1, ctx->c->dim);
+        text (ctx, _("annotation (lettered as in Notes)"), ctx->f_small, x, y + 1, -1, ctx->c->dim);
       }
     y += 28;
   }
@@ -1535,7 +1572,7 @@ section_timeline (Ctx    *ctx,
         {
           g_autofree char *label = g_strdup_printf ("%u", i + 1);
 
-          pill (ctx, label, spot.x + 2, spot.y + 2, cp_report_severity_color (cp_finding_get_severity (f),
+          finding_tag (ctx, label, spot.x + 2, spot.y + 2, cp_report_severity_color (cp_finding_get_severity (f),
                                                                                 ctx->theme));
         }
     }
@@ -1556,7 +1593,8 @@ section_timeline (Ctx    *ctx,
       if (c->row >= 0)
         {
           double by = y + c->row * (box_h + 8);
-          g_autofree char *label = g_strdup_printf ("%u  %s", c->note + 1, n->title);
+          g_autofree char *letter = note_letter (c->note);
+          g_autofree char *label = g_strdup_printf ("%s  %s", letter, n->title);
 
           if (ctx->draw)
             {
@@ -1572,7 +1610,7 @@ section_timeline (Ctx    *ctx,
           text_full (ctx, label, FALSE, ctx->f_small_bold, c->bx + 8, by + 4, c->bw - 14,
                      cp_palette_text_on (n->rgba | 0xff), PANGO_ALIGN_LEFT, 1, NULL);
         }
-      badge (ctx, c->note + 1, c->ax, c->ay, n->rgba);
+      badge (ctx, c->note, c->ax, c->ay, n->rgba);
     }
 
   y = tl_top + ctx->tl_height + 8;
@@ -1649,7 +1687,7 @@ finding_card (Ctx       *ctx,
       /* Left: number, severity, title, summary, fixes. */
       {
         g_autofree char *num = g_strdup_printf ("%u", number);
-        double nw = pill (ctx, num, lx, ly + 2, color);
+        double nw = finding_tag (ctx, num, lx, ly + 2, color);
 
         pw = pill (ctx, cp_severity_get_label (sev), lx + nw + 6, ly + 2, color);
         ly += text_full (ctx, cp_finding_get_title (f), FALSE, ctx->f_h2, lx + nw + pw + 16, ly,
@@ -2037,7 +2075,7 @@ section_notes (Ctx    *ctx,
       if (n->detached)
         g_string_append_printf (meta, " · %s", _("detached: its slice is not in this capture"));
 
-      badge (ctx, i + 1, x + 10, yy + 10, n->rgba);
+      badge (ctx, i, x + 10, yy + 10, n->rgba);
       yy += text (ctx, n->title, ctx->f_body_bold, x + 28, yy, col_w - 28, ctx->c->text) + 1;
       yy += text (ctx, meta->str, ctx->f_small, x + 28, yy, col_w - 28, ctx->c->dim) + 2;
       if (n->body != NULL)
