@@ -265,8 +265,10 @@ test_flows_and_ensure (void)
   flows = cp_trace_get_flows (trace, &n_flows);
   g_assert_cmpuint (n_flows, ==, 10);
 
+  g_assert_null (cp_lod_peek (trace));
   lod = cp_lod_ensure (trace);
   g_assert_true (lod == cp_lod_ensure (trace));
+  g_assert_true (lod == cp_lod_peek (trace));
   g_assert_cmpuint (cp_lod_get_memory_size (lod), >, 0);
   for (guint lane = 0; lane < 2; lane++)
     {

@@ -290,6 +290,13 @@ cp_lod_ensure (CpTrace *trace)
   return lod;
 }
 
+CpLod *
+cp_lod_peek (CpTrace *trace)
+{
+  g_return_val_if_fail (CP_IS_TRACE (trace), NULL);
+  return g_object_get_data (G_OBJECT (trace), LOD_KEY);
+}
+
 gsize
 cp_lod_get_memory_size (CpLod *self)
 {

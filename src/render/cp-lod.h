@@ -39,6 +39,9 @@ void            cp_lod_unref                 (CpLod   *self);
  * Thread-safe; the result lives as long as the trace. */
 CpLod          *cp_lod_ensure                (CpTrace *trace);
 
+/* The index of a trace if it was built already, else NULL (never blocks). */
+CpLod          *cp_lod_peek                  (CpTrace *trace);
+
 /* Bytes the index adds to the trace. */
 gsize           cp_lod_get_memory_size       (CpLod   *self);
 

@@ -1462,6 +1462,26 @@ paint_flows (CpPainter *self)
 
 /* Gutter */
 
+/* A counter value in three significant digits, with an SI prefix for large
+ * ones: "1980", "604k", "1.20G". */
+static char *
+format_value (double v)
+{
+  static const char *prefixes[] = { "", "k", "M", "G", "T", "P" };
+  double a = fabs (v);
+  guint p = 0;
+
+  if (a < 10000)
+    return g_strdup_printf ("%.4g", v);
+  while (a >= 1000 && p + 1 < G_N_ELEMENTS (prefixes))
+    {
+      a /= 1000;
+      v /= 1000;
+      p++;
+    }
+  return g_strdup_printf ("%.*f%s", a >= 100 ? 0 : a >= 10 ? 1 : 2, v, prefixes[p]);
+}
+
 static void
 gutter_item (CpPainter          *self,
              guint               index,
@@ -1536,7 +1556,9 @@ gutter_item (CpPainter          *self,
 
           if (cp_lod_counter_range (self->lod, item->lane, &vmin, &vmax))
             {
-              g_autofree char *range = g_strdup_printf (_("max %.4g"), vmax);
+              g_autofree char *value = format_value (vmax);
+              /* Translators: the largest value of a counter, "max 604k". */
+              g_autofree char *range = g_strdup_printf (_("max %s"), value);
 
               draw_text (self, range, self->font, x, text_y + lh, gw - x - 6, lh, self->colors->dim_text);
             }

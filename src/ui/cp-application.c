@@ -435,6 +435,7 @@ cp_application_startup (GApplication *app)
   } accels[] = {
     { "app.new-window", { "<Primary>n", NULL } },
     { "app.quit", { "<Primary>q", NULL } },
+    { "win.find", { "<Primary>f", NULL } },
     { "win.open", { "<Primary>o", NULL } },
     { "win.open-folder", { "<Primary><Shift>o", NULL } },
     { "window.close", { "<Primary>w", NULL } },

@@ -17,8 +17,9 @@
 #include "cp-findings-pane.h"
 #include "cp-kernels-pane.h"
 #include "cp-steps-pane.h"
-#include "cp-lane-list.h"
+#include "cp-details-pane.h"
 #include "cp-summary-bar.h"
+#include "cp-timeline-pane.h"
 #include "cp-window-private.h"
 
 struct _CpWindow
@@ -35,6 +36,7 @@ struct _CpWindow
   GtkPaned             *loaded_paned;
   AdwViewStack         *side_stack;
   CpCapturePane        *capture_pane;
+  CpTimelinePane       *timeline_pane;
   GMenu                *recent_submenu;
 
   /* Owned references */
@@ -43,6 +45,7 @@ struct _CpWindow
   CpTrace              *trace;
   CpAnalysis           *analysis;          /* of trace, once the worker thread is done */
   GCancellable         *analysis_cancellable;
+  CpViewState          *view_state;        /* shared by the timeline and the panes */
   GCancellable         *load_cancellable;  /* the check or load of this window's capture */
   GCancellable         *cancellable;       /* cancelled when the window closes */
 
@@ -69,6 +72,7 @@ enum {
   PROP_STATE,
   PROP_TRACE,
   PROP_ANALYSIS,
+  PROP_VIEW_STATE,
   N_PROPS
 };
 
@@ -255,6 +259,7 @@ cp_window_update_action_state (CpWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load",
                                  self->state == CP_WINDOW_LOADING);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-load-report", loaded);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", loaded);
   /* The report composer (render/) is not part of the build yet: the item
    * stays visible and disabled until it is. */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-report", FALSE);
@@ -341,11 +346,13 @@ static void
 set_trace (CpWindow *self,
            CpTrace  *trace)
 {
-  if (g_set_object (&self->trace, trace))
-    {
-      start_analysis (self);
-      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
-    }
+  if (!g_set_object (&self->trace, trace))
+    return;
+  /* The view state first, so that every pane bound to "trace" finds it
+   * showing the new capture. */
+  cp_view_state_set_trace (self->view_state, trace);
+  start_analysis (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
 }
 
 /* Back to the empty page after a failed or cancelled load. */
@@ -484,6 +491,7 @@ load_done_cb (GObject      *source,
 
   set_trace (self, trace);
   set_state (self, CP_WINDOW_LOADED);
+  gtk_widget_grab_focus (GTK_WIDGET (cp_timeline_pane_get_view (self->timeline_pane)));
   show_load_report_toast (self);
 
   {
@@ -1092,6 +1100,14 @@ cp_window_get_analysis (CpWindow *self)
   return self->analysis;
 }
 
+CpViewState *
+cp_window_get_view_state (CpWindow *self)
+{
+  g_return_val_if_fail (CP_IS_WINDOW (self), NULL);
+
+  return self->view_state;
+}
+
 gboolean
 cp_window_is_idle (CpWindow *self)
 {
@@ -1119,6 +1135,29 @@ cp_window_constructed (GObject *object)
     }
 
   restore_window_state (self);
+
+  /* View menu: lane order from the settings, flows on the view state. */
+  if (self->settings != NULL)
+    {
+      g_autoptr(GAction) devices_first = g_settings_create_action (self->settings, "devices-first");
+
+      g_settings_bind (self->settings, "devices-first", self->view_state, "devices-first",
+                       G_SETTINGS_BIND_GET);
+      g_action_map_add_action (G_ACTION_MAP (self), devices_first);
+    }
+  else
+    {
+      g_autoptr(GPropertyAction) devices_first =
+        g_property_action_new ("devices-first", self->view_state, "devices-first");
+
+      g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (devices_first));
+    }
+  {
+    g_autoptr(GPropertyAction) flows = g_property_action_new ("show-all-flows", self->view_state, "show-all-flows");
+
+    g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (flows));
+  }
+
   cp_window_update_action_state (self);
 }
 
@@ -1149,6 +1188,7 @@ cp_window_finalize (GObject *object)
   g_clear_object (&self->analysis_cancellable);
   g_clear_object (&self->analysis);
   g_clear_object (&self->trace);
+  g_clear_object (&self->view_state);
   g_clear_object (&self->file);
   g_clear_object (&self->settings);
 
@@ -1177,9 +1217,40 @@ cp_window_get_property (GObject    *object,
     case PROP_ANALYSIS:
       g_value_set_object (value, self->analysis);
       break;
+    case PROP_VIEW_STATE:
+      g_value_set_object (value, self->view_state);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
+}
+
+static void
+find_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+
+  cp_timeline_pane_find (self->timeline_pane);
+}
+
+/* A new selection shows its details, unless another pane than the
+ * capture's summary is open (the user is reading it). */
+static void
+view_state_changed_cb (CpWindow *self,
+                       guint     what)
+{
+  const char *page;
+
+  if (!(what & (CP_VIEW_CHANGE_SELECTION | CP_VIEW_CHANGE_TIME_SELECTION)) || (what & CP_VIEW_CHANGE_TRACE))
+    return;
+  if (!cp_view_state_has_selected (self->view_state) &&
+      !cp_view_state_get_time_selection (self->view_state, NULL, NULL))
+    return;
+  page = adw_view_stack_get_visible_child_name (self->side_stack);
+  if (g_strcmp0 (page, "capture") == 0)
+    adw_view_stack_set_visible_child_name (self->side_stack, "details");
 }
 
 static void
@@ -1212,14 +1283,21 @@ cp_window_class_init (CpWindowClass *klass)
     g_param_spec_object ("analysis", NULL, NULL,
                          CP_TYPE_ANALYSIS,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /* What the timeline shows (visible range, selection, highlights...):
+   * panes bind their "view-state" to it. */
+  properties[PROP_VIEW_STATE] =
+    g_param_spec_object ("view-state", NULL, NULL,
+                         CP_TYPE_VIEW_STATE,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (CP_TYPE_CAPTURE_PANE);
   g_type_ensure (CP_TYPE_FINDINGS_PANE);
   g_type_ensure (CP_TYPE_KERNELS_PANE);
   g_type_ensure (CP_TYPE_STEPS_PANE);
-  g_type_ensure (CP_TYPE_LANE_LIST);
+  g_type_ensure (CP_TYPE_DETAILS_PANE);
   g_type_ensure (CP_TYPE_SUMMARY_BAR);
+  g_type_ensure (CP_TYPE_TIMELINE_PANE);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/chokepoint/Chokepoint/ui/cp-window.ui");
@@ -1232,6 +1310,7 @@ cp_window_class_init (CpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CpWindow, loaded_paned);
   gtk_widget_class_bind_template_child (widget_class, CpWindow, side_stack);
   gtk_widget_class_bind_template_child (widget_class, CpWindow, capture_pane);
+  gtk_widget_class_bind_template_child (widget_class, CpWindow, timeline_pane);
   gtk_widget_class_bind_template_child (widget_class, CpWindow, recent_submenu);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
@@ -1243,6 +1322,8 @@ cp_window_class_init (CpWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.export-report", NULL,
                                    export_report_action);
 
+  gtk_widget_class_install_action (widget_class, "win.find", NULL, find_action);
+
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.cancel-load", NULL);
 }
 
@@ -1252,7 +1333,11 @@ cp_window_init (CpWindow *self)
   GtkDropTarget *target;
   GType drop_types[] = { GDK_TYPE_FILE_LIST, G_TYPE_FILE, G_TYPE_STRING };
 
+  /* Before the template: its panes bind to "view-state". */
+  self->view_state = cp_view_state_new ();
   gtk_widget_init_template (GTK_WIDGET (self));
+  g_signal_connect_object (self->view_state, "changed", G_CALLBACK (view_state_changed_cb), self,
+                           G_CONNECT_SWAPPED);
 
   target = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
   gtk_drop_target_set_gtypes (target, drop_types, G_N_ELEMENTS (drop_types));

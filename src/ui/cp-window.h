@@ -10,6 +10,7 @@
 
 #include "analysis/cp-analysis.h"
 #include "model/cp-trace.h"
+#include "render/cp-view-state.h"
 #include "cp-application.h"
 
 G_BEGIN_DECLS
@@ -47,6 +48,9 @@ CpTrace       *cp_window_get_trace    (CpWindow      *self);
 /* The analysis of the loaded capture, or NULL while it runs (in a worker
  * thread, started when the trace is set). The "analysis" property notifies. */
 CpAnalysis    *cp_window_get_analysis (CpWindow      *self);
+/* What the timeline shows, shared with every pane (the "view-state"
+ * property; panes in cp-window.ui bind their own "view-state" to it). */
+CpViewState   *cp_window_get_view_state (CpWindow    *self);
 /* TRUE when the window neither shows nor loads anything. */
 gboolean       cp_window_is_idle      (CpWindow      *self);
 

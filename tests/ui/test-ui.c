@@ -19,7 +19,7 @@
 #include "cp-application.h"
 #include "cp-test-util.h"
 #include "cp-format.h"
-#include "cp-lane-list.h"
+#include "cp-timeline-pane.h"
 #include "model/cp-lane.h"
 #include "model/cp-trace-builder.h"
 #include "cp-window.h"
@@ -75,6 +75,12 @@ wait_for (Condition   cond,
   if (timed_out)
     g_error ("Timed out waiting for %s", what);
   g_source_remove (id);
+}
+
+static gboolean
+timeline_ready (gpointer data)
+{
+  return cp_timeline_view_is_ready (data);
 }
 
 /* Lets pending idles and short timeouts run. */
@@ -455,6 +461,26 @@ test_empty_state (void)
   close_all ();
 }
 
+/* Whether the timeline names a lane group or lane with this text (it draws
+ * them itself, they are not labels). */
+static gboolean
+timeline_shows (CpWindow   *window,
+                const char *text)
+{
+  CpTimelinePane *pane = CP_TIMELINE_PANE (find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE));
+  CpTimelineView *view = cp_timeline_pane_get_view (pane);
+  CpTimelineLayout *layout;
+
+  wait_for (timeline_ready, view, "the timeline's index");
+  layout = cp_timeline_view_get_layout (view);
+  for (guint i = 0; layout && i < cp_timeline_layout_get_n_items (layout); i++)
+    {
+      if (strstr (cp_timeline_layout_get_label (layout, i), text) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 check_loaded (CpWindow   *window,
               const char *name)
@@ -467,11 +493,11 @@ check_loaded (CpWindow   *window,
   g_assert_cmpuint (cp_trace_get_n_lanes (trace), >=, 3);
   g_assert_cmpuint (cp_trace_get_n_slices (trace), ==, 5);
 
-  /* The summary, the lane list and the Capture page show the capture. */
+  /* The summary, the timeline and the Capture page show the capture. */
   g_assert_true (screen_shows ("Time Span"));
   g_assert_true (screen_shows ("Test GPU"));
   g_assert_true (screen_shows ("Load Report"));
-  g_assert_true (screen_shows ("python3"));
+  g_assert_true (timeline_shows (window, "python3"));
 }
 
 static void
@@ -491,25 +517,26 @@ test_drop_file (void)
   g_assert_nonnull (recent[0]);
   g_assert_cmpstr (recent[0], ==, uri);
 
-  /* The lane list groups lanes under their process or device, expanded:
-   * one row per group and one per lane. */
+  /* The timeline lays the lanes out under their process or device,
+   * expanded: one item per group and one per lane. */
   {
-    CpLaneList *list = CP_LANE_LIST (find_widget (GTK_WIDGET (window), CP_TYPE_LANE_LIST));
-    GListModel *rows = cp_lane_list_get_model (list);
+    CpTimelinePane *pane = CP_TIMELINE_PANE (find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE));
+    CpTimelineView *view = cp_timeline_pane_get_view (pane);
     CpTrace *trace = cp_window_get_trace (window);
+    CpTimelineLayout *layout;
     guint n_groups = 0;
 
-    g_assert_nonnull (rows);
-    for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    g_assert_nonnull (pane);
+    wait_for (timeline_ready, view, "the timeline's index");
+    layout = cp_timeline_view_get_layout (view);
+    g_assert_nonnull (layout);
+    for (guint i = 0; i < cp_timeline_layout_get_n_items (layout); i++)
       {
-        g_autoptr(GtkTreeListRow) row = g_list_model_get_item (rows, i);
-        g_autoptr(GObject) item = gtk_tree_list_row_get_item (row);
-
-        if (!CP_IS_LANE (item))
+        if (cp_timeline_layout_get_item (layout, i)->kind == CP_LAYOUT_GROUP)
           n_groups++;
       }
     g_assert_cmpuint (n_groups, >=, 2);
-    g_assert_cmpuint (g_list_model_get_n_items (rows), ==, n_groups + cp_trace_get_n_lanes (trace));
+    g_assert_cmpuint (cp_timeline_layout_get_n_items (layout), ==, n_groups + cp_trace_get_n_lanes (trace));
   }
 
   close_all ();

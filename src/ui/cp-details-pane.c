@@ -1,0 +1,777 @@
+/* cp-details-pane.c
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "formats/cp-args.h"
+#include "render/cp-lod.h"
+#include "render/cp-range-stats.h"
+#include "render/cp-time-format.h"
+
+#include "cp-details-pane.h"
+#include "cp-format.h"
+
+/* Arguments shown at most; a capture can carry huge ones. */
+#define MAX_ARGS        200
+#define MAX_ARG_CHARS   2000
+
+struct _CpDetailsPane
+{
+  GtkWidget      parent_instance;
+
+  /* Child widgets */
+  GtkWidget     *stack;
+  GtkWidget     *content;        /* the box in the scrolled window */
+  GtkWidget     *slice_box;      /* rebuilt for each selection */
+  GtkWidget     *range_box;      /* rebuilt for each range */
+
+  /* Owned references */
+  CpTrace       *trace;
+  CpViewState   *view;
+  GArray        *links;          /* of CpSliceRef: the other end of each flow link */
+  GCancellable  *range_cancellable;
+
+  gulong         view_changed_id;
+};
+
+G_DEFINE_FINAL_TYPE (CpDetailsPane, cp_details_pane, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_TRACE,
+  PROP_VIEW_STATE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+clear_box (GtkWidget *box)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (box)) != NULL)
+    gtk_box_remove (GTK_BOX (box), child);
+}
+
+static GtkWidget *
+heading (const char *text)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_add_css_class (label, "heading");
+  gtk_widget_set_margin_top (label, 6);
+  return label;
+}
+
+static GtkWidget *
+new_grid (void)
+{
+  GtkWidget *grid = gtk_grid_new ();
+
+  gtk_grid_set_column_spacing (GTK_GRID (grid), 12);
+  gtk_grid_set_row_spacing (GTK_GRID (grid), 4);
+  return grid;
+}
+
+/* A "key  value" line of a grid; the value is selectable and wraps. */
+static GtkWidget *
+grid_row (GtkWidget  *grid,
+          int         row,
+          const char *key,
+          const char *value)
+{
+  GtkWidget *k = gtk_label_new (key);
+  GtkWidget *v = gtk_label_new (value);
+
+  gtk_label_set_xalign (GTK_LABEL (k), 0);
+  gtk_label_set_yalign (GTK_LABEL (k), 0);
+  gtk_widget_add_css_class (k, "dim-label");
+  gtk_label_set_xalign (GTK_LABEL (v), 0);
+  gtk_label_set_wrap (GTK_LABEL (v), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (v), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (v), TRUE);
+  gtk_widget_set_hexpand (v, TRUE);
+  gtk_grid_attach (GTK_GRID (grid), k, 0, row, 1, 1);
+  gtk_grid_attach (GTK_GRID (grid), v, 1, row, 1, 1);
+  return v;
+}
+
+static char *
+lane_title (CpTrace *trace,
+            guint    lane_index)
+{
+  CpLane *lane = cp_trace_get_lane (trace, lane_index);
+  const CpProcess *p = cp_trace_get_process (trace, cp_lane_get_process (lane));
+  const char *pname = cp_trace_get_string (trace, p->name);
+  const char *lname = cp_lane_get_name (lane);
+  g_autofree char *group = NULL;
+
+  if (p->is_device && p->device >= 0 && (pname == NULL || *pname == '\0'))
+    group = g_strdup_printf (_("GPU %d"), p->device);
+  else if (pname && *pname)
+    group = g_strdup (pname);
+  else if (p->pid != CP_NONE)
+    group = g_strdup_printf (_("Process %" G_GINT64_FORMAT), p->pid);
+  if (lname == NULL || *lname == '\0')
+    lname = cp_lane_kind_to_string (cp_lane_get_kind (lane));
+  if (group == NULL)
+    return g_strdup (lname);
+  /* Translators: a lane and its process or device: "stream 7 · GPU 0". */
+  return g_strdup_printf (_("%s · %s"), lname, group);
+}
+
+/* Flow links: "launched by cudaLaunchKernel at 1.234 ms",
+ * "kernel on stream 7 at 1.300 ms". */
+static char *
+flow_text (CpTrace      *trace,
+           const CpFlow *flow,
+           gboolean      outgoing)
+{
+  CpSliceRef other = outgoing ? flow->to : flow->from;
+  CpLane *lane = cp_trace_get_lane (trace, other.lane);
+  g_autofree char *when = cp_time_format_offset (cp_trace_slice_start (trace, other));
+  const char *name = cp_trace_slice_name (trace, other);
+  const char *lname = cp_lane_get_name (lane);
+
+  if (!outgoing)
+    {
+      if (flow->kind == CP_FLOW_LAUNCH)
+        /* Translators: a flow link: "Launched by cudaLaunchKernel at 1.234567 s". */
+        return g_strdup_printf (_("Launched by %s at %s"), name, when);
+      if (flow->kind == CP_FLOW_FWD_BWD)
+        /* Translators: a flow link to the forward op of a backward op. */
+        return g_strdup_printf (_("Backward of %s at %s"), name, when);
+      /* Translators: a flow link: "From aten::mm at 1.234567 s". */
+      return g_strdup_printf (_("From %s at %s"), name, when);
+    }
+  switch (cp_lane_get_kind (lane))
+    {
+    case CP_LANE_KERNEL:
+      /* Translators: a flow link: "Kernel on stream 7 at 1.234567 s: gemm". */
+      return g_strdup_printf (_("Kernel on %s at %s: %s"), lname, when, name);
+    case CP_LANE_TRANSFER:
+      /* Translators: a flow link: "Copy on Memcpy HtoD at 1.234567 s". */
+      return g_strdup_printf (_("Copy on %s at %s: %s"), lname, when, name);
+    case CP_LANE_HOST_THREAD:
+    case CP_LANE_DEVICE_ANNOTATION:
+    case CP_LANE_ASYNC:
+    case CP_LANE_COUNTER:
+    case CP_LANE_N_KINDS:
+    default:
+      if (flow->kind == CP_FLOW_FWD_BWD)
+        /* Translators: a flow link to the backward op of a forward op. */
+        return g_strdup_printf (_("Backward: %s at %s"), name, when);
+      /* Translators: a flow link: "To aten::mm on thread 12 at 1.234567 s". */
+      return g_strdup_printf (_("To %s on %s at %s"), name, lname, when);
+    }
+}
+
+static gboolean
+activate_link_cb (CpDetailsPane *self,
+                  const char    *uri,
+                  GtkLabel      *label)
+{
+  guint64 n;
+
+  if (!g_str_has_prefix (uri, "flow:"))
+    return FALSE;
+  n = g_ascii_strtoull (uri + 5, NULL, 10);
+  cp_details_pane_follow_flow (self, (guint) n);
+  return TRUE;
+}
+
+static void
+add_flows (CpDetailsPane *self,
+           CpSliceRef     ref)
+{
+  g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint));
+  const CpFlow *flows;
+  guint n_flows;
+  GtkWidget *box;
+
+  g_array_set_size (self->links, 0);
+  cp_trace_find_flows (self->trace, ref, ids);
+  if (ids->len == 0)
+    return;
+  flows = cp_trace_get_flows (self->trace, &n_flows);
+  gtk_box_append (GTK_BOX (self->slice_box), heading (_("Flows")));
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  for (guint k = 0; k < ids->len && k < 100; k++)
+    {
+      const CpFlow *f = &flows[g_array_index (ids, guint, k)];
+      gboolean outgoing = cp_slice_ref_equal (f->from, ref);
+      CpSliceRef other = outgoing ? f->to : f->from;
+      g_autofree char *text = flow_text (self->trace, f, outgoing);
+      g_autofree char *escaped = g_markup_escape_text (text, -1);
+      g_autofree char *markup = g_strdup_printf ("<a href=\"flow:%u\">%s</a>", self->links->len, escaped);
+      GtkWidget *label = gtk_label_new (NULL);
+
+      if (!cp_trace_slice_ref_valid (self->trace, other))
+        continue;
+      g_array_append_val (self->links, other);
+      gtk_label_set_markup (GTK_LABEL (label), markup);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+      gtk_widget_set_name (label, "flow-link");
+      g_signal_connect_object (label, "activate-link", G_CALLBACK (activate_link_cb), self, G_CONNECT_SWAPPED);
+      gtk_box_append (GTK_BOX (box), label);
+    }
+  gtk_box_append (GTK_BOX (self->slice_box), box);
+}
+
+static void
+add_args (CpDetailsPane *self,
+          CpSliceRef     ref)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) args = cp_args_decode (self->trace, ref, &error);
+  GtkWidget *grid;
+
+  if (args == NULL)
+    {
+      GtkWidget *label = gtk_label_new (error->message);
+
+      gtk_box_append (GTK_BOX (self->slice_box), heading (_("Arguments")));
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_widget_add_css_class (label, "error");
+      gtk_box_append (GTK_BOX (self->slice_box), label);
+      return;
+    }
+  if (args->len == 0)
+    return;
+  gtk_box_append (GTK_BOX (self->slice_box), heading (_("Arguments")));
+  grid = new_grid ();
+  for (guint i = 0; i < args->len && i < MAX_ARGS; i++)
+    {
+      const CpArg *a = g_ptr_array_index (args, i);
+      g_autofree char *value = NULL;
+
+      if (g_utf8_strlen (a->value, -1) > MAX_ARG_CHARS)
+        {
+          g_autofree char *cut = g_utf8_substring (a->value, 0, MAX_ARG_CHARS);
+
+          value = g_strconcat (cut, "…", NULL);
+        }
+      else
+        value = g_strdup (a->value);
+      grid_row (grid, (int) i, a->key, value);
+    }
+  if (args->len > MAX_ARGS)
+    {
+      g_autofree char *more = g_strdup_printf (_("%u more not shown"), args->len - MAX_ARGS);
+
+      grid_row (grid, MAX_ARGS, "…", more);
+    }
+  gtk_box_append (GTK_BOX (self->slice_box), grid);
+}
+
+static void
+add_gpu_info (CpDetailsPane *self,
+              GtkWidget     *grid,
+              int           *row,
+              CpSliceRef     ref,
+              gint64         dur)
+{
+  const CpGpuInfo *g = cp_trace_get_gpu_info (self->trace, ref);
+  char buf[128];
+
+  if (g == NULL)
+    return;
+  if (g->device >= 0)
+    {
+      g_snprintf (buf, sizeof buf, "%d", g->device);
+      grid_row (grid, (*row)++, _("Device"), buf);
+    }
+  if (g->stream >= 0)
+    {
+      g_snprintf (buf, sizeof buf, "%d", g->stream);
+      grid_row (grid, (*row)++, _("Stream"), buf);
+    }
+  if (g->grid[0] > 0)
+    {
+      g_snprintf (buf, sizeof buf, "%d × %d × %d", g->grid[0], MAX (g->grid[1], 1), MAX (g->grid[2], 1));
+      grid_row (grid, (*row)++, _("Grid"), buf);
+    }
+  if (g->block[0] > 0)
+    {
+      g_snprintf (buf, sizeof buf, "%d × %d × %d", g->block[0], MAX (g->block[1], 1), MAX (g->block[2], 1));
+      grid_row (grid, (*row)++, _("Block"), buf);
+    }
+  if (g->registers > 0)
+    {
+      g_snprintf (buf, sizeof buf, "%d", g->registers);
+      grid_row (grid, (*row)++, _("Registers per thread"), buf);
+    }
+  if (g->shared_mem > 0)
+    {
+      g_autofree char *size = g_format_size (g->shared_mem);
+
+      grid_row (grid, (*row)++, _("Shared memory"), size);
+    }
+  if (g->occupancy >= 0 && g->occupancy == g->occupancy)
+    {
+      g_snprintf (buf, sizeof buf, "%.0f %%", g->occupancy);
+      grid_row (grid, (*row)++, _("Est. achieved occupancy"), buf);
+    }
+  if (g->bytes >= 0)
+    {
+      g_autofree char *size = g_format_size (g->bytes);
+
+      if (dur > 0)
+        {
+          /* Translators: bytes moved and the rate: "4.1 MB at 12.3 GB/s". */
+          g_autofree char *text = g_strdup_printf (_("%s at %.1f GB/s"), size, (double) g->bytes / (double) dur);
+
+          grid_row (grid, (*row)++, _("Bytes"), text);
+        }
+      else
+        grid_row (grid, (*row)++, _("Bytes"), size);
+    }
+}
+
+static void
+show_slice (CpDetailsPane *self,
+            CpSliceRef     ref)
+{
+  CpLane *lane = cp_trace_get_lane (self->trace, ref.lane);
+  const CpSlices *s = cp_lane_get_slices (lane);
+  guint32 i = ref.index;
+  GtkWidget *title, *grid;
+  int row = 0;
+  g_autofree char *lane_name = lane_title (self->trace, ref.lane);
+  g_autofree char *start = cp_time_format_offset (s->start[i]);
+  g_autofree char *end = cp_time_format_offset (s->start[i] + s->dur[i]);
+  g_autofree char *dur = cp_ui_format_duration (s->dur[i]);
+  const char *cat = cp_trace_get_string (self->trace, s->cat[i]);
+  CpLaneKind kind = cp_lane_get_kind (lane);
+
+  title = gtk_label_new (cp_trace_get_string (self->trace, s->name[i]));
+  gtk_label_set_xalign (GTK_LABEL (title), 0);
+  gtk_label_set_wrap (GTK_LABEL (title), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (title), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (title), TRUE);
+  gtk_widget_add_css_class (title, "title-4");
+  gtk_widget_set_name (title, "slice-name");
+  gtk_box_append (GTK_BOX (self->slice_box), title);
+
+  grid = new_grid ();
+  if (cat && *cat)
+    grid_row (grid, row++, _("Category"), cat);
+  grid_row (grid, row++, _("Lane"), lane_name);
+  grid_row (grid, row++, _("Start"), start);
+  grid_row (grid, row++, _("End"), end);
+  grid_row (grid, row++, _("Duration"), dur);
+  /* Self time: the duration less what its children (the row below, inside
+   * it) cover. Device lanes do not nest. */
+  if (kind == CP_LANE_HOST_THREAD || kind == CP_LANE_ASYNC || kind == CP_LANE_DEVICE_ANNOTATION)
+    {
+      CpLod *lod = cp_lod_ensure (self->trace);
+      gint64 children = cp_lod_row_coverage (lod, ref.lane, s->row[i] + 1, s->start[i], s->start[i] + s->dur[i]);
+      g_autofree char *self_time = cp_ui_format_duration (s->dur[i] - children);
+
+      grid_row (grid, row++, _("Self time"), self_time);
+    }
+  if (s->flags[i] & CP_SLICE_PAGEABLE)
+    grid_row (grid, row++, _("Host memory"), _("Pageable (a staged, synchronous copy; pin the memory)"));
+  else if (s->flags[i] & CP_SLICE_PINNED)
+    grid_row (grid, row++, _("Host memory"), _("Pinned"));
+  if (s->flags[i] & CP_SLICE_SYNC)
+    grid_row (grid, row++, _("Synchronizes"), _("Yes: the host waits here"));
+  if (s->flags[i] & CP_SLICE_UNCLOSED)
+    grid_row (grid, row++, _("Note"), _("Never closed in the capture: drawn to its end"));
+  if (s->corr[i] != CP_NONE)
+    {
+      char buf[32];
+
+      g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, s->corr[i]);
+      grid_row (grid, row++, _("Correlation"), buf);
+    }
+  add_gpu_info (self, grid, &row, ref, s->dur[i]);
+  gtk_box_append (GTK_BOX (self->slice_box), grid);
+
+  add_flows (self, ref);
+  add_args (self, ref);
+}
+
+/* Range */
+
+typedef struct
+{
+  CpTrace *trace;
+  gint64   start;
+  gint64   end;
+} RangeJob;
+
+static void
+range_job_free (RangeJob *job)
+{
+  g_clear_object (&job->trace);
+  g_free (job);
+}
+
+static void
+range_thread (GTask        *task,
+              gpointer      source,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  RangeJob *job = task_data;
+  GError *error = NULL;
+  GArray *stats = cp_range_stats_compute (job->trace, job->start, job->end, cancellable, &error);
+
+  if (stats == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, stats, (GDestroyNotify) g_array_unref);
+}
+
+static void
+range_done_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  CpDetailsPane *self = CP_DETAILS_PANE (source);
+  RangeJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GArray) stats = g_task_propagate_pointer (G_TASK (result), NULL);
+  GtkWidget *grid, *placeholder;
+  gint64 span = MAX (job->end - job->start, 1);
+
+  if (stats == NULL)
+    return;
+  placeholder = gtk_widget_get_last_child (self->range_box);
+  if (placeholder)
+    gtk_box_remove (GTK_BOX (self->range_box), placeholder);
+  if (stats->len == 0)
+    {
+      GtkWidget *label = gtk_label_new (_("No slices in this range"));
+
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_box_append (GTK_BOX (self->range_box), label);
+      return;
+    }
+  grid = new_grid ();
+  gtk_widget_set_name (grid, "range-lanes");
+  {
+    const char *titles[] = { N_("Lane"), N_("Slices"), N_("Busy"), "" };
+
+    for (int c = 0; c < 4; c++)
+      {
+        GtkWidget *h = gtk_label_new (*titles[c] ? _(titles[c]) : "");
+
+        gtk_label_set_xalign (GTK_LABEL (h), c == 0 ? 0 : 1);
+        gtk_widget_add_css_class (h, "dim-label");
+        gtk_grid_attach (GTK_GRID (grid), h, c, 0, 1, 1);
+      }
+  }
+  for (guint k = 0; k < stats->len; k++)
+    {
+      const CpRangeLaneStats *st = &g_array_index (stats, CpRangeLaneStats, k);
+      g_autofree char *name = lane_title (job->trace, st->lane);
+      g_autofree char *count = cp_ui_format_count (st->slices);
+      g_autofree char *busy = cp_ui_format_duration (st->busy);
+      g_autofree char *pct = g_strdup_printf ("%.0f %%", 100.0 * (double) st->busy / (double) span);
+      const char *cells[] = { name, count, busy, pct };
+
+      for (int c = 0; c < 4; c++)
+        {
+          GtkWidget *l = gtk_label_new (cells[c]);
+
+          gtk_label_set_xalign (GTK_LABEL (l), c == 0 ? 0 : 1);
+          if (c == 0)
+            {
+              gtk_label_set_ellipsize (GTK_LABEL (l), PANGO_ELLIPSIZE_MIDDLE);
+              gtk_widget_set_hexpand (l, TRUE);
+              gtk_widget_set_tooltip_text (l, name);
+            }
+          else
+            gtk_widget_add_css_class (l, "numeric");
+          gtk_grid_attach (GTK_GRID (grid), l, c, (int) k + 1, 1, 1);
+        }
+    }
+  gtk_box_append (GTK_BOX (self->range_box), grid);
+}
+
+static void
+show_range (CpDetailsPane *self,
+            gint64         start,
+            gint64         end)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *a = cp_time_format_offset (start);
+  g_autofree char *b = cp_time_format_offset (end);
+  g_autofree char *d = cp_ui_format_duration (end - start);
+  GtkWidget *grid, *placeholder;
+  RangeJob *job;
+
+  gtk_box_append (GTK_BOX (self->range_box), heading (_("Selected Range")));
+  grid = new_grid ();
+  grid_row (grid, 0, _("Start"), a);
+  grid_row (grid, 1, _("End"), b);
+  gtk_widget_set_name (grid_row (grid, 2, _("Duration"), d), "range-duration");
+  gtk_box_append (GTK_BOX (self->range_box), grid);
+
+  placeholder = gtk_label_new (_("Counting…"));
+  gtk_label_set_xalign (GTK_LABEL (placeholder), 0);
+  gtk_widget_add_css_class (placeholder, "dim-label");
+  gtk_box_append (GTK_BOX (self->range_box), placeholder);
+
+  g_cancellable_cancel (self->range_cancellable);
+  g_clear_object (&self->range_cancellable);
+  self->range_cancellable = g_cancellable_new ();
+  job = g_new0 (RangeJob, 1);
+  job->trace = g_object_ref (self->trace);
+  job->start = start;
+  job->end = end;
+  task = g_task_new (self, self->range_cancellable, range_done_cb, NULL);
+  g_task_set_source_tag (task, show_range);
+  g_task_set_task_data (task, job, (GDestroyNotify) range_job_free);
+  g_task_run_in_thread (task, range_thread);
+}
+
+static void
+update (CpDetailsPane *self,
+        guint          what)
+{
+  gboolean has_slice = FALSE, has_range = FALSE;
+  gint64 start = 0, end = 0;
+
+  if (self->trace && self->view && cp_view_state_get_trace (self->view) == self->trace)
+    {
+      has_slice = cp_view_state_has_selected (self->view);
+      has_range = cp_view_state_get_time_selection (self->view, &start, &end);
+    }
+  if (what & (CP_VIEW_CHANGE_SELECTION | CP_VIEW_CHANGE_TRACE))
+    {
+      clear_box (self->slice_box);
+      g_array_set_size (self->links, 0);
+      if (has_slice)
+        show_slice (self, cp_view_state_get_selected (self->view));
+      gtk_widget_set_visible (self->slice_box, has_slice);
+    }
+  if (what & (CP_VIEW_CHANGE_TIME_SELECTION | CP_VIEW_CHANGE_TRACE))
+    {
+      g_cancellable_cancel (self->range_cancellable);
+      clear_box (self->range_box);
+      if (has_range)
+        show_range (self, start, end);
+      gtk_widget_set_visible (self->range_box, has_range);
+    }
+  gtk_stack_set_visible_child_name (GTK_STACK (self->stack), has_slice || has_range ? "details" : "empty");
+}
+
+static void
+view_changed_cb (CpDetailsPane *self,
+                 guint          what,
+                 CpViewState   *view)
+{
+  update (self, what);
+}
+
+static void
+cp_details_pane_dispose (GObject *object)
+{
+  CpDetailsPane *self = CP_DETAILS_PANE (object);
+
+  g_cancellable_cancel (self->range_cancellable);
+  g_clear_object (&self->range_cancellable);
+  cp_details_pane_set_view_state (self, NULL);
+  g_clear_object (&self->trace);
+  g_clear_pointer (&self->stack, gtk_widget_unparent);
+
+  G_OBJECT_CLASS (cp_details_pane_parent_class)->dispose (object);
+}
+
+static void
+cp_details_pane_finalize (GObject *object)
+{
+  CpDetailsPane *self = CP_DETAILS_PANE (object);
+
+  g_array_unref (self->links);
+
+  G_OBJECT_CLASS (cp_details_pane_parent_class)->finalize (object);
+}
+
+static void
+cp_details_pane_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  CpDetailsPane *self = CP_DETAILS_PANE (object);
+
+  switch (prop_id)
+    {
+    case PROP_TRACE:
+      g_value_set_object (value, self->trace);
+      break;
+    case PROP_VIEW_STATE:
+      g_value_set_object (value, self->view);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cp_details_pane_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  CpDetailsPane *self = CP_DETAILS_PANE (object);
+
+  switch (prop_id)
+    {
+    case PROP_TRACE:
+      cp_details_pane_set_trace (self, g_value_get_object (value));
+      break;
+    case PROP_VIEW_STATE:
+      cp_details_pane_set_view_state (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cp_details_pane_class_init (CpDetailsPaneClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cp_details_pane_dispose;
+  object_class->finalize = cp_details_pane_finalize;
+  object_class->get_property = cp_details_pane_get_property;
+  object_class->set_property = cp_details_pane_set_property;
+
+  properties[PROP_TRACE] =
+    g_param_spec_object ("trace", NULL, NULL, CP_TYPE_TRACE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_VIEW_STATE] =
+    g_param_spec_object ("view-state", NULL, NULL, CP_TYPE_VIEW_STATE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "detailspane");
+}
+
+static void
+cp_details_pane_init (CpDetailsPane *self)
+{
+  GtkWidget *status, *scrolled;
+
+  self->links = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
+
+  self->stack = gtk_stack_new ();
+  gtk_widget_set_parent (self->stack, GTK_WIDGET (self));
+
+  status = adw_status_page_new ();
+  adw_status_page_set_icon_name (ADW_STATUS_PAGE (status), "edit-select-symbolic");
+  adw_status_page_set_title (ADW_STATUS_PAGE (status), _("Nothing Selected"));
+  adw_status_page_set_description (ADW_STATUS_PAGE (status),
+                                   _("Click a slice on the timeline to see its details, or drag on the time ruler to measure a range."));
+  gtk_widget_add_css_class (status, "compact");
+  gtk_stack_add_named (GTK_STACK (self->stack), status, "empty");
+
+  scrolled = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  self->content = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  gtk_widget_set_margin_start (self->content, 12);
+  gtk_widget_set_margin_end (self->content, 12);
+  gtk_widget_set_margin_top (self->content, 12);
+  gtk_widget_set_margin_bottom (self->content, 12);
+  self->slice_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+  self->range_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+  gtk_box_append (GTK_BOX (self->content), self->slice_box);
+  gtk_box_append (GTK_BOX (self->content), self->range_box);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), self->content);
+  gtk_stack_add_named (GTK_STACK (self->stack), scrolled, "details");
+  gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "empty");
+}
+
+GtkWidget *
+cp_details_pane_new (void)
+{
+  return g_object_new (CP_TYPE_DETAILS_PANE, NULL);
+}
+
+CpTrace *
+cp_details_pane_get_trace (CpDetailsPane *self)
+{
+  g_return_val_if_fail (CP_IS_DETAILS_PANE (self), NULL);
+  return self->trace;
+}
+
+void
+cp_details_pane_set_trace (CpDetailsPane *self,
+                           CpTrace       *trace)
+{
+  g_return_if_fail (CP_IS_DETAILS_PANE (self));
+  g_return_if_fail (trace == NULL || CP_IS_TRACE (trace));
+
+  if (!g_set_object (&self->trace, trace))
+    return;
+  update (self, CP_VIEW_CHANGE_TRACE);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
+}
+
+CpViewState *
+cp_details_pane_get_view_state (CpDetailsPane *self)
+{
+  g_return_val_if_fail (CP_IS_DETAILS_PANE (self), NULL);
+  return self->view;
+}
+
+void
+cp_details_pane_set_view_state (CpDetailsPane *self,
+                                CpViewState   *view)
+{
+  g_return_if_fail (CP_IS_DETAILS_PANE (self));
+  g_return_if_fail (view == NULL || CP_IS_VIEW_STATE (view));
+
+  if (self->view == view)
+    return;
+  if (self->view)
+    g_clear_signal_handler (&self->view_changed_id, self->view);
+  g_set_object (&self->view, view);
+  if (view)
+    self->view_changed_id = g_signal_connect_object (view, "changed", G_CALLBACK (view_changed_cb), self,
+                                                     G_CONNECT_SWAPPED);
+  if (self->stack)
+    update (self, CP_VIEW_CHANGE_TRACE);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW_STATE]);
+}
+
+gboolean
+cp_details_pane_follow_flow (CpDetailsPane *self,
+                             guint          n)
+{
+  CpSliceRef target;
+
+  g_return_val_if_fail (CP_IS_DETAILS_PANE (self), FALSE);
+
+  if (self->view == NULL || n >= self->links->len)
+    return FALSE;
+  target = g_array_index (self->links, CpSliceRef, n);
+  cp_view_state_select_and_reveal (self->view, target);
+  return TRUE;
+}
+
+guint
+cp_details_pane_get_n_flows (CpDetailsPane *self)
+{
+  g_return_val_if_fail (CP_IS_DETAILS_PANE (self), 0);
+  return self->links->len;
+}

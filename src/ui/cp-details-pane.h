@@ -1,0 +1,40 @@
+/* cp-details-pane.h: the "Details" page of the side pane
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "model/cp-trace.h"
+#include "render/cp-view-state.h"
+
+G_BEGIN_DECLS
+
+#define CP_TYPE_DETAILS_PANE (cp_details_pane_get_type ())
+
+G_DECLARE_FINAL_TYPE (CpDetailsPane, cp_details_pane, CP, DETAILS_PANE, GtkWidget)
+
+/* Shows the selected slice (name, category, lane, start, duration, self
+ * time, GPU launch figures, arguments decoded on demand, and its flows as
+ * links that select and reveal the other end) and the selected time range
+ * (its duration, and per lane the slices and busy time it holds). */
+GtkWidget   *cp_details_pane_new            (void);
+
+CpTrace     *cp_details_pane_get_trace      (CpDetailsPane *self);
+void         cp_details_pane_set_trace      (CpDetailsPane *self,
+                                             CpTrace       *trace);
+CpViewState *cp_details_pane_get_view_state (CpDetailsPane *self);
+void         cp_details_pane_set_view_state (CpDetailsPane *self,
+                                             CpViewState   *view);
+
+/* Follows the n-th flow link shown (as a click on it would). FALSE when
+ * there is no such link. */
+gboolean     cp_details_pane_follow_flow    (CpDetailsPane *self,
+                                             guint          n);
+/* Links shown for the selected slice. */
+guint        cp_details_pane_get_n_flows    (CpDetailsPane *self);
+
+G_END_DECLS
