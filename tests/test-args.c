@@ -43,7 +43,7 @@ test_json (void)
   guint proc = cp_trace_builder_process_for_pid (b, 1);
   guint lane = cp_trace_builder_lane (b, proc, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
   const char *json = "{\"External id\": 42, \"Input Dims\": [[8, 3], []], \"name\": \"x\\ty\","
-                     " \"ratio\": 0.25, \"ok\": true, \"none\": null, \"nested\": {\"a\": 1}}";
+                     " \"ratio\": 0.025, \"ok\": true, \"none\": null, \"nested\": {\"a\": 1}}";
   const char *bad = "{\"unterminated\": ";
   g_autoptr(CpTrace) trace = NULL;
   g_autoptr(GPtrArray) args = NULL;
@@ -64,7 +64,7 @@ test_json (void)
   g_assert_cmpstr (arg (args, 1)->key, ==, "Input Dims");
   g_assert_cmpstr (arg (args, 1)->value, ==, "[[8,3],[]]");
   g_assert_cmpstr (arg (args, 2)->value, ==, "x\ty");
-  g_assert_cmpstr (arg (args, 3)->value, ==, "0.25");
+  g_assert_cmpstr (arg (args, 3)->value, ==, "0.025");
   g_assert_cmpstr (arg (args, 4)->value, ==, "true");
   g_assert_cmpstr (arg (args, 5)->value, ==, "null");
   g_assert_cmpstr (arg (args, 6)->value, ==, "{\"a\":1}");

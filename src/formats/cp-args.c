@@ -51,9 +51,15 @@ node_text (JsonNode *node)
           return g_strdup (json_node_get_boolean (node) ? "true" : "false");
         if (type == G_TYPE_DOUBLE)
           {
+            /* The shortest text that reads back as the same double: 0.025
+             * rather than 0.025000000000000001. */
+            double v = json_node_get_double (node);
             char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
-            return g_strdup (g_ascii_dtostr (buf, sizeof buf, json_node_get_double (node)));
+            g_ascii_formatd (buf, sizeof buf, "%.15g", v);
+            if (g_ascii_strtod (buf, NULL) != v)
+              g_ascii_formatd (buf, sizeof buf, "%.17g", v);
+            return g_strdup (buf);
           }
         return json_to_string (node, FALSE);
       }

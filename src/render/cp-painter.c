@@ -1673,7 +1673,12 @@ paint_ruler (CpPainter *self,
 
   for (gint64 t = (self->t0 / step) * step; t <= self->t1; t += step)
     {
-      g_autofree char *label = cp_time_format_tick (t, step, self->t1);
+      g_autofree char *label = NULL;
+
+      /* A tick left of the area would show a clipped label. */
+      if (time_x (self, t) < self->gx)
+        continue;
+      label = cp_time_format_tick (t, step, self->t1);
 
       draw_text (self, label, self->font, floor (time_x (self, t)) + 4, 0, -1, rh * 0.6,
                  self->colors->dim_text);

@@ -103,6 +103,26 @@ lane_label (CpLane *lane)
     }
 }
 
+char *
+cp_timeline_group_label (CpTrace *trace,
+                         guint    process)
+{
+  g_return_val_if_fail (CP_IS_TRACE (trace), NULL);
+  g_return_val_if_fail (process < cp_trace_get_n_processes (trace), NULL);
+
+  return group_label (trace, cp_trace_get_process (trace, process));
+}
+
+char *
+cp_timeline_lane_label (CpTrace *trace,
+                        guint    lane)
+{
+  g_return_val_if_fail (CP_IS_TRACE (trace), NULL);
+  g_return_val_if_fail (lane < cp_trace_get_n_lanes (trace), NULL);
+
+  return lane_label (cp_trace_get_lane (trace, lane));
+}
+
 static double
 lane_height (CpTimelineLayout *self,
              CpLane           *lane,

@@ -97,6 +97,14 @@ double              cp_timeline_layout_row_y             (CpTimelineLayout *self
                                                           guint             row,
                                                           double            offset);
 
+/* The name of a process or device group: "GPU 0 · NVIDIA H100 80GB HBM3",
+ * "python (pid 4242)"; and of a lane: its name, else "Thread 12",
+ * "Stream 7"... */
+char               *cp_timeline_group_label              (CpTrace          *trace,
+                                                          guint             process);
+char               *cp_timeline_lane_label               (CpTrace          *trace,
+                                                          guint             lane);
+
 /* The name shown for a group or lane (owned by the layout). */
 const char         *cp_timeline_layout_get_label         (CpTimelineLayout *self,
                                                           guint             index);

@@ -13,6 +13,7 @@
 #include "render/cp-lod.h"
 #include "render/cp-range-stats.h"
 #include "render/cp-time-format.h"
+#include "render/cp-timeline-layout.h"
 
 #include "cp-details-pane.h"
 #include "cp-format.h"
@@ -108,24 +109,11 @@ static char *
 lane_title (CpTrace *trace,
             guint    lane_index)
 {
-  CpLane *lane = cp_trace_get_lane (trace, lane_index);
-  const CpProcess *p = cp_trace_get_process (trace, cp_lane_get_process (lane));
-  const char *pname = cp_trace_get_string (trace, p->name);
-  const char *lname = cp_lane_get_name (lane);
-  g_autofree char *group = NULL;
+  g_autofree char *lane = cp_timeline_lane_label (trace, lane_index);
+  g_autofree char *group = cp_timeline_group_label (trace, cp_lane_get_process (cp_trace_get_lane (trace, lane_index)));
 
-  if (p->is_device && p->device >= 0 && (pname == NULL || *pname == '\0'))
-    group = g_strdup_printf (_("GPU %d"), p->device);
-  else if (pname && *pname)
-    group = g_strdup (pname);
-  else if (p->pid != CP_NONE)
-    group = g_strdup_printf (_("Process %" G_GINT64_FORMAT), p->pid);
-  if (lname == NULL || *lname == '\0')
-    lname = cp_lane_kind_to_string (cp_lane_get_kind (lane));
-  if (group == NULL)
-    return g_strdup (lname);
-  /* Translators: a lane and its process or device: "stream 7 · GPU 0". */
-  return g_strdup_printf (_("%s · %s"), lname, group);
+  /* Translators: a lane and its process or device: "stream 7 · GPU 0 · NVIDIA H100". */
+  return g_strdup_printf (_("%s · %s"), lane, group);
 }
 
 /* Flow links: "launched by cudaLaunchKernel at 1.234 ms",
