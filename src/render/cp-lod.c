@@ -19,6 +19,7 @@ typedef struct
   CpLodRow  *rows;
   gint64    *busy_data;     /* every row's running sums, back to back */
   gsize      busy_len;
+  gint64    *end_data;      /* every row's ends, back to back */
 
   /* Counters. */
   guint      n_samples;
@@ -120,21 +121,27 @@ build_rows (LodLane *ll)
     }
   ll->busy_len = total;
   ll->busy_data = g_new (gint64, MAX (total, 1));
+  ll->end_data = g_new (gint64, MAX (total, 1));
 
   for (guint r = 0; r < ll->n_rows; r++)
     {
       CpLodRow *row = &ll->rows[r];
       gint64 *busy = ll->busy_data + pos;
+      gint64 *end = ll->end_data + pos;
       gint64 sum = 0;
 
       row->idx = cp_lane_get_row_slices (ll->lane, r, &row->n);
       busy[0] = 0;
       for (guint k = 0; k < row->n; k++)
         {
-          sum += s->dur[row->idx[k]];
+          guint32 i = row->idx[k];
+
+          sum += s->dur[i];
           busy[k + 1] = sum;
+          end[k] = s->start[i] + s->dur[i];
         }
       row->busy = busy;
+      row->end = end;
       pos += (gsize) row->n + 1;
     }
 }
@@ -215,7 +222,7 @@ cp_lod_new (CpTrace *trace)
       ll->lane = cp_trace_get_lane (trace, i);
       build_rows (ll);
       build_counter (ll);
-      self->memory += sizeof (CpLodRow) * ll->n_rows + sizeof (gint64) * ll->busy_len;
+      self->memory += sizeof (CpLodRow) * ll->n_rows + 2 * sizeof (gint64) * ll->busy_len;
       for (guint l = 0; l < ll->n_levels; l++)
         self->memory += sizeof (double) * ll->level_len[l];
     }
@@ -253,6 +260,7 @@ cp_lod_unref (CpLod *self)
 
       g_free (ll->rows);
       g_free (ll->busy_data);
+      g_free (ll->end_data);
       for (guint l = 0; l < ll->n_levels; l++)
         g_free (ll->level_max[l]);
       g_free (ll->level_max);
@@ -334,11 +342,10 @@ row_first_ending_after (const CpSlices *s,
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
-      guint32 i = row->idx[mid];
-      gint64 end = s->start[i] + s->dur[i];
+      gint64 end = row->end[mid];
 
       /* A zero-length slice at t is kept: it would be lost otherwise. */
-      if (end < t || (end == t && s->dur[i] > 0))
+      if (end < t || (end == t && s->start[row->idx[mid]] < t))
         lo = mid + 1;
       else
         hi = mid;

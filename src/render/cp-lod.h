@@ -29,6 +29,7 @@ typedef struct
   guint           n;
   const guint32  *idx;      /* slice indexes in the lane, by start */
   const gint64   *busy;     /* n + 1 running sums of durations */
+  const gint64   *end;      /* n ends (start + dur), side by side for searches */
 } CpLodRow;
 
 CpLod          *cp_lod_new                   (CpTrace *trace);

@@ -76,6 +76,7 @@ struct _CpPainter
   guint                   n_column_max;
   guint32                *strip;          /* one row of coverage pixels */
   guint                   n_strip;
+  cairo_surface_t        *strip_surface;  /* scratch for image targets */
 
   CpPaintStats            stats;
 
@@ -137,6 +138,7 @@ cp_painter_free (CpPainter *self)
   g_free (self->name_color);
   g_free (self->column_max);
   g_free (self->strip);
+  g_clear_pointer (&self->strip_surface, cairo_surface_destroy);
   g_free (self);
 }
 
@@ -457,6 +459,7 @@ dense_flush (CpPainter *self,
   double y0 = floor (run->y + 0.5);
   int h = (int) floor (run->y + run->h + 0.5) - (int) y0;
   int w = run->end - run->start;
+  gboolean reuse;
 
   if (w <= 0 || h <= 0)
     {
@@ -465,8 +468,23 @@ dense_flush (CpPainter *self,
     }
 
   /* The row of pixels, repeated down the row's height, composited with no
-   * transform: the fastest path of every cairo backend. */
-  strip = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
+   * transform: the fastest path of every cairo backend. An image target
+   * composites at once, so one scratch surface serves every row; recording,
+   * PDF and SVG targets keep the surface, so they get a new one each time. */
+  reuse = cairo_surface_get_type (cairo_get_target (cr)) == CAIRO_SURFACE_TYPE_IMAGE;
+  if (reuse)
+    {
+      if (self->strip_surface == NULL ||
+          cairo_image_surface_get_width (self->strip_surface) < w ||
+          cairo_image_surface_get_height (self->strip_surface) < h)
+        {
+          g_clear_pointer (&self->strip_surface, cairo_surface_destroy);
+          self->strip_surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, MAX (w, self->ncols), MAX (h, 64));
+        }
+      strip = cairo_surface_reference (self->strip_surface);
+    }
+  else
+    strip = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
   cairo_surface_flush (strip);
   data = cairo_image_surface_get_data (strip);
   if (data != NULL)
@@ -479,6 +497,8 @@ dense_flush (CpPainter *self,
       cairo_set_source_surface (cr, strip, self->gx + run->start, y0);
       cairo_rectangle (cr, self->gx + run->start, y0, w, h);
       cairo_fill (cr);
+      /* Let go of the surface before it is written again. */
+      cairo_set_source_rgba (cr, 0, 0, 0, 0);
       self->stats.rects++;
     }
   cairo_surface_destroy (strip);
@@ -524,8 +544,7 @@ gallop (const CpSlices *s,
   guint lo = from, hi, step = 1;
 
 #define ENDS_BEFORE(k) \
-  (s->start[r->idx[k]] + s->dur[r->idx[k]] < t || \
-   (s->start[r->idx[k]] + s->dur[r->idx[k]] == t && s->dur[r->idx[k]] > 0))
+  (r->end[k] < t || (r->end[k] == t && s->start[r->idx[k]] < t))
 
   if (lo >= r->n || !ENDS_BEFORE (lo))
     return lo;
