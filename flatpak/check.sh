@@ -278,6 +278,25 @@ exec chroot "$R" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
   PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   DEBIAN_FRONTEND=noninteractive /bin/bash -c "$2"
 EOF
+  local rc=$?
+  kill_rootfs_procs
+  return $rc
+}
+
+# Stops what a command in the root filesystem left running (a test killed on
+# a timeout leaves its D-Bus session behind, for example).
+kill_rootfs_procs ()
+{
+  local p r pids=
+  r=$(cd "$ROOTFS" && pwd -P) || return 0
+  for p in /proc/[0-9]*; do
+    [ "$(readlink "$p/root" 2> /dev/null)" = "$r" ] && pids="$pids ${p#/proc/}"
+  done
+  if [ -n "$pids" ]; then
+    echo "stopping processes left in the root filesystem:$pids"
+    kill $pids 2> /dev/null
+  fi
+  true
 }
 
 apt_install_in_rootfs ()
@@ -423,6 +442,7 @@ sdk=$RT_NAME/$arch/$RT_BRANCH
 
 APP_XDG=
 APP_XVFB_PID=
+APP_BUS_PID=
 APP_PID=
 
 # The manifest users build, with only the runtime and SDK names replaced. It
@@ -445,14 +465,31 @@ EOF
   echo "$out"
 }
 
+# Processes this run started, found by a variable only they inherit.
+SESSION_MARK=CP_FLATPAK_CHECK_SESSION=$$.$RANDOM
+kill_marked ()
+{
+  local p pids=
+  for p in /proc/[0-9]*; do
+    tr '\0' '\n' < "$p/environ" 2> /dev/null | grep -q -x -F "$SESSION_MARK" &&
+      pids="$pids ${p#/proc/}"
+  done
+  [ -n "$pids" ] && kill $pids 2> /dev/null
+  true
+}
+
 stop_app_session ()
 {
+  # Ending the session bus makes the portals and helpers it started exit;
+  # whatever is left (a killed bus orphans them) goes by its mark.
+  [ -n "$APP_PID" ] && XDG_RUNTIME_DIR=$APP_XDG flatpak --user kill "$APP_ID" 2> /dev/null
   [ -n "$APP_PID" ] && kill "$APP_PID" 2> /dev/null && wait "$APP_PID" 2> /dev/null
+  [ -n "$APP_BUS_PID" ] && kill "$APP_BUS_PID" 2> /dev/null
   [ -n "$APP_XVFB_PID" ] && kill "$APP_XVFB_PID" 2> /dev/null && wait "$APP_XVFB_PID" 2> /dev/null
-  APP_PID=; APP_XVFB_PID=
+  APP_PID=; APP_XVFB_PID=; APP_BUS_PID=
+  sleep 1
+  kill_marked
   if [ -n "$APP_XDG" ]; then
-    # The portal unmounts itself when the session bus goes; make sure.
-    sleep 1
     mountpoint -q "$APP_XDG/doc" && { fusermount3 -u "$APP_XDG/doc" || umount -l "$APP_XDG/doc"; }
     rm -f "$APP_XDG/display"
   fi
@@ -569,8 +606,8 @@ check_run ()
     fusermount3 -u "$APP_XDG/doc" || umount -l "$APP_XDG/doc"
   fi
   rm -f "$APP_XDG/display"
-  Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3> "$APP_XDG/display" \
-    > "$RESULTS/logs/xvfb.log" 2>&1 &
+  env "$SESSION_MARK" Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp \
+    3> "$APP_XDG/display" > "$RESULTS/logs/xvfb.log" 2>&1 &
   APP_XVFB_PID=$!
   for i in $(seq 100); do
     disp=$(cat "$APP_XDG/display" 2> /dev/null)
@@ -582,8 +619,16 @@ check_run ()
   # --file-forwarding exports the file in the document portal (started on
   # demand on the private bus) and hands the app /run/user/UID/doc/ID/NAME,
   # the same path a desktop launcher gives it.
-  DISPLAY=:$disp XDG_RUNTIME_DIR=$APP_XDG \
-    dbus-run-session -- flatpak --user run --file-forwarding "$APP_ID" @@ "$SAMPLE" @@ \
+  # A session bus of its own (not dbus-run-session, which leaves its bus and
+  # everything activated on it running when it is killed).
+  local bus_info
+  bus_info=$(env "$SESSION_MARK" DISPLAY=:$disp XDG_RUNTIME_DIR=$APP_XDG \
+             dbus-daemon --session --fork --print-address=1 --print-pid=1 \
+             2> "$RESULTS/logs/app-bus.log") || { echo "no session bus"; return 1; }
+  APP_BUS_PID=$(sed -n 2p <<< "$bus_info")
+  env "$SESSION_MARK" DISPLAY=:$disp XDG_RUNTIME_DIR=$APP_XDG \
+    DBUS_SESSION_BUS_ADDRESS=$(sed -n 1p <<< "$bus_info") \
+    flatpak --user run --file-forwarding "$APP_ID" @@ "$SAMPLE" @@ \
     > "$RESULTS/logs/app-stdout.log" 2>&1 &
   APP_PID=$!
   title=
