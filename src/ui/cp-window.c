@@ -36,6 +36,7 @@ struct _CpWindow
   GtkPaned             *loaded_paned;
   AdwViewStack         *side_stack;
   CpCapturePane        *capture_pane;
+  CpFindingsPane       *findings_pane;
   CpTimelinePane       *timeline_pane;
   GMenu                *recent_submenu;
 
@@ -321,6 +322,9 @@ analysis_done_cb (GObject      *source,
   g_clear_object (&self->analysis_cancellable);
   if (g_set_object (&self->analysis, analysis))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
+  /* A dot on the Findings tab when something is worth a look. */
+  adw_view_stack_page_set_needs_attention (adw_view_stack_get_page (self->side_stack, GTK_WIDGET (self->findings_pane)),
+                                           cp_analysis_has_warnings (analysis));
 }
 
 /* The analysis runs in a worker thread after loading; the panes bound to
@@ -336,6 +340,10 @@ start_analysis (CpWindow *self)
       g_clear_object (&self->analysis);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
     }
+  if (self->findings_pane != NULL)
+    adw_view_stack_page_set_needs_attention (adw_view_stack_get_page (self->side_stack,
+                                                                      GTK_WIDGET (self->findings_pane)),
+                                             FALSE);
   if (self->trace == NULL)
     return;
   self->analysis_cancellable = g_cancellable_new ();
@@ -1310,6 +1318,7 @@ cp_window_class_init (CpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CpWindow, loaded_paned);
   gtk_widget_class_bind_template_child (widget_class, CpWindow, side_stack);
   gtk_widget_class_bind_template_child (widget_class, CpWindow, capture_pane);
+  gtk_widget_class_bind_template_child (widget_class, CpWindow, findings_pane);
   gtk_widget_class_bind_template_child (widget_class, CpWindow, timeline_pane);
   gtk_widget_class_bind_template_child (widget_class, CpWindow, recent_submenu);
 

@@ -214,6 +214,9 @@ test_input_bound (void)
   g_assert_nonnull (findings);
   g_assert_nonnull (steps);
   g_assert_nonnull (kernels);
+  /* The Findings tab asks for attention: there is a problem. */
+  g_assert_true (adw_view_stack_page_get_needs_attention (
+    adw_view_stack_get_page (ADW_VIEW_STACK (gtk_widget_get_ancestor (findings, ADW_TYPE_VIEW_STACK)), findings)));
   view = view_state_for (window, findings, steps, kernels);
 
   /* Findings: the problem first; opening it highlights all its evidence and
@@ -330,8 +333,10 @@ test_healthy (void)
   CpWindow *window = open_window ("healthy");
   GtkWidget *findings = find_widget (GTK_WIDGET (window), CP_TYPE_FINDINGS_PANE);
 
-  /* No problems, and the pane says so. */
+  /* No problems, and the pane says so; the tab does not ask for attention. */
   g_assert_cmpuint (cp_findings_pane_get_n_problems (CP_FINDINGS_PANE (findings)), ==, 0);
+  g_assert_false (adw_view_stack_page_get_needs_attention (
+    adw_view_stack_get_page (ADW_VIEW_STACK (gtk_widget_get_ancestor (findings, ADW_TYPE_VIEW_STACK)), findings)));
   g_assert_false (cp_analysis_has_warnings (cp_window_get_analysis (window)));
   show_page (window, findings);
   screenshot (window, "findings-healthy-light.png");
