@@ -12,6 +12,8 @@
 
 #include <zstd.h>
 
+#include <json-glib/json-glib.h>
+
 #include "formats/cp-loader.h"
 #include "formats/cp-protobuf.h"
 #include "formats/cp-xplane-reader.h"
@@ -920,6 +922,18 @@ load_path (const char  *path,
   return cp_load_file (file, NULL, NULL, NULL, error);
 }
 
+static void
+record_progress (guint64  done,
+                 guint64  total,
+                 gpointer data)
+{
+  guint64 *last = data;
+
+  g_assert_cmpuint (done, >=, last[0]);
+  last[0] = done;
+  last[1] = total;
+}
+
 /* Files through the loader: plain, gzip, zstd, truncated. */
 static void
 test_loader (void)
@@ -965,6 +979,28 @@ test_loader (void)
         g_assert_cmpuint (cp_trace_get_load_report (trace)->stopped_at, <=, cut->len);
         g_assert_cmpuint (cp_trace_get_n_slices (trace), >, 0);
       }
+  }
+
+  /* Cancelled: stops with G_IO_ERROR_CANCELLED; progress went up to the end
+   * of a whole load. */
+  {
+    g_autofree char *path = g_build_filename (dir, "node7.xplane.pb", NULL);
+    g_autoptr(GFile) file = g_file_new_for_path (path);
+    g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(CpTrace) trace = NULL;
+    guint64 last[2] = { 0, 0 };
+
+    trace = cp_load_file (file, NULL, record_progress, last, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (last[0], ==, space->len);
+    g_assert_cmpuint (last[1], ==, space->len);
+    g_clear_object (&trace);
+
+    g_cancellable_cancel (cancellable);
+    trace = cp_load_file (file, cancellable, NULL, NULL, &error);
+    g_assert_null (trace);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   }
 
   /* Damaged: the message names the file and the offset. */
@@ -1106,6 +1142,65 @@ test_folder (void)
     g_assert_null (trace);
     g_assert_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_NOT_A_TRACE);
     g_assert_nonnull (strstr (error->message, "empty"));
+  }
+  cp_test_rm_rf (dir);
+}
+
+/* `chokepoint info --json` shows XPlane captures like any other. */
+static void
+test_cli_info (void)
+{
+  const char *exe = g_getenv ("CP_CHOKEPOINT");
+  g_autoptr(GByteArray) space = make_gpu_space ();
+  g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *root, *report;
+  int status;
+
+  if (exe == NULL || !g_file_test (exe, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("the chokepoint executable is not built");
+      return;
+    }
+  dir = cp_test_make_tmpdir ();
+  path = write_space (dir, "node7.xplane.pb", space);
+  {
+    const char *argv[] = { exe, "info", "--json", path, NULL };
+
+    g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status,
+                  &error);
+  }
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "xplane");
+  g_assert_cmpint (json_object_get_int_member (root, "slices"), ==, 10);
+  g_assert_cmpint (json_object_get_int_member (root, "kernels"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (root, "transfers"), ==, 4);
+  g_assert_cmpint (json_object_get_int_member (root, "lanes"), ==, 8);
+  g_assert_cmpint (json_object_get_int_member (root, "devices"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (root, "steps"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (root, "flows"), ==, 3);
+  report = json_object_get_object_member (root, "load_report");
+  g_assert_cmpint (json_object_get_int_member (report, "aggregated"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (report, "events"), ==, 13);
+
+  /* A damaged one: non-zero exit, the reason on stderr. */
+  {
+    g_autofree char *bad = cp_test_write_file (dir, "bad.xplane.pb", "\x0a\x05\x08\x01\x13\x00\x00", 7);
+    const char *argv[] = { exe, "info", bad, NULL };
+    g_autofree char *err = NULL;
+
+    g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err,
+                  &status, &error);
+    g_assert_no_error (error);
+    g_assert_false (g_spawn_check_wait_status (status, NULL));
+    g_assert_nonnull (strstr (err, "damaged at byte 4"));
   }
   cp_test_rm_rf (dir);
 }
@@ -1390,6 +1485,7 @@ main (int   argc,
   g_test_add_func ("/xplane/loader", test_loader);
   g_test_add_func ("/xplane/folder", test_folder);
   g_test_add_func ("/xplane/twins", test_twins);
+  g_test_add_func ("/xplane/cli-info", test_cli_info);
   g_test_add_func ("/xplane/shared-traces", test_shared_traces);
 
   return g_test_run ();

@@ -3,14 +3,15 @@
  * Copyright 2026 The Chokepoint authors
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Usage: bench-xplane [--size BYTES] [--out FILE]
+ * Usage: bench-xplane [--size SIZE] [--dir DIR] [--keep] [--synthetic]
  *
- * Writes a synthetic GPU training capture of about BYTES (default 1 GiB) as an
- * XSpace (host launches and Python frames, a data loader thread, kernels and
- * memcpys with the stats JAX/XLA write), then loads it in a fresh process
- * through cp_load_file() and prints MB/s and peak RSS next to a peer: the same
- * process walking every message with the protobuf walker and doing nothing
- * else (the floor of any reader built on it). Run by hand; not a test.
+ * Writes a capture of about SIZE (default 1G) with the project's scenario
+ * generator (cp-gen --scenario healthy, as .xplane.pb, .xplane.pb.gz and
+ * .xplane.pb.zst; --synthetic: a denser built-in generator), then loads each
+ * in a fresh process through cp_load_file() and prints wall and CPU time,
+ * MB/s and peak RSS, next to a peer: a process that walks every message of
+ * the plain file with the protobuf walker and does nothing else (the floor of
+ * any reader built on it). Run by hand; not a test.
  */
 
 #include "config.h"
@@ -24,6 +25,7 @@
 #include <sys/stat.h>
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 
 #include "formats/cp-loader.h"
 #include "formats/cp-protobuf.h"
@@ -582,11 +584,18 @@ run_child (const char *mode,
     }
   else
     {
-      g_autoptr(CpTrace) trace = load_direct (path, &error);
+      g_autoptr(GFile) file = g_file_new_for_path (path);
+      g_autoptr(CpTrace) trace = g_str_equal (mode, "--direct") ? load_direct (path, &error)
+                                 : cp_load_file (file, NULL, NULL, NULL, &error);
+      const CpLoadReport *report;
 
       if (trace == NULL)
         g_error ("%s", error->message);
+      report = cp_trace_get_load_report (trace);
       secs = (g_get_monotonic_time () - t0) / 1e6;
+      st.st_size = report->input_bytes;
+      g_print ("  %s: %" G_GUINT64_FORMAT " bytes in, %" G_GUINT64_FORMAT " events\n",
+               report->format, report->input_bytes, report->events);
       g_print ("chokepoint %8.1f MB/s  %6.2f s (cpu %5.2f s: %6.1f MB/s)  peak RSS %7.0f MiB "
                "(%.2fx)  %" G_GUINT64_FORMAT " slices, %u lanes, model %.0f MiB\n",
                st.st_size / 1e6 / secs, secs, cpu_seconds (), st.st_size / 1e6 / cpu_seconds (),
@@ -597,46 +606,114 @@ run_child (const char *mode,
   return 0;
 }
 
+static void
+run_gen (const char *gen,
+         const char *path,
+         const char *size)
+{
+  const char *argv[] = { gen, "--scenario", "healthy", "--size", size, "--seed", "1",
+                         "--out", path, NULL };
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL,
+                     &status, &error) ||
+      !g_spawn_check_wait_status (status, &error))
+    g_error ("%s: %s", gen, error->message);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
-  guint64 size = G_GUINT64_CONSTANT (1) << 30;
-  g_autofree char *out = NULL;
-  struct stat st;
+  g_autofree char *size = g_strdup ("1G");
+  g_autofree char *dir = NULL;
+  g_autofree char *gen = NULL;
+  g_autofree char *self_dir = g_path_get_dirname (argv[0]);
+  gboolean synthetic = FALSE, keep = FALSE;
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
 
-  if (argc == 3 && (g_str_equal (argv[1], "--load") || g_str_equal (argv[1], "--walk")))
+  if (argc == 3 && (g_str_equal (argv[1], "--load") || g_str_equal (argv[1], "--walk") ||
+                    g_str_equal (argv[1], "--direct")))
     return run_child (argv[1], argv[2]);
 
   for (int i = 1; i < argc; i++)
     {
       if (g_str_equal (argv[i], "--size") && i + 1 < argc)
-        size = g_ascii_strtoull (argv[++i], NULL, 10);
-      else if (g_str_equal (argv[i], "--out") && i + 1 < argc)
-        out = g_strdup (argv[++i]);
+        {
+          g_free (size);
+          size = g_strdup (argv[++i]);
+        }
+      else if (g_str_equal (argv[i], "--dir") && i + 1 < argc)
+        dir = g_strdup (argv[++i]);
+      else if (g_str_equal (argv[i], "--keep"))
+        keep = TRUE;
+      else if (g_str_equal (argv[i], "--synthetic"))
+        synthetic = TRUE;
       else
         {
-          g_printerr ("Usage: %s [--size BYTES] [--out FILE]\n", argv[0]);
+          g_printerr ("Usage: %s [--size SIZE] [--dir DIR] [--keep] [--synthetic]\n"
+                      "       %s --load FILE | --walk FILE\n", argv[0], argv[0]);
           return 2;
         }
     }
-  if (out == NULL)
-    out = g_build_filename (g_get_tmp_dir (), "chokepoint-bench.xplane.pb", NULL);
+  if (dir == NULL)
+    dir = g_dir_make_tmp ("chokepoint-bench-xplane-XXXXXX", NULL);
+  gen = g_build_filename (self_dir, "cp-gen", NULL);
 
-  if (stat (out, &st) != 0 || (guint64) st.st_size < size * 9 / 10 ||
-      (guint64) st.st_size > size * 11 / 10)
-    generate (out, size);
-
-  for (guint k = 0; k < 2; k++)
+  if (synthetic || !g_file_test (gen, G_FILE_TEST_IS_EXECUTABLE))
     {
-      const char *child_argv[] = { argv[0], k == 0 ? "--walk" : "--load", out, NULL };
-      g_autoptr(GError) error = NULL;
-      int status;
+      /* The built-in generator: a dense capture, stats only where XLA
+       * writes them. */
+      char *path = g_build_filename (dir, "synthetic.xplane.pb", NULL);
+      guint64 bytes = g_ascii_strtoull (size, NULL, 10);
 
-      if (!g_spawn_sync (NULL, (char **) child_argv, NULL, G_SPAWN_CHILD_INHERITS_STDIN, NULL,
-                         NULL, NULL, NULL, &status, &error))
-        g_error ("%s", error->message);
+      if (strchr (size, 'G') != NULL)
+        bytes = g_ascii_strtoull (size, NULL, 10) << 30;
+      else if (strchr (size, 'M') != NULL)
+        bytes = g_ascii_strtoull (size, NULL, 10) << 20;
+      generate (path, bytes);
+      g_ptr_array_add (files, path);
     }
-  g_print ("targets: >= 300 MB/s, peak RSS <= 1.5x the file\n");
+  else
+    {
+      /* The project's scenario generator, like tools/bench-load. */
+      static const char *const names[] = { "healthy.xplane.pb", "healthy.xplane.pb.gz",
+                                           "healthy.xplane.pb.zst" };
+
+      for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+        {
+          char *path = g_build_filename (dir, names[i], NULL);
+          struct stat st;
+
+          run_gen (gen, path, size);
+          stat (path, &st);
+          g_print ("generated %s: %" G_GUINT64_FORMAT " bytes\n", path, (guint64) st.st_size);
+          g_ptr_array_add (files, path);
+        }
+    }
+
+  for (guint f = 0; f < files->len; f++)
+    for (guint k = 0; k < 2; k++)
+      {
+        const char *path = g_ptr_array_index (files, f);
+        const char *child_argv[] = { argv[0], k == 0 ? "--walk" : "--load", path, NULL };
+        g_autoptr(GError) error = NULL;
+        int status;
+
+        if (k == 0 && !g_str_has_suffix (path, ".pb"))
+          continue;
+        g_print ("%s:\n", path);
+        if (!g_spawn_sync (NULL, (char **) child_argv, NULL, G_SPAWN_CHILD_INHERITS_STDIN, NULL,
+                           NULL, NULL, NULL, &status, &error))
+          g_error ("%s", error->message);
+      }
+  g_print ("targets: >= 300 MB/s, peak RSS <= 1.5x the (uncompressed) file\n");
+  if (!keep)
+    {
+      for (guint f = 0; f < files->len; f++)
+        g_unlink (g_ptr_array_index (files, f));
+      g_rmdir (dir);
+    }
   return 0;
 }

@@ -300,6 +300,7 @@ typedef struct
   gpointer        progress_data;
   guint64         progress_base;
   guint64         progress_total;
+  guint64         progress_span;
   gboolean        cancelled;
   void          (*release) (guint64  offset,
                             gpointer user_data);
@@ -579,7 +580,12 @@ check_progress (Space   *space,
   if (space->cancellable != NULL && g_cancellable_is_cancelled (space->cancellable))
     space->cancelled = TRUE;
   if (space->progress != NULL)
-    space->progress (space->progress_base + offset, space->progress_total, space->progress_data);
+    {
+      guint64 done = space->len > 0 ? (guint64) ((double) MIN (offset, space->len) /
+                                                 space->len * space->progress_span) : 0;
+
+      space->progress (space->progress_base + done, space->progress_total, space->progress_data);
+    }
   return !space->cancelled;
 }
 
@@ -3368,6 +3374,7 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
   space.progress_data = input->progress_data;
   space.progress_base = input->progress_base;
   space.progress_total = input->progress_total;
+  space.progress_span = input->progress_span != 0 ? input->progress_span : len;
   space.release = input->release;
   space.release_data = input->release_data;
   space.gpu_planes = g_array_new (FALSE, FALSE, sizeof (gint64));
@@ -3523,6 +3530,9 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
 
   space_link (&space);
   self->device_offset = MAX (self->device_offset, space.max_device + 1);
+  if (space.progress != NULL)
+    space.progress (space.progress_base + space.progress_span, space.progress_total,
+                    space.progress_data);
 
 out:
   space_clear (&space);
@@ -3775,6 +3785,7 @@ cp_xplane_reader_read (CpXPlaneReader      *self,
   input.progress = progress;
   input.progress_base = progress_base;
   input.progress_total = progress_total;
+  input.progress_span = cp_source_get_file_size (source);
 
   mapped = cp_source_get_mapped (source);
   if (mapped != NULL)
@@ -3839,7 +3850,9 @@ cp_xplane_reader_read (CpXPlaneReader      *self,
       input.len = buf->len;
       input.release = release_heap;
       input.release_data = &heap;
-      input.progress_base = progress_base + (progress_total > progress_base ? (progress_total - progress_base) / 2 : 0);
+      /* Reading reported the first half of the file's share. */
+      input.progress_base = progress_base + cp_source_get_file_size (source) / 2;
+      input.progress_span = cp_source_get_file_size (source) - cp_source_get_file_size (source) / 2;
       ok = cp_xplane_reader_add_space (self, &input, cancellable, error);
     }
   if (!ok && error != NULL && *error != NULL &&

@@ -147,10 +147,12 @@ typedef struct
   void              (*release)      (guint64  offset,
                                      gpointer user_data);
   gpointer            release_data;
-  /* progress gets (progress_base + bytes done, progress_total). */
+  /* progress gets (progress_base + done, progress_total), done growing from
+   * 0 to progress_span (len when 0) as the data is read. */
   CpLoadProgressFunc  progress;
   gpointer            progress_data;
   guint64             progress_base;
+  guint64             progress_span;
   guint64             progress_total;
 } CpXPlaneInput;
 
