@@ -418,9 +418,11 @@ sdk=$RT_NAME/$arch/$RT_BRANCH
   echo "ostree commit $ref"
   ostree commit --repo="$REPO" --branch="$ref" \
     --subject="Debian $(cat "$ROOTFS/etc/debian_version") as a stand-in for GNOME $RT_BRANCH" \
-    --canonical-permissions \
+    --canonical-permissions --parent=none \
     --add-metadata-string=xa.metadata="$md" \
     "$tree" || return 1
+  # Without parents, earlier runtimes are unreferenced: drop them.
+  ostree prune --repo="$REPO" --refs-only || return 1
   flatpak build-update-repo "$REPO" || return 1
   flatpak --user remote-add --if-not-exists --no-gpg-verify "$REMOTE" "$REPO" || return 1
   flatpak --user remote-modify --url="file://$REPO" "$REMOTE" || return 1
