@@ -678,12 +678,14 @@ popup_menu (CpTimelineView *self,
   gtk_popover_popup (GTK_POPOVER (self->menu));
 }
 
+/* On release: a popover opened on press would take the release of a
+ * press it never saw. */
 static void
-secondary_pressed_cb (CpTimelineView  *self,
-                      int              n_press,
-                      double           x,
-                      double           y,
-                      GtkGestureClick *gesture)
+secondary_released_cb (CpTimelineView  *self,
+                       int              n_press,
+                       double           x,
+                       double           y,
+                       GtkGestureClick *gesture)
 {
   CpHit hit;
 
@@ -1145,7 +1147,7 @@ cp_timeline_view_init (CpTimelineView *self)
 
   gesture = gtk_gesture_click_new ();
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (gesture), GDK_BUTTON_SECONDARY);
-  g_signal_connect_object (gesture, "pressed", G_CALLBACK (secondary_pressed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (gesture, "released", G_CALLBACK (secondary_released_cb), self, G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (gesture));
 
   controller = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES);
