@@ -207,6 +207,8 @@ test_collapse_hide_pin (Fixture       *f,
   g_assert_true (it->pinned);
   g_assert_cmpuint (it->lane, ==, f->stream8);
   g_assert_cmpfloat (cp_timeline_layout_get_pinned_height (layout), ==, it->height);
+  /* Away from its group, it names the group too. */
+  g_assert_cmpstr (cp_timeline_layout_get_label (layout, 0), ==, "stream 8 · GPU 0");
   it = cp_timeline_layout_get_item (layout, 1);
   g_assert_true (it->collapsed);
   g_assert_cmpfloat (it->y, ==, 0);

@@ -1582,14 +1582,6 @@ gutter_item (CpPainter          *self,
               draw_text (self, range, self->font, x, text_y + lh, gw - x - 6, lh, self->colors->dim_text);
             }
         }
-      else if (item->pinned)
-        {
-          gint g = cp_timeline_layout_find_group (self->tl, item->process);
-
-          if (g >= 0 && item->height >= 2 * lh)
-            draw_text (self, cp_timeline_layout_get_label (self->tl, g), self->font, x, text_y + lh,
-                       gw - x - 6, lh, self->colors->dim_text);
-        }
     }
   set_rgba (cr, self->colors->separator);
   cairo_rectangle (cr, 0, floor (y + item->height) - 1, gw, 1);

@@ -201,7 +201,14 @@ cp_timeline_layout_new (CpViewState           *view,
       item.height = lane_height (self, lane, &item.n_rows);
       y += item.height;
       self->lane_item[item.lane] = self->items->len;
-      add_item (self, &item, lane_label (lane));
+      {
+        /* Away from its group, a pinned lane names it too. */
+        g_autofree char *own = lane_label (lane);
+        g_autofree char *group = group_label (trace, cp_trace_get_process (trace, item.process));
+
+        /* Translators: a pinned lane and its group: "stream 7 · GPU 0 · NVIDIA H100". */
+        add_item (self, &item, g_strdup_printf (_("%s · %s"), own, group));
+      }
     }
   self->n_pinned = self->items->len;
   self->pinned_height = y;
