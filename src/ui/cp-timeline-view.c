@@ -1129,6 +1129,12 @@ cp_timeline_view_init (CpTimelineView *self)
                            G_CONNECT_SWAPPED);
 
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Timeline"),
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  _("Slices of the capture's lanes over time. W and S zoom, A and D pan, "
+                                    "F fits the selection, Ctrl+F finds slices."),
+                                  -1);
   gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
   gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
   g_signal_connect (self, "query-tooltip", G_CALLBACK (query_tooltip_cb), NULL);
