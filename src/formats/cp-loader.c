@@ -158,6 +158,11 @@ cp_load_file (GFile               *file,
       break;
     }
 
+  /* A file truncated while it was mapped reads as zeros from there on (see
+   * cp-mapping.h): whatever the reader made of that, say what happened. */
+  if (!cp_source_check_unchanged (source, error))
+    return NULL;
+
   if (trace == NULL)
     {
       if (local_error == NULL)
@@ -177,6 +182,14 @@ cp_load_file (GFile               *file,
       g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
     }
+
+  {
+    g_autofree char *change = cp_source_describe_change (source);
+
+    if (change != NULL)
+      cp_load_report_warn ((CpLoadReport *) cp_trace_get_load_report (trace), G_MAXUINT64,
+                           "%s", change);
+  }
 
   /* The report belongs to the trace now; the load time is the last fact. */
   ((CpLoadReport *) cp_trace_get_load_report (trace))->load_seconds =
