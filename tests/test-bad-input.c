@@ -27,6 +27,7 @@
 #include "formats/cp-loader.h"
 #include "formats/cp-mapping.h"
 #include "formats/cp-protobuf.h"
+#include "formats/cp-sidecar.h"
 #include "formats/cp-source.h"
 
 /* Writes a file without the fsync() of g_file_set_contents(): the test
@@ -563,6 +564,20 @@ test_deep_nesting (void)
     g_assert_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_LIMIT);
     g_assert_cmpstr (error->message, ==, "The arguments are nested deeper than the limit of 512 "
                                          "levels and are not shown");
+  }
+
+  /* An annotations sidecar: refused as damaged, with the limit named. */
+  {
+    g_autoptr(GString) text = g_string_new ("{\"format\": \"chokepoint-annotations\", "
+                                            "\"schema_version\": 1, \"annotations\": [], \"x\": ");
+    g_autoptr(CpAnnotations) annotations = cp_annotations_new ();
+    g_autoptr(GError) error = NULL;
+
+    g_string_append_len (text, deep->str, deep->len);
+    g_string_append (text, "}");
+    g_assert_false (cp_sidecar_parse (text->str, text->len, annotations, &error));
+    g_assert_error (error, CP_SIDECAR_ERROR, CP_SIDECAR_ERROR_DAMAGED);
+    g_assert_cmpstr (error->message, ==, "it is nested deeper than the limit of 512 levels");
   }
 
   /* Deep but within the limit: decoded. */

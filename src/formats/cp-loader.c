@@ -49,8 +49,18 @@ load_xplane (CpSource            *source,
   if (!cp_xplane_reader_read (reader, source, cancellable, progress, progress_data, 0,
                               cp_source_get_file_size (source), error))
     return NULL;
+  /* The reader looks at the cancellable every few MiB: a small capture may
+   * be read whole after a cancellation, which must still win. */
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
   cp_xplane_reader_finish (reader);
-  return cp_trace_builder_finish (g_steal_pointer (&builder), error);
+  {
+    g_autoptr(CpTrace) trace = cp_trace_builder_finish (g_steal_pointer (&builder), error);
+
+    if (trace == NULL || g_cancellable_set_error_if_cancelled (cancellable, error))
+      return NULL;
+    return g_steal_pointer (&trace);
+  }
 }
 
 static gboolean

@@ -28,10 +28,7 @@ while getopts "t:b:h" opt; do
 done
 shift $((OPTIND - 1))
 
-all=(json-tokenizer chrome-reader protobuf xplane-reader source)
-if [ -f src/formats/cp-sidecar.c ]; then
-    all+=(sidecar)
-fi
+all=(json-tokenizer chrome-reader protobuf xplane-reader source sidecar)
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
     harnesses=("${all[@]}")
