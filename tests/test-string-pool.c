@@ -31,6 +31,22 @@ test_intern (void)
 }
 
 static void
+test_invalid_utf8 (void)
+{
+  g_autoptr(CpStringPool) pool = cp_string_pool_new ();
+  CpStr x = cp_string_pool_intern (pool, "ab\xff\xfe" "c", 5);
+  CpStr y = cp_string_pool_intern (pool, "\xed\xa0\x80\0\xc3", 5);
+
+  g_assert_cmpstr (cp_string_pool_get (pool, x), ==, "ab\xef\xbf\xbd\xef\xbf\xbd" "c");
+  /* The same bytes again reach the same string. */
+  g_assert_cmpuint (cp_string_pool_intern (pool, "ab\xff\xfe" "c", 5), ==, x);
+  g_assert_cmpuint (cp_string_pool_lookup (pool, "ab\xef\xbf\xbd\xef\xbf\xbd" "c"), ==, x);
+  /* NUL bytes are kept; what is around them is repaired. */
+  g_assert_cmpuint (cp_string_pool_get_length (pool, y), ==, 3 * 3 + 1 + 3);
+  g_assert_true (g_utf8_validate (cp_string_pool_get (pool, y), -1, NULL));
+}
+
+static void
 test_embedded_nul_and_many (void)
 {
   g_autoptr(CpStringPool) pool = cp_string_pool_new ();
@@ -60,5 +76,6 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/string-pool/intern", test_intern);
   g_test_add_func ("/string-pool/many", test_embedded_nul_and_many);
+  g_test_add_func ("/string-pool/invalid-utf8", test_invalid_utf8);
   return g_test_run ();
 }

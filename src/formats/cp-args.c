@@ -10,6 +10,7 @@
 #include <json-glib/json-glib.h>
 
 #include "cp-args.h"
+#include "cp-json-tokenizer.h"
 #include "cp-xplane-reader.h"
 
 static void
@@ -82,6 +83,14 @@ decode_json (const guint8  *data,
   JsonObject *obj;
   GList *members;
 
+  if (!cp_json_depth_within ((const char *) data, len, CP_JSON_MAX_DOM_DEPTH))
+    {
+      /* json-glib would recurse once per level (see cp-limits.h). */
+      g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_LIMIT,
+                   _("The arguments are nested deeper than the limit of %u levels and are not shown"),
+                   CP_JSON_MAX_DOM_DEPTH);
+      return FALSE;
+    }
   if (len > G_MAXSSIZE ||
       !json_parser_load_from_data (parser, (const char *) data, (gssize) len, &local_error))
     {

@@ -1765,7 +1765,7 @@ commit_event (CpChromeReader *self)
     {
       self->report->skipped++;
       self->no_ts++;
-      warn_once (self, W_NO_TS, e->offset, _("Events without a timestamp (“ts”) were skipped"));
+      warn_once (self, W_NO_TS, e->offset, _("Events without a usable timestamp (“ts” missing, not a number or out of range) were skipped"));
       return;
     }
 
@@ -1774,7 +1774,8 @@ commit_event (CpChromeReader *self)
     case 'X':
       if (!(e->have & HAVE_DUR))
         warn_once (self, W_NO_DUR, e->offset,
-                   _("Complete events (X) without a duration were given none"));
+                   _("Complete events (X) without a usable duration (“dur” missing, not a number "
+                     "or out of range) were given none"));
       add_complete (self, e, (e->have & HAVE_DUR) ? e->dur : 0, 0);
       break;
     case 'T':
@@ -2245,6 +2246,15 @@ parse_devices (CpChromeReader *self,
   JsonNode *root;
   JsonArray *arr;
 
+  if (!cp_json_depth_within (json, len, CP_JSON_MAX_DOM_DEPTH))
+    {
+      /* json-glib recurses once per level (see cp-limits.h). */
+      cp_load_report_warn (self->report, G_MAXUINT64,
+                           _("The device properties are nested deeper than the limit of %u "
+                             "levels and were not read"),
+                           CP_JSON_MAX_DOM_DEPTH);
+      return;
+    }
   if (!json_parser_load_from_data (parser, json, len, NULL))
     return;
   root = json_parser_get_root (parser);
@@ -2449,6 +2459,14 @@ outer_token (CpChromeReader    *self,
                 self->first_non_object = t->type == CP_JSON_STRING ? '"' : '0';
               return TRUE;
             }
+        }
+      if (d == self->events_depth && t->type >= CP_JSON_STRING)
+        {
+          /* A plain value among the events (its depth is the array's own,
+           * where containers count themselves one deeper). */
+          if (self->non_objects++ == 0)
+            self->first_non_object = t->type == CP_JSON_STRING ? '"' : '0';
+          return TRUE;
         }
       if (d == self->events_depth && t->type == CP_JSON_ARRAY_END)
         {
@@ -2891,6 +2909,12 @@ describe_not_a_trace (CpChromeReader *self)
         return g_strdup (_("it looks like a PyTorch execution trace (an operator graph from "
                            "ExecutionTraceObserver), which has no timeline; open the matching "
                            "Kineto trace instead"));
+    }
+  for (guint i = 0; i < self->top_keys->len; i++)
+    {
+      /* "traceEvents" was there, but not as an array. */
+      if (strcmp (g_ptr_array_index (self->top_keys, i), "traceEvents") == 0)
+        return g_strdup (_("its “traceEvents” value is not an array of events"));
     }
   for (guint i = 0; i < self->top_keys->len && i < 6; i++)
     {

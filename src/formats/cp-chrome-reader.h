@@ -14,12 +14,9 @@
 
 G_BEGIN_DECLS
 
-/* Top-level values other than the events are kept as metadata up to this
- * size each; larger ones are dropped with a warning. */
-#define CP_CHROME_MAX_METADATA (4u * 1024u * 1024u)
-/* Arguments of one event are kept up to this size; larger ones are dropped
- * with a warning (the event itself is kept). */
-#define CP_CHROME_MAX_ARGS     (16u * 1024u * 1024u)
+/* Top-level values other than the events are kept as metadata up to
+ * CP_CHROME_MAX_METADATA bytes each, the arguments of one event up to
+ * CP_CHROME_MAX_ARGS (cp-limits.h). */
 
 typedef struct _CpChromeReader CpChromeReader;
 

@@ -261,6 +261,8 @@ scratch_append (CpJsonTokenizer *self,
             self->token_start, CP_JSON_MAX_STRING >> 20);
       return FALSE;
     }
+  if (len == 0)
+    return TRUE;
   if (self->scratch_len + len > self->scratch_cap)
     {
       gsize cap = MAX (self->scratch_cap * 2, 256);
@@ -288,7 +290,9 @@ emit (CpJsonTokenizer *self,
   t.type = type;
   t.flags = flags;
   t.depth = self->depth;
-  t.text = text;
+  /* An empty string split by a chunk boundary comes from a scratch buffer
+   * that may never have been allocated. */
+  t.text = text != NULL ? text : "";
   t.len = len;
   t.offset = offset;
   self->any_token = TRUE;
@@ -928,7 +932,7 @@ capture_append (CpJsonTokenizer *self,
                 const guchar    *data,
                 gsize            len)
 {
-  if (self->capture_overflow)
+  if (self->capture_overflow || len == 0)
     return;
   if (self->capture_len + len > self->capture_max)
     {
@@ -1253,6 +1257,42 @@ cp_json_decode_string (const char *raw,
     }
   *out_len = out->len;
   return out->str;
+}
+
+gboolean
+cp_json_depth_within (const char *text,
+                      gsize       len,
+                      guint       max_depth)
+{
+  const char *p = text, *end = text + len;
+  guint depth = 0;
+
+  while (p < end)
+    {
+      switch (*p)
+        {
+        case '"':
+          /* Skip the string, escapes included. */
+          for (p++; p < end && *p != '"'; p++)
+            if (*p == '\\')
+              p++;
+          break;
+        case '[':
+        case '{':
+          if (++depth > max_depth)
+            return FALSE;
+          break;
+        case ']':
+        case '}':
+          if (depth > 0)
+            depth--;
+          break;
+        default:
+          break;
+        }
+      p++;
+    }
+  return TRUE;
 }
 
 /* Numbers */

@@ -8,14 +8,15 @@
 
 #include <glib.h>
 
+#include "formats/cp-limits.h"
+
 G_BEGIN_DECLS
 
-/* Documented limits. A document nested deeper than CP_JSON_MAX_DEPTH, or
- * holding a string longer than CP_JSON_MAX_STRING bytes, is refused with
- * CP_JSON_ERROR_LIMIT. Containers skipped with cp_json_tokenizer_skip() are
- * scanned without a stack, so their depth is not limited. */
-#define CP_JSON_MAX_DEPTH  10000
-#define CP_JSON_MAX_STRING (64u * 1024u * 1024u)
+/* Documented limits (cp-limits.h, docs/limits.md). A document nested deeper
+ * than CP_JSON_MAX_DEPTH, or holding a string longer than CP_JSON_MAX_STRING
+ * bytes, is refused with CP_JSON_ERROR_LIMIT. Containers skipped with
+ * cp_json_tokenizer_skip() are scanned without a stack, so their depth is not
+ * limited. */
 
 #define CP_JSON_ERROR (cp_json_error_quark ())
 
@@ -131,6 +132,13 @@ const char      *cp_json_decode_string      (const char *raw,
                                              guint       flags,
                                              GString    *out,
                                              gsize      *out_len);
+
+/* TRUE when the brackets of JSON text (outside strings) nest at most
+ * max_depth deep. A quick scan without a stack, for text about to be given
+ * to a recursive parser (see CP_JSON_MAX_DOM_DEPTH). */
+gboolean         cp_json_depth_within       (const char *text,
+                                             gsize       len,
+                                             guint       max_depth);
 
 /* Number parsing helpers for token text. */
 /* Integer value (fraction truncated toward zero, exponents applied); FALSE

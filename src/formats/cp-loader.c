@@ -49,8 +49,18 @@ load_xplane (CpSource            *source,
   if (!cp_xplane_reader_read (reader, source, cancellable, progress, progress_data, 0,
                               cp_source_get_file_size (source), error))
     return NULL;
+  /* The reader looks at the cancellable every few MiB: a small capture may
+   * be read whole after a cancellation, which must still win. */
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
   cp_xplane_reader_finish (reader);
-  return cp_trace_builder_finish (g_steal_pointer (&builder), error);
+  {
+    g_autoptr(CpTrace) trace = cp_trace_builder_finish (g_steal_pointer (&builder), error);
+
+    if (trace == NULL || g_cancellable_set_error_if_cancelled (cancellable, error))
+      return NULL;
+    return g_steal_pointer (&trace);
+  }
 }
 
 static gboolean
@@ -158,6 +168,11 @@ cp_load_file (GFile               *file,
       break;
     }
 
+  /* A file truncated while it was mapped reads as zeros from there on (see
+   * cp-mapping.h): whatever the reader made of that, say what happened. */
+  if (!cp_source_check_unchanged (source, error))
+    return NULL;
+
   if (trace == NULL)
     {
       if (local_error == NULL)
@@ -177,6 +192,14 @@ cp_load_file (GFile               *file,
       g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
     }
+
+  {
+    g_autofree char *change = cp_source_describe_change (source);
+
+    if (change != NULL)
+      cp_load_report_warn ((CpLoadReport *) cp_trace_get_load_report (trace), G_MAXUINT64,
+                           "%s", change);
+  }
 
   /* The report belongs to the trace now; the load time is the last fact. */
   ((CpLoadReport *) cp_trace_get_load_report (trace))->load_seconds =

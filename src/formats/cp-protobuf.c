@@ -131,7 +131,8 @@ cp_pb_reader_init (CpPbReader   *reader,
   memset (reader, 0, sizeof *reader);
   reader->start = data;
   reader->p = data;
-  reader->end = data + len;
+  /* NULL data of length 0 is allowed; NULL + 0 is not defined in C. */
+  reader->end = len > 0 ? data + len : data;
   reader->input_end = reader->end;
   reader->base_offset = base_offset;
 }

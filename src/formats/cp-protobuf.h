@@ -9,6 +9,8 @@
 #include <glib.h>
 #include <string.h>
 
+#include "formats/cp-limits.h"
+
 G_BEGIN_DECLS
 
 /* The walker reads one message level at a time: cp_pb_reader_next() returns
@@ -30,10 +32,9 @@ G_BEGIN_DECLS
  * salvage it), one that reaches past the end of its enclosing message only is
  * CP_PB_ERROR_LENGTH. */
 
-#define CP_PB_MAX_VARINT_BYTES 10
-#define CP_PB_MAX_GROUP_DEPTH  64
-/* Nested readers made with cp_pb_reader_init_sub() refuse to go deeper. */
-#define CP_PB_MAX_DEPTH        32
+/* CP_PB_MAX_VARINT_BYTES, CP_PB_MAX_GROUP_DEPTH and CP_PB_MAX_DEPTH (nested
+ * readers made with cp_pb_reader_init_sub() refuse to go deeper) are in
+ * cp-limits.h. */
 
 typedef enum
 {

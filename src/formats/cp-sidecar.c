@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cp-json-tokenizer.h"
 #include "cp-sidecar.h"
 
 /* A sidecar larger than this is not a sidecar. */
@@ -280,6 +281,7 @@ typedef struct
 {
   CpAnnotationRecord  record;
   CpLaneIdentity     *lane;
+  GPtrArray          *owned;    /* strings made valid UTF-8 */
 } Parsed;
 
 static void
@@ -288,6 +290,24 @@ parsed_clear (gpointer data)
   Parsed *p = data;
 
   cp_lane_identity_free (p->lane);
+  g_clear_pointer (&p->owned, g_ptr_array_unref);
+}
+
+/* json-glib turns lone surrogate escapes ("\ud800") into bytes that are not
+ * UTF-8; what the annotations hand out must be. */
+static const char *
+valid_text (Parsed     *p,
+            const char *s)
+{
+  char *copy;
+
+  if (s == NULL || g_utf8_validate (s, -1, NULL))
+    return s;
+  copy = g_utf8_make_valid (s, -1);
+  if (p->owned == NULL)
+    p->owned = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (p->owned, copy);
+  return copy;
 }
 
 static gboolean
@@ -317,7 +337,7 @@ parse_annotation (JsonNode  *node,
   if (get_int (o, "id", &id) && (id <= 0 || id > G_MAXINT32))
     return damaged (error, _("annotation %u has an invalid “id”"), index + 1);
   p->record.id = (guint) id;
-  p->record.text = get_string (o, "text");
+  p->record.text = valid_text (p, get_string (o, "text"));
   if (json_object_has_member (o, "text") && p->record.text == NULL)
     return damaged (error, _("annotation %u has a “text” that is not a string"), index + 1);
   color = get_string (o, "color");
@@ -327,7 +347,7 @@ parse_annotation (JsonNode  *node,
     return damaged (error, _("annotation %u has an invalid “created” time"), index + 1);
   if (get_string (o, "modified") && !parse_time (get_string (o, "modified"), &p->record.modified))
     return damaged (error, _("annotation %u has an invalid “modified” time"), index + 1);
-  p->record.rule = get_string (o, "rule");
+  p->record.rule = valid_text (p, get_string (o, "rule"));
 
   lane = json_object_get_member (o, "lane");
   if (lane != NULL && !JSON_NODE_HOLDS_NULL (lane))
@@ -342,8 +362,8 @@ parse_annotation (JsonNode  *node,
         return damaged (error, _("annotation %u has an invalid “lane”"), index + 1);
       p->lane = g_new0 (CpLaneIdentity, 1);
       p->lane->kind = lk;
-      p->lane->process = g_strdup (get_string (lo, "process"));
-      p->lane->name = g_strdup (get_string (lo, "name") ? get_string (lo, "name") : "");
+      p->lane->process = g_strdup (valid_text (p, get_string (lo, "process")));
+      p->lane->name = g_strdup (get_string (lo, "name") ? valid_text (p, get_string (lo, "name")) : "");
       if (!get_int (lo, "number", &p->lane->number))
         p->lane->number = 0;
       p->record.lane = p->lane;
@@ -359,13 +379,15 @@ parse_annotation (JsonNode  *node,
       so = json_node_get_object (slice);
       if (!get_int (so, "start_ns", &p->record.slice_start) || get_string (so, "name") == NULL)
         return damaged (error, _("annotation %u has an invalid “slice”"), index + 1);
-      p->record.slice_name = get_string (so, "name");
-      p->record.slice_start += shift;
+      p->record.slice_name = valid_text (p, get_string (so, "name"));
+      if (__builtin_add_overflow (p->record.slice_start, shift, &p->record.slice_start))
+        return damaged (error, _("annotation %u has times out of range"), index + 1);
       p->record.attached = TRUE;
     }
 
-  p->record.start += shift;
-  p->record.end += shift;
+  if (__builtin_add_overflow (p->record.start, shift, &p->record.start) ||
+      __builtin_add_overflow (p->record.end, shift, &p->record.end))
+    return damaged (error, _("annotation %u has times out of range"), index + 1);
   return TRUE;
 }
 
@@ -387,8 +409,16 @@ cp_sidecar_parse (const char    *data,
   g_return_val_if_fail (data != NULL, FALSE);
   g_return_val_if_fail (CP_IS_ANNOTATIONS (annotations), FALSE);
 
+  /* json-glib recurses once per nesting level (see cp-limits.h). */
+  if (!cp_json_depth_within (data, len < 0 ? strlen (data) : (gsize) len, CP_JSON_MAX_DOM_DEPTH))
+    return damaged (error, _("it is nested deeper than the limit of %u levels"), CP_JSON_MAX_DOM_DEPTH);
   if (!json_parser_load_from_data (parser, data, len, &local_error))
-    return damaged (error, _("it is not valid JSON (%s)"), local_error->message);
+    {
+      /* json-glib quotes the offending text, which may not be UTF-8. */
+      g_autofree char *why = g_utf8_make_valid (local_error->message, -1);
+
+      return damaged (error, _("it is not valid JSON (%s)"), why);
+    }
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     return damaged (error, _("it is not a JSON object"));
@@ -416,7 +446,10 @@ cp_sidecar_parse (const char    *data,
       if (!JSON_NODE_HOLDS_OBJECT (capture))
         return damaged (error, _("its “capture” is not an object"));
       if (get_int (json_node_get_object (capture), "origin_abs_ns", &origin))
-        shift = origin - cp_trace_get_origin_abs (trace);
+        {
+          if (__builtin_sub_overflow (origin, cp_trace_get_origin_abs (trace), &shift))
+            return damaged (error, _("its “capture” origin is out of range"));
+        }
     }
 
   list = json_object_get_member (o, "annotations");

@@ -24,6 +24,7 @@
 #endif
 
 #include "model/cp-trace.h"
+#include "cp-mapping.h"
 #include "cp-source.h"
 
 #define HEAD_SIZE     4096
@@ -34,6 +35,8 @@ struct _CpSource
   GFile          *file;
   char           *name;
   guint64         file_size;
+  guint64         opened_size;   /* size the file had when opened */
+  gboolean        in_memory;     /* made by cp_source_new_for_bytes() */
   CpCompression   compression;
   CpContentKind   kind;
   char           *guess;
@@ -41,9 +44,10 @@ struct _CpSource
   guint8          head[HEAD_SIZE];
   gsize           head_len;
 
-  /* Mapped plain file. */
-  GMappedFile    *mapped_file;
+  /* Mapped plain file (a guarded mapping, see cp-mapping.h), or the bytes
+   * of an in-memory source. */
   GBytes         *mapped;
+  gboolean        mapped_is_file;
   guint64         map_pos;
   guint64         released;
 
@@ -64,6 +68,7 @@ struct _CpSource
   gboolean        zstd_open;     /* inside a zstd frame */
 
   GBytes         *pending;       /* first chunk, produced while sniffing */
+  GError         *deferred_error; /* damage met after the last chunk handed out */
   gboolean        done;
   guint64         produced;
   char           *trailing_note;
@@ -93,7 +98,6 @@ cp_source_free (CpSource *self)
   g_free (self->name);
   g_free (self->guess);
   g_clear_pointer (&self->mapped, g_bytes_unref);
-  g_clear_pointer (&self->mapped_file, g_mapped_file_unref);
   if (self->stream)
     g_input_stream_close (self->stream, NULL, NULL);
   g_clear_object (&self->stream);
@@ -103,6 +107,7 @@ cp_source_free (CpSource *self)
   if (self->zds)
     ZSTD_freeDStream (self->zds);
   g_clear_pointer (&self->pending, g_bytes_unref);
+  g_clear_error (&self->deferred_error);
   g_free (self->trailing_note);
   g_free (self);
 }
@@ -183,7 +188,7 @@ cp_source_release_before (CpSource *self,
   long page = sysconf (_SC_PAGESIZE);
   guintptr start, stop;
 
-  if (self->mapped == NULL || page <= 0)
+  if (self->mapped == NULL || !self->mapped_is_file || page <= 0)
     return;
   base = g_bytes_get_data (self->mapped, &size);
   if (base == NULL || offset > size)
@@ -555,8 +560,18 @@ inflate_chunk (CpSource      *self,
   return g_bytes_new_take (out, out_len);
 
 fail:
-  g_free (out);
   self->done = TRUE;
+  if (out_len > 0 && error != NULL && *error != NULL &&
+      !g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      /* Hand out what came before the damage (a good frame before a bad
+       * one, the start of a corrupted stream); the error comes with the
+       * next read. */
+      self->deferred_error = g_steal_pointer (error);
+      self->produced += out_len;
+      return g_bytes_new_take (out, out_len);
+    }
+  g_free (out);
   return NULL;
 }
 
@@ -569,6 +584,11 @@ cp_source_read (CpSource      *self,
 
   if (self->pending)
     return g_steal_pointer (&self->pending);
+  if (self->deferred_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&self->deferred_error));
+      return NULL;
+    }
   if (self->done)
     return NULL;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -626,6 +646,104 @@ cp_source_read (CpSource      *self,
   return inflate_chunk (self, cancellable, error);
 }
 
+/* Reads the head from self->stream, detects compression and sniffs the
+ * content. A source whose content is not compressed is then handed the
+ * whole content by the caller (a mapping or bytes), or keeps streaming. */
+static gboolean
+open_stream (CpSource      *self,
+             GCancellable  *cancellable,
+             GError       **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  gsize got = 0;
+
+  self->in_buf = g_malloc (IN_BUF_SIZE);
+  if (!g_input_stream_read_all (self->stream, self->in_buf, HEAD_SIZE, &got, cancellable, &local_error))
+    {
+      g_set_error (error, local_error->domain, local_error->code,
+                   _("Could not read “%s”: %s"), self->name, local_error->message);
+      return FALSE;
+    }
+  self->in_len = got;
+  self->in_total = got;
+  if (got < HEAD_SIZE)
+    self->in_eof = TRUE;
+
+  if (has_prefix (self->in_buf, got, "\x1f\x8b", 2))
+    {
+      self->compression = CP_COMPRESSION_GZIP;
+      if (inflateInit2 (&self->zs, 15 + 16) != Z_OK)
+        {
+          g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_IO,
+                       _("Could not start decompressing “%s”"), self->name);
+          return FALSE;
+        }
+      self->zs_init = TRUE;
+    }
+  else if (has_prefix (self->in_buf, got, "\x28\xb5\x2f\xfd", 4))
+    {
+      self->compression = CP_COMPRESSION_ZSTD;
+      self->zds = ZSTD_createDStream ();
+      if (self->zds == NULL || ZSTD_isError (ZSTD_initDStream (self->zds)))
+        {
+          g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_IO,
+                       _("Could not start decompressing “%s”"), self->name);
+          return FALSE;
+        }
+    }
+
+  if (self->compression != CP_COMPRESSION_NONE)
+    {
+      self->pending = inflate_chunk (self, cancellable, &local_error);
+      if (local_error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return FALSE;
+        }
+      if (self->pending)
+        {
+          gsize n;
+          const guint8 *d = g_bytes_get_data (self->pending, &n);
+
+          self->head_len = MIN (n, HEAD_SIZE);
+          memcpy (self->head, d, self->head_len);
+        }
+      sniff (self);
+      return TRUE;
+    }
+
+  self->head_len = got;
+  memcpy (self->head, self->in_buf, got);
+  sniff (self);
+  return TRUE;
+}
+
+/* An uncompressed source gets its whole content at once: stop streaming. */
+static void
+use_whole_content (CpSource *self,
+                   GBytes   *content,
+                   gboolean  is_file)
+{
+  self->mapped = content;
+  self->mapped_is_file = is_file;
+#if defined(G_OS_UNIX) && defined(MADV_SEQUENTIAL)
+  if (is_file)
+    {
+      gsize size;
+      const guint8 *base = g_bytes_get_data (self->mapped, &size);
+      long page = sysconf (_SC_PAGESIZE);
+
+      if (base != NULL && size > 0 && page > 0 && ((guintptr) base % page) == 0)
+        madvise ((void *) base, size, MADV_SEQUENTIAL);
+    }
+#endif
+  self->file_size = g_bytes_get_size (self->mapped);
+  g_input_stream_close (self->stream, NULL, NULL);
+  g_clear_object (&self->stream);
+  g_clear_pointer (&self->in_buf, g_free);
+  self->in_len = self->in_pos = 0;
+}
+
 CpSource *
 cp_source_open (GFile         *file,
                 GCancellable  *cancellable,
@@ -636,7 +754,6 @@ cp_source_open (GFile         *file,
   g_autoptr(GFileInputStream) fstream = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *path = NULL;
-  gsize got = 0;
 
   g_return_val_if_fail (G_IS_FILE (file), NULL);
 
@@ -663,6 +780,7 @@ cp_source_open (GFile         *file,
       return NULL;
     }
   self->file_size = g_file_info_get_size (info);
+  self->opened_size = self->file_size;
 
   fstream = g_file_read (file, cancellable, &local_error);
   if (fstream == NULL)
@@ -672,92 +790,87 @@ cp_source_open (GFile         *file,
       return NULL;
     }
   self->stream = G_INPUT_STREAM (g_steal_pointer (&fstream));
-  self->in_buf = g_malloc (IN_BUF_SIZE);
-  if (!g_input_stream_read_all (self->stream, self->in_buf, HEAD_SIZE, &got, cancellable, &local_error))
-    {
-      g_set_error (error, local_error->domain, local_error->code,
-                   _("Could not read “%s”: %s"), self->name, local_error->message);
-      return NULL;
-    }
-  self->in_len = got;
-  self->in_total = got;
-  if (got < HEAD_SIZE)
-    self->in_eof = TRUE;
-
-  if (has_prefix (self->in_buf, got, "\x1f\x8b", 2))
-    {
-      self->compression = CP_COMPRESSION_GZIP;
-      if (inflateInit2 (&self->zs, 15 + 16) != Z_OK)
-        {
-          g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_IO,
-                       _("Could not start decompressing “%s”"), self->name);
-          return NULL;
-        }
-      self->zs_init = TRUE;
-    }
-  else if (has_prefix (self->in_buf, got, "\x28\xb5\x2f\xfd", 4))
-    {
-      self->compression = CP_COMPRESSION_ZSTD;
-      self->zds = ZSTD_createDStream ();
-      if (self->zds == NULL || ZSTD_isError (ZSTD_initDStream (self->zds)))
-        {
-          g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_IO,
-                       _("Could not start decompressing “%s”"), self->name);
-          return NULL;
-        }
-    }
-
+  if (!open_stream (self, cancellable, error))
+    return NULL;
   if (self->compression != CP_COMPRESSION_NONE)
-    {
-      self->pending = inflate_chunk (self, cancellable, &local_error);
-      if (local_error != NULL)
-        {
-          g_propagate_error (error, g_steal_pointer (&local_error));
-          return NULL;
-        }
-      if (self->pending)
-        {
-          gsize n;
-          const guint8 *d = g_bytes_get_data (self->pending, &n);
+    return g_steal_pointer (&self);
 
-          self->head_len = MIN (n, HEAD_SIZE);
-          memcpy (self->head, d, self->head_len);
-        }
-      sniff (self);
-      return g_steal_pointer (&self);
-    }
-
-  self->head_len = got;
-  memcpy (self->head, self->in_buf, got);
-  sniff (self);
-
+  /* Plain local regular files are mapped (zero-copy), with a guard against
+   * the file being truncated meanwhile; anything else (pipes, devices,
+   * remote files) is streamed. */
   path = g_file_get_path (file);
   if (path != NULL && self->file_size > 0)
     {
-      GMappedFile *mf = g_mapped_file_new (path, FALSE, NULL);
+      GBytes *mapping = cp_mapping_map_file (path);
 
-      if (mf != NULL)
-        {
-          self->mapped_file = mf;
-          self->mapped = g_mapped_file_get_bytes (mf);
-#if defined(G_OS_UNIX) && defined(MADV_SEQUENTIAL)
-          {
-            gsize size;
-            const guint8 *base = g_bytes_get_data (self->mapped, &size);
-            long page = sysconf (_SC_PAGESIZE);
-
-            if (base != NULL && size > 0 && page > 0 && ((guintptr) base % page) == 0)
-              madvise ((void *) base, size, MADV_SEQUENTIAL);
-          }
-#endif
-          self->file_size = g_bytes_get_size (self->mapped);
-          g_input_stream_close (self->stream, NULL, NULL);
-          g_clear_object (&self->stream);
-          g_clear_pointer (&self->in_buf, g_free);
-          self->in_len = self->in_pos = 0;
-        }
+      if (mapping != NULL)
+        use_whole_content (self, mapping, TRUE);
     }
   return g_steal_pointer (&self);
+}
+
+CpSource *
+cp_source_new_for_bytes (GBytes        *data,
+                         const char    *name,
+                         GError       **error)
+{
+  g_autoptr(CpSource) self = NULL;
+
+  g_return_val_if_fail (data != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  self = g_new0 (CpSource, 1);
+  self->file = g_file_new_for_path (name);
+  self->name = g_strdup (name);
+  self->in_memory = TRUE;
+  self->file_size = g_bytes_get_size (data);
+  self->opened_size = self->file_size;
+  self->stream = g_memory_input_stream_new_from_bytes (data);
+  if (!open_stream (self, NULL, error))
+    return NULL;
+  if (self->compression == CP_COMPRESSION_NONE && self->file_size > 0)
+    use_whole_content (self, g_bytes_ref (data), FALSE);
+  return g_steal_pointer (&self);
+}
+
+gboolean
+cp_source_check_unchanged (CpSource  *self,
+                           GError   **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (self->mapped != NULL && self->mapped_is_file && cp_mapping_is_damaged (self->mapped))
+    {
+      g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
+                   _("“%s” was truncated or replaced by another program while it was being "
+                     "read; open it again once it is complete"),
+                   self->name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+char *
+cp_source_describe_change (CpSource *self)
+{
+  g_autoptr(GFileInfo) info = NULL;
+  guint64 now;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (self->in_memory)
+    return NULL;
+  info = g_file_query_info (self->file, G_FILE_ATTRIBUTE_STANDARD_SIZE,
+                            G_FILE_QUERY_INFO_NONE, NULL, NULL);
+  if (info == NULL)
+    return NULL;
+  now = g_file_info_get_size (info);
+  if (now == self->opened_size)
+    return NULL;
+  return g_strdup_printf (_("“%s” changed while it was being read: it had %" G_GUINT64_FORMAT
+                            " bytes when it was opened and has %" G_GUINT64_FORMAT " now; "
+                            "open it again to see its current content"),
+                          self->name, self->opened_size, now);
 }
 
 const char *

@@ -8,14 +8,12 @@
 
 #include <gio/gio.h>
 
+#include "formats/cp-limits.h"
+
 G_BEGIN_DECLS
 
-/* Documented limits of decompression. Once CP_SOURCE_RATIO_GRACE bytes were
- * produced, output larger than CP_SOURCE_MAX_RATIO times the compressed input
- * read so far is refused as a decompression bomb (CP_TRACE_ERROR_LIMIT).
- * Real captures compress 10x to 60x. */
-#define CP_SOURCE_MAX_RATIO     1000
-#define CP_SOURCE_RATIO_GRACE   (16u * 1024u * 1024u)
+/* Decompression is limited by CP_SOURCE_MAX_RATIO and CP_SOURCE_RATIO_GRACE
+ * (cp-limits.h, docs/limits.md). */
 /* Size of the chunks read() returns. */
 #define CP_SOURCE_CHUNK_SIZE    (1024u * 1024u)
 /* Plain files are handed out in slices of this size (zero-copy). */
@@ -43,6 +41,13 @@ typedef struct _CpSource CpSource;
  * damaged or refused compressed data) name the file. */
 CpSource       *cp_source_open             (GFile         *file,
                                             GCancellable  *cancellable,
+                                            GError       **error);
+/* A source over bytes in memory (tests, fuzzing): sniffed, decompressed and
+ * limited like a file. Uncompressed content is handed out as slices of data,
+ * which cp_source_get_mapped() returns. name names it in messages; the
+ * source's GFile is made from name and never opened. */
+CpSource       *cp_source_new_for_bytes    (GBytes        *data,
+                                            const char    *name,
                                             GError       **error);
 void            cp_source_free             (CpSource      *self);
 
@@ -80,6 +85,15 @@ guint64         cp_source_get_produced     (CpSource      *self);
  * again from the file if touched later). No-op for other sources. */
 void            cp_source_release_before   (CpSource      *self,
                                             guint64        offset);
+
+/* After reading: FALSE (CP_TRACE_ERROR_DAMAGED, naming the file) when a
+ * mapped file was truncated or replaced while it was read, so that pages of
+ * it read as zeros (see cp-mapping.h). */
+gboolean        cp_source_check_unchanged  (CpSource      *self,
+                                            GError       **error);
+/* After reading: a message when the file's size is no longer what it was
+ * when it was opened (it grew or shrank meanwhile), else NULL. */
+char           *cp_source_describe_change  (CpSource      *self);
 
 /* A note about data ignored after the end of a gzip stream, or NULL. */
 const char     *cp_source_get_trailing_note (CpSource     *self);

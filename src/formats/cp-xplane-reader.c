@@ -33,13 +33,10 @@ enum { XEVMETA_ID = 1, XEVMETA_NAME = 2, XEVMETA_METADATA = 3, XEVMETA_DISPLAY_N
        XEVMETA_STATS = 5, XEVMETA_CHILD_ID = 6 };
 enum { XSTATMETA_ID = 1, XSTATMETA_NAME = 2, XSTATMETA_DESCRIPTION = 3 };
 
-/* Lines with events beyond this many lanes per plane are skipped (a plane
- * with a million threads is damage or abuse, not something to draw). */
-#define MAX_LANES_PER_PLANE 10000
-/* Metadata JSON: at most this many names listed per bookkeeping plane, and
- * strings cut to this many bytes. */
-#define MAX_METADATA_NAMES  200
-#define MAX_METADATA_STRING 4096
+/* Lanes per plane and metadata sizes are limited (cp-limits.h). */
+#define MAX_LANES_PER_PLANE CP_XPLANE_MAX_LANES_PER_PLANE
+#define MAX_METADATA_NAMES  CP_XPLANE_MAX_METADATA_NAMES
+#define MAX_METADATA_STRING CP_XPLANE_MAX_METADATA_STRING
 /* Progress and cancellation are checked this often (bytes). */
 #define PROGRESS_STEP       (4 * 1024 * 1024)
 /* XProf gives derived GPU lines ids from here on. */
@@ -294,6 +291,7 @@ typedef struct
   gboolean        any_event;
   CpPbError       first_error;
   guint64         first_error_offset;
+  guint64         unknown_metadata;  /* events naming metadata their plane lacks */
   guint64         next_progress;
   GCancellable   *cancellable;
   CpLoadProgressFunc progress;
@@ -2378,6 +2376,7 @@ read_event (Plane        *plane,
       es.has = 0;
       es.has_number = FALSE;
       name = CP_STR_EMPTY;
+      space->unknown_metadata++;
     }
 
   cp_slice_init_clear (&init);
@@ -3524,9 +3523,20 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
     }
   if (report->truncated && report->events > events_before)
     cp_load_report_warn (report, report->stopped_at,
-                         _("The capture is cut off at byte %" G_GUINT64_FORMAT "; everything "
-                           "complete before it was loaded"),
-                         report->stopped_at);
+                         _("The capture is cut off at byte %" G_GUINT64_FORMAT " (in data that "
+                           "starts at byte %" G_GUINT64_FORMAT "); everything before the cut "
+                           "that could be read was loaded"),
+                         (guint64) input->len, report->stopped_at);
+
+  if (space.unknown_metadata > 0)
+    cp_load_report_warn (report, G_MAXUINT64,
+                         g_dngettext (GETTEXT_PACKAGE,
+                                      "%" G_GUINT64_FORMAT " event refers to event metadata that its "
+                                      "plane does not define; it has no name",
+                                      "%" G_GUINT64_FORMAT " events refer to event metadata that their "
+                                      "plane does not define; they have no name",
+                                      space.unknown_metadata),
+                         space.unknown_metadata);
 
   space_link (&space);
   self->device_offset = MAX (self->device_offset, space.max_device + 1);
@@ -3812,7 +3822,7 @@ cp_xplane_reader_read (CpXPlaneReader      *self,
           gsize n;
           const guint8 *d = g_bytes_get_data (chunk, &n);
 
-          if ((guint64) buf->len + n > G_MAXUINT32)
+          if ((guint64) buf->len + n > CP_XPLANE_MAX_DECOMPRESSED)
             {
               g_bytes_unref (chunk);
               g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_LIMIT,

@@ -8,6 +8,8 @@
 
 #include <glib.h>
 
+#include "formats/cp-limits.h"
+
 G_BEGIN_DECLS
 
 typedef struct
@@ -16,8 +18,8 @@ typedef struct
   char   *message;         /* translated, for people */
 } CpLoadWarning;
 
-/* Kept at most this many warnings; more are counted in warnings_dropped. */
-#define CP_LOAD_REPORT_MAX_WARNINGS 200
+/* Kept at most CP_LOAD_REPORT_MAX_WARNINGS (cp-limits.h) warnings; more are
+ * counted in warnings_dropped. */
 
 typedef struct
 {

@@ -137,6 +137,49 @@ find (const CpStringPool *pool,
   return G_MAXUINT32;
 }
 
+/* Valid UTF-8 apart from NUL bytes, which strings may hold. */
+static gboolean
+utf8_valid_but_nul (const char *s,
+                    gsize       len)
+{
+  while (len > 0)
+    {
+      const char *nul = memchr (s, '\0', len);
+      gsize n = nul ? (gsize) (nul - s) : len;
+
+      if (!g_utf8_validate_len (s, n, NULL))
+        return FALSE;
+      if (nul == NULL)
+        break;
+      s += n + 1;
+      len -= n + 1;
+    }
+  return TRUE;
+}
+
+/* s with invalid UTF-8 replaced by U+FFFD, NUL bytes kept. */
+static GString *
+utf8_make_valid_but_nul (const char *s,
+                         gsize       len)
+{
+  GString *out = g_string_sized_new (len + 8);
+
+  while (len > 0)
+    {
+      const char *nul = memchr (s, '\0', len);
+      gsize n = nul ? (gsize) (nul - s) : len;
+      g_autofree char *valid = g_utf8_make_valid (s, n);
+
+      g_string_append (out, valid);
+      if (nul == NULL)
+        break;
+      g_string_append_c (out, '\0');
+      s += n + 1;
+      len -= n + 1;
+    }
+  return out;
+}
+
 CpStr
 cp_string_pool_intern (CpStringPool *pool,
                        const char   *str,
@@ -161,6 +204,17 @@ cp_string_pool_intern (CpStringPool *pool,
   id = find (pool, str, len, hash, &slot);
   if (id != G_MAXUINT32)
     return id;
+
+  /* Readers pass bytes from files (XPlane strings are raw protobuf bytes);
+   * what the model hands to GTK, Pango and JSON output must be UTF-8. Each
+   * new string is checked once; an invalid one is interned as its repaired
+   * spelling, which later lookups of the same bytes reach the same way. */
+  if (G_UNLIKELY (!utf8_valid_but_nul (str, len)))
+    {
+      g_autoptr(GString) valid = utf8_make_valid_but_nul (str, len);
+
+      return cp_string_pool_intern (pool, valid->str, valid->len);
+    }
 
   if ((pool->strings->len + 1) * 2 > pool->table_mask + 1)
     {

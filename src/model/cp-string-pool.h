@@ -13,7 +13,8 @@ G_BEGIN_DECLS
 /* Strings live in large chunks that never move, so a pointer returned by
  * cp_string_pool_get() stays valid for the life of the pool. Id 0 is "". The
  * pool is not thread-safe while strings are added; reading is safe once
- * building is over. */
+ * building is over. Strings are valid UTF-8 apart from NUL bytes, which are
+ * kept: bytes that are not UTF-8 are replaced by U+FFFD when interned. */
 typedef struct _CpStringPool CpStringPool;
 
 CpStringPool *cp_string_pool_new        (void);

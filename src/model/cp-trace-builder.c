@@ -15,7 +15,7 @@
 #include "cp-trace-private.h"
 
 #define ARGS_CHUNK_SIZE (4 * 1024 * 1024)
-#define MAX_ROWS 1024
+#define MAX_ROWS CP_LANE_MAX_ROWS
 
 typedef struct
 {
@@ -974,7 +974,12 @@ cp_trace_builder_add_metadata (CpTraceBuilder *self,
   if (len < 0)
     len = strlen (json);
   e.key = cp_string_pool_intern (self->strings, key, -1);
-  e.json = g_strndup (json, len);
+  /* Readers keep the capture's raw text, which may hold invalid UTF-8 (or
+   * NUL bytes); what the model hands out is always valid UTF-8. */
+  if (g_utf8_validate_len (json, len, NULL))
+    e.json = g_strndup (json, len);
+  else
+    e.json = g_utf8_make_valid (json, len);
   g_array_append_val (self->metadata, e);
 }
 
@@ -1514,7 +1519,10 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
 
   if (self->negative_durations > 0)
     cp_load_report_warn (self->report, G_MAXUINT64,
-                         "%" G_GUINT64_FORMAT " events had a negative duration and were given none",
+                         g_dngettext (GETTEXT_PACKAGE,
+                                      "%" G_GUINT64_FORMAT " event had a negative duration and was given none",
+                                      "%" G_GUINT64_FORMAT " events had a negative duration and were given none",
+                                      self->negative_durations),
                          self->negative_durations);
 
   /* Processes: device processes without an explicit sort index go after the
