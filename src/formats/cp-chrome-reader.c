@@ -2281,6 +2281,20 @@ direct_scalar (Cursor      *c,
       c->p = q + 1;
       return TRUE;
     }
+  if (*p == '-' || CP_JSON_IS_DIGIT (*p))
+    {
+      /* Numbers, the common words: read once. */
+      q = cp_json_lex_number_end (p, c->end);
+      if (q != NULL && q < c->end && !(cp_json_class[*q] & CP_JSON_C_WORD))
+        {
+          t->type = CP_JSON_NUMBER;
+          t->flags = 0;
+          t->text = (const char *) p;
+          t->len = q - p;
+          c->p = q;
+          return TRUE;
+        }
+    }
   q = cp_json_lex_word_end (p, c->end);
   if (q == p || q == c->end ||
       !cp_json_lex_classify_word (p, q - p, &t->type, &t->flags))

@@ -41,6 +41,11 @@ static inline const guchar *
 cp_json_lex_skip_ws (const guchar *p,
                      const guchar *end)
 {
+  /* Most gaps are empty or one space. */
+  if (p < end && *p > ' ')
+    return p;
+  if (p + 1 < end && *p == ' ' && p[1] > ' ')
+    return p + 1;
   while (p < end && (cp_json_class[*p] & CP_JSON_C_WS))
     {
       p++;
@@ -186,6 +191,51 @@ cp_json_lex_word_end (const guchar *p,
 {
   while (p < end && (cp_json_class[*p] & CP_JSON_C_WORD))
     p++;
+  return p;
+}
+
+/* The end of the JSON number that starts at p (with '-' or a digit), or
+ * NULL when no number starts there. The word at p is that number only when
+ * no word byte follows it. */
+static inline const guchar *
+cp_json_lex_number_end (const guchar *p,
+                        const guchar *end)
+{
+  const guchar *d;
+
+  if (p < end && *p == '-')
+    p++;
+  if (p == end)
+    return NULL;
+  if (*p == '0')
+    p++;
+  else if (*p >= '1' && *p <= '9')
+    {
+      p++;
+      while (p < end && CP_JSON_IS_DIGIT (*p))
+        p++;
+    }
+  else
+    return NULL;
+  if (p < end && *p == '.')
+    {
+      d = ++p;
+      while (p < end && CP_JSON_IS_DIGIT (*p))
+        p++;
+      if (p == d)
+        return NULL;
+    }
+  if (p < end && (*p == 'e' || *p == 'E'))
+    {
+      p++;
+      if (p < end && (*p == '+' || *p == '-'))
+        p++;
+      d = p;
+      while (p < end && CP_JSON_IS_DIGIT (*p))
+        p++;
+      if (p == d)
+        return NULL;
+    }
   return p;
 }
 
