@@ -1310,6 +1310,12 @@ cp_json_parse_us_to_ns (const char *text,
   return scale (neg, mant, e + 3, round_up, TRUE, out);
 }
 
+/* Powers of ten that a double holds exactly. */
+static const double exact_pow10[23] = {
+  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
 gboolean
 cp_json_parse_double (const char *text,
                       gsize       len,
@@ -1319,9 +1325,25 @@ cp_json_parse_double (const char *text,
   char *end = NULL;
   g_autofree char *big = NULL;
   const char *s;
+  gboolean neg, round_up;
+  guint64 mant;
+  gint64 e;
 
   if (len == 0)
     return FALSE;
+
+  /* Fast path (Clinger): a mantissa below 2^53 and a power of ten up to
+   * 10^22 are both exact doubles, so one multiplication or division gives
+   * the correctly rounded value, the same as strtod(). */
+  if (parse_decimal (text, len, &neg, &mant, &e, &round_up) &&
+      mant < (G_GUINT64_CONSTANT (1) << 53) && e >= -22 && e <= 22)
+    {
+      double v = (double) mant;
+
+      v = e < 0 ? v / exact_pow10[-e] : v * exact_pow10[e];
+      *out = neg ? -v : v;
+      return TRUE;
+    }
   if (len < sizeof buf)
     {
       memcpy (buf, text, len);
