@@ -611,11 +611,11 @@ digest (CpTrace *trace,
     {
       const CpProcess *proc = cp_trace_get_process (trace, p);
 
-      g_string_append_printf (out, "process %s %s %s dev %d %d %d\n",
+      g_string_append_printf (out, "process %s %s %s dev %d %d %d sort %" G_GINT64_FORMAT "\n",
                               cp_trace_get_string (trace, proc->key),
                               cp_trace_get_string (trace, proc->name),
                               cp_trace_get_string (trace, proc->labels),
-                              proc->device, proc->is_device, proc->is_pseudo);
+                              proc->device, proc->is_device, proc->is_pseudo, proc->sort_index);
     }
   for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
     {
@@ -634,6 +634,16 @@ digest (CpTrace *trace,
                                   s->start[i], s->dur[i], cp_trace_get_string (trace, s->name[i]),
                                   cp_trace_get_string (trace, s->cat[i]), s->flags[i], s->row[i],
                                   s->corr[i], s->ext[i]);
+          {
+            CpSliceRef ref = { l, i };
+            const CpGpuInfo *g = cp_trace_get_gpu_info (trace, ref);
+
+            if (g != NULL)
+              g_string_append_printf (out, " gpu %" G_GINT64_FORMAT " d%d s%d g%d,%d,%d b%d,%d,%d r%d m%d %g %g %g",
+                                      g->bytes, g->device, g->stream, g->grid[0], g->grid[1], g->grid[2],
+                                      g->block[0], g->block[1], g->block[2], g->registers, g->shared_mem,
+                                      g->blocks_per_sm, g->warps_per_sm, g->occupancy);
+          }
           if (with_args)
             {
               CpSliceRef ref = { l, i };
@@ -656,6 +666,24 @@ digest (CpTrace *trace,
   for (guint i = 0; i < n; i++)
     g_string_append_printf (out, "instant %" G_GINT64_FORMAT " %s %c\n", instants[i].ts,
                             cp_trace_get_string (trace, instants[i].name), instants[i].scope);
+  {
+    const CpLoadReport *r = cp_trace_get_load_report (trace);
+
+    g_string_append_printf (out, "events %" G_GUINT64_FORMAT " skipped %" G_GUINT64_FORMAT
+                            " unknown %" G_GUINT64_FORMAT " unmatched %" G_GUINT64_FORMAT
+                            " unclosed %" G_GUINT64_FORMAT " truncated %d\n",
+                            r->events, r->skipped, r->unknown_phase, r->unmatched_end,
+                            r->unclosed_begin, r->truncated);
+    for (guint c = 0; c < 128; c++)
+      if (r->by_phase[c] > 0)
+        g_string_append_printf (out, "phase %u %" G_GUINT64_FORMAT "\n", c, r->by_phase[c]);
+    for (guint i = 0; i < cp_load_report_n_warnings (r); i++)
+      {
+        const CpLoadWarning *w = cp_load_report_get_warning (r, i);
+
+        g_string_append_printf (out, "warning %" G_GUINT64_FORMAT " %s\n", w->offset, w->message);
+      }
+  }
   return g_string_free (out, FALSE);
 }
 
@@ -693,7 +721,7 @@ test_chunking (void)
 {
   static const char *names[] = {
     "kineto-small.json", "kineto-2021.json", "phases.json", "ns-precision.json",
-    "trailing-commas.json", "array-open.json", "unescaped-quotes.json",
+    "trailing-commas.json", "array-open.json", "unescaped-quotes.json", "direct-edge.json",
   };
 
   for (guint k = 0; k < G_N_ELEMENTS (names); k++)

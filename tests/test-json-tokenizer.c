@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "formats/cp-json-tokenizer.h"
@@ -479,6 +480,61 @@ test_numbers (void)
   }
 }
 
+/* Doubles must come out bit for bit as strtod() gives them, whether the
+ * exact fast path or strtod() itself reads them. */
+static void
+test_doubles (void)
+{
+  static const char *fixed[] = {
+    "0", "-0", "0.0", "1", "4.454545", "17.818182", "9", "1e1", "1E-5", "-2.5e+3",
+    "0.1", "0.3", "123456789012345", "9007199254740991", "9007199254740993",
+    "1e22", "1e23", "1e-22", "1e-23", "4.9e-324", "1.7976931348623157e308",
+    "12345678901234567890", "0.000000000000000000001", "00012", ".5", "5.", "+7",
+    " 2.5 ", "0x10", "inf", "-Infinity", "nan", "1e", "-", "",
+  };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+
+  for (guint i = 0; i < G_N_ELEMENTS (fixed) + 20000; i++)
+    {
+      char buf[64];
+      const char *text;
+      double want, got = 0;
+      char *end;
+      gboolean ok, want_ok;
+
+      if (i < G_N_ELEMENTS (fixed))
+        text = fixed[i];
+      else
+        {
+          /* Random decimals: up to 17 digits, a point anywhere, an exponent
+           * now and then. */
+          guint n = g_rand_int_range (rand, 1, 18), point = g_rand_int_range (rand, 0, n + 1);
+          gsize k = 0;
+
+          if (g_rand_boolean (rand))
+            buf[k++] = '-';
+          for (guint d = 0; d < n; d++)
+            {
+              if (d == point && d > 0)
+                buf[k++] = '.';
+              buf[k++] = '0' + g_rand_int_range (rand, d == 0 ? 1 : 0, 10);
+            }
+          if (g_rand_int_range (rand, 0, 4) == 0)
+            k += g_snprintf (buf + k, sizeof buf - k, "e%d", g_rand_int_range (rand, -30, 31));
+          buf[k] = '\0';
+          text = buf;
+        }
+      want = g_ascii_strtod (text, &end);
+      while (g_ascii_isspace (*end))
+        end++;
+      want_ok = end != text && *end == '\0';
+      ok = cp_json_parse_double (text, strlen (text), &got);
+      g_assert_cmpint (ok, ==, want_ok);
+      if (ok && !(isnan (want) && isnan (got)) && memcmp (&got, &want, sizeof got) != 0)
+        g_error ("%s: %.17g, strtod gives %.17g", text, got, want);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -495,5 +551,6 @@ main (int   argc,
   g_test_add_func ("/json-tokenizer/stop", test_stop);
   g_test_add_func ("/json-tokenizer/offsets", test_token_offsets);
   g_test_add_func ("/json-tokenizer/numbers", test_numbers);
+  g_test_add_func ("/json-tokenizer/doubles", test_doubles);
   return g_test_run ();
 }

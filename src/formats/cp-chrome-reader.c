@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "cp-chrome-reader.h"
+#include "cp-json-lex.h"
 #include "cp-json-tokenizer.h"
 
 /* Event fields. */
@@ -1829,8 +1830,9 @@ commit_event (CpChromeReader *self)
 /* Token handling */
 
 static void
-begin_event (CpChromeReader    *self,
-             const CpJsonToken *t)
+begin_event (CpChromeReader *self,
+             guint64         offset,
+             guint           depth)
 {
   Event *e = &self->ev;
 
@@ -1849,9 +1851,9 @@ begin_event (CpChromeReader    *self,
   e->gpu.occupancy = -1;
   e->gpu.flops = -1;
   e->gpu.bytes_accessed = -1;
-  e->offset = t->offset;
+  e->offset = offset;
   self->in_event = TRUE;
-  self->ev_depth = t->depth;
+  self->ev_depth = depth;
   self->field = F_NONE;
   self->in_args = FALSE;
   self->in_id2 = FALSE;
@@ -2050,50 +2052,56 @@ args_scalar (CpChromeReader    *self,
     }
 }
 
+/* Keeps the arguments object [start, end) of the event: as a range of the
+ * mapped input, or for other input as its text (NULL when it was longer than
+ * could be kept). */
 static void
-end_args (CpChromeReader    *self,
-          const CpJsonToken *t)
+keep_args (CpChromeReader *self,
+           guint64         start,
+           guint64         end,
+           const char     *text,
+           gsize           len)
 {
   Event *e = &self->ev;
-  guint64 end = t->offset + 1;
 
-  self->in_args = FALSE;
-  if (end - self->args_start <= 2)
-    {
-      /* {} holds nothing worth keeping. */
-      if (!self->mapped)
-        {
-          gsize n;
-
-          cp_json_tokenizer_capture_end (self->tok, end, &n);
-        }
-      return;
-    }
+  if (end - start <= 2)
+    return;   /* {} holds nothing worth keeping. */
   if (self->mapped)
     {
-      if (end - self->args_start > CP_CHROME_MAX_ARGS)
+      if (end - start > CP_CHROME_MAX_ARGS)
         goto too_big;
-      e->args_off = self->args_start;
-      e->args_len = end - self->args_start;
+      e->args_off = start;
+      e->args_len = end - start;
       e->have |= HAVE_ARGS;
     }
   else
     {
-      gsize n;
-      const char *text = cp_json_tokenizer_capture_end (self->tok, end, &n);
-
-      if (text == NULL)
+      if (text == NULL || len > CP_CHROME_MAX_ARGS)
         goto too_big;
       g_string_truncate (self->args_buf, 0);
-      g_string_append_len (self->args_buf, text, n);
+      g_string_append_len (self->args_buf, text, len);
       e->have |= HAVE_ARGS;
     }
   return;
 
 too_big:
   self->big_args++;
-  warn_once (self, W_BIG_ARGS, self->args_start,
+  warn_once (self, W_BIG_ARGS, start,
              _("Event arguments larger than 16 MiB were not kept"));
+}
+
+static void
+end_args (CpChromeReader    *self,
+          const CpJsonToken *t)
+{
+  guint64 end = t->offset + 1;
+  const char *text = NULL;
+  gsize n = 0;
+
+  self->in_args = FALSE;
+  if (!self->mapped)
+    text = cp_json_tokenizer_capture_end (self->tok, end, &n);
+  keep_args (self, self->args_start, end, text, n);
 }
 
 static gboolean
@@ -2235,6 +2243,302 @@ event_token (CpChromeReader    *self,
   if (t->type == CP_JSON_OBJECT_START || t->type == CP_JSON_ARRAY_START)
     cp_json_tokenizer_skip (self->tok);
   return TRUE;
+}
+
+/* Reading events without tokens */
+
+/* Events that lie wholly in a fed chunk (nearly all of them) are read here,
+ * straight from the text, with the tokenizer's lexical rules
+ * (cp-json-lex.h), and handed to the same field handlers as tokens would be.
+ * Anything this path does not handle (an escaped or repaired key, "id2",
+ * a second "args", a syntax error, the end of the chunk) makes it give the
+ * event back to the tokenizer, which reads it from its first byte: nothing
+ * done here before that point lasts (interned strings aside, which the
+ * tokens intern again). */
+
+typedef struct
+{
+  const guchar *p;
+  const guchar *end;
+} Cursor;
+
+/* Reads the scalar value at c->p into a token (strings without their
+ * quotes). FALSE when it is not one this path handles. */
+static inline gboolean
+direct_scalar (Cursor      *c,
+               CpJsonToken *t)
+{
+  const guchar *p = c->p, *q;
+
+  if (*p == '"')
+    {
+      t->flags = 0;
+      if (cp_json_lex_string (p + 1, c->end, FALSE, &t->flags, &q) != CP_JSON_LEX_CLOSED ||
+          (t->flags & CP_JSON_REPAIRED))
+        return FALSE;
+      t->type = CP_JSON_STRING;
+      t->text = (const char *) p + 1;
+      t->len = q - (p + 1);
+      c->p = q + 1;
+      return TRUE;
+    }
+  if (*p == '-' || CP_JSON_IS_DIGIT (*p))
+    {
+      /* Numbers, the common words: read once. */
+      q = cp_json_lex_number_end (p, c->end);
+      if (q != NULL && q < c->end && !(cp_json_class[*q] & CP_JSON_C_WORD))
+        {
+          t->type = CP_JSON_NUMBER;
+          t->flags = 0;
+          t->text = (const char *) p;
+          t->len = q - p;
+          c->p = q;
+          return TRUE;
+        }
+    }
+  q = cp_json_lex_word_end (p, c->end);
+  if (q == p || q == c->end ||
+      !cp_json_lex_classify_word (p, q - p, &t->type, &t->flags))
+    return FALSE;
+  t->text = (const char *) p;
+  t->len = q - p;
+  c->p = q;
+  return TRUE;
+}
+
+/* Reads a key and its colon; leaves c->p at the value. */
+static inline gboolean
+direct_key (Cursor      *c,
+            CpJsonToken *t)
+{
+  const guchar *q;
+
+  if (*c->p != '"')
+    return FALSE;
+  t->flags = 0;
+  if (cp_json_lex_string (c->p + 1, c->end, TRUE, &t->flags, &q) != CP_JSON_LEX_CLOSED)
+    return FALSE;
+  t->type = CP_JSON_KEY;
+  t->text = (const char *) c->p + 1;
+  t->len = q - (c->p + 1);
+  c->p = cp_json_lex_skip_ws (q + 1, c->end);
+  if (c->p == c->end || *c->p != ':')
+    return FALSE;
+  c->p = cp_json_lex_skip_ws (c->p + 1, c->end);
+  return c->p < c->end;
+}
+
+/* After a member: past the ',' to the next key (TRUE), or at the closing
+ * bracket (TRUE, *closed set). */
+static inline gboolean
+direct_next (Cursor   *c,
+             guchar    close,
+             gboolean *closed)
+{
+  c->p = cp_json_lex_skip_ws (c->p, c->end);
+  if (c->p == c->end)
+    return FALSE;
+  if (*c->p == close)
+    {
+      *closed = TRUE;
+      return TRUE;
+    }
+  if (*c->p != ',')
+    return FALSE;
+  c->p = cp_json_lex_skip_ws (c->p + 1, c->end);
+  *closed = FALSE;
+  return c->p < c->end;
+}
+
+static inline gboolean
+direct_skip (Cursor *c)
+{
+  c->p = cp_json_lex_skip_container (c->p + 1, c->end);
+  return c->p != NULL;
+}
+
+/* "grid" and "block": the first three numbers of the array. */
+static gboolean
+direct_dims (CpChromeReader *self,
+             Cursor         *c,
+             gint32         *arr)
+{
+  Event *e = &self->ev;
+  guint i = 0;
+  gboolean closed = FALSE;
+
+  c->p = cp_json_lex_skip_ws (c->p + 1, c->end);
+  if (c->p == c->end)
+    return FALSE;
+  if (*c->p == ']')
+    {
+      c->p++;
+      return TRUE;
+    }
+  while (!closed)
+    {
+      CpJsonToken t;
+
+      if (*c->p == '{' || *c->p == '[')
+        {
+          if (!direct_skip (c))
+            return FALSE;
+        }
+      else
+        {
+          if (!direct_scalar (c, &t))
+            return FALSE;
+          if (t.type == CP_JSON_NUMBER && i < 3)
+            {
+              gint64 v;
+
+              if (cp_json_parse_int64 (t.text, t.len, &v))
+                {
+                  arr[i] = (gint32) CLAMP (v, G_MININT32, G_MAXINT32);
+                  e->have |= HAVE_GPU;
+                }
+              i++;
+            }
+        }
+      if (!direct_next (c, ']', &closed))
+        return FALSE;
+    }
+  c->p++;
+  return TRUE;
+}
+
+static gboolean
+direct_args (CpChromeReader *self,
+             Cursor         *c)
+{
+  Event *e = &self->ev;
+  gboolean closed = FALSE;
+
+  c->p = cp_json_lex_skip_ws (c->p + 1, c->end);
+  if (c->p == c->end)
+    return FALSE;
+  if (*c->p == '}')
+    {
+      c->p++;
+      return TRUE;
+    }
+  while (!closed)
+    {
+      CpJsonToken t;
+
+      if (!direct_key (c, &t))
+        return FALSE;
+      self->arg_field = (t.flags & CP_JSON_ESCAPED) ? A_NONE : args_key (t.text, t.len);
+      if (e->ph == 'C' || e->ph == 0)
+        {
+          gsize n;
+          const char *k = cp_json_decode_string (t.text, t.len, t.flags, self->decode, &n);
+
+          g_string_truncate (self->key_buf, 0);
+          g_string_append_len (self->key_buf, k, n);
+        }
+      if (*c->p == '[' && (self->arg_field == A_GRID || self->arg_field == A_BLOCK))
+        {
+          if (!direct_dims (self, c, self->arg_field == A_GRID ? e->gpu.grid : e->gpu.block))
+            return FALSE;
+        }
+      else if (*c->p == '{' || *c->p == '[')
+        {
+          if (!direct_skip (c))
+            return FALSE;
+        }
+      else
+        {
+          if (!direct_scalar (c, &t))
+            return FALSE;
+          args_scalar (self, &t);
+        }
+      if (!direct_next (c, '}', &closed))
+        return FALSE;
+    }
+  c->p++;
+  return TRUE;
+}
+
+static gsize
+read_event (CpChromeReader *self,
+            const char     *text,
+            gsize           len,
+            guint64         offset)
+{
+  Event *e = &self->ev;
+  Cursor c = { (const guchar *) text, (const guchar *) text + len };
+  const guchar *args_from = NULL, *args_to = NULL;
+  gboolean closed = FALSE;
+
+  begin_event (self, offset, self->events_depth + 1);
+  c.p = cp_json_lex_skip_ws (c.p + 1, c.end);
+  if (c.p == c.end)
+    return 0;
+  if (*c.p == '}')
+    closed = TRUE;
+  while (!closed)
+    {
+      CpJsonToken t;
+
+      if (!direct_key (&c, &t))
+        return 0;
+      self->field = (t.flags & CP_JSON_ESCAPED) ? F_NONE : event_key (t.text, t.len);
+      e->have |= HAVE_ANY;
+      if (*c.p == '{')
+        {
+          if (self->field == F_ARGS)
+            {
+              if (args_from != NULL)
+                return 0;
+              args_from = c.p;
+              if (!direct_args (self, &c))
+                return 0;
+              args_to = c.p;
+            }
+          else if (self->field == F_ID2)
+            return 0;
+          else if (!direct_skip (&c))
+            return 0;
+        }
+      else if (*c.p == '[')
+        {
+          if (!direct_skip (&c))
+            return 0;
+        }
+      else
+        {
+          if (!direct_scalar (&c, &t))
+            return 0;
+          event_scalar (self, &t);
+        }
+      if (!direct_next (&c, '}', &closed))
+        return 0;
+    }
+
+  if (args_from != NULL)
+    keep_args (self, offset + (args_from - (const guchar *) text), offset + (args_to - (const guchar *) text),
+               (const char *) args_from, args_to - args_from);
+  self->in_event = FALSE;
+  commit_event (self);
+  self->last_event_end = offset + (c.p - (const guchar *) text) + 1;
+  return c.p - (const guchar *) text + 1;
+}
+
+static gsize
+direct_event (CpJsonTokenizer *tok,
+              const char      *text,
+              gsize            len,
+              guint64          offset,
+              gpointer         data)
+{
+  CpChromeReader *self = data;
+  gsize used = read_event (self, text, len, offset);
+
+  /* Given back: the tokens start the event again. */
+  if (used == 0)
+    self->in_event = FALSE;
+  return used;
 }
 
 static void
@@ -2428,6 +2732,7 @@ outer_token (CpChromeReader    *self,
           self->form = FORM_ARRAY;
           self->in_events = TRUE;
           self->events_depth = 1;
+          cp_json_tokenizer_set_object_func (self->tok, 2, direct_event);
         }
       else
         {
@@ -2444,7 +2749,7 @@ outer_token (CpChromeReader    *self,
           switch (t->type)
             {
             case CP_JSON_OBJECT_START:
-              begin_event (self, t);
+              begin_event (self, t->offset, t->depth);
               return TRUE;
             case CP_JSON_ARRAY_START:
               if (self->non_objects++ == 0)
@@ -2471,6 +2776,7 @@ outer_token (CpChromeReader    *self,
       if (d == self->events_depth && t->type == CP_JSON_ARRAY_END)
         {
           self->in_events = FALSE;
+          cp_json_tokenizer_set_object_func (self->tok, 0, NULL);
           if (self->form == FORM_ARRAY)
             self->root_done = TRUE;
         }
@@ -2534,6 +2840,7 @@ outer_token (CpChromeReader    *self,
               self->saw_trace_events = TRUE;
               self->in_events = TRUE;
               self->events_depth = 2;
+              cp_json_tokenizer_set_object_func (self->tok, 3, direct_event);
               return TRUE;
             }
           G_GNUC_FALLTHROUGH;

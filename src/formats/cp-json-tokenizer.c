@@ -22,9 +22,8 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "cp-json-lex.h"
 #include "cp-json-tokenizer.h"
-
-#define IS_DIGIT(c) ((guint) ((guchar) (c) - '0') < 10u)
 
 G_DEFINE_QUARK (cp-json-error-quark, cp_json_error)
 
@@ -52,47 +51,12 @@ enum
   CONT_ARRAY = 2,
 };
 
-/* Character classes. */
-enum
-{
-  C_WS   = 1 << 0,
-  C_WORD = 1 << 1,
-  C_SKIP = 1 << 2,
-};
-
-static guint8 cls[256];
-
-static void
-init_classes (void)
-{
-  static gsize done = 0;
-
-  if (g_once_init_enter (&done))
-    {
-      const char *word = "0123456789+-.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-
-      cls[' '] = cls['\t'] = cls['\n'] = cls['\r'] = C_WS;
-      for (const char *w = word; *w; w++)
-        cls[(guchar) *w] |= C_WORD;
-      cls['"'] |= C_SKIP;
-      cls['{'] |= C_SKIP;
-      cls['}'] |= C_SKIP;
-      cls['['] |= C_SKIP;
-      cls[']'] |= C_SKIP;
-      g_once_init_leave (&done, 1);
-    }
-}
-
-static inline gboolean
-repairs_after_quote (guchar c)
-{
-  return g_ascii_isalnum (c) || c >= 0x80 || strchr ("_()<>\"'.-/[{*&#+=!?;~|$%^`", c) != NULL;
-}
-
 struct _CpJsonTokenizer
 {
   CpJsonTokenFunc  func;
   gpointer         user_data;
+  CpJsonObjectFunc object_func;
+  guint            object_depth;
 
   guint8          *stack;
   guint            depth;
@@ -148,7 +112,6 @@ cp_json_tokenizer_new (CpJsonTokenFunc func,
 
   g_return_val_if_fail (func != NULL, NULL);
 
-  init_classes ();
   self = g_new0 (CpJsonTokenizer, 1);
   self->func = func;
   self->user_data = user_data;
@@ -310,54 +273,6 @@ after_value (CpJsonTokenizer *self)
   self->expect = self->depth == 0 ? EXP_DONE : EXP_SEP;
 }
 
-/* Returns the first '"' or '\\' in [p, end), or end; ORs CP_JSON_HIGH into
- * flags when a byte >= 0x80 was passed. Eight bytes at a time. */
-static inline const guchar *
-scan_string (const guchar *p,
-             const guchar *end,
-             guint        *flags)
-{
-  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
-  const guint64 highs = G_GUINT64_CONSTANT (0x8080808080808080);
-  guint64 high = 0;
-
-  while (end - p >= 8)
-    {
-      guint64 w, q, b, t;
-
-      memcpy (&w, p, 8);
-      q = w ^ G_GUINT64_CONSTANT (0x2222222222222222);
-      b = w ^ G_GUINT64_CONSTANT (0x5c5c5c5c5c5c5c5c);
-      t = (((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
-      if (t)
-        {
-#if G_BYTE_ORDER == G_LITTLE_ENDIAN
-          /* The lowest flagged byte is exact (borrows only run upwards). */
-          guint idx = (guint) __builtin_ctzll (t) >> 3;
-
-          if (idx > 0)
-            high |= w & ((G_GUINT64_CONSTANT (1) << (idx * 8)) - 1);
-          p += idx;
-          if (high & highs)
-            *flags |= CP_JSON_HIGH;
-          return p;
-#else
-          break;
-#endif
-        }
-      high |= w;
-      p += 8;
-    }
-  while (p < end && *p != '"' && *p != '\\')
-    {
-      high |= *p;
-      p++;
-    }
-  if (high & highs)
-    *flags |= CP_JSON_HIGH;
-  return p;
-}
-
 static gboolean
 push (CpJsonTokenizer *self,
       guint8           kind,
@@ -380,78 +295,6 @@ push (CpJsonTokenizer *self,
 }
 
 static gboolean
-classify_word (const guchar    *s,
-               gsize            n,
-               CpJsonTokenType *type,
-               guint           *flags)
-{
-  gsize i = 0;
-
-  *flags = 0;
-  switch (s[0])
-    {
-    case 't':
-      *type = CP_JSON_TRUE;
-      return n == 4 && memcmp (s, "true", 4) == 0;
-    case 'f':
-      *type = CP_JSON_FALSE;
-      return n == 5 && memcmp (s, "false", 5) == 0;
-    case 'n':
-      *type = CP_JSON_NULL;
-      return n == 4 && memcmp (s, "null", 4) == 0;
-    case 'N':
-      *type = CP_JSON_NUMBER;
-      *flags = CP_JSON_NONFINITE;
-      return n == 3 && memcmp (s, "NaN", 3) == 0;
-    default:
-      break;
-    }
-
-  *type = CP_JSON_NUMBER;
-  if (s[i] == '-')
-    i++;
-  if (i < n && s[i] == 'I')
-    {
-      *flags = CP_JSON_NONFINITE;
-      return n - i == 8 && memcmp (s + i, "Infinity", 8) == 0;
-    }
-  if (i >= n)
-    return FALSE;
-  if (s[i] == '0')
-    i++;
-  else if (s[i] >= '1' && s[i] <= '9')
-    {
-      while (i < n && IS_DIGIT (s[i]))
-        i++;
-    }
-  else
-    return FALSE;
-  if (i < n && s[i] == '.')
-    {
-      gsize d = ++i;
-
-      while (i < n && IS_DIGIT (s[i]))
-        i++;
-      if (i == d)
-        return FALSE;
-    }
-  if (i < n && (s[i] == 'e' || s[i] == 'E'))
-    {
-      gsize d;
-
-      i++;
-      if (i < n && (s[i] == '+' || s[i] == '-'))
-        i++;
-      d = i;
-      while (i < n && IS_DIGIT (s[i]))
-        i++;
-      if (i == d)
-        return FALSE;
-    }
-  return i == n;
-}
-
-static gboolean
 emit_word (CpJsonTokenizer *self,
            const guchar    *s,
            gsize            n,
@@ -460,7 +303,7 @@ emit_word (CpJsonTokenizer *self,
   CpJsonTokenType type;
   guint flags;
 
-  if (!classify_word (s, n, &type, &flags))
+  if (!cp_json_lex_classify_word (s, n, &type, &flags))
     {
       g_autofree char *shown = g_strndup ((const char *) s, MIN (n, 32));
 
@@ -504,24 +347,6 @@ finish_string (CpJsonTokenizer *self,
   return TRUE;
 }
 
-/* Old PyTorch versions wrote quotes inside names without escaping them
- * (pytorch#146900). A value string's quote closes it only if what follows
- * can follow a value; when a name-like character follows instead, the quote
- * is kept as part of the string (the token gets CP_JSON_REPAIRED). Valid JSON
- * is never affected: there a value is always followed by ',', '}', ']' or
- * the end. Returns 1 (closes), 0 (part of the string) or -1 (the chunk ends
- * before it can tell). */
-static int
-quote_closes (const guchar *r,
-              const guchar *end)
-{
-  while (r < end && (cls[*r] & C_WS))
-    r++;
-  if (r == end)
-    return -1;
-  return repairs_after_quote (*r) ? 0 : 1;
-}
-
 static const guchar *
 lex_skip (CpJsonTokenizer *self,
           const guchar    *p,
@@ -537,7 +362,7 @@ lex_skip (CpJsonTokenizer *self,
       if (self->skip_in_string)
         {
           guint f = 0;
-          const guchar *q = scan_string (p, end, &f);
+          const guchar *q = cp_json_lex_scan_string (p, end, &f);
 
           if (q == end)
             return end;
@@ -556,7 +381,7 @@ lex_skip (CpJsonTokenizer *self,
           continue;
         }
 
-      while (p < end && !(cls[*p] & C_SKIP))
+      while (p < end && !(cp_json_class[*p] & CP_JSON_C_SKIP))
         p++;
       if (p == end)
         return end;
@@ -600,7 +425,7 @@ lex_string_cont (CpJsonTokenizer *self,
     {
       const guchar *r = p;
 
-      while (r < end && (cls[*r] & C_WS))
+      while (r < end && (cp_json_class[*r] & CP_JSON_C_WS))
         r++;
       if (r == end)
         {
@@ -608,7 +433,7 @@ lex_string_cont (CpJsonTokenizer *self,
           return end;
         }
       self->pending_close = FALSE;
-      if (!repairs_after_quote (*r))
+      if (!cp_json_lex_repairs_after_quote (*r))
         {
           /* It was the end of the string; the whitespace is just that. */
           self->lex = LEX_NONE;
@@ -628,7 +453,7 @@ lex_string_cont (CpJsonTokenizer *self,
     }
   for (;;)
     {
-      const guchar *q = p < end ? scan_string (p, end, &self->string_flags) : end;
+      const guchar *q = p < end ? cp_json_lex_scan_string (p, end, &self->string_flags) : end;
 
       if (q == end)
         {
@@ -649,7 +474,7 @@ lex_string_cont (CpJsonTokenizer *self,
         }
       if (!self->string_is_key)
         {
-          int closes = quote_closes (q + 1, end);
+          int closes = cp_json_lex_quote_closes (q + 1, end);
 
           if (closes == 0)
             {
@@ -686,7 +511,7 @@ lex_word_cont (CpJsonTokenizer *self,
 {
   const guchar *q = p;
 
-  while (q < end && (cls[*q] & C_WORD))
+  while (q < end && (cp_json_class[*q] & CP_JSON_C_WORD))
     q++;
   if (!scratch_append (self, p, q - p))
     return end;
@@ -728,21 +553,9 @@ lex_tokens (CpJsonTokenizer *self,
     {
       guchar c = *p;
 
-      if (cls[c] & C_WS)
+      if (cp_json_class[c] & CP_JSON_C_WS)
         {
-          p++;
-          /* Indentation comes in runs of spaces. */
-          while (end - p >= 8)
-            {
-              guint64 w;
-
-              memcpy (&w, p, 8);
-              if (w != G_GUINT64_CONSTANT (0x2020202020202020))
-                break;
-              p += 8;
-            }
-          while (p < end && (cls[*p] & C_WS))
-            p++;
+          p = cp_json_lex_skip_ws (p, end);
           continue;
         }
 
@@ -764,51 +577,31 @@ lex_tokens (CpJsonTokenizer *self,
                 return end;
               }
 
-            for (;;)
+            switch (cp_json_lex_string (s, end, is_key, &flags, &q))
               {
-                q = scan_string (q, end, &flags);
-                if (q < end && *q == '"')
+              case CP_JSON_LEX_CLOSED:
+                break;
+              case CP_JSON_LEX_UNDECIDED:
+                /* Keep the string open until the next chunk. */
+                self->token_start = abs_offset (self, p);
+                self->string_is_key = FALSE;
+                self->string_flags = flags;
+                self->scratch_len = 0;
+                if (scratch_append (self, s, q - s))
                   {
-                    int closes;
-
-                    if (is_key || (q + 1 < end && (q[1] == ',' || q[1] == '}' || q[1] == ']')))
-                      break;
-                    closes = quote_closes (q + 1, end);
-                    if (closes > 0)
-                      break;
-                    if (closes == 0)
-                      {
-                        flags |= CP_JSON_REPAIRED;
-                        q++;
-                        continue;
-                      }
-                    /* Undecided: keep the string open until the next chunk. */
-                    self->token_start = abs_offset (self, p);
-                    self->string_is_key = FALSE;
-                    self->string_flags = flags;
-                    self->scratch_len = 0;
-                    if (scratch_append (self, s, q - s))
-                      {
-                        if (self->pending_ws == NULL)
-                          self->pending_ws = g_string_new (NULL);
-                        g_string_truncate (self->pending_ws, 0);
-                        g_string_append_len (self->pending_ws, (const char *) q + 1, end - (q + 1));
-                        self->pending_close = TRUE;
-                        self->lex = LEX_STRING;
-                      }
-                    return end;
+                    if (self->pending_ws == NULL)
+                      self->pending_ws = g_string_new (NULL);
+                    g_string_truncate (self->pending_ws, 0);
+                    g_string_append_len (self->pending_ws, (const char *) q + 1, end - (q + 1));
+                    self->pending_close = TRUE;
+                    self->lex = LEX_STRING;
                   }
-                if (q < end)
-                  {
-                    /* A backslash: skip the escaped byte. */
-                    flags |= CP_JSON_ESCAPED;
-                    if (q + 1 < end)
-                      {
-                        q += 2;
-                        continue;
-                      }
-                    self->pending_escape = TRUE;
-                  }
+                return end;
+              case CP_JSON_LEX_CUT_ESCAPE:
+                self->pending_escape = TRUE;
+                G_GNUC_FALLTHROUGH;
+              case CP_JSON_LEX_CUT:
+              default:
                 /* The chunk ends inside the string. */
                 self->token_start = abs_offset (self, p);
                 self->string_is_key = is_key;
@@ -833,6 +626,19 @@ lex_tokens (CpJsonTokenizer *self,
               {
                 fail_unexpected (self, p);
                 return end;
+              }
+            if (obj && self->object_func != NULL && self->depth + 1 == self->object_depth)
+              {
+                gsize used = self->object_func (self, (const char *) p, end - p,
+                                                abs_offset (self, p), self->user_data);
+
+                if (used > 0)
+                  {
+                    self->any_token = TRUE;
+                    after_value (self);
+                    p += used;
+                    continue;
+                  }
               }
             if (!push (self, obj ? CONT_OBJECT : CONT_ARRAY, abs_offset (self, p)))
               return end;
@@ -895,12 +701,10 @@ lex_tokens (CpJsonTokenizer *self,
           continue;
 
         default:
-          if ((cls[c] & C_WORD) && self->expect == EXP_VALUE)
+          if ((cp_json_class[c] & CP_JSON_C_WORD) && self->expect == EXP_VALUE)
             {
-              const guchar *q = p + 1;
+              const guchar *q = cp_json_lex_word_end (p + 1, end);
 
-              while (q < end && (cls[*q] & C_WORD))
-                q++;
               if (q == end)
                 {
                   self->token_start = abs_offset (self, p);
@@ -1079,6 +883,17 @@ cp_json_tokenizer_finish (CpJsonTokenizer *self)
   if (self->depth > 0 || self->expect != EXP_DONE)
     return CP_JSON_END_TRUNCATED;
   return CP_JSON_END_COMPLETE;
+}
+
+void
+cp_json_tokenizer_set_object_func (CpJsonTokenizer  *self,
+                                   guint             depth,
+                                   CpJsonObjectFunc  func)
+{
+  g_return_if_fail (self != NULL);
+
+  self->object_func = func;
+  self->object_depth = depth;
 }
 
 void
@@ -1324,7 +1139,7 @@ parse_decimal (const char *s,
       *neg = *p == '-';
       p++;
     }
-  for (; p < end && IS_DIGIT (*p); p++)
+  for (; p < end && CP_JSON_IS_DIGIT (*p); p++)
     {
       any = TRUE;
       if (m == 0 && *p == '0')
@@ -1347,7 +1162,7 @@ parse_decimal (const char *s,
   if (p < end && *p == '.')
     {
       p++;
-      for (; p < end && IS_DIGIT (*p); p++)
+      for (; p < end && CP_JSON_IS_DIGIT (*p); p++)
         {
           any = TRUE;
           if (m == 0 && *p == '0')
@@ -1382,7 +1197,7 @@ parse_decimal (const char *s,
           eneg = *p == '-';
           p++;
         }
-      for (; p < end && IS_DIGIT (*p); p++)
+      for (; p < end && CP_JSON_IS_DIGIT (*p); p++)
         {
           digits = TRUE;
           if (x < 100000)
@@ -1473,7 +1288,7 @@ cp_json_parse_int64 (const char *text,
 
       if (i < len)
         {
-          for (; i < len && IS_DIGIT (text[i]); i++)
+          for (; i < len && CP_JSON_IS_DIGIT (text[i]); i++)
             v = v * 10 + (text[i] - '0');
           if (i == len)
             {
@@ -1503,7 +1318,7 @@ cp_json_parse_us_to_ns (const char *text,
       gsize i = text[0] == '-' ? 1 : 0, start = i;
       guint64 v = 0;
 
-      while (i < len && IS_DIGIT (text[i]))
+      while (i < len && CP_JSON_IS_DIGIT (text[i]))
         v = v * 10 + (guint64) (text[i++] - '0');
       if (i > start && i - start <= 15)
         {
@@ -1515,7 +1330,7 @@ cp_json_parse_us_to_ns (const char *text,
               guint64 scale3 = 100;
 
               i++;
-              while (i < len && IS_DIGIT (text[i]) && frac_digits < 3)
+              while (i < len && CP_JSON_IS_DIGIT (text[i]) && frac_digits < 3)
                 {
                   v += (guint64) (text[i++] - '0') * scale3;
                   scale3 /= 10;
@@ -1535,6 +1350,12 @@ cp_json_parse_us_to_ns (const char *text,
   return scale (neg, mant, e + 3, round_up, TRUE, out);
 }
 
+/* Powers of ten that a double holds exactly. */
+static const double exact_pow10[23] = {
+  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
 gboolean
 cp_json_parse_double (const char *text,
                       gsize       len,
@@ -1544,9 +1365,25 @@ cp_json_parse_double (const char *text,
   char *end = NULL;
   g_autofree char *big = NULL;
   const char *s;
+  gboolean neg, round_up;
+  guint64 mant;
+  gint64 e;
 
   if (len == 0)
     return FALSE;
+
+  /* Fast path (Clinger): a mantissa below 2^53 and a power of ten up to
+   * 10^22 are both exact doubles, so one multiplication or division gives
+   * the correctly rounded value, the same as strtod(). */
+  if (parse_decimal (text, len, &neg, &mant, &e, &round_up) &&
+      mant < (G_GUINT64_CONSTANT (1) << 53) && e >= -22 && e <= 22)
+    {
+      double v = (double) mant;
+
+      v = e < 0 ? v / exact_pow10[-e] : v * exact_pow10[e];
+      *out = neg ? -v : v;
+      return TRUE;
+    }
   if (len < sizeof buf)
     {
       memcpy (buf, text, len);

@@ -110,6 +110,24 @@ guint64          cp_json_tokenizer_get_error_offset (CpJsonTokenizer *self);
  * token (with CP_JSON_SKIPPED) follows. */
 void             cp_json_tokenizer_skip     (CpJsonTokenizer *self);
 
+/* Objects read without tokens. When an object starts depth containers deep
+ * (counting itself, like its OBJECT_START token) and func is set, func gets
+ * the text from its '{' to the end of the fed chunk and the absolute offset
+ * of the '{'. It returns the length of the whole object, through its '}',
+ * after doing what the object's tokens would have done, or 0 to have the
+ * object tokenized as usual (it must then have changed nothing that the
+ * tokens will not set again). Called with the tokenizer's user data. */
+typedef gsize (*CpJsonObjectFunc) (CpJsonTokenizer *tokenizer,
+                                   const char      *text,
+                                   gsize            len,
+                                   guint64          offset,
+                                   gpointer         user_data);
+
+/* Sets (or with NULL, clears) the object function and its depth. */
+void             cp_json_tokenizer_set_object_func (CpJsonTokenizer  *self,
+                                                    guint             depth,
+                                                    CpJsonObjectFunc  func);
+
 /* Raw text capture across chunks. Begin from a callback at the offset of a
  * token in the current chunk (typically an OBJECT_START); end from a later
  * callback at an offset in the current chunk (typically the END token's
