@@ -33,7 +33,7 @@
 #endif
 
 /* Every wait in these tests ends well before this, or the test fails. */
-#define WAIT_TIMEOUT_MS 30000
+#define WAIT_TIMEOUT_MS 60000
 
 
 static CpApplication *app;
@@ -859,15 +859,27 @@ file_chooser_shown_cond (gpointer data)
   return FALSE;
 }
 
+typedef struct
+{
+  GtkWidget *chooser;
+  GFile     *file;
+} Selection;
+
+/* The chooser has selected exactly the file (not whatever row it started on). */
 static gboolean
 chooser_selected_cond (gpointer data)
 {
+  Selection *sel = data;
   g_autoptr(GListModel) files = NULL;
+  g_autoptr(GFile) first = NULL;
 
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (data));
+  files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (sel->chooser));
   G_GNUC_END_IGNORE_DEPRECATIONS
-  return g_list_model_get_n_items (files) > 0;
+  if (g_list_model_get_n_items (files) != 1)
+    return FALSE;
+  first = g_list_model_get_item (files, 0);
+  return g_file_equal (first, sel->file);
 }
 
 /* The Open action shows a file chooser with the capture filters (GTK's own
@@ -924,7 +936,11 @@ test_open_dialog (void)
   }
   G_GNUC_END_IGNORE_DEPRECATIONS
   /* The chooser selects the file once it has listed the folder. */
-  wait_for (chooser_selected_cond, chooser, "the file chooser to select the file");
+  {
+    Selection sel = { chooser, file };
+
+    wait_for (chooser_selected_cond, &sel, "the file chooser to select the file");
+  }
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
   G_GNUC_END_IGNORE_DEPRECATIONS
