@@ -58,6 +58,8 @@ struct _CpWindow
   guint                 checking : 1;
   /* See _cp_window_set_made_for_capture(). */
   guint                 made_for_capture : 1;
+  /* The settings and the recent menu come from the application, once. */
+  guint                 joined_application : 1;
 };
 
 G_DEFINE_FINAL_TYPE (CpWindow, cp_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -1039,7 +1041,9 @@ save_window_state (CpWindow *self)
   if (self->settings == NULL)
     return;
 
-  g_settings_delay (self->settings);
+  /* Each key is written on its own: the settings object is the
+   * application's, shared by every window, so it is never put in
+   * delay-apply mode. */
   g_settings_set_boolean (self->settings, "window-maximized", maximized);
   if (!maximized)
     {
@@ -1050,7 +1054,6 @@ save_window_state (CpWindow *self)
           g_settings_set_int (self->settings, "window-height", height);
         }
     }
-  g_settings_apply (self->settings);
 }
 
 static gboolean
@@ -1124,27 +1127,28 @@ cp_window_is_idle (CpWindow *self)
   return self->state == CP_WINDOW_EMPTY && !self->checking;
 }
 
+/* "application" is not a construct property: GObject sets it after
+ * constructed(), so the window joins its application here. */
 static void
-cp_window_constructed (GObject *object)
+application_changed_cb (CpWindow   *self,
+                        GParamSpec *pspec,
+                        gpointer    user_data)
 {
-  CpWindow *self = CP_WINDOW (object);
   GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  GSettings *settings;
 
-  G_OBJECT_CLASS (cp_window_parent_class)->constructed (object);
+  if (!CP_IS_APPLICATION (app) || self->joined_application)
+    return;
+  self->joined_application = TRUE;
 
-  if (CP_IS_APPLICATION (app))
-    {
-      GSettings *settings = cp_application_get_settings (CP_APPLICATION (app));
-
-      if (settings != NULL)
-        self->settings = g_object_ref (settings);
-      g_menu_append_section (self->recent_submenu, NULL,
-                             cp_application_get_recent_menu (CP_APPLICATION (app)));
-    }
-
+  settings = cp_application_get_settings (CP_APPLICATION (app));
+  if (settings != NULL)
+    self->settings = g_object_ref (settings);
+  g_menu_append_section (self->recent_submenu, NULL,
+                         cp_application_get_recent_menu (CP_APPLICATION (app)));
   restore_window_state (self);
 
-  /* View menu: lane order from the settings, flows on the view state. */
+  /* View menu: the lane order follows the settings when there are some. */
   if (self->settings != NULL)
     {
       g_autoptr(GAction) devices_first = g_settings_create_action (self->settings, "devices-first");
@@ -1160,6 +1164,15 @@ cp_window_constructed (GObject *object)
 
       g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (devices_first));
     }
+}
+
+static void
+cp_window_constructed (GObject *object)
+{
+  CpWindow *self = CP_WINDOW (object);
+
+  G_OBJECT_CLASS (cp_window_parent_class)->constructed (object);
+
   {
     g_autoptr(GPropertyAction) flows = g_property_action_new ("show-all-flows", self->view_state, "show-all-flows");
 
@@ -1352,6 +1365,8 @@ cp_window_init (CpWindow *self)
   gtk_drop_target_set_gtypes (target, drop_types, G_N_ELEMENTS (drop_types));
   g_signal_connect_object (target, "drop", G_CALLBACK (drop_cb), self, G_CONNECT_SWAPPED);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (target));
+
+  g_signal_connect (self, "notify::application", G_CALLBACK (application_changed_cb), NULL);
 
   self->cancellable = g_cancellable_new ();
   self->state = CP_WINDOW_EMPTY;

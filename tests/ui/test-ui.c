@@ -24,8 +24,17 @@
 #include "model/cp-trace-builder.h"
 #include "cp-window.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+# define CP_TEST_HAVE_LSAN 1
+#elif defined(__has_feature)
+# if __has_feature(address_sanitizer)
+#  define CP_TEST_HAVE_LSAN 1
+# endif
+#endif
+
 /* Every wait in these tests ends well before this, or the test fails. */
-#define WAIT_TIMEOUT_MS 30000
+#define WAIT_TIMEOUT_MS 60000
+
 
 static CpApplication *app;
 static char *tmpdir;
@@ -450,6 +459,27 @@ test_empty_state (void)
                                                              "win.cancel-load")));
   g_assert_true (gtk_widget_get_sensitive (find_actionable (GTK_WIDGET (window), "win.open")));
 
+  /* The main menu holds Open Recent, fed by the application's list. */
+  {
+    GtkWidget *button = find_widget (GTK_WIDGET (window), GTK_TYPE_MENU_BUTTON);
+    GMenuModel *menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+    g_autoptr(GMenuModel) section = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
+    gboolean found = FALSE;
+
+    for (int i = 0; i < g_menu_model_get_n_items (section); i++)
+      {
+        g_autoptr(GMenuModel) sub = g_menu_model_get_item_link (section, i, G_MENU_LINK_SUBMENU);
+        g_autoptr(GMenuModel) recent = NULL;
+
+        if (sub == NULL)
+          continue;
+        recent = g_menu_model_get_item_link (sub, 0, G_MENU_LINK_SECTION);
+        g_assert_true (recent == cp_application_get_recent_menu (app));
+        found = TRUE;
+      }
+    g_assert_true (found);
+  }
+
   /* A second activation presents the same window. */
   g_application_activate (G_APPLICATION (app));
   g_assert_cmpuint (n_windows (), ==, 1);
@@ -782,6 +812,144 @@ test_recent (void)
   g_settings_reset (settings, "recent-captures");
 }
 
+/* The size of the last window closed is where new windows start. */
+static void
+test_window_state (void)
+{
+  GSettings *settings = cp_application_get_settings (app);
+  CpWindow *window;
+  int width, height;
+
+  g_settings_set_int (settings, "window-width", 900);
+  g_settings_set_int (settings, "window-height", 700);
+  g_settings_set_boolean (settings, "window-maximized", FALSE);
+
+  window = new_window ();
+  gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+  g_assert_cmpint (width, ==, 900);
+  g_assert_cmpint (height, ==, 700);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 650);
+  gtk_window_close (GTK_WINDOW (window));
+  wait_for (no_windows_cond, NULL, "the window to close");
+  g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 1000);
+  g_assert_cmpint (g_settings_get_int (settings, "window-height"), ==, 650);
+  g_assert_false (g_settings_get_boolean (settings, "window-maximized"));
+
+  g_settings_reset (settings, "window-width");
+  g_settings_reset (settings, "window-height");
+}
+
+static gboolean
+file_chooser_shown_cond (gpointer data)
+{
+  GtkWidget **found = data;
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) window = g_list_model_get_item (toplevels, i);
+
+      if (GTK_IS_FILE_CHOOSER (window) && gtk_widget_get_visible (window))
+        {
+          *found = window;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+typedef struct
+{
+  GtkWidget *chooser;
+  GFile     *file;
+} Selection;
+
+/* The chooser has selected exactly the file (not whatever row it started on). */
+static gboolean
+chooser_selected_cond (gpointer data)
+{
+  Selection *sel = data;
+  g_autoptr(GListModel) files = NULL;
+  g_autoptr(GFile) first = NULL;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (sel->chooser));
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  if (g_list_model_get_n_items (files) != 1)
+    return FALSE;
+  first = g_list_model_get_item (files, 0);
+  return g_file_equal (first, sel->file);
+}
+
+/* The Open action shows a file chooser with the capture filters (GTK's own
+ * dialog: the tests run without portals); choosing a file opens it. */
+static void
+test_open_dialog (void)
+{
+  g_autoptr(GFile) file = write_capture ("chosen.json", capture_json);
+  g_autoptr(GListModel) filters = NULL;
+  g_autoptr(GtkFileFilter) first = NULL;
+  GtkWidget *chooser = NULL;
+  CpWindow *window;
+
+#ifdef CP_TEST_HAVE_LSAN
+  /* Showing GTK 4.8's file chooser and cancelling it, with nothing else,
+   * leaves a 16 KiB GLib allocation made on another thread that
+   * LeakSanitizer reports and cannot attribute (GLib has no frame pointers,
+   * and slow unwinding makes the chooser take minutes). The regular build
+   * runs this test. */
+  g_test_skip ("GTK 4.8's file chooser leaks under LeakSanitizer");
+  return;
+#endif
+
+  /* The chooser starts in the folder of the last capture opened. */
+  g_settings_set_string (cp_application_get_settings (app), "last-folder", "");
+  window = new_window ();
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open", NULL));
+  wait_for (file_chooser_shown_cond, &chooser, "the file chooser");
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  filters = gtk_file_chooser_get_filters (GTK_FILE_CHOOSER (chooser));
+  g_assert_cmpuint (g_list_model_get_n_items (filters), ==, 4);
+  first = g_list_model_get_item (filters, 0);
+  g_assert_cmpstr (gtk_file_filter_get_name (first), ==, "Profiler Captures");
+
+  /* Cancelling changes nothing. */
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  run_for (200);
+  g_assert_cmpint (cp_window_get_state (window), ==, CP_WINDOW_EMPTY);
+
+  /* Choosing a capture opens it in this window. */
+  chooser = NULL;
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open", NULL));
+  wait_for (file_chooser_shown_cond, &chooser, "the file chooser");
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  {
+    g_autoptr(GFile) parent = g_file_get_parent (file);
+
+    g_assert_true (gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), parent, NULL));
+    run_for (500);
+    g_assert_true (gtk_file_chooser_set_file (GTK_FILE_CHOOSER (chooser), file, NULL));
+  }
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  /* The chooser selects the file once it has listed the folder. */
+  {
+    Selection sel = { chooser, file };
+
+    wait_for (chooser_selected_cond, &sel, "the file chooser to select the file");
+  }
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  wait_for_state (window, CP_WINDOW_LOADED);
+  check_loaded (window, "chosen.json");
+
+  close_all ();
+}
+
 /* Runs last: g_application_run() ends with the application's shutdown. */
 static gboolean
 command_line_step_cb (gpointer data)
@@ -851,6 +1019,8 @@ main (int   argc,
   g_test_add_func ("/ui/drop/bad", test_bad_drops);
   g_test_add_func ("/ui/drop/profile-folder", test_drop_profile_folder);
   g_test_add_func ("/ui/open/cancel", test_cancel);
+  g_test_add_func ("/ui/open/dialog", test_open_dialog);
+  g_test_add_func ("/ui/window-state", test_window_state);
   g_test_add_func ("/ui/zz/command-line", test_zz_command_line);
 
   status = g_test_run ();
