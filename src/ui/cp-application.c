@@ -439,6 +439,7 @@ cp_application_startup (GApplication *app)
     { "win.open", { "<Primary>o", NULL } },
     { "win.open-folder", { "<Primary><Shift>o", NULL } },
     { "window.close", { "<Primary>w", NULL } },
+    { "win.export-report", { "<Primary>e", NULL } },
   };
 
   G_APPLICATION_CLASS (cp_application_parent_class)->startup (app);

@@ -278,6 +278,26 @@ step_clicked_cb (GtkButton      *button,
   cp_findings_pane_step_evidence (self, direction);
 }
 
+/* Pins the evidence shown (or the finding's first) as a note: the window's
+ * "win.pin-evidence" action. */
+static void
+pin_clicked_cb (GtkButton      *button,
+                CpFindingsPane *self)
+{
+  GtkWidget *row = g_object_get_data (G_OBJECT (button), "finding-row");
+  CpFinding *f;
+  guint index, n;
+
+  if (!g_ptr_array_find (self->rows, row, &index))
+    return;
+  f = g_ptr_array_index (self->findings, index);
+  cp_finding_get_evidence (f, &n);
+  if (n == 0)
+    return;
+  gtk_widget_activate_action (GTK_WIDGET (button), "win.pin-evidence", "(su)", cp_finding_get_rule_id (f),
+                              (gint) index == self->selected && self->evidence_pos >= 0 ? (guint) self->evidence_pos : 0);
+}
+
 static GtkWidget *
 figures_box (CpFinding *f)
 {
@@ -366,6 +386,18 @@ evidence_box (CpFindingsPane *self,
   gtk_box_append (GTK_BOX (box), label);
   gtk_box_append (GTK_BOX (box), prev);
   gtk_box_append (GTK_BOX (box), next);
+  {
+    GtkWidget *pin = gtk_button_new_from_icon_name ("cp-pin-symbolic");
+
+    gtk_widget_set_valign (pin, GTK_ALIGN_CENTER);
+    gtk_widget_add_css_class (pin, "flat");
+    gtk_widget_set_tooltip_text (pin, _("Pin This Evidence as a Note"));
+    gtk_accessible_update_property (GTK_ACCESSIBLE (pin), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                    _("Pin This Evidence as a Note"), -1);
+    g_object_set_data (G_OBJECT (pin), "finding-row", row);
+    g_signal_connect (pin, "clicked", G_CALLBACK (pin_clicked_cb), self);
+    gtk_box_append (GTK_BOX (box), pin);
+  }
   return box;
 }
 

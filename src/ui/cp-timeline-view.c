@@ -78,6 +78,11 @@ struct _CpTimelineView
   guint              menu_process;
 };
 
+/* The context menu's annotation items (the window's actions). */
+#define MENU_ADD_MARKER   "win.add-marker-at"
+#define MENU_SLICE_NOTE   "win.add-slice-note"
+#define MENU_RANGE_NOTE   "win.add-note"
+
 G_DEFINE_FINAL_TYPE (CpTimelineView, cp_timeline_view, GTK_TYPE_WIDGET)
 
 enum {
@@ -634,6 +639,31 @@ drag_end_cb (CpTimelineView *self,
 
 /* Context menu on lane names and group headers */
 
+/* Annotation items: a marker at the time clicked, a note on the slice
+ * clicked, a note on the selected range. They are the window's actions. */
+static void
+append_annotation_items (CpTimelineView *self,
+                         GMenu          *section,
+                         const CpHit    *hit)
+{
+  g_autoptr(GMenuItem) marker = g_menu_item_new (_("Add _Marker Here"), NULL);
+  gint64 a, b;
+
+  g_menu_item_set_action_and_target_value (marker, MENU_ADD_MARKER,
+                                           g_variant_new_int64 ((gint64) hit->time));
+  g_menu_append_item (section, marker);
+  if (hit->kind == CP_HIT_SLICE)
+    {
+      g_autoptr(GMenuItem) note = g_menu_item_new (_("Add _Note to Slice"), NULL);
+
+      g_menu_item_set_action_and_target_value (note, MENU_SLICE_NOTE,
+                                               g_variant_new ("(uu)", hit->slice.lane, hit->slice.index));
+      g_menu_append_item (section, note);
+    }
+  if (cp_view_state_get_time_selection (self->view, &a, &b) && b > a)
+    g_menu_append (section, _("Add Note to Selected _Range"), MENU_RANGE_NOTE);
+}
+
 static void
 popup_menu (CpTimelineView *self,
             const CpHit    *hit,
@@ -641,13 +671,21 @@ popup_menu (CpTimelineView *self,
             double          y)
 {
   g_autoptr(GMenu) menu = g_menu_new ();
+  g_autoptr(GMenu) notes_section = g_menu_new ();
   g_autoptr(GMenu) lane_section = g_menu_new ();
   g_autoptr(GMenu) group_section = g_menu_new ();
   g_autoptr(GMenu) view_section = g_menu_new ();
   GdkRectangle rect = { (int) x, (int) y, 1, 1 };
+  gboolean in_time = x >= gutter_width (self);
 
   self->menu_process = hit->process;
   self->menu_lane = hit->lane;
+  if (in_time && (hit->kind == CP_HIT_RULER || hit->kind == CP_HIT_LANE || hit->kind == CP_HIT_SLICE ||
+                  hit->kind == CP_HIT_GROUP))
+    {
+      append_annotation_items (self, notes_section, hit);
+      g_menu_append_section (menu, NULL, G_MENU_MODEL (notes_section));
+    }
   if (hit->kind == CP_HIT_LANE || hit->kind == CP_HIT_LANE_LABEL || hit->kind == CP_HIT_SLICE)
     {
       g_menu_append (lane_section,
@@ -656,10 +694,13 @@ popup_menu (CpTimelineView *self,
       g_menu_append (lane_section, _("_Hide Lane"), "timeline.hide-lane");
       g_menu_append_section (menu, NULL, G_MENU_MODEL (lane_section));
     }
-  g_menu_append (group_section,
-                 cp_view_state_get_group_collapsed (self->view, hit->process) ? _("_Expand Group") : _("_Collapse Group"),
-                 "timeline.toggle-group");
-  g_menu_append_section (menu, NULL, G_MENU_MODEL (group_section));
+  if (hit->kind != CP_HIT_RULER)
+    {
+      g_menu_append (group_section,
+                     cp_view_state_get_group_collapsed (self->view, hit->process) ? _("_Expand Group") : _("_Collapse Group"),
+                     "timeline.toggle-group");
+      g_menu_append_section (menu, NULL, G_MENU_MODEL (group_section));
+    }
   if (cp_view_state_get_n_hidden_lanes (self->view) > 0)
     {
       g_menu_append (view_section, _("_Show Hidden Lanes"), "timeline.show-all-lanes");
@@ -692,7 +733,8 @@ secondary_released_cb (CpTimelineView  *self,
   if (!ready (self))
     return;
   hit = hit_at (self, x, y);
-  if (hit.kind == CP_HIT_NONE || hit.kind == CP_HIT_RULER || hit.item < 0)
+  if (hit.kind == CP_HIT_NONE || (hit.kind == CP_HIT_RULER && x < gutter_width (self)) ||
+      (hit.kind != CP_HIT_RULER && hit.item < 0))
     return;
   gtk_gesture_set_state (GTK_GESTURE (gesture), GTK_EVENT_SEQUENCE_CLAIMED);
   popup_menu (self, &hit, x, y);
@@ -1112,6 +1154,12 @@ cp_timeline_view_class_init (CpTimelineViewClass *klass)
   add_key (widget_class, GDK_KEY_Down, "timeline.scroll-down");
   add_key (widget_class, GDK_KEY_Page_Up, "timeline.page-up");
   add_key (widget_class, GDK_KEY_Page_Down, "timeline.page-down");
+  /* M marks the moment under the pointer (the window's action). */
+  add_key (widget_class, GDK_KEY_m, "win.add-marker");
+  add_key (widget_class, GDK_KEY_M, "win.add-marker");
+  /* N notes the selected range or slice. */
+  add_key (widget_class, GDK_KEY_n, "win.add-note");
+  add_key (widget_class, GDK_KEY_N, "win.add-note");
 
   gtk_widget_class_set_css_name (widget_class, "timeline");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
@@ -1295,4 +1343,68 @@ cp_timeline_view_is_ready (CpTimelineView *self)
 {
   g_return_val_if_fail (CP_IS_TIMELINE_VIEW (self), FALSE);
   return ready (self);
+}
+
+gboolean
+cp_timeline_view_get_pointer_time (CpTimelineView *self,
+                                   gint64         *t)
+{
+  double gw;
+
+  g_return_val_if_fail (CP_IS_TIMELINE_VIEW (self), FALSE);
+
+  gw = gutter_width (self);
+  if (!ready (self) || !self->pointer_inside || self->pointer_x < gw)
+    return FALSE;
+  if (t != NULL)
+    *t = CLAMP ((gint64) cp_view_state_x_to_time (self->view, self->pointer_x - gw), 0,
+                cp_trace_get_duration (self->trace));
+  return TRUE;
+}
+
+gboolean
+cp_timeline_view_get_range_rect (CpTimelineView *self,
+                                 guint           lane,
+                                 gint64          start,
+                                 gint64          end,
+                                 GdkRectangle   *rect)
+{
+  CpTimelineLayout *layout;
+  double gw, w, h, x0, x1, y = 0, lh;
+  gint item = -1;
+
+  g_return_val_if_fail (CP_IS_TIMELINE_VIEW (self), FALSE);
+  g_return_val_if_fail (rect != NULL, FALSE);
+
+  layout = ensure_layout (self);
+  if (layout == NULL)
+    return FALSE;
+  gw = gutter_width (self);
+  w = gtk_widget_get_width (GTK_WIDGET (self));
+  h = gtk_widget_get_height (GTK_WIDGET (self));
+  x0 = gw + cp_view_state_time_to_x (self->view, start);
+  x1 = gw + cp_view_state_time_to_x (self->view, MAX (end, start));
+  if (x1 < gw || x0 > w)
+    return FALSE;
+  x0 = CLAMP (x0, gw, w - 1);
+  x1 = CLAMP (x1, x0 + 1, w);
+  lh = cp_timeline_layout_get_metrics (layout)->ruler_height;
+  if (lane != CP_LANE_ALL)
+    item = cp_timeline_layout_find_lane (layout, lane);
+  if (item >= 0)
+    {
+      double iy, ih;
+
+      if (cp_timeline_layout_item_rect (layout, item, cp_view_state_get_vertical_offset (self->view), h,
+                                        &iy, &ih))
+        {
+          y = iy;
+          lh = ih;
+        }
+    }
+  rect->x = (int) floor (x0);
+  rect->y = (int) floor (y);
+  rect->width = MAX ((int) ceil (x1 - x0), 1);
+  rect->height = MAX ((int) lh, 1);
+  return TRUE;
 }

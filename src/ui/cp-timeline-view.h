@@ -42,6 +42,17 @@ gboolean          cp_timeline_view_get_slice_point  (CpTimelineView *self,
                                                      CpSliceRef      ref,
                                                      double         *x,
                                                      double         *y);
+/* The time under the pointer, when it is over the time area. */
+gboolean          cp_timeline_view_get_pointer_time (CpTimelineView *self,
+                                                     gint64         *t);
+/* Where [start, end] is drawn on a lane (CP_LANE_ALL, or a lane not shown:
+ * on the ruler), clipped to the time area, in widget coordinates; FALSE when
+ * it is out of view. For pointing popovers at annotations. */
+gboolean          cp_timeline_view_get_range_rect   (CpTimelineView *self,
+                                                     guint           lane,
+                                                     gint64          start,
+                                                     gint64          end,
+                                                     GdkRectangle   *rect);
 /* Whether the level-of-detail index is ready (it is built in a thread). */
 gboolean          cp_timeline_view_is_ready         (CpTimelineView *self);
 

@@ -7,9 +7,12 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "formats/cp-loader.h"
+#include "formats/cp-sidecar.h"
+#include "render/cp-report.h"
 
 #include "analysis/cp-analysis.h"
 
@@ -18,6 +21,9 @@
 #include "cp-kernels-pane.h"
 #include "cp-steps-pane.h"
 #include "cp-details-pane.h"
+#include "cp-export-dialog.h"
+#include "cp-note-popover.h"
+#include "cp-notes-pane.h"
 #include "cp-summary-bar.h"
 #include "cp-timeline-pane.h"
 #include "cp-window-private.h"
@@ -38,6 +44,7 @@ struct _CpWindow
   CpCapturePane        *capture_pane;
   CpFindingsPane       *findings_pane;
   CpTimelinePane       *timeline_pane;
+  CpNotesPane          *notes_pane;
   GMenu                *recent_submenu;
 
   /* Owned references */
@@ -47,11 +54,20 @@ struct _CpWindow
   CpAnalysis           *analysis;          /* of trace, once the worker thread is done */
   GCancellable         *analysis_cancellable;
   CpViewState          *view_state;        /* shared by the timeline and the panes */
+  CpAnnotations        *annotations;       /* the capture's markers and notes */
+  CpSidecar            *sidecar;           /* where they are saved, once loaded */
+  GtkWidget            *note_popover;      /* a child of the timeline pane */
+  GFile                *export_file;       /* the last report exported */
+  char                 *export_pattern;    /* ...and its choices */
+  CpReportOptions       export_options;
+  gboolean              have_export_options;
   GCancellable         *load_cancellable;  /* the check or load of this window's capture */
   GCancellable         *cancellable;       /* cancelled when the window closes */
 
   /* Borrowed references */
   AdwToast             *message_toast;     /* the last message shown, while it is */
+  CpExportDialog       *export_dialog;     /* while it is open */
+  AdwToast             *export_toast;      /* "Drawing the report…", while it shows */
 
   CpWindowState         state;
   /* The window's own file is being checked before loading: it is taken. */
@@ -76,6 +92,7 @@ enum {
   PROP_TRACE,
   PROP_ANALYSIS,
   PROP_VIEW_STATE,
+  PROP_ANNOTATIONS,
   N_PROPS
 };
 
@@ -263,9 +280,15 @@ cp_window_update_action_state (CpWindow *self)
                                  self->state == CP_WINDOW_LOADING);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-load-report", loaded);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", loaded);
-  /* The report composer (render/) is not part of the build yet: the item
-   * stays visible and disabled until it is. */
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-report", FALSE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-report", loaded);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-marker", loaded);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-marker-at", loaded);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-slice-note", loaded);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-note",
+                                 loaded && (cp_view_state_has_selected (self->view_state) ||
+                                            cp_view_state_get_time_selection (self->view_state, NULL, NULL)));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.pin-evidence", loaded);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-notes", loaded);
 }
 
 static void
@@ -475,6 +498,9 @@ show_load_report_toast (CpWindow *self)
   cp_window_add_toast (self, toast);
 }
 
+static void setup_annotations (CpWindow *self,
+                               GFile    *file);
+
 static void
 load_done_cb (GObject      *source,
               GAsyncResult *result,
@@ -501,6 +527,7 @@ load_done_cb (GObject      *source,
 
   set_trace (self, trace);
   set_state (self, CP_WINDOW_LOADED);
+  setup_annotations (self, load->file);
   gtk_widget_grab_focus (GTK_WIDGET (cp_timeline_pane_get_view (self->timeline_pane)));
   show_load_report_toast (self);
 
@@ -1005,13 +1032,486 @@ show_load_report_action (GtkWidget  *widget,
   cp_capture_pane_show_load_report (self->capture_pane);
 }
 
+/* Annotations -------------------------------------------------------------- */
+
+/* The timeline draws the annotations as marks. */
+static void
+annotations_changed_cb (CpWindow *self)
+{
+  cp_report_set_view_marks (self->view_state, self->annotations);
+}
+
+static void
+update_notes_location (CpWindow *self)
+{
+  GFile *file;
+  g_autofree char *path = NULL;
+  g_autofree char *text = NULL;
+
+  if (self->sidecar == NULL)
+    {
+      cp_notes_pane_set_location (self->notes_pane, NULL);
+      return;
+    }
+  file = cp_sidecar_get_file (self->sidecar);
+  if (file == NULL)
+    file = cp_sidecar_get_primary_file (self->sidecar);
+  path = g_file_get_parse_name (file);
+  if (cp_sidecar_is_fallback (self->sidecar))
+    /* Translators: where notes are saved when the capture's folder cannot be written. */
+    text = g_strdup_printf (_("Notes are saved in “%s”, found again by the capture’s content."), path);
+  else
+    text = g_strdup_printf (_("Notes are saved beside the capture, in “%s”."), path);
+  cp_notes_pane_set_location (self->notes_pane, text);
+}
+
+static void
+sidecar_saved_cb (CpWindow *self)
+{
+  update_notes_location (self);
+}
+
+static void
+sidecar_relocated_cb (CpWindow   *self,
+                      GFile      *file,
+                      const char *why)
+{
+  g_autofree char *path = g_file_get_parse_name (file);
+  /* Translators: the first %s says why ("Annotations could not be saved beside the capture (...)"). */
+  g_autofree char *text = g_strdup_printf (_("%s. They are saved in “%s” instead."), why, path);
+
+  show_toast (self, text);
+  update_notes_location (self);
+}
+
+static void
+sidecar_save_failed_cb (CpWindow   *self,
+                        const char *message)
+{
+  show_toast (self, message);
+}
+
+/* A sidecar that cannot be used: the user is told what it was, what was
+ * kept where, and where new notes go. */
+static void
+show_sidecar_problem (CpWindow   *self,
+                      GError     *error,
+                      const char *outcome)
+{
+  const char *heading = error->code == CP_SIDECAR_ERROR_NEWER ? _("Notes From a Newer Version")
+                                                              : _("Notes Could Not Be Read");
+  g_autofree char *body = g_strdup_printf ("%s\n\n%s", error->message, outcome ? outcome : "");
+
+#if ADW_CHECK_VERSION (1, 5, 0)
+  AdwDialog *dialog = adw_alert_dialog_new (heading, body);
+
+  adw_alert_dialog_add_response (ADW_ALERT_DIALOG (dialog), "close", _("_Close"));
+  adw_alert_dialog_set_default_response (ADW_ALERT_DIALOG (dialog), "close");
+  adw_dialog_present (dialog, GTK_WIDGET (self));
+#else
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, body);
+
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "close");
+  gtk_window_present (GTK_WINDOW (dialog));
+#endif
+}
+
+/* Reads the capture's notes and keeps them saved from now on. */
+static void
+setup_annotations (CpWindow *self,
+                   GFile    *file)
+{
+  g_autoptr(GError) error = NULL;
+  guint n_detached;
+
+  if (self->sidecar != NULL)
+    {
+      cp_sidecar_flush (self->sidecar, NULL);
+      g_signal_handlers_disconnect_by_data (self->sidecar, self);
+      g_clear_object (&self->sidecar);
+    }
+  cp_annotations_remove_all (self->annotations);
+  cp_annotations_set_trace (self->annotations, self->trace);
+
+  self->sidecar = cp_sidecar_new (file, self->annotations);
+  g_signal_connect_object (self->sidecar, "saved", G_CALLBACK (sidecar_saved_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->sidecar, "relocated", G_CALLBACK (sidecar_relocated_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->sidecar, "save-failed", G_CALLBACK (sidecar_save_failed_cb), self,
+                           G_CONNECT_SWAPPED);
+  if (!cp_sidecar_load (self->sidecar, &error))
+    {
+      /* Told now; only then is the file set aside and a fresh one used. */
+      g_autofree char *outcome = cp_sidecar_accept_problem (self->sidecar);
+
+      show_sidecar_problem (self, error, outcome);
+    }
+  cp_sidecar_set_autosave (self->sidecar, 500);
+
+  n_detached = cp_annotations_get_n_detached (self->annotations);
+  if (n_detached > 0)
+    {
+      g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                            "%u note refers to a slice this capture lacks: it is kept, detached",
+                                                            "%u notes refer to slices this capture lacks: they are kept, detached",
+                                                            n_detached),
+                                               n_detached);
+
+      show_toast (self, text);
+    }
+  annotations_changed_cb (self);
+  update_notes_location (self);
+}
+
+/* Opens the note popover on an annotation, pointing at it on the timeline. */
+static void
+edit_annotation (CpWindow     *self,
+                 CpAnnotation *annotation)
+{
+  CpTimelineView *view = cp_timeline_pane_get_view (self->timeline_pane);
+  GdkRectangle rect = { 0, 0, 1, 1 };
+  graphene_point_t p, q;
+
+  if (self->note_popover == NULL)
+    {
+      self->note_popover = cp_note_popover_new ();
+      gtk_widget_set_parent (self->note_popover, GTK_WIDGET (self->timeline_pane));
+      gtk_popover_set_position (GTK_POPOVER (self->note_popover), GTK_POS_BOTTOM);
+    }
+  cp_note_popover_edit (CP_NOTE_POPOVER (self->note_popover), self->annotations, annotation);
+  if (!cp_timeline_view_get_range_rect (view, cp_annotation_get_lane (annotation),
+                                        cp_annotation_get_start (annotation), cp_annotation_get_end (annotation),
+                                        &rect))
+    {
+      rect.x = gtk_widget_get_width (GTK_WIDGET (view)) / 2;
+      rect.y = 0;
+    }
+  /* From the view's coordinates to the pane's. */
+  p = GRAPHENE_POINT_INIT (rect.x, rect.y);
+  if (gtk_widget_compute_point (GTK_WIDGET (view), GTK_WIDGET (self->timeline_pane), &p, &q))
+    {
+      rect.x = (int) q.x;
+      rect.y = (int) q.y;
+    }
+  gtk_popover_set_pointing_to (GTK_POPOVER (self->note_popover), &rect);
+  gtk_popover_popup (GTK_POPOVER (self->note_popover));
+}
+
+static void
+add_marker (CpWindow   *self,
+            gint64      t,
+            CpSliceRef  attach)
+{
+  CpAnnotation *a = cp_annotations_add_marker (self->annotations, t, CP_ANNOTATION_ALL_LANES, "", 0);
+
+  if (!cp_slice_ref_is_none (attach) && cp_trace_slice_ref_valid (self->trace, attach))
+    cp_annotations_attach (self->annotations, a, attach);
+  edit_annotation (self, a);
+}
+
+/* M: a marker at the pointer; else at the selected range or slice (attached
+ * to the slice); else in the middle of the view. */
+static void
+add_marker_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+  CpSliceRef attach = CP_SLICE_REF_NONE;
+  gint64 t, a, b;
+
+  if (self->trace == NULL)
+    return;
+  if (cp_timeline_view_get_pointer_time (cp_timeline_pane_get_view (self->timeline_pane), &t))
+    ;
+  else if (cp_view_state_get_time_selection (self->view_state, &a, &b))
+    t = a;
+  else if (cp_view_state_has_selected (self->view_state))
+    {
+      attach = cp_view_state_get_selected (self->view_state);
+      t = cp_trace_slice_start (self->trace, attach);
+    }
+  else
+    t = cp_view_state_get_visible_start (self->view_state) +
+        (cp_view_state_get_visible_end (self->view_state) - cp_view_state_get_visible_start (self->view_state)) / 2;
+  add_marker (self, t, attach);
+}
+
+static void
+add_marker_at_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+
+  if (self->trace == NULL)
+    return;
+  add_marker (self, CLAMP (g_variant_get_int64 (param), 0, cp_trace_get_duration (self->trace)),
+              CP_SLICE_REF_NONE);
+}
+
+/* A note on the range selected on the ruler, else on the selected slice. */
+static void
+add_note_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+  CpAnnotation *a;
+  gint64 start, end;
+
+  if (self->trace == NULL)
+    return;
+  if (cp_view_state_get_time_selection (self->view_state, &start, &end) && end > start)
+    a = cp_annotations_add_note (self->annotations, start, end, CP_ANNOTATION_ALL_LANES, "", 0);
+  else if (cp_view_state_has_selected (self->view_state))
+    a = cp_annotations_add_slice_note (self->annotations, cp_view_state_get_selected (self->view_state), "", 0);
+  else
+    return;
+  edit_annotation (self, a);
+}
+
+static void
+add_slice_note_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+  CpSliceRef ref;
+
+  g_variant_get (param, "(uu)", &ref.lane, &ref.index);
+  if (self->trace == NULL || !cp_trace_slice_ref_valid (self->trace, ref))
+    return;
+  edit_annotation (self, cp_annotations_add_slice_note (self->annotations, ref, "", 0));
+}
+
+static void
+pin_evidence_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+  const char *rule;
+  guint index, n_ev = 0;
+  CpFinding *finding;
+  AdwToast *toast;
+
+  g_variant_get (param, "(&su)", &rule, &index);
+  if (self->analysis == NULL || (finding = cp_analysis_lookup_finding (self->analysis, rule)) == NULL)
+    return;
+  cp_finding_get_evidence (finding, &n_ev);
+  if (index >= n_ev)
+    return;
+  cp_report_pin_finding (self->annotations, finding, index);
+
+  toast = adw_toast_new (_("Evidence pinned as a note"));
+  adw_toast_set_button_label (toast, _("_Show Notes"));
+  adw_toast_set_action_name (toast, "win.show-notes");
+  adw_toast_set_timeout (toast, 5);
+  cp_window_add_toast (self, toast);
+}
+
+static void
+show_notes_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+
+  adw_view_stack_set_visible_child_name (self->side_stack, "notes");
+}
+
+/* Reports ------------------------------------------------------------------ */
+
+/* "run.pt.trace.json.gz" -> "run-report.png", beside the capture when its
+ * folder may be written, else in Pictures. */
+static GFile *
+default_report_file (CpWindow *self)
+{
+  static const char *const suffixes[] = { ".gz", ".zst", ".json", ".pb", ".xplane", ".trace", ".pt" };
+  g_autofree char *base = g_file_get_basename (self->file);
+  g_autofree char *name = NULL;
+  g_autoptr(GFile) folder = g_file_get_parent (self->file);
+  g_autofree char *folder_path = folder ? g_file_get_path (folder) : NULL;
+  gboolean stripped = TRUE;
+
+  while (stripped)
+    {
+      stripped = FALSE;
+      for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
+        if (g_str_has_suffix (base, suffixes[i]) && strlen (base) > strlen (suffixes[i]))
+          {
+            base[strlen (base) - strlen (suffixes[i])] = '\0';
+            stripped = TRUE;
+          }
+    }
+  name = g_strconcat (base, "-report.png", NULL);
+  if (folder_path == NULL || g_access (folder_path, W_OK) != 0)
+    {
+      const char *pictures = g_get_user_special_dir (G_USER_DIRECTORY_PICTURES);
+
+      return g_file_new_build_filename (pictures ? pictures : g_get_home_dir (), name, NULL);
+    }
+  return g_file_get_child (folder, name);
+}
+
+typedef struct
+{
+  CpWindow *self;
+  GFile    *file;
+} Export;
+
+static void
+export_free (Export *e)
+{
+  g_object_unref (e->self);
+  g_object_unref (e->file);
+  g_free (e);
+}
+
+static void
+export_done_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Export *e = user_data;
+  CpWindow *self = e->self;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = g_file_get_basename (e->file);
+
+  if (self->export_toast != NULL)
+    adw_toast_dismiss (self->export_toast);
+  if (!cp_report_write_finish (CP_REPORT (source), result, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_autofree char *text = g_strdup_printf (_("The report could not be saved: %s"), error->message);
+
+          show_toast (self, text);
+        }
+    }
+  else
+    {
+      g_autofree char *escaped = g_markup_escape_text (name, -1);
+      g_autofree char *text = g_strdup_printf (_("Report saved as “%s”"), escaped);
+      g_autofree char *uri = g_file_get_uri (e->file);
+      AdwToast *toast = adw_toast_new (text);
+
+      adw_toast_set_button_label (toast, _("_Open"));
+      adw_toast_set_action_name (toast, "win.open-report");
+      adw_toast_set_action_target_value (toast, g_variant_new_string (uri));
+      adw_toast_set_timeout (toast, 10);
+      cp_window_add_toast (self, toast);
+    }
+  export_free (e);
+}
+
+static void
+export_cb (CpExportDialog *dialog,
+           CpWindow       *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpReport) report = NULL;
+  CpReportOptions options;
+  Export *e;
+  AdwToast *toast;
+
+  if (self->trace == NULL || !cp_export_dialog_get_options (dialog, &options, &error))
+    {
+      if (error != NULL)
+        cp_export_dialog_show_error (dialog, error->message);
+      return;
+    }
+  /* The analysis is drawn from when it is done; else the report runs it. */
+  report = cp_report_new (self->trace, self->analysis, self->annotations, self->view_state, &options, &error);
+  if (report == NULL)
+    {
+      cp_export_dialog_show_error (dialog, error->message);
+      return;
+    }
+
+  /* Remembered for the next export from this window. */
+  g_free (self->export_pattern);
+  self->export_pattern = g_strdup (options.lane_pattern);
+  self->export_options = options;
+  self->export_options.lane_pattern = self->export_pattern;
+  self->have_export_options = TRUE;
+  g_set_object (&self->export_file, cp_export_dialog_get_file (dialog));
+
+  e = g_new0 (Export, 1);
+  e->self = g_object_ref (self);
+  e->file = g_object_ref (cp_export_dialog_get_file (dialog));
+  gtk_window_destroy (GTK_WINDOW (dialog));
+
+  toast = adw_toast_new (_("Drawing the report…"));
+  adw_toast_set_timeout (toast, 0);
+  g_set_weak_pointer (&self->export_toast, toast);
+  cp_window_add_toast (self, toast);
+  cp_report_write_async (report, e->file, self->cancellable, export_done_cb, e);
+}
+
 static void
 export_report_action (GtkWidget  *widget,
                       const char *action_name,
                       GVariant   *param)
 {
-  /* Never enabled yet: see cp_window_update_action_state(). */
-  g_return_if_reached ();
+  CpWindow *self = CP_WINDOW (widget);
+  g_autoptr(GFile) file = NULL;
+  CpExportDialog *dialog;
+
+  if (self->trace == NULL)
+    return;
+  if (self->export_dialog != NULL)
+    {
+      gtk_window_present (GTK_WINDOW (self->export_dialog));
+      return;
+    }
+  file = self->export_file ? g_object_ref (self->export_file) : default_report_file (self);
+  dialog = cp_export_dialog_new (GTK_WINDOW (self), self->view_state, file);
+  if (self->have_export_options)
+    cp_export_dialog_set_options (dialog, &self->export_options);
+  g_signal_connect_object (dialog, "export", G_CALLBACK (export_cb), self, 0);
+  g_set_weak_pointer (&self->export_dialog, dialog);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+#if GTK_CHECK_VERSION (4, 10, 0)
+static void
+launch_done_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(CpWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!gtk_file_launcher_launch_finish (GTK_FILE_LAUNCHER (source), result, &error) &&
+      !g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_DISMISSED) &&
+      !g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_CANCELLED))
+    {
+      g_autofree char *text = g_strdup_printf (_("The report could not be opened: %s"), error->message);
+
+      show_toast (self, text);
+    }
+}
+#endif
+
+static void
+open_report_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+  const char *uri = g_variant_get_string (param, NULL);
+
+#if GTK_CHECK_VERSION (4, 10, 0)
+  g_autoptr(GFile) file = g_file_new_for_uri (uri);
+  g_autoptr(GtkFileLauncher) launcher = gtk_file_launcher_new (file);
+
+  gtk_file_launcher_launch (launcher, GTK_WINDOW (self), NULL, launch_done_cb, g_object_ref (self));
+#else
+  gtk_show_uri (GTK_WINDOW (self), uri, GDK_CURRENT_TIME);
+#endif
 }
 
 /* Window size ----------------------------------------------------------- */
@@ -1062,6 +1562,9 @@ cp_window_close_request (GtkWindow *window)
   CpWindow *self = CP_WINDOW (window);
 
   save_window_state (self);
+  /* The last edits, written before the window goes. */
+  if (self->sidecar != NULL)
+    cp_sidecar_flush (self->sidecar, NULL);
   g_cancellable_cancel (self->cancellable);
   if (self->load_cancellable != NULL)
     g_cancellable_cancel (self->load_cancellable);
@@ -1193,6 +1696,16 @@ cp_window_dispose (GObject *object)
   if (self->analysis_cancellable != NULL)
     g_cancellable_cancel (self->analysis_cancellable);
   g_clear_weak_pointer (&self->message_toast);
+  g_clear_weak_pointer (&self->export_toast);
+  if (self->export_dialog != NULL)
+    gtk_window_destroy (GTK_WINDOW (self->export_dialog));
+  g_clear_weak_pointer (&self->export_dialog);
+  g_clear_pointer (&self->note_popover, gtk_widget_unparent);
+  if (self->sidecar != NULL)
+    {
+      cp_sidecar_flush (self->sidecar, NULL);
+      g_signal_handlers_disconnect_by_data (self->sidecar, self);
+    }
 
   gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_WINDOW);
 
@@ -1210,6 +1723,12 @@ cp_window_finalize (GObject *object)
   g_clear_object (&self->analysis);
   g_clear_object (&self->trace);
   g_clear_object (&self->view_state);
+  g_clear_object (&self->sidecar);
+  if (self->annotations != NULL)
+    cp_annotations_set_trace (self->annotations, NULL);
+  g_clear_object (&self->annotations);
+  g_clear_object (&self->export_file);
+  g_free (self->export_pattern);
   g_clear_object (&self->file);
   g_clear_object (&self->settings);
 
@@ -1241,6 +1760,9 @@ cp_window_get_property (GObject    *object,
     case PROP_VIEW_STATE:
       g_value_set_object (value, self->view_state);
       break;
+    case PROP_ANNOTATIONS:
+      g_value_set_object (value, self->annotations);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1264,6 +1786,8 @@ view_state_changed_cb (CpWindow *self,
 {
   const char *page;
 
+  if (what & (CP_VIEW_CHANGE_SELECTION | CP_VIEW_CHANGE_TIME_SELECTION | CP_VIEW_CHANGE_TRACE))
+    cp_window_update_action_state (self);
   if (!(what & (CP_VIEW_CHANGE_SELECTION | CP_VIEW_CHANGE_TIME_SELECTION)) || (what & CP_VIEW_CHANGE_TRACE))
     return;
   if (!cp_view_state_has_selected (self->view_state) &&
@@ -1310,9 +1834,15 @@ cp_window_class_init (CpWindowClass *klass)
     g_param_spec_object ("view-state", NULL, NULL,
                          CP_TYPE_VIEW_STATE,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /* The capture's markers and notes (the Notes page binds to it). */
+  properties[PROP_ANNOTATIONS] =
+    g_param_spec_object ("annotations", NULL, NULL,
+                         CP_TYPE_ANNOTATIONS,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (CP_TYPE_CAPTURE_PANE);
+  g_type_ensure (CP_TYPE_NOTES_PANE);
   g_type_ensure (CP_TYPE_FINDINGS_PANE);
   g_type_ensure (CP_TYPE_KERNELS_PANE);
   g_type_ensure (CP_TYPE_STEPS_PANE);
@@ -1333,6 +1863,7 @@ cp_window_class_init (CpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CpWindow, capture_pane);
   gtk_widget_class_bind_template_child (widget_class, CpWindow, findings_pane);
   gtk_widget_class_bind_template_child (widget_class, CpWindow, timeline_pane);
+  gtk_widget_class_bind_template_child (widget_class, CpWindow, notes_pane);
   gtk_widget_class_bind_template_child (widget_class, CpWindow, recent_submenu);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
@@ -1343,6 +1874,13 @@ cp_window_class_init (CpWindowClass *klass)
                                    show_load_report_action);
   gtk_widget_class_install_action (widget_class, "win.export-report", NULL,
                                    export_report_action);
+  gtk_widget_class_install_action (widget_class, "win.open-report", "s", open_report_action);
+  gtk_widget_class_install_action (widget_class, "win.add-marker", NULL, add_marker_action);
+  gtk_widget_class_install_action (widget_class, "win.add-marker-at", "x", add_marker_at_action);
+  gtk_widget_class_install_action (widget_class, "win.add-note", NULL, add_note_action);
+  gtk_widget_class_install_action (widget_class, "win.add-slice-note", "(uu)", add_slice_note_action);
+  gtk_widget_class_install_action (widget_class, "win.pin-evidence", "(su)", pin_evidence_action);
+  gtk_widget_class_install_action (widget_class, "win.show-notes", NULL, show_notes_action);
 
   gtk_widget_class_install_action (widget_class, "win.find", NULL, find_action);
 
@@ -1355,8 +1893,13 @@ cp_window_init (CpWindow *self)
   GtkDropTarget *target;
   GType drop_types[] = { GDK_TYPE_FILE_LIST, G_TYPE_FILE, G_TYPE_STRING };
 
-  /* Before the template: its panes bind to "view-state". */
+  /* Before the template: its panes bind to "view-state" and "annotations". */
   self->view_state = cp_view_state_new ();
+  self->annotations = cp_annotations_new ();
+  g_signal_connect_object (self->annotations, "items-changed", G_CALLBACK (annotations_changed_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->annotations, "changed", G_CALLBACK (annotations_changed_cb), self,
+                           G_CONNECT_SWAPPED);
   gtk_widget_init_template (GTK_WIDGET (self));
   g_signal_connect_object (self->view_state, "changed", G_CALLBACK (view_state_changed_cb), self,
                            G_CONNECT_SWAPPED);

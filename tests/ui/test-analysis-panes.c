@@ -121,6 +121,12 @@ open_window (const char *scenario)
   return window;
 }
 
+static gboolean
+allocated (gpointer data)
+{
+  return gtk_widget_get_width (data) > 0 && gtk_widget_get_height (data) > 0;
+}
+
 static void
 show_page (CpWindow   *window,
            GtkWidget  *pane)
@@ -129,6 +135,8 @@ show_page (CpWindow   *window,
 
   adw_view_stack_set_visible_child (stack, pane);
   run_for (200);
+  /* A slow machine (sanitizers) may take longer to lay the page out. */
+  wait_for (allocated, pane, "the page to be laid out");
 }
 
 /* Writes the window as a PNG when CP_SCREENSHOT_DIR is set. */

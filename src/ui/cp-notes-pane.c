@@ -1,0 +1,482 @@
+/* cp-notes-pane.c
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "cp-format.h"
+#include "cp-note-popover.h"
+#include "cp-notes-pane.h"
+
+struct _CpNotesPane
+{
+  GtkWidget      parent_instance;
+
+  CpAnnotations *annotations;
+  CpViewState   *view;
+
+  GtkStack      *stack;
+  GtkListBox    *list;
+  GtkLabel      *location;
+  GtkWidget     *popover;
+};
+
+G_DEFINE_FINAL_TYPE (CpNotesPane, cp_notes_pane, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_ANNOTATIONS,
+  PROP_VIEW_STATE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+draw_swatch (GtkDrawingArea *area,
+             cairo_t        *cr,
+             int             width,
+             int             height,
+             gpointer        user_data)
+{
+  CpAnnotation *a = g_object_get_data (G_OBJECT (area), "annotation");
+  guint32 c;
+
+  if (a == NULL)
+    return;
+  c = cp_annotation_get_color (a);
+  cairo_arc (cr, width / 2.0, height / 2.0, MIN (width, height) / 2.0 - 1, 0, 2 * G_PI);
+  cairo_set_source_rgb (cr, ((c >> 24) & 0xff) / 255.0, ((c >> 16) & 0xff) / 255.0, ((c >> 8) & 0xff) / 255.0);
+  if (cp_annotation_is_detached (a))
+    {
+      cairo_set_line_width (cr, 2);
+      cairo_stroke (cr);
+    }
+  else
+    cairo_fill (cr);
+}
+
+static char *
+row_subtitle (CpNotesPane  *self,
+              CpAnnotation *a)
+{
+  g_autofree char *start = cp_ui_format_duration (cp_annotation_get_start (a));
+  g_autofree char *when = NULL;
+  const char *where = NULL;
+  CpTrace *trace = self->annotations ? cp_annotations_get_trace (self->annotations) : NULL;
+
+  if (cp_annotation_get_kind (a) == CP_ANNOTATION_MARKER)
+    /* Translators: a marker's time from the start of the capture. */
+    when = g_strdup_printf (_("at %s"), start);
+  else
+    {
+      g_autofree char *len = cp_ui_format_duration (cp_annotation_get_end (a) - cp_annotation_get_start (a));
+
+      /* Translators: a note's start and length, "1.20 s, 150 ms". */
+      when = g_strdup_printf (_("%s, %s"), start, len);
+    }
+  if (cp_annotation_is_detached (a))
+    /* Translators: the slice a note was attached to is not in this capture. */
+    return g_strdup_printf (_("%s · detached: “%s” is not in this capture"), when,
+                            cp_annotation_get_slice_name (a) ? cp_annotation_get_slice_name (a)
+                                                             : cp_annotation_get_lane_identity (a)->name);
+  if (cp_annotation_is_attached (a))
+    return g_strdup_printf (_("%s · on “%s”"), when, cp_annotation_get_slice_name (a));
+  if (trace != NULL && cp_annotation_get_lane (a) < cp_trace_get_n_lanes (trace))
+    where = cp_lane_get_name (cp_trace_get_lane (trace, cp_annotation_get_lane (a)));
+  if (where != NULL)
+    return g_strdup_printf (_("%s · %s"), when, where);
+  return g_strdup_printf (_("%s · all lanes"), when);
+}
+
+static void
+update_row (GtkWidget *row)
+{
+  CpNotesPane *self = g_object_get_data (G_OBJECT (row), "pane");
+  CpAnnotation *a = g_object_get_data (G_OBJECT (row), "annotation");
+  g_autofree char *title = cp_annotation_dup_title (a);
+  g_autofree char *subtitle = row_subtitle (self, a);
+
+  if (*title == '\0')
+    {
+      g_free (title);
+      title = g_strdup (cp_annotation_get_kind (a) == CP_ANNOTATION_MARKER ? _("Marker") : _("Note"));
+    }
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+  gtk_widget_queue_draw (g_object_get_data (G_OBJECT (row), "swatch"));
+  if (cp_annotation_is_detached (a))
+    gtk_widget_add_css_class (row, "detached");
+  else
+    gtk_widget_remove_css_class (row, "detached");
+}
+
+static void
+annotation_notify_cb (CpAnnotation *a,
+                      GParamSpec   *pspec,
+                      GtkWidget    *row)
+{
+  update_row (row);
+}
+
+static void
+open_popover (CpNotesPane  *self,
+              CpAnnotation *a,
+              GtkWidget    *anchor)
+{
+  graphene_rect_t bounds;
+
+  if (self->popover == NULL)
+    {
+      self->popover = cp_note_popover_new ();
+      gtk_widget_set_parent (self->popover, GTK_WIDGET (self));
+      gtk_popover_set_position (GTK_POPOVER (self->popover), GTK_POS_BOTTOM);
+    }
+  cp_note_popover_edit (CP_NOTE_POPOVER (self->popover), self->annotations, a);
+  if (anchor != NULL && gtk_widget_compute_bounds (anchor, GTK_WIDGET (self), &bounds))
+    {
+      GdkRectangle rect = {
+        (int) bounds.origin.x, (int) bounds.origin.y, (int) bounds.size.width, (int) bounds.size.height
+      };
+
+      gtk_popover_set_pointing_to (GTK_POPOVER (self->popover), &rect);
+    }
+  gtk_popover_popup (GTK_POPOVER (self->popover));
+}
+
+static void
+edit_clicked_cb (GtkButton   *button,
+                 CpNotesPane *self)
+{
+  GtkWidget *row = g_object_get_data (G_OBJECT (button), "row");
+
+  open_popover (self, g_object_get_data (G_OBJECT (row), "annotation"), GTK_WIDGET (button));
+}
+
+static void
+delete_clicked_cb (GtkButton   *button,
+                   CpNotesPane *self)
+{
+  GtkWidget *row = g_object_get_data (G_OBJECT (button), "row");
+  g_autoptr(CpAnnotation) a = g_object_ref (g_object_get_data (G_OBJECT (row), "annotation"));
+
+  if (self->annotations != NULL)
+    cp_annotations_remove (self->annotations, a);
+}
+
+static GtkWidget *
+create_row (gpointer item,
+            gpointer user_data)
+{
+  CpNotesPane *self = user_data;
+  CpAnnotation *a = item;
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *swatch = gtk_drawing_area_new ();
+  GtkWidget *edit = gtk_button_new_from_icon_name ("document-edit-symbolic");
+  GtkWidget *delete = gtk_button_new_from_icon_name ("user-trash-symbolic");
+
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
+  gtk_widget_add_css_class (row, "note-row");
+  g_object_set_data (G_OBJECT (row), "pane", self);
+  g_object_set_data_full (G_OBJECT (row), "annotation", g_object_ref (a), g_object_unref);
+  g_object_set_data (G_OBJECT (row), "swatch", swatch);
+
+  g_object_set_data (G_OBJECT (swatch), "annotation", a);
+  gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (swatch), 14);
+  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (swatch), 14);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), draw_swatch, NULL, NULL);
+  gtk_widget_set_valign (swatch, GTK_ALIGN_CENTER);
+  adw_action_row_add_prefix (ADW_ACTION_ROW (row), swatch);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      GtkWidget *b = i == 0 ? edit : delete;
+
+      gtk_widget_set_valign (b, GTK_ALIGN_CENTER);
+      gtk_widget_add_css_class (b, "flat");
+      g_object_set_data (G_OBJECT (b), "row", row);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), b);
+    }
+  gtk_widget_set_tooltip_text (edit, _("Edit Note"));
+  gtk_widget_set_tooltip_text (delete, _("Delete Note"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (edit), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Edit Note"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (delete), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Delete Note"), -1);
+  g_signal_connect (edit, "clicked", G_CALLBACK (edit_clicked_cb), self);
+  g_signal_connect (delete, "clicked", G_CALLBACK (delete_clicked_cb), self);
+
+  g_signal_connect_object (a, "notify", G_CALLBACK (annotation_notify_cb), row, 0);
+  update_row (row);
+  return row;
+}
+
+static void
+show_annotation (CpNotesPane  *self,
+                 CpAnnotation *a)
+{
+  gint64 start, end;
+
+  if (self->view == NULL || cp_view_state_get_trace (self->view) == NULL)
+    return;
+  start = cp_annotation_get_start (a);
+  end = cp_annotation_get_end (a);
+  if (end > start)
+    cp_view_state_fit_range (self->view, start, end);
+  else
+    {
+      /* A moment: centred, at the current zoom. */
+      gint64 span = cp_view_state_get_visible_end (self->view) - cp_view_state_get_visible_start (self->view);
+
+      cp_view_state_set_visible_range (self->view, start - span / 2, start - span / 2 + span);
+    }
+  if (cp_annotation_is_attached (a) && !cp_annotation_is_detached (a))
+    cp_view_state_set_selected (self->view, cp_annotation_get_slice (a));
+}
+
+static void
+row_activated_cb (GtkListBox    *list,
+                  GtkListBoxRow *row,
+                  CpNotesPane   *self)
+{
+  show_annotation (self, g_object_get_data (G_OBJECT (row), "annotation"));
+}
+
+static void
+update_stack (CpNotesPane *self)
+{
+  gboolean any = self->annotations != NULL &&
+                 g_list_model_get_n_items (G_LIST_MODEL (self->annotations)) > 0;
+
+  gtk_stack_set_visible_child_name (self->stack, any ? "list" : "empty");
+}
+
+static void
+items_changed_cb (CpNotesPane *self)
+{
+  update_stack (self);
+}
+
+void
+cp_notes_pane_activate (CpNotesPane *self,
+                        guint        n)
+{
+  g_autoptr(CpAnnotation) a = NULL;
+
+  g_return_if_fail (CP_IS_NOTES_PANE (self));
+
+  if (self->annotations == NULL || (a = g_list_model_get_item (G_LIST_MODEL (self->annotations), n)) == NULL)
+    return;
+  show_annotation (self, a);
+}
+
+void
+cp_notes_pane_edit (CpNotesPane *self,
+                    guint        n)
+{
+  g_autoptr(CpAnnotation) a = NULL;
+  GtkListBoxRow *row;
+
+  g_return_if_fail (CP_IS_NOTES_PANE (self));
+
+  if (self->annotations == NULL || (a = g_list_model_get_item (G_LIST_MODEL (self->annotations), n)) == NULL)
+    return;
+  row = gtk_list_box_get_row_at_index (self->list, n);
+  open_popover (self, a, row ? GTK_WIDGET (row) : NULL);
+}
+
+GtkWidget *
+cp_notes_pane_new (void)
+{
+  return g_object_new (CP_TYPE_NOTES_PANE, NULL);
+}
+
+CpAnnotations *
+cp_notes_pane_get_annotations (CpNotesPane *self)
+{
+  g_return_val_if_fail (CP_IS_NOTES_PANE (self), NULL);
+  return self->annotations;
+}
+
+void
+cp_notes_pane_set_annotations (CpNotesPane   *self,
+                               CpAnnotations *annotations)
+{
+  g_return_if_fail (CP_IS_NOTES_PANE (self));
+  g_return_if_fail (annotations == NULL || CP_IS_ANNOTATIONS (annotations));
+
+  if (self->annotations == annotations)
+    return;
+  if (self->popover != NULL)
+    gtk_popover_popdown (GTK_POPOVER (self->popover));
+  if (self->annotations != NULL)
+    g_signal_handlers_disconnect_by_func (self->annotations, items_changed_cb, self);
+  g_set_object (&self->annotations, annotations);
+  gtk_list_box_bind_model (self->list, annotations ? G_LIST_MODEL (annotations) : NULL,
+                           create_row, self, NULL);
+  if (annotations != NULL)
+    g_signal_connect_object (annotations, "items-changed", G_CALLBACK (items_changed_cb), self,
+                             G_CONNECT_SWAPPED);
+  update_stack (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANNOTATIONS]);
+}
+
+CpViewState *
+cp_notes_pane_get_view_state (CpNotesPane *self)
+{
+  g_return_val_if_fail (CP_IS_NOTES_PANE (self), NULL);
+  return self->view;
+}
+
+void
+cp_notes_pane_set_view_state (CpNotesPane *self,
+                              CpViewState *view)
+{
+  g_return_if_fail (CP_IS_NOTES_PANE (self));
+  g_return_if_fail (view == NULL || CP_IS_VIEW_STATE (view));
+
+  if (g_set_object (&self->view, view))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW_STATE]);
+}
+
+void
+cp_notes_pane_set_location (CpNotesPane *self,
+                            const char  *location)
+{
+  g_return_if_fail (CP_IS_NOTES_PANE (self));
+
+  gtk_label_set_text (self->location, location ? location : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->location), location != NULL);
+}
+
+static void
+cp_notes_pane_dispose (GObject *object)
+{
+  CpNotesPane *self = CP_NOTES_PANE (object);
+
+  if (self->list != NULL)
+    gtk_list_box_bind_model (self->list, NULL, NULL, NULL, NULL);
+  g_clear_pointer (&self->popover, gtk_widget_unparent);
+  g_clear_pointer ((GtkWidget **) &self->stack, gtk_widget_unparent);
+  if (self->annotations != NULL)
+    g_signal_handlers_disconnect_by_func (self->annotations, items_changed_cb, self);
+  g_clear_object (&self->annotations);
+  g_clear_object (&self->view);
+
+  G_OBJECT_CLASS (cp_notes_pane_parent_class)->dispose (object);
+}
+
+static void
+cp_notes_pane_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  CpNotesPane *self = CP_NOTES_PANE (object);
+
+  switch (prop_id)
+    {
+    case PROP_ANNOTATIONS:
+      g_value_set_object (value, self->annotations);
+      break;
+    case PROP_VIEW_STATE:
+      g_value_set_object (value, self->view);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cp_notes_pane_set_property (GObject      *object,
+                            guint         prop_id,
+                            const GValue *value,
+                            GParamSpec   *pspec)
+{
+  CpNotesPane *self = CP_NOTES_PANE (object);
+
+  switch (prop_id)
+    {
+    case PROP_ANNOTATIONS:
+      cp_notes_pane_set_annotations (self, g_value_get_object (value));
+      break;
+    case PROP_VIEW_STATE:
+      cp_notes_pane_set_view_state (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+cp_notes_pane_class_init (CpNotesPaneClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = cp_notes_pane_dispose;
+  object_class->get_property = cp_notes_pane_get_property;
+  object_class->set_property = cp_notes_pane_set_property;
+
+  properties[PROP_ANNOTATIONS] =
+    g_param_spec_object ("annotations", NULL, NULL, CP_TYPE_ANNOTATIONS,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_VIEW_STATE] =
+    g_param_spec_object ("view-state", NULL, NULL, CP_TYPE_VIEW_STATE,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "notespane");
+}
+
+static void
+cp_notes_pane_init (CpNotesPane *self)
+{
+  GtkWidget *empty, *scroller, *box;
+
+  self->stack = GTK_STACK (gtk_stack_new ());
+  gtk_widget_set_parent (GTK_WIDGET (self->stack), GTK_WIDGET (self));
+
+  empty = adw_status_page_new ();
+  adw_status_page_set_icon_name (ADW_STATUS_PAGE (empty), "cp-notes-symbolic");
+  adw_status_page_set_title (ADW_STATUS_PAGE (empty), _("No Notes"));
+  adw_status_page_set_description (ADW_STATUS_PAGE (empty),
+                                   _("Press M on the timeline to mark a moment, drag on the ruler and "
+                                     "choose Add Note for a range, or pin a finding’s evidence from the "
+                                     "Findings page. Notes are saved beside the capture and appear in "
+                                     "exported reports."));
+  gtk_widget_add_css_class (empty, "compact");
+  gtk_stack_add_named (self->stack, empty, "empty");
+
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+  gtk_widget_set_margin_start (box, 12);
+  gtk_widget_set_margin_end (box, 12);
+  gtk_widget_set_margin_top (box, 12);
+  gtk_widget_set_margin_bottom (box, 12);
+  self->list = GTK_LIST_BOX (gtk_list_box_new ());
+  gtk_list_box_set_selection_mode (self->list, GTK_SELECTION_NONE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->list), "boxed-list");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->list), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Notes"), -1);
+  g_signal_connect (self->list, "row-activated", G_CALLBACK (row_activated_cb), self);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->list));
+  self->location = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_wrap (self->location, TRUE);
+  gtk_label_set_wrap_mode (self->location, PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_xalign (self->location, 0);
+  gtk_label_set_selectable (self->location, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->location), "dim-label");
+  gtk_widget_add_css_class (GTK_WIDGET (self->location), "caption");
+  gtk_widget_set_visible (GTK_WIDGET (self->location), FALSE);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->location));
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), box);
+  gtk_stack_add_named (self->stack, scroller, "list");
+
+  update_stack (self);
+}

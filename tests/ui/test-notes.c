@@ -1,0 +1,543 @@
+/* test-notes.c: markers, notes, pinned evidence and report export in the window
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Opens a generated capture (cp-gen, input-bound) in CpWindow and uses the
+ * annotations as a user does: M on the timeline adds a marker and opens the
+ * note popover; a range selected on the ruler gets a note; a finding's
+ * evidence is pinned; the Notes page lists, shows and deletes them; they are
+ * saved beside the capture and come back in a new window; a damaged file is
+ * reported and kept. Then Export Report (the dialog, the worker thread, the
+ * toast) writes the same PNG that `chokepoint report` writes for the same
+ * choices. Run by run-ui-test.sh (skipped without a display).
+ */
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <locale.h>
+#include <string.h>
+
+#include "cp-application.h"
+#include "cp-export-dialog.h"
+#include "cp-note-popover.h"
+#include "cp-notes-pane.h"
+#include "cp-test-util.h"
+#include "cp-timeline-pane.h"
+#include "cp-window.h"
+#include "formats/cp-sidecar.h"
+
+#define WAIT_TIMEOUT_MS 60000
+#define SOURCE_DATE     "1769964000"
+
+static CpApplication *app;
+static char *tmpdir;
+
+typedef gboolean (*Condition) (gpointer data);
+
+static gboolean
+timeout_cb (gpointer data)
+{
+  gboolean *timed_out = data;
+
+  *timed_out = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+wait_for (Condition   cond,
+          gpointer    data,
+          const char *what)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add (WAIT_TIMEOUT_MS, timeout_cb, &timed_out);
+
+  while (!cond (data) && !timed_out)
+    g_main_context_iteration (NULL, TRUE);
+  if (timed_out)
+    g_error ("Timed out waiting for %s", what);
+  g_source_remove (id);
+}
+
+static void
+run_for (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * G_TIME_SPAN_MILLISECOND;
+
+  while (g_get_monotonic_time () < end)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+}
+
+static GtkWidget *
+find_widget (GtkWidget *root,
+             GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_widget (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+label_tree_has (GtkWidget  *widget,
+                const char *text)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget) &&
+      strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL)
+    return TRUE;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child;
+       child = gtk_widget_get_next_sibling (child))
+    if (label_tree_has (child, text))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+screen_shows_cond (gpointer data)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) window = g_list_model_get_item (toplevels, i);
+
+      if (gtk_widget_get_visible (window) && label_tree_has (window, data))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The first toplevel of a type. */
+static GtkWidget *
+find_toplevel (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) window = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (window, type) && gtk_widget_get_visible (window))
+        return window;
+    }
+  return NULL;
+}
+
+static void
+press_key (GtkWidget *widget,
+           guint      keyval)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) c = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (c))
+        continue;
+      for (guint k = 0; k < g_list_model_get_n_items (G_LIST_MODEL (c)); k++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (c), k);
+          GtkShortcutTrigger *trigger = gtk_shortcut_get_trigger (shortcut);
+
+          if (GTK_IS_KEYVAL_TRIGGER (trigger) &&
+              gtk_keyval_trigger_get_keyval (GTK_KEYVAL_TRIGGER (trigger)) == keyval &&
+              gtk_keyval_trigger_get_modifiers (GTK_KEYVAL_TRIGGER (trigger)) == 0)
+            {
+              g_assert_true (gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut),
+                                                           GTK_SHORTCUT_ACTION_EXCLUSIVE, widget,
+                                                           gtk_shortcut_get_arguments (shortcut)));
+              return;
+            }
+        }
+    }
+  g_error ("No key binding for %s", gdk_keyval_name (keyval));
+}
+
+static void
+pointer_at (GtkWidget *widget,
+            double     x,
+            double     y)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) c = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_EVENT_CONTROLLER_MOTION (c))
+        {
+          g_signal_emit_by_name (c, "motion", x, y);
+          return;
+        }
+    }
+  g_error ("No motion controller");
+}
+
+/* Writes a window as a PNG when CP_SCREENSHOT_DIR is set. */
+static void
+screenshot (GtkWidget  *window,
+            const char *name)
+{
+  const char *dir = g_getenv ("CP_SCREENSHOT_DIR");
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GtkSnapshot) snapshot = NULL;
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+  int w, h;
+
+  if (dir == NULL)
+    return;
+  run_for (300);
+  w = gtk_widget_get_width (window);
+  h = gtk_widget_get_height (window);
+  paintable = gtk_widget_paintable_new (window);
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), w, h);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, w, h));
+  g_mkdir_with_parents (dir, 0755);
+  path = g_build_filename (dir, name, NULL);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("wrote %s", path);
+}
+
+static char *
+generate (const char *name)
+{
+  char *path = g_build_filename (tmpdir, name, NULL);
+  const char *argv[] = { g_getenv ("CP_GEN"), "--scenario", "input-bound", "--out", path, "--steps", "5",
+                         "--seed", "3", "-q", NULL };
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_assert_nonnull (argv[0]);
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return path;
+}
+
+static gboolean
+ready_cond (gpointer data)
+{
+  CpWindow *window = data;
+  CpTimelinePane *pane = CP_TIMELINE_PANE (find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE));
+  GtkWidget *view = GTK_WIDGET (cp_timeline_pane_get_view (pane));
+
+  return cp_window_get_analysis (window) != NULL && cp_timeline_view_is_ready (CP_TIMELINE_VIEW (view)) &&
+         gtk_widget_get_mapped (view) && gtk_widget_get_width (view) > 400;
+}
+
+static CpWindow *
+open_window (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  CpWindow *window = cp_window_new (app);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+  gtk_window_present (GTK_WINDOW (window));
+  cp_window_open (window, file);
+  wait_for (ready_cond, window, "the capture and its analysis");
+  return window;
+}
+
+static CpAnnotations *
+annotations_of (CpWindow *window)
+{
+  CpAnnotations *a = NULL;
+
+  g_object_get (window, "annotations", &a, NULL);
+  g_object_unref (a);   /* the window keeps it */
+  return a;
+}
+
+static CpAnnotation *
+nth (CpAnnotations *a,
+     guint          n)
+{
+  g_autoptr(CpAnnotation) an = g_list_model_get_item (G_LIST_MODEL (a), n);
+
+  return an;   /* the list keeps it */
+}
+
+static CpAnnotation *
+find_text (CpAnnotations *a,
+           const char    *prefix)
+{
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (a)); i++)
+    if (g_str_has_prefix (cp_annotation_get_text (nth (a, i)), prefix))
+      return nth (a, i);
+  return NULL;
+}
+
+/* The window's note popover: writes the text, picks a colour, closes. */
+static void
+write_note (CpWindow   *window,
+            const char *text,
+            guint       color)
+{
+  GtkWidget *pane = find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE);
+  GtkWidget *popover = find_widget (pane, CP_TYPE_NOTE_POPOVER);
+
+  g_assert_nonnull (popover);
+  g_assert_true (gtk_widget_get_visible (popover));
+  cp_note_popover_set_text (CP_NOTE_POPOVER (popover), text);
+  cp_note_popover_pick_color (CP_NOTE_POPOVER (popover), color);
+  gtk_popover_popdown (GTK_POPOVER (popover));
+  run_for (50);
+}
+
+typedef struct
+{
+  char  *path;
+  guint  n;
+} Saved;
+
+/* The sidecar holds n annotations. */
+static gboolean
+saved_cond (gpointer data)
+{
+  Saved *s = data;
+  g_autofree char *text = NULL;
+  g_autoptr(CpAnnotations) a = cp_annotations_new ();
+
+  if (!g_file_get_contents (s->path, &text, NULL, NULL))
+    return FALSE;
+  return cp_sidecar_parse (text, -1, a, NULL) && g_list_model_get_n_items (G_LIST_MODEL (a)) == s->n;
+}
+
+static void
+test_notes_and_export (void)
+{
+  g_autofree char *capture = generate ("run.pt.trace.json");
+  g_autofree char *sidecar = g_strconcat (capture, CP_SIDECAR_SUFFIX, NULL);
+  g_autofree char *report = g_build_filename (tmpdir, "window-report.png", NULL);
+  g_autofree char *cli_report = g_build_filename (tmpdir, "cli-report.png", NULL);
+  CpWindow *window = open_window (capture);
+  CpAnnotations *notes = annotations_of (window);
+  CpViewState *view = cp_window_get_view_state (window);
+  CpTimelinePane *pane = CP_TIMELINE_PANE (find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE));
+  GtkWidget *timeline = GTK_WIDGET (cp_timeline_pane_get_view (pane));
+  GtkWidget *notes_pane = find_widget (GTK_WIDGET (window), CP_TYPE_NOTES_PANE);
+  CpTrace *trace = cp_window_get_trace (window);
+  gint64 duration = cp_trace_get_duration (trace);
+  CpAnnotation *marker, *note, *pinned;
+  const CpMark *marks;
+  guint n_marks;
+  gint64 t;
+  Saved saved = { sidecar, 0 };
+
+  g_assert_nonnull (notes);
+  g_assert_nonnull (notes_pane);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (notes)), ==, 0);
+  g_assert_true (gtk_widget_is_sensitive (timeline));
+
+  /* M with the pointer over the timeline: a marker there, and the popover
+   * to write it. */
+  cp_view_state_fit_all (view);
+  pointer_at (timeline, cp_view_state_time_to_x (view, duration / 4) + 240, 100);
+  g_assert_true (cp_timeline_view_get_pointer_time (CP_TIMELINE_VIEW (timeline), &t));
+  press_key (timeline, GDK_KEY_m);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (notes)), ==, 1);
+  marker = nth (notes, 0);
+  g_assert_cmpint (cp_annotation_get_kind (marker), ==, CP_ANNOTATION_MARKER);
+  g_assert_cmpint (cp_annotation_get_start (marker), ==, t);
+  write_note (window, "Warm-up ends here\nfrom step 2 on", 2);
+  g_assert_cmpstr (cp_annotation_get_text (marker), ==, "Warm-up ends here\nfrom step 2 on");
+  g_assert_cmphex (cp_annotation_get_color (marker), ==, cp_annotation_get_palette_color (2));
+
+  /* A range selected on the ruler, then N: a note on it. */
+  cp_view_state_set_time_selection (view, duration / 2, duration / 2 + duration / 10);
+  g_assert_true (gtk_widget_activate_action (timeline, "win.add-note", NULL));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (notes)), ==, 2);
+  note = nth (notes, 1);
+  g_assert_cmpint (cp_annotation_get_kind (note), ==, CP_ANNOTATION_NOTE);
+  g_assert_cmpint (cp_annotation_get_start (note), ==, duration / 2);
+  g_assert_cmpint (cp_annotation_get_end (note), ==, duration / 2 + duration / 10);
+  screenshot (GTK_WIDGET (window), "note-popover.png");
+  write_note (window, "Why does the GPU wait here?", 1);
+  cp_view_state_clear_time_selection (view);
+
+  /* The timeline draws both, with their titles. */
+  marks = cp_view_state_get_marks (view, &n_marks);
+  g_assert_cmpuint (n_marks, ==, 2);
+  g_assert_cmpstr (marks[0].label, ==, "Warm-up ends here");
+  g_assert_cmpstr (marks[1].label, ==, "Why does the GPU wait here?");
+  g_assert_cmphex (marks[0].rgba, ==, cp_annotation_get_palette_color (2));
+
+  /* A finding's evidence, pinned in one click (the Findings page's button
+   * activates this). */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin-evidence", "(su)", "input-bound", 1));
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (notes)), ==, 3);
+  pinned = find_text (notes, "Input-bound");
+  g_assert_nonnull (pinned);
+  g_assert_cmpstr (cp_annotation_get_rule (pinned), ==, "input-bound");
+
+  /* The Notes page lists them; activating one shows it. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-notes", NULL));
+  run_for (100);
+  wait_for (screen_shows_cond, (gpointer) "Why does the GPU wait here?", "the note in the Notes page");
+  cp_view_state_fit_all (view);
+  cp_notes_pane_activate (CP_NOTES_PANE (notes_pane), cp_annotations_find (notes, note));
+  g_assert_cmpint (cp_view_state_get_visible_start (view), <=, cp_annotation_get_start (note));
+  g_assert_cmpint (cp_view_state_get_visible_end (view), >=, cp_annotation_get_end (note));
+  g_assert_cmpint (cp_view_state_get_visible_end (view) - cp_view_state_get_visible_start (view), <, duration / 2);
+  cp_view_state_fit_all (view);
+  screenshot (GTK_WIDGET (window), "notes-page.png");
+
+  /* Saved beside the capture soon after. */
+  saved.n = 3;
+  wait_for (saved_cond, &saved, "the notes saved beside the capture");
+
+  /* Export Report: the dialog, the worker, the toast. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.export-report", NULL));
+  {
+    GtkWidget *dialog = find_toplevel (CP_TYPE_EXPORT_DIALOG);
+    g_autoptr(GFile) out = g_file_new_for_path (report);
+    CpReportOptions o;
+
+    g_assert_nonnull (dialog);
+    cp_report_options_init (&o);
+    o.width = 1000;
+    o.scale = 2;
+    o.theme = CP_THEME_DARK;
+    cp_export_dialog_set_options (CP_EXPORT_DIALOG (dialog), &o);
+    cp_export_dialog_set_file (CP_EXPORT_DIALOG (dialog), out);
+    screenshot (dialog, "export-dialog.png");
+    cp_export_dialog_confirm (CP_EXPORT_DIALOG (dialog));
+  }
+  wait_for (screen_shows_cond, (gpointer) "Report saved as", "the report's toast");
+  g_assert_true (g_file_test (report, G_FILE_TEST_EXISTS));
+  g_assert_null (find_toplevel (CP_TYPE_EXPORT_DIALOG));
+  {
+    cairo_surface_t *png = cairo_image_surface_create_from_png (report);
+
+    g_assert_cmpint (cairo_surface_status (png), ==, CAIRO_STATUS_SUCCESS);
+    g_assert_cmpint (cairo_image_surface_get_width (png), ==, 2000);
+    cairo_surface_destroy (png);
+  }
+
+  /* `chokepoint report` with the same choices, reading the notes the window
+   * saved, writes the same bytes. */
+  {
+    g_autofree char *exe = g_build_filename (g_getenv ("CP_BUILD_ROOT"), "src", "chokepoint", NULL);
+    const char *argv[] = { exe, "report", capture, "-o", cli_report, "--width", "1000", "--scale", "2",
+                           "--theme", "dark", NULL };
+    g_auto(GStrv) envp = g_get_environ ();
+    g_autoptr(GError) error = NULL;
+    g_autofree char *a = NULL, *b = NULL;
+    gsize la, lb;
+    int status;
+
+    envp = g_environ_unsetenv (envp, "DISPLAY");
+    envp = g_environ_unsetenv (envp, "WAYLAND_DISPLAY");
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+                                 NULL, &status, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_assert_true (g_file_get_contents (report, &a, &la, NULL));
+    g_assert_true (g_file_get_contents (cli_report, &b, &lb, NULL));
+    g_assert_cmpuint (la, ==, lb);
+    g_assert_true (memcmp (a, b, la) == 0);
+  }
+
+  /* Deleting from the Notes page; closing saves at once. */
+  cp_annotations_remove (notes, note);
+  gtk_window_close (GTK_WINDOW (window));
+  run_for (100);
+  saved.n = 2;
+  g_assert_true (saved_cond (&saved));
+
+  /* A new window finds them again. */
+  window = open_window (capture);
+  notes = annotations_of (window);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (notes)), ==, 2);
+  g_assert_nonnull (find_text (notes, "Warm-up ends here"));
+  pinned = find_text (notes, "Input-bound");
+  g_assert_nonnull (pinned);
+  g_assert_false (cp_annotation_is_detached (pinned));
+  gtk_window_close (GTK_WINDOW (window));
+  run_for (100);
+}
+
+static void
+test_damaged_sidecar (void)
+{
+  static const char garbage[] = "{\"format\": \"chokepoint-annotations\", \"schema_version\": 1, \"annotati";
+  g_autofree char *capture = generate ("damaged.pt.trace.json");
+  g_autofree char *sidecar = g_strconcat (capture, CP_SIDECAR_SUFFIX, NULL);
+  g_autofree char *kept = g_strconcat (sidecar, CP_SIDECAR_DAMAGED_SUFFIX, NULL);
+  g_autofree char *text = NULL;
+  CpWindow *window;
+  Saved saved = { sidecar, 1 };
+
+  g_assert_true (g_file_set_contents (sidecar, garbage, -1, NULL));
+  window = open_window (capture);
+  /* Told, with the file named and where it was kept. */
+  wait_for (screen_shows_cond, (gpointer) "not valid JSON", "the damaged file's message");
+  g_assert_true (screen_shows_cond ((gpointer) "damaged.pt.trace.json.chokepoint.json.damaged"));
+  g_assert_true (g_file_get_contents (kept, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, garbage);
+
+  /* New notes go to a fresh file. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin-evidence", "(su)", "input-bound", 0));
+  wait_for (saved_cond, &saved, "a fresh annotations file");
+  gtk_window_close (GTK_WINDOW (window));
+  run_for (100);
+  {
+    GListModel *toplevels = gtk_window_get_toplevels ();
+
+    /* The message dialog, if still open, goes too. */
+    for (guint i = g_list_model_get_n_items (toplevels); i > 0; i--)
+      {
+        g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i - 1);
+
+        if (ADW_IS_MESSAGE_DIALOG (w))
+          gtk_window_destroy (GTK_WINDOW (w));
+      }
+  }
+  run_for (100);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  setlocale (LC_ALL, "");
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+  tmpdir = cp_test_make_tmpdir ();
+  /* Fallback sidecars stay in the test's folder; the report's date is fixed
+   * so that the window's and the command line's images can be compared. */
+  g_setenv ("XDG_DATA_HOME", tmpdir, TRUE);
+  g_setenv ("SOURCE_DATE_EPOCH", SOURCE_DATE, TRUE);
+  app = cp_application_new_with_flags (G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+
+  g_test_add_func ("/ui/notes/add-pin-save-export", test_notes_and_export);
+  g_test_add_func ("/ui/notes/damaged-sidecar", test_damaged_sidecar);
+
+  status = g_test_run ();
+  g_object_unref (app);
+  cp_test_rm_rf (tmpdir);
+  g_free (tmpdir);
+  return status;
+}
