@@ -317,7 +317,7 @@ cp_cli_diagnose (int    argc,
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = g_option_context_new (N_("FILE — name the bottlenecks of a capture"));
+  g_autoptr(GOptionContext) context = g_option_context_new (N_("— name the bottlenecks of a capture"));
   g_autoptr(GError) error = NULL;
   g_autoptr(GFile) file = NULL;
   g_autoptr(CpTrace) trace = NULL;

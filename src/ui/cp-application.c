@@ -550,6 +550,9 @@ cp_application_init (CpApplication *self)
   g_application_set_option_context_summary (G_APPLICATION (self),
                                             _("Open profiler captures (Chrome trace, PyTorch "
                                               "Profiler, XPlane) and find their bottlenecks.\n"
-                                              "Without a window: chokepoint info FILE prints "
-                                              "the summary of a capture."));
+                                              "Without a window:\n"
+                                              "  chokepoint info FILE       the summary of a capture\n"
+                                              "  chokepoint diagnose FILE   its bottlenecks, with figures and fixes\n"
+                                              "  chokepoint report FILE -o OUT.png   an annotated report\n"
+                                              "Each of these takes --help."));
 }
