@@ -134,6 +134,18 @@ test_bad_files (Fixture       *f,
   g_assert_cmpstr (err3, !=, "");
 }
 
+/* No [INFO] finding is printed before a [HIGH] or [MODERATE] one. */
+static void
+assert_problems_first (const char *out)
+{
+  const char *info = strstr (out, "\n[INFO] ");
+
+  if (info == NULL)
+    return;
+  g_assert_null (strstr (info, "\n[HIGH] "));
+  g_assert_null (strstr (info, "\n[MODERATE] "));
+}
+
 static void
 test_text (Fixture       *f,
            gconstpointer  data)
@@ -155,6 +167,26 @@ test_text (Fixture       *f,
   g_assert_nonnull (strstr (out2, "TensorFlow: "));
   g_assert_nonnull (strstr (out2, "per step"));
   g_assert_null (strstr (out2, "No problems found"));
+  assert_problems_first (out2);
+
+  /* A real capture where low utilisation (info, explained by input-bound)
+   * has more time at stake than the cause: the cause still comes first. */
+  if (g_getenv ("CP_SHARED_TRACES") != NULL)
+    {
+      g_autofree char *owl = g_build_filename (g_getenv ("CP_SHARED_TRACES"), "AMD-AGI__TraceLens", "tests",
+                                               "traces", "h100",
+                                               "google_owlv2-large-patch14-ensemble__1016001.json.gz", NULL);
+      const char *real[] = { owl, NULL };
+      g_autofree char *out3 = NULL;
+
+      if (g_file_test (owl, G_FILE_TEST_EXISTS))
+        {
+          g_assert_cmpint (run (real, &out3, NULL), ==, 0);
+          g_assert_nonnull (strstr (out3, "[HIGH] Input-bound (input-bound)"));
+          g_assert_nonnull (strstr (out3, "[INFO] Low GPU utilisation (low-utilization)"));
+          assert_problems_first (out3);
+        }
+    }
 }
 
 static void

@@ -283,15 +283,22 @@ print_text (CpAnalysis *a)
   print_devices (a);
   print_kernels (a);
 
-  g_print ("\n%s\n", _("Findings (by time at stake)"));
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(CpFinding) f = g_list_model_get_item (findings, i);
+  /* As on the Findings page and in the report: problems first, each group
+   * by time at stake (the model's order), so a finding demoted to info
+   * never comes before the cause that explains it. */
+  g_print ("\n%s\n", _("Findings (problems first, then by time at stake)"));
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < n; i++)
+      {
+        g_autoptr(CpFinding) f = g_list_model_get_item (findings, i);
+        gboolean problem = cp_finding_get_severity (f) > CP_SEVERITY_INFO;
 
-      if (cp_finding_get_severity (f) > CP_SEVERITY_INFO)
-        warnings++;
-      print_finding (a, f);
-    }
+        if (problem != (pass == 0))
+          continue;
+        if (problem)
+          warnings++;
+        print_finding (a, f);
+      }
   if (warnings == 0)
     g_print ("\n%s\n", n == 0 ? _("No problems found: the capture looks healthy.")
                               : _("No problems found above info: the capture looks healthy."));
