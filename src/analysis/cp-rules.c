@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -274,82 +275,102 @@ static const char * const fix_gaps_tf[] = {
 };
 
 /* The catalog. Percent metrics are ratios of sums over the analysis windows:
- * 100 · Σ time / Σ window (XProf's convention). */
+ * 100 · Σ time / Σ window (XProf's convention).
+ *
+ * Translators: the last text of each rule cites the tool and rule that the
+ * metric and thresholds come from (shown under "Source:" in the Findings pane);
+ * keep tool, rule and metric names such as XProf, nsys, cuda_api_sync and
+ * DataLoader as they are. */
 static const CpRule rules[] = {
   { "pageable-memcpy", N_("Copies from pageable host memory"),
+    /* xgettext:no-c-format */
     N_("Copy time to or from pageable host memory, % of step time"), "%",
     CP_COMPARE_GE, 3, 15, TRUE, CP_RULE_CAUSE,
-    "nsys cuda_memcpy_async (N3): any async copy with pageable memory; severity by share of step time at XProf's 3 / 15 % levels (Chokepoint)",
+    /* xgettext:no-c-format */
+    N_("nsys cuda_memcpy_async (N3): any async copy with pageable memory; severity by share of step time at XProf's 3 / 15 % levels (Chokepoint)"),
     { fix_pageable_pt, fix_pageable_jax, fix_pageable_tf } },
   { "sync-stall", N_("Synchronisation stalls"),
+    /* xgettext:no-c-format */
     N_("Device idle time after blocking synchronisations, % of step time"), "%",
     CP_COMPARE_GE, 3, 15, TRUE, CP_RULE_CAUSE,
-    "nsys cuda_api_sync (N6) and cuda_memcpy_sync (N4): any; severity by the idle time that follows, at XProf's 3 / 15 % levels (Chokepoint)",
+    /* xgettext:no-c-format */
+    N_("nsys cuda_api_sync (N6) and cuda_memcpy_sync (N4): any; severity by the idle time that follows, at XProf's 3 / 15 % levels (Chokepoint)"),
     { fix_sync_pt, fix_sync_jax, fix_sync_tf } },
   { "input-bound", N_("Input-bound"),
+    /* xgettext:no-c-format */
     N_("Data-loading wait while the device is idle, % of step time"), "%",
     CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
-    "XProf InputAnalysis (X1): input% >= 20 highly, >= 5 moderately input-bound; Chokepoint reports the host-to-device part of input separately (transfer-bound)",
+    /* xgettext:no-c-format */
+    N_("XProf InputAnalysis (X1): input% >= 20 highly, >= 5 moderately input-bound; Chokepoint reports the host-to-device part of input separately (transfer-bound)"),
     { fix_input_pt, fix_input_jax, fix_input_tf } },
   { "dataloader-single-process", N_("Data loading in the training process"),
     N_("DataLoader time with num_workers=0 not claimed by device work, per step time (ratio)"), "ratio",
     CP_COMPARE_GT, 0.05, NAN, TRUE, CP_RULE_CAUSE,
-    "PyTorch TorchTidy SynchronizedDataLoader (T4); TensorBoard plugin slow data loading (P1): DataLoader / step > 0.05",
+    N_("PyTorch TorchTidy SynchronizedDataLoader (T4); TensorBoard plugin slow data loading (P1): DataLoader / step > 0.05"),
     { fix_loader_pt, fix_loader_jax, fix_loader_tf } },
   { "transfer-bound", N_("Host-to-device copies"),
+    /* xgettext:no-c-format */
     N_("Host-to-device copy time while the device does not compute, % of step time"), "%",
     CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
-    "XProf InputAnalysis (X1) levels applied to its host-to-device part; Smart Suggestions DataTransferBound",
+    N_("XProf InputAnalysis (X1) levels applied to its host-to-device part; Smart Suggestions DataTransferBound"),
     { fix_transfer_pt, fix_transfer_jax, fix_transfer_tf } },
   { "output-bound", N_("Device-to-host copies"),
+    /* xgettext:no-c-format */
     N_("Device-to-host copy time while the device does not compute, % of step time"), "%",
     CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
-    "XProf output analysis (X2): output% >= 20 highly, >= 5 moderately",
+    /* xgettext:no-c-format */
+    N_("XProf output analysis (X2): output% >= 20 highly, >= 5 moderately"),
     { fix_output_pt, fix_output_jax, fix_output_tf } },
   { "comm-bound", N_("Communication-bound"),
+    /* xgettext:no-c-format */
     N_("Collective time not hidden behind compute, % of step time"), "%",
     CP_COMPARE_GE, 3, 15, FALSE, CP_RULE_CAUSE,
-    "XProf device collectives (X5): >= 15 high, >= 3 moderate",
+    N_("XProf device collectives (X5): >= 15 high, >= 3 moderate"),
     { fix_comm_pt, fix_comm_jax, fix_comm_tf } },
   { "low-comm-overlap", N_("Communication does not overlap compute"),
+    /* xgettext:no-c-format */
     N_("Share of collective time overlapped by compute (ratio), when collectives take >= 3% of step time"), "ratio",
     CP_COMPARE_LT, 0.5, NAN, FALSE, CP_RULE_CAUSE,
-    "HTA comm/comp overlap (H4), which has no cutoff; Chokepoint flags < 0.5",
+    N_("HTA comm/comp overlap (H4), which has no cutoff; Chokepoint flags < 0.5"),
     { fix_overlap_pt, fix_overlap_jax, fix_overlap_tf } },
   { "launch-bound", N_("Kernel-launch bound"),
+    /* xgettext:no-c-format */
     N_("Kernel-launch time while the device is idle, % of step time"), "%",
     CP_COMPARE_GE, 3, 15, FALSE, CP_RULE_CAUSE,
-    "XProf kernel-launch analysis (X3): >= 15 high, >= 3 moderate; HTA short kernels (H3) as figures",
+    N_("XProf kernel-launch analysis (X3): >= 15 high, >= 3 moderate; HTA short kernels (H3) as figures"),
     { fix_launch_pt, fix_launch_jax, fix_launch_tf } },
   { "host-overhead", N_("Host overhead"),
+    /* xgettext:no-c-format */
     N_("Host compute, runtime calls and unrecorded time while the device is idle, % of step time"), "%",
     CP_COMPARE_GE, 3, 15, FALSE, CP_RULE_CAUSE,
-    "XProf all-other time (X4): >= 15 high, >= 3 moderate, with host compute added (where PyTorch's Python and dispatch time shows)",
+    N_("XProf all-other time (X4): >= 15 high, >= 3 moderate, with host compute added (where PyTorch's Python and dispatch time shows)"),
     { fix_host_pt, fix_host_jax, fix_host_tf } },
   { "no-mixed-precision", N_("No mixed precision"),
+    /* xgettext:no-c-format */
     N_("32-bit matmul / convolution kernel time without tensor cores, % of device compute time, when < 10% of compute is 16-bit"), "%",
     CP_COMPARE_GE, 3, 15, FALSE, CP_RULE_CAUSE,
-    "XProf precision statement (X6): 16-bit < 10% of compute; TensorBoard plugin AMP rule (P6): no tensor-core kernels while eligible ops run; severity at XProf's 3 / 15 % levels (Chokepoint)",
+    /* xgettext:no-c-format */
+    N_("XProf precision statement (X6): 16-bit < 10% of compute; TensorBoard plugin AMP rule (P6): no tensor-core kernels while eligible ops run; severity at XProf's 3 / 15 % levels (Chokepoint)"),
     { fix_amp_pt, fix_amp_jax, fix_amp_tf } },
   { "memory-pressure", N_("Memory near the device limit"),
     N_("Peak device memory / device memory (ratio)"), "ratio",
     CP_COMPARE_GT, 0.9, NAN, FALSE, CP_RULE_CAUSE,
-    "TensorBoard plugin memory rule (P7): peak > 0.9 x totalGlobalMem",
+    N_("TensorBoard plugin memory rule (P7): peak > 0.9 x totalGlobalMem"),
     { fix_memory_pt, fix_memory_jax, fix_memory_tf } },
   { "dataparallel", N_("Single-process DataParallel"),
     N_("Devices running kernels while torch.nn.DataParallel is used (count)"), "count",
     CP_COMPARE_GT, 1, NAN, FALSE, CP_RULE_CAUSE,
-    "TensorBoard plugin DataParallel rule (P3): DataParallel.forward seen and > 1 device used",
+    N_("TensorBoard plugin DataParallel rule (P3): DataParallel.forward seen and > 1 device used"),
     { fix_dp_pt, fix_dp_jax, fix_dp_tf } },
   { "low-utilization", N_("Low GPU utilisation"),
     N_("Kernel busy time / step time of the least busy device (ratio)"), "ratio",
     CP_COMPARE_LT, 0.5, NAN, FALSE, CP_RULE_SYMPTOM,
-    "TensorBoard plugin low GPU utilization (P5): utilization < 0.5",
+    N_("TensorBoard plugin low GPU utilization (P5): utilization < 0.5"),
     { fix_util_pt, fix_util_jax, fix_util_tf } },
   { "gpu-gaps", N_("Long GPU gaps"),
     N_("Longest gap between device operations (ms)"), "ms",
     CP_COMPARE_GT, 500, NAN, FALSE, CP_RULE_SYMPTOM,
-    "nsys gpu_gaps (N1): gaps > 500 ms (the SQL compares with >)",
+    N_("nsys gpu_gaps (N1): gaps > 500 ms (the SQL compares with >)"),
     { fix_gaps_pt, fix_gaps_jax, fix_gaps_tf } },
 };
 
@@ -461,7 +482,7 @@ new_finding (const CpRule *rule,
 {
   CpFinding *f = cp_finding_new (rule->id, _(rule->title), severity);
 
-  cp_finding_set_source (f, rule->source);
+  cp_finding_set_source (f, _(rule->source));
   for (guint k = 0; k < CP_N_FRAMEWORKS; k++)
     {
       const char * const *src = rule->fixes[k];
@@ -831,6 +852,7 @@ eval_input (Ctx           *ctx,
         }
     }
   xprof_input = self->summary[CP_TIME_INPUT_WAIT].percent + self->summary[CP_TIME_HOST_TO_DEVICE].percent;
+  /* xgettext:no-c-format */
   cp_finding_add_figure (f, "xprof_input_percent", _("Input as XProf counts it (data loading + host-to-device), % of step time"),
                          xprof_input, "%", ">=", 5, 20);
   cp_finding_add_figure (f, "next_batch_calls", _("Next-batch calls"), calls, "count", NULL, NAN, NAN);
@@ -1009,6 +1031,7 @@ eval_overlap (Ctx           *ctx,
 
   f = new_finding (rule, sev);
   add_metric (f, rule, "comm_overlap_ratio", ratio);
+  /* xgettext:no-c-format */
   cp_finding_add_figure (f, "comm_percent", _("Collective time, % of step time (busiest device)"),
                          percent_of_windows (ctx, max_comm), "%", ">=", 3, NAN);
   add_category_evidence (ctx, f, CP_TIME_COLLECTIVES, exposed);
@@ -1095,10 +1118,13 @@ eval_host (Ctx           *ctx,
 
   f = new_finding (rule, sev);
   add_metric (f, rule, "host_overhead_percent", value);
+  /* xgettext:no-c-format */
   cp_finding_add_figure (f, "host_compute_percent", _("Host compute while the device is idle, % of step time"),
                          self->summary[CP_TIME_HOST_COMPUTE].percent, "%", NULL, NAN, NAN);
+  /* xgettext:no-c-format */
   cp_finding_add_figure (f, "runtime_percent", _("Runtime calls while the device is idle, % of step time"),
                          self->summary[CP_TIME_RUNTIME].percent, "%", NULL, NAN, NAN);
+  /* xgettext:no-c-format */
   cp_finding_add_figure (f, "unrecorded_percent", _("Nothing recorded on host or device (XProf all-other), % of step time"),
                          self->summary[CP_TIME_IDLE].percent, "%", ">=", 3, 15);
   add_category_evidence (ctx, f, CP_TIME_HOST_COMPUTE, own);
@@ -1656,7 +1682,7 @@ _cp_analysis_evaluate_rules (CpAnalysis *self)
           ctx.has_device = FALSE;
           ctx.device_untraced = TRUE;
           _cp_analysis_add_note (self,
-                                 _("%" G_GUINT64_FORMAT " launch calls but only %" G_GUINT64_FORMAT " device operations recorded "
+                                 _("%" PRIu64 " launch calls but only %" PRIu64 " device operations recorded "
                                    "(a CUDA graph capture, or device activity not traced): device rules were not checked"),
                                  self->n_launch_calls, ops);
         }

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -237,7 +238,7 @@ print_finding (CpAnalysis *a,
     }
 
   ev = cp_finding_get_evidence (f, &n_ev);
-  g_print (_("  Evidence: %" G_GUINT64_FORMAT " ranges"), cp_finding_get_evidence_total (f));
+  g_print (_("  Evidence: %" PRIu64 " ranges"), cp_finding_get_evidence_total (f));
   if (n_ev > SHOWN_EVIDENCE)
     g_print (_("; the first %u by time:\n"), SHOWN_EVIDENCE);
   else

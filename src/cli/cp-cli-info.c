@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <json-glib/json-glib.h>
 #include <locale.h>
 #include <stdio.h>
@@ -104,16 +105,16 @@ print_text (CpTrace *trace)
     }
 
   g_print (_("File:        %s\n"), path ? path : cp_trace_get_title (trace));
-  g_print (_("Format:      %s (%" G_GUINT64_FORMAT " bytes on disk, %" G_GUINT64_FORMAT " bytes read)\n"),
+  g_print (_("Format:      %s (%" PRIu64 " bytes on disk, %" PRIu64 " bytes read)\n"),
            r->format ? r->format : "?", r->file_bytes, r->input_bytes);
-  g_print (_("Events:      %" G_GUINT64_FORMAT "%s%s%s\n"), r->events,
+  g_print (_("Events:      %" PRIu64 "%s%s%s\n"), r->events,
            phases->len ? " (" : "", phases->str, phases->len ? ")" : "");
-  g_print (_("Slices:      %" G_GUINT64_FORMAT " (kernels %" G_GUINT64_FORMAT ", transfers %" G_GUINT64_FORMAT
-             ", device annotations %" G_GUINT64_FORMAT ", host %" G_GUINT64_FORMAT ", async %" G_GUINT64_FORMAT ")\n"),
+  g_print (_("Slices:      %" PRIu64 " (kernels %" PRIu64 ", transfers %" PRIu64
+             ", device annotations %" PRIu64 ", host %" PRIu64 ", async %" PRIu64 ")\n"),
            c.slices, c.by_kind[CP_LANE_KERNEL], c.by_kind[CP_LANE_TRANSFER],
            c.by_kind[CP_LANE_DEVICE_ANNOTATION], c.by_kind[CP_LANE_HOST_THREAD], c.by_kind[CP_LANE_ASYNC]);
-  g_print (_("Instants:    %" G_GUINT64_FORMAT "\n"), c.thread_instants + n_instants);
-  g_print (_("Counters:    %" G_GUINT64_FORMAT " samples\n"), c.counter_samples);
+  g_print (_("Instants:    %" PRIu64 "\n"), c.thread_instants + n_instants);
+  g_print (_("Counters:    %" PRIu64 " samples\n"), c.counter_samples);
   g_print (_("Flows:       %u\n"), n_flows);
   g_print (_("Lanes:       %u\n"), cp_trace_get_n_lanes (trace));
   g_print (_("Processes:   %u\n"), cp_trace_get_n_processes (trace));
@@ -123,10 +124,10 @@ print_text (CpTrace *trace)
   g_print (_("Time span:   %s\n"), span);
   g_print (_("Load time:   %.3f s\n"), r->load_seconds);
   if (r->truncated)
-    g_print (_("Truncated:   yes, stopped at byte %" G_GUINT64_FORMAT "\n"), r->stopped_at);
+    g_print (_("Truncated:   yes, stopped at byte %" PRIu64 "\n"), r->stopped_at);
   if (r->skipped || r->unknown_phase || r->unmatched_end || r->unclosed_begin)
-    g_print (_("Skipped:     %" G_GUINT64_FORMAT " invalid, %" G_GUINT64_FORMAT " of unshown phases, %"
-               G_GUINT64_FORMAT " unmatched ends, %" G_GUINT64_FORMAT " unclosed begins\n"),
+    g_print (_("Skipped:     %" PRIu64 " invalid, %" PRIu64 " of unshown phases, %"
+               PRIu64 " unmatched ends, %" PRIu64 " unclosed begins\n"),
              r->skipped, r->unknown_phase, r->unmatched_end, r->unclosed_begin);
 
   if (cp_load_report_n_warnings (r) > 0)
@@ -137,7 +138,7 @@ print_text (CpTrace *trace)
           const CpLoadWarning *w = cp_load_report_get_warning (r, i);
 
           if (w->offset != G_MAXUINT64)
-            g_print (_("  at byte %" G_GUINT64_FORMAT ": %s\n"), w->offset, w->message);
+            g_print (_("  at byte %" PRIu64 ": %s\n"), w->offset, w->message);
           else
             g_print ("  %s\n", w->message);
         }

@@ -23,6 +23,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
 
@@ -2988,8 +2989,8 @@ close_all_pending (CpChromeReader *self)
       self->report->unclosed_begin += n;
       cp_load_report_warn (self->report, G_MAXUINT64,
                            g_dngettext (GETTEXT_PACKAGE,
-                                        "%" G_GUINT64_FORMAT " begin event had no end and was closed at the end of the trace",
-                                        "%" G_GUINT64_FORMAT " begin events had no end and were closed at the end of the trace",
+                                        "%" PRIu64 " begin event had no end and was closed at the end of the trace",
+                                        "%" PRIu64 " begin events had no end and were closed at the end of the trace",
                                         n),
                            n);
     }
@@ -3278,7 +3279,7 @@ cp_chrome_reader_finish (CpChromeReader  *self,
         {
           self->truncated = TRUE;
           self->stopped_at = self->last_event_end;
-          self->stop_reason = g_strdup_printf (_("The file ends at byte %" G_GUINT64_FORMAT
+          self->stop_reason = g_strdup_printf (_("The file ends at byte %" PRIu64
                                                  " in the middle of the JSON text"),
                                                cp_json_tokenizer_get_offset (self->tok));
         }
@@ -3323,7 +3324,7 @@ cp_chrome_reader_finish (CpChromeReader  *self,
       self->report->stopped_at = self->stopped_at;
       cp_load_report_warn (self->report, self->stopped_at,
                            _("Reading stopped early (%s); every complete event before byte %"
-                             G_GUINT64_FORMAT " was loaded"),
+                             PRIu64 " was loaded"),
                            self->stop_reason, self->last_event_end);
     }
   if (self->in_event)
@@ -3352,8 +3353,8 @@ cp_chrome_reader_finish (CpChromeReader  *self,
     if (total > 0)
       cp_load_report_warn (self->report, G_MAXUINT64,
                            g_dngettext (GETTEXT_PACKAGE,
-                                        "%" G_GUINT64_FORMAT " event of a phase that is not shown (%s) was skipped",
-                                        "%" G_GUINT64_FORMAT " events of phases that are not shown (%s) were skipped",
+                                        "%" PRIu64 " event of a phase that is not shown (%s) was skipped",
+                                        "%" PRIu64 " events of phases that are not shown (%s) were skipped",
                                         total),
                            total, phases->str);
   }

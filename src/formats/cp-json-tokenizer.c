@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "cp-json-lex.h"
@@ -194,7 +195,7 @@ fail_unexpected (CpJsonTokenizer *self,
       break;
     case EXP_DONE:
       fail (self, off, CP_JSON_ERROR_SYNTAX,
-            _("Unexpected data after the end of the JSON document at byte %" G_GUINT64_FORMAT), off);
+            _("Unexpected data after the end of the JSON document at byte %" PRIu64), off);
       return;
     case EXP_VALUE:
     default:
@@ -204,11 +205,11 @@ fail_unexpected (CpJsonTokenizer *self,
 
   if (*p >= 0x20 && *p < 0x7f)
     fail (self, off, CP_JSON_ERROR_SYNTAX,
-          _("Unexpected character “%c” at byte %" G_GUINT64_FORMAT " (expected %s)"),
+          _("Unexpected character “%c” at byte %" PRIu64 " (expected %s)"),
           *p, off, what);
   else
     fail (self, off, CP_JSON_ERROR_SYNTAX,
-          _("Unexpected byte 0x%02x at byte %" G_GUINT64_FORMAT " (expected %s)"),
+          _("Unexpected byte 0x%02x at byte %" PRIu64 " (expected %s)"),
           *p, off, what);
 }
 
@@ -220,7 +221,7 @@ scratch_append (CpJsonTokenizer *self,
   if (self->scratch_len + len > CP_JSON_MAX_STRING)
     {
       fail (self, self->token_start, CP_JSON_ERROR_LIMIT,
-            _("A value at byte %" G_GUINT64_FORMAT " is longer than the limit of %u MiB"),
+            _("A value at byte %" PRIu64 " is longer than the limit of %u MiB"),
             self->token_start, CP_JSON_MAX_STRING >> 20);
       return FALSE;
     }
@@ -281,7 +282,7 @@ push (CpJsonTokenizer *self,
   if (G_UNLIKELY (self->depth >= CP_JSON_MAX_DEPTH))
     {
       fail (self, offset, CP_JSON_ERROR_LIMIT,
-            _("The JSON document is nested deeper than the limit of %u levels at byte %" G_GUINT64_FORMAT),
+            _("The JSON document is nested deeper than the limit of %u levels at byte %" PRIu64),
             CP_JSON_MAX_DEPTH, offset);
       return FALSE;
     }
@@ -308,7 +309,7 @@ emit_word (CpJsonTokenizer *self,
       g_autofree char *shown = g_strndup ((const char *) s, MIN (n, 32));
 
       fail (self, offset, CP_JSON_ERROR_SYNTAX,
-            _("Invalid value “%s” at byte %" G_GUINT64_FORMAT), shown, offset);
+            _("Invalid value “%s” at byte %" PRIu64), shown, offset);
       return FALSE;
     }
   if (!emit (self, type, (const char *) s, n, offset, flags))
@@ -328,7 +329,7 @@ finish_string (CpJsonTokenizer *self,
   if (G_UNLIKELY (n > CP_JSON_MAX_STRING))
     {
       fail (self, offset, CP_JSON_ERROR_LIMIT,
-            _("A value at byte %" G_GUINT64_FORMAT " is longer than the limit of %u MiB"),
+            _("A value at byte %" PRIu64 " is longer than the limit of %u MiB"),
             offset, CP_JSON_MAX_STRING >> 20);
       return FALSE;
     }

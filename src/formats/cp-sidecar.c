@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
+#include <inttypes.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
 #include <unistd.h>
@@ -431,7 +432,7 @@ cp_sidecar_parse (const char    *data,
     {
       g_set_error (error, CP_SIDECAR_ERROR, CP_SIDECAR_ERROR_NEWER,
                    _("it was written by a newer version of Chokepoint (schema version %"
-                     G_GINT64_FORMAT ", this version reads %d)"),
+                     PRId64 ", this version reads %d)"),
                    version, CP_SIDECAR_SCHEMA_VERSION);
       return FALSE;
     }

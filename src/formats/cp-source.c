@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <string.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -400,7 +401,7 @@ check_ratio (CpSource  *self,
     {
       g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_LIMIT,
                    _("“%s” expands to more than %u times its compressed size "
-                     "(%" G_GUINT64_FORMAT " bytes from %" G_GUINT64_FORMAT "), the limit for "
+                     "(%" PRIu64 " bytes from %" PRIu64 "), the limit for "
                      "compressed captures; it looks like a decompression bomb"),
                    self->name, CP_SOURCE_MAX_RATIO, produced, consumed);
       return FALSE;
@@ -413,7 +414,7 @@ set_truncated_error (CpSource  *self,
                      GError   **error)
 {
   g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
-               _("The %s data of “%s” ends early after %" G_GUINT64_FORMAT
+               _("The %s data of “%s” ends early after %" PRIu64
                  " uncompressed bytes: the file is truncated"),
                cp_compression_to_string (self->compression), self->name, self->produced);
 }
@@ -456,7 +457,7 @@ inflate_chunk (CpSource      *self,
                   for (gsize k = self->in_pos; k < self->in_len && zeros; k++)
                     zeros = self->in_buf[k] == 0;
                   if (!zeros && self->trailing_note == NULL)
-                    self->trailing_note = g_strdup_printf (_("Ignored data after the end of the gzip stream at compressed byte %" G_GUINT64_FORMAT),
+                    self->trailing_note = g_strdup_printf (_("Ignored data after the end of the gzip stream at compressed byte %" PRIu64),
                                                            cp_source_get_consumed (self));
                   self->in_pos = self->in_len;
                   self->in_eof = TRUE;
@@ -505,7 +506,7 @@ inflate_chunk (CpSource      *self,
           else if (ret != Z_OK && ret != Z_BUF_ERROR)
             {
               g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
-                           _("The gzip data of “%s” is damaged near compressed byte %" G_GUINT64_FORMAT " (%s)"),
+                           _("The gzip data of “%s” is damaged near compressed byte %" PRIu64 " (%s)"),
                            self->name, cp_source_get_consumed (self),
                            self->zs.msg ? self->zs.msg : _("invalid data"));
               goto fail;
@@ -525,7 +526,7 @@ inflate_chunk (CpSource      *self,
           if (ZSTD_isError (ret))
             {
               g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
-                           _("The zstd data of “%s” is damaged near compressed byte %" G_GUINT64_FORMAT " (%s)"),
+                           _("The zstd data of “%s” is damaged near compressed byte %" PRIu64 " (%s)"),
                            self->name, cp_source_get_consumed (self), ZSTD_getErrorName (ret));
               goto fail;
             }
@@ -867,8 +868,8 @@ cp_source_describe_change (CpSource *self)
   now = g_file_info_get_size (info);
   if (now == self->opened_size)
     return NULL;
-  return g_strdup_printf (_("“%s” changed while it was being read: it had %" G_GUINT64_FORMAT
-                            " bytes when it was opened and has %" G_GUINT64_FORMAT " now; "
+  return g_strdup_printf (_("“%s” changed while it was being read: it had %" PRIu64
+                            " bytes when it was opened and has %" PRIu64 " now; "
                             "open it again to see its current content"),
                           self->name, self->opened_size, now);
 }

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdlib.h>
@@ -563,7 +564,7 @@ report_pb_error (Space      *space,
     }
   note_error (space, r->error, r->error_offset);
   cp_load_report_warn (space->reader->report, r->error_offset,
-                       _("Damaged XPlane data in %s at byte %" G_GUINT64_FORMAT
+                       _("Damaged XPlane data in %s at byte %" PRIu64
                          ": %s; the rest of it was skipped"),
                        where, r->error_offset, cp_pb_error_to_string (r->error));
 }
@@ -1767,7 +1768,7 @@ plane_read_stats (Plane       *plane,
               break;
             case XSTAT_BYTES:
               {
-                g_autofree char *t = g_strdup_printf (_("(%" G_GSIZE_FORMAT " bytes)"), sv.slen);
+                g_autofree char *t = g_strdup_printf (_("(%" PRIu64 " bytes)"), (guint64) sv.slen);
 
                 json_builder_add_string_value (json, t);
               }
@@ -2339,7 +2340,7 @@ read_event (Plane        *plane,
           report->skipped++;
           note_error (space, r.error, r.error_offset);
           cp_load_report_warn (report, r.error_offset,
-                               _("Skipped a damaged event at byte %" G_GUINT64_FORMAT ": %s"),
+                               _("Skipped a damaged event at byte %" PRIu64 ": %s"),
                                r.error_offset, cp_pb_error_to_string (r.error));
         }
       return;
@@ -2441,7 +2442,7 @@ read_event (Plane        *plane,
           report->skipped++;
           note_error (space, r.error, r.error_offset);
           cp_load_report_warn (report, r.error_offset,
-                               _("Skipped a damaged event at byte %" G_GUINT64_FORMAT ": %s"),
+                               _("Skipped a damaged event at byte %" PRIu64 ": %s"),
                                r.error_offset, cp_pb_error_to_string (r.error));
           return;
         }
@@ -2991,7 +2992,7 @@ read_plane (Space      *space,
     }
   if (plane.unknown_stat_ids > 0)
     cp_load_report_warn (reader->report, span->offset,
-                         _("Plane “%s”: %" G_GUINT64_FORMAT " stats refer to unknown stat "
+                         _("Plane “%s”: %" PRIu64 " stats refer to unknown stat "
                            "metadata and were left out"),
                          plane.name, plane.unknown_stat_ids);
   if (plane.partial && plane.event_meta->len == 0 && plane.n_lanes > 0)
@@ -3431,7 +3432,7 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
       note_error (&space, top.error, top.error_offset);
       if (planes->len > 0)
         cp_load_report_warn (report, top.error_offset,
-                             _("The XPlane data is damaged at byte %" G_GUINT64_FORMAT
+                             _("The XPlane data is damaged at byte %" PRIu64
                                " (%s); what came before it was loaded"),
                              top.error_offset, cp_pb_error_to_string (top.error));
     }
@@ -3516,24 +3517,24 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
       self->error_reason = space.first_error;
       self->error_offset = space.first_error_offset;
       g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
-                   _("The XPlane data is damaged at byte %" G_GUINT64_FORMAT ": %s"),
+                   _("The XPlane data is damaged at byte %" PRIu64 ": %s"),
                    space.first_error_offset, cp_pb_error_to_string (space.first_error));
       ok = FALSE;
       goto out;
     }
   if (report->truncated && report->events > events_before)
     cp_load_report_warn (report, report->stopped_at,
-                         _("The capture is cut off at byte %" G_GUINT64_FORMAT " (in data that "
-                           "starts at byte %" G_GUINT64_FORMAT "); everything before the cut "
+                         _("The capture is cut off at byte %" PRIu64 " (in data that "
+                           "starts at byte %" PRIu64 "); everything before the cut "
                            "that could be read was loaded"),
                          (guint64) input->len, report->stopped_at);
 
   if (space.unknown_metadata > 0)
     cp_load_report_warn (report, G_MAXUINT64,
                          g_dngettext (GETTEXT_PACKAGE,
-                                      "%" G_GUINT64_FORMAT " event refers to event metadata that its "
+                                      "%" PRIu64 " event refers to event metadata that its "
                                       "plane does not define; it has no name",
-                                      "%" G_GUINT64_FORMAT " events refer to event metadata that their "
+                                      "%" PRIu64 " events refer to event metadata that their "
                                       "plane does not define; they have no name",
                                       space.unknown_metadata),
                          space.unknown_metadata);
@@ -3639,7 +3640,7 @@ decode_into (CpTrace       *trace,
         case CP_XSTAT_BYTES:
           if (!cp_pb_read_varint (&p, end, &v, &err))
             goto bad;
-          value = g_strdup_printf (_("(%" G_GUINT64_FORMAT " bytes)"), v);
+          value = g_strdup_printf (_("(%" PRIu64 " bytes)"), v);
           break;
         case CP_XSTAT_INCLUDE:
           {
@@ -3870,7 +3871,7 @@ cp_xplane_reader_read (CpXPlaneReader      *self,
     {
       GError *named = g_error_new (CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
                                    _("“%s” is not a readable XPlane capture: it is damaged at "
-                                     "byte %" G_GUINT64_FORMAT " (%s)"),
+                                     "byte %" PRIu64 " (%s)"),
                                    cp_source_get_name (source), self->error_offset,
                                    cp_pb_error_to_string (self->error_reason));
 

@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1507,7 +1509,7 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
   if (!self->any)
     {
       g_set_error_literal (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY,
-                           "The capture holds no events");
+                           _("The capture holds no events"));
       return NULL;
     }
 
@@ -1520,8 +1522,8 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
   if (self->negative_durations > 0)
     cp_load_report_warn (self->report, G_MAXUINT64,
                          g_dngettext (GETTEXT_PACKAGE,
-                                      "%" G_GUINT64_FORMAT " event had a negative duration and was given none",
-                                      "%" G_GUINT64_FORMAT " events had a negative duration and were given none",
+                                      "%" PRIu64 " event had a negative duration and was given none",
+                                      "%" PRIu64 " events had a negative duration and were given none",
                                       self->negative_durations),
                          self->negative_durations);
 
@@ -1715,7 +1717,10 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
         }
       if (unbound > 0)
         cp_load_report_warn (self->report, G_MAXUINT64,
-                             "%u flow end points had no slice to bind to", unbound);
+                             g_dngettext (GETTEXT_PACKAGE,
+                                          "%u flow end point had no slice to bind to",
+                                          "%u flow end points had no slice to bind to", unbound),
+                             unbound);
     }
 
   /* link_correlations() reads the slices' GPU info: hand it over first. */

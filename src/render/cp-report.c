@@ -9,6 +9,7 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <string.h>
@@ -1735,8 +1736,8 @@ finding_card (Ctx       *ctx,
       if (cp_finding_get_evidence_total (f) > 0)
         {
           g_autofree char *evl = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                               "%" G_GUINT64_FORMAT " evidence range on the timeline",
-                                                               "%" G_GUINT64_FORMAT " evidence ranges on the timeline",
+                                                               "%" PRIu64 " evidence range on the timeline",
+                                                               "%" PRIu64 " evidence ranges on the timeline",
                                                                cp_finding_get_evidence_total (f)),
                                                   cp_finding_get_evidence_total (f));
 

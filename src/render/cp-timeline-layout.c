@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <math.h>
 
 #include "cp-timeline-layout.h"
@@ -68,11 +69,11 @@ group_label (CpTrace         *trace,
     {
       if (p->pid != CP_NONE && p->pid >= 0)
         /* Translators: a process lane group: "python (pid 4242)". */
-        return g_strdup_printf (_("%s (pid %" G_GINT64_FORMAT ")"), name, p->pid);
+        return g_strdup_printf (_("%s (pid %" PRId64 ")"), name, p->pid);
       return g_strdup (name);
     }
   if (p->pid != CP_NONE)
-    return g_strdup_printf (_("Process %" G_GINT64_FORMAT), p->pid);
+    return g_strdup_printf (_("Process %" PRId64), p->pid);
   return g_strdup (cp_trace_get_string (trace, p->key));
 }
 
@@ -86,9 +87,9 @@ lane_label (CpLane *lane)
   switch (cp_lane_get_kind (lane))
     {
     case CP_LANE_HOST_THREAD:
-      return g_strdup_printf (_("Thread %" G_GINT64_FORMAT), cp_lane_get_tid (lane));
+      return g_strdup_printf (_("Thread %" PRId64), cp_lane_get_tid (lane));
     case CP_LANE_KERNEL:
-      return g_strdup_printf (_("Stream %" G_GINT64_FORMAT), cp_lane_get_stream (lane));
+      return g_strdup_printf (_("Stream %" PRId64), cp_lane_get_stream (lane));
     case CP_LANE_TRANSFER:
       return g_strdup_printf (_("Memory %s"), cp_transfer_kind_to_string (cp_lane_get_transfer_kind (lane)));
     case CP_LANE_DEVICE_ANNOTATION:

@@ -8,6 +8,7 @@
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <math.h>
 
 #include "cp-format.h"
@@ -173,7 +174,7 @@ update_evidence_label (CpFindingsPane *self)
                                   lane ? cp_lane_get_name (lane) : "?");
         }
       else if (total > n)
-        text = g_strdup_printf (_("Evidence: the %u longest of %" G_GUINT64_FORMAT " ranges (F8 steps through them)"),
+        text = g_strdup_printf (_("Evidence: the %u longest of %" PRIu64 " ranges (F8 steps through them)"),
                                 n, total);
       else
         text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,

@@ -8,6 +8,7 @@
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
+#include <inttypes.h>
 
 #include "cp-format.h"
 #include "cp-steps-chart.h"
@@ -331,7 +332,7 @@ query_tooltip_cb (GtkWidget    *widget,
   dur = cp_ui_format_duration (d);
   text = g_string_new (NULL);
   if ((guint) i < n_steps)
-    g_string_append_printf (text, _("Step %" G_GINT64_FORMAT ": %s"), steps[i].number, dur);
+    g_string_append_printf (text, _("Step %" PRId64 ": %s"), steps[i].number, dur);
   else
     g_string_append_printf (text, _("Whole capture: %s"), dur);
   if (bar_is_outlier (self, i))
