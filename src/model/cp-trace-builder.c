@@ -1008,13 +1008,14 @@ cmp_slice (gconstpointer a,
   return i < j ? -1 : (i > j);
 }
 
+/* Reorders a column by perm through a scratch buffer that every column
+ * shares (fresh memory for each column would cost a page fault a page). */
 #define PERMUTE(type, arr)                               \
   G_STMT_START {                                         \
-    type *tmp_ = g_new (type, MAX (l->n, 1));            \
+    type *tmp_ = (type *) scratch;                       \
     for (guint k_ = 0; k_ < l->n; k_++)                  \
       tmp_[k_] = (arr)[perm[k_]];                        \
-    g_free (arr);                                        \
-    (arr) = tmp_;                                        \
+    memcpy ((arr), tmp_, sizeof (type) * l->n);          \
   } G_STMT_END
 
 static void
@@ -1022,19 +1023,52 @@ blane_sort (BLane *l)
 {
   SortCtx ctx = { l->start, l->dur };
   guint32 *perm;
+  g_autofree guint32 *rest = NULL;
+  g_autofree guint8 *scratch = NULL;
+  guint n_kept = 0, n_rest = 0;
 
   if (!l->unsorted || l->n < 2)
     return;
 
+  /* Readers add slices nearly in order (a parent after its children, a step
+   * marker at the end of its step): keep the in-order majority where it is,
+   * sort the few others and merge. A lane in no order at all is sorted
+   * whole. */
   perm = g_new (guint32, l->n);
+  rest = g_new (guint32, l->n);
   for (guint i = 0; i < l->n; i++)
-    perm[i] = i;
-  g_qsort_with_data (perm, l->n, sizeof (guint32), cmp_slice, &ctx);
+    {
+      if (n_kept == 0 || cmp_slice (&perm[n_kept - 1], &i, &ctx) < 0)
+        perm[n_kept++] = i;
+      else
+        rest[n_rest++] = i;
+    }
+  if (n_rest > l->n / 4)
+    {
+      for (guint i = 0; i < l->n; i++)
+        perm[i] = i;
+      g_qsort_with_data (perm, l->n, sizeof (guint32), cmp_slice, &ctx);
+    }
+  else
+    {
+      guint a = n_kept, b = n_rest, k = l->n;
 
+      g_qsort_with_data (rest, n_rest, sizeof (guint32), cmp_slice, &ctx);
+      /* Merge from the back, in place: perm holds the kept ones first. */
+      while (b > 0)
+        {
+          if (a > 0 && cmp_slice (&perm[a - 1], &rest[b - 1], &ctx) > 0)
+            perm[--k] = perm[--a];
+          else
+            perm[--k] = rest[--b];
+        }
+    }
+  g_clear_pointer (&rest, g_free);
   l->new_index = g_new (guint32, l->n);
   for (guint i = 0; i < l->n; i++)
     l->new_index[perm[i]] = i;
 
+  scratch = g_malloc (sizeof (gint64) * l->n);
   PERMUTE (gint64, l->start);
   PERMUTE (gint64, l->dur);
   PERMUTE (CpStr, l->names);
@@ -1109,6 +1143,97 @@ blane_layout_rows (BLane *l)
   g_free (row_end);
 }
 
+/* A sort key and the index of what it sorts. */
+typedef struct
+{
+  guint64 key;
+  guint32 sub;     /* compared after key, before the indexes */
+  guint32 idx;
+} KeyIdx;
+
+typedef struct
+{
+  GCompareDataFunc tie;
+  gpointer         data;
+} KeyCmp;
+
+static gint
+cmp_key_idx (gconstpointer a,
+             gconstpointer b,
+             gpointer      user_data)
+{
+  const KeyIdx *x = a, *y = b;
+  const KeyCmp *c = user_data;
+
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  if (x->sub != y->sub)
+    return x->sub < y->sub ? -1 : 1;
+  return c->tie (&x->idx, &y->idx, c->data);
+}
+
+/* Sorts v by key, sub, then tie on the indexes (a total order), in about
+ * linear time: one counting pass on the 16 highest bits in which keys differ
+ * spreads hashes and dense ids alike over 65536 buckets, then each bucket is
+ * sorted on its own (insertion sort when short, merge sort when a file puts
+ * many elements in one). */
+static void
+sort_by_key (KeyIdx           *v,
+             guint             n,
+             GCompareDataFunc  tie,
+             gpointer          data)
+{
+  g_autofree KeyIdx *tmp = NULL;
+  g_autofree guint32 *start = NULL;
+  KeyCmp c = { tie, data };
+  guint64 diff = 0;
+  guint shift = 0;
+
+  if (n < 2)
+    return;
+  for (guint i = 1; i < n; i++)
+    diff |= v[i].key ^ v[0].key;
+  if (diff != 0)
+    {
+      guint high = 63 - __builtin_clzll (diff);
+
+      shift = high >= 15 ? high - 15 : 0;
+    }
+
+  tmp = g_memdup2 (v, sizeof (KeyIdx) * n);
+  start = g_new0 (guint32, 65536 + 1);
+  for (guint i = 0; i < n; i++)
+    start[((tmp[i].key >> shift) & 0xffff) + 1]++;
+  for (guint d = 0; d < 65536; d++)
+    start[d + 1] += start[d];
+  for (guint i = 0; i < n; i++)
+    v[start[(tmp[i].key >> shift) & 0xffff]++] = tmp[i];
+  g_clear_pointer (&tmp, g_free);
+
+  /* start[d] is now the end of bucket d. */
+  for (guint d = 0, a = 0; d < 65536; d++)
+    {
+      guint b = start[d];
+
+      if (b - a > 32)
+        g_qsort_with_data (v + a, b - a, sizeof (KeyIdx), cmp_key_idx, &c);
+      else
+        for (guint k = a + 1; k < b; k++)
+          {
+            KeyIdx x = v[k];
+            guint j = k;
+
+            while (j > a && cmp_key_idx (&v[j - 1], &x, &c) > 0)
+              {
+                v[j] = v[j - 1];
+                j--;
+              }
+            v[j] = x;
+          }
+      a = b;
+    }
+}
+
 typedef struct
 {
   gint64  corr;
@@ -1119,22 +1244,34 @@ typedef struct
 } CorrEntry;
 
 static gint
-cmp_corr (gconstpointer a,
-          gconstpointer b)
+cmp_corr_start (gconstpointer a,
+                gconstpointer b,
+                gpointer      user_data)
 {
-  const CorrEntry *x = a, *y = b;
+  const CorrEntry *e = user_data;
+  guint32 i = *(const guint32 *) a, j = *(const guint32 *) b;
 
-  if (x->corr != y->corr)
-    return x->corr < y->corr ? -1 : 1;
-  if (x->start != y->start)
-    return x->start < y->start ? -1 : 1;
-  return 0;
+  if (e[i].start != e[j].start)
+    return e[i].start < e[j].start ? -1 : 1;
+  return i < j ? -1 : (i > j);
 }
 
-static guint64
-pack_ref (CpSliceRef r)
+/* The entries' order by (correlation id, start), stable. */
+static KeyIdx *
+sort_corr_entries (GArray *entries)
 {
-  return ((guint64) r.lane << 32) | r.index;
+  const CorrEntry *e = (const CorrEntry *) entries->data;
+  KeyIdx *v = g_new (KeyIdx, MAX (entries->len, 1));
+
+  for (guint i = 0; i < entries->len; i++)
+    {
+      /* Flip the sign bit so that unsigned order is signed order. */
+      v[i].key = (guint64) e[i].corr ^ G_GUINT64_CONSTANT (0x8000000000000000);
+      v[i].sub = 0;
+      v[i].idx = i;
+    }
+  sort_by_key (v, entries->len, cmp_corr_start, entries->data);
+  return v;
 }
 
 static void
@@ -1144,22 +1281,15 @@ link_correlations (CpTrace *trace,
 {
   g_autoptr(GArray) host = g_array_new (FALSE, FALSE, sizeof (CorrEntry));
   g_autoptr(GArray) dev = g_array_new (FALSE, FALSE, sizeof (CorrEntry));
-  g_autoptr(GHashTable) launched = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  g_autofree guint64 *lane_base = NULL;
+  g_autofree guint64 *launched = NULL;
+  g_autofree KeyIdx *host_order = NULL;
+  g_autofree KeyIdx *dev_order = NULL;
+  guint n_lanes = trace->lane_array->len;
+  guint n_flows = flows->len;
   guint h = 0;
 
-  for (guint i = 0; i < flows->len; i++)
-    {
-      const CpFlow *f = &g_array_index (flows, CpFlow, i);
-
-      if (f->kind == CP_FLOW_LAUNCH)
-        {
-          guint64 key = pack_ref (f->to);
-
-          g_hash_table_add (launched, g_memdup2 (&key, sizeof key));
-        }
-    }
-
-  for (guint li = 0; li < trace->lane_array->len; li++)
+  for (guint li = 0; li < n_lanes; li++)
     {
       CpLane *lane = g_ptr_array_index (trace->lane_array, li);
       const CpSlices *s = cp_lane_get_slices (lane);
@@ -1200,21 +1330,41 @@ link_correlations (CpTrace *trace,
   if (host->len == 0 || dev->len == 0)
     return;
 
-  g_array_sort (host, cmp_corr);
-  g_array_sort (dev, cmp_corr);
+  /* One bit per slice of the trace: reached by a launch flow already. */
+  lane_base = g_new (guint64, n_lanes + 1);
+  lane_base[0] = 0;
+  for (guint li = 0; li < n_lanes; li++)
+    lane_base[li + 1] = lane_base[li] +
+                        cp_lane_get_n_slices (g_ptr_array_index (trace->lane_array, li));
+  launched = g_new0 (guint64, lane_base[n_lanes] / 64 + 1);
+  for (guint i = 0; i < n_flows; i++)
+    {
+      const CpFlow *f = &g_array_index (flows, CpFlow, i);
 
+      if (f->kind == CP_FLOW_LAUNCH)
+        {
+          guint64 bit = lane_base[f->to.lane] + f->to.index;
+
+          launched[bit / 64] |= G_GUINT64_CONSTANT (1) << (bit % 64);
+        }
+    }
+
+  host_order = sort_corr_entries (host);
+  dev_order = sort_corr_entries (dev);
+
+#define HOST(k) (&g_array_index (host, CorrEntry, host_order[k].idx))
   for (guint d = 0; d < dev->len; d++)
     {
-      const CorrEntry *de = &g_array_index (dev, CorrEntry, d);
+      const CorrEntry *de = &g_array_index (dev, CorrEntry, dev_order[d].idx);
       CpSliceRef to = { de->lane, de->index };
-      guint64 key = pack_ref (to);
+      guint64 bit = lane_base[de->lane] + de->index;
       const CorrEntry *match = NULL;
 
-      while (h < host->len && g_array_index (host, CorrEntry, h).corr < de->corr)
+      while (h < host->len && HOST (h)->corr < de->corr)
         h++;
-      for (guint k = h; k < host->len && g_array_index (host, CorrEntry, k).corr == de->corr; k++)
+      for (guint k = h; k < host->len && HOST (k)->corr == de->corr; k++)
         {
-          const CorrEntry *he = &g_array_index (host, CorrEntry, k);
+          const CorrEntry *he = HOST (k);
 
           if (he->device < 0 || de->device < 0 || he->device == de->device)
             {
@@ -1222,7 +1372,7 @@ link_correlations (CpTrace *trace,
               break;
             }
         }
-      if (match == NULL || g_hash_table_contains (launched, &key))
+      if (match == NULL || (launched[bit / 64] & (G_GUINT64_CONSTANT (1) << (bit % 64))))
         continue;
 
       {
@@ -1236,16 +1386,18 @@ link_correlations (CpTrace *trace,
         g_array_append_val (flows, f);
       }
     }
+#undef HOST
 }
 
+/* Orders the points of one key: by order (s, t, f), time, then insertion. */
 static gint
 cmp_points (gconstpointer a,
-            gconstpointer b)
+            gconstpointer b,
+            gpointer      user_data)
 {
-  const FlowPoint *x = a, *y = b;
+  const FlowPoint *points = user_data;
+  const FlowPoint *x = &points[*(const guint32 *) a], *y = &points[*(const guint32 *) b];
 
-  if (x->key != y->key)
-    return x->key < y->key ? -1 : 1;
   if (x->order != y->order)
     return x->order < y->order ? -1 : 1;
   if (x->ts != y->ts)
@@ -1253,22 +1405,92 @@ cmp_points (gconstpointer a,
   return x->seq < y->seq ? -1 : (x->seq > y->seq);
 }
 
+/* The first index in [0, n) whose start is > t (upper) or >= t (lower), or n:
+ * a search outward from hint, a recent answer on the same lane (readers add
+ * flow points roughly in time order), then a binary search in what is left. */
+static guint
+gallop_bound (const gint64 *start,
+              guint         n,
+              gint64        t,
+              guint         hint,
+              gboolean      upper)
+{
+#define BEFORE(i) (upper ? start[i] <= t : start[i] < t)
+  guint lo, hi, step = 1;
+
+  hint = MIN (hint, n);
+  if (hint < n && BEFORE (hint))
+    {
+      /* Everything up to hint is before the bound. */
+      lo = hint + 1;
+      hi = n;
+      while (lo < n)
+        {
+          guint j = hint + step;
+
+          if (j >= n || j < hint)
+            break;
+          if (!BEFORE (j))
+            {
+              hi = j;
+              break;
+            }
+          lo = j + 1;
+          step *= 2;
+        }
+    }
+  else
+    {
+      /* Everything from hint on is at or after the bound. */
+      lo = 0;
+      hi = hint;
+      while (hi > 0)
+        {
+          guint j;
+
+          if (step > hint)
+            break;
+          j = hint - step;
+          if (BEFORE (j))
+            {
+              lo = j + 1;
+              break;
+            }
+          hi = j;
+          step *= 2;
+        }
+    }
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (BEFORE (mid))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+#undef BEFORE
+}
+
 static CpSliceRef
 bind_point (CpTrace         *trace,
             const FlowPoint *p,
             guint            final_lane,
-            gint64           origin)
+            gint64           origin,
+            guint           *hint)
 {
   CpLane *lane = g_ptr_array_index (trace->lane_array, final_lane);
+  const CpSlices *s = cp_lane_get_slices (lane);
   gint64 t = p->ts - origin;
   CpSliceRef ref = CP_SLICE_REF_NONE;
 
   if (p->bind == CP_FLOW_BIND_ENCLOSING)
     {
-      const CpSlices *s = cp_lane_get_slices (lane);
-      guint hi = cp_lane_first_starting_after (lane, t);
+      guint hi = gallop_bound (s->start, s->n, t, *hint, TRUE);
       gint i = -1;
 
+      *hint = hi;
       /* Fast path: the latest-starting slice that contains t is the deepest
        * one when slices nest (ties sort longer first, so the inner one comes
        * later). Look back a few slices only; overlapping layouts and long
@@ -1295,18 +1517,9 @@ bind_point (CpTrace         *trace,
     }
   else
     {
-      const CpSlices *s = cp_lane_get_slices (lane);
-      guint lo = 0, hi = s->n;
+      guint lo = gallop_bound (s->start, s->n, t, *hint, FALSE);
 
-      while (lo < hi)
-        {
-          guint mid = lo + (hi - lo) / 2;
-
-          if (s->start[mid] < t)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
+      *hint = lo;
       if (lo < s->n)
         {
           ref.lane = final_lane;
@@ -1677,20 +1890,35 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       g_array_append_val (trace->flows, f);
     }
 
-  /* Flow end points. */
+  /* Flow end points: bound to slices in insertion order (lane by lane
+   * that is nearly time order, so each search starts near the last one),
+   * then grouped by key and ordered within each key. */
   if (self->flow_points->len > 0)
     {
+      const FlowPoint *points = (const FlowPoint *) self->flow_points->data;
+      guint n_points = self->flow_points->len;
+      g_autofree CpSliceRef *refs = g_new (CpSliceRef, n_points);
+      g_autofree guint *hints = g_new0 (guint, MAX (n_lanes, 1));
+      g_autofree KeyIdx *order = g_new (KeyIdx, n_points);
       guint unbound = 0;
       CpSliceRef prev = CP_SLICE_REF_NONE;
       guint64 prev_key = 0;
       gboolean have_prev = FALSE;
 
-      g_array_sort (self->flow_points, cmp_points);
-      for (guint i = 0; i < self->flow_points->len; i++)
+      for (guint i = 0; i < n_points; i++)
         {
-          const FlowPoint *p = &g_array_index (self->flow_points, FlowPoint, i);
-          BLane *l = g_ptr_array_index (self->lanes, p->lane);
-          CpSliceRef ref = bind_point (trace, p, l->final_index, origin);
+          BLane *l = g_ptr_array_index (self->lanes, points[i].lane);
+
+          refs[i] = bind_point (trace, &points[i], l->final_index, origin, &hints[l->final_index]);
+          order[i].key = points[i].key;
+          order[i].sub = points[i].order;
+          order[i].idx = i;
+        }
+      sort_by_key (order, n_points, cmp_points, (gpointer) points);
+      for (guint k = 0; k < n_points; k++)
+        {
+          const FlowPoint *p = &points[order[k].idx];
+          CpSliceRef ref = refs[order[k].idx];
 
           if (!have_prev || p->key != prev_key)
             {
@@ -1721,6 +1949,7 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
                                           "%u flow end point had no slice to bind to",
                                           "%u flow end points had no slice to bind to", unbound),
                              unbound);
+      g_array_set_size (self->flow_points, 0);
     }
 
   /* link_correlations() reads the slices' GPU info: hand it over first. */
