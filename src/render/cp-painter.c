@@ -1718,11 +1718,16 @@ paint_ruler (CpPainter *self,
         if (marks[i].label && *marks[i].label)
           {
             double tw = MIN (text_width (self, marks[i].label) + 8, 200);
+            double lx = x + 6;
 
+            /* Near the right edge the label goes left of the flag, where it
+             * is not cut off. */
+            if (lx + tw > self->gx + self->area_w && x - 6 - tw >= self->gx)
+              lx = x - 6 - tw;
             set_rgba (cr, color | 0xff);
-            cairo_rectangle (cr, x + 6, rh - self->text_height - 6, tw, self->text_height + 2);
+            cairo_rectangle (cr, lx, rh - self->text_height - 6, tw, self->text_height + 2);
             cairo_fill (cr);
-            draw_text (self, marks[i].label, self->font, x + 10, rh - self->text_height - 5, tw - 8,
+            draw_text (self, marks[i].label, self->font, lx + 4, rh - self->text_height - 5, tw - 8,
                        self->text_height, cp_palette_text_on (color | 0xff));
           }
       }

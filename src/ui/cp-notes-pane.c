@@ -77,8 +77,8 @@ row_subtitle (CpNotesPane  *self,
     {
       g_autofree char *len = cp_ui_format_duration (cp_annotation_get_end (a) - cp_annotation_get_start (a));
 
-      /* Translators: a note's start and length, "1.20 s, 150 ms". */
-      when = g_strdup_printf (_("%s, %s"), start, len);
+      /* Translators: a note's start and length, "at 1.20 s, 150 ms long". */
+      when = g_strdup_printf (_("at %s, %s long"), start, len);
     }
   if (cp_annotation_is_detached (a))
     /* Translators: the slice a note was attached to is not in this capture. */

@@ -135,7 +135,9 @@ rebuild (CpStepsPane *self)
       gtk_label_set_text (self->outliers, text);
     }
 
-  /* Header of the table. */
+  /* Header of the table. Each category takes two rows, its name across the
+   * whole width and its figures below, so that neither is cut short in a
+   * narrow side pane. */
   gtk_grid_attach (self->table, cell (_("Category"), 0, "caption-heading"), 0, 0, 2, 1);
   gtk_grid_attach (self->table, cell (n_steps ? _("Mean") : _("Total"), 1, "caption-heading"), 2, 0, 1, 1);
   if (n_steps)
@@ -150,7 +152,7 @@ rebuild (CpStepsPane *self)
       CpTimeSummary s;
       g_autofree char *swatch = swatch_markup (c);
       g_autofree char *mean = NULL, *min = NULL, *max = NULL, *share = NULL;
-      GtkWidget *sw, *name, *child;
+      GtkWidget *name, *child;
       g_autofree char *legend_markup = NULL;
       g_autofree char *escaped = NULL;
 
@@ -158,15 +160,17 @@ rebuild (CpStepsPane *self)
       if (s.total == 0)
         continue;
 
-      sw = gtk_label_new (NULL);
-      gtk_label_set_markup (GTK_LABEL (sw), swatch);
-      name = cell (cp_time_category_get_label (c), 0, NULL);
-      gtk_label_set_ellipsize (GTK_LABEL (name), PANGO_ELLIPSIZE_END);
+      escaped = g_markup_escape_text (cp_time_category_get_label (c), -1);
+      legend_markup = g_strdup_printf ("%s %s", swatch, escaped);
+      name = cell (NULL, 0, NULL);
+      gtk_label_set_markup (GTK_LABEL (name), legend_markup);
+      gtk_label_set_wrap (GTK_LABEL (name), TRUE);
       gtk_widget_set_hexpand (name, TRUE);
+      gtk_widget_set_margin_top (name, 6);
       mean = cp_ui_format_duration (n_steps ? s.mean : s.total);
       share = g_strdup_printf ("%.1f%%", s.percent);
-      gtk_grid_attach (self->table, sw, 0, row, 1, 1);
-      gtk_grid_attach (self->table, name, 1, row, 1, 1);
+      gtk_grid_attach (self->table, name, 0, row, 6, 1);
+      row++;
       gtk_grid_attach (self->table, cell (mean, 1, "numeric"), 2, row, 1, 1);
       if (n_steps)
         {
@@ -178,10 +182,9 @@ rebuild (CpStepsPane *self)
       gtk_grid_attach (self->table, cell (share, 1, "numeric"), 5, row, 1, 1);
       row++;
 
-      escaped = g_markup_escape_text (cp_time_category_get_label (c), -1);
-      legend_markup = g_strdup_printf ("%s %s", swatch, escaped);
       child = gtk_label_new (NULL);
       gtk_label_set_markup (GTK_LABEL (child), legend_markup);
+      gtk_label_set_xalign (GTK_LABEL (child), 0);
       gtk_widget_add_css_class (child, "caption");
       gtk_flow_box_append (self->legend, child);
     }
