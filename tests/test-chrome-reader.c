@@ -181,8 +181,8 @@ test_kineto (void)
   g_assert_cmpint (cp_lane_get_stream (lane), ==, 7);
   g_assert_cmpint (s->start[i], ==, 25000);
   g_assert_cmpint (s->dur[i], ==, 12345);
-  g_assert_cmpint (s->corr[i], ==, 1001);
-  g_assert_cmpint (s->ext[i], ==, 2);
+  g_assert_cmpint (cp_slices_get_corr (s, i), ==, 1001);
+  g_assert_cmpint (cp_slices_get_ext (s, i), ==, 2);
   info = cp_trace_get_gpu_info (trace, (CpSliceRef) { cp_lane_get_index (lane), i });
   g_assert_nonnull (info);
   g_assert_cmpint (info->device, ==, 0);
@@ -294,7 +294,7 @@ test_kineto_2021 (void)
   g_assert_cmpint (cp_lane_get_kind (lane), ==, CP_LANE_KERNEL);
   g_assert_cmpint (cp_lane_get_stream (lane), ==, 7);
   g_assert_cmpint (cp_lane_get_device (lane), ==, 0);
-  g_assert_cmpint (cp_lane_get_slices (lane)->ext[i], ==, 537);
+  g_assert_cmpint (cp_slices_get_ext (cp_lane_get_slices (lane), i), ==, 537);
   info = cp_trace_get_gpu_info (trace, (CpSliceRef) { cp_lane_get_index (lane), i });
   g_assert_cmpint (info->registers, ==, 128);
   lane = find_slice (trace, "Memcpy HtoD (Pageable -> Device)", &i);
@@ -633,7 +633,7 @@ digest (CpTrace *trace,
                                   " e%" G_GINT64_FORMAT,
                                   s->start[i], s->dur[i], cp_trace_get_string (trace, s->name[i]),
                                   cp_trace_get_string (trace, s->cat[i]), s->flags[i], s->row[i],
-                                  s->corr[i], s->ext[i]);
+                                  cp_slices_get_corr (s, i), cp_slices_get_ext (s, i));
           {
             CpSliceRef ref = { l, i };
             const CpGpuInfo *g = cp_trace_get_gpu_info (trace, ref);

@@ -407,12 +407,140 @@ test_time_offset_and_gpu_correlation (void)
   g_assert_cmpint (flows[0].kind, ==, CP_FLOW_LAUNCH);
 }
 
+
+/* Expected ids of the slice starting at t (test_sparse_columns). */
+static gint64
+expected_corr (gint64 t,
+               gboolean wide)
+{
+  gint64 k = t / 10;
+
+  if (k % 3 != 0)
+    return CP_NONE;
+  return wide && k % 2 == 0 ? G_GINT64_CONSTANT (1) << 40 | k : k;
+}
+
+static gint64
+expected_ext (gint64 t)
+{
+  gint64 k = t / 10;
+
+  return k % 7 == 0 ? 1000 + k : CP_NONE;
+}
+
+static void
+check_lane_columns (CpLane   *lane,
+                    guint     n,
+                    gboolean  wide)
+{
+  const CpSlices *s = cp_lane_get_slices (lane);
+  gint64 running = G_MININT64;
+  guint expect_first = 0;
+
+  g_assert_cmpuint (s->n, ==, n);
+  for (guint i = 0; i < s->n; i++)
+    {
+      g_assert_true (i == 0 || s->start[i - 1] < s->start[i]);
+      g_assert_cmpint (cp_slices_get_corr (s, i), ==, expected_corr (s->start[i], wide));
+      g_assert_cmpint (cp_slices_get_ext (s, i), ==, expected_ext (s->start[i]));
+      g_assert_cmpint (s->dur[i], ==, (s->start[i] / 10) % 5 == 0 ? 3000 : 5);
+    }
+  /* first_ending_after() against a scan, at every end and around it. */
+  for (guint i = 0; i < s->n; i++)
+    {
+      gint64 e = s->start[i] + s->dur[i];
+
+      for (gint64 t = e - 1; t <= e + 1; t++)
+        {
+          running = G_MININT64;
+          expect_first = s->n;
+          for (guint j = 0; j < s->n; j++)
+            {
+              running = MAX (running, s->start[j] + s->dur[j]);
+              if (running >= t)
+                {
+                  expect_first = j;
+                  break;
+                }
+            }
+          g_assert_cmpuint (cp_lane_first_ending_after (lane, t), ==, expect_first);
+        }
+    }
+}
+
+static void
+test_sparse_columns (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint proc = cp_trace_builder_process_for_pid (b, 1);
+  guint shuffled = cp_trace_builder_lane (b, proc, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+  guint nearly = cp_trace_builder_lane (b, proc, CP_LANE_HOST_THREAD, (CpLaneKey) { 2, 0 });
+  guint wide = cp_trace_builder_lane (b, proc, CP_LANE_KERNEL, (CpLaneKey) { 3, 0 });
+  guint empty = cp_trace_builder_lane (b, proc, CP_LANE_KERNEL, (CpLaneKey) { 4, 0 });
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+  g_autoptr(CpTrace) trace = NULL;
+  const guint n = 700;
+  guint32 order[700];
+
+  for (guint i = 0; i < n; i++)
+    order[i] = i;
+  for (guint i = n - 1; i > 0; i--)
+    {
+      guint j = g_rand_int_range (rand, 0, i + 1);
+      guint32 t = order[i];
+
+      order[i] = order[j];
+      order[j] = t;
+    }
+
+  for (guint k = 0; k < n; k++)
+    {
+      CpSliceInit init;
+      /* Shuffled; nearly in order (every 50th slice comes 3 places late);
+       * in order. Every fifth slice is long and covers the next blocks. */
+      guint which[3] = { order[k], k % 50 == 0 && k + 3 < n ? k + 3 : (k % 50 == 3 && k >= 3 ? k - 3 : k), k };
+      guint lanes[3] = { shuffled, nearly, wide };
+
+      for (guint l = 0; l < 3; l++)
+        {
+          gint64 t = (gint64) which[l] * 10;
+
+          cp_slice_init_clear (&init);
+          init.start = t;
+          init.dur = which[l] % 5 == 0 ? 3000 : 5;
+          init.name = cp_trace_builder_intern (b, "s", -1);
+          init.corr = expected_corr (t, l == 2);
+          init.ext = expected_ext (t);
+          cp_trace_builder_add_slice (b, lanes[l], &init);
+        }
+    }
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+
+  for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
+    {
+      CpLane *lane = cp_trace_get_lane (trace, l);
+      const CpSlices *s = cp_lane_get_slices (lane);
+
+      if (cp_lane_get_tid (lane) == 4 || s->n == 0)
+        {
+          g_assert_cmpuint (s->n, ==, 0);
+          g_assert_cmpuint (cp_lane_first_ending_after (lane, 0), ==, 0);
+          continue;
+        }
+      check_lane_columns (lane, n, cp_lane_get_kind (lane) == CP_LANE_KERNEL);
+    }
+  (void) empty;
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/model/empty", test_empty);
+  g_test_add_func ("/model/sparse-columns", test_sparse_columns);
   g_test_add_func ("/model/sort-rows-origin", test_sort_rows_origin);
   g_test_add_func ("/model/flows-correlation", test_flows_and_correlation);
   g_test_add_func ("/model/steps-args", test_steps_and_args);

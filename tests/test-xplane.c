@@ -301,7 +301,7 @@ test_gpu_mapping (void)
   /* 1500 ps -> 1 ns; end 2001500 ps -> 2001 ns. */
   g_assert_cmpint (s->start[launch], ==, 1);
   g_assert_cmpint (s->dur[launch], ==, 2000);
-  g_assert_cmpint (s->corr[launch], ==, 11);
+  g_assert_cmpint (cp_slices_get_corr (s, launch), ==, 11);
   g_assert_cmpstr (cp_trace_get_string (trace, s->cat[launch]), ==, "cuda_runtime");
   /* Equal stats but for correlation_id share one record; the decoded stats
    * still show each slice's own correlation_id. */
@@ -336,8 +336,8 @@ test_gpu_mapping (void)
   s = cp_lane_get_slices (stream);
   g_assert_cmpint (s->start[0], ==, 10 + 4000 - 5);
   g_assert_cmpint (s->dur[0], ==, 3000);
-  g_assert_cmpint (s->corr[0], ==, 11);
-  g_assert_cmpint (s->ext[0], ==, 5);
+  g_assert_cmpint (cp_slices_get_corr (s, 0), ==, 11);
+  g_assert_cmpint (cp_slices_get_ext (s, 0), ==, 5);
   g_assert_cmpstr (cp_trace_get_string (trace, s->cat[0]), ==, "kernel");
   gi = cp_trace_get_gpu_info (trace, (CpSliceRef) { cp_lane_get_index (stream), 0 });
   g_assert_nonnull (gi);

@@ -262,7 +262,7 @@ _cp_analysis_classify_slice (CpAnalysis *self,
         return CP_TIME_RUNTIME;
       if (nf & CP_NAME_LAUNCH)
         return CP_TIME_LAUNCH;
-      if ((flags & CP_SLICE_HAS_FLOW_OUT) && s->corr[index] != CP_NONE)
+      if ((flags & CP_SLICE_HAS_FLOW_OUT) && cp_slices_get_corr (s, index) != CP_NONE)
         return CP_TIME_LAUNCH;
       if (nf & CP_NAME_RUNTIME)
         return CP_TIME_RUNTIME;

@@ -4179,9 +4179,9 @@ cp_xstats_decode_slice (CpTrace     *trace,
     return NULL;
 
   s = cp_lane_get_slices (cp_trace_get_lane (trace, ref.lane));
-  if (s->corr[ref.index] != CP_NONE)
-    set_entry (out, "correlation_id", g_strdup_printf ("%" G_GINT64_FORMAT, s->corr[ref.index]));
-  if (s->ext[ref.index] != CP_NONE)
-    set_entry (out, "group_id", g_strdup_printf ("%" G_GINT64_FORMAT, s->ext[ref.index]));
+  if (cp_slices_get_corr (s, ref.index) != CP_NONE)
+    set_entry (out, "correlation_id", g_strdup_printf ("%" G_GINT64_FORMAT, cp_slices_get_corr (s, ref.index)));
+  if (cp_slices_get_ext (s, ref.index) != CP_NONE)
+    set_entry (out, "group_id", g_strdup_printf ("%" G_GINT64_FORMAT, cp_slices_get_ext (s, ref.index)));
   return g_steal_pointer (&out);
 }

@@ -33,4 +33,29 @@ const guint32 *_cp_lane_get_row (CpLane *self,
                                  guint   row,
                                  guint  *n);
 
+/* Builds a CpSparseColumn while a lane's slices are added, in index order. */
+typedef struct
+{
+  guint64 *present;
+  guint    n_words;     /* allocated words of present */
+  gint64  *values;
+  guint    n_values;
+  guint    cap_values;
+} CpSparseBuilder;
+
+/* Records the value of slice i; i must be larger than every index given before. */
+void    _cp_sparse_builder_set     (CpSparseBuilder *builder,
+                                    guint            i,
+                                    gint64           value);
+/* Reorders the n slices: slice k takes the value of slice perm[k]. */
+void    _cp_sparse_builder_permute (CpSparseBuilder *builder,
+                                    const guint32   *perm,
+                                    guint            n);
+/* Moves what was built for n slices into column (freed with the lane) and
+ * empties builder. */
+void    _cp_sparse_builder_finish  (CpSparseBuilder *builder,
+                                    guint            n,
+                                    CpSparseColumn  *column);
+void    _cp_sparse_builder_clear   (CpSparseBuilder *builder);
+
 G_END_DECLS

@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "cp-lane-private.h"
 
 struct _CpLane
@@ -24,6 +26,9 @@ struct _CpLane
   guint           n_rows;
 
   CpSlices        slices;
+
+  /* block_end[b]: the latest end (start + dur) of slices 0 .. 64 b + 63. */
+  gint64         *block_end;
 
   /* rows[r] lists the slices on row r, by start. */
   guint32        *row_data;
@@ -46,6 +51,167 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
+#define N_WORDS(n) (((gsize) (n) + 63) / 64)
+
+static void
+sparse_column_free (CpSparseColumn *column)
+{
+  g_free ((gpointer) column->present);
+  g_free ((gpointer) column->rank);
+  g_free ((gpointer) column->v32);
+  g_free ((gpointer) column->v64);
+  memset (column, 0, sizeof *column);
+}
+
+static gsize
+sparse_column_memory (const CpSparseColumn *column,
+                      guint                 n)
+{
+  gsize n_values = 0;
+
+  if (column->present == NULL)
+    return 0;
+  for (gsize w = 0; w < N_WORDS (n); w++)
+    n_values += (gsize) __builtin_popcountll (column->present[w]);
+  return N_WORDS (n) * (sizeof (guint64) + sizeof (guint32)) +
+         n_values * (column->v32 != NULL ? sizeof (guint32) : sizeof (gint64));
+}
+
+void
+_cp_sparse_builder_set (CpSparseBuilder *builder,
+                        guint            i,
+                        gint64           value)
+{
+  gsize word = i / 64;
+
+  if (word >= builder->n_words)
+    {
+      gsize n_words = MAX (word + 1, (gsize) builder->n_words + builder->n_words / 2 + 16);
+
+      builder->present = g_renew (guint64, builder->present, n_words);
+      memset (builder->present + builder->n_words, 0,
+              sizeof (guint64) * (n_words - builder->n_words));
+      builder->n_words = n_words;
+    }
+  if (builder->n_values == builder->cap_values)
+    {
+      guint cap = builder->cap_values + builder->cap_values / 2 + 16;
+
+      if (cap < builder->cap_values)
+        g_error ("too many values in one column");
+      builder->values = g_renew (gint64, builder->values, cap);
+      builder->cap_values = cap;
+    }
+  builder->present[word] |= G_GUINT64_CONSTANT (1) << (i % 64);
+  builder->values[builder->n_values++] = value;
+}
+
+/* Ranks of the words of present: the number of values before each. */
+static guint32 *
+sparse_ranks (const guint64 *present,
+              gsize          n_words)
+{
+  guint32 *rank = g_new (guint32, MAX (n_words, 1));
+  guint32 sum = 0;
+
+  for (gsize w = 0; w < n_words; w++)
+    {
+      rank[w] = sum;
+      sum += (guint32) __builtin_popcountll (present[w]);
+    }
+  return rank;
+}
+
+void
+_cp_sparse_builder_permute (CpSparseBuilder *builder,
+                            const guint32   *perm,
+                            guint            n)
+{
+  g_autofree guint32 *rank = NULL;
+  guint64 *present;
+  gint64 *values;
+  guint m = 0;
+
+  if (builder->n_values == 0)
+    return;
+
+  rank = sparse_ranks (builder->present, builder->n_words);
+  present = g_new0 (guint64, MAX (N_WORDS (n), 1));
+  values = g_new (gint64, builder->n_values);
+  for (guint k = 0; k < n; k++)
+    {
+      guint32 o = perm[k];
+      guint64 word, bit;
+
+      if (o / 64 >= builder->n_words)
+        continue;
+      word = builder->present[o / 64];
+      bit = G_GUINT64_CONSTANT (1) << (o % 64);
+      if ((word & bit) == 0)
+        continue;
+      values[m++] = builder->values[rank[o / 64] + __builtin_popcountll (word & (bit - 1))];
+      present[k / 64] |= G_GUINT64_CONSTANT (1) << (k % 64);
+    }
+  g_free (builder->present);
+  g_free (builder->values);
+  builder->present = present;
+  builder->n_words = MAX (N_WORDS (n), 1);
+  builder->values = values;
+  builder->cap_values = builder->n_values;
+}
+
+void
+_cp_sparse_builder_finish (CpSparseBuilder *builder,
+                           guint            n,
+                           CpSparseColumn  *column)
+{
+  gsize n_words = N_WORDS (n);
+  gboolean fits = TRUE;
+
+  memset (column, 0, sizeof *column);
+  if (builder->n_values == 0 || n == 0)
+    {
+      _cp_sparse_builder_clear (builder);
+      return;
+    }
+
+  if (builder->n_words != n_words)
+    {
+      builder->present = g_renew (guint64, builder->present, n_words);
+      if (builder->n_words < n_words)
+        memset (builder->present + builder->n_words, 0,
+                sizeof (guint64) * (n_words - builder->n_words));
+    }
+  for (guint k = 0; k < builder->n_values && fits; k++)
+    fits = builder->values[k] >= 0 && builder->values[k] <= G_MAXUINT32;
+
+  column->present = builder->present;
+  column->rank = sparse_ranks (builder->present, n_words);
+  if (fits)
+    {
+      guint32 *v32 = g_new (guint32, builder->n_values);
+
+      for (guint k = 0; k < builder->n_values; k++)
+        v32[k] = (guint32) builder->values[k];
+      column->v32 = v32;
+      g_free (builder->values);
+    }
+  else
+    column->v64 = g_renew (gint64, builder->values, builder->n_values);
+
+  builder->present = NULL;
+  builder->values = NULL;
+  _cp_sparse_builder_clear (builder);
+}
+
+void
+_cp_sparse_builder_clear (CpSparseBuilder *builder)
+{
+  g_free (builder->present);
+  g_free (builder->values);
+  memset (builder, 0, sizeof *builder);
+}
+
 static void
 cp_lane_finalize (GObject *object)
 {
@@ -58,11 +224,11 @@ cp_lane_finalize (GObject *object)
   g_free ((gpointer) self->slices.cat);
   g_free ((gpointer) self->slices.row);
   g_free ((gpointer) self->slices.flags);
-  g_free ((gpointer) self->slices.corr);
-  g_free ((gpointer) self->slices.ext);
+  sparse_column_free (&self->slices.corr);
+  sparse_column_free (&self->slices.ext);
   g_free ((gpointer) self->slices.gpu);
   g_free ((gpointer) self->slices.args);
-  g_free ((gpointer) self->slices.end_max);
+  g_free (self->block_end);
   g_free (self->row_data);
   g_free (self->row_offsets);
   g_free (self->counter_ts);
@@ -144,6 +310,24 @@ build_rows (CpLane *self)
   g_free (fill);
 }
 
+static void
+build_block_ends (CpLane *self)
+{
+  const CpSlices *s = &self->slices;
+  gint64 running = G_MININT64;
+
+  self->block_end = g_new (gint64, MAX (N_WORDS (s->n), 1));
+  for (guint i = 0; i < s->n; i++)
+    {
+      gint64 e = s->start[i] + s->dur[i];
+
+      if (e > running)
+        running = e;
+      if (i % 64 == 63 || i + 1 == s->n)
+        self->block_end[i / 64] = running;
+    }
+}
+
 CpLane *
 _cp_lane_new (CpLaneKind      kind,
               CpTransferKind  transfer_kind,
@@ -175,6 +359,7 @@ _cp_lane_new (CpLaneKind      kind,
   self->counter_values = counter_values;
   self->n_counter = n_counter;
   build_rows (self);
+  build_block_ends (self);
 
   return self;
 }
@@ -182,10 +367,13 @@ _cp_lane_new (CpLaneKind      kind,
 gsize
 _cp_lane_get_memory_size (CpLane *self)
 {
-  gsize per_slice = sizeof (gint64) * 5 + sizeof (CpStr) * 2 + sizeof (guint16) * 2 +
+  gsize per_slice = sizeof (gint64) * 2 + sizeof (CpStr) * 2 + sizeof (guint16) * 2 +
                     sizeof (guint32) * 3;
 
   return sizeof *self + (gsize) self->slices.n * per_slice +
+         sparse_column_memory (&self->slices.corr, self->slices.n) +
+         sparse_column_memory (&self->slices.ext, self->slices.n) +
+         N_WORDS (self->slices.n) * sizeof (gint64) +
          (self->n_rows + 1) * sizeof (guint32) +
          self->n_counter * (sizeof (gint64) + sizeof (double));
 }
@@ -303,21 +491,35 @@ guint
 cp_lane_first_ending_after (CpLane *self,
                             gint64  t)
 {
-  const gint64 *end_max = self->slices.end_max;
-  guint lo = 0, hi = self->slices.n;
+  const CpSlices *s = &self->slices;
+  guint lo = 0, hi = N_WORDS (s->n);
+  gint64 running;
 
-  /* end_max is non-decreasing: find the first i with end_max[i] >= t. A slice
+  /* The running maximum of the ends is non-decreasing: find the first block
+   * whose maximum reaches t, then the first slice in it that does. A slice
    * ending exactly at t is kept, so zero-length slices at t are found. */
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
 
-      if (end_max[mid] < t)
+      if (self->block_end[mid] < t)
         lo = mid + 1;
       else
         hi = mid;
     }
-  return lo;
+  if (lo >= N_WORDS (s->n))
+    return s->n;
+  running = lo > 0 ? self->block_end[lo - 1] : G_MININT64;
+  for (guint i = lo * 64; i < s->n; i++)
+    {
+      gint64 e = s->start[i] + s->dur[i];
+
+      if (e > running)
+        running = e;
+      if (running >= t)
+        return i;
+    }
+  return s->n;
 }
 
 guint

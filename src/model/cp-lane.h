@@ -16,9 +16,43 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (CpLane, cp_lane, CP, LANE, GObject)
 
+/* A column that many slices leave empty, stored compactly: bit i of
+ * present says whether slice i has a value, and the values of the slices
+ * that have one follow in slice order, as 32-bit numbers when every value of
+ * the lane fits in [0, G_MAXUINT32] (v32), else as 64-bit ones (v64). Read
+ * it with cp_sparse_column_get(). */
+typedef struct
+{
+  const guint64 *present;   /* (n + 63) / 64 words; NULL when no slice has a value */
+  const guint32 *rank;      /* per word: the number of values before it */
+  const guint32 *v32;       /* NULL when the values are in v64 */
+  const gint64  *v64;
+} CpSparseColumn;
+
+/* The value of slice i, or absent when it has none. */
+static inline gint64
+cp_sparse_column_get (const CpSparseColumn *column,
+                      guint                 i,
+                      gint64                absent)
+{
+  guint64 word, bit;
+  guint32 r;
+
+  if (column->present == NULL)
+    return absent;
+  word = column->present[i / 64];
+  bit = G_GUINT64_CONSTANT (1) << (i % 64);
+  if ((word & bit) == 0)
+    return absent;
+  r = column->rank[i / 64] + (guint32) __builtin_popcountll (word & (bit - 1));
+  return column->v32 != NULL ? (gint64) column->v32[r] : column->v64[r];
+}
+
 /* The slices of a lane as struct-of-arrays, sorted by start (ties: longer
  * first). Every array has n entries. Pointers stay valid while the lane lives;
- * the lane is immutable once its trace is built. */
+ * the lane is immutable once its trace is built. Correlation and External ids
+ * are sparse columns: read them with cp_slices_get_corr() and
+ * cp_slices_get_ext(). */
 typedef struct
 {
   guint          n;
@@ -28,12 +62,27 @@ typedef struct
   const CpStr   *cat;
   const guint16 *row;       /* nesting depth, or an extra row for overlaps */
   const guint16 *flags;     /* CpSliceFlags */
-  const gint64  *corr;      /* correlation id, CP_NONE when absent */
-  const gint64  *ext;       /* Kineto "External id" (XPlane: group_id), CP_NONE when absent */
+  CpSparseColumn corr;      /* correlation id, CP_NONE when absent */
+  CpSparseColumn ext;       /* Kineto "External id" (XPlane: group_id), CP_NONE when absent */
   const guint32 *gpu;       /* 1 + index of a CpGpuInfo in the trace, 0 when none */
   const guint32 *args;      /* 1 + index of an args record in the trace, 0 when none */
-  const gint64  *end_max;   /* running maximum of start + dur: end_max[i] = max over j <= i */
 } CpSlices;
+
+/* The correlation id of slice i, CP_NONE when absent. */
+static inline gint64
+cp_slices_get_corr (const CpSlices *slices,
+                    guint           i)
+{
+  return cp_sparse_column_get (&slices->corr, i, CP_NONE);
+}
+
+/* The External id (XPlane: group_id) of slice i, CP_NONE when absent. */
+static inline gint64
+cp_slices_get_ext (const CpSlices *slices,
+                   guint           i)
+{
+  return cp_sparse_column_get (&slices->ext, i, CP_NONE);
+}
 
 CpLaneKind      cp_lane_get_kind          (CpLane *self);
 CpTransferKind  cp_lane_get_transfer_kind (CpLane *self);
@@ -54,7 +103,8 @@ const guint32  *cp_lane_get_row_slices    (CpLane *self,
                                            guint  *n);
 
 /* The first slice index i such that every slice before i ends before t
- * (end_max[i-1] < t); slices from i on may overlap [t, ...). */
+ * (max over j < i of start[j] + dur[j] is < t); slices from i on may overlap
+ * [t, ...). */
 guint           cp_lane_first_ending_after (CpLane *self,
                                             gint64  t);
 /* The first slice index whose start is > t (upper bound on starts). */

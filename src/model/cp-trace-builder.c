@@ -38,8 +38,8 @@ typedef struct
   CpStr          *names;
   CpStr          *cats;
   guint16        *flags;
-  gint64         *corr;
-  gint64         *ext;
+  CpSparseBuilder corr;
+  CpSparseBuilder ext;
   guint32        *gpu;
   guint32        *args;
   gboolean        unsorted;
@@ -146,8 +146,8 @@ blane_free (gpointer data)
   g_free (l->names);
   g_free (l->cats);
   g_free (l->flags);
-  g_free (l->corr);
-  g_free (l->ext);
+  _cp_sparse_builder_clear (&l->corr);
+  _cp_sparse_builder_clear (&l->ext);
   g_free (l->gpu);
   g_free (l->args);
   g_free (l->new_index);
@@ -535,8 +535,6 @@ blane_grow (BLane *l)
   l->names = g_renew (CpStr, l->names, cap);
   l->cats = g_renew (CpStr, l->cats, cap);
   l->flags = g_renew (guint16, l->flags, cap);
-  l->corr = g_renew (gint64, l->corr, cap);
-  l->ext = g_renew (gint64, l->ext, cap);
   l->gpu = g_renew (guint32, l->gpu, cap);
   l->args = g_renew (guint32, l->args, cap);
   l->cap = cap;
@@ -591,8 +589,10 @@ cp_trace_builder_add_slice (CpTraceBuilder    *self,
   l->names[i] = init->name;
   l->cats[i] = init->cat;
   l->flags[i] = init->flags;
-  l->corr[i] = init->corr;
-  l->ext[i] = init->ext;
+  if (init->corr != CP_NONE)
+    _cp_sparse_builder_set (&l->corr, i, init->corr);
+  if (init->ext != CP_NONE)
+    _cp_sparse_builder_set (&l->ext, i, init->ext);
   l->args[i] = init->args;
   if (init->gpu != NULL)
     {
@@ -1074,8 +1074,8 @@ blane_sort (BLane *l)
   PERMUTE (CpStr, l->names);
   PERMUTE (CpStr, l->cats);
   PERMUTE (guint16, l->flags);
-  PERMUTE (gint64, l->corr);
-  PERMUTE (gint64, l->ext);
+  _cp_sparse_builder_permute (&l->corr, perm, l->n);
+  _cp_sparse_builder_permute (&l->ext, perm, l->n);
   PERMUTE (guint32, l->gpu);
   PERMUTE (guint32, l->args);
   g_free (perm);
@@ -1307,9 +1307,9 @@ link_correlations (CpTrace *trace,
         {
           CorrEntry e;
 
-          if (s->corr[i] == CP_NONE)
+          e.corr = cp_slices_get_corr (s, i);
+          if (e.corr == CP_NONE)
             continue;
-          e.corr = s->corr[i];
           e.device = cp_lane_get_device (lane);
           if (s->gpu[i] != 0)
             {
@@ -1777,24 +1777,12 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
     {
       BLane *l = g_ptr_array_index (self->lanes, lane_order[k]);
       CpSlices cols = { 0 };
-      gint64 *end_max;
-      gint64 running = G_MININT64;
       guint n_counter = 0;
       gint64 *cts = NULL;
       double *cvals = NULL;
       CpLane *lane;
 
       l->final_index = k;
-      end_max = g_new (gint64, MAX (l->n, 1));
-      for (guint i = 0; i < l->n; i++)
-        {
-          gint64 e = l->start[i] + l->dur[i];
-
-          if (e > running)
-            running = e;
-          end_max[i] = running;
-        }
-
       cols.n = l->n;
       cols.start = l->n ? l->start : g_new0 (gint64, 1);
       cols.dur = l->n ? l->dur : g_new0 (gint64, 1);
@@ -1802,11 +1790,10 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       cols.cat = l->n ? l->cats : g_new0 (CpStr, 1);
       cols.row = l->rows;
       cols.flags = l->n ? l->flags : g_new0 (guint16, 1);
-      cols.corr = l->n ? l->corr : g_new0 (gint64, 1);
-      cols.ext = l->n ? l->ext : g_new0 (gint64, 1);
+      _cp_sparse_builder_finish (&l->corr, l->n, &cols.corr);
+      _cp_sparse_builder_finish (&l->ext, l->n, &cols.ext);
       cols.gpu = l->n ? l->gpu : g_new0 (guint32, 1);
       cols.args = l->n ? l->args : g_new0 (guint32, 1);
-      cols.end_max = end_max;
       if (l->n == 0)
         {
           g_free (l->start);
@@ -1814,8 +1801,6 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
           g_free (l->names);
           g_free (l->cats);
           g_free (l->flags);
-          g_free (l->corr);
-          g_free (l->ext);
           g_free (l->gpu);
           g_free (l->args);
         }
@@ -1825,8 +1810,6 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       l->cats = NULL;
       l->rows = NULL;
       l->flags = NULL;
-      l->corr = NULL;
-      l->ext = NULL;
       l->gpu = NULL;
       l->args = NULL;
 

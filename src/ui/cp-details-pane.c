@@ -377,11 +377,11 @@ show_slice (CpDetailsPane *self,
     grid_row (grid, row++, _("Synchronizes"), _("Yes: the host waits here"));
   if (s->flags[i] & CP_SLICE_UNCLOSED)
     grid_row (grid, row++, _("Note"), _("Never closed in the capture: drawn to its end"));
-  if (s->corr[i] != CP_NONE)
+  if (cp_slices_get_corr (s, i) != CP_NONE)
     {
       char buf[32];
 
-      g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, s->corr[i]);
+      g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, cp_slices_get_corr (s, i));
       grid_row (grid, row++, _("Correlation"), buf);
     }
   add_gpu_info (self, grid, &row, ref, s->dur[i]);

@@ -131,6 +131,7 @@ cp_fuzz_exercise_trace (CpTrace *trace)
       const CpSlices *s = cp_lane_get_slices (lane);
       guint n_rows = cp_lane_get_n_rows (lane);
       guint row_total = 0;
+      gint64 end_max = G_MININT64;
 
       CHECK (cp_lane_get_index (lane) == l);
       CHECK (cp_lane_get_process (lane) < cp_trace_get_n_processes (trace));
@@ -142,7 +143,8 @@ cp_fuzz_exercise_trace (CpTrace *trace)
           CHECK (s->dur[i] >= 0);
           CHECK (i == 0 || s->start[i - 1] <= s->start[i]);
           CHECK (s->row[i] < MAX (n_rows, 1));
-          CHECK (s->end_max[i] >= s->start[i]);
+          end_max = MAX (end_max, s->start[i] + s->dur[i]);
+          CHECK (end_max >= s->start[i]);
           check_text (cp_trace_get_string (trace, s->name[i]));
           check_text (cp_trace_get_string (trace, s->cat[i]));
           (void) cp_trace_get_gpu_info (trace, ref);
@@ -187,7 +189,9 @@ cp_fuzz_exercise_trace (CpTrace *trace)
         }
       if (s->n > 0)
         {
-          (void) cp_lane_busy_time (lane, s->start[0], s->end_max[s->n - 1]);
+          (void) cp_lane_busy_time (lane, s->start[0], end_max);
+          CHECK (cp_lane_first_ending_after (lane, end_max) < s->n);
+          CHECK (end_max == G_MAXINT64 || cp_lane_first_ending_after (lane, end_max + 1) == s->n);
           (void) cp_lane_slice_at (lane, s->start[s->n / 2], -1);
         }
       total += s->n;
