@@ -251,7 +251,9 @@ print_finding (CpAnalysis *a,
       const char *lane = ev[i].lane < cp_trace_get_n_lanes (trace) ?
                          cp_lane_get_name (cp_trace_get_lane (trace, ev[i].lane)) : "?";
 
-      g_print ("    %s – %s (%s) on “%s”\n", s, e, d, lane);
+      /* Translators: an evidence range: start, end, length and lane,
+       * "0.120 s – 0.150 s (29.3 ms) on “stream 7”". */
+      g_print (_("    %s – %s (%s) on “%s”\n"), s, e, d, lane);
     }
 
   g_print ("  %s\n", _("Fixes:"));

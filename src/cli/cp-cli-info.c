@@ -74,6 +74,10 @@ process_label (CpTrace         *trace,
                             *name ? ", " : "", name);
   if (*name)
     return g_strdup_printf (_("%s (pid %s)"), name, key);
+  /* Kineto names some processes with a string in place of a number
+   * ("Spans", "GPU 0 Counters"): that string is the name. */
+  if (!g_ascii_string_to_signed (key, 10, G_MININT64, G_MAXINT64, NULL, NULL))
+    return g_strdup (key);
   return g_strdup_printf (_("pid %s"), key);
 }
 
@@ -163,12 +167,21 @@ print_text (CpTrace *trace)
             prev_process = proc;
           }
         if (cp_lane_get_kind (lane) == CP_LANE_COUNTER)
-          g_print (_("    %-40s %-18s %u samples\n"), cp_lane_get_name (lane),
-                   cp_lane_kind_to_string (cp_lane_get_kind (lane)),
-                   cp_lane_get_counter (lane, NULL, NULL));
+          {
+            guint n = cp_lane_get_counter (lane, NULL, NULL);
+
+            g_print (g_dngettext (GETTEXT_PACKAGE, "    %-40s %-18s %u sample\n",
+                                  "    %-40s %-18s %u samples\n", n),
+                     cp_lane_get_name (lane), cp_lane_kind_to_string (cp_lane_get_kind (lane)), n);
+          }
         else
-          g_print (_("    %-40s %-18s %u slices\n"), cp_lane_get_name (lane),
-                   cp_lane_kind_to_string (cp_lane_get_kind (lane)), cp_lane_get_n_slices (lane));
+          {
+            guint n = cp_lane_get_n_slices (lane);
+
+            g_print (g_dngettext (GETTEXT_PACKAGE, "    %-40s %-18s %u slice\n",
+                                  "    %-40s %-18s %u slices\n", n),
+                     cp_lane_get_name (lane), cp_lane_kind_to_string (cp_lane_get_kind (lane)), n);
+          }
       }
   }
 }
