@@ -222,11 +222,11 @@ test_steps_and_args (void)
     g_assert_false (cp_trace_get_args (trace, (CpSliceRef) { 0, 0 }, &fmt, &data, &len));
 
     /* The same record by its id. */
-    g_assert_true (cp_trace_get_args_by_id (trace, s->args[idx], &fmt, &data, &len));
+    g_assert_true (cp_trace_get_args_by_id (trace, cp_slices_get_args (s, idx), &fmt, &data, &len));
     g_assert_cmpint (fmt, ==, CP_ARGS_JSON);
     g_assert_cmpmem (data, len, "{\"a\":1}", 7);
     g_assert_false (cp_trace_get_args_by_id (trace, 0, &fmt, &data, &len));
-    g_assert_false (cp_trace_get_args_by_id (trace, s->args[idx] + 1, &fmt, &data, &len));
+    g_assert_false (cp_trace_get_args_by_id (trace, cp_slices_get_args (s, idx) + 1, &fmt, &data, &len));
   }
 }
 
@@ -327,12 +327,12 @@ test_shared_records (void)
   trace = cp_trace_builder_finish (b, &error);
   g_assert_no_error (error);
   s = cp_lane_get_slices (cp_trace_get_lane (trace, 0));
-  g_assert_cmpuint (s->gpu[0], ==, s->gpu[1]);
+  g_assert_cmpuint (cp_slices_get_gpu (s, 0), ==, cp_slices_get_gpu (s, 1));
   g_assert_cmpint (cp_trace_get_gpu_info (trace, (CpSliceRef) { 0, 1 })->bytes, ==, 4096);
   g_assert_cmpint (cp_trace_get_gpu_info (trace, (CpSliceRef) { 0, 0 })->device, ==, 3);
   /* An unknown id is no record. */
   g_assert_null (cp_trace_get_gpu_info (trace, (CpSliceRef) { 0, 2 }));
-  g_assert_cmpuint (s->args[0], ==, s->args[2]);
+  g_assert_cmpuint (cp_slices_get_args (s, 0), ==, cp_slices_get_args (s, 2));
 }
 
 static void
@@ -428,6 +428,15 @@ expected_ext (gint64 t)
   return k % 7 == 0 ? 1000 + k : CP_NONE;
 }
 
+/* Nearly every slice has arguments: the dense form. */
+static guint32
+expected_args (gint64 t)
+{
+  gint64 k = t / 10;
+
+  return k % 20 == 0 ? 0 : (guint32) k + 1;
+}
+
 static void
 check_lane_columns (CpLane   *lane,
                     guint     n,
@@ -443,6 +452,8 @@ check_lane_columns (CpLane   *lane,
       g_assert_true (i == 0 || s->start[i - 1] < s->start[i]);
       g_assert_cmpint (cp_slices_get_corr (s, i), ==, expected_corr (s->start[i], wide));
       g_assert_cmpint (cp_slices_get_ext (s, i), ==, expected_ext (s->start[i]));
+      g_assert_cmpuint (cp_slices_get_args (s, i), ==, expected_args (s->start[i]));
+      g_assert_cmpuint (cp_slices_get_gpu (s, i), ==, 0);
       g_assert_cmpint (s->dur[i], ==, (s->start[i] / 10) % 5 == 0 ? 3000 : 5);
     }
   /* first_ending_after() against a scan, at every end and around it. */
@@ -512,6 +523,7 @@ test_sparse_columns (void)
           init.name = cp_trace_builder_intern (b, "s", -1);
           init.corr = expected_corr (t, l == 2);
           init.ext = expected_ext (t);
+          init.args = expected_args (t);
           cp_trace_builder_add_slice (b, lanes[l], &init);
         }
     }

@@ -310,8 +310,8 @@ test_gpu_mapping (void)
     g_autoptr(GPtrArray) a = slice_stats (trace, main_lane, launch);
     g_autoptr(GPtrArray) b = slice_stats (trace, main_lane, copy);
 
-    g_assert_cmpuint (s->args[launch], !=, 0);
-    g_assert_cmpuint (s->args[launch], ==, s->args[copy]);
+    g_assert_cmpuint (cp_slices_get_args (s, launch), !=, 0);
+    g_assert_cmpuint (cp_slices_get_args (s, launch), ==, cp_slices_get_args (s, copy));
     g_assert_cmpstr (stat_value (a, "correlation_id"), ==, "11");
     g_assert_cmpstr (stat_value (b, "correlation_id"), ==, "12");
     g_assert_cmpstr (stat_value (b, "device_id"), ==, "0");

@@ -265,7 +265,7 @@ device_pass (CpAnalysis *self,
       if (info->kind == CP_LANE_KERNEL &&
           (c == CP_TIME_COMPUTE_16 || c == CP_TIME_COMPUTE_32 || c == CP_TIME_COLLECTIVES))
         {
-          const CpGpuInfo *g = s->gpu[i] ? _cp_analysis_gpu_info (self, l, i) : NULL;
+          const CpGpuInfo *g = cp_slices_get_gpu (s, i) ? _cp_analysis_gpu_info (self, l, i) : NULL;
 
           dev->n_kernels++;
           dev->kernel_time += dur;
@@ -302,7 +302,7 @@ device_pass (CpAnalysis *self,
       else
         {
           CpTransferStats *t = &self->transfers[copy_kind (self, l, nf)];
-          const CpGpuInfo *g = s->gpu[i] ? _cp_analysis_gpu_info (self, l, i) : NULL;
+          const CpGpuInfo *g = cp_slices_get_gpu (s, i) ? _cp_analysis_gpu_info (self, l, i) : NULL;
 
           if ((nf & CP_NAME_MEMSET) && info->kind == CP_LANE_KERNEL)
             t = &self->transfers[CP_TRANSFER_MEMSET];

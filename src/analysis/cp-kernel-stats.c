@@ -278,7 +278,7 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
           {
             CpKernelStats *ks;
             KernelAcc *ka;
-            const CpGpuInfo *g = s->gpu[i] ? _cp_analysis_gpu_info (self, l, i) : NULL;
+            const CpGpuInfo *g = cp_slices_get_gpu (s, i) ? _cp_analysis_gpu_info (self, l, i) : NULL;
 
             if (kmap[s->name[i]] == 0)
               {

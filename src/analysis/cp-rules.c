@@ -677,7 +677,7 @@ eval_pageable (Ctx           *ctx,
             continue;
           count++;
           raw_time += s->dur[i];
-          if (s->gpu[i])
+          if (cp_slices_get_gpu (s, i))
             {
               const CpGpuInfo *g = _cp_analysis_gpu_info (self, l, i);
 

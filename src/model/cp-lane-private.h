@@ -38,7 +38,8 @@ typedef struct
 {
   guint64 *present;
   guint    n_words;     /* allocated words of present */
-  gint64  *values;
+  guint32 *v32;         /* the values while they all fit in 32 bits */
+  gint64  *v64;         /* then */
   guint    n_values;
   guint    cap_values;
 } CpSparseBuilder;
@@ -52,9 +53,11 @@ void    _cp_sparse_builder_permute (CpSparseBuilder *builder,
                                     const guint32   *perm,
                                     guint            n);
 /* Moves what was built for n slices into column (freed with the lane) and
- * empties builder. */
+ * empties builder; absent is the value of slices without one, for the dense
+ * form. */
 void    _cp_sparse_builder_finish  (CpSparseBuilder *builder,
                                     guint            n,
+                                    gint64           absent,
                                     CpSparseColumn  *column);
 void    _cp_sparse_builder_clear   (CpSparseBuilder *builder);
 

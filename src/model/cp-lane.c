@@ -68,13 +68,26 @@ sparse_column_memory (const CpSparseColumn *column,
                       guint                 n)
 {
   gsize n_values = 0;
+  gsize width = column->v32 != NULL ? sizeof (guint32) : sizeof (gint64);
 
   if (column->present == NULL)
-    return 0;
+    return column->v32 != NULL || column->v64 != NULL ? n * width : 0;
   for (gsize w = 0; w < N_WORDS (n); w++)
     n_values += (gsize) __builtin_popcountll (column->present[w]);
-  return N_WORDS (n) * (sizeof (guint64) + sizeof (guint32)) +
-         n_values * (column->v32 != NULL ? sizeof (guint32) : sizeof (gint64));
+  return N_WORDS (n) * (sizeof (guint64) + sizeof (guint32)) + n_values * width;
+}
+
+static inline gboolean
+fits_32 (gint64 v)
+{
+  return v >= 0 && v <= G_MAXUINT32;
+}
+
+static inline gint64
+builder_value (const CpSparseBuilder *builder,
+               guint                  k)
+{
+  return builder->v64 != NULL ? builder->v64[k] : (gint64) builder->v32[k];
 }
 
 void
@@ -93,17 +106,34 @@ _cp_sparse_builder_set (CpSparseBuilder *builder,
               sizeof (guint64) * (n_words - builder->n_words));
       builder->n_words = n_words;
     }
+  if (builder->v64 == NULL && !fits_32 (value))
+    {
+      /* The first value that needs 64 bits: widen what is there. */
+      gint64 *v64 = g_new (gint64, MAX (builder->cap_values, 1));
+
+      for (guint k = 0; k < builder->n_values; k++)
+        v64[k] = builder->v32[k];
+      g_clear_pointer (&builder->v32, g_free);
+      builder->v64 = v64;
+      builder->cap_values = MAX (builder->cap_values, 1);
+    }
   if (builder->n_values == builder->cap_values)
     {
       guint cap = builder->cap_values + builder->cap_values / 2 + 16;
 
       if (cap < builder->cap_values)
         g_error ("too many values in one column");
-      builder->values = g_renew (gint64, builder->values, cap);
+      if (builder->v64 != NULL)
+        builder->v64 = g_renew (gint64, builder->v64, cap);
+      else
+        builder->v32 = g_renew (guint32, builder->v32, cap);
       builder->cap_values = cap;
     }
   builder->present[word] |= G_GUINT64_CONSTANT (1) << (i % 64);
-  builder->values[builder->n_values++] = value;
+  if (builder->v64 != NULL)
+    builder->v64[builder->n_values++] = value;
+  else
+    builder->v32[builder->n_values++] = (guint32) value;
 }
 
 /* Ranks of the words of present: the number of values before each. */
@@ -129,7 +159,8 @@ _cp_sparse_builder_permute (CpSparseBuilder *builder,
 {
   g_autofree guint32 *rank = NULL;
   guint64 *present;
-  gint64 *values;
+  guint32 *v32 = NULL;
+  gint64 *v64 = NULL;
   guint m = 0;
 
   if (builder->n_values == 0)
@@ -137,11 +168,15 @@ _cp_sparse_builder_permute (CpSparseBuilder *builder,
 
   rank = sparse_ranks (builder->present, builder->n_words);
   present = g_new0 (guint64, MAX (N_WORDS (n), 1));
-  values = g_new (gint64, builder->n_values);
+  if (builder->v64 != NULL)
+    v64 = g_new (gint64, builder->n_values);
+  else
+    v32 = g_new (guint32, builder->n_values);
   for (guint k = 0; k < n; k++)
     {
       guint32 o = perm[k];
       guint64 word, bit;
+      guint32 r;
 
       if (o / 64 >= builder->n_words)
         continue;
@@ -149,24 +184,30 @@ _cp_sparse_builder_permute (CpSparseBuilder *builder,
       bit = G_GUINT64_CONSTANT (1) << (o % 64);
       if ((word & bit) == 0)
         continue;
-      values[m++] = builder->values[rank[o / 64] + __builtin_popcountll (word & (bit - 1))];
+      r = rank[o / 64] + (guint32) __builtin_popcountll (word & (bit - 1));
+      if (v64 != NULL)
+        v64[m++] = builder->v64[r];
+      else
+        v32[m++] = builder->v32[r];
       present[k / 64] |= G_GUINT64_CONSTANT (1) << (k % 64);
     }
   g_free (builder->present);
-  g_free (builder->values);
+  g_free (builder->v32);
+  g_free (builder->v64);
   builder->present = present;
   builder->n_words = MAX (N_WORDS (n), 1);
-  builder->values = values;
+  builder->v32 = v32;
+  builder->v64 = v64;
   builder->cap_values = builder->n_values;
 }
 
 void
 _cp_sparse_builder_finish (CpSparseBuilder *builder,
                            guint            n,
+                           gint64           absent,
                            CpSparseColumn  *column)
 {
   gsize n_words = N_WORDS (n);
-  gboolean fits = TRUE;
 
   memset (column, 0, sizeof *column);
   if (builder->n_values == 0 || n == 0)
@@ -181,26 +222,43 @@ _cp_sparse_builder_finish (CpSparseBuilder *builder,
       if (builder->n_words < n_words)
         memset (builder->present + builder->n_words, 0,
                 sizeof (guint64) * (n_words - builder->n_words));
+      builder->n_words = n_words;
     }
-  for (guint k = 0; k < builder->n_values && fits; k++)
-    fits = builder->values[k] >= 0 && builder->values[k] <= G_MAXUINT32;
+
+  if (builder->n_values >= n - n / 16)
+    {
+      /* Nearly every slice has a value: one per slice is smaller. */
+      gboolean narrow = builder->v64 == NULL && fits_32 (absent);
+      guint32 *v32 = narrow ? g_new (guint32, n) : NULL;
+      gint64 *v64 = narrow ? NULL : g_new (gint64, n);
+      guint k = 0;
+
+      for (guint i = 0; i < n; i++)
+        {
+          gboolean has = (builder->present[i / 64] >> (i % 64)) & 1;
+          gint64 v = has ? builder_value (builder, k++) : absent;
+
+          if (narrow)
+            v32[i] = (guint32) v;
+          else
+            v64[i] = v;
+        }
+      column->v32 = v32;
+      column->v64 = v64;
+      _cp_sparse_builder_clear (builder);
+      return;
+    }
 
   column->present = builder->present;
   column->rank = sparse_ranks (builder->present, n_words);
-  if (fits)
-    {
-      guint32 *v32 = g_new (guint32, builder->n_values);
-
-      for (guint k = 0; k < builder->n_values; k++)
-        v32[k] = (guint32) builder->values[k];
-      column->v32 = v32;
-      g_free (builder->values);
-    }
+  if (builder->v64 != NULL)
+    column->v64 = g_renew (gint64, builder->v64, builder->n_values);
   else
-    column->v64 = g_renew (gint64, builder->values, builder->n_values);
+    column->v32 = g_renew (guint32, builder->v32, builder->n_values);
 
   builder->present = NULL;
-  builder->values = NULL;
+  builder->v32 = NULL;
+  builder->v64 = NULL;
   _cp_sparse_builder_clear (builder);
 }
 
@@ -208,7 +266,8 @@ void
 _cp_sparse_builder_clear (CpSparseBuilder *builder)
 {
   g_free (builder->present);
-  g_free (builder->values);
+  g_free (builder->v32);
+  g_free (builder->v64);
   memset (builder, 0, sizeof *builder);
 }
 
@@ -226,8 +285,8 @@ cp_lane_finalize (GObject *object)
   g_free ((gpointer) self->slices.flags);
   sparse_column_free (&self->slices.corr);
   sparse_column_free (&self->slices.ext);
-  g_free ((gpointer) self->slices.gpu);
-  g_free ((gpointer) self->slices.args);
+  sparse_column_free (&self->slices.gpu);
+  sparse_column_free (&self->slices.args);
   g_free (self->block_end);
   g_free (self->row_data);
   g_free (self->row_offsets);
@@ -368,11 +427,13 @@ gsize
 _cp_lane_get_memory_size (CpLane *self)
 {
   gsize per_slice = sizeof (gint64) * 2 + sizeof (CpStr) * 2 + sizeof (guint16) * 2 +
-                    sizeof (guint32) * 3;
+                    sizeof (guint32);
 
   return sizeof *self + (gsize) self->slices.n * per_slice +
          sparse_column_memory (&self->slices.corr, self->slices.n) +
          sparse_column_memory (&self->slices.ext, self->slices.n) +
+         sparse_column_memory (&self->slices.gpu, self->slices.n) +
+         sparse_column_memory (&self->slices.args, self->slices.n) +
          N_WORDS (self->slices.n) * sizeof (gint64) +
          (self->n_rows + 1) * sizeof (guint32) +
          self->n_counter * (sizeof (gint64) + sizeof (double));

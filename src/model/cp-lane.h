@@ -16,14 +16,17 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (CpLane, cp_lane, CP, LANE, GObject)
 
-/* A column that many slices leave empty, stored compactly: bit i of
- * present says whether slice i has a value, and the values of the slices
- * that have one follow in slice order, as 32-bit numbers when every value of
- * the lane fits in [0, G_MAXUINT32] (v32), else as 64-bit ones (v64). Read
- * it with cp_sparse_column_get(). */
+/* A column that many slices may leave empty, stored compactly. Sparse form
+ * (present not NULL): bit i of present says whether slice i has a value, and
+ * the values of the slices that have one follow in slice order. Dense form
+ * (present NULL, v32 or v64 not NULL): one value per slice, the absent ones
+ * included, for columns that nearly every slice fills. Either way the values
+ * are 32-bit numbers when every value of the lane fits in [0, G_MAXUINT32]
+ * (v32), else 64-bit ones (v64); all NULL: no slice has a value. Read it with
+ * cp_sparse_column_get(). */
 typedef struct
 {
-  const guint64 *present;   /* (n + 63) / 64 words; NULL when no slice has a value */
+  const guint64 *present;   /* (n + 63) / 64 words, or NULL */
   const guint32 *rank;      /* per word: the number of values before it */
   const guint32 *v32;       /* NULL when the values are in v64 */
   const gint64  *v64;
@@ -39,7 +42,8 @@ cp_sparse_column_get (const CpSparseColumn *column,
   guint32 r;
 
   if (column->present == NULL)
-    return absent;
+    return column->v32 != NULL ? (gint64) column->v32[i] :
+           column->v64 != NULL ? column->v64[i] : absent;
   word = column->present[i / 64];
   bit = G_GUINT64_CONSTANT (1) << (i % 64);
   if ((word & bit) == 0)
@@ -50,9 +54,10 @@ cp_sparse_column_get (const CpSparseColumn *column,
 
 /* The slices of a lane as struct-of-arrays, sorted by start (ties: longer
  * first). Every array has n entries. Pointers stay valid while the lane lives;
- * the lane is immutable once its trace is built. Correlation and External ids
- * are sparse columns: read them with cp_slices_get_corr() and
- * cp_slices_get_ext(). */
+ * the lane is immutable once its trace is built. Correlation and External
+ * ids, device records and arguments are sparse columns: read them with
+ * cp_slices_get_corr(), cp_slices_get_ext(), cp_slices_get_gpu() and
+ * cp_slices_get_args(). */
 typedef struct
 {
   guint          n;
@@ -64,8 +69,8 @@ typedef struct
   const guint16 *flags;     /* CpSliceFlags */
   CpSparseColumn corr;      /* correlation id, CP_NONE when absent */
   CpSparseColumn ext;       /* Kineto "External id" (XPlane: group_id), CP_NONE when absent */
-  const guint32 *gpu;       /* 1 + index of a CpGpuInfo in the trace, 0 when none */
-  const guint32 *args;      /* 1 + index of an args record in the trace, 0 when none */
+  CpSparseColumn gpu;       /* 1 + index of a CpGpuInfo in the trace, 0 when none */
+  CpSparseColumn args;      /* 1 + index of an args record in the trace, 0 when none */
 } CpSlices;
 
 /* The correlation id of slice i, CP_NONE when absent. */
@@ -82,6 +87,24 @@ cp_slices_get_ext (const CpSlices *slices,
                    guint           i)
 {
   return cp_sparse_column_get (&slices->ext, i, CP_NONE);
+}
+
+/* 1 + the index of slice i's CpGpuInfo in the trace, 0 when it has none
+ * (cp_trace_get_gpu_info() resolves it). */
+static inline guint32
+cp_slices_get_gpu (const CpSlices *slices,
+                   guint           i)
+{
+  return (guint32) cp_sparse_column_get (&slices->gpu, i, 0);
+}
+
+/* The id of slice i's arguments record (cp_trace_get_args_by_id()), 0 when
+ * it has none. */
+static inline guint32
+cp_slices_get_args (const CpSlices *slices,
+                    guint           i)
+{
+  return (guint32) cp_sparse_column_get (&slices->args, i, 0);
 }
 
 CpLaneKind      cp_lane_get_kind          (CpLane *self);

@@ -40,8 +40,8 @@ typedef struct
   guint16        *flags;
   CpSparseBuilder corr;
   CpSparseBuilder ext;
-  guint32        *gpu;
-  guint32        *args;
+  CpSparseBuilder gpu;
+  CpSparseBuilder args;
   gboolean        unsorted;
 
   GArray         *counter_ts;
@@ -148,8 +148,8 @@ blane_free (gpointer data)
   g_free (l->flags);
   _cp_sparse_builder_clear (&l->corr);
   _cp_sparse_builder_clear (&l->ext);
-  g_free (l->gpu);
-  g_free (l->args);
+  _cp_sparse_builder_clear (&l->gpu);
+  _cp_sparse_builder_clear (&l->args);
   g_free (l->new_index);
   g_free (l->rows);
   if (l->counter_ts)
@@ -535,8 +535,6 @@ blane_grow (BLane *l)
   l->names = g_renew (CpStr, l->names, cap);
   l->cats = g_renew (CpStr, l->cats, cap);
   l->flags = g_renew (guint16, l->flags, cap);
-  l->gpu = g_renew (guint32, l->gpu, cap);
-  l->args = g_renew (guint32, l->args, cap);
   l->cap = cap;
 }
 
@@ -593,16 +591,15 @@ cp_trace_builder_add_slice (CpTraceBuilder    *self,
     _cp_sparse_builder_set (&l->corr, i, init->corr);
   if (init->ext != CP_NONE)
     _cp_sparse_builder_set (&l->ext, i, init->ext);
-  l->args[i] = init->args;
+  if (init->args != 0)
+    _cp_sparse_builder_set (&l->args, i, init->args);
   if (init->gpu != NULL)
     {
       g_array_append_val (self->gpu_infos, *init->gpu);
-      l->gpu[i] = self->gpu_infos->len;
+      _cp_sparse_builder_set (&l->gpu, i, self->gpu_infos->len);
     }
   else if (init->gpu_id != 0 && init->gpu_id <= self->gpu_infos->len)
-    l->gpu[i] = init->gpu_id;
-  else
-    l->gpu[i] = 0;
+    _cp_sparse_builder_set (&l->gpu, i, init->gpu_id);
 
   if (i > 0 && !l->unsorted)
     {
@@ -1076,8 +1073,8 @@ blane_sort (BLane *l)
   PERMUTE (guint16, l->flags);
   _cp_sparse_builder_permute (&l->corr, perm, l->n);
   _cp_sparse_builder_permute (&l->ext, perm, l->n);
-  PERMUTE (guint32, l->gpu);
-  PERMUTE (guint32, l->args);
+  _cp_sparse_builder_permute (&l->gpu, perm, l->n);
+  _cp_sparse_builder_permute (&l->args, perm, l->n);
   g_free (perm);
 }
 
@@ -1306,19 +1303,21 @@ link_correlations (CpTrace *trace,
       for (guint i = 0; i < s->n; i++)
         {
           CorrEntry e;
+          guint32 gpu;
 
           e.corr = cp_slices_get_corr (s, i);
           if (e.corr == CP_NONE)
             continue;
+          gpu = cp_slices_get_gpu (s, i);
           e.device = cp_lane_get_device (lane);
-          if (s->gpu[i] != 0)
+          if (gpu != 0)
             {
-              const CpGpuInfo *g = &g_array_index (trace->gpu_infos, CpGpuInfo, s->gpu[i] - 1);
+              const CpGpuInfo *g = &g_array_index (trace->gpu_infos, CpGpuInfo, gpu - 1);
 
               if (g->device >= 0)
                 e.device = g->device;
             }
-          if (kind == CP_LANE_HOST_THREAD && s->gpu[i] == 0)
+          if (kind == CP_LANE_HOST_THREAD && gpu == 0)
             e.device = -1;
           e.lane = li;
           e.index = i;
@@ -1790,10 +1789,10 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       cols.cat = l->n ? l->cats : g_new0 (CpStr, 1);
       cols.row = l->rows;
       cols.flags = l->n ? l->flags : g_new0 (guint16, 1);
-      _cp_sparse_builder_finish (&l->corr, l->n, &cols.corr);
-      _cp_sparse_builder_finish (&l->ext, l->n, &cols.ext);
-      cols.gpu = l->n ? l->gpu : g_new0 (guint32, 1);
-      cols.args = l->n ? l->args : g_new0 (guint32, 1);
+      _cp_sparse_builder_finish (&l->corr, l->n, CP_NONE, &cols.corr);
+      _cp_sparse_builder_finish (&l->ext, l->n, CP_NONE, &cols.ext);
+      _cp_sparse_builder_finish (&l->gpu, l->n, 0, &cols.gpu);
+      _cp_sparse_builder_finish (&l->args, l->n, 0, &cols.args);
       if (l->n == 0)
         {
           g_free (l->start);
@@ -1801,8 +1800,6 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
           g_free (l->names);
           g_free (l->cats);
           g_free (l->flags);
-          g_free (l->gpu);
-          g_free (l->args);
         }
       l->start = NULL;
       l->dur = NULL;
@@ -1810,8 +1807,6 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       l->cats = NULL;
       l->rows = NULL;
       l->flags = NULL;
-      l->gpu = NULL;
-      l->args = NULL;
 
       if (l->counter_ts != NULL && l->counter_ts->len > 0)
         {

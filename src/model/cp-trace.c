@@ -320,7 +320,7 @@ cp_trace_get_gpu_info (CpTrace    *self,
 
   if (s == NULL)
     return NULL;
-  g = s->gpu[ref.index];
+  g = cp_slices_get_gpu (s, ref.index);
   if (g == 0 || g > self->gpu_infos->len)
     return NULL;
   return &g_array_index (self->gpu_infos, CpGpuInfo, g - 1);
@@ -360,7 +360,7 @@ cp_trace_get_args (CpTrace       *self,
 
   if (s == NULL)
     return FALSE;
-  return cp_trace_get_args_by_id (self, s->args[ref.index], format, data, len);
+  return cp_trace_get_args_by_id (self, cp_slices_get_args (s, ref.index), format, data, len);
 }
 
 guint

@@ -149,7 +149,7 @@ cp_fuzz_exercise_trace (CpTrace *trace)
           check_text (cp_trace_get_string (trace, s->cat[i]));
           (void) cp_trace_get_gpu_info (trace, ref);
           /* What the Details pane shows for a slice. */
-          if (s->args[i] != 0 && decoded < 2000)
+          if (cp_slices_get_args (s, i) != 0 && decoded < 2000)
             {
               g_autoptr(GError) error = NULL;
               g_autoptr(GPtrArray) args = cp_args_decode (trace, ref, &error);
