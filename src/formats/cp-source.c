@@ -180,6 +180,31 @@ cp_source_get_produced (CpSource *self)
 }
 
 void
+cp_source_drop_range (CpSource *self,
+                      guint64   from,
+                      guint64   to)
+{
+#if defined(G_OS_UNIX) && defined(MADV_DONTNEED)
+  gsize size;
+  const guint8 *base;
+  long page = sysconf (_SC_PAGESIZE);
+  guintptr start, stop;
+
+  g_return_if_fail (self != NULL);
+
+  if (self->mapped == NULL || !self->mapped_is_file || page <= 0)
+    return;
+  base = g_bytes_get_data (self->mapped, &size);
+  if (base == NULL || from >= to || to > size)
+    return;
+  start = ((guintptr) base + from + page - 1) & ~((guintptr) page - 1);
+  stop = ((guintptr) base + to) & ~((guintptr) page - 1);
+  if (stop > start)
+    madvise ((void *) start, stop - start, MADV_DONTNEED);
+#endif
+}
+
+void
 cp_source_release_before (CpSource *self,
                           guint64   offset)
 {

@@ -81,6 +81,12 @@ GBytes         *cp_source_read             (CpSource      *self,
 guint64         cp_source_get_consumed     (CpSource      *self);
 guint64         cp_source_get_produced     (CpSource      *self);
 
+/* For a mapped file: drops the whole pages within [from, to) from the
+ * process's memory; reading them again maps them back from the page cache.
+ * Does nothing for other sources. */
+void            cp_source_drop_range       (CpSource      *self,
+                                            guint64        from,
+                                            guint64        to);
 /* Releases pages of a mapped file before offset from memory (they are read
  * again from the file if touched later). No-op for other sources. */
 void            cp_source_release_before   (CpSource      *self,

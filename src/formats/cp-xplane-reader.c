@@ -303,6 +303,9 @@ typedef struct
   gboolean        cancelled;
   void          (*release) (guint64  offset,
                             gpointer user_data);
+  void          (*drop)    (guint64  from,
+                            guint64  to,
+                            gpointer user_data);
   gpointer        release_data;
   guint64         released;
 
@@ -2721,15 +2724,27 @@ classify_line (Plane *plane,
 /* The header of an XLine in the usual form; FALSE sends the line to the
  * careful path. */
 static gboolean
-scan_line_fast (const guint8 *p,
+scan_line_fast (Space        *space,
+                const guint8 *p,
                 const guint8 *end,
                 Line         *line)
 {
+  const guint8 *dropped = p;
   CpPbError err;
 
   while (p < end)
     {
       guint64 tag, v;
+
+      /* The events are read again after this pass: a mapped file's pages
+       * can go now and come back then, so that a long line never has to be
+       * in memory whole. */
+      if (G_UNLIKELY (space->drop != NULL && p - dropped >= PROGRESS_STEP))
+        {
+          space->drop ((guint64) (dropped - space->data), (guint64) (p - space->data),
+                       space->release_data);
+          dropped = p;
+        }
 
       if (!cp_pb_read_varint (&p, end, &tag, &err) || !cp_pb_read_varint (&p, end, &v, &err))
         return FALSE;
@@ -2788,7 +2803,7 @@ read_line (Plane      *plane,
 
   line.name = (const guint8 *) "";
   line.display_name = (const guint8 *) "";
-  fast = !span->partial && scan_line_fast (span->data, span->data + span->len, &line);
+  fast = !span->partial && scan_line_fast (space, span->data, span->data + span->len, &line);
 
   if (!fast)
     {
@@ -2877,8 +2892,19 @@ read_line (Plane      *plane,
             {
               read_event (plane, &line, p, (gsize) v, (guint64) (at - space->data));
               p += v;
-              if ((++n & 0xffff) == 0 && !check_progress (space, (guint64) (p - space->data)))
-                return;
+              if ((++n & 0xffff) == 0)
+                {
+                  guint64 done = (guint64) (p - space->data);
+
+                  /* Nothing before p is read again (see read_plane()). */
+                  if (space->release != NULL && done >= space->released + PROGRESS_STEP)
+                    {
+                      space->release (done, space->release_data);
+                      space->released = done;
+                    }
+                  if (!check_progress (space, done))
+                    return;
+                }
             }
           else if (tag == ((XLINE_NAME << 3) | CP_PB_WIRE_LEN) ||
                    tag == ((XLINE_DISPLAY_NAME << 3) | CP_PB_WIRE_LEN))
@@ -3376,6 +3402,7 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
   space.progress_total = input->progress_total;
   space.progress_span = input->progress_span != 0 ? input->progress_span : len;
   space.release = input->release;
+  space.drop = input->drop;
   space.release_data = input->release_data;
   space.gpu_planes = g_array_new (FALSE, FALSE, sizeof (gint64));
   space.producers = g_array_new (FALSE, FALSE, sizeof (PcPoint));
@@ -3728,6 +3755,14 @@ release_source (guint64  offset,
   cp_source_release_before (data, offset);
 }
 
+static void
+drop_source (guint64  from,
+             guint64  to,
+             gpointer data)
+{
+  cp_source_drop_range (data, from, to);
+}
+
 /* Decompressed input: drop the pages before offset too (they are never read
  * again and their content is not needed). */
 typedef struct
@@ -3806,6 +3841,7 @@ cp_xplane_reader_read (CpXPlaneReader      *self,
       input.data = g_bytes_get_data (mapped, &size);
       input.len = size;
       input.release = release_source;
+      input.drop = drop_source;
       input.release_data = source;
       ok = cp_xplane_reader_add_space (self, &input, cancellable, error);
     }

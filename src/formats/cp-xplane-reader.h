@@ -146,6 +146,13 @@ typedef struct
    * cp_source_release_before()); may be NULL. */
   void              (*release)      (guint64  offset,
                                      gpointer user_data);
+  /* Called with ranges that the reader has read and will read once more
+   * (a line's header pass before its events), when the data can be dropped
+   * and read again (a file mapping, whose pages come back from the page
+   * cache; see cp_source_drop_range()); may be NULL. Takes release_data. */
+  void              (*drop)         (guint64  from,
+                                     guint64  to,
+                                     gpointer user_data);
   gpointer            release_data;
   /* progress gets (progress_base + done, progress_total), done growing from
    * 0 to progress_span (len when 0) as the data is read. */

@@ -223,7 +223,7 @@ cp_trace_builder_free (CpTraceBuilder *self)
   g_clear_pointer (&self->args, g_array_unref);
   g_clear_pointer (&self->args_chunks, g_ptr_array_unref);
   g_clear_pointer (&self->args_source, g_bytes_unref);
-  g_array_unref (self->flows);
+  g_clear_pointer (&self->flows, g_array_unref);
   g_array_unref (self->flow_points);
   g_array_unref (self->instants);
   g_array_unref (self->steps);
@@ -1856,17 +1856,26 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       g_list_store_append (trace->lanes, lane);
     }
 
-  /* Explicit flows, remapped. */
-  for (guint i = 0; i < self->flows->len; i++)
-    {
-      CpFlow f = g_array_index (self->flows, CpFlow, i);
+  /* Explicit flows, remapped in place: the array becomes the trace's (a
+   * copy would hold every flow twice at the peak). */
+  {
+    CpFlow *flows = (CpFlow *) self->flows->data;
+    guint m = 0;
 
-      f.from = remap_ref (self, f.from);
-      f.to = remap_ref (self, f.to);
-      if (f.from.lane == G_MAXUINT32 || f.to.lane == G_MAXUINT32)
-        continue;
-      g_array_append_val (trace->flows, f);
-    }
+    for (guint i = 0; i < self->flows->len; i++)
+      {
+        CpFlow f = flows[i];
+
+        f.from = remap_ref (self, f.from);
+        f.to = remap_ref (self, f.to);
+        if (f.from.lane == G_MAXUINT32 || f.to.lane == G_MAXUINT32)
+          continue;
+        flows[m++] = f;
+      }
+    g_array_set_size (self->flows, m);
+    g_array_unref (trace->flows);
+    trace->flows = g_steal_pointer (&self->flows);
+  }
 
   /* Flow end points: bound to slices in insertion order (lane by lane
    * that is nearly time order, so each search starts near the last one),
