@@ -46,16 +46,35 @@ static guint signals[N_SIGNALS];
 static const CpReportRange range_choices[] = { CP_REPORT_RANGE_ALL, CP_REPORT_RANGE_VIEW, CP_REPORT_RANGE_CUSTOM };
 static const CpReportLanes lane_choices[] = { CP_REPORT_LANES_ALL, CP_REPORT_LANES_VISIBLE, CP_REPORT_LANES_PATTERN };
 
-/* A time as `chokepoint report --range` reads it, as short as exact. */
+/* A time as `chokepoint report --range` reads it, exact to the nanosecond
+ * and in the largest unit it reaches: "2s", "287.369665ms", "800us". */
 static char *
 format_time_entry (gint64 ns)
 {
-  if (ns % CP_NS_PER_S == 0)
-    return g_strdup_printf ("%" G_GINT64_FORMAT "s", ns / CP_NS_PER_S);
-  if (ns % CP_NS_PER_MS == 0)
-    return g_strdup_printf ("%" G_GINT64_FORMAT "ms", ns / CP_NS_PER_MS);
-  if (ns % CP_NS_PER_US == 0)
-    return g_strdup_printf ("%" G_GINT64_FORMAT "us", ns / CP_NS_PER_US);
+  static const struct { gint64 ns; int digits; const char *suffix; } units[] = {
+    { CP_NS_PER_S, 9, "s" }, { CP_NS_PER_MS, 6, "ms" }, { CP_NS_PER_US, 3, "us" },
+  };
+
+  if (ns == 0)
+    return g_strdup ("0s");
+  for (guint i = 0; ns > 0 && i < G_N_ELEMENTS (units); i++)
+    if (ns >= units[i].ns)
+      {
+        gint64 frac = ns % units[i].ns;
+        int digits = units[i].digits;
+        g_autofree char *frac_text = NULL;
+
+        if (frac == 0)
+          return g_strdup_printf ("%" G_GINT64_FORMAT "%s", ns / units[i].ns, units[i].suffix);
+        /* Trailing zeros of the fraction say nothing. */
+        while (frac % 10 == 0)
+          {
+            frac /= 10;
+            digits--;
+          }
+        frac_text = g_strdup_printf ("%0*" G_GINT64_FORMAT, digits, frac);
+        return g_strdup_printf ("%" G_GINT64_FORMAT ".%s%s", ns / units[i].ns, frac_text, units[i].suffix);
+      }
   return g_strdup_printf ("%" G_GINT64_FORMAT "ns", ns);
 }
 
