@@ -103,7 +103,7 @@ test_sort_rows_origin (void)
         row = cp_lane_get_row_slices (l, r, &n);
         total += n;
         for (guint k = 1; k < n; k++)
-          g_assert_cmpint (s->start[row[k]], >=, s->start[row[k - 1]] + s->dur[row[k - 1]]);
+          g_assert_cmpint (s->start[row[k]], >=, s->start[row[k - 1]] + cp_slices_get_dur (s, row[k - 1]));
       }
     g_assert_cmpuint (total, ==, 4);
     g_assert_null (cp_lane_get_row_slices (l, cp_lane_get_n_rows (l), &n));
@@ -454,12 +454,12 @@ check_lane_columns (CpLane   *lane,
       g_assert_cmpint (cp_slices_get_ext (s, i), ==, expected_ext (s->start[i]));
       g_assert_cmpuint (cp_slices_get_args (s, i), ==, expected_args (s->start[i]));
       g_assert_cmpuint (cp_slices_get_gpu (s, i), ==, 0);
-      g_assert_cmpint (s->dur[i], ==, (s->start[i] / 10) % 5 == 0 ? 3000 : 5);
+      g_assert_cmpint (cp_slices_get_dur (s, i), ==, (s->start[i] / 10) % 5 == 0 ? 3000 : 5);
     }
   /* first_ending_after() against a scan, at every end and around it. */
   for (guint i = 0; i < s->n; i++)
     {
-      gint64 e = s->start[i] + s->dur[i];
+      gint64 e = s->start[i] + cp_slices_get_dur (s, i);
 
       for (gint64 t = e - 1; t <= e + 1; t++)
         {
@@ -467,7 +467,7 @@ check_lane_columns (CpLane   *lane,
           expect_first = s->n;
           for (guint j = 0; j < s->n; j++)
             {
-              running = MAX (running, s->start[j] + s->dur[j]);
+              running = MAX (running, s->start[j] + cp_slices_get_dur (s, j));
               if (running >= t)
                 {
                   expect_first = j;
@@ -546,6 +546,40 @@ test_sparse_columns (void)
   (void) empty;
 }
 
+static void
+test_long_durations (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint proc = cp_trace_builder_process_for_pid (b, 1);
+  guint lane = cp_trace_builder_lane (b, proc, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+  const gint64 durs[] = { 0, 5, G_MAXUINT32 - 1, G_MAXUINT32, (gint64) G_MAXUINT32 + 1,
+                          G_GINT64_CONSTANT (1000000000000), 7 };
+  g_autoptr(CpTrace) trace = NULL;
+  const CpSlices *s;
+  CpLane *l;
+
+  /* Added in reverse start order, so the lane is sorted at finish(). */
+  for (gint k = G_N_ELEMENTS (durs) - 1; k >= 0; k--)
+    add (b, lane, 1000 + k * 10, durs[k], "x", CP_NONE);
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  l = cp_trace_get_lane (trace, 0);
+  s = cp_lane_get_slices (l);
+  g_assert_cmpuint (s->n, ==, G_N_ELEMENTS (durs));
+  g_assert_cmpuint (s->n_long, ==, 3);
+  for (guint i = 0; i < s->n; i++)
+    {
+      g_assert_cmpint (s->start[i], ==, i * 10);
+      g_assert_cmpint (cp_slices_get_dur (s, i), ==, durs[i]);
+    }
+  g_assert_cmpint (cp_trace_get_duration (trace), ==, 50 + durs[5]);
+  g_assert_cmpuint (cp_lane_first_ending_after (l, 50 + durs[5]), ==, 5);
+  g_assert_cmpuint (cp_lane_first_ending_after (l, 51 + durs[5]), ==, s->n);
+  /* [10, 15) and [20, 100): the long slices cover the rest. */
+  g_assert_cmpint (cp_lane_busy_time (l, 0, 100), ==, 5 + 80);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -553,6 +587,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/model/empty", test_empty);
   g_test_add_func ("/model/sparse-columns", test_sparse_columns);
+  g_test_add_func ("/model/long-durations", test_long_durations);
   g_test_add_func ("/model/sort-rows-origin", test_sort_rows_origin);
   g_test_add_func ("/model/flows-correlation", test_flows_and_correlation);
   g_test_add_func ("/model/steps-args", test_steps_and_args);

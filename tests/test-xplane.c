@@ -296,11 +296,11 @@ test_gpu_mapping (void)
   k = find_slice (trace, main_lane, "train");
   g_assert_cmpint (k, ==, 0);
   g_assert_cmpint (s->start[k], ==, 0);
-  g_assert_cmpint (s->dur[k], ==, 9000);
+  g_assert_cmpint (cp_slices_get_dur (s, k), ==, 9000);
   launch = find_slice (trace, main_lane, "cudaLaunchKernel");
   /* 1500 ps -> 1 ns; end 2001500 ps -> 2001 ns. */
   g_assert_cmpint (s->start[launch], ==, 1);
-  g_assert_cmpint (s->dur[launch], ==, 2000);
+  g_assert_cmpint (cp_slices_get_dur (s, launch), ==, 2000);
   g_assert_cmpint (cp_slices_get_corr (s, launch), ==, 11);
   g_assert_cmpstr (cp_trace_get_string (trace, s->cat[launch]), ==, "cuda_runtime");
   /* Equal stats but for correlation_id share one record; the decoded stats
@@ -335,7 +335,7 @@ test_gpu_mapping (void)
   /* The kernel: columns, gpu info, stats (metadata flops overridden by the event's). */
   s = cp_lane_get_slices (stream);
   g_assert_cmpint (s->start[0], ==, 10 + 4000 - 5);
-  g_assert_cmpint (s->dur[0], ==, 3000);
+  g_assert_cmpint (cp_slices_get_dur (s, 0), ==, 3000);
   g_assert_cmpint (cp_slices_get_corr (s, 0), ==, 11);
   g_assert_cmpint (cp_slices_get_ext (s, 0), ==, 5);
   g_assert_cmpstr (cp_trace_get_string (trace, s->cat[0]), ==, "kernel");
@@ -552,13 +552,13 @@ test_time_base (void)
   s = cp_lane_get_slices (a);
   g_assert_cmpint (s->start[0], ==, 0);
   /* end = floor (-1500 / 1000) = -2 */
-  g_assert_cmpint (s->dur[0], ==, 1);
+  g_assert_cmpint (cp_slices_get_dur (s, 0), ==, 1);
   g_assert_cmpint (s->start[1], ==, 4);
   s = cp_lane_get_slices (b);
   g_assert_cmpuint (s->n, ==, 1);
   g_assert_cmpint (s->start[0], >, 0);
-  g_assert_cmpint (s->dur[0], >=, 0);
-  g_assert_cmpint (s->start[0] + s->dur[0], >=, s->start[0]);
+  g_assert_cmpint (cp_slices_get_dur (s, 0), >=, 0);
+  g_assert_cmpint (s->start[0] + cp_slices_get_dur (s, 0), >=, s->start[0]);
 }
 
 /* Flows from the "flow" stat, device matching, unknown metadata. */
@@ -1342,7 +1342,7 @@ test_twins (void)
             {
               g_assert_cmpint (sx->start[i] + cp_trace_get_origin_abs (a), ==,
                                sy->start[i] + cp_trace_get_origin_abs (b));
-              g_assert_cmpint (sx->dur[i], ==, sy->dur[i]);
+              g_assert_cmpint (cp_slices_get_dur (sx, i), ==, cp_slices_get_dur (sy, i));
               g_assert_cmpstr (cp_trace_get_string (a, sx->name[i]), ==,
                                cp_trace_get_string (b, sy->name[i]));
             }

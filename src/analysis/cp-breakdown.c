@@ -33,16 +33,16 @@ build_lane_sets (CpAnalysis *self)
           CpSliceClass c = _cp_analysis_classify_slice (self, l, i, nf);
 
           info->cls[i] = c;
-          if (c >= 0 && s->dur[i] > 0)
+          if (c >= 0 && cp_slices_get_dur (s, i) > 0)
             counts[c]++;
           if (info->kind == CP_LANE_HOST_THREAD && (nf & CP_NAME_LAUNCH))
             self->n_launch_calls++;
-          if (info->kind == CP_LANE_HOST_THREAD && s->dur[i] > 0 &&
+          if (info->kind == CP_LANE_HOST_THREAD && cp_slices_get_dur (s, i) > 0 &&
               ((nf & (CP_NAME_SYNC | CP_NAME_SYNC_COPY | CP_NAME_ITEM)) || (s->flags[i] & CP_SLICE_SYNC)))
             {
               if (info->sync == NULL)
                 info->sync = cp_intervals_new ();
-              cp_intervals_add_sorted (info->sync, s->start[i], s->start[i] + s->dur[i]);
+              cp_intervals_add_sorted (info->sync, s->start[i], s->start[i] + cp_slices_get_dur (s, i));
             }
         }
 
@@ -53,8 +53,8 @@ build_lane_sets (CpAnalysis *self)
         {
           CpSliceClass c = info->cls[i];
 
-          if (c >= 0 && s->dur[i] > 0)
-            cp_intervals_add_sorted (info->cat[c], s->start[i], s->start[i] + s->dur[i]);
+          if (c >= 0 && cp_slices_get_dur (s, i) > 0)
+            cp_intervals_add_sorted (info->cat[c], s->start[i], s->start[i] + cp_slices_get_dur (s, i));
         }
     }
 }

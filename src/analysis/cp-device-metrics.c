@@ -212,7 +212,7 @@ device_pass (CpAnalysis *self,
       const CpLaneInfo *info = &self->lanes[l];
       const CpSlices *s = info->slices;
       guint i = cursor[k]++;
-      gint64 start = s->start[i], dur = s->dur[i], end = start + dur;
+      gint64 start = s->start[i], dur = cp_slices_get_dur (s, i), end = start + dur;
       guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
       CpSliceClass c = _cp_analysis_slice_class (self, l, i);
       CpSliceRef launch = info->launch ? info->launch[i] : CP_SLICE_REF_NONE;
@@ -227,7 +227,7 @@ device_pass (CpAnalysis *self,
       if (launch.lane != G_MAXUINT32)
         {
           const CpSlices *hs = self->lanes[launch.lane].slices;
-          gint64 cpu_dur = hs->dur[launch.index];
+          gint64 cpu_dur = cp_slices_get_dur (hs, launch.index);
           gint64 delay;
 
           launch_start = hs->start[launch.index];

@@ -86,10 +86,10 @@ host_pass (CpAnalysis *self,
           gboolean op;
           guint32 near;
 
-          while (depth > 0 && s->start[stack[depth - 1]] + s->dur[stack[depth - 1]] <= start)
+          while (depth > 0 && s->start[stack[depth - 1]] + cp_slices_get_dur (s, stack[depth - 1]) <= start)
             depth--;
 
-          op = s->dur[i] > 0 && is_host_op (self, l, i, nf, s->cat[i], python_cat);
+          op = cp_slices_get_dur (s, i) > 0 && is_host_op (self, l, i, nf, s->cat[i], python_cat);
           near = op ? i + 1 : (depth > 0 ? nearest[depth - 1] : 0);
 
           if (s->flags[i] & CP_SLICE_HAS_FLOW_OUT)
@@ -109,7 +109,7 @@ host_pass (CpAnalysis *self,
                     info->op_parent = g_new0 (guint32, s->n);
                   info->op_parent[i] = nearest[depth - 1];
                 }
-              gint64 dur = s->dur[i];
+              gint64 dur = cp_slices_get_dur (s, i);
 
               st->count++;
               st->total += dur;
@@ -209,7 +209,7 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
           CpSliceClass c = _cp_analysis_slice_class (self, l, i);
           gboolean kernel = info->kind == CP_LANE_KERNEL &&
                             (c == CP_TIME_COMPUTE_16 || c == CP_TIME_COMPUTE_32 || c == CP_TIME_COLLECTIVES);
-          gint64 dur = s->dur[i];
+          gint64 dur = cp_slices_get_dur (s, i);
           CpHostOpStats *op = NULL;
           guint op_index_of = G_MAXUINT;
           gboolean eligible;

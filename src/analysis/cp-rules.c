@@ -676,7 +676,7 @@ eval_pageable (Ctx           *ctx,
           if (_cp_analysis_slice_class (self, l, i) < 0)
             continue;
           count++;
-          raw_time += s->dur[i];
+          raw_time += cp_slices_get_dur (s, i);
           if (cp_slices_get_gpu (s, i))
             {
               const CpGpuInfo *g = _cp_analysis_gpu_info (self, l, i);
@@ -684,10 +684,10 @@ eval_pageable (Ctx           *ctx,
               if (g != NULL && g->bytes > 0)
                 bytes += g->bytes;
             }
-          cp_intervals_add (all, s->start[i], s->start[i] + s->dur[i]);
+          cp_intervals_add (all, s->start[i], s->start[i] + cp_slices_get_dur (s, i));
           e.lane = l;
           e.start = s->start[i];
-          e.end = s->start[i] + s->dur[i];
+          e.end = s->start[i] + cp_slices_get_dur (s, i);
           g_array_append_val (ev, e);
         }
     }
@@ -845,7 +845,7 @@ eval_input (Ctx           *ctx,
             continue;
           calls++;
           /* XProf X12: a root GetNext over 50 µs is slow. */
-          if (s->dur[i] > 50 * CP_NS_PER_US)
+          if (cp_slices_get_dur (s, i) > 50 * CP_NS_PER_US)
             slow++;
           if (nf & CP_NAME_LOADER_SINGLE)
             single = TRUE;
@@ -900,7 +900,7 @@ eval_loader_single (Ctx           *ctx,
           {
             if (set == NULL)
               set = cp_intervals_new ();
-            cp_intervals_add_sorted (set, s->start[i], s->start[i] + s->dur[i]);
+            cp_intervals_add_sorted (set, s->start[i], s->start[i] + cp_slices_get_dur (s, i));
           }
       if (set != NULL)
         {
@@ -1172,7 +1172,7 @@ eval_precision (Ctx           *ctx,
       CpSliceRef r = g_array_index (self->eligible_fp32, CpSliceRef, k);
       const CpSlices *s = self->lanes[r.lane].slices;
 
-      cp_intervals_add (set, s->start[r.index], s->start[r.index] + s->dur[r.index]);
+      cp_intervals_add (set, s->start[r.index], s->start[r.index] + cp_slices_get_dur (s, r.index));
     }
   cp_intervals_normalize (set);
   own = windowed (ctx, set);
@@ -1208,7 +1208,7 @@ eval_precision (Ctx           *ctx,
       CpSliceRef r = g_array_index (self->eligible_fp32, CpSliceRef, k);
       const CpSlices *s = self->lanes[r.lane].slices;
 
-      cp_finding_add_evidence (f, r.lane, s->start[r.index], s->start[r.index] + s->dur[r.index]);
+      cp_finding_add_evidence (f, r.lane, s->start[r.index], s->start[r.index] + cp_slices_get_dur (s, r.index));
     }
   /* Tensor cores run these at least twice as fast: half the time is at stake. */
   cp_finding_set_time_at_stake (f, eligible_in_w / 2, per_window (ctx, eligible_in_w / 2));
@@ -1310,7 +1310,7 @@ eval_dataparallel (Ctx           *ctx,
       for (guint i = 0; i < s->n; i++)
         if (cp_name_cache_lookup (self->names, s->name[i]) & CP_NAME_DATAPARALLEL)
           {
-            CpEvidence e = { l, s->start[i], s->start[i] + s->dur[i] };
+            CpEvidence e = { l, s->start[i], s->start[i] + cp_slices_get_dur (s, i) };
 
             g_array_append_val (ev, e);
           }

@@ -223,7 +223,7 @@ _cp_analysis_build_steps (CpAnalysis *self)
                 continue;
               hs = self->lanes[h.lane].slices;
               ls = hs->start[h.index];
-              le = ls + hs->dur[h.index];
+              le = ls + cp_slices_get_dur (hs, h.index);
               /* The last step starting at or before the launch. */
               while (lo < hi)
                 {
@@ -238,7 +238,7 @@ _cp_analysis_build_steps (CpAnalysis *self)
                 continue;
               if (le <= sp[lo - 1].host_end)
                 {
-                  sp[lo - 1].device_end = MAX (sp[lo - 1].device_end, s->start[i] + s->dur[i]);
+                  sp[lo - 1].device_end = MAX (sp[lo - 1].device_end, s->start[i] + cp_slices_get_dur (s, i));
                   sp[lo - 1].n_ops++;
                 }
             }

@@ -290,7 +290,7 @@ cp_annotations_add_evidence (CpAnnotations *self,
 
       for (guint i = cp_lane_first_starting_after (l, start - 1); i < s->n && s->start[i] == start; i++)
         {
-          if (s->start[i] + s->dur[i] == end)
+          if (s->start[i] + cp_slices_get_dur (s, i) == end)
             {
               slice = (CpSliceRef) { lane, i };
               break;

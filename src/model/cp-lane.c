@@ -278,7 +278,9 @@ cp_lane_finalize (GObject *object)
 
   g_free (self->name);
   g_free ((gpointer) self->slices.start);
-  g_free ((gpointer) self->slices.dur);
+  g_free ((gpointer) self->slices.dur32);
+  g_free ((gpointer) self->slices.long_index);
+  g_free ((gpointer) self->slices.long_dur);
   g_free ((gpointer) self->slices.name);
   g_free ((gpointer) self->slices.cat);
   g_free ((gpointer) self->slices.row);
@@ -378,7 +380,7 @@ build_block_ends (CpLane *self)
   self->block_end = g_new (gint64, MAX (N_WORDS (s->n), 1));
   for (guint i = 0; i < s->n; i++)
     {
-      gint64 e = s->start[i] + s->dur[i];
+      gint64 e = s->start[i] + cp_slices_get_dur (s, i);
 
       if (e > running)
         running = e;
@@ -426,8 +428,8 @@ _cp_lane_new (CpLaneKind      kind,
 gsize
 _cp_lane_get_memory_size (CpLane *self)
 {
-  gsize per_slice = sizeof (gint64) * 2 + sizeof (CpStr) * 2 + sizeof (guint16) * 2 +
-                    sizeof (guint32);
+  gsize per_slice = sizeof (gint64) + sizeof (guint32) + sizeof (CpStr) * 2 +
+                    sizeof (guint16) * 2 + sizeof (guint32);
 
   return sizeof *self + (gsize) self->slices.n * per_slice +
          sparse_column_memory (&self->slices.corr, self->slices.n) +
@@ -435,8 +437,32 @@ _cp_lane_get_memory_size (CpLane *self)
          sparse_column_memory (&self->slices.gpu, self->slices.n) +
          sparse_column_memory (&self->slices.args, self->slices.n) +
          N_WORDS (self->slices.n) * sizeof (gint64) +
+         self->slices.n_long * (sizeof (guint32) + sizeof (gint64)) +
          (self->n_rows + 1) * sizeof (guint32) +
          self->n_counter * (sizeof (gint64) + sizeof (double));
+}
+
+gint64
+cp_slices_get_long_dur (const CpSlices *slices,
+                        guint           i)
+{
+  guint lo = 0, hi;
+
+  g_return_val_if_fail (slices != NULL, 0);
+
+  hi = slices->n_long;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (slices->long_index[mid] < i)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo < slices->n_long && slices->long_index[lo] == i)
+    return slices->long_dur[lo];
+  return slices->dur32[i];
 }
 
 const guint32 *
@@ -573,7 +599,7 @@ cp_lane_first_ending_after (CpLane *self,
   running = lo > 0 ? self->block_end[lo - 1] : G_MININT64;
   for (guint i = lo * 64; i < s->n; i++)
     {
-      gint64 e = s->start[i] + s->dur[i];
+      gint64 e = s->start[i] + cp_slices_get_dur (s, i);
 
       if (e > running)
         running = e;
@@ -627,7 +653,7 @@ row_slice_at (CpLane *self,
   if (lo == 0)
     return -1;
   i = idx[lo - 1];
-  if (t < s->start[i] + s->dur[i] || (s->dur[i] == 0 && t == s->start[i]))
+  if (t < s->start[i] + cp_slices_get_dur (s, i) || (cp_slices_get_dur (s, i) == 0 && t == s->start[i]))
     return i;
   return -1;
 }
@@ -684,7 +710,7 @@ cp_lane_busy_time (CpLane *self,
   for (guint i = first; i < last; i++)
     {
       gint64 a = MAX (s->start[i], t0);
-      gint64 b = MIN (s->start[i] + s->dur[i], t1);
+      gint64 b = MIN (s->start[i] + cp_slices_get_dur (s, i), t1);
 
       if (b <= a)
         continue;

@@ -54,7 +54,9 @@ cp_sparse_column_get (const CpSparseColumn *column,
 
 /* The slices of a lane as struct-of-arrays, sorted by start (ties: longer
  * first). Every array has n entries. Pointers stay valid while the lane lives;
- * the lane is immutable once its trace is built. Correlation and External
+ * the lane is immutable once its trace is built. Durations (>= 0) are 32-bit
+ * with the few longer ones aside: read them with cp_slices_get_dur().
+ * Correlation and External
  * ids, device records and arguments are sparse columns: read them with
  * cp_slices_get_corr(), cp_slices_get_ext(), cp_slices_get_gpu() and
  * cp_slices_get_args(). */
@@ -62,7 +64,11 @@ typedef struct
 {
   guint          n;
   const gint64  *start;     /* ns from the trace origin */
-  const gint64  *dur;       /* ns, >= 0 */
+  const guint32 *dur32;     /* ns; G_MAXUINT32 for 2^32 - 1 ns (4.3 s) or more:
+                             * read durations with cp_slices_get_dur() */
+  guint          n_long;    /* those long slices: */
+  const guint32 *long_index;/* their indexes, sorted */
+  const gint64  *long_dur;  /* and their durations (ns) */
   const CpStr   *name;
   const CpStr   *cat;
   const guint16 *row;       /* nesting depth, or an extra row for overlaps */
@@ -72,6 +78,20 @@ typedef struct
   CpSparseColumn gpu;       /* 1 + index of a CpGpuInfo in the trace, 0 when none */
   CpSparseColumn args;      /* 1 + index of an args record in the trace, 0 when none */
 } CpSlices;
+
+/* The duration of a slice whose dur32 is G_MAXUINT32. */
+gint64          cp_slices_get_long_dur     (const CpSlices *slices,
+                                            guint           i);
+
+/* The duration of slice i in ns (>= 0). */
+static inline gint64
+cp_slices_get_dur (const CpSlices *slices,
+                   guint           i)
+{
+  guint32 d = slices->dur32[i];
+
+  return G_LIKELY (d != G_MAXUINT32) ? (gint64) d : cp_slices_get_long_dur (slices, i);
+}
 
 /* The correlation id of slice i, CP_NONE when absent. */
 static inline gint64

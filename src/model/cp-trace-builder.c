@@ -47,11 +47,53 @@ typedef struct
   GArray         *counter_ts;
   GArray         *counter_values;
 
+  /* Set by finish(): durations narrowed (see CpSlices). */
+  guint32        *dur32;
+  guint           n_long;
+  guint32        *long_index;
+  gint64         *long_dur;
+
   /* Set by finish(): insertion index -> sorted index (NULL: identity). */
   guint32        *new_index;
   guint16        *rows;
   guint           final_index;
 } BLane;
+
+/* Durations as 32-bit ns, the few of 2^32 - 1 ns or more aside (done once
+ * a lane is sorted and laid out: nothing reads its 64-bit durations after). */
+static void
+blane_narrow_durations (BLane *l)
+{
+  guint n_long = 0;
+
+  l->dur32 = g_new (guint32, MAX (l->n, 1));
+  for (guint i = 0; i < l->n; i++)
+    {
+      if (G_LIKELY (l->dur[i] < G_MAXUINT32))
+        l->dur32[i] = (guint32) l->dur[i];
+      else
+        {
+          l->dur32[i] = G_MAXUINT32;
+          n_long++;
+        }
+    }
+  if (n_long > 0)
+    {
+      guint k = 0;
+
+      l->long_index = g_new (guint32, n_long);
+      l->long_dur = g_new (gint64, n_long);
+      for (guint i = 0; i < l->n; i++)
+        if (l->dur32[i] == G_MAXUINT32)
+          {
+            l->long_index[k] = i;
+            l->long_dur[k] = l->dur[i];
+            k++;
+          }
+    }
+  l->n_long = n_long;
+  g_clear_pointer (&l->dur, g_free);
+}
 
 typedef struct
 {
@@ -143,6 +185,9 @@ blane_free (gpointer data)
   g_free (l->name);
   g_free (l->start);
   g_free (l->dur);
+  g_free (l->dur32);
+  g_free (l->long_index);
+  g_free (l->long_dur);
   g_free (l->names);
   g_free (l->cats);
   g_free (l->flags);
@@ -1498,7 +1543,7 @@ bind_point (CpTrace         *trace,
         {
           guint j = k - 1;
 
-          if (t < s->start[j] + s->dur[j] || (s->dur[j] == 0 && t == s->start[j]))
+          if (t < s->start[j] + cp_slices_get_dur (s, j) || (cp_slices_get_dur (s, j) == 0 && t == s->start[j]))
             {
               if (!(s->flags[j] & CP_SLICE_OVERLAP))
                 i = j;
@@ -1766,6 +1811,7 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       for (guint i = 0; i < l->n; i++)
         l->start[i] -= origin;
       blane_layout_rows (l);
+      blane_narrow_durations (l);
       lane_order[li] = li;
     }
   lctx.builder = self;
@@ -1784,7 +1830,10 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       l->final_index = k;
       cols.n = l->n;
       cols.start = l->n ? l->start : g_new0 (gint64, 1);
-      cols.dur = l->n ? l->dur : g_new0 (gint64, 1);
+      cols.dur32 = l->dur32;
+      cols.n_long = l->n_long;
+      cols.long_index = l->long_index;
+      cols.long_dur = l->long_dur;
       cols.name = l->n ? l->names : g_new0 (CpStr, 1);
       cols.cat = l->n ? l->cats : g_new0 (CpStr, 1);
       cols.row = l->rows;
@@ -1796,13 +1845,14 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       if (l->n == 0)
         {
           g_free (l->start);
-          g_free (l->dur);
           g_free (l->names);
           g_free (l->cats);
           g_free (l->flags);
         }
       l->start = NULL;
-      l->dur = NULL;
+      l->dur32 = NULL;
+      l->long_index = NULL;
+      l->long_dur = NULL;
       l->names = NULL;
       l->cats = NULL;
       l->rows = NULL;

@@ -457,5 +457,5 @@ cp_trace_slice_dur (CpTrace    *self,
 {
   const CpSlices *s = slices_for (self, ref);
 
-  return s ? s->dur[ref.index] : 0;
+  return s ? cp_slices_get_dur (s, ref.index) : 0;
 }

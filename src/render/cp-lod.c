@@ -136,9 +136,9 @@ build_rows (LodLane *ll)
         {
           guint32 i = row->idx[k];
 
-          sum += s->dur[i];
+          sum += cp_slices_get_dur (s, i);
           busy[k + 1] = sum;
-          end[k] = s->start[i] + s->dur[i];
+          end[k] = s->start[i] + cp_slices_get_dur (s, i);
         }
       row->busy = busy;
       row->end = end;
@@ -380,7 +380,7 @@ row_covered_before (const CpSlices *s,
       guint32 i = row->idx[j];
 
       if (t > s->start[i])
-        c += MIN (t - s->start[i], s->dur[i]);
+        c += MIN (t - s->start[i], cp_slices_get_dur (s, i));
     }
   return c;
 }
@@ -427,7 +427,7 @@ cp_lod_count_slices (CpLod  *self,
         {
           guint32 i = row->idx[first];
 
-          if (s->dur[i] == 0 && s->start[i] < t0)
+          if (cp_slices_get_dur (s, i) == 0 && s->start[i] < t0)
             first++;
           else
             break;

@@ -584,7 +584,7 @@ covered_before (const CpSlices *s,
       guint32 i = r->idx[j];
 
       if (t > s->start[i])
-        c += MIN (t - s->start[i], s->dur[i]);
+        c += MIN (t - s->start[i], cp_slices_get_dur (s, i));
     }
   return c;
 }
@@ -615,7 +615,7 @@ paint_row (CpPainter *self,
     {
       guint32 i = r->idx[k];
       gint64 st = s->start[i];
-      gint64 en = st + s->dur[i];
+      gint64 en = st + cp_slices_get_dur (s, i);
       double x0, x1;
       gint c;
       gint64 cb0, cb1, cov0, cov1;
@@ -1003,7 +1003,7 @@ slice_rect (CpPainter  *self,
   lane = cp_trace_get_lane (self->trace, ref.lane);
   s = cp_lane_get_slices (lane);
   x0 = time_x (self, s->start[ref.index]);
-  x1 = time_x (self, s->start[ref.index] + s->dur[ref.index]);
+  x1 = time_x (self, s->start[ref.index] + cp_slices_get_dur (s, ref.index));
   if (cp_lane_get_kind (lane) == CP_LANE_COUNTER)
     return FALSE;
   *y = cp_timeline_layout_row_y (self->tl, item, s->row[ref.index], self->offset);
@@ -1217,9 +1217,9 @@ paint_search (CpPainter *self,
         {
           guint32 si = m[a].index;
           double x0 = time_x (self, s->start[si]);
-          double x1 = time_x (self, s->start[si] + s->dur[si]);
+          double x1 = time_x (self, s->start[si] + cp_slices_get_dur (s, si));
 
-          if (s->start[si] + s->dur[si] >= self->t0)
+          if (s->start[si] + cp_slices_get_dur (s, si) >= self->t0)
             {
               double y = cp_timeline_layout_row_y (self->tl, item, s->row[si], self->offset);
               double w = MAX (x1 - x0, 3);
@@ -1343,7 +1343,7 @@ flow_end (CpPainter  *self,
   if (!cp_trace_slice_ref_valid (self->trace, ref))
     return FALSE;
   s = cp_lane_get_slices (cp_trace_get_lane (self->trace, ref.lane));
-  *x = time_x (self, at_end ? s->start[ref.index] + s->dur[ref.index] : s->start[ref.index]);
+  *x = time_x (self, at_end ? s->start[ref.index] + cp_slices_get_dur (s, ref.index) : s->start[ref.index]);
   item = cp_timeline_layout_find_lane (self->tl, ref.lane);
   if (item >= 0)
     {
@@ -1962,7 +1962,7 @@ cp_painter_slice_rect (CpPainter        *self,
     {
       s = cp_lane_get_slices (cp_trace_get_lane (cp_view_state_get_trace (view), ref.lane));
       rx = floor (gx + (double) (s->start[ref.index] - t0) * px_per_ns + 0.5);
-      rw = MAX (floor (gx + (double) (s->start[ref.index] + s->dur[ref.index] - t0) * px_per_ns + 0.5) - rx, 1);
+      rw = MAX (floor (gx + (double) (s->start[ref.index] + cp_slices_get_dur (s, ref.index) - t0) * px_per_ns + 0.5) - rx, 1);
       ry = cp_timeline_layout_row_y (tl, item, s->row[ref.index], offset);
       rh = cp_timeline_layout_get_metrics (tl)->row_height - 1;
       ok = cp_timeline_layout_item_rect (tl, item, offset, height, NULL, NULL) &&

@@ -460,7 +460,7 @@ lane_has_content (CpTrace *trace,
       {
         if (s->start[i] >= t1)
           return FALSE;
-        if (s->start[i] + s->dur[i] >= t0)
+        if (s->start[i] + cp_slices_get_dur (s, i) >= t0)
           return TRUE;
       }
   }

@@ -126,10 +126,10 @@ cp_search_run (CpTrace       *trace,
                   CpSliceRef ref = { l, i };
 
                   g_array_append_val (out, ref);
-                  result->total += s->dur[i];
-                  if (s->dur[i] > result->max || result->longest.lane == G_MAXUINT32)
+                  result->total += cp_slices_get_dur (s, i);
+                  if (cp_slices_get_dur (s, i) > result->max || result->longest.lane == G_MAXUINT32)
                     {
-                      result->max = s->dur[i];
+                      result->max = cp_slices_get_dur (s, i);
                       result->longest = ref;
                     }
                 }

@@ -507,15 +507,15 @@ pick_slice (CpTimelineLayout *self,
     {
       guint32 i = r->idx[j];
 
-      if (t < (double) (s->start[i] + s->dur[i]) || s->dur[i] == 0 ||
-          t - (double) (s->start[i] + s->dur[i]) <= tol_ns)
+      if (t < (double) (s->start[i] + cp_slices_get_dur (s, i)) || cp_slices_get_dur (s, i) == 0 ||
+          t - (double) (s->start[i] + cp_slices_get_dur (s, i)) <= tol_ns)
         return (CpSliceRef) { lane, i };
     }
   /* Otherwise the nearest within the tolerance, on either side. */
   if (j > 0)
     {
       guint32 i = r->idx[j - 1];
-      double d = t - (double) (s->start[i] + s->dur[i]);
+      double d = t - (double) (s->start[i] + cp_slices_get_dur (s, i));
 
       if (d >= 0 && d <= tol_ns && d < best)
         {

@@ -338,8 +338,8 @@ show_slice (CpDetailsPane *self,
   int row = 0;
   g_autofree char *lane_name = lane_title (self->trace, ref.lane);
   g_autofree char *start = cp_time_format_offset (s->start[i]);
-  g_autofree char *end = cp_time_format_offset (s->start[i] + s->dur[i]);
-  g_autofree char *dur = cp_ui_format_duration (s->dur[i]);
+  g_autofree char *end = cp_time_format_offset (s->start[i] + cp_slices_get_dur (s, i));
+  g_autofree char *dur = cp_ui_format_duration (cp_slices_get_dur (s, i));
   const char *cat = cp_trace_get_string (self->trace, s->cat[i]);
   CpLaneKind kind = cp_lane_get_kind (lane);
 
@@ -364,8 +364,8 @@ show_slice (CpDetailsPane *self,
   if (kind == CP_LANE_HOST_THREAD || kind == CP_LANE_ASYNC || kind == CP_LANE_DEVICE_ANNOTATION)
     {
       CpLod *lod = cp_lod_ensure (self->trace);
-      gint64 children = cp_lod_row_coverage (lod, ref.lane, s->row[i] + 1, s->start[i], s->start[i] + s->dur[i]);
-      g_autofree char *self_time = cp_ui_format_duration (s->dur[i] - children);
+      gint64 children = cp_lod_row_coverage (lod, ref.lane, s->row[i] + 1, s->start[i], s->start[i] + cp_slices_get_dur (s, i));
+      g_autofree char *self_time = cp_ui_format_duration (cp_slices_get_dur (s, i) - children);
 
       grid_row (grid, row++, _("Self time"), self_time);
     }
@@ -384,7 +384,7 @@ show_slice (CpDetailsPane *self,
       g_snprintf (buf, sizeof buf, "%" G_GINT64_FORMAT, cp_slices_get_corr (s, i));
       grid_row (grid, row++, _("Correlation"), buf);
     }
-  add_gpu_info (self, grid, &row, ref, s->dur[i]);
+  add_gpu_info (self, grid, &row, ref, cp_slices_get_dur (s, i));
   gtk_box_append (GTK_BOX (self->slice_box), grid);
 
   add_flows (self, ref);

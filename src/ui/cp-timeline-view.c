@@ -429,7 +429,7 @@ query_tooltip_cb (CpTimelineView *self,
       g_autofree char *cat = g_markup_escape_text (cp_trace_get_string (self->trace, s->cat[i]), -1);
       g_autofree char *lane_name = g_markup_escape_text (cp_timeline_layout_get_label (self->layout, hit.item), -1);
       g_autofree char *start = cp_time_format_offset (s->start[i]);
-      g_autofree char *dur = cp_time_format_duration (s->dur[i]);
+      g_autofree char *dur = cp_time_format_duration (cp_slices_get_dur (s, i));
 
       text = g_string_new (NULL);
       g_string_append_printf (text, "<b>%s</b>", name);

@@ -140,10 +140,10 @@ cp_fuzz_exercise_trace (CpTrace *trace)
         {
           CpSliceRef ref = { l, i };
 
-          CHECK (s->dur[i] >= 0);
+          CHECK (cp_slices_get_dur (s, i) >= 0);
           CHECK (i == 0 || s->start[i - 1] <= s->start[i]);
           CHECK (s->row[i] < MAX (n_rows, 1));
-          end_max = MAX (end_max, s->start[i] + s->dur[i]);
+          end_max = MAX (end_max, s->start[i] + cp_slices_get_dur (s, i));
           CHECK (end_max >= s->start[i]);
           check_text (cp_trace_get_string (trace, s->name[i]));
           check_text (cp_trace_get_string (trace, s->cat[i]));
