@@ -559,9 +559,18 @@ test_long_durations (void)
   const CpSlices *s;
   CpLane *l;
 
+  guint other = cp_trace_builder_lane (b, proc, CP_LANE_HOST_THREAD, (CpLaneKey) { 2, 0 });
+  CpSliceRef grow, shrink;
+  const CpSlices *o;
+
   /* Added in reverse start order, so the lane is sorted at finish(). */
   for (gint k = G_N_ELEMENTS (durs) - 1; k >= 0; k--)
     add (b, lane, 1000 + k * 10, durs[k], "x", CP_NONE);
+  /* Durations changed after the fact (B/E matching), both ways. */
+  shrink = add (b, other, 1500, G_GINT64_CONSTANT (1) << 40, "shrink", CP_NONE);
+  grow = add (b, other, 1000, 0, "grow", CP_NONE);
+  cp_trace_builder_close_slice (b, grow, 1000 + (G_GINT64_CONSTANT (1) << 33), 0);
+  cp_trace_builder_close_slice (b, shrink, 1600, 0);
   trace = cp_trace_builder_finish (b, &error);
   g_assert_no_error (error);
   l = cp_trace_get_lane (trace, 0);
@@ -573,11 +582,16 @@ test_long_durations (void)
       g_assert_cmpint (s->start[i], ==, i * 10);
       g_assert_cmpint (cp_slices_get_dur (s, i), ==, durs[i]);
     }
-  g_assert_cmpint (cp_trace_get_duration (trace), ==, 50 + durs[5]);
   g_assert_cmpuint (cp_lane_first_ending_after (l, 50 + durs[5]), ==, 5);
   g_assert_cmpuint (cp_lane_first_ending_after (l, 51 + durs[5]), ==, s->n);
   /* [10, 15) and [20, 100): the long slices cover the rest. */
   g_assert_cmpint (cp_lane_busy_time (l, 0, 100), ==, 5 + 80);
+
+  o = cp_lane_get_slices (cp_trace_get_lane (trace, 1));
+  g_assert_cmpuint (o->n, ==, 2);
+  g_assert_cmpuint (o->n_long, ==, 1);
+  g_assert_cmpint (cp_slices_get_dur (o, 0), ==, G_GINT64_CONSTANT (1) << 33);
+  g_assert_cmpint (cp_slices_get_dur (o, 1), ==, 100);
 }
 
 int

@@ -34,7 +34,6 @@ typedef struct
   guint           n;
   guint           cap;
   gint64         *start;
-  gint64         *dur;
   CpStr          *names;
   CpStr          *cats;
   guint16        *flags;
@@ -47,8 +46,9 @@ typedef struct
   GArray         *counter_ts;
   GArray         *counter_values;
 
-  /* Set by finish(): durations narrowed (see CpSlices). */
-  guint32        *dur32;
+  guint32        *dur32;         /* see blane_dur() */
+  GHashTable     *long_durs;
+  /* Set by finish(): the long durations as in CpSlices. */
   guint           n_long;
   guint32        *long_index;
   gint64         *long_dur;
@@ -59,40 +59,71 @@ typedef struct
   guint           final_index;
 } BLane;
 
-/* Durations as 32-bit ns, the few of 2^32 - 1 ns or more aside (done once
- * a lane is sorted and laid out: nothing reads its 64-bit durations after). */
-static void
-blane_narrow_durations (BLane *l)
+/* Durations are 32-bit ns from the start, as in CpSlices; the few of
+ * G_MAXUINT32 ns or more are in long_durs (index -> gint64). */
+static inline gint64
+blane_dur (const BLane *l,
+           guint        i)
 {
-  guint n_long = 0;
+  guint32 d = l->dur32[i];
 
-  l->dur32 = g_new (guint32, MAX (l->n, 1));
-  for (guint i = 0; i < l->n; i++)
+  if (G_LIKELY (d != G_MAXUINT32))
+    return d;
+  return *(const gint64 *) g_hash_table_lookup (l->long_durs, GUINT_TO_POINTER (i + 1));
+}
+
+static void
+blane_set_dur (BLane  *l,
+               guint   i,
+               gint64  dur,
+               gboolean was_set)
+{
+  if (was_set && l->dur32[i] == G_MAXUINT32)
+    g_hash_table_remove (l->long_durs, GUINT_TO_POINTER (i + 1));
+  if (G_LIKELY (dur < G_MAXUINT32))
     {
-      if (G_LIKELY (l->dur[i] < G_MAXUINT32))
-        l->dur32[i] = (guint32) l->dur[i];
-      else
-        {
-          l->dur32[i] = G_MAXUINT32;
-          n_long++;
-        }
+      l->dur32[i] = (guint32) dur;
+      return;
     }
+  if (l->long_durs == NULL)
+    l->long_durs = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  l->dur32[i] = G_MAXUINT32;
+  g_hash_table_insert (l->long_durs, GUINT_TO_POINTER (i + 1), g_memdup2 (&dur, sizeof dur));
+}
+
+static gint
+cmp_guint32 (gconstpointer a,
+             gconstpointer b)
+{
+  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+
+  return x < y ? -1 : (x > y);
+}
+
+/* The long durations as the sorted side table of CpSlices (once the lane is
+ * sorted). */
+static void
+blane_finish_durations (BLane *l)
+{
+  guint n_long = l->long_durs != NULL ? g_hash_table_size (l->long_durs) : 0;
+
   if (n_long > 0)
     {
+      GHashTableIter iter;
+      gpointer key;
       guint k = 0;
 
       l->long_index = g_new (guint32, n_long);
       l->long_dur = g_new (gint64, n_long);
-      for (guint i = 0; i < l->n; i++)
-        if (l->dur32[i] == G_MAXUINT32)
-          {
-            l->long_index[k] = i;
-            l->long_dur[k] = l->dur[i];
-            k++;
-          }
+      g_hash_table_iter_init (&iter, l->long_durs);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        l->long_index[k++] = GPOINTER_TO_UINT (key) - 1;
+      qsort (l->long_index, n_long, sizeof (guint32), cmp_guint32);
+      for (k = 0; k < n_long; k++)
+        l->long_dur[k] = blane_dur (l, l->long_index[k]);
     }
   l->n_long = n_long;
-  g_clear_pointer (&l->dur, g_free);
+  g_clear_pointer (&l->long_durs, g_hash_table_unref);
 }
 
 typedef struct
@@ -184,8 +215,8 @@ blane_free (gpointer data)
 
   g_free (l->name);
   g_free (l->start);
-  g_free (l->dur);
   g_free (l->dur32);
+  g_clear_pointer (&l->long_durs, g_hash_table_unref);
   g_free (l->long_index);
   g_free (l->long_dur);
   g_free (l->names);
@@ -576,7 +607,7 @@ blane_grow (BLane *l)
   if (cap < l->cap)
     g_error ("too many slices on one lane");
   l->start = g_renew (gint64, l->start, cap);
-  l->dur = g_renew (gint64, l->dur, cap);
+  l->dur32 = g_renew (guint32, l->dur32, cap);
   l->names = g_renew (CpStr, l->names, cap);
   l->cats = g_renew (CpStr, l->cats, cap);
   l->flags = g_renew (guint16, l->flags, cap);
@@ -628,7 +659,7 @@ cp_trace_builder_add_slice (CpTraceBuilder    *self,
 
   i = l->n++;
   l->start[i] = init->start;
-  l->dur[i] = dur;
+  blane_set_dur (l, i, dur, FALSE);
   l->names[i] = init->name;
   l->cats[i] = init->cat;
   l->flags[i] = init->flags;
@@ -649,7 +680,7 @@ cp_trace_builder_add_slice (CpTraceBuilder    *self,
   if (i > 0 && !l->unsorted)
     {
       if (l->start[i] < l->start[i - 1] ||
-          (l->start[i] == l->start[i - 1] && l->dur[i] > l->dur[i - 1]))
+          (l->start[i] == l->start[i - 1] && dur > blane_dur (l, i - 1)))
         l->unsorted = TRUE;
     }
 
@@ -677,7 +708,7 @@ cp_trace_builder_close_slice (CpTraceBuilder *self,
       dur = 0;
       self->negative_durations++;
     }
-  l->dur[ref.index] = dur;
+  blane_set_dur (l, ref.index, dur, TRUE);
   l->flags[ref.index] |= add_flags;
   /* A changed duration may break the (start, -dur) order. */
   if (ref.index > 0 && l->start[ref.index] == l->start[ref.index - 1])
@@ -968,7 +999,7 @@ cp_trace_builder_detect_profiler_steps (CpTraceBuilder *self)
               CpSliceRef ref = { li, i };
 
               cp_trace_builder_add_step (self, *(gint64 *) v, l->start[i],
-                                         l->start[i] + l->dur[i], ref);
+                                         l->start[i] + blane_dur (l, i), ref);
             }
         }
     }
@@ -1032,7 +1063,7 @@ cp_trace_builder_add_metadata (CpTraceBuilder *self,
 typedef struct
 {
   const gint64 *start;
-  const gint64 *dur;
+  const BLane  *lane;      /* NULL: every duration is 0 */
 } SortCtx;
 
 static gint
@@ -1045,8 +1076,13 @@ cmp_slice (gconstpointer a,
 
   if (ctx->start[i] != ctx->start[j])
     return ctx->start[i] < ctx->start[j] ? -1 : 1;
-  if (ctx->dur[i] != ctx->dur[j])
-    return ctx->dur[i] > ctx->dur[j] ? -1 : 1;
+  if (ctx->lane != NULL)
+    {
+      gint64 di = blane_dur (ctx->lane, i), dj = blane_dur (ctx->lane, j);
+
+      if (di != dj)
+        return di > dj ? -1 : 1;
+    }
   return i < j ? -1 : (i > j);
 }
 
@@ -1063,7 +1099,7 @@ cmp_slice (gconstpointer a,
 static void
 blane_sort (BLane *l)
 {
-  SortCtx ctx = { l->start, l->dur };
+  SortCtx ctx = { l->start, l };
   guint32 *perm;
   g_autofree guint32 *rest = NULL;
   g_autofree guint8 *scratch = NULL;
@@ -1112,7 +1148,23 @@ blane_sort (BLane *l)
 
   scratch = g_malloc (sizeof (gint64) * l->n);
   PERMUTE (gint64, l->start);
-  PERMUTE (gint64, l->dur);
+  PERMUTE (guint32, l->dur32);
+  if (l->long_durs != NULL)
+    {
+      GHashTable *moved = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+      GHashTableIter iter;
+      gpointer key, value;
+
+      g_hash_table_iter_init (&iter, l->long_durs);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        {
+          g_hash_table_iter_steal (&iter);
+          g_hash_table_insert (moved, GUINT_TO_POINTER (l->new_index[GPOINTER_TO_UINT (key) - 1] + 1),
+                               value);
+        }
+      g_hash_table_unref (l->long_durs);
+      l->long_durs = moved;
+    }
   PERMUTE (CpStr, l->names);
   PERMUTE (CpStr, l->cats);
   PERMUTE (guint16, l->flags);
@@ -1140,17 +1192,18 @@ blane_layout_rows (BLane *l)
   for (guint i = 0; i < l->n; i++)
     {
       gint64 s = l->start[i];
-      gint64 e = s + l->dur[i];
+      gint64 e = s + blane_dur (l, i);
       guint min_row = 0, r;
 
       while (depth > 0)
         {
           guint32 top = stack[depth - 1];
-          gint64 top_end = l->start[top] + l->dur[top];
+          gint64 top_dur = blane_dur (l, top);
+          gint64 top_end = l->start[top] + top_dur;
 
           /* A slice ends before s; a zero-length one at s still encloses
            * nothing, so it is closed too. */
-          if (top_end <= s && !(l->dur[top] > 0 && top_end > s))
+          if (top_end <= s && !(top_dur > 0 && top_end > s))
             depth--;
           else
             break;
@@ -1160,7 +1213,7 @@ blane_layout_rows (BLane *l)
           guint32 top = stack[depth - 1];
 
           min_row = l->rows[top] + 1;
-          if (e > l->start[top] + l->dur[top])
+          if (e > l->start[top] + blane_dur (l, top))
             l->flags[i] |= CP_SLICE_OVERLAP;
         }
 
@@ -1811,7 +1864,7 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       for (guint i = 0; i < l->n; i++)
         l->start[i] -= origin;
       blane_layout_rows (l);
-      blane_narrow_durations (l);
+      blane_finish_durations (l);
       lane_order[li] = li;
     }
   lctx.builder = self;
@@ -1830,7 +1883,7 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       l->final_index = k;
       cols.n = l->n;
       cols.start = l->n ? l->start : g_new0 (gint64, 1);
-      cols.dur32 = l->dur32;
+      cols.dur32 = l->dur32 != NULL ? l->dur32 : g_new0 (guint32, 1);
       cols.n_long = l->n_long;
       cols.long_index = l->long_index;
       cols.long_dur = l->long_dur;
@@ -1872,12 +1925,11 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
             {
               g_autofree guint32 *perm = g_new (guint32, n);
               SortCtx ctx;
-              g_autofree gint64 *zero = g_new0 (gint64, n);
 
               for (guint i = 0; i < n; i++)
                 perm[i] = i;
               ctx.start = ts;
-              ctx.dur = zero;
+              ctx.lane = NULL;
               g_qsort_with_data (perm, n, sizeof (guint32), cmp_slice, &ctx);
               cts = g_new (gint64, n);
               cvals = g_new (double, n);
