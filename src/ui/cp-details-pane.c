@@ -31,6 +31,7 @@ struct _CpDetailsPane
   GtkWidget     *content;        /* the box in the scrolled window */
   GtkWidget     *slice_box;      /* rebuilt for each selection */
   GtkWidget     *range_box;      /* rebuilt for each range */
+  GtkSizeGroup  *key_group;      /* the key column of the slice and argument grids */
 
   /* Owned references */
   CpTrace       *trace;
@@ -82,6 +83,17 @@ new_grid (void)
   return grid;
 }
 
+/* A grid whose key column lines up with the other key grids of the pane,
+ * so that the slice's values and its arguments start at one edge. */
+static GtkWidget *
+new_key_grid (CpDetailsPane *self)
+{
+  GtkWidget *grid = new_grid ();
+
+  g_object_set_data (G_OBJECT (grid), "cp-key-group", self->key_group);
+  return grid;
+}
+
 /* A "key  value" line of a grid; the value is selectable and wraps. */
 static GtkWidget *
 grid_row (GtkWidget  *grid,
@@ -91,6 +103,7 @@ grid_row (GtkWidget  *grid,
 {
   GtkWidget *k = gtk_label_new (key);
   GtkWidget *v = gtk_label_new (value);
+  GtkSizeGroup *group = g_object_get_data (G_OBJECT (grid), "cp-key-group");
 
   gtk_label_set_xalign (GTK_LABEL (k), 0);
   gtk_label_set_yalign (GTK_LABEL (k), 0);
@@ -102,6 +115,8 @@ grid_row (GtkWidget  *grid,
   gtk_widget_set_hexpand (v, TRUE);
   gtk_grid_attach (GTK_GRID (grid), k, 0, row, 1, 1);
   gtk_grid_attach (GTK_GRID (grid), v, 1, row, 1, 1);
+  if (group != NULL)
+    gtk_size_group_add_widget (group, k);
   return v;
 }
 
@@ -238,7 +253,7 @@ add_args (CpDetailsPane *self,
   if (args->len == 0)
     return;
   gtk_box_append (GTK_BOX (self->slice_box), heading (_("Arguments")));
-  grid = new_grid ();
+  grid = new_key_grid (self);
   for (guint i = 0; i < args->len && i < MAX_ARGS; i++)
     {
       const CpArg *a = g_ptr_array_index (args, i);
@@ -352,7 +367,7 @@ show_slice (CpDetailsPane *self,
   gtk_widget_set_name (title, "slice-name");
   gtk_box_append (GTK_BOX (self->slice_box), title);
 
-  grid = new_grid ();
+  grid = new_key_grid (self);
   if (cat && *cat)
     grid_row (grid, row++, _("Category"), cat);
   grid_row (grid, row++, _("Lane"), lane_name);
@@ -576,6 +591,7 @@ cp_details_pane_dispose (GObject *object)
   cp_details_pane_set_view_state (self, NULL);
   g_clear_object (&self->trace);
   g_clear_pointer (&self->stack, gtk_widget_unparent);
+  g_clear_object (&self->key_group);
 
   G_OBJECT_CLASS (cp_details_pane_parent_class)->dispose (object);
 }
@@ -661,6 +677,7 @@ cp_details_pane_init (CpDetailsPane *self)
   GtkWidget *status, *scrolled;
 
   self->links = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
+  self->key_group = gtk_size_group_new (GTK_SIZE_GROUP_HORIZONTAL);
 
   self->stack = gtk_stack_new ();
   gtk_widget_set_parent (self->stack, GTK_WIDGET (self));
