@@ -17,6 +17,7 @@
 
 #include "config.h"
 
+#include <locale.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +104,9 @@ main (int   argc,
   guint steps, n_findings = 0;
   gint64 sink = 0;
 
+  /* Option help and figures in the user's character set (…, —, µ);
+   * numbers stay in the C locale, so the files written stay valid. */
+  setlocale (LC_CTYPE, "");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {

@@ -21,6 +21,7 @@
 
 #include "config.h"
 
+#include <locale.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
@@ -222,6 +223,9 @@ main (int   argc,
   Run ours, ours_gz, ours_zst, rnode, rpy, ours_small = { 0 }, rnode_small = { 0 };
   gboolean made_dir = FALSE;
 
+  /* Option help and figures in the user's character set (…, —, µ);
+   * numbers stay in the C locale, so the files written stay valid. */
+  setlocale (LC_CTYPE, "");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {

@@ -14,6 +14,7 @@
 
 #include "config.h"
 
+#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <time.h>
@@ -202,6 +203,9 @@ main (int   argc,
     { NULL }
   };
 
+  /* Option help and figures in the user's character set (…, —, µ);
+   * numbers stay in the C locale, so the files written stay valid. */
+  setlocale (LC_CTYPE, "");
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     {

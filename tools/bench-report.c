@@ -21,6 +21,7 @@
 
 #include "config.h"
 
+#include <locale.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
@@ -135,6 +136,9 @@ main (int   argc,
   gboolean made_dir = FALSE;
   int w = 0, h = 0, w2 = 0, h2 = 0;
 
+  /* Option help and figures in the user's character set (…, —, µ);
+   * numbers stay in the C locale, so the files written stay valid. */
+  setlocale (LC_CTYPE, "");
   g_option_context_add_main_entries (context, entries, NULL);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {

@@ -14,6 +14,7 @@
 
 #include "config.h"
 
+#include <locale.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,6 +229,9 @@ main (int   argc,
   const CpGenRunInfo *run;
   gboolean ok;
 
+  /* Option help and figures in the user's character set (…, —, µ);
+   * numbers stay in the C locale, so the files written stay valid. */
+  setlocale (LC_CTYPE, "");
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
     "Simulates a PyTorch training loop on one GPU with one injected bottleneck and writes\n"
