@@ -632,7 +632,7 @@ digest (CpTrace *trace,
           g_string_append_printf (out, "  %" G_GINT64_FORMAT "+%" G_GINT64_FORMAT " %s/%s f%x r%u c%" G_GINT64_FORMAT
                                   " e%" G_GINT64_FORMAT,
                                   s->start[i], cp_slices_get_dur (s, i), cp_trace_get_string (trace, s->name[i]),
-                                  cp_trace_get_string (trace, s->cat[i]), s->flags[i], s->row[i],
+                                  cp_trace_get_string (trace, cp_slices_get_cat (s, i)), s->flags[i], s->row[i],
                                   cp_slices_get_corr (s, i), cp_slices_get_ext (s, i));
           {
             CpSliceRef ref = { l, i };

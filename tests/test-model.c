@@ -594,6 +594,55 @@ test_long_durations (void)
   g_assert_cmpint (cp_slices_get_dur (o, 1), ==, 100);
 }
 
+/* A lane with a few categories keeps an 8-bit index; one with more than the
+ * table holds switches to 32-bit ids mid-way; both read the same. */
+static void
+test_categories (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint proc = cp_trace_builder_process_for_pid (b, 1);
+  guint few = cp_trace_builder_lane (b, proc, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+  guint many = cp_trace_builder_lane (b, proc, CP_LANE_HOST_THREAD, (CpLaneKey) { 2, 0 });
+  g_autoptr(CpTrace) trace = NULL;
+  const guint n = 300;
+
+  for (guint k = 0; k < n; k++)
+    {
+      /* Reverse start order, so both lanes are permuted at finish(). */
+      gint64 t = (gint64) (n - k) * 10;
+      g_autofree char *cat_few = g_strdup_printf ("c%u", (n - k) % 3);
+      g_autofree char *cat_many = g_strdup_printf ("c%u", (n - k) % 150);
+      CpSliceInit init;
+
+      cp_slice_init_clear (&init);
+      init.start = t;
+      init.dur = 5;
+      init.cat = cp_trace_builder_intern (b, cat_few, -1);
+      cp_trace_builder_add_slice (b, few, &init);
+      init.cat = cp_trace_builder_intern (b, cat_many, -1);
+      cp_trace_builder_add_slice (b, many, &init);
+    }
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+
+  for (guint l = 0; l < 2; l++)
+    {
+      CpLane *lane = cp_trace_get_lane (trace, l);
+      const CpSlices *s = cp_lane_get_slices (lane);
+      guint mod = cp_lane_get_tid (lane) == 1 ? 3 : 150;
+
+      g_assert_cmpuint (s->n, ==, n);
+      g_assert_true ((s->cat_table != NULL) == (mod == 3));
+      for (guint i = 0; i < s->n; i++)
+        {
+          g_autofree char *want = g_strdup_printf ("c%u", (guint) ((s->start[i] + 10) / 10) % mod);
+
+          g_assert_cmpstr (cp_trace_get_string (trace, cp_slices_get_cat (s, i)), ==, want);
+        }
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -602,6 +651,7 @@ main (int   argc,
   g_test_add_func ("/model/empty", test_empty);
   g_test_add_func ("/model/sparse-columns", test_sparse_columns);
   g_test_add_func ("/model/long-durations", test_long_durations);
+  g_test_add_func ("/model/categories", test_categories);
   g_test_add_func ("/model/sort-rows-origin", test_sort_rows_origin);
   g_test_add_func ("/model/flows-correlation", test_flows_and_correlation);
   g_test_add_func ("/model/steps-args", test_steps_and_args);

@@ -302,7 +302,7 @@ test_gpu_mapping (void)
   g_assert_cmpint (s->start[launch], ==, 1);
   g_assert_cmpint (cp_slices_get_dur (s, launch), ==, 2000);
   g_assert_cmpint (cp_slices_get_corr (s, launch), ==, 11);
-  g_assert_cmpstr (cp_trace_get_string (trace, s->cat[launch]), ==, "cuda_runtime");
+  g_assert_cmpstr (cp_trace_get_string (trace, cp_slices_get_cat (s, launch)), ==, "cuda_runtime");
   /* Equal stats but for correlation_id share one record; the decoded stats
    * still show each slice's own correlation_id. */
   {
@@ -338,7 +338,7 @@ test_gpu_mapping (void)
   g_assert_cmpint (cp_slices_get_dur (s, 0), ==, 3000);
   g_assert_cmpint (cp_slices_get_corr (s, 0), ==, 11);
   g_assert_cmpint (cp_slices_get_ext (s, 0), ==, 5);
-  g_assert_cmpstr (cp_trace_get_string (trace, s->cat[0]), ==, "kernel");
+  g_assert_cmpstr (cp_trace_get_string (trace, cp_slices_get_cat (s, 0)), ==, "kernel");
   gi = cp_trace_get_gpu_info (trace, (CpSliceRef) { cp_lane_get_index (stream), 0 });
   g_assert_nonnull (gi);
   g_assert_cmpint (gi->device, ==, 0);
@@ -372,12 +372,12 @@ test_gpu_mapping (void)
   s = cp_lane_get_slices (htod);
   g_assert_cmpuint (s->n, ==, 1);
   g_assert_true (s->flags[0] & CP_SLICE_PAGEABLE);
-  g_assert_cmpstr (cp_trace_get_string (trace, s->cat[0]), ==, "gpu_memcpy");
+  g_assert_cmpstr (cp_trace_get_string (trace, cp_slices_get_cat (s, 0)), ==, "gpu_memcpy");
   gi = cp_trace_get_gpu_info (trace, (CpSliceRef) { cp_lane_get_index (htod), 0 });
   g_assert_cmpint (gi->bytes, ==, 4096);
   gi = cp_trace_get_gpu_info (trace, (CpSliceRef) { cp_lane_get_index (memset), 0 });
   g_assert_cmpint (gi->bytes, ==, 64);
-  g_assert_cmpstr (cp_trace_get_string (trace, cp_lane_get_slices (memset)->cat[0]), ==,
+  g_assert_cmpstr (cp_trace_get_string (trace, cp_slices_get_cat (cp_lane_get_slices (memset), 0)), ==,
                    "gpu_memset");
   gi = cp_trace_get_gpu_info (trace, (CpSliceRef) { cp_lane_get_index (dtod), 0 });
   g_assert_cmpint (gi->bytes, ==, 128);

@@ -89,7 +89,7 @@ host_pass (CpAnalysis *self,
           while (depth > 0 && s->start[stack[depth - 1]] + cp_slices_get_dur (s, stack[depth - 1]) <= start)
             depth--;
 
-          op = cp_slices_get_dur (s, i) > 0 && is_host_op (self, l, i, nf, s->cat[i], python_cat);
+          op = cp_slices_get_dur (s, i) > 0 && is_host_op (self, l, i, nf, cp_slices_get_cat (s, i), python_cat);
           near = op ? i + 1 : (depth > 0 ? nearest[depth - 1] : 0);
 
           if (s->flags[i] & CP_SLICE_HAS_FLOW_OUT)

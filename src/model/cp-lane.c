@@ -282,7 +282,9 @@ cp_lane_finalize (GObject *object)
   g_free ((gpointer) self->slices.long_index);
   g_free ((gpointer) self->slices.long_dur);
   g_free ((gpointer) self->slices.name);
-  g_free ((gpointer) self->slices.cat);
+  g_free ((gpointer) self->slices.cat8);
+  g_free ((gpointer) self->slices.cat_table);
+  g_free ((gpointer) self->slices.cat32);
   g_free ((gpointer) self->slices.row);
   g_free ((gpointer) self->slices.flags);
   sparse_column_free (&self->slices.corr);
@@ -428,7 +430,8 @@ _cp_lane_new (CpLaneKind      kind,
 gsize
 _cp_lane_get_memory_size (CpLane *self)
 {
-  gsize per_slice = sizeof (gint64) + sizeof (guint32) + sizeof (CpStr) * 2 +
+  gsize per_slice = sizeof (gint64) + sizeof (guint32) + sizeof (CpStr) +
+                    (self->slices.cat_table != NULL ? sizeof (guint8) : sizeof (CpStr)) +
                     sizeof (guint16) * 2 + sizeof (guint32);
 
   return sizeof *self + (gsize) self->slices.n * per_slice +

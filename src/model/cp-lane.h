@@ -56,6 +56,8 @@ cp_sparse_column_get (const CpSparseColumn *column,
  * first). Every array has n entries. Pointers stay valid while the lane lives;
  * the lane is immutable once its trace is built. Durations (>= 0) are 32-bit
  * with the few longer ones aside: read them with cp_slices_get_dur().
+ * Categories are a small table per lane with an 8-bit index per slice (or
+ * 32-bit ids when a lane has many): read them with cp_slices_get_cat().
  * Correlation and External
  * ids, device records and arguments are sparse columns: read them with
  * cp_slices_get_corr(), cp_slices_get_ext(), cp_slices_get_gpu() and
@@ -70,7 +72,9 @@ typedef struct
   const guint32 *long_index;/* their indexes, sorted */
   const gint64  *long_dur;  /* and their durations (ns) */
   const CpStr   *name;
-  const CpStr   *cat;
+  const guint8  *cat8;      /* categories, when cat_table is not NULL: an index in it */
+  const CpStr   *cat_table; /* the lane's few distinct categories, or NULL */
+  const CpStr   *cat32;     /* when cat_table is NULL: one per slice */
   const guint16 *row;       /* nesting depth, or an extra row for overlaps */
   const guint16 *flags;     /* CpSliceFlags */
   CpSparseColumn corr;      /* correlation id, CP_NONE when absent */
@@ -91,6 +95,14 @@ cp_slices_get_dur (const CpSlices *slices,
   guint32 d = slices->dur32[i];
 
   return G_LIKELY (d != G_MAXUINT32) ? (gint64) d : cp_slices_get_long_dur (slices, i);
+}
+
+/* The category of slice i. */
+static inline CpStr
+cp_slices_get_cat (const CpSlices *slices,
+                   guint           i)
+{
+  return slices->cat_table != NULL ? slices->cat_table[slices->cat8[i]] : slices->cat32[i];
 }
 
 /* The correlation id of slice i, CP_NONE when absent. */

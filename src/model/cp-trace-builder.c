@@ -35,7 +35,11 @@ typedef struct
   guint           cap;
   gint64         *start;
   CpStr          *names;
-  CpStr          *cats;
+  guint8         *cat8;          /* see blane_set_cat() */
+  CpStr          *cat_table;
+  guint           n_cats;
+  guint           last_cat;
+  CpStr          *cat32;
   guint16        *flags;
   CpSparseBuilder corr;
   CpSparseBuilder ext;
@@ -220,7 +224,9 @@ blane_free (gpointer data)
   g_free (l->long_index);
   g_free (l->long_dur);
   g_free (l->names);
-  g_free (l->cats);
+  g_free (l->cat8);
+  g_free (l->cat_table);
+  g_free (l->cat32);
   g_free (l->flags);
   _cp_sparse_builder_clear (&l->corr);
   _cp_sparse_builder_clear (&l->ext);
@@ -599,6 +605,53 @@ cp_trace_builder_get_lane_process (CpTraceBuilder *self,
 
 /* Slices */
 
+/* Categories: most lanes have a few (kernel; cpu_op and user_annotation),
+ * so each slice keeps an 8-bit index in the lane's table; past
+ * MAX_LANE_CATS distinct ones (a linear search each), 32-bit ids. */
+#define MAX_LANE_CATS 64
+
+static void
+blane_set_cat (BLane *l,
+               guint  i,
+               CpStr  cat)
+{
+  guint k;
+
+  if (l->cat32 != NULL)
+    {
+      l->cat32[i] = cat;
+      return;
+    }
+  if (l->n_cats > 0 && l->cat_table[l->last_cat] == cat)
+    {
+      l->cat8[i] = (guint8) l->last_cat;
+      return;
+    }
+  for (k = 0; k < l->n_cats; k++)
+    if (l->cat_table[k] == cat)
+      break;
+  if (k == l->n_cats)
+    {
+      if (l->n_cats == MAX_LANE_CATS)
+        {
+          /* Too many: one id per slice from now on. */
+          l->cat32 = g_new (CpStr, MAX (l->cap, 1));
+          for (guint j = 0; j < i; j++)
+            l->cat32[j] = l->cat_table[l->cat8[j]];
+          g_clear_pointer (&l->cat8, g_free);
+          g_clear_pointer (&l->cat_table, g_free);
+          l->n_cats = 0;
+          l->cat32[i] = cat;
+          return;
+        }
+      if (l->cat_table == NULL)
+        l->cat_table = g_new (CpStr, MAX_LANE_CATS);
+      l->cat_table[l->n_cats++] = cat;
+    }
+  l->last_cat = k;
+  l->cat8[i] = (guint8) k;
+}
+
 static void
 blane_grow (BLane *l)
 {
@@ -609,7 +662,10 @@ blane_grow (BLane *l)
   l->start = g_renew (gint64, l->start, cap);
   l->dur32 = g_renew (guint32, l->dur32, cap);
   l->names = g_renew (CpStr, l->names, cap);
-  l->cats = g_renew (CpStr, l->cats, cap);
+  if (l->cat32 != NULL)
+    l->cat32 = g_renew (CpStr, l->cat32, cap);
+  else
+    l->cat8 = g_renew (guint8, l->cat8, cap);
   l->flags = g_renew (guint16, l->flags, cap);
   l->cap = cap;
 }
@@ -661,7 +717,7 @@ cp_trace_builder_add_slice (CpTraceBuilder    *self,
   l->start[i] = init->start;
   blane_set_dur (l, i, dur, FALSE);
   l->names[i] = init->name;
-  l->cats[i] = init->cat;
+  blane_set_cat (l, i, init->cat);
   l->flags[i] = init->flags;
   if (init->corr != CP_NONE)
     _cp_sparse_builder_set (&l->corr, i, init->corr);
@@ -1166,7 +1222,10 @@ blane_sort (BLane *l)
       l->long_durs = moved;
     }
   PERMUTE (CpStr, l->names);
-  PERMUTE (CpStr, l->cats);
+  if (l->cat32 != NULL)
+    PERMUTE (CpStr, l->cat32);
+  else
+    PERMUTE (guint8, l->cat8);
   PERMUTE (guint16, l->flags);
   _cp_sparse_builder_permute (&l->corr, perm, l->n);
   _cp_sparse_builder_permute (&l->ext, perm, l->n);
@@ -1888,7 +1947,18 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       cols.long_index = l->long_index;
       cols.long_dur = l->long_dur;
       cols.name = l->n ? l->names : g_new0 (CpStr, 1);
-      cols.cat = l->n ? l->cats : g_new0 (CpStr, 1);
+      if (l->n > 0 && l->cat32 == NULL)
+        {
+          cols.cat8 = l->cat8;
+          cols.cat_table = g_renew (CpStr, l->cat_table, MAX (l->n_cats, 1));
+          l->cat8 = NULL;
+          l->cat_table = NULL;
+        }
+      else
+        {
+          cols.cat32 = l->cat32 != NULL ? l->cat32 : g_new0 (CpStr, 1);
+          l->cat32 = NULL;
+        }
       cols.row = l->rows;
       cols.flags = l->n ? l->flags : g_new0 (guint16, 1);
       _cp_sparse_builder_finish (&l->corr, l->n, CP_NONE, &cols.corr);
@@ -1899,7 +1969,6 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
         {
           g_free (l->start);
           g_free (l->names);
-          g_free (l->cats);
           g_free (l->flags);
         }
       l->start = NULL;
@@ -1907,7 +1976,6 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       l->long_index = NULL;
       l->long_dur = NULL;
       l->names = NULL;
-      l->cats = NULL;
       l->rows = NULL;
       l->flags = NULL;
 

@@ -355,7 +355,7 @@ show_slice (CpDetailsPane *self,
   g_autofree char *start = cp_time_format_offset (s->start[i]);
   g_autofree char *end = cp_time_format_offset (s->start[i] + cp_slices_get_dur (s, i));
   g_autofree char *dur = cp_ui_format_duration (cp_slices_get_dur (s, i));
-  const char *cat = cp_trace_get_string (self->trace, s->cat[i]);
+  const char *cat = cp_trace_get_string (self->trace, cp_slices_get_cat (s, i));
   CpLaneKind kind = cp_lane_get_kind (lane);
 
   title = gtk_label_new (cp_trace_get_string (self->trace, s->name[i]));

@@ -146,7 +146,7 @@ cp_fuzz_exercise_trace (CpTrace *trace)
           end_max = MAX (end_max, s->start[i] + cp_slices_get_dur (s, i));
           CHECK (end_max >= s->start[i]);
           check_text (cp_trace_get_string (trace, s->name[i]));
-          check_text (cp_trace_get_string (trace, s->cat[i]));
+          check_text (cp_trace_get_string (trace, cp_slices_get_cat (s, i)));
           (void) cp_trace_get_gpu_info (trace, ref);
           /* What the Details pane shows for a slice. */
           if (cp_slices_get_args (s, i) != 0 && decoded < 2000)
