@@ -761,9 +761,14 @@ launch (CpGenSim *s,
   gint64 wait = ready > t ? ready - t + jit (s, US (1.5), 0.5) : 0;
   gint64 cost = jit (s, s->sc->launch_ns, 0.3);
   gint rt = runtime_call (s, lane, s->n_launch, CBID_LAUNCH_KERNEL, wait + cost);
+  /* One random draw per statement: the order of evaluation of a call's
+   * arguments is unspecified, and the capture must not depend on the
+   * compiler. */
+  gint64 queued = jit (s, US (4), 0.3);
+  gint64 dur = jit (s, gpu_dur, 0.06);
 
   return gpu_activity (s, rt, stream, CP_GEN_CAT_KERNEL, intern_static (s, kernel_specs[kid].name),
-                       kid, t + wait + jit (s, US (4), 0.3), jit (s, gpu_dur, 0.06), 0);
+                       kid, t + wait + queued, dur, 0);
 }
 
 /* A host-to-device copy. Pinned copies are asynchronous; pageable ones
@@ -807,9 +812,11 @@ copy_d2h (CpGenSim *s,
 {
   gint64 t = s->clock[lane];
   gint rt = runtime_call (s, lane, s->n_memcpy_async, CBID_MEMCPY_ASYNC, jit (s, US (7), 0.3));
+  gint64 queued = jit (s, US (5), 0.3);
+  gint64 dur = jit (s, US (1.6), 0.2);
 
   return gpu_activity (s, rt, stream, CP_GEN_CAT_MEMCPY, intern_static (s, copy_specs[C_D2H_PINNED].name),
-                       C_D2H_PINNED, t + jit (s, US (5), 0.3), jit (s, US (1.6), 0.2), bytes);
+                       C_D2H_PINNED, t + queued, dur, bytes);
 }
 
 static void
@@ -820,9 +827,11 @@ memset_async (CpGenSim *s,
 {
   gint64 t = s->clock[lane];
   gint rt = runtime_call (s, lane, s->n_memset_async, CBID_MEMSET_ASYNC, jit (s, US (5), 0.3));
+  gint64 queued = jit (s, US (4), 0.3);
+  gint64 dur = jit (s, US (1.5), 0.2);
 
   gpu_activity (s, rt, stream, CP_GEN_CAT_MEMSET, intern_static (s, "Memset (Device)"), 0,
-                t + jit (s, US (4), 0.3), jit (s, US (1.5), 0.2) + bytes / 1500, bytes);
+                t + queued, dur + bytes / 1500, bytes);
 }
 
 /* Blocks the host until the stream has drained. */
@@ -832,7 +841,9 @@ stream_sync (CpGenSim *s,
              int       stream)
 {
   gint64 t = s->clock[lane];
-  gint64 end = MAX (t + jit (s, US (2.5), 0.3), s->stream_free[stream] + jit (s, US (6), 0.4));
+  gint64 call = jit (s, US (2.5), 0.3);
+  gint64 tail = jit (s, US (6), 0.4);
+  gint64 end = MAX (t + call, s->stream_free[stream] + tail);
   gint rt = runtime_call (s, lane, s->n_stream_sync, CBID_STREAM_SYNCHRONIZE, end - t);
 
   ev_at (s, rt)->flags |= CP_GEN_EVF_SYNC;
@@ -850,7 +861,12 @@ device_sync (CpGenSim *s,
   for (guint i = 0; i < s->n_lanes; i++)
     if (s->lanes[i].kind == CP_GEN_LANE_STREAM)
       drained = MAX (drained, s->stream_free[i]);
-  end = MAX (t + jit (s, US (3), 0.3), drained + jit (s, US (7), 0.4));
+  {
+    gint64 call = jit (s, US (3), 0.3);
+    gint64 tail = jit (s, US (7), 0.4);
+
+    end = MAX (t + call, drained + tail);
+  }
   rt = runtime_call (s, lane, s->n_device_sync, CBID_DEVICE_SYNCHRONIZE, end - t);
   ev_at (s, rt)->flags |= CP_GEN_EVF_SYNC;
 }
@@ -1467,7 +1483,11 @@ vit_step (CpGenSim *s)
   launch (s, m, s->compute_lane, K_FILL, US (2));
   op_end (s, m);
   op_end (s, m);
-  s->clock[a] = MAX (s->clock[a], s->clock[m] + jit (s, US (18), 0.3));
+  {
+    gint64 gap = jit (s, US (18), 0.3);
+
+    s->clock[a] = MAX (s->clock[a], s->clock[m] + gap);
+  }
   bwd_begin (s, "NllLossBackward0", 0);
   op_begin (s, a, CP_GEN_CAT_CPU_OP, "aten::nll_loss_backward", 0);
   launch (s, a, s->compute_lane, K_NLL_BWD, US (4));
@@ -1481,7 +1501,11 @@ vit_step (CpGenSim *s)
   vit_simple_backward (s, "ConvolutionBackward0", "aten::convolution_backward",
                        f ? K32_CONV : K_CONV, gemm_ns (s, US (64)));
   g_array_set_size (s->fwd_flows, 0);
-  s->clock[m] = MAX (s->clock[m], s->clock[a] + jit (s, US (22), 0.3));
+  {
+    gint64 gap = jit (s, US (22), 0.3);
+
+    s->clock[m] = MAX (s->clock[m], s->clock[a] + gap);
+  }
 
   if (sc->comm)
     all_reduce_gradients (s);
@@ -1586,7 +1610,11 @@ mlp_step (CpGenSim *s)
   launch (s, m, s->compute_lane, KT_MEAN, US (3.1));
   op_end (s, m);
 
-  s->clock[a] = MAX (s->clock[a], s->clock[m] + jit (s, US (15), 0.3));
+  {
+    gint64 gap = jit (s, US (15), 0.3);
+
+    s->clock[a] = MAX (s->clock[a], s->clock[m] + gap);
+  }
   bwd_begin (s, "MseLossBackward0", 0);
   op_begin (s, a, CP_GEN_CAT_CPU_OP, "aten::mse_loss_backward", 0);
   launch (s, a, s->compute_lane, KT_MSE_BWD, US (2.2));
@@ -1606,7 +1634,11 @@ mlp_step (CpGenSim *s)
       bwd_end (s);
     }
   g_array_set_size (s->fwd_flows, 0);
-  s->clock[m] = MAX (s->clock[m], s->clock[a] + jit (s, US (20), 0.3));
+  {
+    gint64 gap = jit (s, US (20), 0.3);
+
+    s->clock[m] = MAX (s->clock[m], s->clock[a] + gap);
+  }
 
   /* Adam with foreach=False: seven small kernels per parameter. */
   op_begin (s, m, CP_GEN_CAT_USER_ANNOTATION, "Optimizer.step#Adam.step", 0);
@@ -1692,8 +1724,13 @@ cp_gen_sim_new (const CpGenScenarioInfo *info,
   s->run.memory_bandwidth = G_GUINT64_CONSTANT (3352000000000);
   s->run.world_size = s->sc->comm ? 16 : 1;
   s->run.ranks_per_node = 8;
-  s->trace_id = g_strdup_printf ("%016" G_GINT64_MODIFIER "X%016" G_GINT64_MODIFIER "X",
-                                 splitmix64 (&x), splitmix64 (&x));
+  {
+    /* Two draws in two statements (argument order is unspecified). */
+    guint64 hi = splitmix64 (&x);
+    guint64 lo = splitmix64 (&x);
+
+    s->trace_id = g_strdup_printf ("%016" G_GINT64_MODIFIER "X%016" G_GINT64_MODIFIER "X", hi, lo);
+  }
   s->run.trace_id = s->trace_id;
 
   add_lane (s, &s->main_lane, CP_GEN_LANE_HOST, s->run.pid, "python3");

@@ -282,16 +282,26 @@ encode_event (Writer           *w,
 
     case CP_GEN_CAT_KERNEL:
       put_stat_varint (b, XEVENT_STATS, stat_static (w, p, "correlation_id"), XSTAT_UINT64, ev->corr);
-      put_stat_varint (b, XEVENT_STATS, stat_static (w, p, "kernel_details"), XSTAT_REF,
-                       kernel_details_id (w, sim, ev->spec));
+      {
+        /* Both calls may assign a new stat id: one statement each, so the
+         * ids do not depend on the compiler's argument order. */
+        guint key = stat_static (w, p, "kernel_details");
+        guint ref = kernel_details_id (w, sim, ev->spec);
+
+        put_stat_varint (b, XEVENT_STATS, key, XSTAT_REF, ref);
+      }
       break;
 
     case CP_GEN_CAT_MEMCPY:
     case CP_GEN_CAT_MEMSET:
       put_stat_varint (b, XEVENT_STATS, stat_static (w, p, "correlation_id"), XSTAT_UINT64, ev->corr);
-      put_stat_varint (b, XEVENT_STATS,
-                       ev->cat == CP_GEN_CAT_MEMSET ? stat_static (w, p, "Memset_details") : stat_static (w, p, "memcpy_details"),
-                       XSTAT_REF, copy_details_id (w, ev));
+      {
+        guint key = ev->cat == CP_GEN_CAT_MEMSET ? stat_static (w, p, "Memset_details")
+                                                 : stat_static (w, p, "memcpy_details");
+        guint ref = copy_details_id (w, ev);
+
+        put_stat_varint (b, XEVENT_STATS, key, XSTAT_REF, ref);
+      }
       break;
 
     case CP_GEN_CAT_COUNTER:
@@ -476,8 +486,13 @@ setup_plane_stats (Writer *w,
   put_stat_varint (g, XPLANE_STATS, stat_id (w, PLANE_GPU, "compute_cap_minor"), XSTAT_INT64,
                    run->compute_minor);
   put_stat_string (g, XPLANE_STATS, stat_id (w, PLANE_GPU, "device_vendor"), "Nvidia");
-  put_stat_varint (g, XPLANE_STATS, stat_id (w, PLANE_GPU, "gpu_device_name"), XSTAT_REF,
-                   stat_id (w, PLANE_GPU, run->device_name));
+  {
+    /* Two new stat ids: one statement each (argument order is unspecified). */
+    guint key = stat_id (w, PLANE_GPU, "gpu_device_name");
+    guint ref = stat_id (w, PLANE_GPU, run->device_name);
+
+    put_stat_varint (g, XPLANE_STATS, key, XSTAT_REF, ref);
+  }
 
   cp_pb_buf_reset (t);
   put_stat_varint (t, XPLANE_STATS, stat_id (w, PLANE_TASK, "profile_start_time"), XSTAT_UINT64,

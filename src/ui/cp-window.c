@@ -917,7 +917,8 @@ open_action (GtkWidget  *widget,
   GtkFileFilter *all = NULL;
   g_autoptr(GListStore) filters = make_filters (&all);
   g_autoptr(GFile) folder = dup_initial_folder (self);
-  g_autoptr(GtkFileFilter) all_ref = all;
+  /* Owns the filter for the scope (only read through "all"). */
+  g_autoptr(GtkFileFilter) all_ref G_GNUC_UNUSED = all;
 
 #if GTK_CHECK_VERSION (4, 10, 0)
   g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
