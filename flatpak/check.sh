@@ -84,6 +84,12 @@ while [ $# -gt 0 ]; do
 done
 
 RESULTS=${RESULTS:-$SRC_ROOT/build/flatpak-check}
+
+# No display of the caller's: with one and no session bus, GLib programs
+# (flatpak-builder, flatpak) autolaunch a bus bound to that display, and it
+# and the portals activated on it outlive this script. The app's run and the
+# Debian 13 suite start their own Xvfb and bus.
+unset DISPLAY WAYLAND_DISPLAY
 SAMPLE=${CP_FLATPAK_SAMPLE:-$SRC_ROOT/data/samples/sample-training.pt.trace.json.gz}
 
 # The chroot runs binaries built for the host architecture only.
