@@ -236,6 +236,27 @@ show_toast (CpWindow   *self,
   cp_window_add_toast (self, toast);
 }
 
+/* A message with a Close button, over the window. */
+static void
+present_alert (CpWindow   *self,
+               const char *heading,
+               const char *body)
+{
+#if ADW_CHECK_VERSION (1, 5, 0)
+  AdwDialog *dialog = adw_alert_dialog_new (heading, body);
+
+  adw_alert_dialog_add_response (ADW_ALERT_DIALOG (dialog), "close", _("_Close"));
+  adw_alert_dialog_set_default_response (ADW_ALERT_DIALOG (dialog), "close");
+  adw_dialog_present (dialog, GTK_WIDGET (self));
+#else
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, body);
+
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "close");
+  gtk_window_present (GTK_WINDOW (dialog));
+#endif
+}
+
 /* A failed load gets a dialog: its reason can be longer than a toast. The
  * heading stays short and fixed: libadwaita 1.7 does not wrap an alert's
  * heading without a warning, and file names can be long. The body names
@@ -254,19 +275,7 @@ show_error_dialog (CpWindow   *self,
   else
     body = g_strdup (reason);
 
-#if ADW_CHECK_VERSION (1, 5, 0)
-  AdwDialog *dialog = adw_alert_dialog_new (heading, body);
-
-  adw_alert_dialog_add_response (ADW_ALERT_DIALOG (dialog), "close", _("_Close"));
-  adw_alert_dialog_set_default_response (ADW_ALERT_DIALOG (dialog), "close");
-  adw_dialog_present (dialog, GTK_WIDGET (self));
-#else
-  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, body);
-
-  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "close");
-  gtk_window_present (GTK_WINDOW (dialog));
-#endif
+  present_alert (self, heading, body);
 }
 
 /* State ----------------------------------------------------------------- */
@@ -1103,19 +1112,7 @@ show_sidecar_problem (CpWindow   *self,
                                                               : _("Notes Could Not Be Read");
   g_autofree char *body = g_strdup_printf ("%s\n\n%s", error->message, outcome ? outcome : "");
 
-#if ADW_CHECK_VERSION (1, 5, 0)
-  AdwDialog *dialog = adw_alert_dialog_new (heading, body);
-
-  adw_alert_dialog_add_response (ADW_ALERT_DIALOG (dialog), "close", _("_Close"));
-  adw_alert_dialog_set_default_response (ADW_ALERT_DIALOG (dialog), "close");
-  adw_dialog_present (dialog, GTK_WIDGET (self));
-#else
-  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), heading, body);
-
-  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "close");
-  gtk_window_present (GTK_WINDOW (dialog));
-#endif
+  present_alert (self, heading, body);
 }
 
 /* Reads the capture's notes and keeps them saved from now on. */

@@ -25,64 +25,10 @@
 #include "cp-steps-pane.h"
 #include "cp-test-util.h"
 #include "cp-window.h"
-
-#define WAIT_TIMEOUT_MS 60000
+#include "cp-ui-test-util.h"
 
 static CpApplication *app;
 static char *tmpdir;
-
-typedef gboolean (*Condition) (gpointer data);
-
-static gboolean
-timeout_cb (gpointer data)
-{
-  gboolean *timed_out = data;
-
-  *timed_out = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-static void
-wait_for (Condition   cond,
-          gpointer    data,
-          const char *what)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add (WAIT_TIMEOUT_MS, timeout_cb, &timed_out);
-
-  while (!cond (data) && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  if (timed_out)
-    g_error ("Timed out waiting for %s", what);
-  g_source_remove (id);
-}
-
-static void
-run_for (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * G_TIME_SPAN_MILLISECOND;
-
-  while (g_get_monotonic_time () < end)
-    if (!g_main_context_iteration (NULL, FALSE))
-      g_usleep (1000);
-}
-
-static GtkWidget *
-find_widget (GtkWidget *root,
-             GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
-    return root;
-  for (GtkWidget *child = gtk_widget_get_first_child (root); child;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_widget (child, type);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
 
 static gboolean
 analysed (gpointer data)
@@ -116,7 +62,7 @@ open_window (const char *scenario)
   gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
   gtk_window_present (GTK_WINDOW (window));
   cp_window_open (window, file);
-  wait_for (analysed, window, "the analysis");
+  cp_ui_wait_for (analysed, window, "the analysis");
   g_assert_cmpint (cp_window_get_state (window), ==, CP_WINDOW_LOADED);
   return window;
 }
@@ -134,9 +80,9 @@ show_page (CpWindow   *window,
   AdwViewStack *stack = ADW_VIEW_STACK (gtk_widget_get_ancestor (pane, ADW_TYPE_VIEW_STACK));
 
   adw_view_stack_set_visible_child (stack, pane);
-  run_for (200);
+  cp_ui_run_for (200);
   /* A slow machine (sanitizers) may take longer to lay the page out. */
-  wait_for (allocated, pane, "the page to be laid out");
+  cp_ui_wait_for (allocated, pane, "the page to be laid out");
 }
 
 /* Writes the window as a PNG when CP_SCREENSHOT_DIR is set. */
@@ -154,7 +100,7 @@ screenshot (CpWindow   *window,
 
   if (dir == NULL)
     return;
-  run_for (300);
+  cp_ui_run_for (300);
   w = gtk_widget_get_width (GTK_WIDGET (window));
   h = gtk_widget_get_height (GTK_WIDGET (window));
   paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
@@ -210,9 +156,9 @@ test_input_bound (void)
 {
   CpWindow *window = open_window ("input-bound");
   CpAnalysis *analysis = cp_window_get_analysis (window);
-  GtkWidget *findings = find_widget (GTK_WIDGET (window), CP_TYPE_FINDINGS_PANE);
-  GtkWidget *steps = find_widget (GTK_WIDGET (window), CP_TYPE_STEPS_PANE);
-  GtkWidget *kernels = find_widget (GTK_WIDGET (window), CP_TYPE_KERNELS_PANE);
+  GtkWidget *findings = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_FINDINGS_PANE);
+  GtkWidget *steps = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_STEPS_PANE);
+  GtkWidget *kernels = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_KERNELS_PANE);
   g_autoptr(CpViewState) view = NULL;
   CpFinding *f;
   const CpEvidence *ev;
@@ -332,14 +278,14 @@ test_input_bound (void)
     }
 
   gtk_window_destroy (GTK_WINDOW (window));
-  run_for (100);
+  cp_ui_run_for (100);
 }
 
 static void
 test_healthy (void)
 {
   CpWindow *window = open_window ("healthy");
-  GtkWidget *findings = find_widget (GTK_WIDGET (window), CP_TYPE_FINDINGS_PANE);
+  GtkWidget *findings = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_FINDINGS_PANE);
 
   /* No problems, and the pane says so; the tab does not ask for attention. */
   g_assert_cmpuint (cp_findings_pane_get_n_problems (CP_FINDINGS_PANE (findings)), ==, 0);
@@ -352,7 +298,7 @@ test_healthy (void)
                    cp_findings_pane_get_n_findings (CP_FINDINGS_PANE (findings)) > 0 ? 0 : -1);
 
   gtk_window_destroy (GTK_WINDOW (window));
-  run_for (100);
+  cp_ui_run_for (100);
 }
 
 static void
@@ -360,14 +306,14 @@ test_reload_replaces_analysis (void)
 {
   CpWindow *window = open_window ("launch-bound");
   CpAnalysis *first = cp_window_get_analysis (window);
-  GtkWidget *findings = find_widget (GTK_WIDGET (window), CP_TYPE_FINDINGS_PANE);
+  GtkWidget *findings = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_FINDINGS_PANE);
 
   g_assert_nonnull (cp_analysis_lookup_finding (first, "launch-bound"));
   g_assert_true (cp_findings_pane_get_analysis (CP_FINDINGS_PANE (findings)) == first);
   g_assert_cmpuint (cp_findings_pane_get_n_problems (CP_FINDINGS_PANE (findings)), ==, 1);
 
   gtk_window_destroy (GTK_WINDOW (window));
-  run_for (100);
+  cp_ui_run_for (100);
 }
 
 int

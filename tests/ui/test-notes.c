@@ -28,79 +28,12 @@
 #include "cp-timeline-pane.h"
 #include "cp-window.h"
 #include "formats/cp-sidecar.h"
+#include "cp-ui-test-util.h"
 
-#define WAIT_TIMEOUT_MS 60000
 #define SOURCE_DATE     "1769964000"
 
 static CpApplication *app;
 static char *tmpdir;
-
-typedef gboolean (*Condition) (gpointer data);
-
-static gboolean
-timeout_cb (gpointer data)
-{
-  gboolean *timed_out = data;
-
-  *timed_out = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-static void
-wait_for (Condition   cond,
-          gpointer    data,
-          const char *what)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add (WAIT_TIMEOUT_MS, timeout_cb, &timed_out);
-
-  while (!cond (data) && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  if (timed_out)
-    g_error ("Timed out waiting for %s", what);
-  g_source_remove (id);
-}
-
-static void
-run_for (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * G_TIME_SPAN_MILLISECOND;
-
-  while (g_get_monotonic_time () < end)
-    if (!g_main_context_iteration (NULL, FALSE))
-      g_usleep (1000);
-}
-
-static GtkWidget *
-find_widget (GtkWidget *root,
-             GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
-    return root;
-  for (GtkWidget *child = gtk_widget_get_first_child (root); child;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_widget (child, type);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-static gboolean
-label_tree_has (GtkWidget  *widget,
-                const char *text)
-{
-  if (GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget) &&
-      strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL)
-    return TRUE;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child;
-       child = gtk_widget_get_next_sibling (child))
-    if (label_tree_has (child, text))
-      return TRUE;
-  return FALSE;
-}
 
 static gboolean
 screen_shows_cond (gpointer data)
@@ -111,7 +44,7 @@ screen_shows_cond (gpointer data)
     {
       g_autoptr(GtkWidget) window = g_list_model_get_item (toplevels, i);
 
-      if (gtk_widget_get_visible (window) && label_tree_has (window, data))
+      if (gtk_widget_get_visible (window) && cp_ui_label_tree_has (window, data))
         return TRUE;
     }
   return FALSE;
@@ -199,7 +132,7 @@ screenshot (GtkWidget  *window,
 
   if (dir == NULL)
     return;
-  run_for (300);
+  cp_ui_run_for (300);
   w = gtk_widget_get_width (window);
   h = gtk_widget_get_height (window);
   paintable = gtk_widget_paintable_new (window);
@@ -235,7 +168,7 @@ static gboolean
 ready_cond (gpointer data)
 {
   CpWindow *window = data;
-  CpTimelinePane *pane = CP_TIMELINE_PANE (find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE));
+  CpTimelinePane *pane = CP_TIMELINE_PANE (cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE));
   GtkWidget *view = GTK_WIDGET (cp_timeline_pane_get_view (pane));
 
   return cp_window_get_analysis (window) != NULL && cp_timeline_view_is_ready (CP_TIMELINE_VIEW (view)) &&
@@ -251,7 +184,7 @@ open_window (const char *path)
   gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
   gtk_window_present (GTK_WINDOW (window));
   cp_window_open (window, file);
-  wait_for (ready_cond, window, "the capture and its analysis");
+  cp_ui_wait_for (ready_cond, window, "the capture and its analysis");
   return window;
 }
 
@@ -290,15 +223,15 @@ write_note (CpWindow   *window,
             const char *text,
             guint       color)
 {
-  GtkWidget *pane = find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE);
-  GtkWidget *popover = find_widget (pane, CP_TYPE_NOTE_POPOVER);
+  GtkWidget *pane = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE);
+  GtkWidget *popover = cp_ui_find_widget (pane, CP_TYPE_NOTE_POPOVER);
 
   g_assert_nonnull (popover);
   g_assert_true (gtk_widget_get_visible (popover));
   cp_note_popover_set_text (CP_NOTE_POPOVER (popover), text);
   cp_note_popover_pick_color (CP_NOTE_POPOVER (popover), color);
   gtk_popover_popdown (GTK_POPOVER (popover));
-  run_for (50);
+  cp_ui_run_for (50);
 }
 
 typedef struct
@@ -330,9 +263,9 @@ test_notes_and_export (void)
   CpWindow *window = open_window (capture);
   CpAnnotations *notes = annotations_of (window);
   CpViewState *view = cp_window_get_view_state (window);
-  CpTimelinePane *pane = CP_TIMELINE_PANE (find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE));
+  CpTimelinePane *pane = CP_TIMELINE_PANE (cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE));
   GtkWidget *timeline = GTK_WIDGET (cp_timeline_pane_get_view (pane));
-  GtkWidget *notes_pane = find_widget (GTK_WIDGET (window), CP_TYPE_NOTES_PANE);
+  GtkWidget *notes_pane = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_NOTES_PANE);
   CpTrace *trace = cp_window_get_trace (window);
   gint64 duration = cp_trace_get_duration (trace);
   CpAnnotation *marker, *note, *pinned;
@@ -389,8 +322,8 @@ test_notes_and_export (void)
 
   /* The Notes page lists them; activating one shows it. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-notes", NULL));
-  run_for (100);
-  wait_for (screen_shows_cond, (gpointer) "Why does the GPU wait here?", "the note in the Notes page");
+  cp_ui_run_for (100);
+  cp_ui_wait_for (screen_shows_cond, (gpointer) "Why does the GPU wait here?", "the note in the Notes page");
   cp_view_state_fit_all (view);
   cp_notes_pane_activate (CP_NOTES_PANE (notes_pane), cp_annotations_find (notes, note));
   g_assert_cmpint (cp_view_state_get_visible_start (view), <=, cp_annotation_get_start (note));
@@ -401,7 +334,7 @@ test_notes_and_export (void)
 
   /* Saved beside the capture soon after. */
   saved.n = 3;
-  wait_for (saved_cond, &saved, "the notes saved beside the capture");
+  cp_ui_wait_for (saved_cond, &saved, "the notes saved beside the capture");
 
   /* Export Report: the dialog, the worker, the toast. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.export-report", NULL));
@@ -420,7 +353,7 @@ test_notes_and_export (void)
     screenshot (dialog, "export-dialog.png");
     cp_export_dialog_confirm (CP_EXPORT_DIALOG (dialog));
   }
-  wait_for (screen_shows_cond, (gpointer) "Report saved as", "the report's toast");
+  cp_ui_wait_for (screen_shows_cond, (gpointer) "Report saved as", "the report's toast");
   g_assert_true (g_file_test (report, G_FILE_TEST_EXISTS));
   g_assert_null (find_toplevel (CP_TYPE_EXPORT_DIALOG));
   {
@@ -458,7 +391,7 @@ test_notes_and_export (void)
   /* Deleting from the Notes page; closing saves at once. */
   cp_annotations_remove (notes, note);
   gtk_window_close (GTK_WINDOW (window));
-  run_for (100);
+  cp_ui_run_for (100);
   saved.n = 2;
   g_assert_true (saved_cond (&saved));
 
@@ -471,7 +404,7 @@ test_notes_and_export (void)
   g_assert_nonnull (pinned);
   g_assert_false (cp_annotation_is_detached (pinned));
   gtk_window_close (GTK_WINDOW (window));
-  run_for (100);
+  cp_ui_run_for (100);
 }
 
 static void
@@ -488,16 +421,16 @@ test_damaged_sidecar (void)
   g_assert_true (g_file_set_contents (sidecar, garbage, -1, NULL));
   window = open_window (capture);
   /* Told, with the file named and where it was kept. */
-  wait_for (screen_shows_cond, (gpointer) "not valid JSON", "the damaged file's message");
+  cp_ui_wait_for (screen_shows_cond, (gpointer) "not valid JSON", "the damaged file's message");
   g_assert_true (screen_shows_cond ((gpointer) "damaged.pt.trace.json.chokepoint.json.damaged"));
   g_assert_true (g_file_get_contents (kept, &text, NULL, NULL));
   g_assert_cmpstr (text, ==, garbage);
 
   /* New notes go to a fresh file. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin-evidence", "(su)", "input-bound", 0));
-  wait_for (saved_cond, &saved, "a fresh annotations file");
+  cp_ui_wait_for (saved_cond, &saved, "a fresh annotations file");
   gtk_window_close (GTK_WINDOW (window));
-  run_for (100);
+  cp_ui_run_for (100);
   {
     GListModel *toplevels = gtk_window_get_toplevels ();
 
@@ -510,7 +443,7 @@ test_damaged_sidecar (void)
           gtk_window_destroy (GTK_WINDOW (w));
       }
   }
-  run_for (100);
+  cp_ui_run_for (100);
 }
 
 int

@@ -25,8 +25,7 @@
 #include "cp-timeline-pane.h"
 #include "cp-timeline-view-private.h"
 #include "cp-window.h"
-
-#define WAIT_TIMEOUT_MS 30000
+#include "cp-ui-test-util.h"
 
 static CpApplication *app;
 static char *tmpdir;
@@ -53,61 +52,6 @@ static const char capture_json[] =
   "  {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pageable -> Device)\", \"pid\": 0,"
   "   \"tid\": 7, \"ts\": 1010, \"dur\": 40, \"args\": {\"device\": 0, \"stream\": 7, \"bytes\": 4096}}\n"
   " ]}\n";
-
-typedef gboolean (*Condition) (gpointer data);
-
-static gboolean
-timeout_cb (gpointer data)
-{
-  gboolean *timed_out = data;
-
-  *timed_out = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-static void
-wait_for (Condition   cond,
-          gpointer    data,
-          const char *what)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add (WAIT_TIMEOUT_MS, timeout_cb, &timed_out);
-
-  while (!cond (data) && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  if (timed_out)
-    g_error ("Timed out waiting for %s", what);
-  g_source_remove (id);
-}
-
-static void
-run_for (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * G_TIME_SPAN_MILLISECOND;
-
-  while (g_get_monotonic_time () < end)
-    {
-      if (!g_main_context_iteration (NULL, FALSE))
-        g_usleep (1000);
-    }
-}
-
-static GtkWidget *
-find_widget (GtkWidget *root,
-             GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
-    return root;
-  for (GtkWidget *child = gtk_widget_get_first_child (root); child;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_widget (child, type);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
 
 static GtkWidget *
 find_named (GtkWidget  *root,
@@ -289,15 +233,15 @@ test_timeline (void)
   gtk_window_set_default_size (GTK_WINDOW (window), 1400, 800);
   gtk_window_present (GTK_WINDOW (window));
   cp_window_open (window, file);
-  wait_for (loaded_cond, window, "the capture to load");
+  cp_ui_wait_for (loaded_cond, window, "the capture to load");
 
-  pane = CP_TIMELINE_PANE (find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE));
+  pane = CP_TIMELINE_PANE (cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE));
   view = cp_timeline_pane_get_view (pane);
-  details = CP_DETAILS_PANE (find_widget (GTK_WIDGET (window), CP_TYPE_DETAILS_PANE));
-  stack = ADW_VIEW_STACK (find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+  details = CP_DETAILS_PANE (cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_DETAILS_PANE));
+  stack = ADW_VIEW_STACK (cp_ui_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
   g_assert_nonnull (details);
-  wait_for (view_ready_cond, view, "the timeline");
-  run_for (100);
+  cp_ui_wait_for (view_ready_cond, view, "the timeline");
+  cp_ui_run_for (100);
 
   /* One view state for the window, the timeline and the panes. */
   vs = cp_window_get_view_state (window);
@@ -357,7 +301,7 @@ test_timeline (void)
   g_assert_true (cp_timeline_view_get_slice_point (view, gemm, &x, &y));
   drag (GTK_WIDGET (view), x, y, 0, 0);
   g_assert_true (cp_slice_ref_equal (cp_view_state_get_selected (vs), gemm));
-  run_for (50);
+  cp_ui_run_for (50);
   g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "details");
   label = find_named (GTK_WIDGET (details), "slice-name");
   g_assert_nonnull (label);
@@ -378,7 +322,7 @@ test_timeline (void)
   g_assert_cmpstr (cp_trace_slice_name (trace, launch), ==, "cudaLaunchKernel");
   g_assert_cmpint (cp_trace_slice_start (trace, launch), >=, cp_view_state_get_visible_start (vs));
   g_assert_cmpint (cp_trace_slice_start (trace, launch), <=, cp_view_state_get_visible_end (vs));
-  run_for (50);
+  cp_ui_run_for (50);
   label = find_named (GTK_WIDGET (details), "slice-name");
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, "cudaLaunchKernel");
   /* And back: the launch links to its kernel. */
@@ -418,7 +362,7 @@ test_timeline (void)
   g_assert_cmpfloat (fabs (cp_view_state_time_to_x (vs, start) - 100), <=, 1.0);
   g_assert_cmpfloat (fabs (cp_view_state_time_to_x (vs, end) - 500), <=, 1.0);
   g_assert_nonnull (find_named (GTK_WIDGET (details), "range-duration"));
-  wait_for (range_counted_cond, details, "the range's lanes");
+  cp_ui_wait_for (range_counted_cond, details, "the range's lanes");
   /* A drag in the lanes pans. */
   start = cp_view_state_get_visible_start (vs);
   press_key (GTK_WIDGET (view), GDK_KEY_w, 0);
@@ -432,7 +376,7 @@ test_timeline (void)
   bar = cp_timeline_pane_get_find_bar (pane);
   g_assert_true (cp_find_bar_is_open (bar));
   cp_find_bar_search (bar, "kernel", CP_SEARCH_SUBSTRING);
-  wait_for (search_done_cond, bar, "the search");
+  cp_ui_wait_for (search_done_cond, bar, "the search");
   /* cudaLaunchKernel twice, gemm_kernel and relu_kernel. */
   g_assert_cmpuint (cp_find_bar_get_result (bar)->n_matches, ==, 4);
   {
@@ -453,7 +397,7 @@ test_timeline (void)
   g_assert_cmpstr (cp_trace_slice_name (trace, cp_view_state_get_selected (vs)), ==, "cudaLaunchKernel");
   /* A bad regular expression says so. */
   cp_find_bar_search (bar, "kernel(", CP_SEARCH_REGEX);
-  wait_for (status_says_bad_regex_cond, bar, "the bad pattern to be reported");
+  cp_ui_wait_for (status_says_bad_regex_cond, bar, "the bad pattern to be reported");
   cp_find_bar_close (bar);
   {
     guint n;
@@ -469,11 +413,11 @@ test_timeline (void)
   g_assert_true (cp_timeline_layout_get_item (cp_timeline_view_get_layout (view), 0)->is_device);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-all-flows", NULL));
   g_assert_true (cp_view_state_get_show_all_flows (vs));
-  run_for (50);
+  cp_ui_run_for (50);
 
   gtk_window_destroy (GTK_WINDOW (window));
-  wait_for (no_windows_cond, NULL, "the window to close");
-  run_for (50);
+  cp_ui_wait_for (no_windows_cond, NULL, "the window to close");
+  cp_ui_run_for (50);
 }
 
 int

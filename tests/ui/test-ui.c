@@ -23,6 +23,7 @@
 #include "model/cp-lane.h"
 #include "model/cp-trace-builder.h"
 #include "cp-window.h"
+#include "cp-ui-test-util.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 # define CP_TEST_HAVE_LSAN 1
@@ -31,10 +32,6 @@
 #  define CP_TEST_HAVE_LSAN 1
 # endif
 #endif
-
-/* Every wait in these tests ends well before this, or the test fails. */
-#define WAIT_TIMEOUT_MS 60000
-
 
 static CpApplication *app;
 static char *tmpdir;
@@ -59,66 +56,10 @@ static const char capture_json[] =
 
 /* Helpers --------------------------------------------------------------- */
 
-typedef gboolean (*Condition) (gpointer data);
-
-static gboolean
-timeout_cb (gpointer data)
-{
-  gboolean *timed_out = data;
-
-  *timed_out = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Runs the main loop until cond holds; fails the test after the timeout. */
-static void
-wait_for (Condition   cond,
-          gpointer    data,
-          const char *what)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add (WAIT_TIMEOUT_MS, timeout_cb, &timed_out);
-
-  while (!cond (data) && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-  if (timed_out)
-    g_error ("Timed out waiting for %s", what);
-  g_source_remove (id);
-}
-
 static gboolean
 timeline_ready (gpointer data)
 {
   return cp_timeline_view_is_ready (data);
-}
-
-/* Lets pending idles and short timeouts run. */
-static void
-run_for (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * G_TIME_SPAN_MILLISECOND;
-
-  while (g_get_monotonic_time () < end)
-    {
-      if (!g_main_context_iteration (NULL, FALSE))
-        g_usleep (1000);
-    }
-}
-
-static gboolean
-label_tree_has (GtkWidget  *widget,
-                const char *text)
-{
-  if (GTK_IS_LABEL (widget) && gtk_widget_get_visible (widget) &&
-      strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL)
-    return TRUE;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      if (label_tree_has (child, text))
-        return TRUE;
-    }
-  return FALSE;
 }
 
 /* Whether any window on screen (toasts, dialogs included) shows the text. */
@@ -132,7 +73,7 @@ screen_shows (const char *text)
     {
       g_autoptr(GtkWidget) window = g_list_model_get_item (toplevels, i);
 
-      if (gtk_widget_get_visible (window) && label_tree_has (window, text))
+      if (gtk_widget_get_visible (window) && cp_ui_label_tree_has (window, text))
         return TRUE;
     }
   return FALSE;
@@ -187,24 +128,7 @@ wait_for_message (const char *a,
   TwoTexts t = { a, b };
   g_autofree char *what = g_strdup_printf ("a message with “%s” and “%s”", a, b);
 
-  wait_for (screen_shows_both_cond, &t, what);
-}
-
-static GtkWidget *
-find_widget (GtkWidget *root,
-             GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
-    return root;
-  for (GtkWidget *child = gtk_widget_get_first_child (root); child;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_widget (child, type);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
+  cp_ui_wait_for (screen_shows_both_cond, &t, what);
 }
 
 /* The first widget whose action is action_name (buttons, menu items). */
@@ -256,8 +180,8 @@ close_all (void)
 
       gtk_window_destroy (window);
     }
-  wait_for (no_windows_cond, NULL, "every window to close");
-  run_for (50);
+  cp_ui_wait_for (no_windows_cond, NULL, "every window to close");
+  cp_ui_run_for (50);
 }
 
 /* Closes the windows that are not application windows (message dialogs). */
@@ -276,7 +200,7 @@ close_dialogs (void)
       else
         i++;
     }
-  run_for (50);
+  cp_ui_run_for (50);
 }
 
 static CpWindow *
@@ -302,7 +226,7 @@ wait_for_state (CpWindow      *window,
 {
   gpointer args[2] = { window, GINT_TO_POINTER (state) };
 
-  wait_for (state_is_cond, args, "the window state");
+  cp_ui_wait_for (state_is_cond, args, "the window state");
 }
 
 static GtkDropTarget *
@@ -461,7 +385,7 @@ test_empty_state (void)
 
   /* The main menu holds Open Recent, fed by the application's list. */
   {
-    GtkWidget *button = find_widget (GTK_WIDGET (window), GTK_TYPE_MENU_BUTTON);
+    GtkWidget *button = cp_ui_find_widget (GTK_WIDGET (window), GTK_TYPE_MENU_BUTTON);
     GMenuModel *menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
     g_autoptr(GMenuModel) section = g_menu_model_get_item_link (menu, 0, G_MENU_LINK_SECTION);
     gboolean found = FALSE;
@@ -497,11 +421,11 @@ static gboolean
 timeline_shows (CpWindow   *window,
                 const char *text)
 {
-  CpTimelinePane *pane = CP_TIMELINE_PANE (find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE));
+  CpTimelinePane *pane = CP_TIMELINE_PANE (cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE));
   CpTimelineView *view = cp_timeline_pane_get_view (pane);
   CpTimelineLayout *layout;
 
-  wait_for (timeline_ready, view, "the timeline's index");
+  cp_ui_wait_for (timeline_ready, view, "the timeline's index");
   layout = cp_timeline_view_get_layout (view);
   for (guint i = 0; layout && i < cp_timeline_layout_get_n_items (layout); i++)
     {
@@ -550,14 +474,14 @@ test_drop_file (void)
   /* The timeline lays the lanes out under their process or device,
    * expanded: one item per group and one per lane. */
   {
-    CpTimelinePane *pane = CP_TIMELINE_PANE (find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE));
+    CpTimelinePane *pane = CP_TIMELINE_PANE (cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_PANE));
     CpTimelineView *view = cp_timeline_pane_get_view (pane);
     CpTrace *trace = cp_window_get_trace (window);
     CpTimelineLayout *layout;
     guint n_groups = 0;
 
     g_assert_nonnull (pane);
-    wait_for (timeline_ready, view, "the timeline's index");
+    cp_ui_wait_for (timeline_ready, view, "the timeline's index");
     layout = cp_timeline_view_get_layout (view);
     g_assert_nonnull (layout);
     for (guint i = 0; i < cp_timeline_layout_get_n_items (layout); i++)
@@ -602,7 +526,7 @@ test_drop_gfile_and_text (void)
   g_value_reset (&text);
   g_value_set_string (&text, uri_text);
   g_assert_true (drop_value (window, &text));
-  run_for (300);
+  cp_ui_run_for (300);
   g_assert_cmpuint (n_windows (), ==, 1);
 
   /* Another capture dropped on a window that shows one opens beside it. */
@@ -610,7 +534,7 @@ test_drop_gfile_and_text (void)
     g_autoptr(GFile) second = write_capture ("second.json", capture_json);
 
     g_assert_true (drop_files (window, second, NULL));
-    wait_for (two_windows_cond, NULL, "a second window");
+    cp_ui_wait_for (two_windows_cond, NULL, "a second window");
     other = NULL;
     for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
       if (l->data != window)
@@ -728,7 +652,7 @@ test_cancel (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel-load", NULL));
   g_assert_cmpint (cp_window_get_state (window), ==, CP_WINDOW_EMPTY);
   g_assert_null (cp_window_get_file (window));
-  run_for (500);
+  cp_ui_run_for (500);
   g_assert_cmpint (cp_window_get_state (window), ==, CP_WINDOW_EMPTY);
   g_assert_null (cp_window_get_trace (window));
 
@@ -831,7 +755,7 @@ test_window_state (void)
 
   gtk_window_set_default_size (GTK_WINDOW (window), 1000, 650);
   gtk_window_close (GTK_WINDOW (window));
-  wait_for (no_windows_cond, NULL, "the window to close");
+  cp_ui_wait_for (no_windows_cond, NULL, "the window to close");
   g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 1000);
   g_assert_cmpint (g_settings_get_int (settings, "window-height"), ==, 650);
   g_assert_false (g_settings_get_boolean (settings, "window-maximized"));
@@ -908,7 +832,7 @@ test_open_dialog (void)
   window = new_window ();
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open", NULL));
-  wait_for (file_chooser_shown_cond, &chooser, "the file chooser");
+  cp_ui_wait_for (file_chooser_shown_cond, &chooser, "the file chooser");
 
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   filters = gtk_file_chooser_get_filters (GTK_FILE_CHOOSER (chooser));
@@ -919,19 +843,19 @@ test_open_dialog (void)
   /* Cancelling changes nothing. */
   gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
   G_GNUC_END_IGNORE_DEPRECATIONS
-  run_for (200);
+  cp_ui_run_for (200);
   g_assert_cmpint (cp_window_get_state (window), ==, CP_WINDOW_EMPTY);
 
   /* Choosing a capture opens it in this window. */
   chooser = NULL;
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open", NULL));
-  wait_for (file_chooser_shown_cond, &chooser, "the file chooser");
+  cp_ui_wait_for (file_chooser_shown_cond, &chooser, "the file chooser");
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   {
     g_autoptr(GFile) parent = g_file_get_parent (file);
 
     g_assert_true (gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), parent, NULL));
-    run_for (500);
+    cp_ui_run_for (500);
     g_assert_true (gtk_file_chooser_set_file (GTK_FILE_CHOOSER (chooser), file, NULL));
   }
   G_GNUC_END_IGNORE_DEPRECATIONS
@@ -939,7 +863,7 @@ test_open_dialog (void)
   {
     Selection sel = { chooser, file };
 
-    wait_for (chooser_selected_cond, &sel, "the file chooser to select the file");
+    cp_ui_wait_for (chooser_selected_cond, &sel, "the file chooser to select the file");
   }
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
