@@ -380,7 +380,9 @@ cp_finding_finish_evidence (CpFinding *self)
 
   if (self->evidence_finished)
     return;
-  qsort (self->evidence->data, self->evidence->len, sizeof (CpEvidence), cmp_by_start);
+  /* An empty array may have no storage at all, and qsort() wants some. */
+  if (self->evidence->len > 1)
+    qsort (self->evidence->data, self->evidence->len, sizeof (CpEvidence), cmp_by_start);
   self->evidence_finished = TRUE;
   self->evidence_heap = FALSE;
 }
