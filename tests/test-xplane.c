@@ -648,6 +648,92 @@ test_flows_and_unknowns (void)
   g_assert_cmpuint (cp_load_report_n_warnings (cp_trace_get_load_report (trace)), >=, 1);
 }
 
+/* Launch links come from the correlation ids kept in the lanes: merged lane
+ * by lane when each lane's ids grow, gathered and sorted when one does not;
+ * both give the same flows. */
+static void
+check_launch_links (gboolean in_order)
+{
+  g_autoptr(GByteArray) space = g_byte_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  XpPlane *host = xp_plane_new (0, "/host:CPU");
+  XpPlane *gpu0 = xp_plane_new (0, "/device:GPU:0");
+  XpPlane *gpu1 = xp_plane_new (1, "/device:GPU:1");
+  CpLane *a, *b, *s0, *s1;
+  const CpFlow *flows;
+  guint n;
+
+  xp_line (host, 1, 0, "a", NULL, 0,
+           xp_event (host, "no-corr", 0, 100, NULL),
+           xp_event (host, in_order ? "launch1" : "launch3", 1000, 100,
+                     xp_stat_uint (host, "correlation_id", in_order ? 1 : 3), NULL),
+           xp_event (host, in_order ? "launch3" : "launch1", 3000, 100,
+                     xp_stat_uint (host, "correlation_id", in_order ? 3 : 1), NULL),
+           NULL);
+  xp_line (host, 2, 0, "b", NULL, 0,
+           xp_event (host, "launch2", 2000, 100, xp_stat_uint (host, "correlation_id", 2),
+                     xp_stat_int (host, "device_id", 0), NULL),
+           xp_event (host, "no-corr", 2500, 100, NULL),
+           xp_event (host, "launch4", 4000, 100, xp_stat_uint (host, "correlation_id", 4),
+                     xp_stat_int (host, "device_id", 1), NULL),
+           NULL);
+  xp_line (gpu0, 1, 0, "Stream #1", NULL, 0,
+           xp_event (gpu0, "k1", 10000, 100, xp_stat_uint (gpu0, "correlation_id", 1), NULL),
+           xp_event (gpu0, "k2", 11000, 100, xp_stat_uint (gpu0, "correlation_id", 2), NULL),
+           xp_event (gpu0, "k-none", 11500, 100, NULL),
+           xp_event (gpu0, "k3", 12000, 100, xp_stat_uint (gpu0, "correlation_id", 3), NULL),
+           xp_event (gpu0, "k3-again", 12500, 100, xp_stat_uint (gpu0, "correlation_id", 3), NULL),
+           /* id 4 was launched on GPU 1 */
+           xp_event (gpu0, "k4-other", 13000, 100, xp_stat_uint (gpu0, "correlation_id", 4), NULL),
+           NULL);
+  xp_line (gpu1, 1, 0, "Stream #1", NULL, 0,
+           xp_event (gpu1, "k4", 14000, 100, xp_stat_uint (gpu1, "correlation_id", 4), NULL),
+           /* no launch has id 9 */
+           xp_event (gpu1, "k9", 15000, 100, xp_stat_uint (gpu1, "correlation_id", 9), NULL),
+           NULL);
+  xp_space_add_plane (space, host);
+  xp_space_add_plane (space, gpu0);
+  xp_space_add_plane (space, gpu1);
+  xp_space_add_task_env (space, START);
+
+  trace = load (space, &error);
+  g_assert_no_error (error);
+  a = find_lane (trace, "a", CP_LANE_HOST_THREAD);
+  b = find_lane (trace, "b", CP_LANE_HOST_THREAD);
+  s0 = s1 = NULL;
+  for (guint i = 0; i < cp_trace_get_n_lanes (trace); i++)
+    {
+      CpLane *l = cp_trace_get_lane (trace, i);
+
+      if (cp_lane_get_kind (l) == CP_LANE_KERNEL)
+        *(cp_lane_get_device (l) == 0 ? &s0 : &s1) = l;
+    }
+  g_assert_nonnull (a);
+  g_assert_nonnull (b);
+  g_assert_nonnull (s0);
+  g_assert_nonnull (s1);
+
+#define REF(lane, name) ((CpSliceRef) { cp_lane_get_index (lane), (guint) find_slice (trace, lane, name) })
+  g_assert_true (has_flow (trace, REF (a, "launch1"), REF (s0, "k1"), CP_FLOW_LAUNCH));
+  g_assert_true (has_flow (trace, REF (b, "launch2"), REF (s0, "k2"), CP_FLOW_LAUNCH));
+  g_assert_true (has_flow (trace, REF (a, "launch3"), REF (s0, "k3"), CP_FLOW_LAUNCH));
+  g_assert_true (has_flow (trace, REF (a, "launch3"), REF (s0, "k3-again"), CP_FLOW_LAUNCH));
+  g_assert_true (has_flow (trace, REF (b, "launch4"), REF (s1, "k4"), CP_FLOW_LAUNCH));
+  g_assert_false (has_flow (trace, REF (b, "launch4"), REF (s0, "k4-other"), CP_FLOW_LAUNCH));
+#undef REF
+  flows = cp_trace_get_flows (trace, &n);
+  g_assert_nonnull (flows);
+  g_assert_cmpuint (n, ==, 5);
+}
+
+static void
+test_launch_links (void)
+{
+  check_launch_links (TRUE);
+  check_launch_links (FALSE);
+}
+
 /* group_id spans make steps when nothing else does. */
 static void
 test_group_steps (void)
@@ -1477,6 +1563,7 @@ main (int   argc,
   g_test_add_func ("/xplane/tpu-mapping", test_tpu_mapping);
   g_test_add_func ("/xplane/time-base", test_time_base);
   g_test_add_func ("/xplane/flows-unknowns", test_flows_and_unknowns);
+  g_test_add_func ("/xplane/launch-links", test_launch_links);
   g_test_add_func ("/xplane/group-steps", test_group_steps);
   g_test_add_func ("/xplane/truncated", test_truncated);
   g_test_add_func ("/xplane/mutations", test_mutations);

@@ -206,6 +206,20 @@ typedef struct
   gsize      cap;
 } CorrVec;
 
+/* A lane holding correlation points (launches on a host thread lane, their
+ * activities on a kernel or copy lane). The points are not stored: they are
+ * the lane's correlation ids in the builder, values from .. from + n - 1 of
+ * its column, read back when the space is linked. */
+typedef struct
+{
+  guint     lane;
+  gboolean  host;
+  gint32    device;     /* of every point while devices is NULL */
+  guint     from;
+  guint     n;
+  GArray   *devices;    /* of gint32, one per point, once they differ */
+} LinkLane;
+
 /* The stats the mapping needs, merged from metadata and event stats. */
 typedef struct
 {
@@ -310,8 +324,8 @@ typedef struct
   guint64         released;
 
   GArray         *gpu_planes;   /* of gint: plane ids of GPU planes (for device_id) */
-  CorrVec         host_corr;
-  CorrVec         dev_corr;
+  GArray         *link_lanes;   /* of LinkLane */
+  GArray         *link_slot;    /* of guint: builder lane -> 1 + its index in link_lanes */
   gboolean        have_group;
   gint64          last_group;
   StepCand       *last_group_span;
@@ -806,6 +820,49 @@ pack_varint (Pack    *pack,
     }
   *b++ = (guint8) v;
   pack->len = b - pack->data;
+}
+
+/* Notes a correlation point: the slice just added to lane, whose
+ * correlation id is the last value of the lane's column. */
+static void
+link_point (Space    *space,
+            guint     lane,
+            gboolean  host,
+            gint32    device)
+{
+  LinkLane *ll;
+  guint slot = lane < space->link_slot->len ? g_array_index (space->link_slot, guint, lane) : 0;
+
+  if (G_UNLIKELY (slot == 0))
+    {
+      LinkLane fresh = { 0 };
+      const guint64 *present;
+      const guint32 *v32;
+      const gint64 *v64;
+      guint n_values;
+
+      cp_trace_builder_peek_corr (space->reader->builder, lane, &present, &v32, &v64, &n_values);
+      g_return_if_fail (n_values > 0);
+      fresh.lane = lane;
+      fresh.host = host;
+      fresh.device = device;
+      fresh.from = n_values - 1;
+      g_array_append_val (space->link_lanes, fresh);
+      if (lane >= space->link_slot->len)
+        g_array_set_size (space->link_slot, lane + 1);
+      slot = space->link_lanes->len;
+      g_array_index (space->link_slot, guint, lane) = slot;
+    }
+  ll = &g_array_index (space->link_lanes, LinkLane, slot - 1);
+  if (G_UNLIKELY (device != ll->device && ll->devices == NULL))
+    {
+      ll->devices = g_array_sized_new (FALSE, FALSE, sizeof (gint32), ll->n + 1);
+      for (guint k = 0; k < ll->n; k++)
+        g_array_append_val (ll->devices, ll->device);
+    }
+  if (ll->devices != NULL)
+    g_array_append_val (ll->devices, device);
+  ll->n++;
 }
 
 static inline void
@@ -2582,27 +2639,21 @@ read_event (Plane        *plane,
     return;
 
   /* Flows. */
-  if (HAS (&es, SK_CORRELATION_ID))
+  if (HAS (&es, SK_CORRELATION_ID) && es.v[SK_CORRELATION_ID] != CP_NONE)
     {
-      CorrPoint cp;
-
-      cp.corr = es.v[SK_CORRELATION_ID];
-      cp.ref = ref;
       if (device_side)
-        {
-          cp.device = plane->ordinal;
-          corr_push (&space->dev_corr, &cp);
-        }
+        link_point (space, ref.lane, FALSE, plane->ordinal);
       else if (line->klass == LINE_HOST)
         {
-          cp.device = -1;
+          gint32 device = -1;
+
           if (HAS (&es, SK_DEVICE_ID))
             {
               for (guint i = 0; i < space->gpu_planes->len; i++)
                 if (g_array_index (space->gpu_planes, gint64, i) == es.v[SK_DEVICE_ID])
-                  cp.device = (gint32) es.v[SK_DEVICE_ID] + space->device_offset;
+                  device = (gint32) es.v[SK_DEVICE_ID] + space->device_offset;
             }
-          corr_push (&space->host_corr, &cp);
+          link_point (space, ref.lane, TRUE, device);
         }
     }
   if (HAS (&es, SK_P))
@@ -3111,35 +3162,264 @@ corr_sort (CorrVec *vec)
                        cmp_corr, NULL);
 }
 
+/* The correlation points of one LinkLane, read back from the builder's
+ * column in insertion order. */
+typedef struct
+{
+  const guint64  *present;
+  const guint32  *v32;
+  const gint64   *v64;
+  const LinkLane *ll;
+  guint           order;  /* ties between lanes */
+  guint           k;      /* the value, from ll->from on */
+  guint           end;
+  guint           word;
+  guint64         bits;   /* set bits of present[word] after the current one */
+  guint           index;  /* the slice of value k */
+  gint64          value;
+} Cursor;
+
+static inline void
+cursor_load (Cursor *c)
+{
+  c->index = c->word * 64 + (guint) __builtin_ctzll (c->bits);
+  c->bits &= c->bits - 1;
+  c->value = c->v32 != NULL ? (gint64) c->v32[c->k] : c->v64[c->k];
+}
+
+/* FALSE when the lane has no point. */
+static gboolean
+cursor_init (Cursor         *c,
+             CpTraceBuilder *builder,
+             const LinkLane *ll,
+             guint           order)
+{
+  guint n_values, skip = ll->from;
+
+  cp_trace_builder_peek_corr (builder, ll->lane, &c->present, &c->v32, &c->v64, &n_values);
+  c->ll = ll;
+  c->order = order;
+  c->k = ll->from;
+  c->end = (guint) MIN ((guint64) ll->from + ll->n, (guint64) n_values);
+  if (c->k >= c->end || c->present == NULL)
+    return FALSE;
+  /* The word holding set bit number `from`. */
+  c->word = 0;
+  for (;;)
+    {
+      guint in_word = (guint) __builtin_popcountll (c->present[c->word]);
+
+      if (skip < in_word)
+        break;
+      skip -= in_word;
+      c->word++;
+    }
+  c->bits = c->present[c->word];
+  while (skip-- > 0)
+    c->bits &= c->bits - 1;
+  cursor_load (c);
+  return TRUE;
+}
+
+/* FALSE past the last point. */
+static inline gboolean
+cursor_next (Cursor *c)
+{
+  if (++c->k >= c->end)
+    return FALSE;
+  while (c->bits == 0)
+    c->bits = c->present[++c->word];
+  cursor_load (c);
+  return TRUE;
+}
+
+static inline gint32
+cursor_device (const Cursor *c)
+{
+  return c->ll->devices != NULL ? g_array_index (c->ll->devices, gint32, c->k - c->ll->from)
+                                : c->ll->device;
+}
+
+static inline gboolean
+cursor_before (const Cursor *a,
+               const Cursor *b)
+{
+  return a->value != b->value ? a->value < b->value : a->order < b->order;
+}
+
+/* A binary heap of cursors, the one with the lowest (value, order) first. */
+static void
+heap_down (Cursor **heap,
+           guint    n,
+           guint    i)
+{
+  for (;;)
+    {
+      guint l = 2 * i + 1, best = i;
+      Cursor *t;
+
+      if (l < n && cursor_before (heap[l], heap[best]))
+        best = l;
+      if (l + 1 < n && cursor_before (heap[l + 1], heap[best]))
+        best = l + 1;
+      if (best == i)
+        return;
+      t = heap[i];
+      heap[i] = heap[best];
+      heap[best] = t;
+      i = best;
+    }
+}
+
+/* Moves the first cursor of the heap to its next point; returns the new size. */
+static inline guint
+heap_advance (Cursor **heap,
+              guint    n)
+{
+  if (!cursor_next (heap[0]))
+    heap[0] = heap[--n];
+  if (n > 0)
+    heap_down (heap, n, 0);
+  return n;
+}
+
+typedef struct
+{
+  CpSliceRef ref;
+  gint32     device;
+} HostPoint;
+
+/* Launches: host -> device by correlation id (and device when both are
+ * known). Each activity links to the first launch with its id, in id order
+ * then lane order. The ids of a lane nearly always grow (a thread launches,
+ * a stream runs, in order): the lanes are then merged as they are; otherwise
+ * their points are gathered and sorted. */
+static void
+link_launches (Space *space)
+{
+  CpXPlaneReader *reader = space->reader;
+  guint n_lanes = space->link_lanes->len;
+  g_autofree Cursor *cursors = g_new0 (Cursor, MAX (n_lanes, 1));
+  g_autofree Cursor **host = g_new (Cursor *, MAX (n_lanes, 1));
+  g_autofree Cursor **dev = g_new (Cursor *, MAX (n_lanes, 1));
+  g_autofree HostPoint *group = NULL;
+  guint n_group = 0, group_cap = 0;
+  guint n_host = 0, n_dev = 0;
+  gboolean sorted = TRUE, have_group = FALSE;
+  gint64 group_value = 0;
+
+  for (guint i = 0; i < n_lanes; i++)
+    {
+      const LinkLane *ll = &g_array_index (space->link_lanes, LinkLane, i);
+      Cursor probe;
+
+      if (!cursor_init (&cursors[i], reader->builder, ll, i))
+        continue;
+      probe = cursors[i];
+      for (gint64 last = probe.value; sorted && cursor_next (&probe); last = probe.value)
+        sorted = probe.value >= last;
+      if (ll->host)
+        host[n_host++] = &cursors[i];
+      else
+        dev[n_dev++] = &cursors[i];
+    }
+
+  if (!sorted)
+    {
+      /* Gather, sort by id (stably), then walk both lists. */
+      CorrVec hv = { 0 }, dv = { 0 };
+      gsize h = 0;
+
+      for (guint i = 0; i < n_host + n_dev; i++)
+        {
+          Cursor *c = i < n_host ? host[i] : dev[i - n_host];
+
+          do
+            {
+              CorrPoint p = { c->value, cursor_device (c), { c->ll->lane, c->index } };
+
+              corr_push (i < n_host ? &hv : &dv, &p);
+            }
+          while (cursor_next (c));
+        }
+      corr_sort (&hv);
+      corr_sort (&dv);
+      for (gsize d = 0; d < dv.n; d++)
+        {
+          const CorrPoint *dp = &dv.v[d];
+
+          while (h < hv.n && hv.v[h].corr < dp->corr)
+            h++;
+          for (gsize k = h; k < hv.n && hv.v[k].corr == dp->corr; k++)
+            {
+              const CorrPoint *hp = &hv.v[k];
+
+              if (hp->device < 0 || dp->device < 0 || hp->device == dp->device)
+                {
+                  cp_trace_builder_add_flow (reader->builder, hp->ref, dp->ref, CP_FLOW_LAUNCH,
+                                             reader->flow_correlation);
+                  break;
+                }
+            }
+        }
+      g_free (hv.v);
+      g_free (dv.v);
+      return;
+    }
+
+  for (guint i = n_host / 2; i-- > 0;)
+    heap_down (host, n_host, i);
+  for (guint i = n_dev / 2; i-- > 0;)
+    heap_down (dev, n_dev, i);
+  while (n_dev > 0)
+    {
+      Cursor *d = dev[0];
+      gint32 device = cursor_device (d);
+
+      if (!have_group || group_value != d->value)
+        {
+          /* The launches with this id. */
+          group_value = d->value;
+          have_group = TRUE;
+          n_group = 0;
+          while (n_host > 0 && host[0]->value < group_value)
+            n_host = heap_advance (host, n_host);
+          while (n_host > 0 && host[0]->value == group_value)
+            {
+              if (n_group == group_cap)
+                {
+                  group_cap = MAX (16, 2 * group_cap);
+                  group = g_renew (HostPoint, group, group_cap);
+                }
+              group[n_group].ref = (CpSliceRef) { host[0]->ll->lane, host[0]->index };
+              group[n_group].device = cursor_device (host[0]);
+              n_group++;
+              n_host = heap_advance (host, n_host);
+            }
+        }
+      for (guint k = 0; k < n_group; k++)
+        {
+          const HostPoint *hp = &group[k];
+
+          if (hp->device < 0 || device < 0 || hp->device == device)
+            {
+              cp_trace_builder_add_flow (reader->builder, hp->ref,
+                                         (CpSliceRef) { d->ll->lane, d->index },
+                                         CP_FLOW_LAUNCH, reader->flow_correlation);
+              break;
+            }
+        }
+      n_dev = heap_advance (dev, n_dev);
+    }
+}
+
 static void
 space_link (Space *space)
 {
   CpXPlaneReader *reader = space->reader;
   gsize h = 0;
 
-  /* Launches: host -> device by correlation id (and device when known). */
-  corr_sort (&space->host_corr);
-  corr_sort (&space->dev_corr);
-  for (gsize d = 0; d < space->dev_corr.n; d++)
-    {
-      const CorrPoint *dp = &space->dev_corr.v[d];
-
-      while (h < space->host_corr.n && space->host_corr.v[h].corr < dp->corr)
-        h++;
-      for (gsize k = h; k < space->host_corr.n; k++)
-        {
-          const CorrPoint *hp = &space->host_corr.v[k];
-
-          if (hp->corr != dp->corr)
-            break;
-          if (hp->device < 0 || dp->device < 0 || hp->device == dp->device)
-            {
-              cp_trace_builder_add_flow (reader->builder, hp->ref, dp->ref, CP_FLOW_LAUNCH,
-                                         reader->flow_correlation);
-              break;
-            }
-        }
-    }
+  link_launches (space);
 
   /* Producer -> consumer. */
   g_array_sort (space->producers, cmp_pc);
@@ -3257,8 +3537,11 @@ space_clear (Space *space)
 {
   g_free (space->hostname);
   g_clear_pointer (&space->gpu_planes, g_array_unref);
-  g_clear_pointer (&space->host_corr.v, g_free);
-  g_clear_pointer (&space->dev_corr.v, g_free);
+  if (space->link_lanes != NULL)
+    for (guint i = 0; i < space->link_lanes->len; i++)
+      g_clear_pointer (&g_array_index (space->link_lanes, LinkLane, i).devices, g_array_unref);
+  g_clear_pointer (&space->link_lanes, g_array_unref);
+  g_clear_pointer (&space->link_slot, g_array_unref);
   g_clear_pointer (&space->producers, g_array_unref);
   g_clear_pointer (&space->consumers, g_array_unref);
   g_clear_pointer (&space->flow_points, g_array_unref);
@@ -3405,6 +3688,8 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
   space.drop = input->drop;
   space.release_data = input->release_data;
   space.gpu_planes = g_array_new (FALSE, FALSE, sizeof (gint64));
+  space.link_lanes = g_array_new (FALSE, FALSE, sizeof (LinkLane));
+  space.link_slot = g_array_new (FALSE, TRUE, sizeof (guint));
   space.producers = g_array_new (FALSE, FALSE, sizeof (PcPoint));
   space.consumers = g_array_new (FALSE, FALSE, sizeof (PcPoint));
   space.flow_points = g_array_new (FALSE, FALSE, sizeof (FlowPoint));

@@ -783,6 +783,22 @@ cp_trace_builder_get_n_slices (CpTraceBuilder *self,
   return l ? l->n : 0;
 }
 
+void
+cp_trace_builder_peek_corr (CpTraceBuilder  *self,
+                            guint            lane,
+                            const guint64  **present,
+                            const guint32  **v32,
+                            const gint64   **v64,
+                            guint           *n_values)
+{
+  BLane *l = get_lane (self, lane);
+
+  *present = l ? l->corr.present : NULL;
+  *v32 = l ? l->corr.v32 : NULL;
+  *v64 = l ? l->corr.v64 : NULL;
+  *n_values = l ? l->corr.n_values : 0;
+}
+
 /* Arguments */
 
 guint32

@@ -125,6 +125,17 @@ void             cp_trace_builder_close_slice    (CpTraceBuilder *self,
                                                   guint16         add_flags);
 guint            cp_trace_builder_get_n_slices   (CpTraceBuilder *self,
                                                   guint           lane);
+/* The correlation ids recorded so far on a lane, in insertion order, for a
+ * reader that links them before finish(): *n_values values (in *v32, or in
+ * *v64 once one needs 64 bits); value k belongs to the slice whose index is
+ * the position of the k-th set bit of *present. Valid until the next slice
+ * is added. */
+void             cp_trace_builder_peek_corr      (CpTraceBuilder  *self,
+                                                  guint            lane,
+                                                  const guint64  **present,
+                                                  const guint32  **v32,
+                                                  const gint64   **v64,
+                                                  guint           *n_values);
 
 /* Arguments: copied into the trace's arena. Returns the id for CpSliceInit.args. */
 guint32          cp_trace_builder_add_args       (CpTraceBuilder *self,
