@@ -133,7 +133,7 @@ collect (CpTrace    *trace,
 
           if (g_str_has_prefix (name, prefix))
             {
-              gint64 iv[2] = { s->start[i], s->start[i] + cp_slices_get_dur (s, i) };
+              gint64 iv[2] = { cp_slices_get_start (s, i), cp_slices_get_end (s, i) };
 
               g_array_append_vals (intervals, iv, 2);
               if (lanes != NULL)
@@ -383,7 +383,7 @@ inside_named_slice (CpTrace    *trace,
 
   for (guint i = 0; i < s->n; i++)
     {
-      if (s->start[i] <= start && end <= s->start[i] + cp_slices_get_dur (s, i)
+      if (cp_slices_get_start (s, i) <= start && end <= cp_slices_get_end (s, i)
           && g_str_has_prefix (cp_trace_get_string (trace, s->name[i]), prefix))
         return TRUE;
     }

@@ -385,7 +385,7 @@ from_trace (CpTrace   *trace,
               args = json_parser_get_root (parser);
             }
           add_rec (recs, cp_trace_get_string (trace, s->name[i]), cp_trace_get_string (trace, cp_slices_get_cat (s, i)),
-                   origin + s->start[i], (s->flags[i] & CP_SLICE_UNCLOSED) ? -1 : cp_slices_get_dur (s, i),
+                   origin + cp_slices_get_start (s, i), (s->flags[i] & CP_SLICE_UNCLOSED) ? -1 : cp_slices_get_dur (s, i),
                    (s->flags[i] & CP_SLICE_INSTANT) != 0, args);
         }
       nc = cp_lane_get_counter (lane, &ts, &v);

@@ -179,7 +179,7 @@ test_kineto (void)
   g_assert_cmpstr (cp_lane_get_name (lane), ==, "stream 7");
   g_assert_cmpint (cp_lane_get_device (lane), ==, 0);
   g_assert_cmpint (cp_lane_get_stream (lane), ==, 7);
-  g_assert_cmpint (s->start[i], ==, 25000);
+  g_assert_cmpint (cp_slices_get_start (s, i), ==, 25000);
   g_assert_cmpint (cp_slices_get_dur (s, i), ==, 12345);
   g_assert_cmpint (cp_slices_get_corr (s, i), ==, 1001);
   g_assert_cmpint (cp_slices_get_ext (s, i), ==, 2);
@@ -217,7 +217,7 @@ test_kineto (void)
   g_assert_cmpint (cp_lane_get_transfer_kind (lane), ==, CP_TRANSFER_MEMSET);
   lane = find_slice (trace, "forward", &i);
   g_assert_cmpint (cp_lane_get_kind (lane), ==, CP_LANE_DEVICE_ANNOTATION);
-  g_assert_cmpint (cp_lane_get_slices (lane)->start[i], ==, 24999);
+  g_assert_cmpint (cp_slices_get_start (cp_lane_get_slices (lane), i), ==, 24999);
   g_assert_cmpint (cp_slices_get_dur (cp_lane_get_slices (lane), i), ==, 34002);
 
   /* Syncs. */
@@ -343,7 +343,7 @@ test_phases (void)
   lane = find_slice (trace, "outer", &i);
   s = cp_lane_get_slices (lane);
   g_assert_cmpstr (cp_lane_get_name (lane), ==, "CrBrowserMain");
-  g_assert_cmpint (s->start[i] + origin, ==, 100000);
+  g_assert_cmpint (cp_slices_get_start (s, i) + origin, ==, 100000);
   g_assert_cmpint (cp_slices_get_dur (s, i), ==, 100000);
   g_assert_cmpuint (s->row[i], ==, 0);
   args = slice_args (trace, lane, i);
@@ -362,7 +362,7 @@ test_phases (void)
   lane = find_slice (trace, "open", &i);
   s = cp_lane_get_slices (lane);
   g_assert_true (s->flags[i] & CP_SLICE_UNCLOSED);
-  g_assert_cmpint (s->start[i] + cp_slices_get_dur (s, i), ==, cp_trace_get_duration (trace));
+  g_assert_cmpint (cp_slices_get_end (s, i), ==, cp_trace_get_duration (trace));
 
   /* Instants by scope. */
   lane = find_slice (trace, "t-instant", &i);
@@ -430,10 +430,10 @@ test_phases (void)
   g_assert_nonnull (find_process (trace, "browser"));
   g_assert_cmpint (find_process (trace, "browser")->pid, ==, CP_NONE);
   lane = find_slice (trace, "string-times", &i);
-  g_assert_cmpint (cp_lane_get_slices (lane)->start[i] + origin, ==, 432500);
+  g_assert_cmpint (cp_slices_get_start (cp_lane_get_slices (lane), i) + origin, ==, 432500);
   g_assert_cmpint (cp_slices_get_dur (cp_lane_get_slices (lane), i), ==, 250);
   lane = find_slice (trace, "exp-times", &i);
-  g_assert_cmpint (cp_lane_get_slices (lane)->start[i] + origin, ==, 433500);
+  g_assert_cmpint (cp_slices_get_start (cp_lane_get_slices (lane), i) + origin, ==, 433500);
   g_assert_cmpint (cp_slices_get_dur (cp_lane_get_slices (lane), i), ==, 1000);
   lane = find_slice (trace, "esc\xc3\xa9\xf0\x9f\x98\x80\"q\"", &i);
   g_assert_nonnull (lane);
@@ -449,11 +449,11 @@ test_ns_precision (void)
 
   g_assert_cmpuint (s->n, ==, 3);
   /* 16-digit microseconds keep their nanoseconds (a double would not). */
-  g_assert_cmpint (origin + s->start[0], ==, G_GINT64_CONSTANT (1623142623460111123));
+  g_assert_cmpint (origin + cp_slices_get_start (s, 0), ==, G_GINT64_CONSTANT (1623142623460111123));
   g_assert_cmpint (cp_slices_get_dur (s, 0), ==, 1);
-  g_assert_cmpint (origin + s->start[1], ==, G_GINT64_CONSTANT (1623142623460111124));
+  g_assert_cmpint (origin + cp_slices_get_start (s, 1), ==, G_GINT64_CONSTANT (1623142623460111124));
   g_assert_cmpint (cp_slices_get_dur (s, 1), ==, 1999);
-  g_assert_cmpint (origin + s->start[2], ==, G_GINT64_CONSTANT (1623142623460112457));
+  g_assert_cmpint (origin + cp_slices_get_start (s, 2), ==, G_GINT64_CONSTANT (1623142623460112457));
   g_assert_cmpint (cp_slices_get_dur (s, 2), ==, 2000);
 }
 
@@ -521,7 +521,7 @@ test_cloud_trace (void)
   /* 2015-09-03T16:40:00Z is 1441298400 s after the epoch. */
   g_assert_cmpint (cp_trace_get_origin_abs (trace), ==, G_GINT64_CONSTANT (1441298400841654024));
   lane = find_slice (trace, "/action1", &i);
-  g_assert_cmpint (cp_lane_get_slices (lane)->start[i], ==, 1226004);
+  g_assert_cmpint (cp_slices_get_start (cp_lane_get_slices (lane), i), ==, 1226004);
   g_assert_cmpint (cp_slices_get_dur (cp_lane_get_slices (lane), i), ==, 8849510);
   g_assert_cmpuint (cp_lane_get_slices (lane)->row[i], ==, 1);
   lane = find_slice (trace, "/endpoint", &i);
@@ -631,7 +631,7 @@ digest (CpTrace *trace,
         {
           g_string_append_printf (out, "  %" G_GINT64_FORMAT "+%" G_GINT64_FORMAT " %s/%s f%x r%u c%" G_GINT64_FORMAT
                                   " e%" G_GINT64_FORMAT,
-                                  s->start[i], cp_slices_get_dur (s, i), cp_trace_get_string (trace, s->name[i]),
+                                  cp_slices_get_start (s, i), cp_slices_get_dur (s, i), cp_trace_get_string (trace, s->name[i]),
                                   cp_trace_get_string (trace, cp_slices_get_cat (s, i)), s->flags[i], s->row[i],
                                   cp_slices_get_corr (s, i), cp_slices_get_ext (s, i));
           {

@@ -66,7 +66,7 @@ test_sort_rows_origin (void)
 
   l = cp_trace_get_lane (trace, 0);
   s = cp_lane_get_slices (l);
-  g_assert_cmpint (s->start[0], ==, 0);
+  g_assert_cmpint (cp_slices_get_start (s, 0), ==, 0);
   g_assert_cmpstr (cp_trace_get_string (trace, s->name[0]), ==, "parent");
   g_assert_cmpstr (cp_trace_get_string (trace, s->name[1]), ==, "child");
   g_assert_cmpstr (cp_trace_get_string (trace, s->name[2]), ==, "overlap");
@@ -103,7 +103,7 @@ test_sort_rows_origin (void)
         row = cp_lane_get_row_slices (l, r, &n);
         total += n;
         for (guint k = 1; k < n; k++)
-          g_assert_cmpint (s->start[row[k]], >=, s->start[row[k - 1]] + cp_slices_get_dur (s, row[k - 1]));
+          g_assert_cmpint (cp_slices_get_start (s, row[k]), >=, cp_slices_get_end (s, row[k - 1]));
       }
     g_assert_cmpuint (total, ==, 4);
     g_assert_null (cp_lane_get_row_slices (l, cp_lane_get_n_rows (l), &n));
@@ -449,17 +449,17 @@ check_lane_columns (CpLane   *lane,
   g_assert_cmpuint (s->n, ==, n);
   for (guint i = 0; i < s->n; i++)
     {
-      g_assert_true (i == 0 || s->start[i - 1] < s->start[i]);
-      g_assert_cmpint (cp_slices_get_corr (s, i), ==, expected_corr (s->start[i], wide));
-      g_assert_cmpint (cp_slices_get_ext (s, i), ==, expected_ext (s->start[i]));
-      g_assert_cmpuint (cp_slices_get_args (s, i), ==, expected_args (s->start[i]));
+      g_assert_true (i == 0 || cp_slices_get_start (s, i - 1) < cp_slices_get_start (s, i));
+      g_assert_cmpint (cp_slices_get_corr (s, i), ==, expected_corr (cp_slices_get_start (s, i), wide));
+      g_assert_cmpint (cp_slices_get_ext (s, i), ==, expected_ext (cp_slices_get_start (s, i)));
+      g_assert_cmpuint (cp_slices_get_args (s, i), ==, expected_args (cp_slices_get_start (s, i)));
       g_assert_cmpuint (cp_slices_get_gpu (s, i), ==, 0);
-      g_assert_cmpint (cp_slices_get_dur (s, i), ==, (s->start[i] / 10) % 5 == 0 ? 3000 : 5);
+      g_assert_cmpint (cp_slices_get_dur (s, i), ==, (cp_slices_get_start (s, i) / 10) % 5 == 0 ? 3000 : 5);
     }
   /* first_ending_after() against a scan, at every end and around it. */
   for (guint i = 0; i < s->n; i++)
     {
-      gint64 e = s->start[i] + cp_slices_get_dur (s, i);
+      gint64 e = cp_slices_get_end (s, i);
 
       for (gint64 t = e - 1; t <= e + 1; t++)
         {
@@ -467,7 +467,7 @@ check_lane_columns (CpLane   *lane,
           expect_first = s->n;
           for (guint j = 0; j < s->n; j++)
             {
-              running = MAX (running, s->start[j] + cp_slices_get_dur (s, j));
+              running = MAX (running, cp_slices_get_end (s, j));
               if (running >= t)
                 {
                   expect_first = j;
@@ -579,7 +579,7 @@ test_long_durations (void)
   g_assert_cmpuint (s->n_long, ==, 3);
   for (guint i = 0; i < s->n; i++)
     {
-      g_assert_cmpint (s->start[i], ==, i * 10);
+      g_assert_cmpint (cp_slices_get_start (s, i), ==, i * 10);
       g_assert_cmpint (cp_slices_get_dur (s, i), ==, durs[i]);
     }
   g_assert_cmpuint (cp_lane_first_ending_after (l, 50 + durs[5]), ==, 5);
@@ -592,6 +592,56 @@ test_long_durations (void)
   g_assert_cmpuint (o->n_long, ==, 1);
   g_assert_cmpint (cp_slices_get_dur (o, 0), ==, G_GINT64_CONSTANT (1) << 33);
   g_assert_cmpint (cp_slices_get_dur (o, 1), ==, 100);
+}
+
+/* Starts are 32-bit offsets in blocks of 64 slices; those 4.3 s or more
+ * past their block's first slice, and epoch-sized ones, read back exactly
+ * from the side table, and searches over them still work. */
+static void
+test_far_starts (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint proc = cp_trace_builder_process_for_pid (b, 1);
+  guint lane = cp_trace_builder_lane (b, proc, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+  g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(CpTrace) trace = NULL;
+  const gint64 epoch = G_GINT64_CONSTANT (1700000000000000000);
+  const CpSlices *s;
+  CpLane *l;
+  gint64 t = epoch;
+  guint n_far = 0;
+
+  /* Dense runs (1 us apart), runs a second apart, and gaps of hours. */
+  for (guint i = 0; i < 1000; i++)
+    {
+      t += i % 300 < 100 ? 1000 : i % 300 < 200 ? G_GINT64_CONSTANT (1000000000)
+         : i % 97 == 0 ? G_GINT64_CONSTANT (3600000000000) : 7;
+      g_array_append_val (want, t);
+    }
+  /* Added out of order, so finish() sorts first. */
+  for (guint i = want->len; i-- > 0;)
+    add (b, lane, g_array_index (want, gint64, i), 10, "x", CP_NONE);
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  l = cp_trace_get_lane (trace, 0);
+  s = cp_lane_get_slices (l);
+  g_assert_cmpuint (s->n, ==, want->len);
+  for (guint i = 0; i < s->n; i++)
+    {
+      gint64 expect = g_array_index (want, gint64, i) - (epoch + 1000);
+
+      g_assert_cmpint (cp_slices_get_start (s, i), ==, expect);
+      g_assert_cmpint (cp_slices_get_end (s, i), ==, expect + 10);
+      g_assert_cmpuint (cp_lane_first_starting_after (l, expect), ==, i + 1);
+      g_assert_cmpuint (cp_lane_first_starting_after (l, expect - 1), ==, i);
+      if (s->start32[i] == G_MAXUINT32)
+        n_far++;
+    }
+  g_assert_cmpuint (n_far, ==, s->n_far);
+  g_assert_cmpuint (n_far, >, 0);
+  g_assert_cmpuint (n_far, <, s->n / 2);
+  g_assert_cmpint (cp_trace_get_origin_abs (trace), ==, epoch + 1000);
 }
 
 /* A lane with a few categories keeps an 8-bit index; one with more than the
@@ -636,7 +686,7 @@ test_categories (void)
       g_assert_true ((s->cat_table != NULL) == (mod == 3));
       for (guint i = 0; i < s->n; i++)
         {
-          g_autofree char *want = g_strdup_printf ("c%u", (guint) ((s->start[i] + 10) / 10) % mod);
+          g_autofree char *want = g_strdup_printf ("c%u", (guint) ((cp_slices_get_start (s, i) + 10) / 10) % mod);
 
           g_assert_cmpstr (cp_trace_get_string (trace, cp_slices_get_cat (s, i)), ==, want);
         }
@@ -651,6 +701,7 @@ main (int   argc,
   g_test_add_func ("/model/empty", test_empty);
   g_test_add_func ("/model/sparse-columns", test_sparse_columns);
   g_test_add_func ("/model/long-durations", test_long_durations);
+  g_test_add_func ("/model/far-starts", test_far_starts);
   g_test_add_func ("/model/categories", test_categories);
   g_test_add_func ("/model/sort-rows-origin", test_sort_rows_origin);
   g_test_add_func ("/model/flows-correlation", test_flows_and_correlation);

@@ -295,11 +295,11 @@ test_gpu_mapping (void)
   s = cp_lane_get_slices (main_lane);
   k = find_slice (trace, main_lane, "train");
   g_assert_cmpint (k, ==, 0);
-  g_assert_cmpint (s->start[k], ==, 0);
+  g_assert_cmpint (cp_slices_get_start (s, k), ==, 0);
   g_assert_cmpint (cp_slices_get_dur (s, k), ==, 9000);
   launch = find_slice (trace, main_lane, "cudaLaunchKernel");
   /* 1500 ps -> 1 ns; end 2001500 ps -> 2001 ns. */
-  g_assert_cmpint (s->start[launch], ==, 1);
+  g_assert_cmpint (cp_slices_get_start (s, launch), ==, 1);
   g_assert_cmpint (cp_slices_get_dur (s, launch), ==, 2000);
   g_assert_cmpint (cp_slices_get_corr (s, launch), ==, 11);
   g_assert_cmpstr (cp_trace_get_string (trace, cp_slices_get_cat (s, launch)), ==, "cuda_runtime");
@@ -334,7 +334,7 @@ test_gpu_mapping (void)
 
   /* The kernel: columns, gpu info, stats (metadata flops overridden by the event's). */
   s = cp_lane_get_slices (stream);
-  g_assert_cmpint (s->start[0], ==, 10 + 4000 - 5);
+  g_assert_cmpint (cp_slices_get_start (s, 0), ==, 10 + 4000 - 5);
   g_assert_cmpint (cp_slices_get_dur (s, 0), ==, 3000);
   g_assert_cmpint (cp_slices_get_corr (s, 0), ==, 11);
   g_assert_cmpint (cp_slices_get_ext (s, 0), ==, 5);
@@ -550,15 +550,15 @@ test_time_base (void)
   a = find_lane (trace, "a", CP_LANE_HOST_THREAD);
   b = find_lane (trace, "b", CP_LANE_HOST_THREAD);
   s = cp_lane_get_slices (a);
-  g_assert_cmpint (s->start[0], ==, 0);
+  g_assert_cmpint (cp_slices_get_start (s, 0), ==, 0);
   /* end = floor (-1500 / 1000) = -2 */
   g_assert_cmpint (cp_slices_get_dur (s, 0), ==, 1);
-  g_assert_cmpint (s->start[1], ==, 4);
+  g_assert_cmpint (cp_slices_get_start (s, 1), ==, 4);
   s = cp_lane_get_slices (b);
   g_assert_cmpuint (s->n, ==, 1);
-  g_assert_cmpint (s->start[0], >, 0);
+  g_assert_cmpint (cp_slices_get_start (s, 0), >, 0);
   g_assert_cmpint (cp_slices_get_dur (s, 0), >=, 0);
-  g_assert_cmpint (s->start[0] + cp_slices_get_dur (s, 0), >=, s->start[0]);
+  g_assert_cmpint (cp_slices_get_end (s, 0), >=, cp_slices_get_start (s, 0));
 }
 
 /* Flows from the "flow" stat, device matching, unknown metadata. */
@@ -1426,8 +1426,8 @@ test_twins (void)
           g_assert_cmpuint (sx->n, ==, sy->n);
           for (guint i = 0; i < sx->n; i++)
             {
-              g_assert_cmpint (sx->start[i] + cp_trace_get_origin_abs (a), ==,
-                               sy->start[i] + cp_trace_get_origin_abs (b));
+              g_assert_cmpint (cp_slices_get_start (sx, i) + cp_trace_get_origin_abs (a), ==,
+                               cp_slices_get_start (sy, i) + cp_trace_get_origin_abs (b));
               g_assert_cmpint (cp_slices_get_dur (sx, i), ==, cp_slices_get_dur (sy, i));
               g_assert_cmpstr (cp_trace_get_string (a, sx->name[i]), ==,
                                cp_trace_get_string (b, sy->name[i]));

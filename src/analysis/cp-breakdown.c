@@ -42,7 +42,7 @@ build_lane_sets (CpAnalysis *self)
             {
               if (info->sync == NULL)
                 info->sync = cp_intervals_new ();
-              cp_intervals_add_sorted (info->sync, s->start[i], s->start[i] + cp_slices_get_dur (s, i));
+              cp_intervals_add_sorted (info->sync, cp_slices_get_start (s, i), cp_slices_get_end (s, i));
             }
         }
 
@@ -54,7 +54,7 @@ build_lane_sets (CpAnalysis *self)
           CpSliceClass c = info->cls[i];
 
           if (c >= 0 && cp_slices_get_dur (s, i) > 0)
-            cp_intervals_add_sorted (info->cat[c], s->start[i], s->start[i] + cp_slices_get_dur (s, i));
+            cp_intervals_add_sorted (info->cat[c], cp_slices_get_start (s, i), cp_slices_get_end (s, i));
         }
     }
 }

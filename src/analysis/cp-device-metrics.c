@@ -201,7 +201,7 @@ device_pass (CpAnalysis *self,
       const CpSlices *s = self->lanes[g_array_index (sets->lanes, guint, k)].slices;
 
       if (s->n > 0)
-        heap_push (&order, (HeapItem) { s->start[0], k, 0 });
+        heap_push (&order, (HeapItem) { cp_slices_get_start (s, 0), k, 0 });
     }
 
   while (order.n > 0)
@@ -212,14 +212,14 @@ device_pass (CpAnalysis *self,
       const CpLaneInfo *info = &self->lanes[l];
       const CpSlices *s = info->slices;
       guint i = cursor[k]++;
-      gint64 start = s->start[i], dur = cp_slices_get_dur (s, i), end = start + dur;
+      gint64 start = cp_slices_get_start (s, i), dur = cp_slices_get_dur (s, i), end = start + dur;
       guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
       CpSliceClass c = _cp_analysis_slice_class (self, l, i);
       CpSliceRef launch = info->launch ? info->launch[i] : CP_SLICE_REF_NONE;
       gint64 launch_start = G_MININT64;
 
       if (cursor[k] < s->n)
-        heap_push (&order, (HeapItem) { s->start[cursor[k]], k, 0 });
+        heap_push (&order, (HeapItem) { cp_slices_get_start (s, cursor[k]), k, 0 });
       if (c < 0)
         continue;
 
@@ -230,7 +230,7 @@ device_pass (CpAnalysis *self,
           gint64 cpu_dur = cp_slices_get_dur (hs, launch.index);
           gint64 delay;
 
-          launch_start = hs->start[launch.index];
+          launch_start = cp_slices_get_start (hs, launch.index);
           delay = MAX (0, start - (launch_start + cpu_dur));
           dev->n_launched++;
           if (cpu_dur <= CP_HTA_SHORT_LAUNCH_NS && dur < cpu_dur)

@@ -81,12 +81,12 @@ host_pass (CpAnalysis *self,
 
       for (guint i = 0; i < s->n; i++)
         {
-          gint64 start = s->start[i];
+          gint64 start = cp_slices_get_start (s, i);
           guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
           gboolean op;
           guint32 near;
 
-          while (depth > 0 && s->start[stack[depth - 1]] + cp_slices_get_dur (s, stack[depth - 1]) <= start)
+          while (depth > 0 && cp_slices_get_end (s, stack[depth - 1]) <= start)
             depth--;
 
           op = cp_slices_get_dur (s, i) > 0 && is_host_op (self, l, i, nf, cp_slices_get_cat (s, i), python_cat);

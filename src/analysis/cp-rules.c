@@ -684,10 +684,10 @@ eval_pageable (Ctx           *ctx,
               if (g != NULL && g->bytes > 0)
                 bytes += g->bytes;
             }
-          cp_intervals_add (all, s->start[i], s->start[i] + cp_slices_get_dur (s, i));
+          cp_intervals_add (all, cp_slices_get_start (s, i), cp_slices_get_end (s, i));
           e.lane = l;
-          e.start = s->start[i];
-          e.end = s->start[i] + cp_slices_get_dur (s, i);
+          e.start = cp_slices_get_start (s, i);
+          e.end = cp_slices_get_end (s, i);
           g_array_append_val (ev, e);
         }
     }
@@ -900,7 +900,7 @@ eval_loader_single (Ctx           *ctx,
           {
             if (set == NULL)
               set = cp_intervals_new ();
-            cp_intervals_add_sorted (set, s->start[i], s->start[i] + cp_slices_get_dur (s, i));
+            cp_intervals_add_sorted (set, cp_slices_get_start (s, i), cp_slices_get_end (s, i));
           }
       if (set != NULL)
         {
@@ -1172,7 +1172,7 @@ eval_precision (Ctx           *ctx,
       CpSliceRef r = g_array_index (self->eligible_fp32, CpSliceRef, k);
       const CpSlices *s = self->lanes[r.lane].slices;
 
-      cp_intervals_add (set, s->start[r.index], s->start[r.index] + cp_slices_get_dur (s, r.index));
+      cp_intervals_add (set, cp_slices_get_start (s, r.index), cp_slices_get_end (s, r.index));
     }
   cp_intervals_normalize (set);
   own = windowed (ctx, set);
@@ -1208,7 +1208,7 @@ eval_precision (Ctx           *ctx,
       CpSliceRef r = g_array_index (self->eligible_fp32, CpSliceRef, k);
       const CpSlices *s = self->lanes[r.lane].slices;
 
-      cp_finding_add_evidence (f, r.lane, s->start[r.index], s->start[r.index] + cp_slices_get_dur (s, r.index));
+      cp_finding_add_evidence (f, r.lane, cp_slices_get_start (s, r.index), cp_slices_get_end (s, r.index));
     }
   /* Tensor cores run these at least twice as fast: half the time is at stake. */
   cp_finding_set_time_at_stake (f, eligible_in_w / 2, per_window (ctx, eligible_in_w / 2));
@@ -1310,7 +1310,7 @@ eval_dataparallel (Ctx           *ctx,
       for (guint i = 0; i < s->n; i++)
         if (cp_name_cache_lookup (self->names, s->name[i]) & CP_NAME_DATAPARALLEL)
           {
-            CpEvidence e = { l, s->start[i], s->start[i] + cp_slices_get_dur (s, i) };
+            CpEvidence e = { l, cp_slices_get_start (s, i), cp_slices_get_end (s, i) };
 
             g_array_append_val (ev, e);
           }

@@ -222,7 +222,7 @@ _cp_analysis_build_steps (CpAnalysis *self)
               if (h.lane == G_MAXUINT32)
                 continue;
               hs = self->lanes[h.lane].slices;
-              ls = hs->start[h.index];
+              ls = cp_slices_get_start (hs, h.index);
               le = ls + cp_slices_get_dur (hs, h.index);
               /* The last step starting at or before the launch. */
               while (lo < hi)
@@ -238,7 +238,7 @@ _cp_analysis_build_steps (CpAnalysis *self)
                 continue;
               if (le <= sp[lo - 1].host_end)
                 {
-                  sp[lo - 1].device_end = MAX (sp[lo - 1].device_end, s->start[i] + cp_slices_get_dur (s, i));
+                  sp[lo - 1].device_end = MAX (sp[lo - 1].device_end, cp_slices_get_end (s, i));
                   sp[lo - 1].n_ops++;
                 }
             }

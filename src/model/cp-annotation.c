@@ -200,7 +200,7 @@ find_slice_in_lane (CpTrace    *trace,
   if (s->n == 0 || start == G_MININT64)
     return -1;
   i = cp_lane_first_starting_after (lane, start - 1);
-  for (; i < s->n && s->start[i] == start; i++)
+  for (; i < s->n && cp_slices_get_start (s, i) == start; i++)
     {
       if (g_strcmp0 (cp_trace_get_string (trace, s->name[i]), name) == 0)
         return (gint) i;

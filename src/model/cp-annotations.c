@@ -288,9 +288,9 @@ cp_annotations_add_evidence (CpAnnotations *self,
       CpLane *l = cp_trace_get_lane (self->trace, lane);
       const CpSlices *s = cp_lane_get_slices (l);
 
-      for (guint i = cp_lane_first_starting_after (l, start - 1); i < s->n && s->start[i] == start; i++)
+      for (guint i = cp_lane_first_starting_after (l, start - 1); i < s->n && cp_slices_get_start (s, i) == start; i++)
         {
-          if (s->start[i] + cp_slices_get_dur (s, i) == end)
+          if (cp_slices_get_end (s, i) == end)
             {
               slice = (CpSliceRef) { lane, i };
               break;

@@ -10,8 +10,9 @@
 
 G_BEGIN_DECLS
 
-/* Takes ownership of every g_malloc'd array in columns (and of counter_ts,
- * counter_values). */
+/* Takes ownership of every g_malloc'd array in columns, of start (the n
+ * sorted starts, turned into the columns' 32-bit form in place) and of
+ * counter_ts, counter_values. */
 CpLane *_cp_lane_new (CpLaneKind      kind,
                       CpTransferKind  transfer_kind,
                       const char     *name,
@@ -22,6 +23,7 @@ CpLane *_cp_lane_new (CpLaneKind      kind,
                       gint64          tid,
                       gint64          sort_key,
                       CpSlices       *columns,
+                      gint64         *start,
                       gint64         *counter_ts,
                       double         *counter_values,
                       guint           n_counter);

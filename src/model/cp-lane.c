@@ -277,7 +277,10 @@ cp_lane_finalize (GObject *object)
   CpLane *self = (CpLane *) object;
 
   g_free (self->name);
-  g_free ((gpointer) self->slices.start);
+  g_free ((gpointer) self->slices.start32);
+  g_free ((gpointer) self->slices.start_base);
+  g_free ((gpointer) self->slices.far_index);
+  g_free ((gpointer) self->slices.far_start);
   g_free ((gpointer) self->slices.dur32);
   g_free ((gpointer) self->slices.long_index);
   g_free ((gpointer) self->slices.long_dur);
@@ -373,6 +376,48 @@ build_rows (CpLane *self)
   g_free (fill);
 }
 
+/* The 32-bit starts, written over the 64-bit ones (offset i * 4 is never
+ * past start i * 8, so each start is read before its bytes are reused). */
+static void
+pack_starts (CpSlices *s,
+             gint64   *start)
+{
+  gint64 *base = g_new (gint64, MAX (N_WORDS (s->n), 1));
+  guint32 *start32 = (guint32 *) start;
+  GArray *far_index = NULL, *far_start = NULL;
+
+  for (guint i = 0; i < s->n; i++)
+    {
+      gint64 t = start[i];
+      guint64 offset;
+
+      if (i % 64 == 0)
+        base[i / 64] = t;
+      offset = (guint64) t - (guint64) base[i / 64];
+      if (G_UNLIKELY (t < base[i / 64] || offset >= G_MAXUINT32))
+        {
+          if (far_index == NULL)
+            {
+              far_index = g_array_new (FALSE, FALSE, sizeof (guint32));
+              far_start = g_array_new (FALSE, FALSE, sizeof (gint64));
+            }
+          g_array_append_val (far_index, i);
+          g_array_append_val (far_start, t);
+          start32[i] = G_MAXUINT32;
+        }
+      else
+        start32[i] = (guint32) offset;
+    }
+  s->start32 = g_realloc (start, sizeof (guint32) * MAX (s->n, 1));
+  s->start_base = base;
+  if (far_index != NULL)
+    {
+      s->n_far = far_index->len;
+      s->far_index = (const guint32 *) g_array_free (far_index, FALSE);
+      s->far_start = (const gint64 *) g_array_free (far_start, FALSE);
+    }
+}
+
 static void
 build_block_ends (CpLane *self)
 {
@@ -382,7 +427,7 @@ build_block_ends (CpLane *self)
   self->block_end = g_new (gint64, MAX (N_WORDS (s->n), 1));
   for (guint i = 0; i < s->n; i++)
     {
-      gint64 e = s->start[i] + cp_slices_get_dur (s, i);
+      gint64 e = cp_slices_get_end (s, i);
 
       if (e > running)
         running = e;
@@ -402,6 +447,7 @@ _cp_lane_new (CpLaneKind      kind,
               gint64          tid,
               gint64          sort_key,
               CpSlices       *columns,
+              gint64         *start,
               gint64         *counter_ts,
               double         *counter_values,
               guint           n_counter)
@@ -418,6 +464,7 @@ _cp_lane_new (CpLaneKind      kind,
   self->tid = tid;
   self->sort_key = sort_key;
   self->slices = *columns;
+  pack_starts (&self->slices, start);
   self->counter_ts = counter_ts;
   self->counter_values = counter_values;
   self->n_counter = n_counter;
@@ -430,11 +477,13 @@ _cp_lane_new (CpLaneKind      kind,
 gsize
 _cp_lane_get_memory_size (CpLane *self)
 {
-  gsize per_slice = sizeof (gint64) + sizeof (guint32) + sizeof (CpStr) +
+  gsize per_slice = sizeof (guint32) + sizeof (guint32) + sizeof (CpStr) +
                     (self->slices.cat_table != NULL ? sizeof (guint8) : sizeof (CpStr)) +
                     sizeof (guint16) * 2 + sizeof (guint32);
 
   return sizeof *self + (gsize) self->slices.n * per_slice +
+         N_WORDS (self->slices.n) * sizeof (gint64) +
+         self->slices.n_far * (sizeof (guint32) + sizeof (gint64)) +
          sparse_column_memory (&self->slices.corr, self->slices.n) +
          sparse_column_memory (&self->slices.ext, self->slices.n) +
          sparse_column_memory (&self->slices.gpu, self->slices.n) +
@@ -443,6 +492,29 @@ _cp_lane_get_memory_size (CpLane *self)
          self->slices.n_long * (sizeof (guint32) + sizeof (gint64)) +
          (self->n_rows + 1) * sizeof (guint32) +
          self->n_counter * (sizeof (gint64) + sizeof (double));
+}
+
+gint64
+cp_slices_get_far_start (const CpSlices *slices,
+                         guint           i)
+{
+  guint lo = 0, hi;
+
+  g_return_val_if_fail (slices != NULL, 0);
+
+  hi = slices->n_far;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (slices->far_index[mid] < i)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo < slices->n_far && slices->far_index[lo] == i)
+    return slices->far_start[lo];
+  return slices->start_base[i / 64] + (gint64) slices->start32[i];
 }
 
 gint64
@@ -602,7 +674,7 @@ cp_lane_first_ending_after (CpLane *self,
   running = lo > 0 ? self->block_end[lo - 1] : G_MININT64;
   for (guint i = lo * 64; i < s->n; i++)
     {
-      gint64 e = s->start[i] + cp_slices_get_dur (s, i);
+      gint64 e = cp_slices_get_end (s, i);
 
       if (e > running)
         running = e;
@@ -616,14 +688,14 @@ guint
 cp_lane_first_starting_after (CpLane *self,
                               gint64  t)
 {
-  const gint64 *start = self->slices.start;
+  const CpSlices *s = &self->slices;
   guint lo = 0, hi = self->slices.n;
 
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
 
-      if (start[mid] <= t)
+      if (cp_slices_get_start (s, mid) <= t)
         lo = mid + 1;
       else
         hi = mid;
@@ -648,7 +720,7 @@ row_slice_at (CpLane *self,
     {
       guint mid = lo + (hi - lo) / 2;
 
-      if (s->start[idx[mid]] <= t)
+      if (cp_slices_get_start (s, idx[mid]) <= t)
         lo = mid + 1;
       else
         hi = mid;
@@ -656,7 +728,7 @@ row_slice_at (CpLane *self,
   if (lo == 0)
     return -1;
   i = idx[lo - 1];
-  if (t < s->start[i] + cp_slices_get_dur (s, i) || (cp_slices_get_dur (s, i) == 0 && t == s->start[i]))
+  if (t < cp_slices_get_end (s, i) || (cp_slices_get_dur (s, i) == 0 && t == cp_slices_get_start (s, i)))
     return i;
   return -1;
 }
@@ -712,8 +784,8 @@ cp_lane_busy_time (CpLane *self,
   last = cp_lane_first_starting_after (self, t1);
   for (guint i = first; i < last; i++)
     {
-      gint64 a = MAX (s->start[i], t0);
-      gint64 b = MIN (s->start[i] + cp_slices_get_dur (s, i), t1);
+      gint64 a = MAX (cp_slices_get_start (s, i), t0);
+      gint64 b = MIN (cp_slices_get_end (s, i), t1);
 
       if (b <= a)
         continue;

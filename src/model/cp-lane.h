@@ -54,7 +54,9 @@ cp_sparse_column_get (const CpSparseColumn *column,
 
 /* The slices of a lane as struct-of-arrays, sorted by start (ties: longer
  * first). Every array has n entries. Pointers stay valid while the lane lives;
- * the lane is immutable once its trace is built. Durations (>= 0) are 32-bit
+ * the lane is immutable once its trace is built. Starts are 32-bit offsets
+ * in blocks of 64 slices: read them with cp_slices_get_start(). Durations
+ * (>= 0) are 32-bit
  * with the few longer ones aside: read them with cp_slices_get_dur().
  * Categories are a small table per lane with an 8-bit index per slice (or
  * 32-bit ids when a lane has many): read them with cp_slices_get_cat().
@@ -65,7 +67,15 @@ cp_sparse_column_get (const CpSparseColumn *column,
 typedef struct
 {
   guint          n;
-  const gint64  *start;     /* ns from the trace origin */
+  /* Starts in ns from the trace origin, 32-bit offsets from the start of
+   * their block of 64 slices (that slice's start is the block's base);
+   * G_MAXUINT32 for an offset of 2^32 - 1 ns (4.3 s) or more, whose start is
+   * in a side table: read starts with cp_slices_get_start(). */
+  const guint32 *start32;
+  const gint64  *start_base;/* (n + 63) / 64 */
+  guint          n_far;     /* those far slices: */
+  const guint32 *far_index; /* their indexes, sorted */
+  const gint64  *far_start; /* and their starts */
   const guint32 *dur32;     /* ns; G_MAXUINT32 for 2^32 - 1 ns (4.3 s) or more:
                              * read durations with cp_slices_get_dur() */
   guint          n_long;    /* those long slices: */
@@ -83,6 +93,26 @@ typedef struct
   CpSparseColumn args;      /* 1 + index of an args record in the trace, 0 when none */
 } CpSlices;
 
+/* The start of a slice whose start32 is G_MAXUINT32. */
+gint64          cp_slices_get_far_start    (const CpSlices *slices,
+                                            guint           i);
+
+/* The start of slice i in ns from the trace origin. */
+static inline gint64
+cp_slices_get_start (const CpSlices *slices,
+                     guint           i)
+{
+  guint32 o = slices->start32[i];
+
+  return G_LIKELY (o != G_MAXUINT32) ? slices->start_base[i / 64] + (gint64) o
+                                     : cp_slices_get_far_start (slices, i);
+}
+
+/* The end of slice i (start + duration). */
+static inline gint64
+cp_slices_get_end (const CpSlices *slices,
+                   guint           i);
+
 /* The duration of a slice whose dur32 is G_MAXUINT32. */
 gint64          cp_slices_get_long_dur     (const CpSlices *slices,
                                             guint           i);
@@ -95,6 +125,13 @@ cp_slices_get_dur (const CpSlices *slices,
   guint32 d = slices->dur32[i];
 
   return G_LIKELY (d != G_MAXUINT32) ? (gint64) d : cp_slices_get_long_dur (slices, i);
+}
+
+static inline gint64
+cp_slices_get_end (const CpSlices *slices,
+                   guint           i)
+{
+  return cp_slices_get_start (slices, i) + cp_slices_get_dur (slices, i);
 }
 
 /* The category of slice i. */

@@ -1494,7 +1494,7 @@ link_correlations (CpTrace *trace,
             e.device = -1;
           e.lane = li;
           e.index = i;
-          e.start = s->start[i];
+          e.start = cp_slices_get_start (s, i);
           g_array_append_val (target, e);
         }
     }
@@ -1581,13 +1581,13 @@ cmp_points (gconstpointer a,
  * a search outward from hint, a recent answer on the same lane (readers add
  * flow points roughly in time order), then a binary search in what is left. */
 static guint
-gallop_bound (const gint64 *start,
+gallop_bound (const CpSlices *s,
               guint         n,
               gint64        t,
               guint         hint,
               gboolean      upper)
 {
-#define BEFORE(i) (upper ? start[i] <= t : start[i] < t)
+#define BEFORE(i) (upper ? cp_slices_get_start (s, i) <= t : cp_slices_get_start (s, i) < t)
   guint lo, hi, step = 1;
 
   hint = MIN (hint, n);
@@ -1659,7 +1659,7 @@ bind_point (CpTrace         *trace,
 
   if (p->bind == CP_FLOW_BIND_ENCLOSING)
     {
-      guint hi = gallop_bound (s->start, s->n, t, *hint, TRUE);
+      guint hi = gallop_bound (s, s->n, t, *hint, TRUE);
       gint i = -1;
 
       *hint = hi;
@@ -1671,7 +1671,7 @@ bind_point (CpTrace         *trace,
         {
           guint j = k - 1;
 
-          if (t < s->start[j] + cp_slices_get_dur (s, j) || (cp_slices_get_dur (s, j) == 0 && t == s->start[j]))
+          if (t < cp_slices_get_end (s, j) || (cp_slices_get_dur (s, j) == 0 && t == cp_slices_get_start (s, j)))
             {
               if (!(s->flags[j] & CP_SLICE_OVERLAP))
                 i = j;
@@ -1689,7 +1689,7 @@ bind_point (CpTrace         *trace,
     }
   else
     {
-      guint lo = gallop_bound (s->start, s->n, t, *hint, FALSE);
+      guint lo = gallop_bound (s, s->n, t, *hint, FALSE);
 
       *hint = lo;
       if (lo < s->n)
@@ -1957,7 +1957,6 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
 
       l->final_index = k;
       cols.n = l->n;
-      cols.start = l->n ? l->start : g_new0 (gint64, 1);
       cols.dur32 = l->dur32 != NULL ? l->dur32 : g_new0 (guint32, 1);
       cols.n_long = l->n_long;
       cols.long_index = l->long_index;
@@ -1983,11 +1982,9 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       _cp_sparse_builder_finish (&l->args, l->n, 0, &cols.args);
       if (l->n == 0)
         {
-          g_free (l->start);
           g_free (l->names);
           g_free (l->flags);
         }
-      l->start = NULL;
       l->dur32 = NULL;
       l->long_index = NULL;
       l->long_dur = NULL;
@@ -2036,7 +2033,7 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       lane = _cp_lane_new (l->kind, l->transfer_kind, l->name, k,
                            l->process, l->device, l->stream,
                            l->kind == CP_LANE_KERNEL ? l->stream : l->key.num,
-                           l->sort_key, &cols, cts, cvals, n_counter);
+                           l->sort_key, &cols, g_steal_pointer (&l->start), cts, cvals, n_counter);
       trace->n_slices += cols.n;
       g_ptr_array_add (trace->lane_array, lane);
       g_list_store_append (trace->lanes, lane);

@@ -448,7 +448,7 @@ cp_trace_slice_start (CpTrace    *self,
 {
   const CpSlices *s = slices_for (self, ref);
 
-  return s ? s->start[ref.index] : 0;
+  return s ? cp_slices_get_start (s, ref.index) : 0;
 }
 
 gint64

@@ -138,7 +138,7 @@ build_rows (LodLane *ll)
 
           sum += cp_slices_get_dur (s, i);
           busy[k + 1] = sum;
-          end[k] = s->start[i] + cp_slices_get_dur (s, i);
+          end[k] = cp_slices_get_end (s, i);
         }
       row->busy = busy;
       row->end = end;
@@ -345,7 +345,7 @@ row_first_ending_after (const CpSlices *s,
       gint64 end = row->end[mid];
 
       /* A zero-length slice at t is kept: it would be lost otherwise. */
-      if (end < t || (end == t && s->start[row->idx[mid]] < t))
+      if (end < t || (end == t && cp_slices_get_start (s, row->idx[mid]) < t))
         lo = mid + 1;
       else
         hi = mid;
@@ -379,8 +379,8 @@ row_covered_before (const CpSlices *s,
     {
       guint32 i = row->idx[j];
 
-      if (t > s->start[i])
-        c += MIN (t - s->start[i], cp_slices_get_dur (s, i));
+      if (t > cp_slices_get_start (s, i))
+        c += MIN (t - cp_slices_get_start (s, i), cp_slices_get_dur (s, i));
     }
   return c;
 }
@@ -427,7 +427,7 @@ cp_lod_count_slices (CpLod  *self,
         {
           guint32 i = row->idx[first];
 
-          if (cp_slices_get_dur (s, i) == 0 && s->start[i] < t0)
+          if (cp_slices_get_dur (s, i) == 0 && cp_slices_get_start (s, i) < t0)
             first++;
           else
             break;
@@ -438,7 +438,7 @@ cp_lod_count_slices (CpLod  *self,
         {
           guint mid = lo + (hi - lo) / 2;
 
-          if (s->start[row->idx[mid]] < t1)
+          if (cp_slices_get_start (s, row->idx[mid]) < t1)
             lo = mid + 1;
           else
             hi = mid;

@@ -544,7 +544,7 @@ gallop (const CpSlices *s,
   guint lo = from, hi, step = 1;
 
 #define ENDS_BEFORE(k) \
-  (r->end[k] < t || (r->end[k] == t && s->start[r->idx[k]] < t))
+  (r->end[k] < t || (r->end[k] == t && cp_slices_get_start (s, r->idx[k]) < t))
 
   if (lo >= r->n || !ENDS_BEFORE (lo))
     return lo;
@@ -583,8 +583,8 @@ covered_before (const CpSlices *s,
     {
       guint32 i = r->idx[j];
 
-      if (t > s->start[i])
-        c += MIN (t - s->start[i], cp_slices_get_dur (s, i));
+      if (t > cp_slices_get_start (s, i))
+        c += MIN (t - cp_slices_get_start (s, i), cp_slices_get_dur (s, i));
     }
   return c;
 }
@@ -614,7 +614,7 @@ paint_row (CpPainter *self,
   while (k < r->n)
     {
       guint32 i = r->idx[k];
-      gint64 st = s->start[i];
+      gint64 st = cp_slices_get_start (s, i);
       gint64 en = st + cp_slices_get_dur (s, i);
       double x0, x1;
       gint c;
@@ -676,7 +676,7 @@ paint_row (CpPainter *self,
       cov0 = covered_before (s, r, j0, cb0);
       j1 = gallop (s, r, j0, cb1);
       cov1 = covered_before (s, r, j1, cb1);
-      if (j0 < r->n && s->start[r->idx[j0]] < MAX (cb1, cb0 + 1))
+      if (j0 < r->n && cp_slices_get_start (s, r->idx[j0]) < MAX (cb1, cb0 + 1))
         dense_add (self, &run, c, cb1 > cb0 ? (double) (cov1 - cov0) / (double) (cb1 - cb0) : 1.0);
       next_col = c + 1;
       k = MAX (j1, j0);
@@ -862,7 +862,7 @@ paint_group_summary (CpPainter          *self,
       k = cp_lod_row_first_ending_after (self->lod, l, 0, self->t0);
       while (k < r->n)
         {
-          gint64 st = s->start[r->idx[k]];
+          gint64 st = cp_slices_get_start (s, r->idx[k]);
           gint c;
           gint64 cb0, cb1;
           guint j0, j1;
@@ -877,7 +877,7 @@ paint_group_summary (CpPainter          *self,
           cb1 = col_time (self, c + 1);
           j0 = gallop (s, r, k, cb0);
           j1 = gallop (s, r, j0, cb1);
-          if (j0 < r->n && s->start[r->idx[j0]] < MAX (cb1, cb0 + 1))
+          if (j0 < r->n && cp_slices_get_start (s, r->idx[j0]) < MAX (cb1, cb0 + 1))
             {
               f = cb1 > cb0 ? (float) (covered_before (s, r, j1, cb1) - covered_before (s, r, j0, cb0)) /
                               (float) (cb1 - cb0) : 1.0f;
@@ -1002,8 +1002,8 @@ slice_rect (CpPainter  *self,
     return FALSE;
   lane = cp_trace_get_lane (self->trace, ref.lane);
   s = cp_lane_get_slices (lane);
-  x0 = time_x (self, s->start[ref.index]);
-  x1 = time_x (self, s->start[ref.index] + cp_slices_get_dur (s, ref.index));
+  x0 = time_x (self, cp_slices_get_start (s, ref.index));
+  x1 = time_x (self, cp_slices_get_end (s, ref.index));
   if (cp_lane_get_kind (lane) == CP_LANE_COUNTER)
     return FALSE;
   *y = cp_timeline_layout_row_y (self->tl, item, s->row[ref.index], self->offset);
@@ -1216,10 +1216,10 @@ paint_search (CpPainter *self,
       while (a < end && m[a].index < last_idx)
         {
           guint32 si = m[a].index;
-          double x0 = time_x (self, s->start[si]);
-          double x1 = time_x (self, s->start[si] + cp_slices_get_dur (s, si));
+          double x0 = time_x (self, cp_slices_get_start (s, si));
+          double x1 = time_x (self, cp_slices_get_end (s, si));
 
-          if (s->start[si] + cp_slices_get_dur (s, si) >= self->t0)
+          if (cp_slices_get_end (s, si) >= self->t0)
             {
               double y = cp_timeline_layout_row_y (self->tl, item, s->row[si], self->offset);
               double w = MAX (x1 - x0, 3);
@@ -1234,7 +1234,7 @@ paint_search (CpPainter *self,
             }
           a++;
           /* Many matches in one pixel column: skip to the next column. */
-          if (a < end && x1 - x0 < 1 && a < end && floor (time_x (self, s->start[m[a].index])) == last_x)
+          if (a < end && x1 - x0 < 1 && a < end && floor (time_x (self, cp_slices_get_start (s, m[a].index))) == last_x)
             {
               gint64 next_t = col_time (self, (gint) (last_x - self->gx) + 1);
               guint lo = a, hi = end;
@@ -1243,7 +1243,7 @@ paint_search (CpPainter *self,
                 {
                   guint mid = lo + (hi - lo) / 2;
 
-                  if (m[mid].index < last_idx && s->start[m[mid].index] < next_t)
+                  if (m[mid].index < last_idx && cp_slices_get_start (s, m[mid].index) < next_t)
                     lo = mid + 1;
                   else
                     hi = mid;
@@ -1343,7 +1343,7 @@ flow_end (CpPainter  *self,
   if (!cp_trace_slice_ref_valid (self->trace, ref))
     return FALSE;
   s = cp_lane_get_slices (cp_trace_get_lane (self->trace, ref.lane));
-  *x = time_x (self, at_end ? s->start[ref.index] + cp_slices_get_dur (s, ref.index) : s->start[ref.index]);
+  *x = time_x (self, at_end ? cp_slices_get_end (s, ref.index) : cp_slices_get_start (s, ref.index));
   item = cp_timeline_layout_find_lane (self->tl, ref.lane);
   if (item >= 0)
     {
@@ -1961,8 +1961,8 @@ cp_painter_slice_rect (CpPainter        *self,
   if (ok)
     {
       s = cp_lane_get_slices (cp_trace_get_lane (cp_view_state_get_trace (view), ref.lane));
-      rx = floor (gx + (double) (s->start[ref.index] - t0) * px_per_ns + 0.5);
-      rw = MAX (floor (gx + (double) (s->start[ref.index] + cp_slices_get_dur (s, ref.index) - t0) * px_per_ns + 0.5) - rx, 1);
+      rx = floor (gx + (double) (cp_slices_get_start (s, ref.index) - t0) * px_per_ns + 0.5);
+      rw = MAX (floor (gx + (double) (cp_slices_get_end (s, ref.index) - t0) * px_per_ns + 0.5) - rx, 1);
       ry = cp_timeline_layout_row_y (tl, item, s->row[ref.index], offset);
       rh = cp_timeline_layout_get_metrics (tl)->row_height - 1;
       ok = cp_timeline_layout_item_rect (tl, item, offset, height, NULL, NULL) &&

@@ -458,9 +458,9 @@ lane_has_content (CpTrace *trace,
     /* Slices from i on may reach t0; the first that starts before t1 shows. */
     for (; i < s->n; i++)
       {
-        if (s->start[i] >= t1)
+        if (cp_slices_get_start (s, i) >= t1)
           return FALSE;
-        if (s->start[i] + cp_slices_get_dur (s, i) >= t0)
+        if (cp_slices_get_end (s, i) >= t0)
           return TRUE;
       }
   }

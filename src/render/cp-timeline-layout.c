@@ -503,19 +503,19 @@ pick_slice (CpTimelineLayout *self,
 
   j = cp_lod_row_first_ending_after (self->lod, lane, row, ti);
   /* The slice under the point, when there is one. */
-  if (j < r->n && (double) s->start[r->idx[j]] <= t)
+  if (j < r->n && (double) cp_slices_get_start (s, r->idx[j]) <= t)
     {
       guint32 i = r->idx[j];
 
-      if (t < (double) (s->start[i] + cp_slices_get_dur (s, i)) || cp_slices_get_dur (s, i) == 0 ||
-          t - (double) (s->start[i] + cp_slices_get_dur (s, i)) <= tol_ns)
+      if (t < (double) (cp_slices_get_end (s, i)) || cp_slices_get_dur (s, i) == 0 ||
+          t - (double) (cp_slices_get_end (s, i)) <= tol_ns)
         return (CpSliceRef) { lane, i };
     }
   /* Otherwise the nearest within the tolerance, on either side. */
   if (j > 0)
     {
       guint32 i = r->idx[j - 1];
-      double d = t - (double) (s->start[i] + cp_slices_get_dur (s, i));
+      double d = t - (double) (cp_slices_get_end (s, i));
 
       if (d >= 0 && d <= tol_ns && d < best)
         {
@@ -526,7 +526,7 @@ pick_slice (CpTimelineLayout *self,
   if (j < r->n)
     {
       guint32 i = r->idx[j];
-      double d = (double) s->start[i] - t;
+      double d = (double) cp_slices_get_start (s, i) - t;
 
       if (d >= 0 && d <= tol_ns && d < best)
         {

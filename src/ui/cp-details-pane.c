@@ -352,8 +352,8 @@ show_slice (CpDetailsPane *self,
   GtkWidget *title, *grid;
   int row = 0;
   g_autofree char *lane_name = lane_title (self->trace, ref.lane);
-  g_autofree char *start = cp_time_format_offset (s->start[i]);
-  g_autofree char *end = cp_time_format_offset (s->start[i] + cp_slices_get_dur (s, i));
+  g_autofree char *start = cp_time_format_offset (cp_slices_get_start (s, i));
+  g_autofree char *end = cp_time_format_offset (cp_slices_get_end (s, i));
   g_autofree char *dur = cp_ui_format_duration (cp_slices_get_dur (s, i));
   const char *cat = cp_trace_get_string (self->trace, cp_slices_get_cat (s, i));
   CpLaneKind kind = cp_lane_get_kind (lane);
@@ -379,7 +379,7 @@ show_slice (CpDetailsPane *self,
   if (kind == CP_LANE_HOST_THREAD || kind == CP_LANE_ASYNC || kind == CP_LANE_DEVICE_ANNOTATION)
     {
       CpLod *lod = cp_lod_ensure (self->trace);
-      gint64 children = cp_lod_row_coverage (lod, ref.lane, s->row[i] + 1, s->start[i], s->start[i] + cp_slices_get_dur (s, i));
+      gint64 children = cp_lod_row_coverage (lod, ref.lane, s->row[i] + 1, cp_slices_get_start (s, i), cp_slices_get_end (s, i));
       g_autofree char *self_time = cp_ui_format_duration (cp_slices_get_dur (s, i) - children);
 
       grid_row (grid, row++, _("Self time"), self_time);

@@ -428,7 +428,7 @@ query_tooltip_cb (CpTimelineView *self,
       g_autofree char *name = g_markup_escape_text (cp_trace_get_string (self->trace, s->name[i]), -1);
       g_autofree char *cat = g_markup_escape_text (cp_trace_get_string (self->trace, cp_slices_get_cat (s, i)), -1);
       g_autofree char *lane_name = g_markup_escape_text (cp_timeline_layout_get_label (self->layout, hit.item), -1);
-      g_autofree char *start = cp_time_format_offset (s->start[i]);
+      g_autofree char *start = cp_time_format_offset (cp_slices_get_start (s, i));
       g_autofree char *dur = cp_time_format_duration (cp_slices_get_dur (s, i));
 
       text = g_string_new (NULL);

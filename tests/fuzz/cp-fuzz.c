@@ -141,10 +141,10 @@ cp_fuzz_exercise_trace (CpTrace *trace)
           CpSliceRef ref = { l, i };
 
           CHECK (cp_slices_get_dur (s, i) >= 0);
-          CHECK (i == 0 || s->start[i - 1] <= s->start[i]);
+          CHECK (i == 0 || cp_slices_get_start (s, i - 1) <= cp_slices_get_start (s, i));
           CHECK (s->row[i] < MAX (n_rows, 1));
-          end_max = MAX (end_max, s->start[i] + cp_slices_get_dur (s, i));
-          CHECK (end_max >= s->start[i]);
+          end_max = MAX (end_max, cp_slices_get_end (s, i));
+          CHECK (end_max >= cp_slices_get_start (s, i));
           check_text (cp_trace_get_string (trace, s->name[i]));
           check_text (cp_trace_get_string (trace, cp_slices_get_cat (s, i)));
           (void) cp_trace_get_gpu_info (trace, ref);
@@ -173,7 +173,7 @@ cp_fuzz_exercise_trace (CpTrace *trace)
           for (guint k = 0; k < n; k++)
             {
               CHECK (idx[k] < s->n);
-              CHECK (k == 0 || s->start[idx[k - 1]] <= s->start[idx[k]]);
+              CHECK (k == 0 || cp_slices_get_start (s, idx[k - 1]) <= cp_slices_get_start (s, idx[k]));
             }
           row_total += n;
         }
@@ -189,10 +189,10 @@ cp_fuzz_exercise_trace (CpTrace *trace)
         }
       if (s->n > 0)
         {
-          (void) cp_lane_busy_time (lane, s->start[0], end_max);
+          (void) cp_lane_busy_time (lane, cp_slices_get_start (s, 0), end_max);
           CHECK (cp_lane_first_ending_after (lane, end_max) < s->n);
           CHECK (end_max == G_MAXINT64 || cp_lane_first_ending_after (lane, end_max + 1) == s->n);
-          (void) cp_lane_slice_at (lane, s->start[s->n / 2], -1);
+          (void) cp_lane_slice_at (lane, cp_slices_get_start (s, s->n / 2), -1);
         }
       total += s->n;
     }
