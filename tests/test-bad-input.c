@@ -109,7 +109,7 @@ assert_valid_text (CpTrace *trace)
           g_autoptr(GPtrArray) args = NULL;
           g_autoptr(GError) error = NULL;
 
-          g_assert_true (g_utf8_validate (cp_trace_get_string (trace, s->name[i]), -1, NULL));
+          g_assert_true (g_utf8_validate (cp_trace_get_string (trace, cp_slices_get_name (s, i)), -1, NULL));
           g_assert_true (g_utf8_validate (cp_trace_get_string (trace, cp_slices_get_cat (s, i)), -1, NULL));
           args = cp_args_decode (trace, ref, &error);
           for (guint a = 0; args != NULL && a < args->len; a++)

@@ -129,7 +129,7 @@ collect (CpTrace    *trace,
 
       for (guint i = 0; i < s->n; i++)
         {
-          const char *name = cp_trace_get_string (trace, s->name[i]);
+          const char *name = cp_trace_get_string (trace, cp_slices_get_name (s, i));
 
           if (g_str_has_prefix (name, prefix))
             {
@@ -384,7 +384,7 @@ inside_named_slice (CpTrace    *trace,
   for (guint i = 0; i < s->n; i++)
     {
       if (cp_slices_get_start (s, i) <= start && end <= cp_slices_get_end (s, i)
-          && g_str_has_prefix (cp_trace_get_string (trace, s->name[i]), prefix))
+          && g_str_has_prefix (cp_trace_get_string (trace, cp_slices_get_name (s, i)), prefix))
         return TRUE;
     }
   return FALSE;

@@ -384,7 +384,7 @@ from_trace (CpTrace   *trace,
               g_assert_true (json_parser_load_from_data (parser, (const char *) data, len, NULL));
               args = json_parser_get_root (parser);
             }
-          add_rec (recs, cp_trace_get_string (trace, s->name[i]), cp_trace_get_string (trace, cp_slices_get_cat (s, i)),
+          add_rec (recs, cp_trace_get_string (trace, cp_slices_get_name (s, i)), cp_trace_get_string (trace, cp_slices_get_cat (s, i)),
                    origin + cp_slices_get_start (s, i), (s->flags[i] & CP_SLICE_UNCLOSED) ? -1 : cp_slices_get_dur (s, i),
                    (s->flags[i] & CP_SLICE_INSTANT) != 0, args);
         }

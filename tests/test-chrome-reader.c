@@ -58,7 +58,7 @@ find_slice (CpTrace    *trace,
       const CpSlices *s = cp_lane_get_slices (lane);
 
       for (guint i = 0; i < s->n; i++)
-        if (g_strcmp0 (cp_trace_get_string (trace, s->name[i]), name) == 0)
+        if (g_strcmp0 (cp_trace_get_string (trace, cp_slices_get_name (s, i)), name) == 0)
           {
             *index = i;
             return lane;
@@ -631,7 +631,7 @@ digest (CpTrace *trace,
         {
           g_string_append_printf (out, "  %" G_GINT64_FORMAT "+%" G_GINT64_FORMAT " %s/%s f%x r%u c%" G_GINT64_FORMAT
                                   " e%" G_GINT64_FORMAT,
-                                  cp_slices_get_start (s, i), cp_slices_get_dur (s, i), cp_trace_get_string (trace, s->name[i]),
+                                  cp_slices_get_start (s, i), cp_slices_get_dur (s, i), cp_trace_get_string (trace, cp_slices_get_name (s, i)),
                                   cp_trace_get_string (trace, cp_slices_get_cat (s, i)), s->flags[i], s->row[i],
                                   cp_slices_get_corr (s, i), cp_slices_get_ext (s, i));
           {

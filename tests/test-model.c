@@ -67,9 +67,9 @@ test_sort_rows_origin (void)
   l = cp_trace_get_lane (trace, 0);
   s = cp_lane_get_slices (l);
   g_assert_cmpint (cp_slices_get_start (s, 0), ==, 0);
-  g_assert_cmpstr (cp_trace_get_string (trace, s->name[0]), ==, "parent");
-  g_assert_cmpstr (cp_trace_get_string (trace, s->name[1]), ==, "child");
-  g_assert_cmpstr (cp_trace_get_string (trace, s->name[2]), ==, "overlap");
+  g_assert_cmpstr (cp_trace_get_string (trace, cp_slices_get_name (s, 0)), ==, "parent");
+  g_assert_cmpstr (cp_trace_get_string (trace, cp_slices_get_name (s, 1)), ==, "child");
+  g_assert_cmpstr (cp_trace_get_string (trace, cp_slices_get_name (s, 2)), ==, "overlap");
   g_assert_cmpuint (s->row[0], ==, 0);
   g_assert_cmpuint (s->row[1], ==, 1);
   /* overlap starts inside parent but ends after it: an extra row below. */
@@ -213,7 +213,7 @@ test_steps_and_args (void)
     guint idx = G_MAXUINT;
 
     for (guint i = 0; i < s->n; i++)
-      if (g_str_equal (cp_trace_get_string (trace, s->name[i]), "with args"))
+      if (g_str_equal (cp_trace_get_string (trace, cp_slices_get_name (s, i)), "with args"))
         idx = i;
     g_assert_cmpuint (idx, !=, G_MAXUINT);
     g_assert_true (cp_trace_get_args (trace, (CpSliceRef) { 0, idx }, &fmt, &data, &len));
@@ -644,6 +644,69 @@ test_far_starts (void)
   g_assert_cmpint (cp_trace_get_origin_abs (trace), ==, epoch + 1000);
 }
 
+/* Names: a table per lane and 16-bit indexes, or 32-bit ids past 65,536
+ * distinct names on a lane; both read the same. */
+static void
+test_name_tables (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint proc = cp_trace_builder_process_for_pid (b, 1);
+  guint few = cp_trace_builder_lane (b, proc, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+  guint many = cp_trace_builder_lane (b, proc, CP_LANE_HOST_THREAD, (CpLaneKey) { 2, 0 });
+  guint exact = cp_trace_builder_lane (b, proc, CP_LANE_HOST_THREAD, (CpLaneKey) { 3, 0 });
+  g_autoptr(CpTrace) trace = NULL;
+  const guint n_many = 70000;
+
+  for (guint i = 0; i < 1000; i++)
+    add (b, few, i * 10, 5, i % 3 == 0 ? "a" : i % 3 == 1 ? "b" : "c", CP_NONE);
+  for (guint i = 0; i < n_many; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("n%u", i);
+
+      add (b, many, i * 10, 5, name, CP_NONE);
+    }
+  /* Exactly 65,536 distinct names still fit 16 bits (some repeated). */
+  for (guint i = 0; i < 65536 + 100; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("n%u", i % 65536);
+
+      add (b, exact, i * 10, 5, name, CP_NONE);
+    }
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  for (guint li = 0; li < cp_trace_get_n_lanes (trace); li++)
+    {
+      CpLane *lane = cp_trace_get_lane (trace, li);
+      const CpSlices *s = cp_lane_get_slices (lane);
+
+      if (s->n == 1000)
+        {
+          g_assert_nonnull (s->name_table);
+          for (guint i = 0; i < s->n; i++)
+            g_assert_cmpstr (cp_trace_get_string (trace, cp_slices_get_name (s, i)), ==,
+                             i % 3 == 0 ? "a" : i % 3 == 1 ? "b" : "c");
+        }
+      else
+        {
+          guint mod = s->n == n_many ? n_many : 65536;
+
+          g_assert_true (s->n == n_many || s->n == 65536 + 100);
+          if (s->n == n_many)
+            g_assert_null (s->name_table);
+          else
+            g_assert_nonnull (s->name_table);
+          for (guint i = 0; i < s->n; i++)
+            {
+              g_autofree char *want = g_strdup_printf ("n%u", i % mod);
+
+              g_assert_cmpstr (cp_trace_get_string (trace, cp_slices_get_name (s, i)), ==, want);
+            }
+        }
+    }
+  g_assert_cmpuint (cp_trace_get_n_lanes (trace), ==, 3);
+}
+
 /* A lane with a few categories keeps an 8-bit index; one with more than the
  * table holds switches to 32-bit ids mid-way; both read the same. */
 static void
@@ -702,6 +765,7 @@ main (int   argc,
   g_test_add_func ("/model/sparse-columns", test_sparse_columns);
   g_test_add_func ("/model/long-durations", test_long_durations);
   g_test_add_func ("/model/far-starts", test_far_starts);
+  g_test_add_func ("/model/name-tables", test_name_tables);
   g_test_add_func ("/model/categories", test_categories);
   g_test_add_func ("/model/sort-rows-origin", test_sort_rows_origin);
   g_test_add_func ("/model/flows-correlation", test_flows_and_correlation);

@@ -69,7 +69,7 @@ slice_named (CpTrace    *trace,
 
   for (guint i = 0; i < s->n; i++)
     {
-      if (g_strcmp0 (cp_trace_get_string (trace, s->name[i]), name) == 0)
+      if (g_strcmp0 (cp_trace_get_string (trace, cp_slices_get_name (s, i)), name) == 0)
         return (CpSliceRef) { lane, i };
     }
   g_assert_not_reached ();

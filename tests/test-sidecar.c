@@ -51,7 +51,7 @@ find_slice (CpTrace    *trace,
       const CpSlices *s = cp_lane_get_slices (cp_trace_get_lane (trace, l));
 
       for (guint i = 0; i < s->n; i++)
-        if (g_str_equal (cp_trace_get_string (trace, s->name[i]), name))
+        if (g_str_equal (cp_trace_get_string (trace, cp_slices_get_name (s, i)), name))
           return (CpSliceRef) { l, i };
     }
   g_assert_not_reached ();

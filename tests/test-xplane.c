@@ -86,7 +86,7 @@ find_slice (CpTrace    *trace,
   const CpSlices *s = cp_lane_get_slices (lane);
 
   for (guint i = 0; i < s->n; i++)
-    if (g_strcmp0 (cp_trace_get_string (trace, s->name[i]), name) == 0)
+    if (g_strcmp0 (cp_trace_get_string (trace, cp_slices_get_name (s, i)), name) == 0)
       return (gint) i;
   return -1;
 }
@@ -1429,8 +1429,8 @@ test_twins (void)
               g_assert_cmpint (cp_slices_get_start (sx, i) + cp_trace_get_origin_abs (a), ==,
                                cp_slices_get_start (sy, i) + cp_trace_get_origin_abs (b));
               g_assert_cmpint (cp_slices_get_dur (sx, i), ==, cp_slices_get_dur (sy, i));
-              g_assert_cmpstr (cp_trace_get_string (a, sx->name[i]), ==,
-                               cp_trace_get_string (b, sy->name[i]));
+              g_assert_cmpstr (cp_trace_get_string (a, cp_slices_get_name (sx, i)), ==,
+                               cp_trace_get_string (b, cp_slices_get_name (sy, i)));
             }
         }
       sa = cp_trace_get_steps (a, &n_steps_a);

@@ -157,7 +157,7 @@ main (int   argc,
         const CpSlices *s = cp_lane_get_slices (cp_trace_get_lane (trace, l));
 
         for (guint i = 0; i < s->n; i++)
-          sink += cp_slices_get_start (s, i) ^ cp_slices_get_dur (s, i) ^ s->name[i];
+          sink += cp_slices_get_start (s, i) ^ cp_slices_get_dur (s, i) ^ cp_slices_get_name (s, i);
       }
     peer = (g_get_monotonic_time () - t0) / 1e6;
   }

@@ -141,7 +141,7 @@ _cp_analysis_slice_class (CpAnalysis *self,
     return info->cls[index];
   return _cp_analysis_classify_slice (self, lane, index,
                                       cp_name_cache_lookup (self->names,
-                                                            info->slices->name[index]));
+                                                            cp_slices_get_name (info->slices, index)));
 }
 
 G_END_DECLS

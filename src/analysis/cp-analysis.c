@@ -733,7 +733,7 @@ cp_analysis_collect_kernel_slices (CpAnalysis *self,
         continue;
       s = self->lanes[l].slices;
       for (guint i = 0; i < s->n; i++)
-        if (s->name[i] == name)
+        if (cp_slices_get_name (s, i) == name)
           {
             CpSliceRef ref = { l, i };
 
@@ -758,7 +758,7 @@ cp_analysis_collect_host_slices (CpAnalysis *self,
         continue;
       s = self->lanes[l].slices;
       for (guint i = 0; i < s->n; i++)
-        if (s->name[i] == name)
+        if (cp_slices_get_name (s, i) == name)
           {
             CpSliceRef ref = { l, i };
 

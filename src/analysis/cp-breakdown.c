@@ -29,7 +29,7 @@ build_lane_sets (CpAnalysis *self)
       info->cls = g_new (gint8, MAX (s->n, 1));
       for (guint i = 0; i < s->n; i++)
         {
-          guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
+          guint32 nf = cp_name_cache_lookup (self->names, cp_slices_get_name (s, i));
           CpSliceClass c = _cp_analysis_classify_slice (self, l, i, nf);
 
           info->cls[i] = c;

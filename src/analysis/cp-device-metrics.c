@@ -213,7 +213,7 @@ device_pass (CpAnalysis *self,
       const CpSlices *s = info->slices;
       guint i = cursor[k]++;
       gint64 start = cp_slices_get_start (s, i), dur = cp_slices_get_dur (s, i), end = start + dur;
-      guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
+      guint32 nf = cp_name_cache_lookup (self->names, cp_slices_get_name (s, i));
       CpSliceClass c = _cp_analysis_slice_class (self, l, i);
       CpSliceRef launch = info->launch ? info->launch[i] : CP_SLICE_REF_NONE;
       gint64 launch_start = G_MININT64;

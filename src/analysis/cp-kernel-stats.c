@@ -82,7 +82,7 @@ host_pass (CpAnalysis *self,
       for (guint i = 0; i < s->n; i++)
         {
           gint64 start = cp_slices_get_start (s, i);
-          guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
+          guint32 nf = cp_name_cache_lookup (self->names, cp_slices_get_name (s, i));
           gboolean op;
           guint32 near;
 
@@ -101,7 +101,7 @@ host_pass (CpAnalysis *self,
 
           if (op)
             {
-              CpHostOpStats *st = host_op_for (self, omap, s->name[i]);
+              CpHostOpStats *st = host_op_for (self, omap, cp_slices_get_name (s, i));
 
               if (depth > 0 && nearest[depth - 1] != 0)
                 {
@@ -205,7 +205,7 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
       s = info->slices;
       for (guint i = 0; i < s->n; i++)
         {
-          guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
+          guint32 nf = cp_name_cache_lookup (self->names, cp_slices_get_name (s, i));
           CpSliceClass c = _cp_analysis_slice_class (self, l, i);
           gboolean kernel = info->kind == CP_LANE_KERNEL &&
                             (c == CP_TIME_COMPUTE_16 || c == CP_TIME_COMPUTE_32 || c == CP_TIME_COLLECTIVES);
@@ -226,7 +226,7 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
               if (hinfo->parent_op != NULL && hinfo->parent_op[h.index] != 0)
                 {
                   const CpSlices *hs = hinfo->slices;
-                  CpStr op_name = hs->name[hinfo->parent_op[h.index] - 1];
+                  CpStr op_name = cp_slices_get_name (hs, hinfo->parent_op[h.index] - 1);
 
                   if (omap[op_name] != 0)
                     op_index_of = omap[op_name] - 1;
@@ -252,7 +252,7 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
               /* The op and every op around it, each name once. */
               while (cur != 0)
                 {
-                  CpStr name = hs->name[cur - 1];
+                  CpStr name = cp_slices_get_name (hs, cur - 1);
                   gboolean dup = FALSE;
 
                   for (guint k = 0; k < n_seen && !dup; k++)
@@ -266,7 +266,7 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
                       anc->kernel_time += dur;
                       if (nf & CP_NAME_TENSOR_CORE)
                         anc->tensor_core_time += dur;
-                      add_op_kernel (anc, g_ptr_array_index (op_index, oi), s->name[i], dur);
+                      add_op_kernel (anc, g_ptr_array_index (op_index, oi), cp_slices_get_name (s, i), dur);
                       if (n_seen < G_N_ELEMENTS (seen))
                         seen[n_seen++] = name;
                     }
@@ -280,12 +280,12 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
             KernelAcc *ka;
             const CpGpuInfo *g = cp_slices_get_gpu (s, i) ? _cp_analysis_gpu_info (self, l, i) : NULL;
 
-            if (kmap[s->name[i]] == 0)
+            if (kmap[cp_slices_get_name (s, i)] == 0)
               {
                 CpKernelStats fresh = { 0 };
                 KernelAcc fresh_acc = { 0 };
 
-                fresh.name = s->name[i];
+                fresh.name = cp_slices_get_name (s, i);
                 fresh.min = G_MAXINT64;
                 fresh.tensor_core = (nf & CP_NAME_TENSOR_CORE) != 0;
                 fresh.half = (nf & CP_NAME_HALF) != 0;
@@ -294,10 +294,10 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
                   fresh.grid[k] = fresh.block[k] = -1;
                 g_array_append_val (self->kernels, fresh);
                 g_array_append_val (acc, fresh_acc);
-                kmap[s->name[i]] = self->kernels->len;
+                kmap[cp_slices_get_name (s, i)] = self->kernels->len;
               }
-            ks = &g_array_index (self->kernels, CpKernelStats, kmap[s->name[i]] - 1);
-            ka = &g_array_index (acc, KernelAcc, kmap[s->name[i]] - 1);
+            ks = &g_array_index (self->kernels, CpKernelStats, kmap[cp_slices_get_name (s, i)] - 1);
+            ka = &g_array_index (acc, KernelAcc, kmap[cp_slices_get_name (s, i)] - 1);
             ks->count++;
             ks->total += dur;
             ks->min = MIN (ks->min, dur);

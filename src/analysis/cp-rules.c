@@ -668,7 +668,7 @@ eval_pageable (Ctx           *ctx,
       s = self->lanes[l].slices;
       for (guint i = 0; i < s->n; i++)
         {
-          guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
+          guint32 nf = cp_name_cache_lookup (self->names, cp_slices_get_name (s, i));
           CpEvidence e;
 
           if (!((s->flags[i] & CP_SLICE_PAGEABLE) || (nf & CP_NAME_PAGEABLE)))
@@ -839,7 +839,7 @@ eval_input (Ctx           *ctx,
       s = self->lanes[l].slices;
       for (guint i = 0; i < s->n; i++)
         {
-          guint32 nf = cp_name_cache_lookup (self->names, s->name[i]);
+          guint32 nf = cp_name_cache_lookup (self->names, cp_slices_get_name (s, i));
 
           if (!(nf & CP_NAME_INPUT_WAIT))
             continue;
@@ -896,7 +896,7 @@ eval_loader_single (Ctx           *ctx,
         continue;
       s = self->lanes[l].slices;
       for (guint i = 0; i < s->n; i++)
-        if (cp_name_cache_lookup (self->names, s->name[i]) & CP_NAME_LOADER_SINGLE)
+        if (cp_name_cache_lookup (self->names, cp_slices_get_name (s, i)) & CP_NAME_LOADER_SINGLE)
           {
             if (set == NULL)
               set = cp_intervals_new ();
@@ -1308,7 +1308,7 @@ eval_dataparallel (Ctx           *ctx,
         continue;
       s = self->lanes[l].slices;
       for (guint i = 0; i < s->n; i++)
-        if (cp_name_cache_lookup (self->names, s->name[i]) & CP_NAME_DATAPARALLEL)
+        if (cp_name_cache_lookup (self->names, cp_slices_get_name (s, i)) & CP_NAME_DATAPARALLEL)
           {
             CpEvidence e = { l, cp_slices_get_start (s, i), cp_slices_get_end (s, i) };
 

@@ -198,7 +198,7 @@ _cp_analysis_build_steps (CpAnalysis *self)
               CpSliceRef m = sp[i].marker;
               const CpSlices *s = cp_lane_get_slices (cp_trace_get_lane (self->trace, m.lane));
 
-              if (cp_name_cache_lookup (self->names, s->name[m.index]) & CP_NAME_STEP)
+              if (cp_name_cache_lookup (self->names, cp_slices_get_name (s, m.index)) & CP_NAME_STEP)
                 profiler = TRUE;
             }
         }

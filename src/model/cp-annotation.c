@@ -202,7 +202,7 @@ find_slice_in_lane (CpTrace    *trace,
   i = cp_lane_first_starting_after (lane, start - 1);
   for (; i < s->n && cp_slices_get_start (s, i) == start; i++)
     {
-      if (g_strcmp0 (cp_trace_get_string (trace, s->name[i]), name) == 0)
+      if (g_strcmp0 (cp_trace_get_string (trace, cp_slices_get_name (s, i)), name) == 0)
         return (gint) i;
     }
   return -1;

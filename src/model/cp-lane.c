@@ -284,7 +284,9 @@ cp_lane_finalize (GObject *object)
   g_free ((gpointer) self->slices.dur32);
   g_free ((gpointer) self->slices.long_index);
   g_free ((gpointer) self->slices.long_dur);
-  g_free ((gpointer) self->slices.name);
+  g_free ((gpointer) self->slices.name16);
+  g_free ((gpointer) self->slices.name_table);
+  g_free ((gpointer) self->slices.name32);
   g_free ((gpointer) self->slices.cat8);
   g_free ((gpointer) self->slices.cat_table);
   g_free ((gpointer) self->slices.cat32);
@@ -477,7 +479,8 @@ _cp_lane_new (CpLaneKind      kind,
 gsize
 _cp_lane_get_memory_size (CpLane *self)
 {
-  gsize per_slice = sizeof (guint32) + sizeof (guint32) + sizeof (CpStr) +
+  gsize per_slice = sizeof (guint32) + sizeof (guint32) +
+                    (self->slices.name_table != NULL ? sizeof (guint16) : sizeof (CpStr)) +
                     (self->slices.cat_table != NULL ? sizeof (guint8) : sizeof (CpStr)) +
                     sizeof (guint16) * 2 + sizeof (guint32);
 

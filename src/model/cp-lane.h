@@ -58,6 +58,8 @@ cp_sparse_column_get (const CpSparseColumn *column,
  * in blocks of 64 slices: read them with cp_slices_get_start(). Durations
  * (>= 0) are 32-bit
  * with the few longer ones aside: read them with cp_slices_get_dur().
+ * Names are a table per lane with a 16-bit index per slice (or 32-bit
+ * ids when a lane has more than 65,536): read them with cp_slices_get_name().
  * Categories are a small table per lane with an 8-bit index per slice (or
  * 32-bit ids when a lane has many): read them with cp_slices_get_cat().
  * Correlation and External
@@ -81,7 +83,9 @@ typedef struct
   guint          n_long;    /* those long slices: */
   const guint32 *long_index;/* their indexes, sorted */
   const gint64  *long_dur;  /* and their durations (ns) */
-  const CpStr   *name;
+  const guint16 *name16;    /* names, when name_table is not NULL: an index in it */
+  const CpStr   *name_table;/* the lane's distinct names (up to 65,536), or NULL */
+  const CpStr   *name32;    /* when name_table is NULL: one per slice */
   const guint8  *cat8;      /* categories, when cat_table is not NULL: an index in it */
   const CpStr   *cat_table; /* the lane's few distinct categories, or NULL */
   const CpStr   *cat32;     /* when cat_table is NULL: one per slice */
@@ -132,6 +136,14 @@ cp_slices_get_end (const CpSlices *slices,
                    guint           i)
 {
   return cp_slices_get_start (slices, i) + cp_slices_get_dur (slices, i);
+}
+
+/* The name of slice i. */
+static inline CpStr
+cp_slices_get_name (const CpSlices *slices,
+                    guint           i)
+{
+  return slices->name_table != NULL ? slices->name_table[slices->name16[i]] : slices->name32[i];
 }
 
 /* The category of slice i. */

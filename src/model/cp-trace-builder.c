@@ -1851,6 +1851,58 @@ sort_flow_index (guint32      *order,
 #undef POINT
 }
 
+/* A lane's names as CpSlices keeps them: a table of its distinct names and
+ * a 16-bit index per slice, written over the 32-bit ids (offset i * 2 is
+ * never past id i * 4); the 32-bit ids as they are when there are too many.
+ * slot has an entry per string of the pool, all 0, and is left so. */
+static void
+pack_names (BLane    *l,
+            CpSlices *cols,
+            guint32  *slot)
+{
+  CpStr *names = l->names;
+  guint16 *name16;
+  CpStr *table;
+  guint n_table = 0;
+  gboolean too_many = FALSE;
+
+  l->names = NULL;
+  if (l->n == 0)
+    {
+      g_free (names);
+      cols->name32 = g_new0 (CpStr, 1);
+      return;
+    }
+  table = g_new (CpStr, G_MAXUINT16 + 1);
+  for (guint i = 0; i < l->n && !too_many; i++)
+    if (slot[names[i]] == 0)
+      {
+        if (n_table == G_MAXUINT16 + 1)
+          too_many = TRUE;
+        else
+          {
+            table[n_table] = names[i];
+            slot[names[i]] = ++n_table;
+          }
+      }
+  if (too_many)
+    {
+      /* 32-bit ids. */
+      for (guint k = 0; k < n_table; k++)
+        slot[table[k]] = 0;
+      g_free (table);
+      cols->name32 = names;
+      return;
+    }
+  name16 = (guint16 *) names;
+  for (guint i = 0; i < l->n; i++)
+    name16[i] = (guint16) (slot[names[i]] - 1);
+  for (guint k = 0; k < n_table; k++)
+    slot[table[k]] = 0;
+  cols->name16 = g_realloc (names, sizeof (guint16) * l->n);
+  cols->name_table = g_renew (CpStr, table, n_table);
+}
+
 static gint
 cmp_steps (gconstpointer a,
            gconstpointer b)
@@ -1884,6 +1936,7 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
   g_autofree guint32 *lane_order = NULL;
   g_autofree guint32 *proc_order = NULL;
   g_autofree gint64 *proc_rank = NULL;
+  g_autofree guint32 *name_slot = NULL;
   LaneOrderCtx lctx;
   gint64 origin;
   guint n_lanes = self->lanes->len;
@@ -1930,6 +1983,7 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
     proc_rank[proc_order[p]] = p;
 
   /* Lanes: sort slices, lay out rows, then order the lanes. */
+  name_slot = g_new0 (guint32, MAX (cp_string_pool_size (self->strings), 1));
   lane_order = g_new (guint32, MAX (n_lanes, 1));
   for (guint li = 0; li < n_lanes; li++)
     {
@@ -1961,7 +2015,7 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       cols.n_long = l->n_long;
       cols.long_index = l->long_index;
       cols.long_dur = l->long_dur;
-      cols.name = l->n ? l->names : g_new0 (CpStr, 1);
+      pack_names (l, &cols, name_slot);
       if (l->n > 0 && l->cat32 == NULL)
         {
           cols.cat8 = l->cat8;
@@ -1981,10 +2035,7 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       _cp_sparse_builder_finish (&l->gpu, l->n, 0, &cols.gpu);
       _cp_sparse_builder_finish (&l->args, l->n, 0, &cols.args);
       if (l->n == 0)
-        {
-          g_free (l->names);
-          g_free (l->flags);
-        }
+        g_free (l->flags);
       l->dur32 = NULL;
       l->long_index = NULL;
       l->long_dur = NULL;

@@ -439,7 +439,7 @@ cp_trace_slice_name (CpTrace    *self,
 {
   const CpSlices *s = slices_for (self, ref);
 
-  return s ? cp_string_pool_get (self->strings, s->name[ref.index]) : "";
+  return s ? cp_string_pool_get (self->strings, cp_slices_get_name (s, ref.index)) : "";
 }
 
 gint64

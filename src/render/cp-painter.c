@@ -630,7 +630,7 @@ paint_row (CpPainter *self,
         {
           /* Wide enough to draw on its own. */
           double a = floor (x0 + 0.5), b = floor (x1 + 0.5);
-          guint32 fill = slice_color (self, lane, s->name[i]);
+          guint32 fill = slice_color (self, lane, cp_slices_get_name (s, i));
 
           a = MAX (a, -2);
           b = MIN (b, self->area_w + 2);
@@ -652,7 +652,7 @@ paint_row (CpPainter *self,
             if (vb - va >= label_min)
               {
                 TextJob t = { (float) (self->gx + va + 3), (float) y, (float) (vb - va - 5), (float) h,
-                              cp_trace_get_string (self->trace, s->name[i]),
+                              cp_trace_get_string (self->trace, cp_slices_get_name (s, i)),
                               cp_palette_text_on (fill) };
 
                 g_array_append_val (self->texts, t);

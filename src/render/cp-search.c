@@ -121,7 +121,7 @@ cp_search_run (CpTrace       *trace,
             goto cancelled;
           for (guint i = 0; i < s->n; i++)
             {
-              if (s->name[i] < n_strings && hit[s->name[i]])
+              if (cp_slices_get_name (s, i) < n_strings && hit[cp_slices_get_name (s, i)])
                 {
                   CpSliceRef ref = { l, i };
 

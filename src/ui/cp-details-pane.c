@@ -358,7 +358,7 @@ show_slice (CpDetailsPane *self,
   const char *cat = cp_trace_get_string (self->trace, cp_slices_get_cat (s, i));
   CpLaneKind kind = cp_lane_get_kind (lane);
 
-  title = gtk_label_new (cp_trace_get_string (self->trace, s->name[i]));
+  title = gtk_label_new (cp_trace_get_string (self->trace, cp_slices_get_name (s, i)));
   gtk_label_set_xalign (GTK_LABEL (title), 0);
   gtk_label_set_wrap (GTK_LABEL (title), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (title), PANGO_WRAP_WORD_CHAR);

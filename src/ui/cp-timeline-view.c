@@ -425,7 +425,7 @@ query_tooltip_cb (CpTimelineView *self,
       CpLane *lane = cp_trace_get_lane (self->trace, hit.slice.lane);
       const CpSlices *s = cp_lane_get_slices (lane);
       guint32 i = hit.slice.index;
-      g_autofree char *name = g_markup_escape_text (cp_trace_get_string (self->trace, s->name[i]), -1);
+      g_autofree char *name = g_markup_escape_text (cp_trace_get_string (self->trace, cp_slices_get_name (s, i)), -1);
       g_autofree char *cat = g_markup_escape_text (cp_trace_get_string (self->trace, cp_slices_get_cat (s, i)), -1);
       g_autofree char *lane_name = g_markup_escape_text (cp_timeline_layout_get_label (self->layout, hit.item), -1);
       g_autofree char *start = cp_time_format_offset (cp_slices_get_start (s, i));

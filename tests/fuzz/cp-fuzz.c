@@ -145,7 +145,7 @@ cp_fuzz_exercise_trace (CpTrace *trace)
           CHECK (s->row[i] < MAX (n_rows, 1));
           end_max = MAX (end_max, cp_slices_get_end (s, i));
           CHECK (end_max >= cp_slices_get_start (s, i));
-          check_text (cp_trace_get_string (trace, s->name[i]));
+          check_text (cp_trace_get_string (trace, cp_slices_get_name (s, i)));
           check_text (cp_trace_get_string (trace, cp_slices_get_cat (s, i)));
           (void) cp_trace_get_gpu_info (trace, ref);
           /* What the Details pane shows for a slice. */

@@ -196,7 +196,7 @@ find_slice (CpTrace    *trace,
 
       for (guint i = 0; i < s->n; i++)
         {
-          if (g_strcmp0 (cp_trace_get_string (trace, s->name[i]), name) == 0)
+          if (g_strcmp0 (cp_trace_get_string (trace, cp_slices_get_name (s, i)), name) == 0)
             return (CpSliceRef) { l, i };
         }
     }
