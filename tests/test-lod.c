@@ -109,6 +109,21 @@ test_row_coverage (void)
       g_assert_cmpuint (cp_lod_get_n_rows (lod, lane), ==, cp_lane_get_n_rows (l));
       for (guint row = 0; row < cp_lane_get_n_rows (l); row++)
         {
+          const CpLodRow *r = cp_lod_get_row (lod, lane, row);
+          const CpSlices *s = cp_lane_get_slices (l);
+          gint64 sum = 0;
+
+          /* Running sums kept per block of positions, ends from the slices. */
+          for (guint k = 0; k <= r->n; k++)
+            {
+              g_assert_cmpint (cp_lod_row_busy (r, k), ==, sum);
+              if (k == r->n)
+                break;
+              g_assert_cmpint (cp_lod_row_end (r, k), ==, cp_slices_get_end (s, r->idx[k]));
+              sum += cp_slices_get_dur (s, r->idx[k]);
+            }
+          if (row == 0)
+            g_assert_cmpuint (r->n, >, 2 * CP_LOD_BLOCK);
           for (guint k = 0; k < 300; k++)
             {
               gint64 a = g_rand_int_range (rand, -100, (gint32) dur + 100);

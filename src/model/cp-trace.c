@@ -218,6 +218,16 @@ cp_trace_get_flows (CpTrace *self,
   return (const CpFlow *) self->flows->data;
 }
 
+const guint32 *
+cp_trace_get_flow_order (CpTrace  *self,
+                         gboolean  by_to,
+                         guint    *n)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+  *n = self->flows->len;
+  return by_to ? self->flows_by_to : self->flows_by_from;
+}
+
 static inline int
 ref_cmp (CpSliceRef a,
          CpSliceRef b)

@@ -67,6 +67,12 @@ guint64              cp_trace_count_slices      (CpTrace    *self,
 
 const CpFlow        *cp_trace_get_flows         (CpTrace *self,
                                                  guint   *n_flows);
+/* Indexes of every flow sorted by the (lane, slice index) of its start
+ * (by_to FALSE) or of its end; *n is the number of flows. Valid while the
+ * trace lives. */
+const guint32       *cp_trace_get_flow_order    (CpTrace  *self,
+                                                 gboolean  by_to,
+                                                 guint    *n);
 /* Indexes of the flows that start or end at a slice, appended to out (guint). */
 void                 cp_trace_find_flows        (CpTrace    *self,
                                                  CpSliceRef  ref,

@@ -19,7 +19,6 @@ typedef struct
   CpLodRow  *rows;
   gint64    *busy_data;     /* every row's running sums, back to back */
   gsize      busy_len;
-  gint64    *end_data;      /* every row's ends, back to back */
 
   /* Counters. */
   guint      n_samples;
@@ -40,68 +39,37 @@ struct _CpLod
 
   /* Flows by lane: [flow_offsets[l], flow_offsets[l + 1]) of flows_out
    * (and of flows_in) belong to lane l. */
-  guint32         *flows_out;
-  guint32         *flows_in;
+  const guint32   *flows_out;     /* the trace's */
+  const guint32   *flows_in;
   guint32         *out_offsets;
   guint32         *in_offsets;
 };
 
-typedef struct
-{
-  const CpFlow *flows;
-  gboolean      outgoing;
-} FlowSortCtx;
-
-static gint
-cmp_flow_by_slice (gconstpointer a,
-                   gconstpointer b,
-                   gpointer      user_data)
-{
-  const FlowSortCtx *ctx = user_data;
-  const CpFlow *x = &ctx->flows[*(const guint32 *) a];
-  const CpFlow *y = &ctx->flows[*(const guint32 *) b];
-  guint32 ix = ctx->outgoing ? x->from.index : x->to.index;
-  guint32 iy = ctx->outgoing ? y->from.index : y->to.index;
-
-  return ix < iy ? -1 : ix > iy;
-}
-
+/* The trace's flows in (lane, slice) order of one end, cut per lane. */
 static void
 build_flow_index (CpLod         *self,
-                  const CpFlow  *flows,
-                  guint          n_flows,
+                  CpTrace       *trace,
                   gboolean       outgoing,
-                  guint32      **out_index,
+                  const guint32 **out_index,
                   guint32      **out_offsets)
 {
+  guint n_flows = 0;
+  const CpFlow *flows = cp_trace_get_flows (trace, &n_flows);
+  const guint32 *order = cp_trace_get_flow_order (trace, !outgoing, &n_flows);
   guint32 *offsets = g_new0 (guint32, self->n_lanes + 1);
-  guint32 *index = g_new (guint32, MAX (n_flows, 1));
-  g_autofree guint32 *fill = NULL;
-  FlowSortCtx ctx = { flows, outgoing };
 
   for (guint f = 0; f < n_flows; f++)
     {
-      guint32 lane = outgoing ? flows[f].from.lane : flows[f].to.lane;
+      guint32 lane = outgoing ? flows[order[f]].from.lane : flows[order[f]].to.lane;
 
       if (lane < self->n_lanes)
         offsets[lane + 1]++;
     }
   for (guint l = 0; l < self->n_lanes; l++)
     offsets[l + 1] += offsets[l];
-  fill = g_memdup2 (offsets, sizeof (guint32) * (self->n_lanes + 1));
-  for (guint f = 0; f < n_flows; f++)
-    {
-      guint32 lane = outgoing ? flows[f].from.lane : flows[f].to.lane;
-
-      if (lane < self->n_lanes)
-        index[fill[lane]++] = f;
-    }
-  for (guint l = 0; l < self->n_lanes; l++)
-    g_qsort_with_data (index + offsets[l], offsets[l + 1] - offsets[l], sizeof (guint32),
-                       cmp_flow_by_slice, &ctx);
-  *out_index = index;
+  *out_index = order;
   *out_offsets = offsets;
-  self->memory += sizeof (guint32) * ((gsize) n_flows + self->n_lanes + 1);
+  self->memory += sizeof (guint32) * (self->n_lanes + 1);
 }
 
 static void
@@ -117,32 +85,29 @@ build_rows (LodLane *ll)
       guint n;
 
       cp_lane_get_row_slices (ll->lane, r, &n);
-      total += (gsize) n + 1;
+      total += (gsize) n / CP_LOD_BLOCK + 1;
     }
   ll->busy_len = total;
   ll->busy_data = g_new (gint64, MAX (total, 1));
-  ll->end_data = g_new (gint64, MAX (total, 1));
 
   for (guint r = 0; r < ll->n_rows; r++)
     {
       CpLodRow *row = &ll->rows[r];
       gint64 *busy = ll->busy_data + pos;
-      gint64 *end = ll->end_data + pos;
       gint64 sum = 0;
 
       row->idx = cp_lane_get_row_slices (ll->lane, r, &row->n);
-      busy[0] = 0;
+      row->slices = s;
       for (guint k = 0; k < row->n; k++)
         {
-          guint32 i = row->idx[k];
-
-          sum += cp_slices_get_dur (s, i);
-          busy[k + 1] = sum;
-          end[k] = cp_slices_get_end (s, i);
+          if (k % CP_LOD_BLOCK == 0)
+            busy[k / CP_LOD_BLOCK] = sum;
+          sum += cp_slices_get_dur (s, row->idx[k]);
         }
+      if (row->n % CP_LOD_BLOCK == 0)
+        busy[row->n / CP_LOD_BLOCK] = sum;
       row->busy = busy;
-      row->end = end;
-      pos += (gsize) row->n + 1;
+      pos += (gsize) row->n / CP_LOD_BLOCK + 1;
     }
 }
 
@@ -222,18 +187,13 @@ cp_lod_new (CpTrace *trace)
       ll->lane = cp_trace_get_lane (trace, i);
       build_rows (ll);
       build_counter (ll);
-      self->memory += sizeof (CpLodRow) * ll->n_rows + 2 * sizeof (gint64) * ll->busy_len;
+      self->memory += sizeof (CpLodRow) * ll->n_rows + sizeof (gint64) * ll->busy_len;
       for (guint l = 0; l < ll->n_levels; l++)
         self->memory += sizeof (double) * ll->level_len[l];
     }
 
-  {
-    guint n_flows = 0;
-    const CpFlow *flows = cp_trace_get_flows (trace, &n_flows);
-
-    build_flow_index (self, flows, n_flows, TRUE, &self->flows_out, &self->out_offsets);
-    build_flow_index (self, flows, n_flows, FALSE, &self->flows_in, &self->in_offsets);
-  }
+  build_flow_index (self, trace, TRUE, &self->flows_out, &self->out_offsets);
+  build_flow_index (self, trace, FALSE, &self->flows_in, &self->in_offsets);
 
   return self;
 }
@@ -260,15 +220,12 @@ cp_lod_unref (CpLod *self)
 
       g_free (ll->rows);
       g_free (ll->busy_data);
-      g_free (ll->end_data);
       for (guint l = 0; l < ll->n_levels; l++)
         g_free (ll->level_max[l]);
       g_free (ll->level_max);
       g_free (ll->level_len);
     }
   g_free (self->lanes);
-  g_free (self->flows_out);
-  g_free (self->flows_in);
   g_free (self->out_offsets);
   g_free (self->in_offsets);
   g_free (self);
@@ -342,7 +299,7 @@ row_first_ending_after (const CpSlices *s,
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
-      gint64 end = row->end[mid];
+      gint64 end = cp_lod_row_end (row, mid);
 
       /* A zero-length slice at t is kept: it would be lost otherwise. */
       if (end < t || (end == t && cp_slices_get_start (s, row->idx[mid]) < t))
@@ -373,7 +330,7 @@ row_covered_before (const CpSlices *s,
                     gint64          t)
 {
   guint j = row_first_ending_after (s, row, t);
-  gint64 c = row->busy[j];
+  gint64 c = cp_lod_row_busy (row, j);
 
   if (j < row->n)
     {
@@ -554,5 +511,7 @@ cp_lod_get_lane_flows (CpLod    *self,
     }
   offsets = outgoing ? self->out_offsets : self->in_offsets;
   *n = offsets[lane + 1] - offsets[lane];
+  if (*n == 0)
+    return NULL;
   return (outgoing ? self->flows_out : self->flows_in) + offsets[lane];
 }

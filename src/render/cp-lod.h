@@ -24,13 +24,41 @@ G_BEGIN_DECLS
  * trace's lanes without a reference: it is valid while the trace lives. */
 typedef struct _CpLod CpLod;
 
+/* The running sums are kept per block of CP_LOD_BLOCK positions; the few
+ * durations since the block's start are added when one is read, and ends
+ * come from the slices: the index costs about half a byte per slice. */
+#define CP_LOD_BLOCK 16
+
 typedef struct
 {
   guint           n;
   const guint32  *idx;      /* slice indexes in the lane, by start */
-  const gint64   *busy;     /* n + 1 running sums of durations */
-  const gint64   *end;      /* n ends (start + dur), side by side for searches */
+  const CpSlices *slices;   /* the lane's */
+  const gint64   *busy;     /* n / CP_LOD_BLOCK + 1 running sums of durations:
+                             * busy[b] is the sum over positions before
+                             * b * CP_LOD_BLOCK; read with cp_lod_row_busy() */
 } CpLodRow;
+
+/* The end (start + duration) of the slice at position k of a row. */
+static inline gint64
+cp_lod_row_end (const CpLodRow *row,
+                guint           k)
+{
+  return cp_slices_get_end (row->slices, row->idx[k]);
+}
+
+/* The sum of the durations of the slices at positions [0, k) of a row
+ * (0 <= k <= n). */
+static inline gint64
+cp_lod_row_busy (const CpLodRow *row,
+                 guint           k)
+{
+  gint64 c = row->busy[k / CP_LOD_BLOCK];
+
+  for (guint m = k - k % CP_LOD_BLOCK; m < k; m++)
+    c += cp_slices_get_dur (row->slices, row->idx[m]);
+  return c;
+}
 
 CpLod          *cp_lod_new                   (CpTrace *trace);
 CpLod          *cp_lod_ref                   (CpLod   *self);

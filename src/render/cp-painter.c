@@ -544,7 +544,7 @@ gallop (const CpSlices *s,
   guint lo = from, hi, step = 1;
 
 #define ENDS_BEFORE(k) \
-  (r->end[k] < t || (r->end[k] == t && cp_slices_get_start (s, r->idx[k]) < t))
+  (cp_lod_row_end (r, k) < t || (cp_lod_row_end (r, k) == t && cp_slices_get_start (s, r->idx[k]) < t))
 
   if (lo >= r->n || !ENDS_BEFORE (lo))
     return lo;
@@ -577,7 +577,7 @@ covered_before (const CpSlices *s,
                 guint           j,
                 gint64          t)
 {
-  gint64 c = r->busy[j];
+  gint64 c = cp_lod_row_busy (r, j);
 
   if (j < r->n)
     {
