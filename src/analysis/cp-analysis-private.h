@@ -8,6 +8,7 @@
 
 #include "cp-analysis.h"
 #include "cp-classify.h"
+#include "model/cp-lane-private.h"
 
 G_BEGIN_DECLS
 
@@ -34,8 +35,10 @@ typedef struct
   CpIntervals *cat[CP_TIME_N_CATEGORIES]; /* per-category union on this lane */
   CpIntervals *sync;           /* host lanes: union of blocking calls */
   CpSliceRef  *launch;         /* device lanes: launching host slice per slice */
-  guint32     *parent_op;      /* host lanes: deepest op around a launch call (index + 1), 0 none */
-  guint32     *op_parent;      /* host lanes: for an op, the next op around it (index + 1), 0 none */
+  /* Host lanes, while the kernel statistics are computed (sparse: read
+   * with cp_sparse_column_get (..., 0)): */
+  CpSparseColumn parent_op;    /* deepest op around a launch call (index + 1), 0 none */
+  CpSparseColumn op_parent;    /* for an op, the next op around it (index + 1), 0 none */
 } CpLaneInfo;
 
 typedef struct

@@ -41,8 +41,8 @@ cp_analysis_finalize (GObject *object)
         cp_intervals_free (info->cat[c]);
       cp_intervals_free (info->sync);
       g_free (info->launch);
-      g_free (info->parent_op);
-      g_free (info->op_parent);
+      _cp_sparse_column_clear (&info->parent_op);
+      _cp_sparse_column_clear (&info->op_parent);
     }
   g_free (self->lanes);
 

@@ -69,6 +69,7 @@ host_pass (CpAnalysis *self,
       const CpSlices *s;
       g_autofree guint32 *stack = NULL;
       g_autofree guint32 *nearest = NULL;   /* deepest op on the stack, index + 1 */
+      CpSparseBuilder parent_op = { 0 }, op_parent = { 0 };
       guint depth = 0;
 
       if (info->kind != CP_LANE_HOST_THREAD)
@@ -92,23 +93,15 @@ host_pass (CpAnalysis *self,
           op = cp_slices_get_dur (s, i) > 0 && is_host_op (self, l, i, nf, cp_slices_get_cat (s, i), python_cat);
           near = op ? i + 1 : (depth > 0 ? nearest[depth - 1] : 0);
 
-          if (s->flags[i] & CP_SLICE_HAS_FLOW_OUT)
-            {
-              if (info->parent_op == NULL)
-                info->parent_op = g_new0 (guint32, s->n);
-              info->parent_op[i] = depth > 0 ? nearest[depth - 1] : 0;
-            }
+          if ((s->flags[i] & CP_SLICE_HAS_FLOW_OUT) && depth > 0 && nearest[depth - 1] != 0)
+            _cp_sparse_builder_set (&parent_op, i, nearest[depth - 1]);
 
           if (op)
             {
               CpHostOpStats *st = host_op_for (self, omap, cp_slices_get_name (s, i));
 
               if (depth > 0 && nearest[depth - 1] != 0)
-                {
-                  if (info->op_parent == NULL)
-                    info->op_parent = g_new0 (guint32, s->n);
-                  info->op_parent[i] = nearest[depth - 1];
-                }
+                _cp_sparse_builder_set (&op_parent, i, nearest[depth - 1]);
               gint64 dur = cp_slices_get_dur (s, i);
 
               st->count++;
@@ -122,6 +115,8 @@ host_pass (CpAnalysis *self,
           nearest[depth] = near;
           depth++;
         }
+      _cp_sparse_builder_finish (&parent_op, s->n, 0, &info->parent_op);
+      _cp_sparse_builder_finish (&op_parent, s->n, 0, &info->op_parent);
     }
 }
 
@@ -223,10 +218,12 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
               CpSliceRef h = info->launch[i];
               const CpLaneInfo *hinfo = &self->lanes[h.lane];
 
-              if (hinfo->parent_op != NULL && hinfo->parent_op[h.index] != 0)
+              guint32 parent = (guint32) cp_sparse_column_get (&hinfo->parent_op, h.index, 0);
+
+              if (parent != 0)
                 {
                   const CpSlices *hs = hinfo->slices;
-                  CpStr op_name = cp_slices_get_name (hs, hinfo->parent_op[h.index] - 1);
+                  CpStr op_name = cp_slices_get_name (hs, parent - 1);
 
                   if (omap[op_name] != 0)
                     op_index_of = omap[op_name] - 1;
@@ -241,7 +238,7 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
               CpSliceRef h = info->launch[i];
               const CpLaneInfo *hinfo = &self->lanes[h.lane];
               const CpSlices *hs = hinfo->slices;
-              guint32 cur = hinfo->parent_op[h.index];
+              guint32 cur = (guint32) cp_sparse_column_get (&hinfo->parent_op, h.index, 0);
               CpStr seen[64];
               guint n_seen = 0;
 
@@ -270,7 +267,7 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
                       if (n_seen < G_N_ELEMENTS (seen))
                         seen[n_seen++] = name;
                     }
-                  cur = hinfo->op_parent != NULL ? hinfo->op_parent[cur - 1] : 0;
+                  cur = (guint32) cp_sparse_column_get (&hinfo->op_parent, cur - 1, 0);
                 }
             }
 
@@ -351,6 +348,13 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
                 }
             }
         }
+    }
+
+  /* The ops around launches served this phase only. */
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      _cp_sparse_column_clear (&self->lanes[l].parent_op);
+      _cp_sparse_column_clear (&self->lanes[l].op_parent);
     }
 
   for (guint k = 0; k < self->kernels->len; k++)

@@ -62,5 +62,7 @@ void    _cp_sparse_builder_finish  (CpSparseBuilder *builder,
                                     gint64           absent,
                                     CpSparseColumn  *column);
 void    _cp_sparse_builder_clear   (CpSparseBuilder *builder);
+/* Frees what _cp_sparse_builder_finish() put in column and empties it. */
+void    _cp_sparse_column_clear    (CpSparseColumn  *column);
 
 G_END_DECLS

@@ -63,6 +63,12 @@ sparse_column_free (CpSparseColumn *column)
   memset (column, 0, sizeof *column);
 }
 
+void
+_cp_sparse_column_clear (CpSparseColumn *column)
+{
+  sparse_column_free (column);
+}
+
 static gsize
 sparse_column_memory (const CpSparseColumn *column,
                       guint                 n)
