@@ -1858,7 +1858,8 @@ sort_flow_index (guint32      *order,
 static void
 pack_names (BLane    *l,
             CpSlices *cols,
-            guint32  *slot)
+            guint32  *slot,
+            guint     n_slots)
 {
   CpStr *names = l->names;
   guint16 *name16;
@@ -1875,7 +1876,9 @@ pack_names (BLane    *l,
     }
   table = g_new (CpStr, G_MAXUINT16 + 1);
   for (guint i = 0; i < l->n && !too_many; i++)
-    if (slot[names[i]] == 0)
+    if (G_UNLIKELY (names[i] >= n_slots))
+      too_many = TRUE;   /* not a string of the pool: keep the ids as they are */
+    else if (slot[names[i]] == 0)
       {
         if (n_table == G_MAXUINT16 + 1)
           too_many = TRUE;
@@ -1937,6 +1940,7 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
   g_autofree guint32 *proc_order = NULL;
   g_autofree gint64 *proc_rank = NULL;
   g_autofree guint32 *name_slot = NULL;
+  guint n_name_slots;
   LaneOrderCtx lctx;
   gint64 origin;
   guint n_lanes = self->lanes->len;
@@ -1983,7 +1987,8 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
     proc_rank[proc_order[p]] = p;
 
   /* Lanes: sort slices, lay out rows, then order the lanes. */
-  name_slot = g_new0 (guint32, MAX (cp_string_pool_size (self->strings), 1));
+  n_name_slots = cp_string_pool_size (self->strings);
+  name_slot = g_new0 (guint32, MAX (n_name_slots, 1));
   lane_order = g_new (guint32, MAX (n_lanes, 1));
   for (guint li = 0; li < n_lanes; li++)
     {
@@ -2015,7 +2020,7 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       cols.n_long = l->n_long;
       cols.long_index = l->long_index;
       cols.long_dur = l->long_dur;
-      pack_names (l, &cols, name_slot);
+      pack_names (l, &cols, name_slot, n_name_slots);
       if (l->n > 0 && l->cat32 == NULL)
         {
           cols.cat8 = l->cat8;
