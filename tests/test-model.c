@@ -707,6 +707,80 @@ test_name_tables (void)
   g_assert_cmpuint (cp_trace_get_n_lanes (trace), ==, 3);
 }
 
+/* The flow order of both ends, whatever the readers' order: in order, in a
+ * few sorted runs (merged), or shuffled (radix passes); stable on ties. */
+static void
+check_flow_order (CpTrace  *trace,
+                  gboolean  by_to)
+{
+  guint n, n_flows;
+  const CpFlow *flows = cp_trace_get_flows (trace, &n_flows);
+  const guint32 *order = cp_trace_get_flow_order (trace, by_to, &n);
+  g_autofree guint8 *seen = g_new0 (guint8, MAX (n, 1));
+
+  g_assert_cmpuint (n, ==, n_flows);
+  for (guint k = 0; k < n; k++)
+    {
+      g_assert_cmpuint (order[k], <, n);
+      g_assert_false (seen[order[k]]);
+      seen[order[k]] = 1;
+      if (k > 0)
+        {
+          CpSliceRef a = by_to ? flows[order[k - 1]].to : flows[order[k - 1]].from;
+          CpSliceRef c = by_to ? flows[order[k]].to : flows[order[k]].from;
+
+          g_assert_true (a.lane < c.lane || (a.lane == c.lane && a.index < c.index) ||
+                         (a.lane == c.lane && a.index == c.index && order[k - 1] < order[k]));
+        }
+    }
+}
+
+static void
+test_flow_runs (void)
+{
+  for (guint pattern = 0; pattern < 4; pattern++)
+    {
+      g_autoptr(GError) error = NULL;
+      CpTraceBuilder *b = cp_trace_builder_new ();
+      guint p = cp_trace_builder_process_for_pid (b, 1);
+      guint host = cp_trace_builder_lane (b, p, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+      guint dev = cp_trace_builder_lane (b, p, CP_LANE_HOST_THREAD, (CpLaneKey) { 2, 0 });
+      g_autoptr(CpTrace) trace = NULL;
+      g_autoptr(GRand) rand = g_rand_new_with_seed (11 + pattern);
+      const guint n_slices = 20000;
+      /* pattern 0: one run; 1 and 3: three runs of different lengths, with
+       * ties, the shorter run first (merged forward) or second (backward);
+       * 2: random (more runs than are merged). */
+      const guint run_len[2][3] = { { 300, 9000, 4000 }, { 9000, 300, 4000 } };
+      gboolean runs = pattern == 1 || pattern == 3;
+
+      for (guint i = 0; i < n_slices; i++)
+        {
+          CpSliceInit init;
+
+          cp_slice_init_clear (&init);
+          init.start = i * 10;
+          init.dur = 5;
+          cp_trace_builder_add_slice (b, host, &init);
+          cp_trace_builder_add_slice (b, dev, &init);
+        }
+      for (guint r = 0; r < (runs ? 3 : 1); r++)
+        for (guint f = 0; f < (runs ? run_len[pattern == 3][r] : 6000); f++)
+          {
+            guint i = pattern == 2 ? (guint) g_rand_int_range (rand, 0, n_slices)
+                                   : f * (n_slices / 9000) % n_slices;
+            CpSliceRef from = { host, i };
+            CpSliceRef to = { dev, pattern == 2 ? (guint) g_rand_int_range (rand, 0, n_slices) : i };
+
+            cp_trace_builder_add_flow (b, from, to, CP_FLOW_LAUNCH, 0);
+          }
+      trace = cp_trace_builder_finish (b, &error);
+      g_assert_no_error (error);
+      check_flow_order (trace, FALSE);
+      check_flow_order (trace, TRUE);
+    }
+}
+
 /* A lane with a few categories keeps an 8-bit index; one with more than the
  * table holds switches to 32-bit ids mid-way; both read the same. */
 static void
@@ -772,6 +846,7 @@ main (int   argc,
   g_test_add_func ("/model/steps-args", test_steps_and_args);
   g_test_add_func ("/model/shared-records", test_shared_records);
   g_test_add_func ("/model/flow-index", test_flow_index);
+  g_test_add_func ("/model/flow-runs", test_flow_runs);
   g_test_add_func ("/model/counters-instants", test_counters_instants);
   g_test_add_func ("/model/time-offset-gpu-correlation", test_time_offset_and_gpu_correlation);
   return g_test_run ();

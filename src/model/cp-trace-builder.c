@@ -1798,7 +1798,11 @@ remap_ref (CpTraceBuilder *self,
 /* Sorts flow indexes by (lane, index) of their start (or end) point, stably
  * and in linear time (captures have millions of flows): a counting sort on
  * the lane, then, for the lanes whose flows are not already in slice order
- * (readers usually add them in order), radix passes on the slice index. */
+ * (readers usually add them in order), a merge of the few sorted runs they
+ * make (flows added by different passes of a reader), or radix passes on the
+ * slice index. Scratch memory is at most one lane's share. */
+#define MAX_FLOW_RUNS 8
+
 static void
 sort_flow_index (guint32      *order,
                  const CpFlow *flows,
@@ -1808,8 +1812,6 @@ sort_flow_index (guint32      *order,
 {
   g_autofree guint32 *start = g_new0 (guint32, n_lanes + 1);
   g_autofree guint32 *fill = g_new (guint32, n_lanes + 1);
-  g_autofree guint32 *tmp = NULL;
-  g_autofree guint32 *count = NULL;
 
 #define POINT(i) (by_to ? flows[i].to : flows[i].from)
   for (guint i = 0; i < n; i++)
@@ -1824,29 +1826,73 @@ sort_flow_index (guint32      *order,
     {
       guint32 *seg = order + start[l];
       guint len = start[l + 1] - start[l];
-      gboolean sorted = TRUE;
+      guint runs = 1;
 
-      for (guint i = 1; i < len && sorted; i++)
-        sorted = POINT (seg[i - 1]).index <= POINT (seg[i]).index;
-      if (sorted)
+      for (guint i = 1; i < len && runs <= MAX_FLOW_RUNS; i++)
+        if (POINT (seg[i - 1]).index > POINT (seg[i]).index)
+          runs++;
+      if (runs == 1)
         continue;
-      if (tmp == NULL)
+      if (runs <= MAX_FLOW_RUNS)
         {
-          tmp = g_new (guint32, MAX (n, 1));
-          count = g_new (guint32, 65536 + 1);
-        }
-      for (guint pass = 0; pass < 2; pass++)
-        {
-          guint32 *src = pass == 0 ? seg : tmp, *dst = pass == 0 ? tmp : seg;
+          /* Merge the first run with the next until one is left; the
+           * smaller of the two goes to scratch. */
+          guint a = 1;
 
-          memset (count, 0, sizeof (guint32) * (65536 + 1));
-          for (guint i = 0; i < len; i++)
-            count[((POINT (src[i]).index >> (16 * pass)) & 0xffff) + 1]++;
-          for (guint k = 1; k <= 65536; k++)
-            count[k] += count[k - 1];
-          for (guint i = 0; i < len; i++)
-            dst[count[(POINT (src[i]).index >> (16 * pass)) & 0xffff]++] = src[i];
+          while (a < len && POINT (seg[a - 1]).index <= POINT (seg[a]).index)
+            a++;
+          while (a < len)
+            {
+              guint b = 1, i, j, k;
+              g_autofree guint32 *tmp = NULL;
+
+              while (a + b < len && POINT (seg[a + b - 1]).index <= POINT (seg[a + b]).index)
+                b++;
+              if (a <= b)
+                {
+                  /* Forward: the first run from scratch, the second in place. */
+                  tmp = g_memdup2 (seg, sizeof (guint32) * a);
+                  for (i = 0, j = a, k = 0; i < a; k++)
+                    {
+                      if (j < a + b && POINT (seg[j]).index < POINT (tmp[i]).index)
+                        seg[k] = seg[j++];
+                      else
+                        seg[k] = tmp[i++];
+                    }
+                }
+              else
+                {
+                  /* Backward: the second run from scratch, the first in place. */
+                  tmp = g_memdup2 (seg + a, sizeof (guint32) * b);
+                  for (i = a, j = b, k = a + b; j > 0; k--)
+                    {
+                      if (i > 0 && POINT (seg[i - 1]).index > POINT (tmp[j - 1]).index)
+                        seg[k - 1] = seg[--i];
+                      else
+                        seg[k - 1] = tmp[--j];
+                    }
+                }
+              a += b;
+            }
+          continue;
         }
+      {
+        g_autofree guint32 *tmp = g_new (guint32, len);
+        g_autofree guint32 *count = g_new (guint32, 65536 + 1);
+
+        for (guint pass = 0; pass < 2; pass++)
+          {
+            guint32 *src = pass == 0 ? seg : tmp, *dst = pass == 0 ? tmp : seg;
+
+            memset (count, 0, sizeof (guint32) * (65536 + 1));
+            for (guint i = 0; i < len; i++)
+              count[((POINT (src[i]).index >> (16 * pass)) & 0xffff) + 1]++;
+            for (guint k = 1; k <= 65536; k++)
+              count[k] += count[k - 1];
+            for (guint i = 0; i < len; i++)
+              dst[count[(POINT (src[i]).index >> (16 * pass)) & 0xffff]++] = src[i];
+          }
+      }
     }
 #undef POINT
 }
@@ -2191,8 +2237,6 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
       CpFlow *flows = (CpFlow *) trace->flows->data;
       guint n = trace->flows->len;
 
-      trace->flows_by_from = g_new (guint32, n);
-      trace->flows_by_to = g_new (guint32, n);
       for (guint i = 0; i < n; i++)
         {
           CpLane *from = g_ptr_array_index (trace->lane_array, flows[i].from.lane);
@@ -2200,10 +2244,12 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
 
           ((guint16 *) cp_lane_get_slices (from)->flags)[flows[i].from.index] |= CP_SLICE_HAS_FLOW_OUT;
           ((guint16 *) cp_lane_get_slices (to)->flags)[flows[i].to.index] |= CP_SLICE_HAS_FLOW_IN;
-          trace->flows_by_from[i] = i;
-          trace->flows_by_to[i] = i;
         }
+      /* One index at a time, so that the first one's scratch is gone
+       * before the second one is made. */
+      trace->flows_by_from = g_new (guint32, n);
       sort_flow_index (trace->flows_by_from, flows, n, trace->lane_array->len, FALSE);
+      trace->flows_by_to = g_new (guint32, n);
       sort_flow_index (trace->flows_by_to, flows, n, trace->lane_array->len, TRUE);
     }
 
