@@ -238,6 +238,14 @@ test_known_kernel (Fixture       *f,
   g_assert_cmpuint (cp_painter_get_stats (painter)->flows, ==, 1);
   cairo_surface_destroy (s);
 
+  /* Show All Flows, nothing selected: the one flow in view, drawn once
+   * (found from its start's lane, not again from its end's). */
+  cp_view_state_set_selected (view, CP_SLICE_REF_NONE);
+  cp_view_state_set_show_all_flows (view, TRUE);
+  s = render (painter, view);
+  g_assert_cmpuint (cp_painter_get_stats (painter)->flows, ==, 1);
+  cairo_surface_destroy (s);
+
   cp_painter_free (painter);
 }
 
