@@ -2245,38 +2245,10 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
           ((guint16 *) cp_lane_get_slices (from)->flags)[flows[i].from.index] |= CP_SLICE_HAS_FLOW_OUT;
           ((guint16 *) cp_lane_get_slices (to)->flags)[flows[i].to.index] |= CP_SLICE_HAS_FLOW_IN;
         }
-      /* The flows themselves are put in the order of their start (moved
-       * along the permutation's cycles, in place), so that only the order
-       * of their ends needs an index; each order is made once the previous
-       * one's scratch is gone. */
-      {
-        guint32 *order = g_new (guint32, n);
-
-        sort_flow_index (order, flows, n, trace->lane_array->len, FALSE);
-        for (guint s0 = 0; s0 < n; s0++)
-          {
-            CpFlow first;
-            guint j = s0;
-
-            if (order[s0] == s0)
-              continue;
-            first = flows[s0];
-            for (;;)
-              {
-                guint src = order[j];
-
-                order[j] = j;
-                if (src == s0)
-                  {
-                    flows[j] = first;
-                    break;
-                  }
-                flows[j] = flows[src];
-                j = src;
-              }
-          }
-        g_free (order);
-      }
+      /* One index at a time, so that the first one's scratch is gone
+       * before the second one is made. */
+      trace->flows_by_from = g_new (guint32, n);
+      sort_flow_index (trace->flows_by_from, flows, n, trace->lane_array->len, FALSE);
       trace->flows_by_to = g_new (guint32, n);
       sort_flow_index (trace->flows_by_to, flows, n, trace->lane_array->len, TRUE);
     }

@@ -26,8 +26,9 @@ struct _CpTrace
   GPtrArray      *lane_array;    /* same lanes, for fast indexing */
   GArray         *processes;     /* of CpProcess */
   GArray         *devices;       /* of CpDevice */
-  GArray         *flows;         /* of CpFlow, sorted by (from.lane, from.index) */
-  guint32        *flows_by_to;   /* flow indexes sorted by (to.lane, to.index) */
+  GArray         *flows;         /* of CpFlow */
+  guint32        *flows_by_from; /* flow indexes sorted by (from.lane, from.index) */
+  guint32        *flows_by_to;
   GArray         *instants;      /* of CpInstant */
   GArray         *steps;         /* of CpStep */
   GArray         *gpu_infos;     /* of CpGpuInfo */

@@ -34,6 +34,7 @@ cp_trace_finalize (GObject *object)
   g_clear_pointer (&self->processes, g_array_unref);
   g_clear_pointer (&self->devices, g_array_unref);
   g_clear_pointer (&self->flows, g_array_unref);
+  g_clear_pointer (&self->flows_by_from, g_free);
   g_clear_pointer (&self->flows_by_to, g_free);
   g_clear_pointer (&self->instants, g_array_unref);
   g_clear_pointer (&self->steps, g_array_unref);
@@ -224,7 +225,7 @@ cp_trace_get_flow_order (CpTrace  *self,
 {
   g_return_val_if_fail (CP_IS_TRACE (self), NULL);
   *n = self->flows->len;
-  return by_to ? self->flows_by_to : NULL;
+  return by_to ? self->flows_by_to : self->flows_by_from;
 }
 
 static inline int
@@ -251,7 +252,7 @@ find_in_index (CpTrace        *self,
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
-      const CpFlow *f = &flows[index != NULL ? index[mid] : mid];
+      const CpFlow *f = &flows[index[mid]];
 
       if (ref_cmp (by_from ? f->from : f->to, ref) < 0)
         lo = mid + 1;
@@ -260,12 +261,11 @@ find_in_index (CpTrace        *self,
     }
   for (; lo < self->flows->len; lo++)
     {
-      guint k = index != NULL ? index[lo] : lo;
-      const CpFlow *f = &flows[k];
+      const CpFlow *f = &flows[index[lo]];
 
       if (ref_cmp (by_from ? f->from : f->to, ref) != 0)
         break;
-      g_array_append_val (out, k);
+      g_array_append_val (out, index[lo]);
     }
 }
 
@@ -279,7 +279,7 @@ cp_trace_find_flows (CpTrace    *self,
 
   if (self->flows->len == 0)
     return;
-  find_in_index (self, NULL, TRUE, ref, out);
+  find_in_index (self, self->flows_by_from, TRUE, ref, out);
   find_in_index (self, self->flows_by_to, FALSE, ref, out);
 }
 
@@ -435,7 +435,7 @@ cp_trace_get_memory_size (CpTrace *self)
   size += cp_string_pool_memory (self->strings);
   for (guint i = 0; i < self->lane_array->len; i++)
     size += _cp_lane_get_memory_size (g_ptr_array_index (self->lane_array, i));
-  size += self->flows->len * (sizeof (CpFlow) + sizeof (guint32));
+  size += self->flows->len * (sizeof (CpFlow) + 2 * sizeof (guint32));
   size += self->instants->len * sizeof (CpInstant);
   size += self->gpu_infos->len * sizeof (CpGpuInfo);
   size += self->args->len * sizeof (CpArgsRecord);

@@ -65,13 +65,11 @@ guint64              cp_trace_get_n_slices      (CpTrace *self);
 guint64              cp_trace_count_slices      (CpTrace    *self,
                                                  CpLaneKind  kind);
 
-/* Every flow, sorted by the (lane, slice index) of its start. */
 const CpFlow        *cp_trace_get_flows         (CpTrace *self,
                                                  guint   *n_flows);
-/* The flows (cp_trace_get_flows()) are sorted by the (lane, slice index) of
- * their start, stably. This returns the indexes of every flow sorted the
- * same way by their end (by_to TRUE), or NULL for their start (the flows'
- * own order); *n is the number of flows. Valid while the trace lives. */
+/* Indexes of every flow sorted by the (lane, slice index) of its start
+ * (by_to FALSE) or of its end; *n is the number of flows. Valid while the
+ * trace lives. */
 const guint32       *cp_trace_get_flow_order    (CpTrace  *self,
                                                  gboolean  by_to,
                                                  guint    *n);

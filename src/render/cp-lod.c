@@ -39,7 +39,7 @@ struct _CpLod
 
   /* Flows by lane: [flow_offsets[l], flow_offsets[l + 1]) of flows_out
    * (and of flows_in) belong to lane l. */
-  const guint32   *flows_out;     /* the trace's (NULL: the flows' own order) */
+  const guint32   *flows_out;     /* the trace's */
   const guint32   *flows_in;
   guint32         *out_offsets;
   guint32         *in_offsets;
@@ -60,8 +60,7 @@ build_flow_index (CpLod         *self,
 
   for (guint f = 0; f < n_flows; f++)
     {
-      guint k = order != NULL ? order[f] : f;
-      guint32 lane = outgoing ? flows[k].from.lane : flows[k].to.lane;
+      guint32 lane = outgoing ? flows[order[f]].from.lane : flows[order[f]].to.lane;
 
       if (lane < self->n_lanes)
         offsets[lane + 1]++;
@@ -498,30 +497,21 @@ const guint32 *
 cp_lod_get_lane_flows (CpLod    *self,
                        guint     lane,
                        gboolean  outgoing,
-                       guint    *first,
                        guint    *n)
 {
-  const guint32 *offsets, *ids;
+  const guint32 *offsets;
 
   g_return_val_if_fail (self != NULL, NULL);
-  g_return_val_if_fail (first != NULL && n != NULL, NULL);
+  g_return_val_if_fail (n != NULL, NULL);
 
-  *first = 0;
   if (lane >= self->n_lanes)
     {
       *n = 0;
       return NULL;
     }
   offsets = outgoing ? self->out_offsets : self->in_offsets;
-  ids = outgoing ? self->flows_out : self->flows_in;
   *n = offsets[lane + 1] - offsets[lane];
   if (*n == 0)
     return NULL;
-  if (ids == NULL)
-    {
-      /* The flows' own order. */
-      *first = offsets[lane];
-      return NULL;
-    }
-  return ids + offsets[lane];
+  return (outgoing ? self->flows_out : self->flows_in) + offsets[lane];
 }

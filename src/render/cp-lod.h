@@ -111,14 +111,12 @@ double          cp_lod_counter_max           (CpLod   *self,
                                               guint    first,
                                               guint    last);
 
-/* The *n flows leaving (outgoing) or reaching a lane, sorted by the index of
- * their slice on that lane (so by its start): as indexes into
- * cp_trace_get_flows(), or, when this returns NULL, the flows *first to
- * *first + *n - 1 themselves. */
+/* Flows leaving (outgoing) or reaching a lane, as indexes into
+ * cp_trace_get_flows(), sorted by the index of their slice on that lane (so
+ * by its start). */
 const guint32  *cp_lod_get_lane_flows        (CpLod    *self,
                                               guint     lane,
                                               gboolean  outgoing,
-                                              guint    *first,
                                               guint    *n);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpLod, cp_lod_unref)

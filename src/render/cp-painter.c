@@ -1426,15 +1426,14 @@ paint_flows (CpPainter *self)
           last = cp_lane_first_starting_after (lane, self->t1);
           for (int dir = 0; dir < 2; dir++)
             {
-              guint n, base;
-              const guint32 *ids = cp_lod_get_lane_flows (self->lod, item->lane, dir == 0, &base, &n);
+              guint n;
+              const guint32 *ids = cp_lod_get_lane_flows (self->lod, item->lane, dir == 0, &n);
               guint lo = 0, hi = n;
 
-#define FLOW_AT(k) (&flows[ids != NULL ? ids[k] : base + (k)])
               while (lo < hi)
                 {
                   guint mid = lo + (hi - lo) / 2;
-                  guint32 idx = dir == 0 ? FLOW_AT (mid)->from.index : FLOW_AT (mid)->to.index;
+                  guint32 idx = dir == 0 ? flows[ids[mid]].from.index : flows[ids[mid]].to.index;
 
                   if (idx < first)
                     lo = mid + 1;
@@ -1443,7 +1442,7 @@ paint_flows (CpPainter *self)
                 }
               for (guint k = lo; k < n && drawn < MAX_FLOWS; k++)
                 {
-                  const CpFlow *f = FLOW_AT (k);
+                  const CpFlow *f = &flows[ids[k]];
                   guint32 idx = dir == 0 ? f->from.index : f->to.index;
 
                   if (idx >= last)
@@ -1466,7 +1465,6 @@ paint_flows (CpPainter *self)
                   draw_flow (self, f, FALSE);
                   drawn++;
                 }
-#undef FLOW_AT
             }
         }
     }
