@@ -54,6 +54,8 @@ load_xplane (CpSource            *source,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
   cp_xplane_reader_finish (reader);
+  /* Its dedup tables are not needed by finish(), which makes the peak. */
+  g_clear_pointer (&reader, cp_xplane_reader_free);
   {
     g_autoptr(CpTrace) trace = cp_trace_builder_finish (g_steal_pointer (&builder), error);
 

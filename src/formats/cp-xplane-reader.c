@@ -4449,6 +4449,7 @@ cp_xplane_load_folder (GFile               *folder,
       return NULL;
     }
   cp_xplane_reader_finish (reader);
+  g_clear_pointer (&reader, cp_xplane_reader_free);
   return cp_trace_builder_finish (builder, error);
 }
 
