@@ -32,8 +32,8 @@ typedef struct
   guint8      *markers;        /* bitmap: slices that are step markers (NULL: none) */
   guint        n_markers;
   gint8       *cls;            /* per slice: its CpSliceClass, computed once */
-  CpIntervals *cat[CP_TIME_N_CATEGORIES]; /* per-category union on this lane */
-  CpIntervals *sync;           /* host lanes: union of blocking calls */
+  CpIntervals *cat[CP_TIME_N_CATEGORIES]; /* per-category union on this lane (during the phases) */
+  CpIntervals *sync;           /* host lanes: union of blocking calls (during the phases) */
   CpSliceRef  *launch;         /* device lanes: launching host slice per slice */
   /* Host lanes, while the kernel statistics are computed (sparse: read
    * with cp_sparse_column_get (..., 0)): */

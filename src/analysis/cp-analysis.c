@@ -458,6 +458,16 @@ cp_analysis_new (CpTrace       *trace,
       self->phase_cpu[i] = thread_cpu_seconds () - c0;
     }
 
+  /* The per-lane unions by category and of blocking calls served the
+   * phases only; on a capture of tens of millions of slices they are
+   * hundreds of MB. */
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
+        g_clear_pointer (&self->lanes[l].cat[c], cp_intervals_free);
+      g_clear_pointer (&self->lanes[l].sync, cp_intervals_free);
+    }
+
   self->seconds = (g_get_monotonic_time () - t0) / 1e6;
   return g_steal_pointer (&self);
 }
