@@ -78,6 +78,23 @@ find_transfer (CpTrace        *trace,
   return NULL;
 }
 
+/* The kernel lane of a device's stream, or NULL. */
+static CpLane *
+find_kernel_lane (CpTrace *trace,
+                  gint     device,
+                  gint64   stream)
+{
+  for (guint i = 0; i < cp_trace_get_n_lanes (trace); i++)
+    {
+      CpLane *l = cp_trace_get_lane (trace, i);
+
+      if (cp_lane_get_kind (l) == CP_LANE_KERNEL && cp_lane_get_device (l) == device &&
+          cp_lane_get_stream (l) == stream)
+        return l;
+    }
+  return NULL;
+}
+
 static gint
 find_slice (CpTrace    *trace,
             CpLane     *lane,
@@ -616,20 +633,8 @@ test_flows_and_unknowns (void)
   trace = load (space, &error);
   g_assert_no_error (error);
   t = find_lane (trace, "t", CP_LANE_HOST_THREAD);
-  s0 = NULL;
-  s1 = NULL;
-  for (guint i = 0; i < cp_trace_get_n_lanes (trace); i++)
-    {
-      CpLane *l = cp_trace_get_lane (trace, i);
-
-      if (cp_lane_get_kind (l) == CP_LANE_KERNEL && cp_lane_get_stream (l) == 1)
-        {
-          if (cp_lane_get_device (l) == 0)
-            s0 = l;
-          else
-            s1 = l;
-        }
-    }
+  s0 = find_kernel_lane (trace, 0, 1);
+  s1 = find_kernel_lane (trace, 1, 1);
   g_assert_nonnull (s0);
   g_assert_nonnull (s1);
   g_assert_cmpuint (cp_lane_get_n_slices (t), ==, 4);
@@ -701,14 +706,8 @@ check_launch_links (gboolean in_order)
   g_assert_no_error (error);
   a = find_lane (trace, "a", CP_LANE_HOST_THREAD);
   b = find_lane (trace, "b", CP_LANE_HOST_THREAD);
-  s0 = s1 = NULL;
-  for (guint i = 0; i < cp_trace_get_n_lanes (trace); i++)
-    {
-      CpLane *l = cp_trace_get_lane (trace, i);
-
-      if (cp_lane_get_kind (l) == CP_LANE_KERNEL)
-        *(cp_lane_get_device (l) == 0 ? &s0 : &s1) = l;
-    }
+  s0 = find_kernel_lane (trace, 0, 1);
+  s1 = find_kernel_lane (trace, 1, 1);
   g_assert_nonnull (a);
   g_assert_nonnull (b);
   g_assert_nonnull (s0);

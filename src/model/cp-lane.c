@@ -503,50 +503,48 @@ _cp_lane_get_memory_size (CpLane *self)
          self->n_counter * (sizeof (gint64) + sizeof (double));
 }
 
-gint64
-cp_slices_get_far_start (const CpSlices *slices,
-                         guint           i)
+/* The position of slice i in a sorted side table of slice indexes, or -1. */
+static gint
+side_table_find (const guint32 *index,
+                 guint          n,
+                 guint          i)
 {
-  guint lo = 0, hi;
+  guint lo = 0, hi = n;
 
-  g_return_val_if_fail (slices != NULL, 0);
-
-  hi = slices->n_far;
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
 
-      if (slices->far_index[mid] < i)
+      if (index[mid] < i)
         lo = mid + 1;
       else
         hi = mid;
     }
-  if (lo < slices->n_far && slices->far_index[lo] == i)
-    return slices->far_start[lo];
-  return slices->start_base[i / 64] + (gint64) slices->start32[i];
+  return lo < n && index[lo] == i ? (gint) lo : -1;
+}
+
+gint64
+cp_slices_get_far_start (const CpSlices *slices,
+                         guint           i)
+{
+  gint k;
+
+  g_return_val_if_fail (slices != NULL, 0);
+
+  k = side_table_find (slices->far_index, slices->n_far, i);
+  return k >= 0 ? slices->far_start[k] : slices->start_base[i / 64] + (gint64) slices->start32[i];
 }
 
 gint64
 cp_slices_get_long_dur (const CpSlices *slices,
                         guint           i)
 {
-  guint lo = 0, hi;
+  gint k;
 
   g_return_val_if_fail (slices != NULL, 0);
 
-  hi = slices->n_long;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (slices->long_index[mid] < i)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  if (lo < slices->n_long && slices->long_index[lo] == i)
-    return slices->long_dur[lo];
-  return slices->dur32[i];
+  k = side_table_find (slices->long_index, slices->n_long, i);
+  return k >= 0 ? slices->long_dur[k] : slices->dur32[i];
 }
 
 const guint32 *
