@@ -94,6 +94,68 @@ test_varints (void)
   g_assert_cmpint (cp_pb_sint64 (G_MAXUINT64 - 1), ==, G_MAXINT64);
 }
 
+/* cp_pb_read_varint_within(): a message ending at end inside a buffer
+ * readable to limit. Every length, ending exactly at end, cut by end, with
+ * the bytes after end looking like continuations, and with limit too close
+ * for a word load. */
+static void
+test_varints_within (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
+
+  for (guint k = 0; k < 40000; k++)
+    {
+      guint bits = g_rand_int_range (rand, 0, 65);
+      guint64 v = ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+      g_autoptr(GByteArray) b = g_byte_array_new ();
+      const guint8 *q, *end, *limit;
+      guint64 got = 0;
+      CpPbError err = CP_PB_OK;
+      gsize n, tail = k % 3 == 0 ? 0 : k % 3 == 1 ? 3 : 12;
+      gboolean cut = k % 5 == 4;
+
+      if (bits < 64)
+        v &= (G_GUINT64_CONSTANT (1) << bits) - 1;
+      pbw_raw_varint (b, v);
+      n = b->len;
+      g_byte_array_set_size (b, n + tail);
+      memset (b->data + n, k % 2 ? 0xff : 0x00, tail);
+      q = b->data;
+      limit = b->data + b->len;
+      if (cut && n > 1)
+        {
+          /* The message ends inside the varint: whatever lies after end, it
+           * is truncated, never read past end. */
+          end = b->data + n - 1;
+          g_assert_false (cp_pb_read_varint_within (&q, end, limit, &got, &err));
+          g_assert_cmpint (err, ==, CP_PB_ERROR_TRUNCATED);
+          g_assert_true (q == b->data);
+          continue;
+        }
+      end = b->data + n;
+      g_assert_true (cp_pb_read_varint_within (&q, end, limit, &got, &err));
+      g_assert_cmpuint (got, ==, v);
+      g_assert_cmpuint (q - b->data, ==, n);
+    }
+
+  /* An empty message and a bad varint are refused as by cp_pb_read_varint(). */
+  {
+    static const guint8 overflow[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                       0x02, 0, 0, 0, 0, 0, 0 };
+    const guint8 *q = overflow;
+    guint64 got;
+    CpPbError err = CP_PB_OK;
+
+    g_assert_false (cp_pb_read_varint_within (&q, overflow, overflow + sizeof overflow, &got,
+                                              &err));
+    g_assert_cmpint (err, ==, CP_PB_ERROR_TRUNCATED);
+    err = CP_PB_OK;
+    g_assert_false (cp_pb_read_varint_within (&q, overflow + 10, overflow + sizeof overflow, &got,
+                                              &err));
+    g_assert_cmpint (err, ==, CP_PB_ERROR_VARINT);
+  }
+}
+
 static void
 expect_error (const guint8 *data,
               gsize         len,
@@ -638,6 +700,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/protobuf/varints", test_varints);
+  g_test_add_func ("/protobuf/varints-within", test_varints_within);
   g_test_add_func ("/protobuf/bad-varints", test_bad_varints);
   g_test_add_func ("/protobuf/fixed", test_fixed);
   g_test_add_func ("/protobuf/length-delimited", test_length_delimited);

@@ -2220,6 +2220,7 @@ shared_gpu_info (CpXPlaneReader  *reader,
 static inline gboolean
 scan_event_fast (const guint8  *p,
                  const guint8  *end,
+                 const guint8  *limit,
                  gint64        *metadata_id,
                  gint64        *offset_ps,
                  gint64        *duration_ps,
@@ -2240,7 +2241,8 @@ scan_event_fast (const guint8  *p,
       const guint8 *at = p;
       guint64 tag, v;
 
-      if (!cp_pb_read_varint (&p, end, &tag, &err) || !cp_pb_read_varint (&p, end, &v, &err))
+      if (!cp_pb_read_varint_within (&p, end, limit, &tag, &err) ||
+          !cp_pb_read_varint_within (&p, end, limit, &v, &err))
         return FALSE;
       switch (tag)
         {
@@ -2275,6 +2277,7 @@ scan_event_fast (const guint8  *p,
 static inline gboolean
 parse_stat_fast (const guint8 *p,
                  const guint8 *end,
+                 const guint8 *limit,
                  XStatVal     *sv)
 {
   CpPbError err;
@@ -2285,7 +2288,7 @@ parse_stat_fast (const guint8 *p,
     {
       guint64 tag, v;
 
-      if (!cp_pb_read_varint (&p, end, &tag, &err))
+      if (!cp_pb_read_varint_within (&p, end, limit, &tag, &err))
         return FALSE;
       if (tag == ((XSTAT_DOUBLE << 3) | CP_PB_WIRE_FIXED64))
         {
@@ -2296,7 +2299,7 @@ parse_stat_fast (const guint8 *p,
           p += 8;
           continue;
         }
-      if (!cp_pb_read_varint (&p, end, &v, &err))
+      if (!cp_pb_read_varint_within (&p, end, limit, &v, &err))
         return FALSE;
       switch (tag)
         {
@@ -2354,9 +2357,10 @@ read_event (Plane        *plane,
   gboolean device_side;
   gboolean fast;
   const guint8 *first_stats = NULL;
+  const guint8 *limit = space->data + space->len;
 
   report->events++;
-  fast = scan_event_fast (data, data + len, &metadata_id, &offset_ps, &duration_ps, &aggregated,
+  fast = scan_event_fast (data, data + len, limit, &metadata_id, &offset_ps, &duration_ps, &aggregated,
                           &has_stats, &first_stats);
   r.error = CP_PB_OK;
   if (!fast)
@@ -2466,11 +2470,11 @@ read_event (Plane        *plane,
               CpPbError err;
               XStatVal sv;
 
-              cp_pb_read_varint (&p, ev_end, &tag, &err);
-              cp_pb_read_varint (&p, ev_end, &v, &err);
+              cp_pb_read_varint_within (&p, ev_end, limit, &tag, &err);
+              cp_pb_read_varint_within (&p, ev_end, limit, &v, &err);
               if (tag != ((XEVENT_STATS << 3) | CP_PB_WIRE_LEN))
                 continue;
-              if (!parse_stat_fast (p, p + v, &sv))
+              if (!parse_stat_fast (p, p + v, limit, &sv))
                 {
                   CpPbReader sr;
 
@@ -2781,6 +2785,7 @@ scan_line_fast (Space        *space,
                 Line         *line)
 {
   const guint8 *dropped = p;
+  const guint8 *limit = space->data + space->len;
   CpPbError err;
 
   while (p < end)
@@ -2797,7 +2802,8 @@ scan_line_fast (Space        *space,
           dropped = p;
         }
 
-      if (!cp_pb_read_varint (&p, end, &tag, &err) || !cp_pb_read_varint (&p, end, &v, &err))
+      if (!cp_pb_read_varint_within (&p, end, limit, &tag, &err) ||
+          !cp_pb_read_varint_within (&p, end, limit, &v, &err))
         return FALSE;
       switch (tag)
         {
@@ -2929,6 +2935,7 @@ read_line (Plane      *plane,
   if (fast)
     {
       const guint8 *p = span->data, *end = span->data + span->len;
+      const guint8 *limit = space->data + space->len;
       guint n = 0;
 
       while (p < end)
@@ -2937,8 +2944,8 @@ read_line (Plane      *plane,
           guint64 tag = 0, v = 0;
           CpPbError err;
 
-          cp_pb_read_varint (&p, end, &tag, &err);
-          cp_pb_read_varint (&p, end, &v, &err);
+          cp_pb_read_varint_within (&p, end, limit, &tag, &err);
+          cp_pb_read_varint_within (&p, end, limit, &v, &err);
           if (tag == ((XLINE_EVENTS << 3) | CP_PB_WIRE_LEN))
             {
               read_event (plane, &line, p, (gsize) v, (guint64) (at - space->data));
