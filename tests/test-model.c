@@ -707,6 +707,130 @@ test_name_tables (void)
   g_assert_cmpuint (cp_trace_get_n_lanes (trace), ==, 3);
 }
 
+/* Lanes are finished on several threads for big captures: the trace must be
+ * the same, column by column, as with one thread. Lanes of different sizes
+ * and kinds, unsorted slices, shared and distinct names (16- and 32-bit
+ * tables), categories, long durations, sparse columns, flows and counters. */
+static CpTrace *
+parallel_finish_trace (guint n_threads)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GRand) rand = g_rand_new_with_seed (77);
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint proc = cp_trace_builder_process_for_pid (b, 1);
+  guint lanes[12];
+  CpTrace *trace;
+
+  _cp_trace_builder_set_finish_threads (b, n_threads);
+  for (guint li = 0; li < G_N_ELEMENTS (lanes); li++)
+    lanes[li] = cp_trace_builder_lane (b, proc, li % 3 == 0 ? CP_LANE_KERNEL : CP_LANE_HOST_THREAD,
+                                       (CpLaneKey) { li + 1, 0 });
+  for (guint li = 0; li < G_N_ELEMENTS (lanes); li++)
+    {
+      guint n = li == 4 ? 70000 : 500 + li * 3000;
+
+      for (guint i = 0; i < n; i++)
+        {
+          CpSliceInit init;
+          g_autofree char *name = g_strdup_printf (li == 4 ? "big%u" : "op%u",
+                                                   li == 4 ? i : (guint) g_rand_int_range (rand, 0, 40));
+          g_autofree char *cat = g_strdup_printf ("cat%u", (i + li) % 3);
+
+          cp_slice_init_clear (&init);
+          /* Mostly in order, some not; now and then hours long. */
+          init.start = (gint64) i * 1000 - (i % 17 == 0 ? g_rand_int_range (rand, 0, 50000) : 0);
+          init.dur = i % 501 == 0 ? G_GINT64_CONSTANT (5000000000) : g_rand_int_range (rand, 0, 3000);
+          init.name = cp_trace_builder_intern (b, name, -1);
+          init.cat = cp_trace_builder_intern (b, cat, -1);
+          if (i % 3 == 0)
+            init.corr = (gint64) li * 1000000 + i;
+          if (i % 7 == 0)
+            init.ext = i;
+          cp_trace_builder_add_slice (b, lanes[li], &init);
+        }
+    }
+  for (guint i = 0; i < 400; i++)
+    {
+      CpSliceRef from = { lanes[1], i * 5 }, to = { lanes[0], i };
+
+      cp_trace_builder_add_flow (b, from, to, CP_FLOW_LAUNCH, CP_STR_EMPTY);
+    }
+  for (guint i = 0; i < 3000; i++)
+    {
+      guint c = cp_trace_builder_lane (b, proc, CP_LANE_COUNTER,
+                                       (CpLaneKey) { 0, cp_trace_builder_intern (b, "mem", -1) });
+
+      cp_trace_builder_add_counter (b, c, (gint64) ((i * 7919) % 3000) * 100, i);
+    }
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  return trace;
+}
+
+static void
+test_parallel_finish (void)
+{
+  g_autoptr(CpTrace) one = parallel_finish_trace (1);
+  guint n_flows_one, n_flows_many;
+
+  for (guint threads = 2; threads <= 8; threads *= 2)
+    {
+      g_autoptr(CpTrace) many = parallel_finish_trace (threads);
+
+      g_assert_cmpuint (cp_trace_get_n_lanes (many), ==, cp_trace_get_n_lanes (one));
+      g_assert_cmpuint (cp_trace_get_n_slices (many), ==, cp_trace_get_n_slices (one));
+      for (guint li = 0; li < cp_trace_get_n_lanes (one); li++)
+        {
+          CpLane *a = cp_trace_get_lane (one, li), *c = cp_trace_get_lane (many, li);
+          const CpSlices *x = cp_lane_get_slices (a), *y = cp_lane_get_slices (c);
+          const gint64 *ta, *tc;
+          const double *va, *vc;
+          guint na = cp_lane_get_counter (a, &ta, &va), nc = cp_lane_get_counter (c, &tc, &vc);
+
+          g_assert_cmpuint (cp_lane_get_index (c), ==, li);
+          g_assert_cmpint (cp_lane_get_kind (c), ==, cp_lane_get_kind (a));
+          g_assert_cmpint (cp_lane_get_tid (c), ==, cp_lane_get_tid (a));
+          g_assert_cmpuint (cp_lane_get_n_rows (c), ==, cp_lane_get_n_rows (a));
+          g_assert_cmpuint (y->n, ==, x->n);
+          g_assert_true ((x->name_table == NULL) == (y->name_table == NULL));
+          for (guint i = 0; i < x->n; i++)
+            {
+              g_assert_cmpint (cp_slices_get_start (y, i), ==, cp_slices_get_start (x, i));
+              g_assert_cmpint (cp_slices_get_dur (y, i), ==, cp_slices_get_dur (x, i));
+              g_assert_cmpstr (cp_trace_get_string (many, cp_slices_get_name (y, i)), ==,
+                               cp_trace_get_string (one, cp_slices_get_name (x, i)));
+              g_assert_cmpstr (cp_trace_get_string (many, cp_slices_get_cat (y, i)), ==,
+                               cp_trace_get_string (one, cp_slices_get_cat (x, i)));
+              g_assert_cmpuint (y->row[i], ==, x->row[i]);
+              g_assert_cmpuint (y->flags[i], ==, x->flags[i]);
+              g_assert_cmpint (cp_slices_get_corr (y, i), ==, cp_slices_get_corr (x, i));
+              g_assert_cmpint (cp_slices_get_ext (y, i), ==, cp_slices_get_ext (x, i));
+            }
+          g_assert_cmpuint (nc, ==, na);
+          for (guint i = 0; i < na; i++)
+            {
+              g_assert_cmpint (tc[i], ==, ta[i]);
+              g_assert_cmpfloat (vc[i], ==, va[i]);
+            }
+        }
+      cp_trace_get_flows (one, &n_flows_one);
+      {
+        const CpFlow *fa = cp_trace_get_flows (one, &n_flows_one);
+        const CpFlow *fc = cp_trace_get_flows (many, &n_flows_many);
+
+        g_assert_cmpuint (n_flows_many, ==, n_flows_one);
+        g_assert_cmpuint (n_flows_one, ==, 400);
+        for (guint i = 0; i < n_flows_one; i++)
+          {
+            g_assert_cmpuint (fc[i].from.lane, ==, fa[i].from.lane);
+            g_assert_cmpuint (fc[i].from.index, ==, fa[i].from.index);
+            g_assert_cmpuint (fc[i].to.lane, ==, fa[i].to.lane);
+            g_assert_cmpuint (fc[i].to.index, ==, fa[i].to.index);
+          }
+      }
+    }
+}
+
 /* The flow order of both ends, whatever the readers' order: in order, in a
  * few sorted runs (merged), or shuffled (radix passes); stable on ties. */
 static void
@@ -840,6 +964,7 @@ main (int   argc,
   g_test_add_func ("/model/long-durations", test_long_durations);
   g_test_add_func ("/model/far-starts", test_far_starts);
   g_test_add_func ("/model/name-tables", test_name_tables);
+  g_test_add_func ("/model/parallel-finish", test_parallel_finish);
   g_test_add_func ("/model/categories", test_categories);
   g_test_add_func ("/model/sort-rows-origin", test_sort_rows_origin);
   g_test_add_func ("/model/flows-correlation", test_flows_and_correlation);

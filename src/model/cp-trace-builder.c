@@ -188,6 +188,7 @@ struct _CpTraceBuilder
   gint64        min_ts;
   gint64        max_ts;
   gboolean      any;
+  guint         finish_threads;  /* 0: by size and cores */
 };
 
 static guint
@@ -1976,6 +1977,210 @@ cmp_instants (gconstpointer a,
   return 0;
 }
 
+/* Sorts, lays out and packs one lane and makes its CpLane (at
+ * l->final_index). name_slot: scratch of n_name_slots zeros, left zeroed. */
+static CpLane *
+finish_lane (BLane   *l,
+             gint64   origin,
+             guint32 *name_slot,
+             guint    n_name_slots)
+{
+  CpSlices cols = { 0 };
+  guint n_counter = 0;
+  gint64 *cts = NULL;
+  double *cvals = NULL;
+
+  blane_sort (l);
+  for (guint i = 0; i < l->n; i++)
+    l->start[i] -= origin;
+  blane_layout_rows (l);
+  blane_finish_durations (l);
+
+  cols.n = l->n;
+  cols.dur32 = l->dur32 != NULL ? l->dur32 : g_new0 (guint32, 1);
+  cols.n_long = l->n_long;
+  cols.long_index = l->long_index;
+  cols.long_dur = l->long_dur;
+  pack_names (l, &cols, name_slot, n_name_slots);
+  if (l->n > 0 && l->cat32 == NULL)
+    {
+      cols.cat8 = l->cat8;
+      cols.cat_table = g_renew (CpStr, l->cat_table, MAX (l->n_cats, 1));
+      l->cat8 = NULL;
+      l->cat_table = NULL;
+    }
+  else
+    {
+      cols.cat32 = l->cat32 != NULL ? l->cat32 : g_new0 (CpStr, 1);
+      l->cat32 = NULL;
+    }
+  cols.row = l->rows;
+  cols.flags = l->n ? l->flags : g_new0 (guint16, 1);
+  _cp_sparse_builder_finish (&l->corr, l->n, CP_NONE, &cols.corr);
+  _cp_sparse_builder_finish (&l->ext, l->n, CP_NONE, &cols.ext);
+  _cp_sparse_builder_finish (&l->gpu, l->n, 0, &cols.gpu);
+  _cp_sparse_builder_finish (&l->args, l->n, 0, &cols.args);
+  if (l->n == 0)
+    g_free (l->flags);
+  l->dur32 = NULL;
+  l->long_index = NULL;
+  l->long_dur = NULL;
+  l->names = NULL;
+  l->rows = NULL;
+  l->flags = NULL;
+
+  if (l->counter_ts != NULL && l->counter_ts->len > 0)
+    {
+      /* Sort samples by time (stable: insertion order breaks ties). */
+      guint n = l->counter_ts->len;
+      gint64 *ts = (gint64 *) l->counter_ts->data;
+      double *vals = (double *) l->counter_values->data;
+      gboolean sorted = TRUE;
+
+      for (guint i = 1; i < n && sorted; i++)
+        sorted = ts[i] >= ts[i - 1];
+      if (!sorted)
+        {
+          g_autofree guint32 *perm = g_new (guint32, n);
+          SortCtx ctx;
+
+          for (guint i = 0; i < n; i++)
+            perm[i] = i;
+          ctx.start = ts;
+          ctx.lane = NULL;
+          g_qsort_with_data (perm, n, sizeof (guint32), cmp_slice, &ctx);
+          cts = g_new (gint64, n);
+          cvals = g_new (double, n);
+          for (guint i = 0; i < n; i++)
+            {
+              cts[i] = ts[perm[i]];
+              cvals[i] = vals[perm[i]];
+            }
+        }
+      else
+        {
+          cts = g_memdup2 (ts, sizeof (gint64) * n);
+          cvals = g_memdup2 (vals, sizeof (double) * n);
+        }
+      for (guint i = 0; i < n; i++)
+        cts[i] -= origin;
+      n_counter = n;
+    }
+
+  return _cp_lane_new (l->kind, l->transfer_kind, l->name, l->final_index,
+                       l->process, l->device, l->stream,
+                       l->kind == CP_LANE_KERNEL ? l->stream : l->key.num,
+                       l->sort_key, &cols, g_steal_pointer (&l->start), cts, cvals, n_counter);
+}
+
+/* The lanes to finish, biggest first, taken one at a time by each thread. */
+#define FINISH_MAX_THREADS 8
+#define FINISH_MIN_PARALLEL 200000   /* slices: below, threads cost more than they save */
+
+typedef struct
+{
+  CpTraceBuilder *builder;
+  gint64          origin;
+  guint32        *todo;       /* lane indexes, biggest first */
+  guint           n_todo;
+  gint            next;       /* atomic: next position in todo */
+  guint           n_slots;
+  CpLane        **made;       /* by final index */
+} FinishJob;
+
+static gint
+cmp_lane_size (gconstpointer a,
+               gconstpointer b,
+               gpointer      user_data)
+{
+  CpTraceBuilder *self = user_data;
+  guint32 i = *(const guint32 *) a, j = *(const guint32 *) b;
+  const BLane *x = g_ptr_array_index (self->lanes, i);
+  const BLane *y = g_ptr_array_index (self->lanes, j);
+  guint nx = x->n + (x->counter_ts != NULL ? x->counter_ts->len : 0);
+  guint ny = y->n + (y->counter_ts != NULL ? y->counter_ts->len : 0);
+
+  if (nx != ny)
+    return nx > ny ? -1 : 1;
+  return i < j ? -1 : (i > j);
+}
+
+static gpointer
+finish_worker (gpointer data)
+{
+  FinishJob *job = data;
+  g_autofree guint32 *name_slot = g_new0 (guint32, MAX (job->n_slots, 1));
+
+  for (;;)
+    {
+      gint at = g_atomic_int_add (&job->next, 1);
+      BLane *l;
+
+      if (at < 0 || (guint) at >= job->n_todo)
+        break;
+      l = g_ptr_array_index (job->builder->lanes, job->todo[at]);
+      job->made[l->final_index] = finish_lane (l, job->origin, name_slot, job->n_slots);
+    }
+  return NULL;
+}
+
+/* Finishes every lane into made[final index]. The result does not depend on
+ * how many threads ran: each lane is finished alone, the same way. */
+static void
+finish_job_run (FinishJob      *job,
+                CpTraceBuilder *self,
+                gint64          origin,
+                CpLane        **made)
+{
+  guint n_lanes = self->lanes->len;
+  g_autofree guint32 *todo = g_new (guint32, MAX (n_lanes, 1));
+  GThread *threads[FINISH_MAX_THREADS];
+  guint n_threads = 0, total = 0, want;
+
+  for (guint i = 0; i < n_lanes; i++)
+    {
+      const BLane *l = g_ptr_array_index (self->lanes, i);
+
+      todo[i] = i;
+      total += MIN (l->n, G_MAXUINT - total);
+    }
+  g_qsort_with_data (todo, n_lanes, sizeof (guint32), cmp_lane_size, self);
+  job->builder = self;
+  job->origin = origin;
+  job->todo = todo;
+  job->n_todo = n_lanes;
+  job->next = 0;
+  job->n_slots = cp_string_pool_size (self->strings);
+  job->made = made;
+
+  if (self->finish_threads > 0)
+    want = MIN (self->finish_threads, MAX (n_lanes, 1));
+  else
+    want = total >= FINISH_MIN_PARALLEL ? MIN ((guint) g_get_num_processors (), n_lanes) : 1;
+  want = MIN (want, FINISH_MAX_THREADS);
+  for (guint t = 1; t < want; t++)
+    {
+      g_autoptr(GError) error = NULL;
+      GThread *th = g_thread_try_new ("cp-finish", finish_worker, job, &error);
+
+      if (th == NULL)
+        break;   /* fewer threads: the others take more lanes */
+      threads[n_threads++] = th;
+    }
+  finish_worker (job);
+  for (guint t = 0; t < n_threads; t++)
+    g_thread_join (threads[t]);
+}
+
+void
+_cp_trace_builder_set_finish_threads (CpTraceBuilder *self,
+                                      guint           n_threads)
+{
+  g_return_if_fail (self != NULL);
+
+  self->finish_threads = n_threads;
+}
+
 CpTrace *
 cp_trace_builder_finish (CpTraceBuilder  *self,
                          GError         **error)
@@ -1985,8 +2190,6 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
   g_autofree guint32 *lane_order = NULL;
   g_autofree guint32 *proc_order = NULL;
   g_autofree gint64 *proc_rank = NULL;
-  g_autofree guint32 *name_slot = NULL;
-  guint n_name_slots;
   LaneOrderCtx lctx;
   gint64 origin;
   guint n_lanes = self->lanes->len;
@@ -2032,114 +2235,30 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
   for (guint p = 0; p < self->processes->len; p++)
     proc_rank[proc_order[p]] = p;
 
-  /* Lanes: sort slices, lay out rows, then order the lanes. */
-  n_name_slots = cp_string_pool_size (self->strings);
-  name_slot = g_new0 (guint32, MAX (n_name_slots, 1));
+  /* Lanes: ordered first (by what they are, not by their slices), then each
+   * one's slices sorted, laid out and packed; lanes are independent, so big
+   * captures do that on several threads. */
   lane_order = g_new (guint32, MAX (n_lanes, 1));
   for (guint li = 0; li < n_lanes; li++)
-    {
-      BLane *l = g_ptr_array_index (self->lanes, li);
-
-      blane_sort (l);
-      for (guint i = 0; i < l->n; i++)
-        l->start[i] -= origin;
-      blane_layout_rows (l);
-      blane_finish_durations (l);
-      lane_order[li] = li;
-    }
+    lane_order[li] = li;
   lctx.builder = self;
   lctx.proc_rank = proc_rank;
   g_qsort_with_data (lane_order, n_lanes, sizeof (guint32), cmp_lanes, &lctx);
-
   for (guint k = 0; k < n_lanes; k++)
-    {
-      BLane *l = g_ptr_array_index (self->lanes, lane_order[k]);
-      CpSlices cols = { 0 };
-      guint n_counter = 0;
-      gint64 *cts = NULL;
-      double *cvals = NULL;
-      CpLane *lane;
+    ((BLane *) g_ptr_array_index (self->lanes, lane_order[k]))->final_index = k;
 
-      l->final_index = k;
-      cols.n = l->n;
-      cols.dur32 = l->dur32 != NULL ? l->dur32 : g_new0 (guint32, 1);
-      cols.n_long = l->n_long;
-      cols.long_index = l->long_index;
-      cols.long_dur = l->long_dur;
-      pack_names (l, &cols, name_slot, n_name_slots);
-      if (l->n > 0 && l->cat32 == NULL)
-        {
-          cols.cat8 = l->cat8;
-          cols.cat_table = g_renew (CpStr, l->cat_table, MAX (l->n_cats, 1));
-          l->cat8 = NULL;
-          l->cat_table = NULL;
-        }
-      else
-        {
-          cols.cat32 = l->cat32 != NULL ? l->cat32 : g_new0 (CpStr, 1);
-          l->cat32 = NULL;
-        }
-      cols.row = l->rows;
-      cols.flags = l->n ? l->flags : g_new0 (guint16, 1);
-      _cp_sparse_builder_finish (&l->corr, l->n, CP_NONE, &cols.corr);
-      _cp_sparse_builder_finish (&l->ext, l->n, CP_NONE, &cols.ext);
-      _cp_sparse_builder_finish (&l->gpu, l->n, 0, &cols.gpu);
-      _cp_sparse_builder_finish (&l->args, l->n, 0, &cols.args);
-      if (l->n == 0)
-        g_free (l->flags);
-      l->dur32 = NULL;
-      l->long_index = NULL;
-      l->long_dur = NULL;
-      l->names = NULL;
-      l->rows = NULL;
-      l->flags = NULL;
+  {
+    FinishJob job;
+    g_autofree CpLane **made = g_new0 (CpLane *, MAX (n_lanes, 1));
 
-      if (l->counter_ts != NULL && l->counter_ts->len > 0)
-        {
-          /* Sort samples by time (stable: insertion order breaks ties). */
-          guint n = l->counter_ts->len;
-          gint64 *ts = (gint64 *) l->counter_ts->data;
-          double *vals = (double *) l->counter_values->data;
-          gboolean sorted = TRUE;
-
-          for (guint i = 1; i < n && sorted; i++)
-            sorted = ts[i] >= ts[i - 1];
-          if (!sorted)
-            {
-              g_autofree guint32 *perm = g_new (guint32, n);
-              SortCtx ctx;
-
-              for (guint i = 0; i < n; i++)
-                perm[i] = i;
-              ctx.start = ts;
-              ctx.lane = NULL;
-              g_qsort_with_data (perm, n, sizeof (guint32), cmp_slice, &ctx);
-              cts = g_new (gint64, n);
-              cvals = g_new (double, n);
-              for (guint i = 0; i < n; i++)
-                {
-                  cts[i] = ts[perm[i]];
-                  cvals[i] = vals[perm[i]];
-                }
-            }
-          else
-            {
-              cts = g_memdup2 (ts, sizeof (gint64) * n);
-              cvals = g_memdup2 (vals, sizeof (double) * n);
-            }
-          for (guint i = 0; i < n; i++)
-            cts[i] -= origin;
-          n_counter = n;
-        }
-
-      lane = _cp_lane_new (l->kind, l->transfer_kind, l->name, k,
-                           l->process, l->device, l->stream,
-                           l->kind == CP_LANE_KERNEL ? l->stream : l->key.num,
-                           l->sort_key, &cols, g_steal_pointer (&l->start), cts, cvals, n_counter);
-      trace->n_slices += cols.n;
-      g_ptr_array_add (trace->lane_array, lane);
-      g_list_store_append (trace->lanes, lane);
-    }
+    finish_job_run (&job, self, origin, made);
+    for (guint k = 0; k < n_lanes; k++)
+      {
+        trace->n_slices += cp_lane_get_slices (made[k])->n;
+        g_ptr_array_add (trace->lane_array, made[k]);
+        g_list_store_append (trace->lanes, made[k]);
+      }
+  }
 
   /* Explicit flows, remapped in place: the array becomes the trace's (a
    * copy would hold every flow twice at the peak). */

@@ -222,6 +222,12 @@ void             cp_trace_builder_add_metadata   (CpTraceBuilder *self,
 CpTrace         *cp_trace_builder_finish         (CpTraceBuilder *self,
                                                   GError        **error);
 
+/* For tests: finish() with exactly this many threads (at most one per lane
+ * and 8), whatever the size of the capture; 0 (the default) picks by size
+ * and cores. The trace is the same either way. */
+void             _cp_trace_builder_set_finish_threads (CpTraceBuilder *self,
+                                                       guint           n_threads);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpTraceBuilder, cp_trace_builder_free)
 
 G_END_DECLS
