@@ -1074,6 +1074,15 @@ pack_entry (CpXPlaneReader *reader,
     }
 }
 
+/* Producer/consumer types and ids and the root mark: the reader turns them
+ * into flows and steps, and, as XProf does, does not show them as stats
+ * (each event's own ids would also make every record distinct). */
+static inline gboolean
+is_internal_stat (StatKind kind)
+{
+  return kind == SK_P || kind == SK_C || kind == SK_PT || kind == SK_CT || kind == SK_R;
+}
+
 /* Applies one stat to es and, when pack is not NULL, appends it. */
 static void
 apply_stat (Plane          *plane,
@@ -1093,7 +1102,7 @@ apply_stat (Plane          *plane,
   /* An event's correlation_id and group_id live in the corr and ext columns
    * (cp_xstats_decode_slice() shows them again): leaving them out of the
    * record lets events share records. */
-  if (pack != NULL &&
+  if (pack != NULL && !is_internal_stat (m->kind) &&
       !(event_level && (m->kind == SK_CORRELATION_ID || m->kind == SK_GROUP_ID) &&
         (sv->type == XSTAT_INT64 || (sv->type == XSTAT_UINT64 && sv->u <= (guint64) G_MAXINT64))))
     pack_entry (plane->space->reader, pack, m->name, plane, sv);
