@@ -158,6 +158,93 @@ has_flow (CpTrace    *trace,
   return FALSE;
 }
 
+/* A stream's kernels share device records by kernel_details reference and
+ * their own flops, bytes accessed and occupancy; records reused from the
+ * line's recent ones must be the ones each event describes. */
+#define KD_A "regs:32 static_shared:0 dynamic_shared:0 grid:11,1,1 block:64,1,1 occ_pct:10"
+#define KD_B "regs:40 static_shared:0 dynamic_shared:0 grid:22,1,1 block:64,1,1 occ_pct:20"
+#define KD_C "regs:48 static_shared:0 dynamic_shared:0 grid:33,1,1 block:64,1,1 occ_pct:30"
+
+static void
+test_kernel_records (void)
+{
+  g_autoptr(GByteArray) space = g_byte_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  XpPlane *gpu = xp_plane_new (0, "/device:GPU:0");
+  /* grid x, flops, bytes accessed (-1: none) and occupancy (NAN: from the
+   * details) of each kernel, in order. */
+  static const struct { gint grid; gint64 flops; gint64 bytes; double occ; } want[] = {
+    { 11, -1, -1, 10 }, { 22, -1, -1, 20 }, { 11, 100, -1, 10 }, { 11, -1, -1, 10 },
+    { 11, 100, -1, 10 }, { 11, 200, -1, 10 }, { 33, -1, -1, 30 }, { 11, 100, 7, 10 },
+    { 22, -1, -1, 20 }, { -1, 100, -1, 55 }, { -1, -1, -1, -1 }, { -1, 100, -1, 66 },
+    { 11, 200, -1, 10 }, { 33, -1, -1, 30 }, { 11, 0, -1, 10 },
+  };
+  CpLane *stream;
+  const CpSlices *s;
+
+  xp_plane_stat (gpu, xp_stat_int (gpu, "core_count", 10));
+  xp_line (gpu, 7, 0, "Stream #7", NULL, 10,
+           xp_event (gpu, "k", 1000, 10, xp_stat_ref (gpu, "kernel_details", KD_A), NULL),
+           xp_event (gpu, "k", 2000, 10, xp_stat_ref (gpu, "kernel_details", KD_B), NULL),
+           xp_event (gpu, "k", 3000, 10, xp_stat_ref (gpu, "kernel_details", KD_A),
+                     xp_stat_int (gpu, "flops", 100), NULL),
+           xp_event (gpu, "k", 4000, 10, xp_stat_ref (gpu, "kernel_details", KD_A), NULL),
+           xp_event (gpu, "k", 5000, 10, xp_stat_ref (gpu, "kernel_details", KD_A),
+                     xp_stat_int (gpu, "flops", 100), NULL),
+           xp_event (gpu, "k", 6000, 10, xp_stat_ref (gpu, "kernel_details", KD_A),
+                     xp_stat_int (gpu, "flops", 200), NULL),
+           /* Inline details: no reference to key on. */
+           xp_event (gpu, "k", 7000, 10, xp_stat_str (gpu, "kernel_details", KD_C), NULL),
+           xp_event (gpu, "k", 8000, 10, xp_stat_ref (gpu, "kernel_details", KD_A),
+                     xp_stat_int (gpu, "flops", 100), xp_stat_uint (gpu, "bytes_accessed", 7), NULL),
+           xp_event (gpu, "k", 9000, 10, xp_stat_ref (gpu, "kernel_details", KD_B), NULL),
+           xp_event (gpu, "k", 10000, 10, xp_stat_int (gpu, "flops", 100),
+                     xp_stat_double (gpu, "theoretical_occupancy_pct", 55), NULL),
+           xp_event (gpu, "k", 11000, 10, NULL),
+           xp_event (gpu, "k", 12000, 10, xp_stat_int (gpu, "flops", 100),
+                     xp_stat_double (gpu, "theoretical_occupancy_pct", 66), NULL),
+           xp_event (gpu, "k", 13000, 10, xp_stat_ref (gpu, "kernel_details", KD_A),
+                     xp_stat_int (gpu, "flops", 200), NULL),
+           xp_event (gpu, "k", 14000, 10, xp_stat_str (gpu, "kernel_details", KD_C), NULL),
+           /* flops 0 is not the same as no flops. */
+           xp_event (gpu, "k", 15000, 10, xp_stat_ref (gpu, "kernel_details", KD_A),
+                     xp_stat_int (gpu, "flops", 0), NULL),
+           NULL);
+  xp_space_add_plane (space, gpu);
+  trace = load (space, &error);
+  g_assert_no_error (error);
+  stream = find_kernel_lane (trace, 0, 7);
+  g_assert_nonnull (stream);
+  s = cp_lane_get_slices (stream);
+  g_assert_cmpuint (s->n, ==, G_N_ELEMENTS (want));
+  for (guint i = 0; i < s->n; i++)
+    {
+      const CpGpuInfo *gi = cp_trace_get_gpu_info (trace, (CpSliceRef) { cp_lane_get_index (stream), i });
+
+      g_assert_nonnull (gi);
+      g_assert_cmpint (gi->device, ==, 0);
+      g_assert_cmpint (gi->stream, ==, 7);
+      g_assert_cmpint (gi->grid[0], ==, want[i].grid);
+      g_assert_cmpint (gi->flops, ==, want[i].flops);
+      g_assert_cmpint (gi->bytes_accessed, ==, want[i].bytes);
+      if (want[i].occ < 0)
+        g_assert_true (isnan (gi->occupancy));
+      else
+        g_assert_cmpfloat_with_epsilon (gi->occupancy, want[i].occ, 1e-4);
+      if (want[i].grid > 0)
+        g_assert_cmpfloat_with_epsilon (gi->blocks_per_sm, want[i].grid / 10.0, 1e-4);
+    }
+  /* Equal kernels share one record. */
+  g_assert_cmpuint (cp_slices_get_gpu (s, 0), ==, cp_slices_get_gpu (s, 3));
+  g_assert_cmpuint (cp_slices_get_gpu (s, 2), ==, cp_slices_get_gpu (s, 4));
+  g_assert_cmpuint (cp_slices_get_gpu (s, 1), ==, cp_slices_get_gpu (s, 8));
+  g_assert_cmpuint (cp_slices_get_gpu (s, 5), ==, cp_slices_get_gpu (s, 12));
+  g_assert_cmpuint (cp_slices_get_gpu (s, 6), ==, cp_slices_get_gpu (s, 13));
+  g_assert_cmpuint (cp_slices_get_gpu (s, 2), !=, cp_slices_get_gpu (s, 5));
+  g_assert_cmpuint (cp_slices_get_gpu (s, 9), !=, cp_slices_get_gpu (s, 11));
+}
+
 /* A GPU capture with every kind of line and event the mapping knows. */
 static GByteArray *
 make_gpu_space (void)
@@ -1566,6 +1653,7 @@ main (int   argc,
   g_test_add_func ("/xplane/time-base", test_time_base);
   g_test_add_func ("/xplane/flows-unknowns", test_flows_and_unknowns);
   g_test_add_func ("/xplane/launch-links", test_launch_links);
+  g_test_add_func ("/xplane/kernel-records", test_kernel_records);
   g_test_add_func ("/xplane/group-steps", test_group_steps);
   g_test_add_func ("/xplane/truncated", test_truncated);
   g_test_add_func ("/xplane/mutations", test_mutations);

@@ -1991,6 +1991,23 @@ plane_process (Plane *plane)
 /* ------------------------------------------------------------------------ */
 /* Lines and events                                                          */
 
+/* A line's recent device records by what makes them (every kernel of a line
+ * has the line's device and stream): the kernel_details reference and the
+ * event's own flops, bytes accessed and occupancy. */
+typedef struct
+{
+  gconstpointer ref;       /* StatMeta of the kernel_details, NULL if none */
+  guint32       has;       /* those stats' HAS bits */
+  guint32       id;        /* the record, 0: empty */
+  gint64        flops;
+  gint64        bytes_accessed;
+  double        occupancy;
+} GpuCacheEntry;
+
+#define GPU_CACHE_SIZE 64
+#define GPU_CACHE_KINDS ((1u << SK_KERNEL_DETAILS) | (1u << SK_FLOPS) | \
+                         (1u << SK_BYTES_ACCESSED) | (1u << SK_THEORETICAL_OCC))
+
 typedef struct
 {
   gint64        id;
@@ -2006,6 +2023,7 @@ typedef struct
   gboolean      skip;
   gboolean      is_steps;
   guint64       n_events;
+  GpuCacheEntry gpu_cache[GPU_CACHE_SIZE];
 } Line;
 
 static guint
@@ -2367,6 +2385,7 @@ read_event (Plane        *plane,
   gboolean fast;
   const guint8 *first_stats = NULL;
   const guint8 *limit = space->data + space->len;
+  GpuCacheEntry gpu_key, *gce = NULL;
 
   report->events++;
   fast = scan_event_fast (data, data + len, limit, &metadata_id, &offset_ps, &duration_ps, &aggregated,
@@ -2566,6 +2585,32 @@ read_event (Plane        *plane,
         gboolean is_memcpy = !is_memset && (HAS (&es, SK_MEMCPY_DETAILS) ||
                                             (meta != NULL && meta->name_is_memcpy));
 
+        if (!(plane->klass == PLANE_GPU && (is_memcpy || is_memset)) &&
+            (!HAS (&es, SK_KERNEL_DETAILS) || es.kernel_ref != NULL))
+          {
+            /* A kernel whose record depends only on the key: seen lately? */
+            guint64 h;
+
+            gpu_key.ref = HAS (&es, SK_KERNEL_DETAILS) ? es.kernel_ref : NULL;
+            gpu_key.has = es.has & GPU_CACHE_KINDS;
+            gpu_key.id = 0;
+            gpu_key.flops = HAS (&es, SK_FLOPS) ? es.v[SK_FLOPS] : 0;
+            gpu_key.bytes_accessed = HAS (&es, SK_BYTES_ACCESSED) ? es.v[SK_BYTES_ACCESSED] : 0;
+            gpu_key.occupancy = HAS (&es, SK_THEORETICAL_OCC) ? es.occupancy : 0;
+            h = ((guint64) (guintptr) gpu_key.ref >> 4) ^ (guint64) gpu_key.flops * 0x9E3779B97F4A7C15ull ^
+                (guint64) gpu_key.bytes_accessed * 0xC2B2AE3D27D4EB4Full;
+            gce = &line->gpu_cache[(h ^ (h >> 29)) % GPU_CACHE_SIZE];
+            if (gce->id != 0 && gce->ref == gpu_key.ref && gce->has == gpu_key.has &&
+                gce->flops == gpu_key.flops && gce->bytes_accessed == gpu_key.bytes_accessed &&
+                memcmp (&gce->occupancy, &gpu_key.occupancy, sizeof (double)) == 0)
+              {
+                init.cat = reader->cat_kernel;
+                init.gpu_id = gce->id;
+                gce = NULL;
+                break;
+              }
+          }
+
         gpu_info_init (&gpu);
         with_gpu = TRUE;
         gpu.device = plane->ordinal;
@@ -2646,7 +2691,14 @@ read_event (Plane        *plane,
       return;
     }
   if (with_gpu)
-    init.gpu_id = shared_gpu_info (reader, &gpu);
+    {
+      init.gpu_id = shared_gpu_info (reader, &gpu);
+      if (gce != NULL && init.gpu_id != 0)
+        {
+          *gce = gpu_key;
+          gce->id = init.gpu_id;
+        }
+    }
   ref = cp_trace_builder_add_slice (reader->builder, lane, &init);
   if (ref.lane == G_MAXUINT32)
     return;
