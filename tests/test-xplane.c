@@ -1427,6 +1427,206 @@ lanes_by_key (CpTrace *trace)
 
 /* The scenario generator's captures read the same from JSON and XPlane:
  * same lanes (kind, device, stream), slice counts, names and times to the ns. */
+/* Everything a trace holds, as text, for comparing two loads. */
+static char *
+trace_dump (CpTrace *t)
+{
+  GString *out = g_string_new (NULL);
+  const CpLoadReport *report = cp_trace_get_load_report (t);
+  guint n;
+  const CpFlow *flows = cp_trace_get_flows (t, &n);
+  const CpStep *steps;
+
+  g_string_append_printf (out, "events %" G_GUINT64_FORMAT " aggregated %" G_GUINT64_FORMAT
+                          " skipped %" G_GUINT64_FORMAT " truncated %d at %" G_GUINT64_FORMAT
+                          " origin %" G_GINT64_FORMAT " duration %" G_GINT64_FORMAT "\n",
+                          report->events, report->aggregated, report->skipped, report->truncated,
+                          report->stopped_at, cp_trace_get_origin_abs (t), cp_trace_get_duration (t));
+  for (guint i = 0; i < cp_load_report_n_warnings (report); i++)
+    g_string_append_printf (out, "warning %s\n", cp_load_report_get_warning (report, i)->message);
+  for (guint i = 0; i < cp_trace_get_n_processes (t); i++)
+    {
+      const CpProcess *p = cp_trace_get_process (t, i);
+
+      g_string_append_printf (out, "process %" G_GINT64_FORMAT " %s %d\n", p->pid,
+                              cp_trace_get_string (t, p->name), p->device);
+    }
+  for (guint li = 0; li < cp_trace_get_n_lanes (t); li++)
+    {
+      CpLane *lane = cp_trace_get_lane (t, li);
+      const CpSlices *s = cp_lane_get_slices (lane);
+      const gint64 *ts;
+      const double *vals;
+      guint nc = cp_lane_get_counter (lane, &ts, &vals);
+
+      g_string_append_printf (out, "lane %d %s p%u d%d s%" G_GINT64_FORMAT "\n",
+                              cp_lane_get_kind (lane), cp_lane_get_name (lane),
+                              cp_lane_get_process (lane), cp_lane_get_device (lane),
+                              cp_lane_get_stream (lane));
+      for (guint i = 0; i < s->n; i++)
+        {
+          CpSliceRef ref = { li, i };
+          const CpGpuInfo *g = cp_trace_get_gpu_info (t, ref);
+
+          g_string_append_printf (out, " %" G_GINT64_FORMAT "+%" G_GINT64_FORMAT " %s %s r%u f%u c%"
+                                  G_GINT64_FORMAT " e%" G_GINT64_FORMAT,
+                                  cp_slices_get_start (s, i), cp_slices_get_dur (s, i),
+                                  cp_trace_get_string (t, cp_slices_get_name (s, i)),
+                                  cp_trace_get_string (t, cp_slices_get_cat (s, i)), s->row[i],
+                                  s->flags[i], cp_slices_get_corr (s, i), cp_slices_get_ext (s, i));
+          if (g != NULL)
+            g_string_append_printf (out, " gpu %" G_GINT64_FORMAT " %d %d %d %d %g %g %" G_GINT64_FORMAT,
+                                    g->bytes, g->device, g->stream, g->grid[0], g->registers,
+                                    g->occupancy, g->warps_per_sm, g->flops);
+          if (cp_slices_get_args (s, i) != 0)
+            {
+              g_autoptr(GError) error = NULL;
+              g_autoptr(GPtrArray) stats = cp_xstats_decode_slice (t, ref, &error);
+
+              g_assert_no_error (error);
+              for (guint k = 0; k < stats->len; k++)
+                {
+                  CpXStatEntry *e = g_ptr_array_index (stats, k);
+
+                  g_string_append_printf (out, " %s=%s", e->key, e->value);
+                }
+            }
+          g_string_append_c (out, '\n');
+        }
+      for (guint i = 0; i < nc; i++)
+        g_string_append_printf (out, " @%" G_GINT64_FORMAT " %g\n", ts[i], vals[i]);
+    }
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (out, "flow %u:%u %u:%u %d %s\n", flows[i].from.lane, flows[i].from.index,
+                            flows[i].to.lane, flows[i].to.index, flows[i].kind,
+                            cp_trace_get_string (t, flows[i].name));
+  steps = cp_trace_get_steps (t, &n);
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (out, "step %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+                            " %u:%u\n", steps[i].number, steps[i].start, steps[i].end,
+                            steps[i].marker.lane, steps[i].marker.index);
+  return g_string_free (out, FALSE);
+}
+
+/* Lines are read by several threads: the trace must not depend on how many,
+ * nor on which lines get a thread of their own. Every line its own group
+ * (big_line 1) on 1, 2 and 4 threads against the default, on captures with
+ * lines sharing lanes, steps, flows, counters and damage. */
+static void
+check_threads_same (GByteArray *space,
+                    const char *what)
+{
+  g_autofree char *want = NULL;
+
+  for (guint k = 0; k < 4; k++)
+    {
+      static const guint threads[] = { 1, 1, 2, 4 };
+      static const guint big[] = { 0, 1, 1, 1 };
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CpTrace) t = NULL;
+      g_autofree char *dump = NULL;
+
+      _cp_xplane_set_threads (threads[k], big[k]);
+      t = load (space, &error);
+      dump = t != NULL ? trace_dump (t) : g_strdup (error->message);
+      if (k == 0)
+        want = g_steal_pointer (&dump);
+      else if (g_strcmp0 (dump, want) != 0)
+        g_error ("%s: %u threads, big lines from %u events: the trace differs", what,
+                 threads[k], big[k]);
+    }
+  _cp_xplane_set_threads (0, 0);
+}
+
+static void
+test_threads (void)
+{
+  g_autoptr(GByteArray) gpu = make_gpu_space ();
+  g_autoptr(GByteArray) many = g_byte_array_new ();
+  XpPlane *host = xp_plane_new (0, "/host:CPU");
+  XpPlane *dev = xp_plane_new (0, "/device:GPU:0");
+  g_autoptr(GRand) rand = g_rand_new_with_seed (3);
+
+  check_threads_same (gpu, "gpu space");
+  /* Cut anywhere and with bytes changed: the same warnings in the same order. */
+  for (guint cut = 1; cut < gpu->len; cut += gpu->len / 23 + 1)
+    {
+      g_autoptr(GByteArray) part = g_byte_array_new ();
+      g_autofree char *what = g_strdup_printf ("gpu space cut at %u", cut);
+
+      g_byte_array_append (part, gpu->data, cut);
+      check_threads_same (part, what);
+    }
+  for (guint m = 0; m < 20; m++)
+    {
+      g_autoptr(GByteArray) bad = g_byte_array_new ();
+      g_autofree char *what = g_strdup_printf ("gpu space mutation %u", m);
+
+      g_byte_array_append (bad, gpu->data, gpu->len);
+      for (guint j = 0; j < 3; j++)
+        bad->data[g_rand_int_range (rand, 0, bad->len)] = (guint8) g_rand_int_range (rand, 0, 256);
+      check_threads_same (bad, what);
+    }
+
+  /* Several threads with launches, producers, steps by position and group
+   * ids across lines; two lines sharing a row; a stream with copies. */
+  xp_event_meta (host, "op", NULL, NULL);
+  for (guint l = 0; l < 6; l++)
+    {
+      GByteArray *ev[40];
+
+      for (guint i = 0; i < 40; i++)
+        {
+          gint64 at = (gint64) (l * 1000 + i * 20) * 1000;
+
+          if (i % 4 == 0)
+            ev[i] = xp_event (host, "cudaLaunchKernel", at, 5000,
+                              xp_stat_uint (host, "correlation_id", l * 100 + i),
+                              xp_stat_int (host, "device_id", 0), NULL);
+          else if (i % 4 == 1)
+            ev[i] = xp_event (host, "step", at, 9000, xp_stat_int (host, "_r", 1),
+                              xp_stat_int (host, "group_id", i / 8), NULL);
+          else if (i % 4 == 2)
+            ev[i] = xp_event (host, "op", at, 3000, xp_stat_int (host, "_pt", 1),
+                              xp_stat_uint (host, "_p", (guint64) (i + l)), NULL);
+          else
+            ev[i] = xp_event (host, "op", at, 3000, xp_stat_int (host, "_ct", 1),
+                              xp_stat_uint (host, "_c", (guint64) (i + l + 2)),
+                              xp_stat_str (host, "note", l % 2 ? "odd" : "even"), NULL);
+        }
+      xp_line (host, l + 1, l == 5 ? 1 : 0, "thread", NULL, 100,
+               ev[0], ev[1], ev[2], ev[3], ev[4], ev[5], ev[6], ev[7], ev[8], ev[9], ev[10],
+               ev[11], ev[12], ev[13], ev[14], ev[15], ev[16], ev[17], ev[18], ev[19], ev[20],
+               ev[21], ev[22], ev[23], ev[24], ev[25], ev[26], ev[27], ev[28], ev[29], ev[30],
+               ev[31], ev[32], ev[33], ev[34], ev[35], ev[36], ev[37], ev[38], ev[39], NULL);
+    }
+  for (guint l = 0; l < 3; l++)
+    {
+      GByteArray *ev[10];
+
+      for (guint i = 0; i < 10; i++)
+        {
+          guint l0 = (l * 2 + i) % 6, i0 = (i * 4) % 40;
+
+          ev[i] = i % 3 == 2
+                  ? xp_event (dev, "MemcpyH2D", (gint64) (l0 * 1000 + i0 * 20 + 7) * 1000, 900,
+                              xp_stat_uint (dev, "correlation_id", l0 * 100 + i0),
+                              xp_stat_ref (dev, "memcpy_details", "kind_src:pinned kind_dst:device size:64"),
+                              NULL)
+                  : xp_event (dev, "k", (gint64) (l0 * 1000 + i0 * 20 + 7) * 1000, 900,
+                              xp_stat_uint (dev, "correlation_id", l0 * 100 + i0),
+                              xp_stat_ref (dev, "kernel_details", i % 2 ? KD_A : KD_B), NULL);
+        }
+      xp_line (dev, 10 + l, 0, "Stream", NULL, 100, ev[0], ev[1], ev[2], ev[3], ev[4], ev[5], ev[6],
+               ev[7], ev[8], ev[9], NULL);
+    }
+  xp_line (dev, 99, 0, "Steps", NULL, 100,
+           xp_event (dev, "1", 0, 50000000, NULL), xp_event (dev, "x", 50000000, 50000000, NULL), NULL);
+  xp_space_add_plane (many, host);
+  xp_space_add_plane (many, dev);
+  check_threads_same (many, "threads and streams");
+}
+
 static void
 test_twins (void)
 {
@@ -1597,6 +1797,16 @@ test_shared_traces (void)
           continue;
         }
       g_assert_no_error (error);
+      /* The same whatever the number of reading threads. */
+      {
+        gchar *bytes = NULL;
+        gsize n = 0;
+        g_autoptr(GByteArray) space = NULL;
+
+        g_assert_true (g_file_get_contents (path, &bytes, &n, NULL));
+        space = g_byte_array_new_take ((guint8 *) bytes, n);
+        check_threads_same (space, path);
+      }
       g_assert_nonnull (trace);
       g_assert_cmpstr (cp_trace_get_load_report (trace)->format, ==, "xplane");
       g_assert_cmpuint (cp_load_report_n_warnings (cp_trace_get_load_report (trace)), ==, 0);
@@ -1654,6 +1864,7 @@ main (int   argc,
   g_test_add_func ("/xplane/flows-unknowns", test_flows_and_unknowns);
   g_test_add_func ("/xplane/launch-links", test_launch_links);
   g_test_add_func ("/xplane/kernel-records", test_kernel_records);
+  g_test_add_func ("/xplane/threads", test_threads);
   g_test_add_func ("/xplane/group-steps", test_group_steps);
   g_test_add_func ("/xplane/truncated", test_truncated);
   g_test_add_func ("/xplane/mutations", test_mutations);

@@ -40,6 +40,9 @@ enum { XSTATMETA_ID = 1, XSTATMETA_NAME = 2, XSTATMETA_DESCRIPTION = 3 };
 #define MAX_METADATA_STRING CP_XPLANE_MAX_METADATA_STRING
 /* Progress and cancellation are checked this often (bytes). */
 #define PROGRESS_STEP       (4 * 1024 * 1024)
+/* Progress: the lines' headers are read first (the first fifth of it), then
+ * their events (the rest). */
+#define HEADER_SHARE        5
 /* XProf gives derived GPU lines ids from here on. */
 #define DERIVED_LINE_ID     G_GINT64_CONSTANT (0xdeadbeef)
 
@@ -218,6 +221,8 @@ typedef struct
   guint     from;
   guint     n;
   GArray   *devices;    /* of gint32, one per point, once they differ */
+  guint     seq;        /* the position in the space of the line that started it */
+  guint     sub;        /* and how many that line had started before */
 } LinkLane;
 
 /* The stats the mapping needs, merged from metadata and event stats. */
@@ -289,6 +294,7 @@ typedef struct
   gint64      start;
   gint64      end;
   CpSliceRef  marker;
+  gboolean    by_position;  /* number: its position among the space's, set when merged */
 } StepCand;
 
 /* Everything about the space being read. */
@@ -320,8 +326,19 @@ typedef struct
   void          (*drop)    (guint64  from,
                             guint64  to,
                             gpointer user_data);
+  void          (*discard) (guint64  from,
+                            guint64  to,
+                            gpointer user_data);
   gpointer        release_data;
   guint64         released;
+  gint            stop;          /* atomic: cancelled, reading threads stop */
+  GPtrArray      *planes;        /* of Plane*: those with lines to read */
+  guint           n_lines;       /* queued */
+  GHashTable     *groups;        /* host line key -> Group*, while a plane is queued */
+  GPtrArray      *group_list;    /* of Group* */
+  gpointer        rest;          /* the Group of small lines */
+  GPtrArray      *outs;          /* of LineOut*, by line, NULL for none */
+  guint64         done;          /* atomic: bytes of lines read */
 
   GArray         *gpu_planes;   /* of gint: plane ids of GPU planes (for device_id) */
   GArray         *link_lanes;   /* of LinkLane */
@@ -336,6 +353,9 @@ typedef struct
   gint            device_steps_ordinal;
   GArray         *root_steps;
   GHashTable     *group_spans;  /* gint64* -> StepCand* */
+  /* Held around what reading threads share: the builder (but for slices
+   * added to a lane's sink), the records' dedup tables, lazy caches. */
+  GRecMutex       lock;
 } Space;
 
 /* The plane being read. */
@@ -353,7 +373,9 @@ typedef struct
   guint        n_lanes;
   gboolean     lane_limit_warned;
   gint         core_count;
+  gint         warp_size;     /* of its device, for warps per SM */
   guint        transfer_lanes[CP_TRANSFER_N_KINDS]; /* lane + 1 */
+  CpLaneSink  *transfer_sinks[CP_TRANSFER_N_KINDS];
 
   GArray      *stat_meta;     /* of StatMeta */
   IdMap        stat_ids;
@@ -362,7 +384,76 @@ typedef struct
   GArray      *lines;         /* of Span */
   GArray      *stats;         /* of Span: plane stats */
   guint64      unknown_stat_ids;
+  guint64      offset;        /* of the plane in the input */
 } Plane;
+
+/* A warning found while reading a line, given to the load report when the
+ * line's results are merged. */
+typedef struct
+{
+  guint64 offset;
+  char   *text;
+} Deferred;
+
+/* What reading one line yields besides its slices and counts, when it
+ * yields any. Lines may be read by several threads; their results are merged
+ * into the space in file order, so that the capture reads the same whichever
+ * thread read what. */
+typedef struct
+{
+  CpPbError    first_error;
+  guint64      first_error_offset;
+  gboolean     truncated;
+  guint64      stopped_at;
+  GArray      *warnings;      /* of Deferred */
+  GArray      *producers;     /* of PcPoint */
+  GArray      *consumers;
+  GArray      *flow_points;   /* of FlowPoint */
+  gint         steps_ordinal; /* the device of device_steps */
+  GArray      *device_steps;  /* of StepCand */
+  GArray      *root_steps;
+  GHashTable  *group_spans;   /* gint64* -> StepCand* */
+  gboolean     have_group;
+  gint64       last_group;
+  StepCand    *last_group_span;
+} LineOut;
+
+/* Recent argument records of a thread, by their packed bytes. */
+#define ARGS_CACHE_SIZE  64
+#define ARGS_CACHE_BYTES 56
+
+typedef struct
+{
+  guint64 h;
+  guint32 id;
+  guint32 len;
+  guint8  bytes[ARGS_CACHE_BYTES];
+} ArgsCacheEntry;
+
+/* A reading thread's state. */
+typedef struct
+{
+  Space          *space;
+  LineOut        *out;          /* the line being read's, made on first use */
+  /* Counts of every line this thread read. */
+  guint64         events;
+  guint64         aggregated;
+  guint64         skipped;
+  guint64         unknown_metadata;
+  gboolean        any_event;
+  CpSinkStats     sink;
+  guint64         unknown_stat_ids;  /* of the line being read */
+  GHashTable     *links;        /* builder lane + 1 -> LinkLane*: the lanes its lines fill */
+  guint           line_seq;     /* the line's position in the space */
+  guint           link_sub;
+  gboolean        main;         /* the thread that reports progress */
+  Pack            pack;         /* scratch for packed stats */
+  Pack            last_pack;    /* the last record shared, and its id */
+  guint32         last_args;
+  CpGpuInfo       last_gpu_info;
+  guint32         last_gpu;
+  ArgsCacheEntry  args_cache[ARGS_CACHE_SIZE];
+} Ctx;
 
 struct _CpXPlaneReader
 {
@@ -382,12 +473,8 @@ struct _CpXPlaneReader
   CpStr           flow_correlation;
   CpStr           flow_producer;
   CpStr           flow_generic;
-  Pack            pack;           /* scratch for packed stats */
+  Pack            pack;           /* scratch for packed plane-level stats */
   Dedup           args_dedup;
-  Pack            last_pack;      /* the last record shared, and its id */
-  guint32         last_args;
-  CpGpuInfo       last_gpu_info;
-  guint32         last_gpu;
   Dedup           gpu_dedup;
   GArray         *gpu_copies;     /* of CpGpuInfo, for comparing */
   GArray         *gpu_ids;        /* of guint32: the builder's id of each copy */
@@ -584,6 +671,157 @@ report_pb_error (Space      *space,
                        _("Damaged XPlane data in %s at byte %" PRIu64
                          ": %s; the rest of it was skipped"),
                        where, r->error_offset, cp_pb_error_to_string (r->error));
+}
+
+/* Line results (see LineOut). */
+
+static void
+line_out_init (LineOut *out)
+{
+  memset (out, 0, sizeof *out);
+  out->first_error = CP_PB_OK;
+  out->steps_ordinal = -1;
+}
+
+static LineOut *ctx_out (Ctx *ctx);
+
+static inline GArray *
+out_array (GArray **array,
+           guint    element_size)
+{
+  if (*array == NULL)
+    *array = g_array_new (FALSE, FALSE, element_size);
+  return *array;
+}
+
+static void out_warn (Ctx        *ctx,
+                      guint64     offset,
+                      const char *format,
+                      ...) G_GNUC_PRINTF (3, 4);
+
+static void
+out_warn (Ctx        *ctx,
+          guint64     offset,
+          const char *format,
+          ...)
+{
+  LineOut *out = ctx_out (ctx);
+  va_list args;
+  Deferred d;
+
+  va_start (args, format);
+  d.offset = offset;
+  d.text = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_array_append_val (out_array (&out->warnings, sizeof (Deferred)), d);
+}
+
+static void
+out_note_error (Ctx       *ctx,
+                CpPbError  error,
+                guint64    offset)
+{
+  LineOut *out = ctx_out (ctx);
+
+  if (out->first_error == CP_PB_OK)
+    {
+      out->first_error = error;
+      out->first_error_offset = offset;
+    }
+}
+
+static void
+out_note_truncated (Ctx     *ctx,
+                    guint64  offset)
+{
+  LineOut *out = ctx_out (ctx);
+
+  if (!out->truncated || offset < out->stopped_at)
+    out->stopped_at = offset;
+  out->truncated = TRUE;
+}
+
+static void
+merge_steps (GArray *into,
+             GArray *from)
+{
+  for (guint i = 0; from != NULL && i < from->len; i++)
+    {
+      StepCand c = g_array_index (from, StepCand, i);
+
+      if (c.by_position)
+        {
+          c.number = into->len;
+          c.by_position = FALSE;
+        }
+      g_array_append_val (into, c);
+    }
+}
+
+/* Hands a line's results to the space and the report, and empties out. */
+static void
+line_out_merge (Space   *space,
+                LineOut *out)
+{
+  CpXPlaneReader *reader = space->reader;
+  CpLoadReport *report = reader->report;
+
+  for (guint i = 0; out->warnings != NULL && i < out->warnings->len; i++)
+    {
+      Deferred *d = &g_array_index (out->warnings, Deferred, i);
+
+      cp_load_report_warn (report, d->offset, "%s", d->text);
+      g_free (d->text);
+    }
+  if (out->truncated)
+    note_truncated (space, out->stopped_at);
+  if (out->first_error != CP_PB_OK)
+    note_error (space, out->first_error, out->first_error_offset);
+  if (out->producers != NULL)
+    g_array_append_vals (space->producers, out->producers->data, out->producers->len);
+  if (out->consumers != NULL)
+    g_array_append_vals (space->consumers, out->consumers->data, out->consumers->len);
+  if (out->flow_points != NULL)
+    g_array_append_vals (space->flow_points, out->flow_points->data, out->flow_points->len);
+  /* Device steps come from the first device that has a steps line. */
+  if (out->device_steps != NULL && out->device_steps->len > 0 &&
+      (space->device_steps_ordinal < 0 || space->device_steps_ordinal == out->steps_ordinal))
+    {
+      space->device_steps_ordinal = out->steps_ordinal;
+      merge_steps (space->device_steps, out->device_steps);
+    }
+  merge_steps (space->root_steps, out->root_steps);
+  if (out->group_spans != NULL)
+    {
+      GHashTableIter iter;
+      gpointer v;
+
+      g_hash_table_iter_init (&iter, out->group_spans);
+      while (g_hash_table_iter_next (&iter, NULL, &v))
+        {
+          StepCand *c = v, *have = g_hash_table_lookup (space->group_spans, &c->number);
+
+          if (have != NULL)
+            {
+              have->start = MIN (have->start, c->start);
+              have->end = MAX (have->end, c->end);
+            }
+          else
+            {
+              g_hash_table_iter_steal (&iter);
+              g_hash_table_insert (space->group_spans, &c->number, c);
+            }
+        }
+    }
+
+  g_clear_pointer (&out->warnings, g_array_unref);
+  g_clear_pointer (&out->producers, g_array_unref);
+  g_clear_pointer (&out->consumers, g_array_unref);
+  g_clear_pointer (&out->flow_points, g_array_unref);
+  g_clear_pointer (&out->device_steps, g_array_unref);
+  g_clear_pointer (&out->root_steps, g_array_unref);
+  g_clear_pointer (&out->group_spans, g_hash_table_unref);
+  g_free (out);
 }
 
 static gboolean
@@ -824,36 +1062,42 @@ pack_varint (Pack    *pack,
 
 /* Notes a correlation point: the slice just added to lane, whose
  * correlation id is the last value of the lane's column. */
+/* A launch (host) or activity (device) point: slice index of the lane's
+ * latest correlation id. The lane's LinkLane is the task's (lanes are filled
+ * by one task). */
 static void
-link_point (Space    *space,
-            guint     lane,
-            gboolean  host,
-            gint32    device)
+link_point (Ctx        *ctx,
+            LinkLane  **cache,
+            guint      *cache_lane,
+            guint       lane,
+            CpLaneSink *sink,
+            gboolean    host,
+            gint32      device)
 {
   LinkLane *ll;
-  guint slot = lane < space->link_slot->len ? g_array_index (space->link_slot, guint, lane) : 0;
 
-  if (G_UNLIKELY (slot == 0))
+  if (*cache != NULL && *cache_lane == lane)
+    ll = *cache;
+  else
     {
-      LinkLane fresh = { 0 };
-      const guint64 *present;
-      const guint32 *v32;
-      const gint64 *v64;
-      guint n_values;
+      ll = g_hash_table_lookup (ctx->links, GUINT_TO_POINTER (lane + 1));
+      if (ll == NULL)
+        {
+          guint n_values = cp_lane_sink_get_n_corr (sink);
 
-      cp_trace_builder_peek_corr (space->reader->builder, lane, &present, &v32, &v64, &n_values);
-      g_return_if_fail (n_values > 0);
-      fresh.lane = lane;
-      fresh.host = host;
-      fresh.device = device;
-      fresh.from = n_values - 1;
-      g_array_append_val (space->link_lanes, fresh);
-      if (lane >= space->link_slot->len)
-        g_array_set_size (space->link_slot, lane + 1);
-      slot = space->link_lanes->len;
-      g_array_index (space->link_slot, guint, lane) = slot;
+          g_return_if_fail (n_values > 0);
+          ll = g_new0 (LinkLane, 1);
+          ll->lane = lane;
+          ll->host = host;
+          ll->device = device;
+          ll->from = n_values - 1;
+          ll->seq = ctx->line_seq;
+          ll->sub = ctx->link_sub++;
+          g_hash_table_insert (ctx->links, GUINT_TO_POINTER (lane + 1), ll);
+        }
+      *cache = ll;
+      *cache_lane = lane;
     }
-  ll = &g_array_index (space->link_lanes, LinkLane, slot - 1);
   if (G_UNLIKELY (device != ll->device && ll->devices == NULL))
     {
       ll->devices = g_array_sized_new (FALSE, FALSE, sizeof (gint32), ll->n + 1);
@@ -1012,8 +1256,22 @@ pack_raw8 (Pack       *pack,
   pack->len += 8;
 }
 
+/* Interns a string from a reading thread. */
+static CpStr
+space_intern (Space      *space,
+              const char *s,
+              gssize      len)
+{
+  CpStr id;
+
+  g_rec_mutex_lock (&space->lock);
+  id = cp_trace_builder_intern (space->reader->builder, s, len);
+  g_rec_mutex_unlock (&space->lock);
+  return id;
+}
+
 static void
-pack_entry (CpXPlaneReader *reader,
+pack_entry (Space          *space,
             Pack           *buf,
             CpStr           key,
             Plane          *plane,
@@ -1048,8 +1306,7 @@ pack_entry (CpXPlaneReader *reader,
     case XSTAT_STR:
       type = CP_XSTAT_STRING;
       pack_byte (buf, type);
-      pack_varint (buf, cp_trace_builder_intern (reader->builder, (const char *) sv->s,
-                                                 (gssize) sv->slen));
+      pack_varint (buf, space_intern (space, (const char *) sv->s, (gssize) sv->slen));
       break;
     case XSTAT_REF:
       {
@@ -1089,14 +1346,15 @@ apply_stat (Plane          *plane,
             EvStats        *es,
             const XStatVal *sv,
             Pack           *pack,
-            gboolean        event_level)
+            gboolean        event_level,
+            guint64        *unknown_stat_ids)
 {
   StatMeta *m = plane_stat (plane, sv->metadata_id);
   gint64 iv;
 
   if (m == NULL)
     {
-      plane->unknown_stat_ids++;
+      (*unknown_stat_ids)++;
       return;
     }
   /* An event's correlation_id and group_id live in the corr and ext columns
@@ -1105,7 +1363,7 @@ apply_stat (Plane          *plane,
   if (pack != NULL && !is_internal_stat (m->kind) &&
       !(event_level && (m->kind == SK_CORRELATION_ID || m->kind == SK_GROUP_ID) &&
         (sv->type == XSTAT_INT64 || (sv->type == XSTAT_UINT64 && sv->u <= (guint64) G_MAXINT64))))
-    pack_entry (plane->space->reader, pack, m->name, plane, sv);
+    pack_entry (plane->space, pack, m->name, plane, sv);
 
   if (!es->has_number && sv->type != XSTAT_STR && sv->type != XSTAT_BYTES &&
       sv->type != XSTAT_REF && sv->type != 0)
@@ -1143,8 +1401,7 @@ apply_stat (Plane          *plane,
         if (stat_string (plane, sv, &s, &len, &ref))
           {
             es->step_name = ref != NULL ? ref->name
-                                        : cp_trace_builder_intern (plane->space->reader->builder,
-                                                                   (const char *) s, (gssize) len);
+                                        : space_intern (plane->space, (const char *) s, (gssize) len);
             es->has |= 1u << SK_STEP_NAME;
           }
       }
@@ -1728,15 +1985,15 @@ plane_index (Space      *space,
 /* Stats of an event metadata, decoded once: the merged EvStats base and the
  * packed record that events include. */
 static void
-event_meta_decode (Plane     *plane,
-                   EventMeta *m)
+event_meta_decode_locked (Plane     *plane,
+                          EventMeta *m,
+                          Pack      *pack,
+                          guint64   *unknown_stat_ids)
 {
   CpXPlaneReader *reader = plane->space->reader;
   CpPbReader r;
   CpPbField f;
-  Pack *pack = &reader->pack;
 
-  m->decoded = TRUE;
   memset (&m->stats, 0, sizeof m->stats);
   if (!m->has_stats)
     return;
@@ -1759,10 +2016,26 @@ event_meta_decode (Plane     *plane,
         continue;
       if (!parse_xstat (&r, &f, &sv))
         break;
-      apply_stat (plane, &m->stats, &sv, pack, FALSE);
+      apply_stat (plane, &m->stats, &sv, pack, FALSE, unknown_stat_ids);
     }
   if (pack->len > 0)
     m->args_id = cp_trace_builder_add_args (reader->builder, CP_ARGS_XSTATS, pack->data, pack->len);
+}
+
+/* Decodes an event metadata's stats on first use, whichever thread uses it
+ * first. */
+static void
+event_meta_decode (Ctx       *ctx,
+                   Plane     *plane,
+                   EventMeta *m)
+{
+  g_rec_mutex_lock (&plane->space->lock);
+  if (!m->decoded)
+    {
+      event_meta_decode_locked (plane, m, &ctx->pack, &ctx->unknown_stat_ids);
+      g_atomic_int_set (&m->decoded, TRUE);
+    }
+  g_rec_mutex_unlock (&plane->space->lock);
 }
 
 /* Plane stats: devices and metadata. */
@@ -2023,21 +2296,45 @@ typedef struct
   gboolean      skip;
   gboolean      is_steps;
   guint64       n_events;
+  CpLaneSink   *sink;           /* of lane */
+  LinkLane     *link;           /* the latest lane's link points, */
+  guint         link_lane;      /* and that lane */
   GpuCacheEntry gpu_cache[GPU_CACHE_SIZE];
 } Line;
 
-static guint
-line_lane (Plane *plane,
+static guint line_lane_locked (Ctx   *ctx,
+                               Plane *plane,
+                               Line  *line);
+
+/* The line's lane (its sink in line->sink), made on first use;
+ * G_MAXUINT when the line is skipped. */
+static inline guint
+line_lane (Ctx   *ctx,
+           Plane *plane,
            Line  *line)
+{
+  guint lane;
+
+  if (G_LIKELY (line->lane != 0))
+    return line->lane - 1;
+  if (line->skip)
+    return G_MAXUINT;
+  g_rec_mutex_lock (&plane->space->lock);
+  lane = line_lane_locked (ctx, plane, line);
+  g_rec_mutex_unlock (&plane->space->lock);
+  return lane;
+}
+
+static guint
+line_lane_locked (Ctx   *ctx,
+                  Plane *plane,
+                  Line  *line)
 {
   CpXPlaneReader *reader = plane->space->reader;
   CpLaneKind kind;
   CpLaneKey key = { 0, CP_STR_EMPTY };
   guint process, lane;
   gboolean existed;
-
-  if (line->lane != 0)
-    return line->lane - 1;
 
   process = plane_process (plane);
   switch (line->klass)
@@ -2064,10 +2361,10 @@ line_lane (Plane *plane,
       if (!plane->lane_limit_warned)
         {
           plane->lane_limit_warned = TRUE;
-          cp_load_report_warn (reader->report, G_MAXUINT64,
-                               _("Plane “%s” has more than %d lines with events; the events "
-                                 "of the others were skipped"),
-                               plane->name, MAX_LANES_PER_PLANE);
+          out_warn (ctx, G_MAXUINT64,
+                    _("Plane “%s” has more than %d lines with events; the events "
+                      "of the others were skipped"),
+                    plane->name, MAX_LANES_PER_PLANE);
         }
       line->skip = TRUE;
       return G_MAXUINT;
@@ -2086,10 +2383,12 @@ line_lane (Plane *plane,
         cp_trace_builder_set_lane_device (reader->builder, lane, plane->ordinal,
                                           kind == CP_LANE_KERNEL ? key.num : -1);
     }
+  line->sink = cp_trace_builder_get_sink (reader->builder, lane);
   line->lane = lane + 1;
   return lane;
 }
 
+/* A GPU plane's copy lane of a kind (its lines are read by one thread). */
 static guint
 transfer_lane (Plane          *plane,
                CpTransferKind  kind)
@@ -2099,6 +2398,7 @@ transfer_lane (Plane          *plane,
 
   if (plane->transfer_lanes[kind] != 0)
     return plane->transfer_lanes[kind] - 1;
+  g_rec_mutex_lock (&plane->space->lock);
   process = plane_process (plane);
   lane = cp_trace_builder_lane (reader->builder, process, CP_LANE_TRANSFER,
                                 (CpLaneKey) { kind, CP_STR_EMPTY });
@@ -2106,7 +2406,9 @@ transfer_lane (Plane          *plane,
   if (plane->ordinal >= 0)
     cp_trace_builder_set_lane_device (reader->builder, lane, plane->ordinal, -1);
   plane->n_lanes++;
+  plane->transfer_sinks[kind] = cp_trace_builder_get_sink (reader->builder, lane);
   plane->transfer_lanes[kind] = lane + 1;
+  g_rec_mutex_unlock (&plane->space->lock);
   return lane;
 }
 
@@ -2137,12 +2439,20 @@ event_kernel_info (EvStats    *es,
     return NULL;
   if (es->kernel_ref != NULL)
     {
-      if (es->kernel_ref->kernel == NULL)
+      KernelInfo *k = g_atomic_pointer_get (&es->kernel_ref->kernel);
+
+      if (k == NULL)
         {
-          es->kernel_ref->kernel = g_new (KernelInfo, 1);
-          parse_kernel_details (es->kernel_details, es->kernel_details_len, es->kernel_ref->kernel);
+          /* Another thread may parse it too: the first one stays. */
+          k = g_new (KernelInfo, 1);
+          parse_kernel_details (es->kernel_details, es->kernel_details_len, k);
+          if (!g_atomic_pointer_compare_and_exchange (&es->kernel_ref->kernel, NULL, k))
+            {
+              g_free (k);
+              k = g_atomic_pointer_get (&es->kernel_ref->kernel);
+            }
         }
-      return es->kernel_ref->kernel;
+      return k;
     }
   parse_kernel_details (es->kernel_details, es->kernel_details_len, scratch);
   return scratch;
@@ -2156,13 +2466,19 @@ event_copy_info (EvStats  *es,
     return NULL;
   if (es->copy_ref != NULL)
     {
-      if (es->copy_ref->copy == NULL)
+      CopyInfo *c = g_atomic_pointer_get (&es->copy_ref->copy);
+
+      if (c == NULL)
         {
-          es->copy_ref->copy = g_new (CopyInfo, 1);
-          parse_copy_details (es->copy_details, es->copy_details_len, es->copy_is_memset,
-                              es->copy_ref->copy);
+          c = g_new (CopyInfo, 1);
+          parse_copy_details (es->copy_details, es->copy_details_len, es->copy_is_memset, c);
+          if (!g_atomic_pointer_compare_and_exchange (&es->copy_ref->copy, NULL, c))
+            {
+              g_free (c);
+              c = g_atomic_pointer_get (&es->copy_ref->copy);
+            }
         }
-      return es->copy_ref->copy;
+      return c;
     }
   parse_copy_details (es->copy_details, es->copy_details_len, es->copy_is_memset, scratch);
   return scratch;
@@ -2171,20 +2487,24 @@ event_copy_info (EvStats  *es,
 static void
 add_step_candidate (GArray     *steps,
                     gint64      number,
+                    gboolean    by_position,
                     gint64      start,
                     gint64      end,
                     CpSliceRef  marker)
 {
-  StepCand c = { number, start, end, marker };
+  StepCand c = { number, start, end, marker, by_position };
 
   g_array_append_val (steps, c);
 }
 
 /* The id of an arguments record equal to pack, added if new. */
 static guint32
-shared_args (CpXPlaneReader *reader,
-             Pack           *pack)
+shared_args (Ctx  *ctx,
+             Pack *pack)
 {
+  Space *space = ctx->space;
+  CpXPlaneReader *reader = space->reader;
+  ArgsCacheEntry *ce = NULL;
   guint64 h;
   gsize slot = 0;
   guint32 id;
@@ -2192,10 +2512,20 @@ shared_args (CpXPlaneReader *reader,
   if (pack->len == 0)
     return 0;
   /* Neighbouring events often have equal stats. */
-  if (reader->last_args != 0 && pack->len == reader->last_pack.len &&
-      memcmp (pack->data, reader->last_pack.data, pack->len) == 0)
-    return reader->last_args;
+  if (ctx->last_args != 0 && pack->len == ctx->last_pack.len &&
+      memcmp (pack->data, ctx->last_pack.data, pack->len) == 0)
+    return ctx->last_args;
   h = hash_bytes (pack->data, pack->len);
+  if (pack->len <= ARGS_CACHE_BYTES)
+    {
+      ce = &ctx->args_cache[h % ARGS_CACHE_SIZE];
+      if (ce->id != 0 && ce->h == h && ce->len == pack->len && memcmp (ce->bytes, pack->data, pack->len) == 0)
+        {
+          id = ce->id;
+          goto done;
+        }
+    }
+  g_rec_mutex_lock (&space->lock);
   id = dedup_lookup (&reader->args_dedup, h, args_equal, reader->builder, pack->data, pack->len,
                      &slot);
   if (id == 0)
@@ -2204,29 +2534,40 @@ shared_args (CpXPlaneReader *reader,
       if (id != 0)
         dedup_insert (&reader->args_dedup, slot, h, id);
     }
-  reader->last_pack.len = 0;
-  pack_reserve (&reader->last_pack, pack->len);
-  memcpy (reader->last_pack.data, pack->data, pack->len);
-  reader->last_pack.len = pack->len;
-  reader->last_args = id;
+  g_rec_mutex_unlock (&space->lock);
+  if (ce != NULL && id != 0)
+    {
+      ce->h = h;
+      ce->id = id;
+      ce->len = (guint32) pack->len;
+      memcpy (ce->bytes, pack->data, pack->len);
+    }
+done:
+  ctx->last_pack.len = 0;
+  pack_reserve (&ctx->last_pack, pack->len);
+  memcpy (ctx->last_pack.data, pack->data, pack->len);
+  ctx->last_pack.len = pack->len;
+  ctx->last_args = id;
   return id;
 }
 
 /* The id of a device record equal to gpu, added if new. */
 static guint32
-shared_gpu_info (CpXPlaneReader  *reader,
+shared_gpu_info (Ctx             *ctx,
                  const CpGpuInfo *gpu)
 {
+  Space *space = ctx->space;
+  CpXPlaneReader *reader = space->reader;
   guint64 h;
   gsize slot = 0;
   guint32 index;
 
-  if (reader->last_gpu != 0 && memcmp (&reader->last_gpu_info, gpu, sizeof *gpu) == 0)
-    return reader->last_gpu;
+  if (ctx->last_gpu != 0 && memcmp (&ctx->last_gpu_info, gpu, sizeof *gpu) == 0)
+    return ctx->last_gpu;
   h = hash_bytes ((const guint8 *) gpu, sizeof *gpu);
+  g_rec_mutex_lock (&space->lock);
   index = dedup_lookup (&reader->gpu_dedup, h, gpu_equal, reader->gpu_copies, gpu, sizeof *gpu,
                         &slot);
-
   if (index == 0)
     {
       guint32 id = cp_trace_builder_add_gpu_info (reader->builder, gpu);
@@ -2236,9 +2577,10 @@ shared_gpu_info (CpXPlaneReader  *reader,
       index = reader->gpu_copies->len;
       dedup_insert (&reader->gpu_dedup, slot, h, index);
     }
-  reader->last_gpu_info = *gpu;
-  reader->last_gpu = g_array_index (reader->gpu_ids, guint32, index - 1);
-  return reader->last_gpu;
+  ctx->last_gpu = g_array_index (reader->gpu_ids, guint32, index - 1);
+  g_rec_mutex_unlock (&space->lock);
+  ctx->last_gpu_info = *gpu;
+  return ctx->last_gpu;
 }
 
 /* The fields of an XEvent in the form every writer uses (known fields with
@@ -2357,7 +2699,8 @@ parse_stat_fast (const guint8 *p,
 
 /* One XEvent. */
 static void
-read_event (Plane        *plane,
+read_event (Ctx          *ctx,
+            Plane        *plane,
             Line         *line,
             const guint8 *data,
             gsize         len,
@@ -2365,14 +2708,13 @@ read_event (Plane        *plane,
 {
   Space *space = plane->space;
   CpXPlaneReader *reader = space->reader;
-  CpLoadReport *report = reader->report;
   CpPbReader r;
   CpPbField f;
   gint64 metadata_id = 0, offset_ps = 0, duration_ps = 0;
   gboolean aggregated = FALSE, has_stats = FALSE;
   EventMeta *meta = NULL;
   EvStats es;
-  Pack *pack = &reader->pack;
+  Pack *pack = &ctx->pack;
   CpSliceInit init;
   CpGpuInfo gpu;
   gboolean with_gpu = FALSE;
@@ -2386,8 +2728,9 @@ read_event (Plane        *plane,
   const guint8 *first_stats = NULL;
   const guint8 *limit = space->data + space->len;
   GpuCacheEntry gpu_key, *gce = NULL;
+  CpLaneSink *sink = NULL;
 
-  report->events++;
+  ctx->events++;
   fast = scan_event_fast (data, data + len, limit, &metadata_id, &offset_ps, &duration_ps, &aggregated,
                           &has_stats, &first_stats);
   r.error = CP_PB_OK;
@@ -2426,25 +2769,24 @@ read_event (Plane        *plane,
   if (r.error != CP_PB_OK)
     {
       if (r.error == CP_PB_ERROR_TRUNCATED)
-        note_truncated (space, ev_offset);
+        out_note_truncated (ctx, ev_offset);
       else
         {
-          report->skipped++;
-          note_error (space, r.error, r.error_offset);
-          cp_load_report_warn (report, r.error_offset,
-                               _("Skipped a damaged event at byte %" PRIu64 ": %s"),
-                               r.error_offset, cp_pb_error_to_string (r.error));
+          ctx->skipped++;
+          out_note_error (ctx, r.error, r.error_offset);
+          out_warn (ctx, r.error_offset, _("Skipped a damaged event at byte %" PRIu64 ": %s"),
+                    r.error_offset, cp_pb_error_to_string (r.error));
         }
       return;
     }
   if (aggregated)
     {
-      report->aggregated++;
+      ctx->aggregated++;
       return;
     }
   if (line->skip)
     {
-      report->skipped++;
+      ctx->skipped++;
       return;
     }
 
@@ -2452,8 +2794,8 @@ read_event (Plane        *plane,
   if (mi >= 0)
     {
       meta = &g_array_index (plane->event_meta, EventMeta, mi);
-      if (!meta->decoded)
-        event_meta_decode (plane, meta);
+      if (!g_atomic_int_get (&meta->decoded))
+        event_meta_decode (ctx, plane, meta);
       if (meta->stats.has != 0 || meta->stats.has_number)
         es = meta->stats;
       else
@@ -2469,7 +2811,7 @@ read_event (Plane        *plane,
       es.has = 0;
       es.has_number = FALSE;
       name = CP_STR_EMPTY;
-      space->unknown_metadata++;
+      ctx->unknown_metadata++;
     }
 
   cp_slice_init_clear (&init);
@@ -2515,7 +2857,7 @@ read_event (Plane        *plane,
                       break;
                     }
                 }
-              apply_stat (plane, &es, &sv, pack, TRUE);
+              apply_stat (plane, &es, &sv, pack, TRUE, &ctx->unknown_stat_ids);
               p += v;
             }
         }
@@ -2527,18 +2869,17 @@ read_event (Plane        *plane,
             continue;
           if (!parse_xstat (&r, &f, &sv))
             break;
-          apply_stat (plane, &es, &sv, pack, TRUE);
+          apply_stat (plane, &es, &sv, pack, TRUE, &ctx->unknown_stat_ids);
         }
       if (r.error != CP_PB_OK)
         {
-          report->skipped++;
-          note_error (space, r.error, r.error_offset);
-          cp_load_report_warn (report, r.error_offset,
-                               _("Skipped a damaged event at byte %" PRIu64 ": %s"),
-                               r.error_offset, cp_pb_error_to_string (r.error));
+          ctx->skipped++;
+          out_note_error (ctx, r.error, r.error_offset);
+          out_warn (ctx, r.error_offset, _("Skipped a damaged event at byte %" PRIu64 ": %s"),
+                    r.error_offset, cp_pb_error_to_string (r.error));
           return;
         }
-      init.args = shared_args (reader, pack);
+      init.args = shared_args (ctx, pack);
     }
   else if (meta != NULL)
     init.args = meta->args_id;
@@ -2548,21 +2889,22 @@ read_event (Plane        *plane,
 
   start = sat_add (line->base, ps_to_ns_floor (offset_ps));
   end = sat_add (line->base, ps_to_ns_floor (sat_add (offset_ps, duration_ps)));
-  space->any_event = TRUE;
+  ctx->any_event = TRUE;
 
   if (line->klass == LINE_COUNTERS)
     {
       guint clane;
-      guint process = plane_process (plane);
 
       if (!es.has_number)
         {
-          report->skipped++;
+          ctx->skipped++;
           return;
         }
-      clane = cp_trace_builder_lane (reader->builder, process, CP_LANE_COUNTER,
+      g_rec_mutex_lock (&space->lock);
+      clane = cp_trace_builder_lane (reader->builder, plane_process (plane), CP_LANE_COUNTER,
                                      (CpLaneKey) { 0, name });
       cp_trace_builder_add_counter (reader->builder, clane, start, es.number);
+      g_rec_mutex_unlock (&space->lock);
       return;
     }
 
@@ -2641,6 +2983,7 @@ read_event (Plane        *plane,
                 init.flags |= ci->flags;
               }
             lane = transfer_lane (plane, kind);
+            sink = plane->transfer_sinks[kind];
             init.cat = is_memset ? reader->cat_memset : reader->cat_memcpy;
           }
         else
@@ -2664,8 +3007,7 @@ read_event (Plane        *plane,
                     if (ki->block[0] > 0 && ki->block[1] > 0 && ki->block[2] > 0)
                       {
                         double threads = (double) ki->block[0] * ki->block[1] * ki->block[2];
-                        CpDevice *dev = cp_trace_builder_device (reader->builder, plane->ordinal);
-                        int warp = dev->warp_size > 0 ? dev->warp_size : 32;
+                        int warp = plane->warp_size > 0 ? plane->warp_size : 32;
 
                         gpu.warps_per_sm = (float) (blocks * ceil (threads / warp) / plane->core_count);
                       }
@@ -2684,22 +3026,25 @@ read_event (Plane        *plane,
     }
 
   if (lane == G_MAXUINT)
-    lane = line_lane (plane, line);
+    {
+      lane = line_lane (ctx, plane, line);
+      sink = line->sink;
+    }
   if (lane == G_MAXUINT)
     {
-      report->skipped++;
+      ctx->skipped++;
       return;
     }
   if (with_gpu)
     {
-      init.gpu_id = shared_gpu_info (reader, &gpu);
+      init.gpu_id = shared_gpu_info (ctx, &gpu);
       if (gce != NULL && init.gpu_id != 0)
         {
           *gce = gpu_key;
           gce->id = init.gpu_id;
         }
     }
-  ref = cp_trace_builder_add_slice (reader->builder, lane, &init);
+  ref = cp_lane_sink_add_slice (sink, lane, &init, &ctx->sink);
   if (ref.lane == G_MAXUINT32)
     return;
 
@@ -2707,7 +3052,7 @@ read_event (Plane        *plane,
   if (HAS (&es, SK_CORRELATION_ID) && es.v[SK_CORRELATION_ID] != CP_NONE)
     {
       if (device_side)
-        link_point (space, ref.lane, FALSE, plane->ordinal);
+        link_point (ctx, &line->link, &line->link_lane, ref.lane, sink, FALSE, plane->ordinal);
       else if (line->klass == LINE_HOST)
         {
           gint32 device = -1;
@@ -2718,20 +3063,20 @@ read_event (Plane        *plane,
                 if (g_array_index (space->gpu_planes, gint64, i) == es.v[SK_DEVICE_ID])
                   device = (gint32) es.v[SK_DEVICE_ID] + space->device_offset;
             }
-          link_point (space, ref.lane, TRUE, device);
+          link_point (ctx, &line->link, &line->link_lane, ref.lane, sink, TRUE, device);
         }
     }
   if (HAS (&es, SK_P))
     {
       PcPoint p = { HAS (&es, SK_PT) ? es.v[SK_PT] : 0, es.v[SK_P], start, ref };
 
-      g_array_append_val (space->producers, p);
+      g_array_append_val (out_array (&ctx_out (ctx)->producers, sizeof (PcPoint)), p);
     }
   if (HAS (&es, SK_C))
     {
       PcPoint p = { HAS (&es, SK_CT) ? es.v[SK_CT] : 0, es.v[SK_C], start, ref };
 
-      g_array_append_val (space->consumers, p);
+      g_array_append_val (out_array (&ctx_out (ctx)->consumers, sizeof (PcPoint)), p);
     }
   if (HAS (&es, SK_FLOW))
     {
@@ -2746,68 +3091,77 @@ read_event (Plane        *plane,
           fp.start = start;
           fp.ref = ref;
           fp.category = (guint8) (bits >> 58);
-          g_array_append_val (space->flow_points, fp);
+          g_array_append_val (out_array (&ctx_out (ctx)->flow_points, sizeof (FlowPoint)), fp);
         }
     }
 
-  /* Steps. */
-  if (line->is_steps && (space->device_steps_ordinal < 0 ||
-                         space->device_steps_ordinal == plane->ordinal))
+  /* Steps (the device whose steps count is chosen when lines are merged). */
+  if (line->is_steps)
     {
-      gint64 number;
+      gint64 number = 0;
       gboolean ok = FALSE;
 
-      space->device_steps_ordinal = plane->ordinal;
+      LineOut *out = ctx_out (ctx);
+
+      out->steps_ordinal = plane->ordinal;
       if (HAS (&es, SK_STEP_NUM))
         number = es.v[SK_STEP_NUM], ok = TRUE;
       else if (HAS (&es, SK_GROUP_ID))
         number = es.v[SK_GROUP_ID], ok = TRUE;
       else
         {
-          const char *s = cp_trace_builder_get_string (reader->builder, name);
+          g_autofree char *s = NULL;
 
+          g_rec_mutex_lock (&space->lock);
+          s = g_strdup (cp_trace_builder_get_string (reader->builder, name));
+          g_rec_mutex_unlock (&space->lock);
           number = parse_int (s, s + strlen (s), &ok);
         }
-      if (!ok)
-        number = space->device_steps->len;
-      add_step_candidate (space->device_steps, number, start, end, ref);
+      add_step_candidate (out_array (&out->device_steps, sizeof (StepCand)), ok ? number : 0, !ok,
+                          start, end, ref);
     }
   else if (HAS (&es, SK_R) && line->klass == LINE_HOST)
     {
+      gboolean by_position = !HAS (&es, SK_STEP_NUM) && !HAS (&es, SK_ITER_NUM) &&
+                             !HAS (&es, SK_GROUP_ID);
       gint64 number = HAS (&es, SK_STEP_NUM) ? es.v[SK_STEP_NUM]
                     : HAS (&es, SK_ITER_NUM) ? es.v[SK_ITER_NUM]
                     : HAS (&es, SK_GROUP_ID) ? es.v[SK_GROUP_ID]
-                    : (gint64) space->root_steps->len;
+                    : 0;
 
-      add_step_candidate (space->root_steps, number, start, end, ref);
+      add_step_candidate (out_array (&ctx_out (ctx)->root_steps, sizeof (StepCand)), number, by_position,
+                          start, end, ref);
     }
   if (HAS (&es, SK_GROUP_ID))
     {
       gint64 g = es.v[SK_GROUP_ID];
+      LineOut *out = ctx_out (ctx);
       StepCand *c;
 
-      if (space->have_group && space->last_group == g)
-        c = space->last_group_span;
+      if (out->group_spans == NULL)
+        out->group_spans = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
+      if (out->have_group && out->last_group == g)
+        c = out->last_group_span;
       else
-        c = g_hash_table_lookup (space->group_spans, &g);
+        c = g_hash_table_lookup (out->group_spans, &g);
 
       if (c == NULL)
         {
-          c = g_new (StepCand, 1);
+          c = g_new0 (StepCand, 1);
           c->number = g;
           c->start = start;
           c->end = end;
           c->marker = CP_SLICE_REF_NONE;
-          g_hash_table_insert (space->group_spans, &c->number, c);
+          g_hash_table_insert (out->group_spans, &c->number, c);
         }
       else
         {
           c->start = MIN (c->start, start);
           c->end = MAX (c->end, end);
         }
-      space->have_group = TRUE;
-      space->last_group = g;
-      space->last_group_span = c;
+      out->have_group = TRUE;
+      out->last_group = g;
+      out->last_group_span = c;
     }
 }
 
@@ -2908,9 +3262,62 @@ scan_line_fast (Space        *space,
   return TRUE;
 }
 
+/* A line whose events are to be read: lines that fill the same lanes form a
+ * group, read in file order by one thread; groups are read by as many
+ * threads as there are cores. Lines of fewer than BIG_LINE events go to one
+ * group together (unless they share lanes with a big line), read in file
+ * order: a capture of many small lines costs no more than its spans. */
+#define BIG_LINE 16384
+
+static guint big_line_events = BIG_LINE;   /* see _cp_xplane_set_threads() */
+static guint read_threads;
+
+typedef struct
+{
+  Plane    *plane;
+  guint     index;     /* in plane->lines */
+  guint     seq;       /* among the space's lines */
+  Line     *line;      /* its header, read when queued (big lines), or NULL */
+  gboolean  fast;
+} TaskLine;
+
+typedef struct
+{
+  GArray     *lines;   /* of TaskLine, in file order */
+  guint64     n_events;
+  GHashTable *links;   /* builder lane + 1 -> LinkLane* */
+} Group;
+
 static void
-read_line (Plane      *plane,
-           const Span *span)
+group_free (gpointer data)
+{
+  Group *g = data;
+
+  for (guint i = 0; i < g->lines->len; i++)
+    g_free (g_array_index (g->lines, TaskLine, i).line);
+  g_array_unref (g->lines);
+  g_hash_table_unref (g->links);
+  g_free (g);
+}
+
+static Group *
+group_new (Space *space)
+{
+  Group *g = g_new0 (Group, 1);
+
+  g->lines = g_array_new (FALSE, FALSE, sizeof (TaskLine));
+  g->links = g_hash_table_new (NULL, NULL);
+  g_ptr_array_add (space->group_list, g);
+  return g;
+}
+
+/* Reads a line's header into line; first: the first time (errors and the
+ * epoch are noted then). Returns whether the line is in the usual form. */
+static gboolean
+line_header (Plane      *plane,
+             const Span *span,
+             Line       *line_out,
+             gboolean    first)
 {
   Space *space = plane->space;
   CpXPlaneReader *reader = space->reader;
@@ -2971,7 +3378,8 @@ read_line (Plane      *plane,
         {
           g_autofree char *where = g_strdup_printf (_("plane “%s”"), plane->name);
 
-          report_pb_error (space, &r, where);
+          if (first)
+            report_pb_error (space, &r, where);
         }
     }
 
@@ -2983,15 +3391,156 @@ read_line (Plane      *plane,
   else
     {
       line.base = line.timestamp_ns;
-      if (line.timestamp_ns >= G_GINT64_CONSTANT (1000000000000000000) && !reader->any_epoch)
+      if (first && line.timestamp_ns >= G_GINT64_CONSTANT (1000000000000000000) &&
+          !reader->any_epoch)
         {
           reader->any_epoch = TRUE;
           cp_trace_builder_set_epoch_base (reader->builder, line.timestamp_ns);
         }
     }
 
-  if (line.n_events == 0)
-    return;
+  *line_out = line;
+  return fast;
+}
+
+typedef struct
+{
+  LineClass klass;
+  gint64    key;
+  guint64   n_events;
+  Line     *line;       /* big lines */
+  gboolean  fast;
+} LineInfo;
+
+/* Reads the headers of a plane's lines and queues their events. */
+static void
+plane_queue_lines (Plane *plane)
+{
+  Space *space = plane->space;
+  guint n = plane->lines->len;
+  g_autofree LineInfo *info = g_new0 (LineInfo, MAX (n, 1));
+  g_autoptr(GHashTable) big_keys = g_hash_table_new (g_int64_hash, g_int64_equal);
+  Group *device_group = NULL;
+  gboolean big_device = FALSE;
+  guint big = g_atomic_int_get (&big_line_events);
+
+  for (guint i = 0; i < n && !space->cancelled; i++)
+    {
+      const Span *ls = &g_array_index (plane->lines, Span, i);
+      Line line;
+
+      info[i].fast = line_header (plane, ls, &line, TRUE);
+      info[i].klass = line.klass;
+      info[i].key = line.display_id != 0 ? line.display_id : line.id;
+      info[i].n_events = line.n_events;
+      if (line.n_events >= big)
+        {
+          info[i].line = g_memdup2 (&line, sizeof line);
+          if (line.klass == LINE_HOST)
+            g_hash_table_add (big_keys, &info[i].key);
+          else
+            big_device = TRUE;
+        }
+      if (!check_progress (space, ls->offset / HEADER_SHARE))
+        break;
+    }
+
+  /* A host thread's line fills its own lane (lines with one display id
+   * share it); the other lines of a plane share its copy and counter
+   * lanes. The plane's process is made now, in plane order, whichever
+   * thread reads its lines. */
+  for (guint i = 0; i < n; i++)
+    {
+      TaskLine tl;
+      Group *g;
+
+      if (info[i].n_events == 0)
+        {
+          g_free (info[i].line);
+          continue;
+        }
+      plane_process (plane);
+      tl.plane = plane;
+      tl.index = i;
+      tl.seq = space->n_lines++;
+      tl.line = info[i].line;
+      tl.fast = info[i].fast;
+      if (info[i].klass == LINE_HOST && g_hash_table_contains (big_keys, &info[i].key))
+        {
+          g = g_hash_table_lookup (space->groups, &info[i].key);
+          if (g == NULL)
+            {
+              g = group_new (space);
+              g_hash_table_insert (space->groups, g_memdup2 (&info[i].key, sizeof (gint64)), g);
+            }
+        }
+      else if (info[i].klass != LINE_HOST && big_device)
+        {
+          if (device_group == NULL)
+            device_group = group_new (space);
+          g = device_group;
+        }
+      else
+        {
+          if (space->rest == NULL)
+            space->rest = group_new (space);
+          g = space->rest;
+        }
+      g_array_append_val (g->lines, tl);
+      g->n_events += info[i].n_events;
+    }
+  /* Keys are per plane. */
+  g_hash_table_remove_all (space->groups);
+}
+
+static guint64 space_done (Space *space);
+
+/* Counts bytes of a line as read (for progress) and discards their pages.
+ * Returns FALSE when reading stops. */
+static gboolean
+line_progress (Ctx          *ctx,
+               const guint8 *p,
+               const guint8 *from)
+{
+  Space *space = ctx->space;
+
+  if (p > from)
+    {
+      if (space->discard != NULL)
+        space->discard ((guint64) (from - space->data), (guint64) (p - space->data),
+                        space->release_data);
+      __atomic_fetch_add (&space->done, (guint64) (p - from), __ATOMIC_RELAXED);
+    }
+  if (ctx->main &&
+      !check_progress (space, space->len / HEADER_SHARE +
+                              space_done (space) / HEADER_SHARE * (HEADER_SHARE - 1)))
+    g_atomic_int_set (&space->stop, TRUE);
+  return !g_atomic_int_get (&space->stop);
+}
+
+/* Reads the events of a queued line. */
+static void
+line_read_events (Ctx      *ctx,
+                  TaskLine *tl)
+{
+  Plane *plane = tl->plane;
+  Space *space = plane->space;
+  const Span *span = &g_array_index (plane->lines, Span, tl->index);
+  Line local, *line = tl->line;
+  CpPbReader r;
+  CpPbField f;
+  const guint8 *discarded = span->data;
+  gboolean fast = tl->fast;
+
+  if (line == NULL)
+    {
+      fast = line_header (plane, span, &local, FALSE);
+      line = &local;
+    }
+  ctx->out = NULL;
+  ctx->line_seq = tl->seq;
+  ctx->link_sub = 0;
+  ctx->unknown_stat_ids = 0;
 
   if (fast)
     {
@@ -3009,40 +3558,54 @@ read_line (Plane      *plane,
           cp_pb_read_varint_within (&p, end, limit, &v, &err);
           if (tag == ((XLINE_EVENTS << 3) | CP_PB_WIRE_LEN))
             {
-              read_event (plane, &line, p, (gsize) v, (guint64) (at - space->data));
+              read_event (ctx, plane, line, p, (gsize) v, (guint64) (at - space->data));
               p += v;
-              if ((++n & 0xffff) == 0)
+              if ((++n & 0xffff) == 0 && p - discarded >= PROGRESS_STEP)
                 {
-                  guint64 done = (guint64) (p - space->data);
-
-                  /* Nothing before p is read again (see read_plane()). */
-                  if (space->release != NULL && done >= space->released + PROGRESS_STEP)
-                    {
-                      space->release (done, space->release_data);
-                      space->released = done;
-                    }
-                  if (!check_progress (space, done))
-                    return;
+                  if (!line_progress (ctx, p, discarded))
+                    break;
+                  discarded = p;
                 }
             }
           else if (tag == ((XLINE_NAME << 3) | CP_PB_WIRE_LEN) ||
                    tag == ((XLINE_DISPLAY_NAME << 3) | CP_PB_WIRE_LEN))
             p += v;
         }
-      return;
     }
-
-  reader_at (space, &r, span->data, span->len);
-  while (cp_pb_reader_next (&r, &f))
+  else
     {
-      if (f.number != XLINE_EVENTS || f.wire_type != CP_PB_WIRE_LEN)
-        continue;
-      read_event (plane, &line, f.data, f.len, f.offset);
-      if ((reader->report->events & 0xffff) == 0 && !check_progress (space, f.offset))
-        return;
+      reader_at (space, &r, span->data, span->len);
+      while (cp_pb_reader_next (&r, &f))
+        {
+          if (f.number != XLINE_EVENTS || f.wire_type != CP_PB_WIRE_LEN)
+            continue;
+          read_event (ctx, plane, line, f.data, f.len, f.offset);
+          if ((ctx->events & 0xffff) == 0 && !line_progress (ctx, f.data, f.data))
+            break;
+        }
     }
+  line_progress (ctx, span->data + span->len, discarded);
+  if (ctx->unknown_stat_ids > 0)
+    __atomic_fetch_add (&plane->unknown_stat_ids, ctx->unknown_stat_ids, __ATOMIC_RELAXED);
+  ctx->unknown_stat_ids = 0;
+  ctx->out = NULL;
 }
 
+/* The line being read's results, made on first use. */
+static LineOut *
+ctx_out (Ctx *ctx)
+{
+  if (ctx->out == NULL)
+    {
+      ctx->out = g_new (LineOut, 1);
+      line_out_init (ctx->out);
+      /* Each line is read by one thread: its slot is its own. */
+      g_ptr_array_index (ctx->space->outs, ctx->line_seq) = ctx->out;
+    }
+  return ctx->out;
+}
+
+/* Indexes a plane, reads its stats and queues its lines. */
 static void
 read_plane (Space      *space,
             const Span *span,
@@ -3050,9 +3613,11 @@ read_plane (Space      *space,
 {
   CpXPlaneReader *reader = space->reader;
   Plane plane = { 0 };
+  Plane *kept;
 
   plane.space = space;
   plane.index = index;
+  plane.offset = span->offset;
   if (!plane_index (space, span, &plane))
     {
       plane_clear (&plane);
@@ -3115,37 +3680,275 @@ read_plane (Space      *space,
     }
 
   plane_read_stats (&plane, NULL);
-  for (guint i = 0; i < plane.lines->len && !space->cancelled; i++)
+  if ((plane.klass == PLANE_GPU || plane.klass == PLANE_TPU) && !plane.sparse_core)
+    plane.warp_size = cp_trace_builder_device (reader->builder, plane.ordinal)->warp_size;
+  kept = g_memdup2 (&plane, sizeof plane);
+  g_ptr_array_add (space->planes, kept);
+  plane_queue_lines (kept);
+}
+
+static void plane_done (Plane *plane);
+
+/* Reading the lines: each thread takes the next group (the biggest first)
+ * and reads its lines in order; the main thread also reports progress and
+ * watches for cancellation. */
+#define READ_MAX_THREADS   8
+#define READ_MIN_PARALLEL  (1u << 20)   /* events: below, one thread */
+
+void
+_cp_xplane_set_threads (guint n_threads,
+                        guint big_line)
+{
+  g_atomic_int_set (&read_threads, n_threads);
+  g_atomic_int_set (&big_line_events, big_line != 0 ? big_line : BIG_LINE);
+}
+
+typedef struct
+{
+  Space    *space;
+  guint    *order;       /* group indexes, biggest first */
+  guint     n_groups;
+  gint      next;        /* atomic */
+  gint      running;     /* threads still reading (under lock) */
+  GMutex    lock;
+  GCond     cond;
+  Ctx       totals;      /* the threads' counts, added up (under lock) */
+} ReadJob;
+
+static void
+ctx_init (Ctx   *ctx,
+          Space *space)
+{
+  memset (ctx, 0, sizeof *ctx);
+  ctx->space = space;
+  cp_sink_stats_init (&ctx->sink);
+}
+
+/* Adds a thread's counts to the totals and frees its scratch. */
+static void
+ctx_finish (Ctx *ctx,
+            Ctx *totals)
+{
+  totals->events += ctx->events;
+  totals->aggregated += ctx->aggregated;
+  totals->skipped += ctx->skipped;
+  totals->unknown_metadata += ctx->unknown_metadata;
+  totals->any_event |= ctx->any_event;
+  totals->sink.skipped += ctx->sink.skipped;
+  totals->sink.negative_durations += ctx->sink.negative_durations;
+  if (ctx->sink.any)
     {
-      const Span *ls = &g_array_index (plane.lines, Span, i);
-
-      read_line (&plane, ls);
-      if (space->release != NULL)
-        {
-          /* Nothing before the end of this line is read again: the plane's
-           * metadata comes after its lines. */
-          guint64 done = (guint64) (ls->data + ls->len - space->data);
-
-          if (done >= space->released + PROGRESS_STEP)
-            {
-              space->release (done, space->release_data);
-              space->released = done;
-            }
-        }
-      if (!check_progress (space, ls->offset))
-        break;
+      totals->sink.any = TRUE;
+      totals->sink.min_ts = MIN (totals->sink.min_ts, ctx->sink.min_ts);
+      totals->sink.max_ts = MAX (totals->sink.max_ts, ctx->sink.max_ts);
     }
-  if (plane.unknown_stat_ids > 0)
-    cp_load_report_warn (reader->report, span->offset,
+  g_free (ctx->pack.data);
+  g_free (ctx->last_pack.data);
+}
+
+static guint64
+space_done (Space *space)
+{
+  return __atomic_load_n (&space->done, __ATOMIC_RELAXED);
+}
+
+static void
+read_groups (ReadJob *job,
+             Ctx     *ctx)
+{
+  Space *space = job->space;
+
+  for (;;)
+    {
+      gint at = g_atomic_int_add (&job->next, 1);
+      Group *g;
+
+      if (at < 0 || (guint) at >= job->n_groups || g_atomic_int_get (&space->stop))
+        break;
+      g = g_ptr_array_index (space->group_list, job->order[at]);
+      ctx->links = g->links;
+      for (guint i = 0; i < g->lines->len && !g_atomic_int_get (&space->stop); i++)
+        line_read_events (ctx, &g_array_index (g->lines, TaskLine, i));
+    }
+}
+
+static gpointer
+read_worker (gpointer data)
+{
+  ReadJob *job = data;
+  Ctx ctx;
+
+  ctx_init (&ctx, job->space);
+  read_groups (job, &ctx);
+  g_mutex_lock (&job->lock);
+  ctx_finish (&ctx, &job->totals);
+  job->running--;
+  g_cond_broadcast (&job->cond);
+  g_mutex_unlock (&job->lock);
+  return NULL;
+}
+
+static gint
+cmp_group_size (gconstpointer a,
+                gconstpointer b,
+                gpointer      user_data)
+{
+  GPtrArray *groups = user_data;
+  guint i = *(const guint *) a, j = *(const guint *) b;
+  const Group *x = g_ptr_array_index (groups, i), *y = g_ptr_array_index (groups, j);
+
+  if (x->n_events != y->n_events)
+    return x->n_events > y->n_events ? -1 : 1;
+  return i < j ? -1 : (i > j);
+}
+
+static gint
+cmp_link_lane (gconstpointer a,
+               gconstpointer b)
+{
+  const LinkLane *x = *(LinkLane * const *) a, *y = *(LinkLane * const *) b;
+
+  if (x->seq != y->seq)
+    return x->seq < y->seq ? -1 : 1;
+  return x->sub < y->sub ? -1 : (x->sub > y->sub);
+}
+
+/* Reads every queued line, merges their results in file order, and makes
+ * the space's link lanes in the order their lines started them. */
+static void
+space_read_lines (Space *space)
+{
+  CpXPlaneReader *reader = space->reader;
+  CpLoadReport *report = reader->report;
+  ReadJob job;
+  Ctx ctx;
+  g_autofree guint *order = g_new (guint, MAX (space->group_list->len, 1));
+  g_autoptr(GPtrArray) links = g_ptr_array_new ();
+  guint64 total = 0;
+  guint want = g_atomic_int_get (&read_threads), n_threads = 0;
+  GThread *threads[READ_MAX_THREADS];
+
+  for (guint i = 0; i < space->group_list->len; i++)
+    {
+      order[i] = i;
+      total += ((Group *) g_ptr_array_index (space->group_list, i))->n_events;
+    }
+  g_qsort_with_data (order, space->group_list->len, sizeof (guint), cmp_group_size,
+                     space->group_list);
+  space->outs = g_ptr_array_new ();
+  g_ptr_array_set_size (space->outs, space->n_lines);
+
+  memset (&job, 0, sizeof job);
+  job.space = space;
+  job.order = order;
+  job.n_groups = space->group_list->len;
+  g_mutex_init (&job.lock);
+  g_cond_init (&job.cond);
+  ctx_init (&job.totals, space);
+  if (want == 0)
+    want = total >= READ_MIN_PARALLEL ? (guint) g_get_num_processors () : 1;
+  want = MIN (MIN (want, READ_MAX_THREADS), MAX (job.n_groups, 1));
+
+  for (guint t = 1; t < want && !space->cancelled; t++)
+    {
+      GThread *th;
+
+      g_mutex_lock (&job.lock);
+      job.running++;
+      g_mutex_unlock (&job.lock);
+      th = g_thread_try_new ("cp-xplane-read", read_worker, &job, NULL);
+      if (th == NULL)
+        {
+          /* Fewer threads: the others take more groups. */
+          g_mutex_lock (&job.lock);
+          job.running--;
+          g_mutex_unlock (&job.lock);
+          break;
+        }
+      threads[n_threads++] = th;
+    }
+
+  ctx_init (&ctx, space);
+  ctx.main = TRUE;
+  if (!space->cancelled)
+    read_groups (&job, &ctx);
+  /* Until the others are done: progress and cancellation. */
+  g_mutex_lock (&job.lock);
+  ctx_finish (&ctx, &job.totals);
+  while (job.running > 0)
+    {
+      g_cond_wait_until (&job.cond, &job.lock, g_get_monotonic_time () + G_TIME_SPAN_SECOND / 10);
+      g_mutex_unlock (&job.lock);
+      if (!check_progress (space, space->len / HEADER_SHARE +
+                                  space_done (space) / HEADER_SHARE * (HEADER_SHARE - 1)))
+        g_atomic_int_set (&space->stop, TRUE);
+      g_mutex_lock (&job.lock);
+    }
+  g_mutex_unlock (&job.lock);
+  for (guint t = 0; t < n_threads; t++)
+    g_thread_join (threads[t]);
+  g_mutex_clear (&job.lock);
+  g_cond_clear (&job.cond);
+  if (g_atomic_int_get (&space->stop))
+    space->cancelled = TRUE;
+
+  /* Counts, then results in file order. */
+  report->events += job.totals.events;
+  report->aggregated += job.totals.aggregated;
+  report->skipped += job.totals.skipped;
+  space->unknown_metadata += job.totals.unknown_metadata;
+  space->any_event |= job.totals.any_event;
+  cp_trace_builder_merge_sink_stats (reader->builder, &job.totals.sink);
+  for (guint i = 0; i < space->outs->len; i++)
+    if (g_ptr_array_index (space->outs, i) != NULL)
+      {
+        line_out_merge (space, g_ptr_array_index (space->outs, i));
+        g_ptr_array_index (space->outs, i) = NULL;
+      }
+  for (guint i = 0; i < space->group_list->len; i++)
+    {
+      GHashTableIter iter;
+      gpointer v;
+
+      g_hash_table_iter_init (&iter, ((Group *) g_ptr_array_index (space->group_list, i))->links);
+      while (g_hash_table_iter_next (&iter, NULL, &v))
+        g_ptr_array_add (links, v);
+    }
+  g_ptr_array_sort (links, cmp_link_lane);
+  for (guint i = 0; i < links->len; i++)
+    {
+      LinkLane *ll = g_ptr_array_index (links, i);
+
+      g_array_append_val (space->link_lanes, *ll);
+      g_free (ll);
+    }
+  g_ptr_array_set_size (space->group_list, 0);
+  space->rest = NULL;
+  for (guint i = 0; i < space->planes->len; i++)
+    plane_done (g_ptr_array_index (space->planes, i));
+  g_ptr_array_set_size (space->planes, 0);
+  if (space->release != NULL && space->len > 0)
+    space->release (space->len, space->release_data);
+}
+
+/* After its lines are read and merged. */
+static void
+plane_done (Plane *plane)
+{
+  CpXPlaneReader *reader = plane->space->reader;
+
+  if (plane->unknown_stat_ids > 0)
+    cp_load_report_warn (reader->report, plane->offset,
                          _("Plane “%s”: %" PRIu64 " stats refer to unknown stat "
                            "metadata and were left out"),
-                         plane.name, plane.unknown_stat_ids);
-  if (plane.partial && plane.event_meta->len == 0 && plane.n_lanes > 0)
-    cp_load_report_warn (reader->report, span->offset,
+                         plane->name, plane->unknown_stat_ids);
+  if (plane->partial && plane->event_meta->len == 0 && plane->n_lanes > 0)
+    cp_load_report_warn (reader->report, plane->offset,
                          _("Plane “%s” was cut off before its event names; its events have no "
                            "names"),
-                         plane.name);
-  plane_clear (&plane);
+                         plane->name);
+  plane_clear (plane);
+  g_free (plane);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -3588,7 +4391,6 @@ cp_xplane_reader_free (CpXPlaneReader *self)
   if (self == NULL)
     return;
   g_free (self->pack.data);
-  g_free (self->last_pack.data);
   g_array_unref (self->steps);
   g_hash_table_unref (self->pids);
   g_array_unref (self->gpu_copies);
@@ -3603,6 +4405,18 @@ cp_xplane_reader_free (CpXPlaneReader *self)
 static void
 space_clear (Space *space)
 {
+  if (space->planes != NULL)
+    {
+      /* Left when reading stopped early. */
+      for (guint i = 0; i < space->planes->len; i++)
+        plane_done (g_ptr_array_index (space->planes, i));
+      g_ptr_array_unref (space->planes);
+      space->planes = NULL;
+    }
+  g_clear_pointer (&space->outs, g_ptr_array_unref);
+  g_clear_pointer (&space->groups, g_hash_table_unref);
+  g_clear_pointer (&space->group_list, g_ptr_array_unref);
+  g_rec_mutex_clear (&space->lock);
   g_free (space->hostname);
   g_clear_pointer (&space->gpu_planes, g_array_unref);
   if (space->link_lanes != NULL)
@@ -3754,7 +4568,12 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
   space.progress_span = input->progress_span != 0 ? input->progress_span : len;
   space.release = input->release;
   space.drop = input->drop;
+  space.discard = input->discard;
   space.release_data = input->release_data;
+  g_rec_mutex_init (&space.lock);
+  space.planes = g_ptr_array_new ();
+  space.groups = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  space.group_list = g_ptr_array_new_with_free_func (group_free);
   space.gpu_planes = g_array_new (FALSE, FALSE, sizeof (gint64));
   space.link_lanes = g_array_new (FALSE, FALSE, sizeof (LinkLane));
   space.link_slot = g_array_new (FALSE, TRUE, sizeof (guint));
@@ -3882,8 +4701,9 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
       const Span *s = &g_array_index (planes, Span, i);
 
       read_plane (&space, s, i);
-      check_progress (&space, s->offset + s->len);
+      check_progress (&space, (s->offset + s->len) / HEADER_SHARE);
     }
+  space_read_lines (&space);
 
   if (space.cancelled)
     {
@@ -4146,6 +4966,27 @@ release_heap (guint64  offset,
 #endif
 }
 
+/* Pages wholly inside a range read for good: dropped (their content is
+ * lost, which is fine). Pages shared with data not yet read stay. */
+static void
+discard_heap (guint64  from,
+              guint64  to,
+              gpointer data)
+{
+#if defined(G_OS_UNIX) && defined(MADV_DONTNEED)
+  HeapInput *h = data;
+  long page = sysconf (_SC_PAGESIZE);
+  guintptr start, stop;
+
+  if (page <= 0 || from >= to || to > h->len)
+    return;
+  start = ((guintptr) h->data + from + page - 1) & ~((guintptr) page - 1);
+  stop = ((guintptr) h->data + to) & ~((guintptr) page - 1);
+  if (stop > start)
+    madvise ((void *) start, stop - start, MADV_DONTNEED);
+#endif
+}
+
 static char *
 host_hint_for (GFile *file)
 {
@@ -4195,6 +5036,7 @@ cp_xplane_reader_read (CpXPlaneReader      *self,
       input.len = size;
       input.release = release_source;
       input.drop = drop_source;
+      input.discard = drop_source;
       input.release_data = source;
       ok = cp_xplane_reader_add_space (self, &input, cancellable, error);
     }
@@ -4249,6 +5091,7 @@ cp_xplane_reader_read (CpXPlaneReader      *self,
       input.data = buf->data;
       input.len = buf->len;
       input.release = release_heap;
+      input.discard = discard_heap;
       input.release_data = &heap;
       /* Reading reported the first half of the file's share. */
       input.progress_base = progress_base + cp_source_get_file_size (source) / 2;

@@ -153,6 +153,12 @@ typedef struct
   void              (*drop)         (guint64  from,
                                      guint64  to,
                                      gpointer user_data);
+  /* Called, possibly from several threads at once, with ranges that the
+   * reader has read for good (a line's events), whatever the data is; may be
+   * NULL. Takes release_data. */
+  void              (*discard)      (guint64  from,
+                                     guint64  to,
+                                     gpointer user_data);
   gpointer            release_data;
   /* progress gets (progress_base + done, progress_total), done growing from
    * 0 to progress_span (len when 0) as the data is read. */
@@ -198,5 +204,13 @@ CpTrace        *cp_xplane_load_folder      (GFile               *folder,
                                             GError             **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpXPlaneReader, cp_xplane_reader_free)
+
+/* For tests and benchmarks: the lines of a capture are read by up to
+ * n_threads threads (0, the default: one per core, up to 8, for captures of
+ * a million events or more), and lines of at least big_line events (0: the
+ * default, 16,384) get a thread of their own. The trace is the same either
+ * way. */
+void             _cp_xplane_set_threads (guint n_threads,
+                                         guint big_line);
 
 G_END_DECLS

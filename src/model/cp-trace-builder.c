@@ -683,22 +683,20 @@ note_time (CpTraceBuilder *self,
     self->max_ts = t1;
 }
 
-CpSliceRef
-cp_trace_builder_add_slice (CpTraceBuilder    *self,
-                            guint              lane,
-                            const CpSliceInit *init)
+/* Appends a slice to l; what is counted for the whole trace goes to stats. */
+static inline CpSliceRef
+blane_add_slice (BLane             *l,
+                 guint              lane,
+                 const CpSliceInit *init,
+                 CpSinkStats       *stats)
 {
-  BLane *l = get_lane (self, lane);
   CpSliceRef ref;
   gint64 dur;
   guint i;
 
-  if (l == NULL)
-    return CP_SLICE_REF_NONE;
-
   if (G_UNLIKELY (l->n == G_MAXUINT32 - 1))
     {
-      self->report->skipped++;
+      stats->skipped++;
       return CP_SLICE_REF_NONE;
     }
   if (l->n == l->cap)
@@ -708,7 +706,7 @@ cp_trace_builder_add_slice (CpTraceBuilder    *self,
   if (G_UNLIKELY (dur < 0))
     {
       dur = 0;
-      self->negative_durations++;
+      stats->negative_durations++;
     }
   /* Keep start + dur representable. */
   if (G_UNLIKELY (init->start > 0 && dur > G_MAXINT64 - init->start))
@@ -726,12 +724,7 @@ cp_trace_builder_add_slice (CpTraceBuilder    *self,
     _cp_sparse_builder_set (&l->ext, i, init->ext);
   if (init->args != 0)
     _cp_sparse_builder_set (&l->args, i, init->args);
-  if (init->gpu != NULL)
-    {
-      g_array_append_val (self->gpu_infos, *init->gpu);
-      _cp_sparse_builder_set (&l->gpu, i, self->gpu_infos->len);
-    }
-  else if (init->gpu_id != 0 && init->gpu_id <= self->gpu_infos->len)
+  if (init->gpu_id != 0)
     _cp_sparse_builder_set (&l->gpu, i, init->gpu_id);
 
   if (i > 0 && !l->unsorted)
@@ -741,11 +734,82 @@ cp_trace_builder_add_slice (CpTraceBuilder    *self,
         l->unsorted = TRUE;
     }
 
-  note_time (self, init->start, init->start + dur);
+  stats->any = TRUE;
+  if (init->start < stats->min_ts)
+    stats->min_ts = init->start;
+  if (init->start + dur > stats->max_ts)
+    stats->max_ts = init->start + dur;
 
   ref.lane = lane;
   ref.index = i;
   return ref;
+}
+
+CpSliceRef
+cp_trace_builder_add_slice (CpTraceBuilder    *self,
+                            guint              lane,
+                            const CpSliceInit *init)
+{
+  BLane *l = get_lane (self, lane);
+  CpSinkStats stats;
+  CpSliceInit copy;
+  CpSliceRef ref;
+
+  if (l == NULL)
+    return CP_SLICE_REF_NONE;
+  copy = *init;
+  if (init->gpu != NULL)
+    {
+      g_array_append_val (self->gpu_infos, *init->gpu);
+      copy.gpu_id = self->gpu_infos->len;
+    }
+  else if (init->gpu_id > self->gpu_infos->len)
+    copy.gpu_id = 0;
+  cp_sink_stats_init (&stats);
+  ref = blane_add_slice (l, lane, &copy, &stats);
+  cp_trace_builder_merge_sink_stats (self, &stats);
+  return ref;
+}
+
+void
+cp_sink_stats_init (CpSinkStats *stats)
+{
+  memset (stats, 0, sizeof *stats);
+  stats->min_ts = G_MAXINT64;
+  stats->max_ts = G_MININT64;
+}
+
+void
+cp_trace_builder_merge_sink_stats (CpTraceBuilder    *self,
+                                   const CpSinkStats *stats)
+{
+  self->report->skipped += stats->skipped;
+  self->negative_durations += stats->negative_durations;
+  if (stats->any)
+    note_time (self, stats->min_ts, stats->max_ts);
+}
+
+CpLaneSink *
+cp_trace_builder_get_sink (CpTraceBuilder *self,
+                           guint           lane)
+{
+  return (CpLaneSink *) get_lane (self, lane);
+}
+
+CpSliceRef
+cp_lane_sink_add_slice (CpLaneSink        *sink,
+                        guint              lane,
+                        const CpSliceInit *init,
+                        CpSinkStats       *stats)
+{
+  g_return_val_if_fail (init->gpu == NULL, CP_SLICE_REF_NONE);
+  return blane_add_slice ((BLane *) sink, lane, init, stats);
+}
+
+guint
+cp_lane_sink_get_n_corr (CpLaneSink *sink)
+{
+  return ((BLane *) sink)->corr.n_values;
 }
 
 void

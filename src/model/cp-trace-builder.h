@@ -222,6 +222,37 @@ void             cp_trace_builder_add_metadata   (CpTraceBuilder *self,
 CpTrace         *cp_trace_builder_finish         (CpTraceBuilder *self,
                                                   GError        **error);
 
+/* Adding slices from several threads. A sink is one lane of the builder;
+ * slices added to it touch nothing else, so each lane may be filled by its
+ * own thread while the builder itself is used by one thread at a time (its
+ * other calls, lane creation included, need the caller's lock). What the
+ * trace counts as a whole (time span, negative durations, skipped slices)
+ * goes to the caller's CpSinkStats, merged with merge_sink_stats(). */
+typedef struct _CpLaneSink CpLaneSink;
+
+typedef struct
+{
+  gint64   min_ts;
+  gint64   max_ts;
+  gboolean any;
+  guint64  negative_durations;
+  guint64  skipped;
+} CpSinkStats;
+
+void             cp_sink_stats_init              (CpSinkStats       *stats);
+void             cp_trace_builder_merge_sink_stats (CpTraceBuilder  *self,
+                                                    const CpSinkStats *stats);
+/* The sink stays valid until finish(), however many lanes are added. */
+CpLaneSink      *cp_trace_builder_get_sink       (CpTraceBuilder    *self,
+                                                  guint              lane);
+/* As cp_trace_builder_add_slice() (init->gpu must be NULL: use gpu_id). */
+CpSliceRef       cp_lane_sink_add_slice          (CpLaneSink        *sink,
+                                                  guint              lane,
+                                                  const CpSliceInit *init,
+                                                  CpSinkStats       *stats);
+/* How many correlation ids the lane holds. */
+guint            cp_lane_sink_get_n_corr         (CpLaneSink        *sink);
+
 /* For tests: finish() with exactly this many threads (at most one per lane
  * and 8), whatever the size of the capture; 0 (the default) picks by size
  * and cores. The trace is the same either way. */

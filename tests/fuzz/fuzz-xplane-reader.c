@@ -9,7 +9,8 @@
  * loader does; the trace is then walked by cp_fuzz_exercise_trace(), which
  * also decodes every slice's stats as the Details pane does. The same bytes
  * are then added as the second host of a profile-folder-like read, which
- * must not break what the first host loaded. */
+ * must not break what the first host loaded; that read gives every line a
+ * thread of its own (three threads). */
 
 #include "config.h"
 
@@ -92,7 +93,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   if (one != NULL)
     cp_fuzz_exercise_trace (one);
 
+  /* The second read: every line on its own, by three threads. */
+  _cp_xplane_set_threads (3, 1);
   two = load (bytes, 2, &error2);
+  _cp_xplane_set_threads (0, 0);
   CHECK ((two == NULL) == (one == NULL));
   if (two != NULL)
     {
