@@ -90,8 +90,9 @@ G_BEGIN_DECLS
  * Entries are in file order: metadata stats (through INCLUDE) then event
  * stats; for a key that repeats, the later entry wins. An event's own
  * correlation_id and group_id are left out (they are the slice's corr and
- * ext columns; see cp_xstats_decode_slice()), and slices with equal records
- * share one. */
+ * ext columns; see cp_xstats_decode_slice()), so are the producer/consumer
+ * stats and root mark (_p, _c, _pt, _ct, _r: they become flows and steps,
+ * and XProf does not show them), and slices with equal records share one. */
 typedef enum
 {
   CP_XSTAT_INT64   = 0,
