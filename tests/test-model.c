@@ -820,6 +820,16 @@ test_parallel_finish (void)
 
         g_assert_cmpuint (n_flows_many, ==, n_flows_one);
         g_assert_cmpuint (n_flows_one, ==, 400);
+        /* The flow indexes too (made on two threads then). */
+        for (guint by_to = 0; by_to < 2; by_to++)
+          {
+            guint na, nc;
+            const guint32 *oa = cp_trace_get_flow_order (one, by_to, &na);
+            const guint32 *oc = cp_trace_get_flow_order (many, by_to, &nc);
+
+            g_assert_cmpuint (nc, ==, na);
+            g_assert_cmpmem (oc, nc * sizeof (guint32), oa, na * sizeof (guint32));
+          }
         for (guint i = 0; i < n_flows_one; i++)
           {
             g_assert_cmpuint (fc[i].from.lane, ==, fa[i].from.lane);

@@ -3268,6 +3268,7 @@ scan_line_fast (Space        *space,
  * group together (unless they share lanes with a big line), read in file
  * order: a capture of many small lines costs no more than its spans. */
 #define BIG_LINE 16384
+#define READ_MAX_THREADS   8
 
 static guint big_line_events = BIG_LINE;   /* see _cp_xplane_set_threads() */
 static guint read_threads;
@@ -3311,13 +3312,30 @@ group_new (Space *space)
   return g;
 }
 
+/* A line's header as scan_line_fast() reads it, ahead of line_header(). */
+typedef struct
+{
+  gboolean      done;
+  gboolean      fast;
+  gint64        id;
+  gint64        display_id;
+  gint64        timestamp_ns;
+  const guint8 *name;
+  gsize         name_len;
+  const guint8 *display_name;
+  gsize         display_name_len;
+  guint64       n_events;
+} LineHead;
+
 /* Reads a line's header into line; first: the first time (errors and the
- * epoch are noted then). Returns whether the line is in the usual form. */
+ * epoch are noted then); head: its fields already scanned, or NULL. Returns
+ * whether the line is in the usual form. */
 static gboolean
-line_header (Plane      *plane,
-             const Span *span,
-             Line       *line_out,
-             gboolean    first)
+line_header (Plane          *plane,
+             const Span     *span,
+             Line           *line_out,
+             gboolean        first,
+             const LineHead *head)
 {
   Space *space = plane->space;
   CpXPlaneReader *reader = space->reader;
@@ -3328,7 +3346,23 @@ line_header (Plane      *plane,
 
   line.name = (const guint8 *) "";
   line.display_name = (const guint8 *) "";
-  fast = !span->partial && scan_line_fast (space, span->data, span->data + span->len, &line);
+  if (head != NULL && head->done)
+    {
+      fast = head->fast;
+      if (fast)
+        {
+          line.id = head->id;
+          line.display_id = head->display_id;
+          line.timestamp_ns = head->timestamp_ns;
+          line.name = head->name;
+          line.name_len = head->name_len;
+          line.display_name = head->display_name;
+          line.display_name_len = head->display_name_len;
+          line.n_events = head->n_events;
+        }
+    }
+  else
+    fast = !span->partial && scan_line_fast (space, span->data, span->data + span->len, &line);
 
   if (!fast)
     {
@@ -3412,6 +3446,86 @@ typedef struct
   gboolean  fast;
 } LineInfo;
 
+/* The headers of a plane's lines are walked on several threads when the
+ * plane is big and has not too many lines (LineHead is kept per line). */
+#define HEAD_MAX_LINES  65536
+#define HEAD_MIN_BYTES  (64u << 20)
+
+typedef struct
+{
+  Plane    *plane;
+  LineHead *heads;
+  guint     n;
+  gint      next;      /* atomic */
+} HeadJob;
+
+static gpointer
+head_worker (gpointer data)
+{
+  HeadJob *job = data;
+  Space *space = job->plane->space;
+
+  for (;;)
+    {
+      gint i = g_atomic_int_add (&job->next, 1);
+      const Span *span;
+      LineHead *h;
+      Line line = { 0 };
+
+      if (i < 0 || (guint) i >= job->n || g_atomic_int_get (&space->stop))
+        break;
+      span = &g_array_index (job->plane->lines, Span, i);
+      h = &job->heads[i];
+      line.name = (const guint8 *) "";
+      line.display_name = (const guint8 *) "";
+      h->fast = !span->partial && scan_line_fast (space, span->data, span->data + span->len, &line);
+      h->id = line.id;
+      h->display_id = line.display_id;
+      h->timestamp_ns = line.timestamp_ns;
+      h->name = line.name;
+      h->name_len = line.name_len;
+      h->display_name = line.display_name;
+      h->display_name_len = line.display_name_len;
+      h->n_events = line.n_events;
+      h->done = TRUE;
+    }
+  return NULL;
+}
+
+/* Scans the plane's line headers ahead on several threads, or returns NULL. */
+static LineHead *
+plane_scan_heads (Plane *plane)
+{
+  guint n = plane->lines->len, want = g_atomic_int_get (&read_threads), n_threads = 0;
+  guint64 bytes = 0;
+  GThread *threads[READ_MAX_THREADS];
+  HeadJob job;
+
+  for (guint i = 0; i < n; i++)
+    bytes += g_array_index (plane->lines, Span, i).len;
+  if (want == 0)
+    want = bytes >= HEAD_MIN_BYTES ? (guint) g_get_num_processors () : 1;
+  want = MIN (MIN (want, READ_MAX_THREADS), n);
+  if (want < 2 || n > HEAD_MAX_LINES)
+    return NULL;
+  job.plane = plane;
+  job.heads = g_new0 (LineHead, n);
+  job.n = n;
+  job.next = 0;
+  for (guint t = 1; t < want; t++)
+    {
+      GThread *th = g_thread_try_new ("cp-xplane-head", head_worker, &job, NULL);
+
+      if (th == NULL)
+        break;
+      threads[n_threads++] = th;
+    }
+  head_worker (&job);
+  for (guint t = 0; t < n_threads; t++)
+    g_thread_join (threads[t]);
+  return job.heads;
+}
+
 /* Reads the headers of a plane's lines and queues their events. */
 static void
 plane_queue_lines (Plane *plane)
@@ -3419,6 +3533,7 @@ plane_queue_lines (Plane *plane)
   Space *space = plane->space;
   guint n = plane->lines->len;
   g_autofree LineInfo *info = g_new0 (LineInfo, MAX (n, 1));
+  g_autofree LineHead *heads = plane_scan_heads (plane);
   g_autoptr(GHashTable) big_keys = g_hash_table_new (g_int64_hash, g_int64_equal);
   Group *device_group = NULL;
   gboolean big_device = FALSE;
@@ -3429,7 +3544,7 @@ plane_queue_lines (Plane *plane)
       const Span *ls = &g_array_index (plane->lines, Span, i);
       Line line;
 
-      info[i].fast = line_header (plane, ls, &line, TRUE);
+      info[i].fast = line_header (plane, ls, &line, TRUE, heads != NULL ? &heads[i] : NULL);
       info[i].klass = line.klass;
       info[i].key = line.display_id != 0 ? line.display_id : line.id;
       info[i].n_events = line.n_events;
@@ -3534,7 +3649,7 @@ line_read_events (Ctx      *ctx,
 
   if (line == NULL)
     {
-      fast = line_header (plane, span, &local, FALSE);
+      fast = line_header (plane, span, &local, FALSE, NULL);
       line = &local;
     }
   ctx->out = NULL;
@@ -3692,7 +3807,6 @@ static void plane_done (Plane *plane);
 /* Reading the lines: each thread takes the next group (the biggest first)
  * and reads its lines in order; the main thread also reports progress and
  * watches for cancellation. */
-#define READ_MAX_THREADS   8
 #define READ_MIN_PARALLEL  (1u << 20)   /* events: below, one thread */
 
 void

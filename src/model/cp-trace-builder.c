@@ -2190,6 +2190,24 @@ finish_worker (gpointer data)
 
 /* Finishes every lane into made[final index]. The result does not depend on
  * how many threads ran: each lane is finished alone, the same way. */
+typedef struct
+{
+  guint32      *order;
+  const CpFlow *flows;
+  guint         n;
+  guint         n_lanes;
+  gboolean      by_to;
+} FlowIndexJob;
+
+static gpointer
+flow_index_job (gpointer data)
+{
+  FlowIndexJob *job = data;
+
+  sort_flow_index (job->order, job->flows, job->n, job->n_lanes, job->by_to);
+  return NULL;
+}
+
 static void
 finish_job_run (FinishJob      *job,
                 CpTraceBuilder *self,
@@ -2428,12 +2446,25 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
           ((guint16 *) cp_lane_get_slices (from)->flags)[flows[i].from.index] |= CP_SLICE_HAS_FLOW_OUT;
           ((guint16 *) cp_lane_get_slices (to)->flags)[flows[i].to.index] |= CP_SLICE_HAS_FLOW_IN;
         }
-      /* One index at a time, so that the first one's scratch is gone
-       * before the second one is made. */
+      /* Both indexes at once on two threads for big captures (their
+       * scratch is a fraction of an index); one after the other, so that the
+       * first one's scratch is gone before the second one is made, when no
+       * thread can be had. */
       trace->flows_by_from = g_new (guint32, n);
-      sort_flow_index (trace->flows_by_from, flows, n, trace->lane_array->len, FALSE);
-      trace->flows_by_to = g_new (guint32, n);
-      sort_flow_index (trace->flows_by_to, flows, n, trace->lane_array->len, TRUE);
+      {
+        FlowIndexJob job = { trace->flows_by_from, flows, n, trace->lane_array->len, FALSE };
+        GThread *th = NULL;
+
+        if (self->finish_threads > 1 ||
+            (self->finish_threads == 0 && n >= FINISH_MIN_PARALLEL && g_get_num_processors () > 1))
+          th = g_thread_try_new ("cp-flow-index", flow_index_job, &job, NULL);
+        trace->flows_by_to = g_new (guint32, n);
+        sort_flow_index (trace->flows_by_to, flows, n, trace->lane_array->len, TRUE);
+        if (th != NULL)
+          g_thread_join (th);
+        else
+          flow_index_job (&job);
+      }
     }
 
   /* Steps and instants. */
