@@ -4398,17 +4398,34 @@ link_launches (Space *space)
     }
 }
 
+static gpointer
+sort_pc_points (gpointer data)
+{
+  Space *space = data;
+
+  g_array_sort (space->producers, cmp_pc);
+  g_array_sort (space->consumers, cmp_pc);
+  return NULL;
+}
+
 static void
 space_link (Space *space)
 {
   CpXPlaneReader *reader = space->reader;
+  GThread *sorter = NULL;
   gsize h = 0;
 
+  /* The producer and consumer points are sorted on a second thread while
+   * launches are linked (they share nothing). */
+  if (space->producers->len + space->consumers->len >= 100000 && g_get_num_processors () > 1)
+    sorter = g_thread_try_new ("cp-xplane-link", sort_pc_points, space, NULL);
   link_launches (space);
+  if (sorter != NULL)
+    g_thread_join (sorter);
+  else
+    sort_pc_points (space);
 
   /* Producer -> consumer. */
-  g_array_sort (space->producers, cmp_pc);
-  g_array_sort (space->consumers, cmp_pc);
   h = 0;
   for (guint c = 0; c < space->consumers->len; c++)
     {
