@@ -1676,6 +1676,16 @@ test_twins (void)
       b = load_path (xplane, &error);
       g_assert_no_error (error);
       g_assert_cmpstr (cp_trace_get_load_report (b)->format, ==, "xplane");
+      /* Whatever the number of reading threads. */
+      {
+        gchar *bytes = NULL;
+        gsize n = 0;
+        g_autoptr(GByteArray) space = NULL;
+
+        g_assert_true (g_file_get_contents (xplane, &bytes, &n, NULL));
+        space = g_byte_array_new_take ((guint8 *) bytes, n);
+        check_threads_same (space, xplane);
+      }
 
       la = lanes_by_key (a);
       lb = lanes_by_key (b);
