@@ -46,17 +46,7 @@ cp_pb_read_varint_slow (const guint8 **p,
         {
           guint n = ((guint) __builtin_ctzll (stops) >> 3) + 1;
 
-          if (n < 8)
-            x &= (G_GUINT64_CONSTANT (1) << (8 * n)) - 1;
-          v = (x & 0x7f) |
-              ((x >> 1) & G_GUINT64_CONSTANT (0x3f80)) |
-              ((x >> 2) & G_GUINT64_CONSTANT (0x1fc000)) |
-              ((x >> 3) & G_GUINT64_CONSTANT (0xfe00000)) |
-              ((x >> 4) & G_GUINT64_CONSTANT (0x7f0000000)) |
-              ((x >> 5) & G_GUINT64_CONSTANT (0x3f800000000)) |
-              ((x >> 6) & G_GUINT64_CONSTANT (0x1fc0000000000)) |
-              ((x >> 7) & G_GUINT64_CONSTANT (0xfe000000000000));
-          *value = v;
+          *value = cp_pb_varint_squeeze (x, n);
           *p = q + n;
           return TRUE;
         }

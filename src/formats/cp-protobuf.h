@@ -129,6 +129,24 @@ cp_pb_read_varint (const guint8 **p,
   return cp_pb_read_varint_slow (p, end, value, err);
 }
 
+/* The value of an n-byte varint (n <= 8) from the 8 bytes x that start
+ * with it (little-endian): the continuation bits squeezed out. */
+static inline guint64
+cp_pb_varint_squeeze (guint64 x,
+                      guint   n)
+{
+  if (n < 8)
+    x &= (G_GUINT64_CONSTANT (1) << (8 * n)) - 1;
+  return (x & 0x7f) |
+         ((x >> 1) & G_GUINT64_CONSTANT (0x3f80)) |
+         ((x >> 2) & G_GUINT64_CONSTANT (0x1fc000)) |
+         ((x >> 3) & G_GUINT64_CONSTANT (0xfe00000)) |
+         ((x >> 4) & G_GUINT64_CONSTANT (0x7f0000000)) |
+         ((x >> 5) & G_GUINT64_CONSTANT (0x3f800000000)) |
+         ((x >> 6) & G_GUINT64_CONSTANT (0x1fc0000000000)) |
+         ((x >> 7) & G_GUINT64_CONSTANT (0xfe000000000000));
+}
+
 /* Like cp_pb_read_varint(), for a message inside a larger buffer whose bytes
  * up to limit (>= end) may be read: a varint of up to 8 bytes is decoded
  * from one 8-byte load even when it ends near end, where
@@ -164,16 +182,7 @@ cp_pb_read_varint_within (const guint8 **p,
               *err = CP_PB_ERROR_TRUNCATED;
               return FALSE;
             }
-          if (n < 8)
-            x &= (G_GUINT64_CONSTANT (1) << (8 * n)) - 1;
-          *value = (x & 0x7f) |
-                   ((x >> 1) & G_GUINT64_CONSTANT (0x3f80)) |
-                   ((x >> 2) & G_GUINT64_CONSTANT (0x1fc000)) |
-                   ((x >> 3) & G_GUINT64_CONSTANT (0xfe00000)) |
-                   ((x >> 4) & G_GUINT64_CONSTANT (0x7f0000000)) |
-                   ((x >> 5) & G_GUINT64_CONSTANT (0x3f800000000)) |
-                   ((x >> 6) & G_GUINT64_CONSTANT (0x1fc0000000000)) |
-                   ((x >> 7) & G_GUINT64_CONSTANT (0xfe000000000000));
+          *value = cp_pb_varint_squeeze (x, n);
           *p = q + n;
           return TRUE;
         }

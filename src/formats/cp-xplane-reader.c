@@ -330,7 +330,6 @@ typedef struct
                             guint64  to,
                             gpointer user_data);
   gpointer        release_data;
-  guint64         released;
   gint            stop;          /* atomic: cancelled, reading threads stop */
   GPtrArray      *planes;        /* of Plane*: those with lines to read */
   guint           n_lines;       /* queued */
@@ -758,7 +757,7 @@ merge_steps (GArray *into,
     }
 }
 
-/* Hands a line's results to the space and the report, and empties out. */
+/* Hands a line's results to the space and the report, and frees them. */
 static void
 line_out_merge (Space   *space,
                 LineOut *out)
