@@ -571,7 +571,16 @@ inflate_chunk (CpSource      *self,
 
       progress = out_len != before_out || (self->in_len - self->in_pos) != before_in;
       if (!check_ratio (self, self->produced + out_len, error))
-        goto fail;
+        {
+          /* One step can inflate a whole chunk from a few bytes: what is
+           * handed out before the error stays within the limit. */
+          guint64 allowed = MAX ((guint64) MAX (cp_source_get_consumed (self), 1) * CP_SOURCE_MAX_RATIO,
+                                 (guint64) CP_SOURCE_RATIO_GRACE);
+
+          if (self->produced + out_len > allowed)
+            out_len = allowed > self->produced ? (gsize) (allowed - self->produced) : 0;
+          goto fail;
+        }
       if (!progress && self->in_pos == self->in_len && self->in_eof)
         break;
     }
