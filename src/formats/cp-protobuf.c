@@ -35,17 +35,13 @@ cp_pb_read_varint_slow (const guint8 **p,
 
   if (G_LIKELY (end - q >= CP_PB_MAX_VARINT_BYTES))
     {
-      guint64 x, stops;
-
+      guint64 x;
       /* Up to 8 bytes at once: find the last byte from its clear top bit,
        * then squeeze out the continuation bits. */
-      memcpy (&x, q, 8);
-      x = GUINT64_FROM_LE (x);
-      stops = ~x & G_GUINT64_CONSTANT (0x8080808080808080);
-      if (G_LIKELY (stops != 0))
-        {
-          guint n = ((guint) __builtin_ctzll (stops) >> 3) + 1;
+      guint n = cp_pb_varint_word (q, &x);
 
+      if (G_LIKELY (n != 0))
+        {
           *value = cp_pb_varint_squeeze (x, n);
           *p = q + n;
           return TRUE;

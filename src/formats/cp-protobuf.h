@@ -129,6 +129,20 @@ cp_pb_read_varint (const guint8 **p,
   return cp_pb_read_varint_slow (p, end, value, err);
 }
 
+/* Loads the 8 bytes at q (which must be readable) into x and returns the
+ * length of the varint they start with, or 0 when it is longer than 8. */
+static inline guint
+cp_pb_varint_word (const guint8 *q,
+                   guint64      *x)
+{
+  guint64 stops;
+
+  memcpy (x, q, 8);
+  *x = GUINT64_FROM_LE (*x);
+  stops = ~*x & G_GUINT64_CONSTANT (0x8080808080808080);
+  return stops != 0 ? ((guint) __builtin_ctzll (stops) >> 3) + 1 : 0;
+}
+
 /* The value of an n-byte varint (n <= 8) from the 8 bytes x that start
  * with it (little-endian): the continuation bits squeezed out. */
 static inline guint64
@@ -168,15 +182,11 @@ cp_pb_read_varint_within (const guint8 **p,
     }
   if (G_LIKELY (q < end && limit - q >= 8))
     {
-      guint64 x, stops;
+      guint64 x;
+      guint n = cp_pb_varint_word (q, &x);
 
-      memcpy (&x, q, 8);
-      x = GUINT64_FROM_LE (x);
-      stops = ~x & G_GUINT64_CONSTANT (0x8080808080808080);
-      if (G_LIKELY (stops != 0))
+      if (G_LIKELY (n != 0))
         {
-          guint n = ((guint) __builtin_ctzll (stops) >> 3) + 1;
-
           if (G_UNLIKELY ((gsize) (end - q) < n))
             {
               *err = CP_PB_ERROR_TRUNCATED;
