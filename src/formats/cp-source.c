@@ -18,6 +18,8 @@
 #include <string.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <glib/gstdio.h>
+#include <sys/stat.h>
 
 #ifdef G_OS_UNIX
 # include <sys/mman.h>
@@ -277,6 +279,31 @@ looks_like_xspace (const guint8 *d,
     }
 }
 
+/* UTF-16 or UTF-32 text, from its byte-order mark or the zero bytes
+ * around ASCII ('{' as 7b 00 or 00 7b...). */
+static const char *
+utf16_or_32 (const guint8 *d,
+             gsize         n)
+{
+  if (n >= 4 && memcmp (d, "\xff\xfe\0\0", 4) == 0)
+    return "UTF-32LE";
+  if (n >= 4 && memcmp (d, "\0\0\xfe\xff", 4) == 0)
+    return "UTF-32BE";
+  if (n >= 2 && memcmp (d, "\xff\xfe", 2) == 0)
+    return "UTF-16LE";
+  if (n >= 2 && memcmp (d, "\xfe\xff", 2) == 0)
+    return "UTF-16BE";
+  if (n >= 4 && (d[0] == '{' || d[0] == '[') && d[1] == 0 && d[2] == 0 && d[3] == 0)
+    return "UTF-32LE";
+  if (n >= 4 && d[0] == 0 && d[1] == 0 && d[2] == 0 && (d[3] == '{' || d[3] == '['))
+    return "UTF-32BE";
+  if (n >= 2 && (d[0] == '{' || d[0] == '[') && d[1] == 0)
+    return "UTF-16LE";
+  if (n >= 2 && d[0] == 0 && (d[1] == '{' || d[1] == '['))
+    return "UTF-16BE";
+  return NULL;
+}
+
 static char *
 guess_content (const guint8 *d,
                gsize         n)
@@ -313,6 +340,15 @@ guess_content (const guint8 *d,
     return g_strdup (_("a NumPy array file"));
   if (n >= 2 && d[0] == 0x80 && d[1] >= 2 && d[1] <= 5)
     return g_strdup (_("a Python pickle"));
+  {
+    const char *encoding = utf16_or_32 (d, n);
+
+    if (encoding != NULL)
+      /* TRANSLATORS: both %s are an encoding name such as “UTF-16LE”. */
+      return g_strdup_printf (_("JSON text in %s, which is not read (captures are UTF-8): "
+                                "convert it, for example with “iconv -f %s -t UTF-8”"),
+                              encoding, encoding);
+  }
 
   for (gsize k = 0; k < n; k++)
     {
@@ -365,6 +401,12 @@ sniff (CpSource *self)
     {
       self->kind = CP_CONTENT_EMPTY;
       self->guess = g_strdup (_("an empty file"));
+      return;
+    }
+  if (utf16_or_32 (d, n) != NULL)
+    {
+      self->kind = CP_CONTENT_UNKNOWN;
+      self->guess = guess_content (d, n);
       return;
     }
   if (n >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
@@ -715,7 +757,9 @@ open_stream (CpSource      *self,
         }
       self->zs_init = TRUE;
     }
-  else if (has_prefix (self->in_buf, got, "\x28\xb5\x2f\xfd", 4))
+  else if (has_prefix (self->in_buf, got, "\x28\xb5\x2f\xfd", 4) ||
+           (got >= 4 && (self->in_buf[0] & 0xf0) == 0x50 &&
+            memcmp (self->in_buf + 1, "\x2a\x4d\x18", 3) == 0))
     {
       self->compression = CP_COMPRESSION_ZSTD;
       self->zds = ZSTD_createDStream ();
@@ -779,6 +823,27 @@ use_whole_content (CpSource *self,
   self->in_len = self->in_pos = 0;
 }
 
+/* What kind of special file (G_FILE_TYPE_SPECIAL) file is, for messages. */
+static const char *
+describe_special_file (GFile *file)
+{
+  g_autofree char *path = g_file_get_path (file);
+  GStatBuf st;
+
+  if (path != NULL && g_stat (path, &st) == 0)
+    {
+      if (S_ISFIFO (st.st_mode))
+        return _("a named pipe (FIFO)");
+      if (S_ISSOCK (st.st_mode))
+        return _("a socket");
+      if (S_ISCHR (st.st_mode))
+        return _("a character device");
+      if (S_ISBLK (st.st_mode))
+        return _("a block device");
+    }
+  return _("a special file");
+}
+
 CpSource *
 cp_source_open (GFile         *file,
                 GCancellable  *cancellable,
@@ -812,6 +877,15 @@ cp_source_open (GFile         *file,
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY,
                    _("“%s” is a folder, not a capture file"), self->name);
+      return NULL;
+    }
+  if (g_file_info_get_file_type (info) == G_FILE_TYPE_SPECIAL)
+    {
+      /* A pipe may have no writer (open() would wait for one forever) or
+       * never end; a device or socket is no capture either. */
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   _("“%s” is %s, not a capture file: save the capture to a file and open that"),
+                   self->name, describe_special_file (file));
       return NULL;
     }
   self->file_size = g_file_info_get_size (info);

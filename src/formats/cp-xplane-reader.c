@@ -479,6 +479,7 @@ struct _CpXPlaneReader
   GArray         *gpu_ids;        /* of guint32: the builder's id of each copy */
   GArray         *steps;          /* of StepCand, from the first space with steps */
   GHashTable     *pids;           /* gint64*: pids given to planes */
+  GHashTable     *pid_next;       /* gint64* wanted pid -> gint64* next one to try */
   CpPbError       error_reason;   /* of the last DAMAGED error */
   guint64         error_offset;
 };
@@ -2232,8 +2233,25 @@ plane_process (Plane *plane)
     else
       pid = 701 + plane->index;
     pid += (gint64) space->host * 10000;
-    while (g_hash_table_contains (reader->pids, &pid))
-      pid += 1000;
+    if (g_hash_table_contains (reader->pids, &pid))
+      {
+        /* Taken: the next of wanted + k * 1000. Each wanted pid remembers
+         * where its search got to, so many planes wanting one pid cost one
+         * step each, not a walk past all the earlier ones. */
+        gint64 wanted = pid;
+        gint64 *next = g_hash_table_lookup (reader->pid_next, &wanted);
+
+        pid = next != NULL ? *next : wanted + 1000;
+        while (g_hash_table_contains (reader->pids, &pid))
+          pid += 1000;
+        if (next == NULL)
+          {
+            next = g_new (gint64, 2);
+            next[1] = wanted;
+            g_hash_table_insert (reader->pid_next, &next[1], next);
+          }
+        *next = pid + 1000;
+      }
     g_hash_table_add (reader->pids, g_memdup2 (&pid, sizeof pid));
     index = cp_trace_builder_process_for_pid (reader->builder, pid);
   }
@@ -3847,14 +3865,7 @@ ctx_finish (Ctx *ctx,
   totals->skipped += ctx->skipped;
   totals->unknown_metadata += ctx->unknown_metadata;
   totals->any_event |= ctx->any_event;
-  totals->sink.skipped += ctx->sink.skipped;
-  totals->sink.negative_durations += ctx->sink.negative_durations;
-  if (ctx->sink.any)
-    {
-      totals->sink.any = TRUE;
-      totals->sink.min_ts = MIN (totals->sink.min_ts, ctx->sink.min_ts);
-      totals->sink.max_ts = MAX (totals->sink.max_ts, ctx->sink.max_ts);
-    }
+  cp_sink_stats_add (&totals->sink, &ctx->sink);
   g_free (ctx->pack.data);
   g_free (ctx->last_pack.data);
 }
@@ -4508,6 +4519,7 @@ cp_xplane_reader_new (CpTraceBuilder *builder)
 
   self->steps = g_array_new (FALSE, FALSE, sizeof (StepCand));
   self->pids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  self->pid_next = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, g_free);
   self->gpu_copies = g_array_new (FALSE, FALSE, sizeof (CpGpuInfo));
   self->gpu_ids = g_array_new (FALSE, FALSE, sizeof (guint32));
   /* Correlation ids repeat across hosts: links are made per space here. */
@@ -4523,6 +4535,7 @@ cp_xplane_reader_free (CpXPlaneReader *self)
   g_free (self->pack.data);
   g_array_unref (self->steps);
   g_hash_table_unref (self->pids);
+  g_hash_table_unref (self->pid_next);
   g_array_unref (self->gpu_copies);
   g_array_unref (self->gpu_ids);
   g_free (self->args_dedup.hashes);
@@ -4857,6 +4870,12 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
                          _("The capture is cut off at byte %" PRIu64 " (in data that "
                            "starts at byte %" PRIu64 "); everything before the cut "
                            "that could be read was loaded"),
+                         (guint64) input->len, report->stopped_at);
+  else if (report->truncated)
+    cp_load_report_warn (report, report->stopped_at,
+                         _("The capture is cut off at byte %" PRIu64 ", before its first "
+                           "complete event (a field that starts at byte %" PRIu64 " reaches "
+                           "past the end)"),
                          (guint64) input->len, report->stopped_at);
 
   if (space.unknown_metadata > 0)

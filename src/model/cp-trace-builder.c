@@ -181,9 +181,11 @@ struct _CpTraceBuilder
   GArray       *instants;        /* of CpInstant, absolute ts, builder lane index */
   GArray       *steps;           /* of CpStep, absolute times, insertion refs */
   GArray       *devices;
+  GHashTable   *device_index;  /* ordinal -> index + 1 in devices */
   GArray       *metadata;
   gboolean      link_correlations;
   guint64       negative_durations;
+  guint64       out_of_range;
 
   gint64        min_ts;
   gint64        max_ts;
@@ -279,6 +281,7 @@ cp_trace_builder_new (void)
   self->instants = g_array_new (FALSE, TRUE, sizeof (CpInstant));
   self->steps = g_array_new (FALSE, TRUE, sizeof (CpStep));
   self->devices = g_array_new (FALSE, TRUE, sizeof (CpDevice));
+  self->device_index = g_hash_table_new (g_direct_hash, g_direct_equal);
   self->metadata = g_array_new (FALSE, TRUE, sizeof (CpMetadataEntry));
   g_array_set_clear_func (self->metadata, clear_metadata);
   self->link_correlations = TRUE;
@@ -311,6 +314,7 @@ cp_trace_builder_free (CpTraceBuilder *self)
   g_array_unref (self->instants);
   g_array_unref (self->steps);
   g_clear_pointer (&self->devices, g_array_unref);
+  g_clear_pointer (&self->device_index, g_hash_table_unref);
   g_clear_pointer (&self->metadata, g_array_unref);
   g_free (self);
 }
@@ -702,15 +706,21 @@ blane_add_slice (BLane             *l,
   if (l->n == l->cap)
     blane_grow (l);
 
+  if (G_UNLIKELY (!CP_TIME_ABS_IN_RANGE (init->start)))
+    {
+      stats->skipped++;
+      stats->out_of_range++;
+      return CP_SLICE_REF_NONE;
+    }
   dur = init->dur;
   if (G_UNLIKELY (dur < 0))
     {
       dur = 0;
       stats->negative_durations++;
     }
-  /* Keep start + dur representable. */
-  if (G_UNLIKELY (init->start > 0 && dur > G_MAXINT64 - init->start))
-    dur = G_MAXINT64 - init->start;
+  /* Ends past the time domain are cut at its edge (start is inside it). */
+  if (G_UNLIKELY (dur > CP_TIME_ABS_LIMIT - init->start))
+    dur = CP_TIME_ABS_LIMIT - init->start;
 
   i = l->n++;
   l->start[i] = init->start;
@@ -780,11 +790,27 @@ cp_sink_stats_init (CpSinkStats *stats)
 }
 
 void
+cp_sink_stats_add (CpSinkStats       *into,
+                   const CpSinkStats *from)
+{
+  into->skipped += from->skipped;
+  into->negative_durations += from->negative_durations;
+  into->out_of_range += from->out_of_range;
+  if (from->any)
+    {
+      into->any = TRUE;
+      into->min_ts = MIN (into->min_ts, from->min_ts);
+      into->max_ts = MAX (into->max_ts, from->max_ts);
+    }
+}
+
+void
 cp_trace_builder_merge_sink_stats (CpTraceBuilder    *self,
                                    const CpSinkStats *stats)
 {
   self->report->skipped += stats->skipped;
   self->negative_durations += stats->negative_durations;
+  self->out_of_range += stats->out_of_range;
   if (stats->any)
     note_time (self, stats->min_ts, stats->max_ts);
 }
@@ -823,6 +849,7 @@ cp_trace_builder_close_slice (CpTraceBuilder *self,
 
   if (l == NULL || ref.index >= l->n)
     return;
+  end_abs = CLAMP (end_abs, -CP_TIME_ABS_LIMIT, CP_TIME_ABS_LIMIT);
   dur = end_abs - l->start[ref.index];
   if (dur < 0)
     {
@@ -981,6 +1008,12 @@ cp_trace_builder_add_counter (CpTraceBuilder *self,
       self->report->skipped++;
       return;
     }
+  if (G_UNLIKELY (!CP_TIME_ABS_IN_RANGE (ts_abs)))
+    {
+      self->report->skipped++;
+      self->out_of_range++;
+      return;
+    }
   g_array_append_val (l->counter_ts, ts_abs);
   g_array_append_val (l->counter_values, value);
   note_time (self, ts_abs, ts_abs);
@@ -997,6 +1030,12 @@ cp_trace_builder_add_instant (CpTraceBuilder *self,
 {
   CpInstant in;
 
+  if (G_UNLIKELY (!CP_TIME_ABS_IN_RANGE (ts_abs)))
+    {
+      self->report->skipped++;
+      self->out_of_range++;
+      return;
+    }
   in.ts = ts_abs;
   in.name = name;
   in.cat = cat;
@@ -1040,7 +1079,7 @@ cp_trace_builder_add_flow_point (CpTraceBuilder *self,
   if (lane >= self->lanes->len)
     return;
   p.key = key;
-  p.ts = ts_abs;
+  p.ts = CLAMP (ts_abs, -CP_TIME_ABS_LIMIT, CP_TIME_ABS_LIMIT);
   p.lane = lane;
   p.seq = self->flow_points->len;
   p.name = name;
@@ -1067,8 +1106,8 @@ cp_trace_builder_add_step (CpTraceBuilder *self,
   CpStep s;
 
   s.number = number;
-  s.start = start_abs;
-  s.end = MAX (end_abs, start_abs);
+  s.start = CLAMP (start_abs, -CP_TIME_ABS_LIMIT, CP_TIME_ABS_LIMIT);
+  s.end = MAX (CLAMP (end_abs, -CP_TIME_ABS_LIMIT, CP_TIME_ABS_LIMIT), s.start);
   s.marker = marker;
   g_array_append_val (self->steps, s);
 }
@@ -1156,14 +1195,10 @@ cp_trace_builder_device (CpTraceBuilder *self,
                          gint            ordinal)
 {
   CpDevice d = { 0 };
+  guint at = GPOINTER_TO_UINT (g_hash_table_lookup (self->device_index, GINT_TO_POINTER (ordinal)));
 
-  for (guint i = 0; i < self->devices->len; i++)
-    {
-      CpDevice *e = &g_array_index (self->devices, CpDevice, i);
-
-      if (e->ordinal == ordinal)
-        return e;
-    }
+  if (at != 0)
+    return &g_array_index (self->devices, CpDevice, at - 1);
   d.ordinal = ordinal;
   d.total_memory = -1;
   d.compute_major = -1;
@@ -1172,6 +1207,7 @@ cp_trace_builder_device (CpTraceBuilder *self,
   d.max_threads_per_sm = -1;
   d.warp_size = -1;
   g_array_append_val (self->devices, d);
+  g_hash_table_insert (self->device_index, GINT_TO_POINTER (ordinal), GUINT_TO_POINTER (self->devices->len));
   return &g_array_index (self->devices, CpDevice, self->devices->len - 1);
 }
 
@@ -2263,6 +2299,38 @@ _cp_trace_builder_set_finish_threads (CpTraceBuilder *self,
   self->finish_threads = n_threads;
 }
 
+/* Why a capture gave no events: what the reader warned about first (a cut,
+ * damage, events without timestamps), or the time domain. */
+static void
+set_empty_error (CpTraceBuilder  *self,
+                 GError         **error)
+{
+  g_autofree char *name = self->file != NULL ? g_file_get_parse_name (self->file) : NULL;
+  g_autofree char *why = NULL;
+  g_autofree char *what = NULL;
+
+  if (self->out_of_range > 0)
+    why = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                        "Its one event has a timestamp more than 146 years from the "
+                                        "clock's zero.",
+                                        "All its %" PRIu64 " events have timestamps more than 146 "
+                                        "years from the clock's zero.",
+                                        self->out_of_range),
+                           self->out_of_range);
+  else if (cp_load_report_n_warnings (self->report) > 0)
+    why = g_strdup (cp_load_report_get_warning (self->report, 0)->message);
+
+  if (name != NULL)
+    what = g_strdup_printf (_("“%s” holds no events"), name);
+  else
+    what = g_strdup (_("The capture holds no events"));
+  if (why != NULL)
+    g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY, "%s. %s%s", what, why,
+                 g_str_has_suffix (why, ".") ? "" : ".");
+  else
+    g_set_error_literal (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY, what);
+}
+
 CpTrace *
 cp_trace_builder_finish (CpTraceBuilder  *self,
                          GError         **error)
@@ -2281,17 +2349,26 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
 
   if (!self->any)
     {
-      g_set_error_literal (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY,
-                           _("The capture holds no events"));
+      set_empty_error (self, error);
       return NULL;
     }
 
   origin = self->min_ts;
   trace = _cp_trace_new ();
-  trace->origin_abs = origin + self->time_offset;
+  /* The offset is the reader's; keep the sum representable. */
+  trace->origin_abs = origin + CLAMP (self->time_offset, -CP_TIME_ABS_LIMIT, CP_TIME_ABS_LIMIT);
   trace->origin_is_epoch = self->has_epoch;
   trace->duration = self->max_ts > origin ? self->max_ts - origin : 0;
 
+  if (self->out_of_range > 0)
+    cp_load_report_warn (self->report, G_MAXUINT64,
+                         g_dngettext (GETTEXT_PACKAGE,
+                                      "%" PRIu64 " event had a timestamp more than 146 years from the "
+                                      "clock's zero, which no capture can have, and was skipped",
+                                      "%" PRIu64 " events had timestamps more than 146 years from the "
+                                      "clock's zero, which no capture can have, and were skipped",
+                                      self->out_of_range),
+                         self->out_of_range);
   if (self->negative_durations > 0)
     cp_load_report_warn (self->report, G_MAXUINT64,
                          g_dngettext (GETTEXT_PACKAGE,

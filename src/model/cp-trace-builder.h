@@ -237,9 +237,13 @@ typedef struct
   gboolean any;
   guint64  negative_durations;
   guint64  skipped;
+  guint64  out_of_range;  /* starts outside CP_TIME_ABS_LIMIT (also in skipped) */
 } CpSinkStats;
 
 void             cp_sink_stats_init              (CpSinkStats       *stats);
+/* Adds what from counted to into (threads' stats before one merge). */
+void             cp_sink_stats_add               (CpSinkStats       *into,
+                                                  const CpSinkStats *from);
 void             cp_trace_builder_merge_sink_stats (CpTraceBuilder  *self,
                                                     const CpSinkStats *stats);
 /* The sink stays valid until finish(), however many lanes are added. */

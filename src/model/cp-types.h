@@ -16,6 +16,13 @@ G_BEGIN_DECLS
 #define CP_NS_PER_MS  G_GINT64_CONSTANT (1000000)
 #define CP_NS_PER_S   G_GINT64_CONSTANT (1000000000)
 
+/* The absolute times a trace can hold: within CP_TIME_ABS_LIMIT ns (about
+ * 146 years) of the readers' zero (the Unix epoch for epoch clocks), so that
+ * the difference of any two fits in a gint64. The builder skips events that
+ * start outside it and cuts ends at its edge (docs/limits.md). */
+#define CP_TIME_ABS_LIMIT ((G_GINT64_CONSTANT (1) << 62) - 1)
+#define CP_TIME_ABS_IN_RANGE(t) ((t) >= -CP_TIME_ABS_LIMIT && (t) <= CP_TIME_ABS_LIMIT)
+
 /* An id into the trace's string pool. 0 is always the empty string. */
 typedef guint32 CpStr;
 #define CP_STR_EMPTY ((CpStr) 0)

@@ -154,6 +154,8 @@ cp_timeline_layout_new (CpViewState           *view,
   CpTrace *trace;
   g_autofree guint *order = NULL;
   g_autofree guint8 *seen = NULL;
+  g_autofree guint *by_process_start = NULL;
+  g_autofree guint *by_process = NULL;
   const guint *pinned;
   guint n_pinned, n_order = 0;
   double y;
@@ -236,17 +238,46 @@ cp_timeline_layout_new (CpViewState           *view,
           order[n_order++] = p;
         }
     }
-  /* Pseudo processes (Kineto's "Spans", CUPTI overhead) stay last. */
-  for (guint i = 0, j = 0; i < n_order; i++)
-    {
-      if (!cp_trace_get_process (trace, order[i])->is_pseudo)
-        {
-          guint p = order[i];
+  /* Pseudo processes (Kineto's "Spans", CUPTI overhead) stay last: a
+   * stable partition. */
+  {
+    g_autofree guint *pseudo = g_new (guint, MAX (n_order, 1));
+    guint j = 0, k = 0;
 
-          memmove (order + j + 1, order + j, (i - j) * sizeof (guint));
-          order[j++] = p;
-        }
+    for (guint i = 0; i < n_order; i++)
+      {
+        if (cp_trace_get_process (trace, order[i])->is_pseudo)
+          pseudo[k++] = order[i];
+        else
+          order[j++] = order[i];
+      }
+    memcpy (order + j, pseudo, k * sizeof (guint));
+  }
+
+  /* Each process's lanes in lane order, found once (a counting sort), so
+   * that many processes do not make every group walk every lane. */
+  by_process_start = g_new0 (guint, self->n_processes + 1);
+  by_process = g_new (guint, MAX (self->n_lanes, 1));
+  for (guint i = 0; i < self->n_lanes; i++)
+    {
+      guint p = cp_lane_get_process (cp_trace_get_lane (trace, i));
+
+      if (p < self->n_processes)
+        by_process_start[p + 1]++;
     }
+  for (guint p = 0; p < self->n_processes; p++)
+    by_process_start[p + 1] += by_process_start[p];
+  {
+    g_autofree guint *fill = g_memdup2 (by_process_start, self->n_processes * sizeof (guint) + sizeof (guint));
+
+    for (guint i = 0; i < self->n_lanes; i++)
+      {
+        guint p = cp_lane_get_process (cp_trace_get_lane (trace, i));
+
+        if (p < self->n_processes)
+          by_process[fill[p]++] = i;
+      }
+  }
 
   y = 0;
   for (guint g = 0; g < n_order; g++)
@@ -268,14 +299,13 @@ cp_timeline_layout_new (CpViewState           *view,
       add_item (self, &header, group_label (trace, proc));
       y += header.height;
 
-      for (guint i = 0; i < self->n_lanes; i++)
+      for (guint k = by_process_start[p]; k < by_process_start[p + 1]; k++)
         {
+          guint i = by_process[k];
           CpLane *lane = cp_trace_get_lane (trace, i);
           CpLayoutItem item = { 0 };
           CpLayoutItem *h;
 
-          if (cp_lane_get_process (lane) != p)
-            continue;
           h = &g_array_index (self->items, CpLayoutItem, header_index);
           h->n_lanes++;
           if (cp_view_state_get_lane_hidden (view, i))
