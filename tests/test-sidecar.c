@@ -860,6 +860,188 @@ test_autosave (Fixture       *f,
   cp_annotations_set_trace (a, NULL);
 }
 
+static gboolean
+writable_when (GFile    *folder,
+               gpointer  user_data)
+{
+  return *(gboolean *) user_data;
+}
+
+static gint
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return g_strcmp0 (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* The notes' texts, sorted and joined, for comparisons. */
+static char *
+texts (CpAnnotations *a)
+{
+  g_autoptr(GPtrArray) t = g_ptr_array_new ();
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (a));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(CpAnnotation) x = g_list_model_get_item (G_LIST_MODEL (a), i);
+
+      g_ptr_array_add (t, (gpointer) cp_annotation_get_text (x));
+    }
+  g_ptr_array_sort (t, compare_strings);
+  g_ptr_array_add (t, NULL);
+  return g_strjoinv ("|", (char **) t->pdata);
+}
+
+/* A session that opens the capture, adds one note and saves. */
+static CpSidecar *
+session (Fixture       *f,
+         CpAnnotations *a,
+         gboolean      *writable,
+         const char    *note)
+{
+  g_autoptr(GError) error = NULL;
+  CpSidecar *sidecar;
+
+  cp_annotations_set_trace (a, f->trace);
+  sidecar = new_sidecar (f, a);
+  cp_sidecar_set_writable_func (sidecar, writable_when, writable);
+  g_assert_true (cp_sidecar_load (sidecar, &error));
+  g_assert_no_error (error);
+  if (note != NULL)
+    {
+      cp_annotations_add_marker (a, 5, CP_ANNOTATION_ALL_LANES, note, 0);
+      g_assert_true (cp_sidecar_save (sidecar, &error));
+      g_assert_no_error (error);
+    }
+  return sidecar;
+}
+
+/* Two sessions while the capture's folder is read-only, a copy from when it
+ * was writable beside the capture: the second session must not drop the
+ * first one's note (it used to read the old copy beside the capture only
+ * and overwrite the data folder's). */
+static void
+test_two_sessions (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(CpAnnotations) a0 = cp_annotations_new ();
+  g_autoptr(CpAnnotations) a = cp_annotations_new ();
+  g_autoptr(CpAnnotations) b = cp_annotations_new ();
+  g_autoptr(CpAnnotations) c = cp_annotations_new ();
+  g_autoptr(CpSidecar) s0 = NULL, sa = NULL, sb = NULL, sc = NULL;
+  g_autofree char *seen_c = NULL;
+  gboolean writable = TRUE;
+
+  /* Two notes beside the capture. */
+  s0 = session (f, a0, &writable, "one");
+  cp_annotations_add_marker (a0, 6, CP_ANNOTATION_ALL_LANES, "two", 0);
+  g_assert_true (cp_sidecar_save (s0, NULL));
+  g_assert_false (cp_sidecar_is_fallback (s0));
+
+  /* Read-only from now on: A adds a note (data folder: three). */
+  writable = FALSE;
+  sa = session (f, a, &writable, "from A");
+  g_assert_true (cp_sidecar_is_fallback (sa));
+  g_assert_null (cp_sidecar_get_merge_note (sa));
+
+  /* B opens: it sees A's note, says the copies differed, adds its own. */
+  sb = session (f, b, &writable, NULL);
+  {
+    g_autofree char *seen = texts (b);
+
+    g_assert_cmpstr (seen, ==, "from A|one|two");
+  }
+  g_assert_nonnull (cp_sidecar_get_merge_note (sb));
+  g_assert_nonnull (strstr (cp_sidecar_get_merge_note (sb), "disagreed: 1 note was merged in"));
+  cp_annotations_add_marker (b, 7, CP_ANNOTATION_ALL_LANES, "from B", 0);
+  g_assert_true (cp_sidecar_save (sb, NULL));
+
+  /* Both notes are there for the next session. */
+  sc = session (f, c, &writable, NULL);
+  seen_c = texts (c);
+  g_assert_cmpstr (seen_c, ==, "from A|from B|one|two");
+
+  /* A note edited later in one copy wins over the older copy of it. */
+  {
+    g_autoptr(CpAnnotation) x = NULL;
+    g_autoptr(CpAnnotations) d = cp_annotations_new ();
+    g_autoptr(CpSidecar) sd = NULL;
+    g_autofree char *seen_d = NULL;
+
+    for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (c)) && x == NULL; i++)
+      {
+        g_autoptr(CpAnnotation) y = g_list_model_get_item (G_LIST_MODEL (c), i);
+
+        if (g_str_equal (cp_annotation_get_text (y), "one"))
+          x = g_object_ref (y);
+      }
+    g_usleep (2000);
+    cp_annotation_set_text (x, "one, edited");
+    g_assert_true (cp_sidecar_save (sc, NULL));
+    sd = session (f, d, &writable, NULL);
+    seen_d = texts (d);
+    g_assert_cmpstr (seen_d, ==, "from A|from B|one, edited|two");
+    cp_annotations_set_trace (d, NULL);
+  }
+
+  cp_annotations_set_trace (a0, NULL);
+  cp_annotations_set_trace (a, NULL);
+  cp_annotations_set_trace (b, NULL);
+  cp_annotations_set_trace (c, NULL);
+}
+
+/* A note saved in the data folder while the disk was full is shown once
+ * the disk is freed, and the next save beside the capture keeps it and
+ * leaves the notes in one place. */
+static void
+test_full_disk (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(CpAnnotations) a = cp_annotations_new ();
+  g_autoptr(CpAnnotations) b = cp_annotations_new ();
+  g_autoptr(CpAnnotations) c = cp_annotations_new ();
+  g_autoptr(CpSidecar) sa = NULL, sb = NULL, sc = NULL;
+  g_autoptr(GFile) fallback = NULL;
+  g_autofree char *primary = primary_path (f);
+  g_autofree char *text = NULL;
+  g_autofree char *seen = NULL;
+  gboolean writable = TRUE;
+
+  sa = session (f, a, &writable, "before");
+  /* The disk fills: the save beside the capture fails, the data folder
+   * (another disk) takes the note. */
+  writable = FALSE;
+  cp_annotations_add_marker (a, 9, CP_ANNOTATION_ALL_LANES, "while full", 0);
+  g_assert_true (cp_sidecar_save (sa, NULL));
+  g_assert_true (cp_sidecar_is_fallback (sa));
+  fallback = cp_sidecar_get_fallback_file (sa, NULL);
+  g_assert_true (g_file_query_exists (fallback, NULL));
+
+  /* Freed: a new session shows both notes... */
+  writable = TRUE;
+  sb = session (f, b, &writable, NULL);
+  seen = texts (b);
+  g_assert_cmpstr (seen, ==, "before|while full");
+  g_assert_nonnull (cp_sidecar_get_merge_note (sb));
+  /* ...and its next save beside the capture keeps them, in one place. */
+  cp_annotations_add_marker (b, 10, CP_ANNOTATION_ALL_LANES, "after", 0);
+  g_assert_true (cp_sidecar_save (sb, NULL));
+  g_assert_false (cp_sidecar_is_fallback (sb));
+  text = read_text (primary);
+  g_assert_nonnull (strstr (text, "while full"));
+  g_assert_nonnull (strstr (text, "after"));
+  g_assert_false (g_file_query_exists (fallback, NULL));
+
+  g_clear_pointer (&seen, g_free);
+  sc = session (f, c, &writable, NULL);
+  seen = texts (c);
+  g_assert_cmpstr (seen, ==, "after|before|while full");
+  g_assert_null (cp_sidecar_get_merge_note (sc));
+  cp_annotations_set_trace (a, NULL);
+  cp_annotations_set_trace (b, NULL);
+  cp_annotations_set_trace (c, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -880,6 +1062,8 @@ main (int   argc,
   ADD ("/sidecar/newer", test_newer);
   ADD ("/sidecar/hash", test_hash);
   ADD ("/sidecar/autosave", test_autosave);
+  ADD ("/sidecar/two-sessions", test_two_sessions);
+  ADD ("/sidecar/full-disk", test_full_disk);
 
   return g_test_run ();
 }

@@ -676,12 +676,15 @@ struct _CpSidecar
   GFile                 *file;
   gboolean               use_fallback;  /* the capture's folder is out */
   gboolean               disabled;      /* nowhere left to write */
+  gboolean               merged;        /* both copies were read: the data folder's
+                                         * goes once the primary holds both */
   guint64                written_serial;
 
   /* Held by a writer for a whole write, so writes never interleave. */
   GMutex                 write_lock;
 
   /* Main thread only. */
+  char                  *merge_note;
   Problem                problem;
   GFile                 *problem_file;
   guint                  autosave_ms;
@@ -917,6 +920,120 @@ set_problem (CpSidecar *self,
   g_set_object (&self->problem_file, file);
 }
 
+static void schedule_autosave (CpSidecar *self);
+
+/* The annotation as a record, to restore it into another collection. */
+static void
+record_from_annotation (CpAnnotation       *a,
+                        CpAnnotationRecord *r)
+{
+  memset (r, 0, sizeof *r);
+  r->id = cp_annotation_get_id (a);
+  r->kind = cp_annotation_get_kind (a);
+  r->text = cp_annotation_get_text (a);
+  r->rgba = cp_annotation_get_color (a);
+  r->start = cp_annotation_get_start (a);
+  r->end = cp_annotation_get_end (a);
+  r->created = cp_annotation_get_created (a);
+  r->modified = cp_annotation_get_modified (a);
+  r->lane = cp_annotation_get_lane_identity (a);
+  r->attached = cp_annotation_is_attached (a);
+  r->slice_start = cp_annotation_get_slice_start (a);
+  r->slice_name = cp_annotation_get_slice_name (a);
+  r->rule = cp_annotation_get_rule (a);
+}
+
+/* Merges from into into: an annotation is the same one when its id and
+ * creation time match, and the copy changed last wins; the others are
+ * added (with a new id when theirs is taken). Returns how many of from's
+ * differed from into's. */
+static guint
+merge_annotations (CpAnnotations *into,
+                   CpAnnotations *from)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (from));
+  g_autoptr(GPtrArray) theirs = g_ptr_array_new_with_free_func (g_object_unref);
+  guint differed = 0;
+
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (theirs, g_list_model_get_item (G_LIST_MODEL (from), i));
+  for (guint i = 0; i < theirs->len; i++)
+    {
+      CpAnnotation *b = g_ptr_array_index (theirs, i);
+      CpAnnotation *a = cp_annotations_lookup (into, cp_annotation_get_id (b));
+      CpAnnotationRecord r;
+
+      record_from_annotation (b, &r);
+      if (a != NULL && cp_annotation_get_created (a) == r.created)
+        {
+          if (cp_annotation_get_modified (a) == r.modified)
+            continue;
+          differed++;
+          if (cp_annotation_get_modified (a) > r.modified)
+            continue;
+          cp_annotations_remove (into, a);
+        }
+      else
+        differed++;
+      cp_annotations_restore (into, &r);
+    }
+  return differed;
+}
+
+/* Both copies exist (the capture's folder was out for a while, or another
+ * window saved in the data folder): the data folder's is merged in. */
+static void
+merge_fallback (CpSidecar *self)
+{
+  g_autoptr(GFile) fallback = cp_sidecar_get_fallback_file (self, NULL);
+  g_autoptr(CpAnnotations) theirs = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  guint differed;
+
+  if (fallback == NULL || !g_file_query_exists (fallback, NULL))
+    return;
+  theirs = cp_annotations_new ();
+  cp_annotations_set_trace (theirs, cp_annotations_get_trace (self->annotations));
+  if (!g_file_load_contents (fallback, NULL, &data, &len, NULL, &local_error) ||
+      !cp_sidecar_parse (data, len, theirs, &local_error))
+    {
+      g_autofree char *where = dup_display (fallback);
+
+      /* The copy beside the capture is used; the other is left alone. */
+      g_free (self->merge_note);
+      self->merge_note = g_strdup_printf (_("A second copy of the notes, “%s”, could not be read "
+                                            "(%s); it is left as it is"), where, local_error->message);
+      return;
+    }
+  differed = merge_annotations (self->annotations, theirs);
+  g_mutex_lock (&self->lock);
+  self->merged = TRUE;
+  g_mutex_unlock (&self->lock);
+  if (differed > 0)
+    {
+      g_autofree char *where = dup_display (fallback);
+
+      g_free (self->merge_note);
+      self->merge_note =
+        g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                      "The notes beside the capture and the copy in “%s” disagreed: "
+                                      "%u note was merged in from that copy",
+                                      "The notes beside the capture and the copy in “%s” disagreed: "
+                                      "%u notes were merged in from that copy",
+                                      differed),
+                        where, differed);
+    }
+}
+
+const char *
+cp_sidecar_get_merge_note (CpSidecar *self)
+{
+  g_return_val_if_fail (CP_IS_SIDECAR (self), NULL);
+  return self->merge_note;
+}
+
 gboolean
 cp_sidecar_load (CpSidecar *self,
                  GError   **error)
@@ -930,9 +1047,14 @@ cp_sidecar_load (CpSidecar *self,
 
   if (read_candidate (self, self->primary, &absent, &primary_error))
     {
+      guint64 serial = cp_annotations_get_serial (self->annotations);
+
+      merge_fallback (self);
       g_mutex_lock (&self->lock);
       g_set_object (&self->file, self->primary);
-      self->written_serial = cp_annotations_get_serial (self->annotations);
+      /* Merged notes are written back (to one place) by the next save. */
+      self->written_serial = self->merged && cp_annotations_get_serial (self->annotations) != serial
+                               ? serial : cp_annotations_get_serial (self->annotations);
       g_mutex_unlock (&self->lock);
       return TRUE;
     }
@@ -1015,8 +1137,6 @@ rename_aside (GFile   *file,
   g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_EXISTS, _("too many damaged copies already"));
   return NULL;
 }
-
-static void schedule_autosave (CpSidecar *self);
 
 char *
 cp_sidecar_accept_problem (CpSidecar *self)
@@ -1280,10 +1400,18 @@ write_snapshot_locked (CpSidecar  *self,
                              _("the capture’s folder is read-only"));
       else if (cp_sidecar_write_atomic (self->primary, data, strlen (data), &primary_error))
         {
+          gboolean merged;
+
           g_mutex_lock (&self->lock);
           g_set_object (&self->file, self->primary);
           self->written_serial = snap->serial;
+          merged = self->merged;
+          self->merged = FALSE;
+          fallback = merged ? fallback_file_locked (self, NULL) : NULL;
           g_mutex_unlock (&self->lock);
+          /* The primary holds both copies now: one place again. */
+          if (fallback != NULL)
+            g_file_delete (fallback, NULL, NULL);
           emit_later (self, queue, SIGNAL_SAVED, self->primary, NULL);
           return TRUE;
         }
@@ -1458,6 +1586,9 @@ cp_sidecar_set_autosave (CpSidecar *self,
   if (delay_ms > 0)
     g_signal_connect_object (self->annotations, "changed", G_CALLBACK (annotations_changed_cb), self,
                              G_CONNECT_SWAPPED);
+  /* Changes made before, such as notes merged in by the load. */
+  if (delay_ms > 0 && cp_sidecar_has_unsaved_changes (self))
+    schedule_autosave (self);
 }
 
 gboolean
@@ -1511,6 +1642,7 @@ cp_sidecar_finalize (GObject *object)
   g_clear_pointer (&self->context, g_main_context_unref);
   g_free (self->fallback_folder);
   g_free (self->hash);
+  g_free (self->merge_note);
   g_mutex_clear (&self->lock);
   g_mutex_clear (&self->write_lock);
 

@@ -106,14 +106,21 @@ void       cp_sidecar_set_writable_func  (CpSidecar             *self,
 GFile     *cp_sidecar_get_file           (CpSidecar *self);
 gboolean   cp_sidecar_is_fallback        (CpSidecar *self);
 
-/* Reads the sidecar beside the capture, else the one in the fallback folder,
- * into the annotations. No sidecar is not an error. A sidecar that exists but
+/* Reads the sidecar beside the capture and the one in the fallback folder
+ * (merged when both exist; see cp_sidecar_get_merge_note()), into the
+ * annotations. No sidecar is not an error. A sidecar that exists but
  * cannot be used (damaged, newer, unreadable) returns FALSE and an error
  * naming it; it is left untouched and nothing is saved until
  * cp_sidecar_accept_problem() says the user was told. Blocking (a small
  * file; the capture's hash reads at most 2 MiB). */
 gboolean   cp_sidecar_load               (CpSidecar *self,
                                           GError   **error);
+/* After cp_sidecar_load(): when notes were found both beside the capture
+ * and in the data folder and the two copies differed (they are merged: the
+ * copy changed last wins for each note, and notes in only one are kept), or
+ * the second copy could not be read, a sentence saying so for the user;
+ * else NULL. */
+const char *cp_sidecar_get_merge_note    (CpSidecar *self);
 /* Whether a problem from cp_sidecar_load() waits to be accepted. */
 gboolean   cp_sidecar_has_problem        (CpSidecar *self);
 /* Call once the user was told about the load error. A damaged file is

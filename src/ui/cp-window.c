@@ -1146,6 +1146,8 @@ setup_annotations (CpWindow *self,
       show_sidecar_problem (self, error, outcome);
     }
   cp_sidecar_set_autosave (self->sidecar, 500);
+  if (cp_sidecar_get_merge_note (self->sidecar) != NULL)
+    show_toast (self, cp_sidecar_get_merge_note (self->sidecar));
 
   n_detached = cp_annotations_get_n_detached (self->annotations);
   if (n_detached > 0)
