@@ -16,12 +16,16 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "cp-test-pbwriter.h"
 #include "cp-test-util.h"
 #include "formats/cp-loader.h"
+#include "formats/cp-xplane-reader.h"
 #include "model/cp-trace-builder.h"
 #include "render/cp-timeline-layout.h"
 
@@ -279,6 +283,96 @@ test_layout_many_processes (void)
     }
 }
 
+
+/* Compressed XPlane ----------------------------------------------------------- */
+
+static char *
+gzip_file (const char *path)
+{
+  g_autofree char *data = NULL;
+  char *out = g_strconcat (path, ".gz", NULL);
+  gsize len;
+  gzFile gz;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  gz = gzopen (out, "wb1");
+  g_assert_nonnull (gz);
+  g_assert_cmpint (gzwrite (gz, data, len), ==, (int) len);
+  g_assert_cmpint (gzclose (gz), ==, Z_OK);
+  return out;
+}
+
+static guint
+count_files (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+
+  if (d == NULL)
+    return 0;
+  while (g_dir_read_name (d) != NULL)
+    n++;
+  return n;
+}
+
+/* Decompressed data past the in-memory bound goes through a temporary file:
+ * the same trace, no file left behind, and a clear message when the file
+ * cannot be written (the disk is full) instead of an abort. */
+static void
+test_compressed_spill (void)
+{
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *plain = write_planes (dir, "/device:GPU:", 3000, 3000);
+  g_autofree char *gz = gzip_file (plain);
+  g_autofree char *cache = g_build_filename (g_get_user_cache_dir (), "chokepoint", NULL);
+  g_autofree char *shown = parse_name (gz);
+  g_autoptr(CpTrace) whole = NULL;
+  g_autoptr(CpTrace) in_memory = NULL;
+  g_autoptr(CpTrace) spilled = NULL;
+  g_autoptr(GError) error = NULL;
+  struct rlimit saved, lim;
+
+  g_assert_true (g_str_has_prefix (cache, g_getenv ("XDG_CACHE_HOME")));
+  whole = load_path (plain, &error);
+  g_assert_no_error (error);
+  in_memory = load_path (gz, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count_files (cache), ==, 0);
+
+  _cp_xplane_set_inflate_in_memory (4096);
+  spilled = load_path (gz, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (cache, G_FILE_TEST_IS_DIR));
+  g_assert_cmpuint (count_files (cache), ==, 0);
+  for (CpTrace **t = (CpTrace *[]) { in_memory, spilled, NULL }; *t != NULL; t++)
+    {
+      g_assert_cmpuint (cp_trace_get_n_slices (*t), ==, cp_trace_get_n_slices (whole));
+      g_assert_cmpuint (cp_trace_get_n_lanes (*t), ==, cp_trace_get_n_lanes (whole));
+      g_assert_cmpuint (cp_trace_get_n_processes (*t), ==, cp_trace_get_n_processes (whole));
+      g_assert_cmpint (cp_trace_get_duration (*t), ==, cp_trace_get_duration (whole));
+    }
+
+  /* A full disk: writes past 64 KiB fail. */
+  g_assert_cmpint (getrlimit (RLIMIT_FSIZE, &saved), ==, 0);
+  lim = saved;
+  lim.rlim_cur = 64 * 1024;
+  signal (SIGXFSZ, SIG_IGN);
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &lim), ==, 0);
+  g_assert_null (load_path (gz, &error));
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &saved), ==, 0);
+  _cp_xplane_set_inflate_in_memory (0);
+  g_assert_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_IO);
+  {
+    g_autofree char *cache_shown = parse_name (cache);
+    g_autofree char *prefix = g_strdup_printf ("“%s” cannot be decompressed into “%s”: %s (after ",
+                                               shown, cache_shown, g_strerror (EFBIG));
+
+    g_assert_true (g_str_has_prefix (error->message, prefix));
+  }
+  g_assert_cmpuint (count_files (cache), ==, 0);
+  cp_test_rm_rf (dir);
+}
+
 /* Special files --------------------------------------------------------------- */
 
 static void
@@ -331,11 +425,22 @@ int
 main (int    argc,
       char **argv)
 {
+  g_autofree char *cache = g_build_filename (g_get_tmp_dir (), "chokepoint-test-hostile-XXXXXX", NULL);
+
   g_setenv ("LANGUAGE", "C", TRUE);
+  g_assert_nonnull (g_mkdtemp (cache));
+  /* Before GLib reads it: the temporary files of decompression go here. */
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/hostile/many-gpu-planes", test_many_gpu_planes);
   g_test_add_func ("/hostile/many-host-planes", test_many_host_planes);
   g_test_add_func ("/hostile/layout-many-processes", test_layout_many_processes);
   g_test_add_func ("/hostile/special-files", test_special_files);
-  return g_test_run ();
+  g_test_add_func ("/hostile/compressed-spill", test_compressed_spill);
+  {
+    int status = g_test_run ();
+
+    cp_test_rm_rf (cache);
+    return status;
+  }
 }

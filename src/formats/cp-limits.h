@@ -71,6 +71,10 @@
 /* A compressed XPlane file is decompressed into memory: at most this many
  * bytes (4 GiB - 1); past that the user is asked to decompress it. */
 #define CP_XPLANE_MAX_DECOMPRESSED    0xffffffffu
+/* Up to this many decompressed bytes stay in memory; past that they go to
+ * an unlinked temporary file in the cache folder, mapped for reading, so the
+ * peak follows the model rather than the decompressed size. */
+#define CP_XPLANE_INFLATE_IN_MEMORY   (256u * 1024u * 1024u)
 
 /* --- Mapped files (cp-mapping.c) --------------------------------------- */
 

@@ -6,7 +6,10 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <inttypes.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -5136,6 +5139,201 @@ discard_heap (guint64  from,
 #endif
 }
 
+/* Decompressed input --------------------------------------------------------- */
+
+typedef struct
+{
+  void  *addr;
+  gsize  len;
+} Inflated;
+
+static void
+unmap_inflated (gpointer data)
+{
+  Inflated *m = data;
+
+  munmap (m->addr, m->len);
+  g_free (m);
+}
+
+/* Writes all of data to fd. */
+static gboolean
+write_all (int           fd,
+           const guint8 *data,
+           gsize         len,
+           int          *err)
+{
+  while (len > 0)
+    {
+      gssize n = write (fd, data, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          *err = n < 0 ? errno : ENOSPC;
+          return FALSE;
+        }
+      data += n;
+      len -= n;
+    }
+  return TRUE;
+}
+
+static guint inflate_in_memory = CP_XPLANE_INFLATE_IN_MEMORY;
+
+void
+_cp_xplane_set_inflate_in_memory (guint bytes)
+{
+  g_atomic_int_set (&inflate_in_memory, bytes != 0 ? bytes : CP_XPLANE_INFLATE_IN_MEMORY);
+}
+
+/* Makes an unlinked temporary file in the cache folder (else the temporary
+ * folder); *folder says where. */
+static int
+open_spill_file (char   **folder,
+                 int     *err)
+{
+  g_autofree char *tmpl = NULL;
+  int fd;
+
+  *folder = g_build_filename (g_get_user_cache_dir (), "chokepoint", NULL);
+  if (g_mkdir_with_parents (*folder, 0700) != 0)
+    {
+      g_free (*folder);
+      *folder = g_strdup (g_get_tmp_dir ());
+    }
+  tmpl = g_build_filename (*folder, "inflate-XXXXXX", NULL);
+  fd = g_mkstemp_full (tmpl, O_RDWR | O_CLOEXEC, 0600);
+  *err = errno;
+  /* Gone from the folder at once; the data lives as long as the mapping. */
+  if (fd >= 0)
+    g_unlink (tmpl);
+  return fd;
+}
+
+/* Decompresses source: in memory up to CP_XPLANE_INFLATE_IN_MEMORY bytes,
+ * past that into an unlinked temporary file that is then mapped, so that a
+ * large capture's decompressed bytes are the kernel's page cache (read once
+ * and discarded) rather than the heap. Returns NULL with error set when
+ * nothing usable came out (cancelled, a limit, no disk space, no address
+ * space, no data); else the bytes, with *error set when the compressed data
+ * ended early or was damaged after some of it. */
+static GBytes *
+inflate_whole (CpSource            *source,
+               CpLoadProgressFunc   progress,
+               guint64              progress_base,
+               guint64              progress_total,
+               gpointer             progress_data,
+               GCancellable        *cancellable,
+               GError             **error)
+{
+  g_autoptr(GByteArray) buf = g_byte_array_new ();
+  g_autofree char *folder = NULL;
+  g_autoptr(GError) read_error = NULL;
+  guint64 len = 0;
+  GBytes *chunk;
+  void *addr;
+  int fd = -1, err = 0;
+
+  while ((chunk = cp_source_read (source, cancellable, &read_error)) != NULL)
+    {
+      gsize n;
+      const guint8 *d = g_bytes_get_data (chunk, &n);
+      gboolean ok = TRUE;
+
+      if (len + n > CP_XPLANE_MAX_DECOMPRESSED)
+        {
+          g_bytes_unref (chunk);
+          if (fd >= 0)
+            close (fd);
+          g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_LIMIT,
+                       _("“%s” holds more than 4 GiB of XPlane data once decompressed; "
+                         "decompress it and open the plain file"),
+                       cp_source_get_name (source));
+          return NULL;
+        }
+      if (fd < 0 && len + n > (guint) g_atomic_int_get (&inflate_in_memory))
+        {
+          fd = open_spill_file (&folder, &err);
+          if (fd < 0)
+            {
+              g_bytes_unref (chunk);
+              g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_IO,
+                           _("“%s” cannot be decompressed: no temporary file can be made in "
+                             "“%s” (%s)"),
+                           cp_source_get_name (source), folder, g_strerror (err));
+              return NULL;
+            }
+          ok = write_all (fd, buf->data, buf->len, &err);
+          g_byte_array_set_size (buf, 0);
+          g_clear_pointer (&buf, g_byte_array_unref);
+          buf = g_byte_array_new ();
+        }
+      if (fd >= 0)
+        ok = ok && write_all (fd, d, n, &err);
+      else
+        g_byte_array_append (buf, d, n);
+      g_bytes_unref (chunk);
+      if (!ok)
+        {
+          g_autofree char *done = g_format_size (len);
+
+          close (fd);
+          g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_IO,
+                       _("“%s” cannot be decompressed into “%s”: %s (after %s)"),
+                       cp_source_get_name (source), folder, g_strerror (err), done);
+          return NULL;
+        }
+      len += n;
+      if (progress != NULL)
+        progress (progress_base + cp_source_get_consumed (source) / 2, progress_total, progress_data);
+    }
+  if (read_error != NULL &&
+      (g_error_matches (read_error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
+       g_error_matches (read_error, CP_TRACE_ERROR, CP_TRACE_ERROR_LIMIT) || len == 0))
+    {
+      if (fd >= 0)
+        close (fd);
+      g_propagate_error (error, g_steal_pointer (&read_error));
+      return NULL;
+    }
+  if (len == 0)
+    {
+      g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY, _("The capture holds no events"));
+      return NULL;
+    }
+  if (read_error != NULL)
+    g_propagate_error (error, g_steal_pointer (&read_error));
+  if (fd < 0)
+    return g_byte_array_free_to_bytes (g_steal_pointer (&buf));
+
+  addr = mmap (NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+  err = errno;
+  close (fd);
+  if (addr == MAP_FAILED)
+    {
+      g_autofree char *size = g_format_size (len);
+
+      g_clear_error (error);
+      g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_LIMIT,
+                   _("“%s” cannot be read: its %s of decompressed XPlane data do not fit in "
+                     "this process’s memory (%s)"),
+                   cp_source_get_name (source), size, g_strerror (err));
+      return NULL;
+    }
+#ifdef MADV_SEQUENTIAL
+  madvise (addr, len, MADV_SEQUENTIAL);
+#endif
+  {
+    Inflated *m = g_new (Inflated, 1);
+
+    m->addr = addr;
+    m->len = len;
+    return g_bytes_new_with_free_func (addr, len, unmap_inflated, m);
+  }
+}
+
 static char *
 host_hint_for (GFile *file)
 {
@@ -5192,53 +5390,35 @@ cp_xplane_reader_read (CpXPlaneReader      *self,
   else
     {
       /* The walker needs the whole XSpace (each plane's metadata follows its
-       * lines): decompress into one buffer, within the source's limits. */
-      g_autoptr(GByteArray) buf = g_byte_array_new ();
+       * lines): decompress it whole, within the source's limits; a large one
+       * goes through a temporary file (see inflate_whole()), so that memory
+       * follows the model, not the decompressed size. */
       g_autoptr(GError) local_error = NULL;
+      g_autoptr(GBytes) inflated = NULL;
       HeapInput heap;
-      GBytes *chunk;
 
-      while ((chunk = cp_source_read (source, cancellable, &local_error)) != NULL)
+      inflated = inflate_whole (source, progress, progress_base, progress_total, progress_data,
+                                     cancellable, &local_error);
+      if (inflated == NULL)
         {
-          gsize n;
-          const guint8 *d = g_bytes_get_data (chunk, &n);
-
-          if ((guint64) buf->len + n > CP_XPLANE_MAX_DECOMPRESSED)
-            {
-              g_bytes_unref (chunk);
-              g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_LIMIT,
-                           _("“%s” holds more than 4 GiB of XPlane data once decompressed; "
-                             "decompress it and open the plain file"),
-                           cp_source_get_name (source));
-              return FALSE;
-            }
-          g_byte_array_append (buf, d, n);
-          g_bytes_unref (chunk);
-          if (progress != NULL)
-            progress (progress_base + cp_source_get_consumed (source) / 2, progress_total,
-                      progress_data);
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return FALSE;
         }
       if (local_error != NULL)
         {
           CpLoadReport *report = cp_trace_builder_get_report (self->builder);
+          gsize len = g_bytes_get_size (inflated);
 
-          if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
-              g_error_matches (local_error, CP_TRACE_ERROR, CP_TRACE_ERROR_LIMIT) ||
-              buf->len == 0)
-            {
-              g_propagate_error (error, g_steal_pointer (&local_error));
-              return FALSE;
-            }
           /* Compressed data that ends early or is corrupt: read what came out. */
-          cp_load_report_warn (report, buf->len, "%s", local_error->message);
+          cp_load_report_warn (report, len, "%s", local_error->message);
           report->truncated = TRUE;
-          report->stopped_at = MIN (report->stopped_at, (guint64) buf->len);
+          report->stopped_at = MIN (report->stopped_at, (guint64) len);
         }
-      heap.data = buf->data;
-      heap.len = buf->len;
+      heap.data = (guint8 *) g_bytes_get_data (inflated, NULL);
+      heap.len = g_bytes_get_size (inflated);
       heap.released = 0;
-      input.data = buf->data;
-      input.len = buf->len;
+      input.data = heap.data;
+      input.len = heap.len;
       input.release = release_heap;
       input.discard = discard_heap;
       input.release_data = &heap;

@@ -213,5 +213,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpXPlaneReader, cp_xplane_reader_free)
  * way. */
 void             _cp_xplane_set_threads (guint n_threads,
                                          guint big_line);
+/* For tests: decompressed XPlane data past this many bytes goes to a
+ * temporary file (0: the default, CP_XPLANE_INFLATE_IN_MEMORY). */
+void             _cp_xplane_set_inflate_in_memory (guint bytes);
 
 G_END_DECLS
