@@ -617,7 +617,8 @@ check_run ()
   env "$SESSION_MARK" Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp \
     3> "$APP_XDG/display" > "$RESULTS/logs/xvfb.log" 2>&1 &
   APP_XVFB_PID=$!
-  for i in $(seq 100); do
+  # Up to a minute: a loaded machine can take that long to start Xvfb.
+  for i in $(seq 600); do
     disp=$(cat "$APP_XDG/display" 2> /dev/null)
     [ -n "$disp" ] && break
     sleep 0.1
@@ -746,7 +747,23 @@ check_trixie_tests ()
     export CI=true PYTHONDONTWRITEBYTECODE=1 XDG_RUNTIME_DIR=/tmp/xdg-runtime
     mkdir -m 700 "$XDG_RUNTIME_DIR"
     Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3> /tmp/display > /tmp/xvfb.log 2>&1 &
-    for i in $(seq 100); do [ -s /tmp/display ] && break; sleep 0.1; done
+    # On a loaded machine Xvfb can take many seconds: wait until it has said
+    # its display and answers on it, within a minute, rather than running
+    # the UI tests against a display that is not there yet.
+    ready=0
+    for i in $(seq 600); do
+      if [ -s /tmp/display ] && DISPLAY=:$(cat /tmp/display) xdpyinfo > /dev/null 2>&1; then
+        ready=1
+        break
+      fi
+      kill -0 %1 2> /dev/null || break
+      sleep 0.1
+    done
+    if [ $ready -ne 1 ]; then
+      echo "Xvfb did not answer within 60 s:"
+      cat /tmp/xvfb.log
+      exit 1
+    fi
     export DISPLAY=:$(cat /tmp/display)
     echo "Xvfb on $DISPLAY"
     dbus-run-session -- meson test -C /build/werror --print-errorlogs

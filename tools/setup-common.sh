@@ -76,7 +76,8 @@ cp_start_xvfb () {
     Xvfb -displayfd 9 -screen 0 1600x1000x24 -nolisten tcp 9>"$numfile" >/dev/null 2>&1 &
     CP_XVFB_PID=$!
     local i
-    for i in $(seq 1 100); do
+    # Up to a minute: a loaded machine can take that long to start Xvfb.
+    for i in $(seq 1 600); do
         if [ -s "$numfile" ]; then
             export DISPLAY=":$(head -n1 "$numfile")"
             rm -f "$numfile"
