@@ -180,6 +180,39 @@ def zst(data, path_tmp):
     p = subprocess.run(['zstd', '-q', '-c', '-3'], input=data, stdout=subprocess.PIPE, check=True)
     return p.stdout
 
+def xplane_plane(pid, name, line_ts, n_events=1):
+    """A plane with one line of n_events events named "op"."""
+    events = b''.join(encode([(4, 2, encode([(1, 0, 1), (2, 0, 1000 * i), (3, 0, 500)]))])
+                      for i in range(n_events))
+    line = encode([(1, 0, 1), (3, 0, line_ts & ((1 << 64) - 1))]) + events
+    meta = encode([(1, 0, 1), (2, 2, encode([(1, 0, 1), (2, 2, b'op')]))])
+    return encode([(1, 0, pid), (2, 2, name.encode()), (3, 2, line), (4, 2, meta)])
+
+def hostile_seeds():
+    """Shapes that once took quadratic time or overflowed (issue: many
+    planes wanting one pid, many processes, extreme timestamps)."""
+    many_gpus = b''.join(encode([(1, 2, xplane_plane(i % 3, '/device:GPU:%d' % i, 1700000000000000000))])
+                         for i in range(300))
+    put('xplane-reader', 'hostile-many-gpu-planes.xplane.pb', many_gpus)
+    many_hosts = b''.join(encode([(1, 2, xplane_plane(i, '/host:CPU%d' % i, 1700000000000000000))])
+                          for i in range(300))
+    put('xplane-reader', 'hostile-many-host-planes.xplane.pb', many_hosts)
+    extreme = encode([(1, 2, xplane_plane(1, '/host:CPU', (1 << 63) - 1) +
+                       encode([(3, 2, encode([(1, 0, 2), (3, 0, (1 << 63) & ((1 << 64) - 1))]) +
+                                encode([(4, 2, encode([(1, 0, 1), (2, 0, 0), (3, 0, 5000)]))]))]))])
+    put('xplane-reader', 'hostile-extreme-timestamps.xplane.pb', extreme)
+    pids = ',\n'.join('{"ph":"X","name":"op","pid":%d,"tid":1,"ts":%d,"dur":1}' % (i, i) for i in range(500))
+    put('chrome-reader', 'hostile-many-pids.json', ('{"traceEvents":[\n%s]}' % pids).encode())
+    put('chrome-reader', 'hostile-extreme-ts.json',
+        b'{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":9223372036854775,"dur":1},'
+        b'{"ph":"X","name":"b","pid":1,"tid":1,"ts":-9223372036854775,"dur":1},'
+        b'{"ph":"X","name":"c","pid":1,"tid":1,"ts":1,"dur":9223372036854775},'
+        b'{"ph":"i","name":"d","pid":1,"tid":1,"ts":-9223372036854775},'
+        b'{"ph":"C","name":"e","pid":1,"ts":9223372036854775,"args":{"v":1}}]}')
+    doc = '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}]}'
+    put('source', 'utf16le-bom.json', b'\xff\xfe' + doc.encode('utf-16-le'))
+    put('source', 'utf32be.json', doc.encode('utf-32-be'))
+
 def main():
     if len(sys.argv) != 2:
         sys.exit('usage: make-corpus.py PATH-TO-cp-gen')
@@ -242,6 +275,8 @@ def main():
                 put('source', 'truncated.json.zst', zst(j, tmp)[:300])
                 put('source', 'plain.json', j[:200])
                 put('source', 'blank.json.gz', gz(b'   \n'))
+
+    hostile_seeds()
 
     # Small hand-made protobuf messages: every wire type, a group, packed
     # fields, a map entry.
