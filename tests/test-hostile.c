@@ -21,6 +21,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "cp-test-pbwriter.h"
 #include "cp-test-util.h"
@@ -373,6 +374,120 @@ test_compressed_spill (void)
   cp_test_rm_rf (dir);
 }
 
+
+/* Memory estimates ------------------------------------------------------------ */
+
+/* Rewrites the last four bytes of a gzip file (ISIZE, the size modulo 4 GiB). */
+static void
+set_gzip_isize (const char *path,
+                guint32     isize)
+{
+  g_autofree char *data = NULL;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  for (guint i = 0; i < 4; i++)
+    data[len - 4 + i] = (char) (isize >> (8 * i));
+  g_assert_true (g_file_set_contents (path, data, len, NULL));
+}
+
+static guint64
+estimate (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  return cp_load_estimate_peak (file);
+}
+
+/* What a load will take is said before it starts when it passes 2 GiB: from
+ * the plain size, gzip's stated size, zstd's stated size. */
+static void
+test_memory_estimate (void)
+{
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *json = g_build_filename (dir, "run.pt.trace.json", NULL);
+  g_autofree char *xgz = g_build_filename (dir, "run.xplane.pb.gz", NULL);
+  g_autofree char *jgz = g_build_filename (dir, "run.pt.trace.json.gz", NULL);
+  g_autofree char *zst = g_build_filename (dir, "run.json.zst", NULL);
+  g_autofree char *fifo = g_build_filename (dir, "pipe.json", NULL);
+  g_autofree char *plain = write_planes (dir, "/host:CPU", 10, 10);
+  g_autofree char *gz = gzip_file (plain);
+  static const char doc[] = "{\"traceEvents\": []}";
+  g_autoptr(GFile) big = NULL;
+  g_autofree char *notice = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *expected = NULL;
+  gsize plain_len;
+
+  g_assert_true (g_file_set_contents (json, doc, -1, NULL));
+  g_assert_cmpuint (estimate (json), ==, (guint64) (strlen (doc) * 0.35));
+  {
+    g_autofree char *data = NULL;
+
+    g_assert_true (g_file_get_contents (plain, &data, &plain_len, NULL));
+  }
+  /* A plain XPlane file: by its content. */
+  g_assert_cmpuint (estimate (plain), ==, (guint64) (plain_len * 1.45));
+  /* A gzip file states its decompressed size. */
+  g_assert_cmpuint (estimate (gz), ==, (guint64) (plain_len * 1.45));
+  /* 3 GiB of JSON is under the notice, of XPlane over it. */
+  g_assert_true (g_rename (gz, xgz) == 0);
+  set_gzip_isize (xgz, 3u << 30);
+  g_assert_cmpuint (estimate (xgz), ==, (guint64) ((3.0 * (1u << 30)) * 1.45));
+  {
+    g_autofree char *data = NULL;
+    gsize len;
+
+    g_assert_true (g_file_get_contents (xgz, &data, &len, NULL));
+    g_assert_true (g_file_set_contents (jgz, data, len, NULL));
+  }
+  g_assert_cmpuint (estimate (jgz), ==, (guint64) ((3.0 * (1u << 30)) * 0.35));
+  {
+    g_autoptr(GFile) f = g_file_new_for_path (jgz);
+    g_autofree char *none = cp_load_describe_memory (f);
+
+    g_assert_null (none);
+  }
+  big = g_file_new_for_path (xgz);
+  notice = cp_load_describe_memory (big);
+  name = parse_name (xgz);
+  /* g_format_size() puts a no-break space before the unit. */
+  expected = g_strdup_printf ("Reading “%s” will take about 4.7\u00a0GB of memory", name);
+  g_assert_cmpstr (notice, ==, expected);
+  /* zstd states it when it knows it. */
+  {
+    char out[256];
+    size_t n = ZSTD_compress (out, sizeof out, doc, strlen (doc), 3);
+
+    g_assert_false (ZSTD_isError (n));
+    g_assert_true (g_file_set_contents (zst, out, n, NULL));
+    g_assert_cmpuint (estimate (zst), ==, (guint64) (strlen (doc) * 0.35));
+  }
+  /* Nothing to tell from a pipe or a folder. */
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_cmpuint (estimate (fifo), ==, 0);
+  g_assert_cmpuint (estimate (dir), ==, 0);
+
+  /* The command line says it first, on stderr, then reads (and here finds
+   * the gzip data damaged: its stated size is not its size). */
+  {
+    const char *exe = g_getenv ("CP_CHOKEPOINT");
+    g_autofree char *err = NULL;
+    g_autofree char *line = NULL;
+    int status = 0;
+    const char *argv[] = { exe, "info", xgz, NULL };
+
+    if (exe != NULL)
+      {
+        g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                                     NULL, &err, &status, NULL));
+        line = g_strdup_printf ("chokepoint info: %s\n", expected);
+        g_assert_true (g_str_has_prefix (err, line));
+      }
+  }
+  cp_test_rm_rf (dir);
+}
+
 /* Special files --------------------------------------------------------------- */
 
 static void
@@ -437,6 +552,7 @@ main (int    argc,
   g_test_add_func ("/hostile/layout-many-processes", test_layout_many_processes);
   g_test_add_func ("/hostile/special-files", test_special_files);
   g_test_add_func ("/hostile/compressed-spill", test_compressed_spill);
+  g_test_add_func ("/hostile/memory-estimate", test_memory_estimate);
   {
     int status = g_test_run ();
 

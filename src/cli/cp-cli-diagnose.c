@@ -365,7 +365,7 @@ cp_cli_diagnose (int    argc,
     }
 
   file = g_file_new_for_commandline_arg (files[0]);
-  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  trace = cp_cli_load ("diagnose", file, &error);
   if (trace == NULL)
     {
       g_printerr ("chokepoint diagnose: %s\n", error->message);

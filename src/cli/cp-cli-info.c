@@ -394,7 +394,7 @@ cp_cli_info (int    argc,
     }
 
   file = g_file_new_for_commandline_arg (files[0]);
-  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  trace = cp_cli_load ("info", file, &error);
   if (trace == NULL)
     {
       g_printerr ("chokepoint info: %s\n", error->message);

@@ -155,7 +155,7 @@ cp_cli_report (int    argc,
     }
 
   file = g_file_new_for_commandline_arg (files[0]);
-  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  trace = cp_cli_load ("report", file, &error);
   if (trace == NULL)
     {
       g_printerr ("%s: %s\n", PROG, error->message);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cp-cli.h"
+#include "formats/cp-loader.h"
 
 typedef struct
 {
@@ -49,4 +50,16 @@ cp_cli_dispatch (int    argc,
         }
     }
   return FALSE;
+}
+
+CpTrace *
+cp_cli_load (const char  *name,
+             GFile       *file,
+             GError     **error)
+{
+  g_autofree char *notice = cp_load_describe_memory (file);
+
+  if (notice != NULL)
+    g_printerr ("chokepoint %s: %s\n", name, notice);
+  return cp_load_file (file, NULL, NULL, NULL, error);
 }

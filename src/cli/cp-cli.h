@@ -6,7 +6,9 @@
 
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
+
+#include "model/cp-trace.h"
 
 G_BEGIN_DECLS
 
@@ -23,6 +25,12 @@ enum {
 gboolean cp_cli_dispatch (int    argc,
                           char **argv,
                           int   *status);
+
+/* Loads file for the command `name`, first printing on stderr how much
+ * memory it will take when that is a lot (cp_load_describe_memory()). */
+CpTrace *cp_cli_load (const char  *name,
+                      GFile       *file,
+                      GError     **error);
 
 /* One command: argv[0] is the command name. */
 typedef int (*CpCliCommand) (int    argc,

@@ -76,6 +76,12 @@
  * peak follows the model rather than the decompressed size. */
 #define CP_XPLANE_INFLATE_IN_MEMORY   (256u * 1024u * 1024u)
 
+/* --- Memory (cp-loader.c) ---------------------------------------------- */
+
+/* A load whose estimated peak passes this many bytes is announced before it
+ * starts (the command line prints it, the window shows it). */
+#define CP_LOAD_MEMORY_NOTICE        (G_GUINT64_CONSTANT (2) << 30)
+
 /* --- Mapped files (cp-mapping.c) --------------------------------------- */
 
 /* Files mapped at once with the SIGBUS guard; further files are read into

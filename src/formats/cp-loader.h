@@ -42,4 +42,14 @@ void     cp_load_file_async  (GFile               *file,
 CpTrace *cp_load_file_finish (GAsyncResult        *result,
                               GError             **error);
 
+/* How much memory reading file will take at its peak, estimated from its
+ * size, its compression (the decompressed size gzip and zstd state) and its
+ * format, from the figures of docs/performance.md; 0 when it cannot tell
+ * (a folder, a stream). Quick: reads a few bytes. */
+guint64  cp_load_estimate_peak (GFile *file);
+
+/* When the estimate passes CP_LOAD_MEMORY_NOTICE (docs/limits.md), a
+ * sentence that says so, to show before the load; else NULL. */
+char    *cp_load_describe_memory (GFile *file);
+
 G_END_DECLS

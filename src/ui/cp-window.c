@@ -568,6 +568,12 @@ start_load (CpWindow *self,
   gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
   gtk_label_set_label (self->progress_label, "");
   set_state (self, CP_WINDOW_LOADING);
+  {
+    g_autofree char *notice = cp_load_describe_memory (load->file);
+
+    if (notice != NULL)
+      show_toast (self, notice);
+  }
 
   cp_load_file_async (load->file, load->cancellable,
                       load_progress_cb, load_ref (load), load_unref,
