@@ -240,11 +240,23 @@ test_findings_demotion (void)
 
     assert_evidence_inside (f, ranges, G_N_ELEMENTS (ranges) / 2);
   }
-  /* Sorted by time at stake. */
+  /* The one order: the idle cause above info first, though the symptom
+   * (info now) has more time at stake; the verdict names it. */
   {
     g_autoptr(CpFinding) first = g_list_model_get_item (cp_analysis_get_findings (a), 0);
+    g_autoptr(CpFinding) second = g_list_model_get_item (cp_analysis_get_findings (a), 1);
+    const CpVerdict *v = cp_analysis_get_verdict (a);
 
-    g_assert_cmpstr (cp_finding_get_rule_id (first), ==, "low-utilization");
+    g_assert_cmpstr (cp_finding_get_rule_id (first), ==, "host-overhead");
+    g_assert_cmpint (cp_finding_get_section (first), ==, CP_FINDING_SECTION_IDLE);
+    g_assert_cmpstr (cp_finding_get_rule_id (second), ==, "low-utilization");
+    g_assert_cmpint (cp_finding_get_section (second), ==, CP_FINDING_SECTION_INFO);
+    g_assert_cmpstr (v->primary_rule, ==, "host-overhead");
+    g_assert_cmpuint (v->n_causes, ==, 1);
+    g_assert_cmpint (v->causes[0].cause, ==, CP_IDLE_CAUSE_HOST);
+    g_assert_cmpint (v->causes[0].time, ==, 110);
+    g_assert_cmpfloat_with_epsilon (v->causes[0].percent, 100.0 * 110 / 270, 1e-9);
+    g_assert_nonnull (strstr (v->text, "waits mostly for host overhead and launches"));
   }
 }
 
