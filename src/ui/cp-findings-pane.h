@@ -50,4 +50,7 @@ CpFinding   *cp_findings_pane_get_selected    (CpFindingsPane *self);
 gint         cp_findings_pane_step_evidence   (CpFindingsPane *self,
                                                gint            direction);
 
+/* The verdict the pane opens with (empty until the analysis is there). */
+const char  *cp_findings_pane_get_verdict_text (CpFindingsPane *self);
+
 G_END_DECLS

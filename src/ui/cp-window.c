@@ -359,6 +359,11 @@ analysis_done_cb (GObject      *source,
   /* A dot on the Findings tab when something is worth a look. */
   adw_view_stack_page_set_needs_attention (adw_view_stack_get_page (self->side_stack, GTK_WIDGET (self->findings_pane)),
                                            cp_analysis_has_warnings (analysis));
+  /* The answer first: a capture with a problem opens on Findings, unless
+   * the user already went to another page than the first. */
+  if (cp_analysis_has_warnings (analysis) &&
+      g_strcmp0 (adw_view_stack_get_visible_child_name (self->side_stack), "capture") == 0)
+    adw_view_stack_set_visible_child_name (self->side_stack, "findings");
 }
 
 /* The analysis runs in a worker thread after loading; the panes bound to

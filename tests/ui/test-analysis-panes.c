@@ -171,6 +171,15 @@ test_input_bound (void)
   /* The Findings tab asks for attention: there is a problem. */
   g_assert_true (adw_view_stack_page_get_needs_attention (
     adw_view_stack_get_page (ADW_VIEW_STACK (gtk_widget_get_ancestor (findings, ADW_TYPE_VIEW_STACK)), findings)));
+  /* The answer first: the window opened on Findings, which leads with the
+   * verdict. */
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (
+                     ADW_VIEW_STACK (gtk_widget_get_ancestor (findings, ADW_TYPE_VIEW_STACK))), ==, "findings");
+  g_assert_cmpstr (cp_findings_pane_get_verdict_text (CP_FINDINGS_PANE (findings)), ==,
+                   cp_analysis_get_verdict (analysis)->text);
+  g_assert_true (g_str_has_prefix (cp_findings_pane_get_verdict_text (CP_FINDINGS_PANE (findings)),
+                                   "The GPU waits mostly for input"));
+  g_assert_true (cp_ui_label_tree_has (findings, "Why the GPU Waits"));
   view = view_state_for (window, findings, steps, kernels);
 
   /* Findings: the problem first; opening it highlights all its evidence and
@@ -292,6 +301,9 @@ test_healthy (void)
   g_assert_false (adw_view_stack_page_get_needs_attention (
     adw_view_stack_get_page (ADW_VIEW_STACK (gtk_widget_get_ancestor (findings, ADW_TYPE_VIEW_STACK)), findings)));
   g_assert_false (cp_analysis_has_warnings (cp_window_get_analysis (window)));
+  /* Nothing to answer: the window stays on its first page. */
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (
+                     ADW_VIEW_STACK (gtk_widget_get_ancestor (findings, ADW_TYPE_VIEW_STACK))), ==, "capture");
   show_page (window, findings);
   screenshot (window, "findings-healthy-light.png");
   g_assert_cmpint (cp_findings_pane_step_evidence (CP_FINDINGS_PANE (findings), 1), ==,
