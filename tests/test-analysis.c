@@ -64,13 +64,19 @@ assert_evidence_inside (CpFinding    *f,
 
   ev = cp_finding_get_evidence (f, &n);
   g_assert_cmpuint (n, >, 0);
+  /* Evidence is merged per step and lane: each range is the hull of what
+   * was found, so it starts and ends inside expected ranges. */
   for (guint i = 0; i < n; i++)
     {
-      gboolean inside = FALSE;
+      gboolean start_in = FALSE, end_in = FALSE;
 
-      for (guint r = 0; r < n_ranges && !inside; r++)
-        inside = ev[i].start >= ranges[2 * r] && ev[i].end <= ranges[2 * r + 1];
-      if (!inside)
+      g_assert_cmpuint (ev[i].count, >=, 1);
+      for (guint r = 0; r < n_ranges; r++)
+        {
+          start_in |= ev[i].start >= ranges[2 * r] && ev[i].start <= ranges[2 * r + 1];
+          end_in |= ev[i].end >= ranges[2 * r] && ev[i].end <= ranges[2 * r + 1];
+        }
+      if (!start_in || !end_in)
         g_error ("%s evidence [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ") outside the expected ranges",
                  cp_finding_get_rule_id (f), ev[i].start, ev[i].end);
     }
@@ -944,6 +950,47 @@ test_evidence_cap (void)
     }
 }
 
+/* Evidence per step: one range per window and lane (the hull of what was
+ * found, with its count), one per gap between windows. */
+static void
+test_evidence_per_step (void)
+{
+  static const CpInterval windows[] = { { 0, 100 }, { 100, 200 }, { 300, 400 } };
+  g_autoptr(CpFinding) f = cp_finding_new ("input-bound", "Input-bound", CP_SEVERITY_HIGH);
+  const CpEvidence *ev;
+  guint n;
+
+  cp_finding_set_evidence_windows (f, windows, G_N_ELEMENTS (windows));
+  cp_finding_add_evidence (f, 1, 30, 40);
+  cp_finding_add_evidence (f, 1, 10, 20);
+  cp_finding_add_evidence (f, 1, 60, 130);   /* starts in the first step: stays there */
+  cp_finding_add_evidence (f, 2, 50, 60);
+  cp_finding_add_evidence (f, 1, 150, 160);
+  cp_finding_add_evidence (f, 1, 250, 260);  /* between steps */
+  cp_finding_add_evidence (f, 1, 270, 280);
+  cp_finding_add_evidence (f, 1, 399, 400);
+  cp_finding_add_evidence (f, 1, 500, 510);  /* after the last */
+
+  ev = cp_finding_get_evidence (f, &n);
+  g_assert_cmpuint (cp_finding_get_evidence_found (f), ==, 9);
+  g_assert_cmpuint (cp_finding_get_evidence_total (f), ==, 6);
+  g_assert_cmpuint (n, ==, 6);
+  g_assert_cmpuint (ev[0].lane, ==, 1);
+  g_assert_cmpint (ev[0].start, ==, 10);
+  g_assert_cmpint (ev[0].end, ==, 130);
+  g_assert_cmpuint (ev[0].count, ==, 3);
+  g_assert_cmpuint (ev[1].lane, ==, 2);
+  g_assert_cmpint (ev[1].start, ==, 50);
+  g_assert_cmpuint (ev[1].count, ==, 1);
+  g_assert_cmpint (ev[2].start, ==, 150);
+  g_assert_cmpint (ev[3].start, ==, 250);
+  g_assert_cmpint (ev[3].end, ==, 280);
+  g_assert_cmpuint (ev[3].count, ==, 2);
+  g_assert_cmpint (ev[4].start, ==, 399);
+  g_assert_cmpuint (ev[4].count, ==, 1);
+  g_assert_cmpint (ev[5].start, ==, 500);
+}
+
 static void
 test_format_duration (void)
 {
@@ -988,6 +1035,7 @@ main (int   argc,
   g_test_add_func ("/analysis/json", test_json);
   g_test_add_func ("/analysis/rule-table", test_rule_table);
   g_test_add_func ("/analysis/evidence-cap", test_evidence_cap);
+  g_test_add_func ("/analysis/evidence-per-step", test_evidence_per_step);
   g_test_add_func ("/analysis/format-duration", test_format_duration);
 
   return g_test_run ();

@@ -276,6 +276,22 @@ test_resnet_verdict (void)
           g_assert_cmpfloat (fabs (cp_finding_lookup_figure (f, "loading_percent")->value - want), <=, 0.5);
           g_assert_cmpfloat (cp_finding_lookup_figure (f, "input_wait_percent")->value, <=,
                              cp_finding_lookup_figure (f, "loading_percent")->value);
+          /* Its evidence: one range per step on the DataLoader's thread,
+           * covering every range found. */
+          {
+            const CpEvidence *ev;
+            guint n_ev, n_windows;
+            guint64 covered = 0;
+
+            ev = cp_finding_get_evidence (f, &n_ev);
+            cp_analysis_get_windows (a, &n_windows);
+            g_assert_cmpuint (n_ev, >=, 1);
+            g_assert_cmpuint (n_ev, <=, n_windows + 1);
+            for (guint e = 0; e < n_ev; e++)
+              covered += ev[e].count;
+            g_assert_cmpuint (covered, ==, cp_finding_get_evidence_found (f));
+            g_assert_cmpuint (covered, >, n_ev);
+          }
           if (resnet_samples[i].input_first)
             {
               g_assert_cmpint (v->causes[0].cause, ==, CP_IDLE_CAUSE_INPUT);

@@ -343,6 +343,7 @@ write_finding (CpAnalysis  *self,
 
   ev = cp_finding_get_evidence (f, &n_ev);
   add_int (b, "evidence_total", cp_finding_get_evidence_total (f));
+  add_int (b, "evidence_found", cp_finding_get_evidence_found (f));
   json_builder_set_member_name (b, "evidence");
   json_builder_begin_array (b);
   for (guint k = 0; k < n_ev; k++)
@@ -355,6 +356,7 @@ write_finding (CpAnalysis  *self,
       add_string (b, "lane_name", lane ? cp_lane_get_name (lane) : NULL);
       add_int (b, "start_ns", ev[k].start);
       add_int (b, "end_ns", ev[k].end);
+      add_int (b, "count", ev[k].count);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -477,10 +477,16 @@ per_window (Ctx    *ctx,
 }
 
 static CpFinding *
-new_finding (const CpRule *rule,
+new_finding (Ctx          *ctx,
+             const CpRule *rule,
              CpSeverity    severity)
 {
   CpFinding *f = cp_finding_new (rule->id, _(rule->title), severity);
+
+  /* Evidence per step and lane, so that F8 goes step by step; long gaps
+   * stay one range each. */
+  if (!g_str_equal (rule->id, "gpu-gaps"))
+    cp_finding_set_evidence_windows (f, (const CpInterval *) ctx->self->windows->data, ctx->self->windows->len);
 
   cp_finding_set_source (f, _(rule->source));
   for (guint k = 0; k < CP_N_FRAMEWORKS; k++)
@@ -635,7 +641,7 @@ eval_category (Ctx            *ctx,
   if (t == 0 || !cp_rule_grade (rule, value, &sev))
     return NULL;
 
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, figure_id, value);
   add_category_evidence (ctx, f, cat, own);
   cp_finding_set_time_at_stake (f, t, per_window (ctx, t));
@@ -700,7 +706,7 @@ eval_pageable (Ctx           *ctx,
   value = percent_of_windows (ctx, t);
   cp_rule_grade (rule, value, &sev);
 
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "pageable_percent", value);
   cp_finding_add_figure (f, "pageable_copies", _("Copies with pageable host memory"), count, "count", NULL, NAN, NAN);
   cp_finding_add_figure (f, "pageable_time_ns", _("Time in those copies"), raw_time, "ns", NULL, NAN, NAN);
@@ -788,7 +794,7 @@ eval_sync (Ctx           *ctx,
   value = percent_of_windows (ctx, t);
   cp_rule_grade (rule, value, &sev);
 
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "sync_stall_percent", value);
   cp_finding_add_figure (f, "sync_calls", _("Blocking synchronisation calls"), n_calls, "count", NULL, NAN, NAN);
   cp_finding_add_figure (f, "stalling_calls", _("Calls after which the device went idle"), calls->len, "count", NULL, NAN, NAN);
@@ -964,7 +970,7 @@ eval_loader_single (Ctx           *ctx,
 
   value = self->window_time > 0 ? (double) cp_intervals_length (*stake) / self->window_time : 0.0;
   cp_rule_grade (rule, value, &sev);
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "dataloader_ratio", value);
   for (guint k = 0; k < lane_sets->len; k++)
     {
@@ -1046,7 +1052,7 @@ eval_overlap (Ctx           *ctx,
   if (!cp_rule_grade (rule, ratio, &sev))
     return NULL;
 
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "comm_overlap_ratio", ratio);
   /* xgettext:no-c-format */
   cp_finding_add_figure (f, "comm_percent", _("Collective time, % of step time (busiest device)"),
@@ -1133,7 +1139,7 @@ eval_host (Ctx           *ctx,
   if (t == 0 || !cp_rule_grade (rule, value, &sev))
     return NULL;
 
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "host_overhead_percent", value);
   /* xgettext:no-c-format */
   cp_finding_add_figure (f, "host_compute_percent", _("Host compute while the device is idle, % of step time"),
@@ -1211,7 +1217,7 @@ eval_precision (Ctx           *ctx,
   if (old_gpu)
     sev = CP_SEVERITY_INFO;
 
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "fp32_eligible_percent", value);
   cp_finding_add_figure (f, "half_percent", _("16-bit share of device compute time (XProf)"),
                          pct16, "%", "<", 10, NAN);
@@ -1288,7 +1294,7 @@ eval_memory (Ctx           *ctx,
       if (!cp_rule_grade (rule, ratio, &sev))
         continue;
       if (f == NULL)
-        f = new_finding (rule, sev);
+        f = new_finding (ctx, rule, sev);
       if (ratio > worst)
         worst = ratio;
       cp_finding_add_evidence (f, l, ts[peak_i], peak_i + 1 < n ? ts[peak_i + 1] : ts[peak_i]);
@@ -1340,7 +1346,7 @@ eval_dataparallel (Ctx           *ctx,
   if (!cp_rule_grade (rule, used, &sev))
     return NULL;
 
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "devices_used", used);
   for (guint k = 0; k < ev->len; k++)
     {
@@ -1383,7 +1389,7 @@ eval_utilization (Ctx           *ctx,
   if (worst == NULL || !cp_rule_grade (rule, worst->utilization, &sev))
     return NULL;
 
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "utilization", worst->utilization);
   cp_finding_add_figure (f, "device", _("Device"), worst->device, "count", NULL, NAN, NAN);
   for (guint d = 0; d < self->devices->len; d++)
@@ -1444,7 +1450,7 @@ eval_gaps (Ctx           *ctx,
     return NULL;
 
   cp_intervals_normalize (long_gaps);
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "longest_gap_ms", longest / 1e6);
   cp_finding_add_figure (f, "long_gaps", _("Gaps over the threshold"), ev->len, "count", NULL, NAN, NAN);
   for (guint k = 0; k < ev->len; k++)

@@ -238,7 +238,12 @@ print_finding (CpAnalysis *a,
     }
 
   ev = cp_finding_get_evidence (f, &n_ev);
-  g_print (_("  Evidence: %" PRIu64 " ranges"), cp_finding_get_evidence_total (f));
+  if (cp_finding_get_evidence_found (f) > cp_finding_get_evidence_total (f))
+    /* Translators: "Evidence: 6 ranges (one per step and lane) covering 2611 slices". */
+    g_print (_("  Evidence: %" PRIu64 " ranges (one per step and lane) covering %" PRIu64 " slices"),
+             cp_finding_get_evidence_total (f), cp_finding_get_evidence_found (f));
+  else
+    g_print (_("  Evidence: %" PRIu64 " ranges"), cp_finding_get_evidence_total (f));
   if (n_ev > SHOWN_EVIDENCE)
     g_print (_("; the first %u by time:\n"), SHOWN_EVIDENCE);
   else

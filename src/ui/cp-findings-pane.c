@@ -169,13 +169,23 @@ update_evidence_label (CpFindingsPane *self)
           CpLane *lane = self->trace && ev->lane < cp_trace_get_n_lanes (self->trace) ?
                          cp_trace_get_lane (self->trace, ev->lane) : NULL;
 
-          /* Translators: "Evidence 3 of 12: 1.20 ms on stream 7". */
-          text = g_strdup_printf (_("Evidence %d of %u: %s on %s"), self->evidence_pos + 1, n, d,
-                                  lane ? cp_lane_get_name (lane) : "?");
+          if (ev->count > 1)
+            /* Translators: "Evidence 3 of 12: 1.20 ms on stream 7, 118 slices". */
+            text = g_strdup_printf (_("Evidence %d of %u: %s on %s, %u slices"), self->evidence_pos + 1, n, d,
+                                    lane ? cp_lane_get_name (lane) : "?", ev->count);
+          else
+            /* Translators: "Evidence 3 of 12: 1.20 ms on stream 7". */
+            text = g_strdup_printf (_("Evidence %d of %u: %s on %s"), self->evidence_pos + 1, n, d,
+                                    lane ? cp_lane_get_name (lane) : "?");
         }
       else if (total > n)
         text = g_strdup_printf (_("Evidence: the %u longest of %" PRIu64 " ranges (F8 steps through them)"),
                                 n, total);
+      else if (cp_finding_get_evidence_found (f) > n)
+        text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                             "Evidence: %u range, one per step and lane, covering %" PRIu64 " slices (F8 steps through it)",
+                                             "Evidence: %u ranges, one per step and lane, covering %" PRIu64 " slices (F8 steps through them)", n),
+                                n, cp_finding_get_evidence_found (f));
       else
         text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                              "Evidence: %u range (F8 steps through it)",
@@ -694,7 +704,6 @@ static void
 cp_findings_pane_init (CpFindingsPane *self)
 {
   GtkWidget *scroller, *box, *running, *spinner, *icon, *title;
-  GtkEventController *shortcuts;
 
   self->rows = g_ptr_array_new ();
   self->findings = g_ptr_array_new_with_free_func (g_object_unref);
@@ -765,17 +774,8 @@ cp_findings_pane_init (CpFindingsPane *self)
       gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->sections[k]));
     }
 
-  /* F8 / Shift+F8 anywhere in the window. */
-  shortcuts = gtk_shortcut_controller_new ();
-  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts), GTK_SHORTCUT_SCOPE_GLOBAL);
-  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
-                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_F8, 0),
-                                                          gtk_named_action_new ("findings.next-evidence")));
-  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
-                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_F8, GDK_SHIFT_MASK),
-                                                          gtk_named_action_new ("findings.previous-evidence")));
-  gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
-
+  /* F8 / Shift+F8 are the window's (win.next-evidence), so that they work
+   * wherever the focus is. */
   rebuild (self);
 }
 

@@ -23,6 +23,7 @@
 #include "cp-findings-pane.h"
 #include "cp-kernels-pane.h"
 #include "cp-steps-pane.h"
+#include "cp-timeline-view.h"
 #include "cp-test-util.h"
 #include "cp-window.h"
 #include "cp-ui-test-util.h"
@@ -209,6 +210,38 @@ test_input_bound (void)
   g_assert_true (gtk_widget_activate_action (findings, "findings.previous-evidence", NULL));
   pos = cp_findings_pane_step_evidence (CP_FINDINGS_PANE (findings), -1);
   g_assert_cmpint (pos, ==, (gint) n_ev - 1);
+  /* Evidence is one range per step (the input is on one thread). */
+  {
+    guint n_windows;
+
+    cp_analysis_get_windows (analysis, &n_windows);
+    g_assert_cmpuint (n_ev, <=, n_windows + 1);
+    g_assert_cmpuint (cp_finding_get_evidence_found (f), >=, n_ev);
+  }
+  /* F8 and Shift+F8 are the application's accelerators for the window's
+   * actions, which GTK runs in the capture phase: the focused timeline on
+   * another page cannot keep them. They reveal Findings and step. */
+  {
+    g_auto(GStrv) next = gtk_application_get_accels_for_action (gtk_window_get_application (GTK_WINDOW (window)),
+                                                                "win.next-evidence");
+    g_auto(GStrv) prev = gtk_application_get_accels_for_action (gtk_window_get_application (GTK_WINDOW (window)),
+                                                                "win.previous-evidence");
+    GtkWidget *timeline = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_VIEW);
+
+    g_assert_cmpstr (next[0], ==, "F8");
+    g_assert_cmpstr (prev[0], ==, "<Shift>F8");
+    show_page (window, steps);
+    gtk_widget_grab_focus (timeline);
+    g_assert_true (gtk_widget_activate_action (timeline, "win.next-evidence", NULL));
+    g_assert_cmpstr (adw_view_stack_get_visible_child_name (
+                       ADW_VIEW_STACK (gtk_widget_get_ancestor (findings, ADW_TYPE_VIEW_STACK))), ==, "findings");
+    g_assert_cmpint (cp_view_state_get_visible_start (view), <=, ev[0].start);
+    g_assert_cmpint (cp_view_state_get_visible_end (view), >=, ev[0].end);
+    g_assert_true (gtk_widget_activate_action (timeline, "win.previous-evidence", NULL));
+    g_assert_cmpint (cp_view_state_get_visible_start (view), <=, ev[n_ev - 1].start);
+    g_assert_cmpint (cp_view_state_get_visible_end (view), >=, ev[n_ev - 1].end);
+    g_assert_true (cp_ui_label_tree_has (findings, "Evidence 5 of 5"));
+  }
   /* Closing it clears the highlights. */
   g_assert_true (cp_findings_pane_select (CP_FINDINGS_PANE (findings), "nonsense") == FALSE);
 
