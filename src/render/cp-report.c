@@ -712,6 +712,8 @@ typedef struct
   CpTimelineLayout      *tl;
   double                 tl_height;  /* ruler and lanes as drawn */
   guint                  lanes_cut;  /* lanes below what is drawn */
+
+  GString               *text;       /* when set, every text laid out, a line each */
 } Ctx;
 
 static void
@@ -771,6 +773,11 @@ text_full (Ctx                        *ctx,
     pango_layout_set_markup (l, text, -1);
   else
     pango_layout_set_text (l, text, -1);
+  if (ctx->text != NULL)
+    {
+      g_string_append (ctx->text, pango_layout_get_text (l));
+      g_string_append_c (ctx->text, '\n');
+    }
   pango_layout_get_pixel_size (l, &w, &h);
   if (ctx->draw)
     {
@@ -2202,6 +2209,36 @@ ctx_init (Ctx           *ctx,
 typedef cairo_surface_t *(*MakeSurface) (double   width,
                                          double   height,
                                          gpointer data);
+
+char *
+cp_report_get_text (CpReport      *self,
+                    GCancellable  *cancellable,
+                    GError       **error)
+{
+  Ctx ctx;
+  cairo_surface_t *scratch;
+  GString *text;
+
+  g_return_val_if_fail (CP_IS_REPORT (self), NULL);
+
+  if (!ctx_init (&ctx, self, cancellable, error))
+    {
+      ctx_clear (&ctx);
+      return NULL;
+    }
+  /* A measuring pass, which lays out every text the drawing shows. */
+  text = g_string_new (NULL);
+  scratch = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  ctx.cr = cairo_create (scratch);
+  pango_cairo_update_context (ctx.cr, ctx.pango);
+  ctx.draw = FALSE;
+  ctx.text = text;
+  compose (&ctx);
+  cairo_destroy (ctx.cr);
+  cairo_surface_destroy (scratch);
+  ctx_clear (&ctx);
+  return g_string_free (text, FALSE);
+}
 
 static cairo_surface_t *
 draw_report (CpReport      *self,

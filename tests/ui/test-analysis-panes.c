@@ -20,7 +20,10 @@
 #include <string.h>
 
 #include "cp-application.h"
+#include "cp-capture-pane.h"
+#include "cp-details-pane.h"
 #include "cp-findings-pane.h"
+#include "cp-notes-pane.h"
 #include "cp-kernels-pane.h"
 #include "cp-steps-pane.h"
 #include "cp-timeline-view.h"
@@ -361,6 +364,115 @@ test_reload_replaces_analysis (void)
   cp_ui_run_for (100);
 }
 
+/* Markup safety in the panes: a capture whose file, process, thread, device,
+ * op and kernel names hold <, & and quotes, and a note that does, shows each
+ * as the exact text on every page, and neither GTK nor Pango warns (the UI
+ * tests run with fatal warnings). */
+#define HOSTILE_NOTE "Note <i>&amp; \"why\" 'here' <"
+
+static void
+test_markup (void)
+{
+  g_autofree char *src = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "..", "data", "markup",
+                                           "markup.pt.trace.json", NULL);
+  g_autofree char *path = g_build_filename (tmpdir, "run <&> \"x\" 'y'.pt.trace.json", NULL);
+  g_autofree char *contents = NULL;
+  gsize len;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(CpAnnotations) notes = NULL;
+  CpWindow *window;
+  CpAnalysis *analysis;
+  CpViewState *view;
+  CpTrace *trace;
+  GtkWidget *findings, *kernels, *capture, *details, *notes_pane, *steps;
+  const char *kernel = "volta_sgemm_128x64_nn<float, 8> & \"k\" 'q' </span>";
+  const char *op = "aten::mm <&> \"op\"";
+
+  if (!g_file_test (src, G_FILE_TEST_EXISTS))
+    {
+      g_clear_pointer (&src, g_free);
+      src = g_build_filename (g_getenv ("CP_SOURCE_ROOT"), "tests", "data", "markup", "markup.pt.trace.json", NULL);
+    }
+  g_assert_true (g_file_get_contents (src, &contents, &len, &error));
+  g_assert_true (g_file_set_contents (path, contents, len, &error));
+  file = g_file_new_for_path (path);
+  window = cp_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+  gtk_window_present (GTK_WINDOW (window));
+  cp_window_open (window, file);
+  cp_ui_wait_for (analysed, window, "the analysis");
+  analysis = cp_window_get_analysis (window);
+  trace = cp_window_get_trace (window);
+  view = cp_window_get_view_state (window);
+  findings = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_FINDINGS_PANE);
+  kernels = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_KERNELS_PANE);
+  capture = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_CAPTURE_PANE);
+  details = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_DETAILS_PANE);
+  notes_pane = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_NOTES_PANE);
+  steps = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_STEPS_PANE);
+
+  /* The title is the file's name, as it is. */
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "run <&> \"x\" 'y'.pt.trace.json");
+
+  /* Findings: the verdict, and the figures with their "< 10%" thresholds. */
+  show_page (window, findings);
+  g_assert_true (cp_ui_label_tree_has (findings, cp_analysis_get_verdict (analysis)->text));
+  g_assert_true (cp_findings_pane_select (CP_FINDINGS_PANE (findings), "no-mixed-precision"));
+  cp_ui_run_for (200);
+  g_assert_true (cp_ui_label_tree_has (findings, "16-bit share of device compute time (XProf)"));
+  g_assert_true (cp_ui_label_tree_has (findings, "< 10.0%"));
+  g_assert_true (cp_findings_pane_step_evidence (CP_FINDINGS_PANE (findings), 1) >= 0);
+  cp_ui_run_for (100);
+
+  /* Capture: process and device names. */
+  show_page (window, capture);
+  g_assert_true (cp_ui_label_tree_has (capture, "GPU <&> \"dev\" 'x'"));
+
+  /* Kernels and host ops. */
+  show_page (window, kernels);
+  g_assert_true (cp_ui_label_tree_has (kernels, kernel));
+  g_assert_true (cp_ui_label_tree_has (kernels, op));
+
+  show_page (window, steps);
+
+  /* Details of the kernel, with its flow link (markup) to the launch. */
+  for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
+    if (cp_lane_get_kind (cp_trace_get_lane (trace, l)) == CP_LANE_KERNEL)
+      cp_view_state_set_selected (view, (CpSliceRef) { l, 0 });
+  show_page (window, details);
+  g_assert_true (cp_ui_label_tree_has (details, kernel));
+  g_assert_true (cp_ui_label_tree_has (details, "cudaLaunchKernel"));
+  /* And of the launch, whose flow link names the kernel. */
+  for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
+    {
+      CpLane *lane = cp_trace_get_lane (trace, l);
+      const CpSlices *s = cp_lane_get_slices (lane);
+
+      if (cp_lane_get_kind (lane) != CP_LANE_HOST_THREAD)
+        continue;
+      for (guint i = 0; i < s->n; i++)
+        if (g_str_equal (cp_trace_get_string (trace, cp_slices_get_name (s, i)), "cudaLaunchKernel"))
+          {
+            cp_view_state_set_selected (view, (CpSliceRef) { l, i });
+            break;
+          }
+    }
+  cp_ui_run_for (100);
+  g_assert_true (cp_ui_label_tree_has (details, "cudaLaunchKernel"));
+  g_assert_true (cp_ui_label_tree_has (details, kernel));
+
+  /* A note, on the Notes page. */
+  g_object_get (window, "annotations", &notes, NULL);
+  g_assert_nonnull (notes);
+  cp_annotations_add_note (notes, 100 * CP_NS_PER_US, 400 * CP_NS_PER_US, 0, HOSTILE_NOTE, 0x3584e4ff);
+  show_page (window, notes_pane);
+  g_assert_true (cp_ui_label_tree_has (notes_pane, HOSTILE_NOTE));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  cp_ui_run_for (100);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -380,6 +492,7 @@ main (int   argc,
   g_test_add_func ("/analysis-panes/input-bound", test_input_bound);
   g_test_add_func ("/analysis-panes/healthy", test_healthy);
   g_test_add_func ("/analysis-panes/launch-bound", test_reload_replaces_analysis);
+  g_test_add_func ("/analysis-panes/markup", test_markup);
 
   status = g_test_run ();
   g_object_unref (app);
