@@ -263,6 +263,9 @@ test_findings_demotion (void)
     g_assert_cmpint (v->causes[0].time, ==, 110);
     g_assert_cmpfloat_with_epsilon (v->causes[0].percent, 100.0 * 110 / 270, 1e-9);
     g_assert_nonnull (strstr (v->text, "waits mostly for host overhead and launches"));
+    /* No steps: shares of the capture. */
+    g_assert_nonnull (strstr (v->text, "of the capture"));
+    g_assert_null (strstr (v->text, "step time"));
   }
 }
 
@@ -723,6 +726,22 @@ test_healthy (void)
   g_assert_false (cp_analysis_has_warnings (a));
   if (cp_analysis_get_worst_severity (a, &worst))
     g_assert_cmpint (worst, ==, CP_SEVERITY_INFO);
+  /* The verdict: nothing to blame, and how busy the GPU is. */
+  {
+    const CpVerdict *v = cp_analysis_get_verdict (a);
+    const CpDeviceStats *dev = cp_analysis_get_devices (a, NULL);
+    g_autofree char *want = NULL;
+
+    g_assert_null (v->primary_rule);
+    g_assert_cmpuint (v->n_causes, ==, 0);
+    g_assert_cmpuint (v->n_speedups, ==, 0);
+    g_assert_cmpfloat_with_epsilon (v->busy_percent, 100.0 * dev[0].utilization, 1e-9);
+    g_assert_cmpfloat (v->busy_percent, >, 90);
+    g_assert_true (isnan (v->loading_percent));
+    want = g_strdup_printf ("Nothing keeps the GPU waiting past the rules’ thresholds. "
+                            "It is busy %.0f%% of the step time.", v->busy_percent);
+    g_assert_cmpstr (v->text, ==, want);
+  }
 }
 
 static void

@@ -175,11 +175,11 @@ _cp_analysis_build_verdict (CpAnalysis *self)
     }
   else if (symptom != NULL)
     {
-      const CpFinding *f = cp_analysis_lookup_finding (self, symptom);
+      CpFinding *f = cp_analysis_lookup_finding (self, symptom);
 
       v->primary_rule = symptom;
       g_string_append_printf (s, _("The %s is often idle, and no single cause crosses its threshold (%s)."),
-                              word, cp_finding_get_title ((CpFinding *) f));
+                              word, cp_finding_get_title (f));
       append_busy (self, s, per_step);
     }
   else
