@@ -64,13 +64,19 @@ assert_evidence_inside (CpFinding    *f,
 
   ev = cp_finding_get_evidence (f, &n);
   g_assert_cmpuint (n, >, 0);
+  /* Evidence is merged per step and lane: each range is the hull of what
+   * was found, so it starts and ends inside expected ranges. */
   for (guint i = 0; i < n; i++)
     {
-      gboolean inside = FALSE;
+      gboolean start_in = FALSE, end_in = FALSE;
 
-      for (guint r = 0; r < n_ranges && !inside; r++)
-        inside = ev[i].start >= ranges[2 * r] && ev[i].end <= ranges[2 * r + 1];
-      if (!inside)
+      g_assert_cmpuint (ev[i].count, >=, 1);
+      for (guint r = 0; r < n_ranges; r++)
+        {
+          start_in |= ev[i].start >= ranges[2 * r] && ev[i].start <= ranges[2 * r + 1];
+          end_in |= ev[i].end >= ranges[2 * r] && ev[i].end <= ranges[2 * r + 1];
+        }
+      if (!start_in || !end_in)
         g_error ("%s evidence [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ") outside the expected ranges",
                  cp_finding_get_rule_id (f), ev[i].start, ev[i].end);
     }
@@ -240,11 +246,26 @@ test_findings_demotion (void)
 
     assert_evidence_inside (f, ranges, G_N_ELEMENTS (ranges) / 2);
   }
-  /* Sorted by time at stake. */
+  /* The one order: the idle cause above info first, though the symptom
+   * (info now) has more time at stake; the verdict names it. */
   {
     g_autoptr(CpFinding) first = g_list_model_get_item (cp_analysis_get_findings (a), 0);
+    g_autoptr(CpFinding) second = g_list_model_get_item (cp_analysis_get_findings (a), 1);
+    const CpVerdict *v = cp_analysis_get_verdict (a);
 
-    g_assert_cmpstr (cp_finding_get_rule_id (first), ==, "low-utilization");
+    g_assert_cmpstr (cp_finding_get_rule_id (first), ==, "host-overhead");
+    g_assert_cmpint (cp_finding_get_section (first), ==, CP_FINDING_SECTION_IDLE);
+    g_assert_cmpstr (cp_finding_get_rule_id (second), ==, "low-utilization");
+    g_assert_cmpint (cp_finding_get_section (second), ==, CP_FINDING_SECTION_INFO);
+    g_assert_cmpstr (v->primary_rule, ==, "host-overhead");
+    g_assert_cmpuint (v->n_causes, ==, 1);
+    g_assert_cmpint (v->causes[0].cause, ==, CP_IDLE_CAUSE_HOST);
+    g_assert_cmpint (v->causes[0].time, ==, 110);
+    g_assert_cmpfloat_with_epsilon (v->causes[0].percent, 100.0 * 110 / 270, 1e-9);
+    g_assert_nonnull (strstr (v->text, "waits mostly for host overhead and launches"));
+    /* No steps: shares of the capture. */
+    g_assert_nonnull (strstr (v->text, "of the capture"));
+    g_assert_null (strstr (v->text, "step time"));
   }
 }
 
@@ -705,6 +726,22 @@ test_healthy (void)
   g_assert_false (cp_analysis_has_warnings (a));
   if (cp_analysis_get_worst_severity (a, &worst))
     g_assert_cmpint (worst, ==, CP_SEVERITY_INFO);
+  /* The verdict: nothing to blame, and how busy the GPU is. */
+  {
+    const CpVerdict *v = cp_analysis_get_verdict (a);
+    const CpDeviceStats *dev = cp_analysis_get_devices (a, NULL);
+    g_autofree char *want = NULL;
+
+    g_assert_null (v->primary_rule);
+    g_assert_cmpuint (v->n_causes, ==, 0);
+    g_assert_cmpuint (v->n_speedups, ==, 0);
+    g_assert_cmpfloat_with_epsilon (v->busy_percent, 100.0 * dev[0].utilization, 1e-9);
+    g_assert_cmpfloat (v->busy_percent, >, 90);
+    g_assert_true (isnan (v->loading_percent));
+    want = g_strdup_printf ("Nothing keeps the GPU waiting past the rules’ thresholds. "
+                            "It is busy %.0f%% of the step time.", v->busy_percent);
+    g_assert_cmpstr (v->text, ==, want);
+  }
 }
 
 static void
@@ -932,6 +969,47 @@ test_evidence_cap (void)
     }
 }
 
+/* Evidence per step: one range per window and lane (the hull of what was
+ * found, with its count), one per gap between windows. */
+static void
+test_evidence_per_step (void)
+{
+  static const CpInterval windows[] = { { 0, 100 }, { 100, 200 }, { 300, 400 } };
+  g_autoptr(CpFinding) f = cp_finding_new ("input-bound", "Input-bound", CP_SEVERITY_HIGH);
+  const CpEvidence *ev;
+  guint n;
+
+  cp_finding_set_evidence_windows (f, windows, G_N_ELEMENTS (windows));
+  cp_finding_add_evidence (f, 1, 30, 40);
+  cp_finding_add_evidence (f, 1, 10, 20);
+  cp_finding_add_evidence (f, 1, 60, 130);   /* starts in the first step: stays there */
+  cp_finding_add_evidence (f, 2, 50, 60);
+  cp_finding_add_evidence (f, 1, 150, 160);
+  cp_finding_add_evidence (f, 1, 250, 260);  /* between steps */
+  cp_finding_add_evidence (f, 1, 270, 280);
+  cp_finding_add_evidence (f, 1, 399, 400);
+  cp_finding_add_evidence (f, 1, 500, 510);  /* after the last */
+
+  ev = cp_finding_get_evidence (f, &n);
+  g_assert_cmpuint (cp_finding_get_evidence_found (f), ==, 9);
+  g_assert_cmpuint (cp_finding_get_evidence_total (f), ==, 6);
+  g_assert_cmpuint (n, ==, 6);
+  g_assert_cmpuint (ev[0].lane, ==, 1);
+  g_assert_cmpint (ev[0].start, ==, 10);
+  g_assert_cmpint (ev[0].end, ==, 130);
+  g_assert_cmpuint (ev[0].count, ==, 3);
+  g_assert_cmpuint (ev[1].lane, ==, 2);
+  g_assert_cmpint (ev[1].start, ==, 50);
+  g_assert_cmpuint (ev[1].count, ==, 1);
+  g_assert_cmpint (ev[2].start, ==, 150);
+  g_assert_cmpint (ev[3].start, ==, 250);
+  g_assert_cmpint (ev[3].end, ==, 280);
+  g_assert_cmpuint (ev[3].count, ==, 2);
+  g_assert_cmpint (ev[4].start, ==, 399);
+  g_assert_cmpuint (ev[4].count, ==, 1);
+  g_assert_cmpint (ev[5].start, ==, 500);
+}
+
 static void
 test_format_duration (void)
 {
@@ -976,6 +1054,7 @@ main (int   argc,
   g_test_add_func ("/analysis/json", test_json);
   g_test_add_func ("/analysis/rule-table", test_rule_table);
   g_test_add_func ("/analysis/evidence-cap", test_evidence_cap);
+  g_test_add_func ("/analysis/evidence-per-step", test_evidence_per_step);
   g_test_add_func ("/analysis/format-duration", test_format_duration);
 
   return g_test_run ();

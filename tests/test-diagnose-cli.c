@@ -160,6 +160,8 @@ test_text (Fixture       *f,
   g_assert_nonnull (strstr (out1, "GPU 0: utilisation"));
 
   g_assert_cmpint (run (input, &out2, NULL), ==, 0);
+  /* The verdict is the first line. */
+  g_assert_true (g_str_has_prefix (out2, "Verdict:  The GPU waits mostly for input"));
   g_assert_nonnull (strstr (out2, "[HIGH] Input-bound (input-bound)"));
   g_assert_nonnull (strstr (out2, "num_workers"));
   g_assert_nonnull (strstr (out2, "PyTorch: "));
@@ -222,7 +224,26 @@ test_json (Fixture       *f,
   json_parser_load_from_data (parser, out, -1, &error);
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
-  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 2);
+  /* The answer first: the verdict names input and gives its figures. */
+  {
+    JsonObject *verdict = json_object_get_object_member (root, "verdict");
+    JsonObject *vf = json_object_get_object_member (verdict, "figures");
+    JsonArray *causes = json_object_get_array_member (vf, "causes");
+    JsonObject *first = json_array_get_object_element (causes, 0);
+
+    g_assert_nonnull (strstr (json_object_get_string_member (verdict, "text"), "waits mostly for input"));
+    g_assert_cmpstr (json_object_get_string_member (verdict, "primary_rule"), ==,
+                     json_object_get_string_member (first, "rule"));
+    g_assert_cmpstr (json_object_get_string_member (first, "cause"), ==, "input");
+    g_assert_cmpfloat (json_object_get_double_member (first, "percent"), >, 0);
+    g_assert_cmpfloat (json_object_get_double_member (vf, "loading_percent"), >=,
+                       json_object_get_double_member (first, "percent") - 1e-9);
+    g_assert_cmpfloat (json_object_get_double_member (vf, "busy_percent"), >, 0);
+    /* The JSON keeps the one order: its first member is the verdict's. */
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (
+                       json_object_get_array_member (root, "findings"), 0), "section"), ==, "idle");
+  }
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (root, "window"), "source"), ==,
                    "profiler-steps");
 

@@ -10,6 +10,7 @@
 
 #include <json-glib/json-glib.h>
 #include <math.h>
+#include <string.h>
 
 #include "analysis/cp-analysis.h"
 #include "cp-test-util.h"
@@ -193,6 +194,122 @@ test_real_captures (void)
     g_test_message ("python3 not found: the independent count was not run");
 }
 
+/* The verdict on the TensorBoard plugin's ResNet-50 samples: with
+ * num_workers=0 it names input and gives the data-loading share of step time
+ * within 0.5 points of tests/input-share.py's exact count (an oracle over the
+ * raw events); with num_workers=4 there is no input-bound finding. */
+static const struct
+{
+  const char *file;
+  gboolean    input_first;  /* input costs the most device time */
+} resnet_samples[] = {
+  { "resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz", TRUE },
+  { "resnet50_num_workers_0/worker0.1623143566756.pt.trace.json.gz", TRUE },
+  /* PyTorch 1.8 eager dispatch: conv2d, batch_norm and zero_grad keep the
+   * GPU idle longer (25.2% of the step time) than the DataLoader (22.0%). */
+  { "resnet50_num_workers_0/worker0.pt.trace.json.gz", FALSE },
+  { "resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz", FALSE },
+  { "resnet50_num_workers_4/worker0.1623213129365.pt.trace.json.gz", FALSE },
+  { "resnet50_num_workers_4/worker0.pt.trace.json.gz", FALSE },
+};
+
+static void
+test_resnet_verdict (void)
+{
+  const char *shared = cp_test_shared_traces ();
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "input-share.py", NULL);
+  guint checked = 0;
+
+  if (shared == NULL || python == NULL)
+    {
+      g_test_skip (shared == NULL ? "../shared/traces is missing" : "python3 is missing");
+      return;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (resnet_samples); i++)
+    {
+      g_autofree char *path = g_build_filename (shared, "pytorch__kineto", "tb_plugin", "samples",
+                                                resnet_samples[i].file, NULL);
+      g_autoptr(GFile) file = g_file_new_for_path (path);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CpTrace) trace = NULL;
+      g_autoptr(CpAnalysis) a = NULL;
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      const char *argv[] = { python, script, path, NULL };
+      g_autofree char *out = NULL, *err = NULL;
+      gboolean workers0 = strstr (resnet_samples[i].file, "workers_0") != NULL;
+      const CpVerdict *v;
+      double want;
+      int status = 0;
+      gboolean has_input = FALSE;
+
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        continue;
+      trace = cp_load_file (file, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      a = cp_analysis_new (trace, NULL, &error);
+      g_assert_no_error (error);
+      v = cp_analysis_get_verdict (a);
+
+      g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error);
+      g_assert_no_error (error);
+      if (!g_spawn_check_wait_status (status, NULL))
+        g_error ("input-share.py failed on %s: %s", path, err);
+      json_parser_load_from_data (parser, out, -1, &error);
+      g_assert_no_error (error);
+      want = json_object_get_double_member (json_node_get_object (json_parser_get_root (parser)), "percent");
+      g_test_message ("%s: data loading %.2f%% (Python %.2f%%); verdict: %s", resnet_samples[i].file,
+                      v->loading_percent, want, v->text);
+
+      for (guint k = 0; k < v->n_causes; k++)
+        has_input |= v->causes[k].cause == CP_IDLE_CAUSE_INPUT;
+      if (workers0)
+        {
+          g_autofree char *shown = g_strdup_printf ("data loading takes %.1f%%", v->loading_percent);
+          CpFinding *f = cp_analysis_lookup_finding (a, "input-bound");
+
+          g_assert_cmpfloat (fabs (v->loading_percent - want), <=, 0.5);
+          g_assert_true (has_input);
+          g_assert_nonnull (strstr (v->text, shown));
+          /* Both input figures, in the finding too. */
+          g_assert_nonnull (f);
+          g_assert_cmpfloat (fabs (cp_finding_lookup_figure (f, "loading_percent")->value - want), <=, 0.5);
+          g_assert_cmpfloat (cp_finding_lookup_figure (f, "input_wait_percent")->value, <=,
+                             cp_finding_lookup_figure (f, "loading_percent")->value);
+          /* Its evidence: one range per step on the DataLoader's thread,
+           * covering every range found. */
+          {
+            const CpEvidence *ev;
+            guint n_ev, n_windows;
+            guint64 covered = 0;
+
+            ev = cp_finding_get_evidence (f, &n_ev);
+            cp_analysis_get_windows (a, &n_windows);
+            g_assert_cmpuint (n_ev, >=, 1);
+            g_assert_cmpuint (n_ev, <=, n_windows + 1);
+            for (guint e = 0; e < n_ev; e++)
+              covered += ev[e].count;
+            g_assert_cmpuint (covered, ==, cp_finding_get_evidence_found (f));
+            g_assert_cmpuint (covered, >, n_ev);
+          }
+          if (resnet_samples[i].input_first)
+            {
+              g_assert_cmpint (v->causes[0].cause, ==, CP_IDLE_CAUSE_INPUT);
+              g_assert_true (g_str_has_prefix (v->text, "The GPU waits mostly for input"));
+            }
+        }
+      else
+        {
+          g_assert_null (cp_analysis_lookup_finding (a, "input-bound"));
+          g_assert_false (has_input);
+          g_assert_cmpfloat (want, <, 5);
+        }
+      checked++;
+    }
+  if (checked == 0)
+    g_test_skip ("the ResNet-50 samples are missing");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -200,6 +317,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/real-captures/analyse-all", test_real_captures);
+  g_test_add_func ("/real-captures/resnet-verdict", test_resnet_verdict);
 
   return g_test_run ();
 }

@@ -264,6 +264,94 @@ sample_annotations (void)
   return a;
 }
 
+/* Markup safety: labels with <, & and quotes in every section of the report
+ * (title, device, lanes, kernel and op names, a note, the findings' figures
+ * with "< 10%" thresholds) lay out as the exact text, and Pango never warns
+ * (warnings are fatal here: a markup error also leaves the previous text in
+ * the layout, which was drawn in its place). */
+#define HOSTILE_TITLE "Title <&> \"q\" 'a' </b>"
+#define HOSTILE_NOTE "Note <i>&amp; \"why\" 'here' <"
+
+static void
+test_markup (void)
+{
+  g_autofree char *path = cp_test_data_path ("markup/markup.pt.trace.json");
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_autoptr(CpAnalysis) analysis = NULL;
+  g_autoptr(CpAnnotations) notes = cp_annotations_new ();
+  g_autoptr(CpReport) report = NULL;
+  g_autofree char *text = NULL;
+  const char *verdict;
+  GLogLevelFlags fatal;
+  CpReportOptions o;
+  const char *want[] = {
+    HOSTILE_TITLE,
+    "GPU <&> \"dev\" 'x'",
+    HOSTILE_NOTE,
+    /* The line the unescaped threshold used to replace. */
+    "16-bit share of device compute time (XProf)",
+    "moderate < 10.0%",
+    "Why the GPU Waits",
+    "Speed-ups Once the GPU Is Busy",
+    "Also Noted",
+  };
+
+  g_assert_no_error (error);
+  analysis = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (cp_analysis_lookup_finding (analysis, "no-mixed-precision"));
+  cp_annotations_set_trace (notes, trace);
+  cp_annotations_add_note (notes, 100 * CP_NS_PER_US, 400 * CP_NS_PER_US, 0, HOSTILE_NOTE, 0x3584e4ff);
+
+  cp_report_options_init (&o);
+  o.generated = SOURCE_DATE;
+  o.title = HOSTILE_TITLE;
+  report = cp_report_new (trace, analysis, notes, NULL, &o, &error);
+  g_assert_no_error (error);
+
+  fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_WARNING | G_LOG_LEVEL_CRITICAL);
+  text = cp_report_get_text (report, NULL, &error);
+  g_assert_no_error (error);
+  /* And the drawing itself, in both themes. */
+  for (guint theme = 0; theme < 2; theme++)
+    {
+      g_autoptr(CpReport) r = NULL;
+      cairo_surface_t *img;
+
+      o.theme = theme ? CP_THEME_DARK : CP_THEME_LIGHT;
+      r = cp_report_new (trace, analysis, notes, NULL, &o, &error);
+      g_assert_no_error (error);
+      img = cp_report_render_image (r, NULL, &error);
+      g_assert_no_error (error);
+      cairo_surface_destroy (img);
+    }
+  g_log_set_always_fatal (fatal);
+
+  for (guint i = 0; i < G_N_ELEMENTS (want); i++)
+    if (strstr (text, want[i]) == NULL)
+      g_error ("the report does not read “%s”:\n%s", want[i], text);
+  /* The verdict is its own line, whole. */
+  verdict = cp_analysis_get_verdict (analysis)->text;
+  g_assert_true (g_str_has_prefix (verdict, "The GPU waits mostly for input"));
+  g_assert_nonnull (strstr (text, verdict));
+  /* Every figure of every finding listed above info reads as its label. */
+  for (guint k = 0; k < g_list_model_get_n_items (cp_analysis_get_findings (analysis)); k++)
+    {
+      g_autoptr(CpFinding) f = g_list_model_get_item (cp_analysis_get_findings (analysis), k);
+      const CpFigure *figs;
+      guint n_figs;
+
+      if (cp_finding_get_severity (f) == CP_SEVERITY_INFO)
+        continue;
+      figs = cp_finding_get_figures (f, &n_figs);
+      for (guint i = 0; i < MIN (n_figs, 6); i++)
+        if (strstr (text, figs[i].label) == NULL)
+          g_error ("the report does not read the figure “%s”", figs[i].label);
+    }
+}
+
 static cairo_surface_t *
 render (CpReport *report)
 {
@@ -707,6 +795,7 @@ main (int   argc,
   g_test_add_func ("/report/size-and-probes", test_size_and_probes);
   g_test_add_func ("/report/themes", test_themes);
   g_test_add_func ("/report/range-and-lanes", test_range_and_lanes);
+  g_test_add_func ("/report/markup", test_markup);
   g_test_add ("/report/cli/matches-window", Fixture, NULL, fixture_setup, test_cli_matches_window,
               fixture_teardown);
   g_test_add ("/report/cli/formats", Fixture, NULL, fixture_setup, test_cli_formats, fixture_teardown);

@@ -314,6 +314,7 @@ write_finding (CpAnalysis  *self,
 
   json_builder_begin_object (b);
   add_string (b, "rule", cp_finding_get_rule_id (f));
+  add_string (b, "section", cp_finding_section_to_string (cp_finding_get_section (f)));
   add_string (b, "title", cp_finding_get_title (f));
   add_string (b, "severity", cp_severity_to_string (cp_finding_get_severity (f)));
   add_string (b, "measured_severity", cp_severity_to_string (cp_finding_get_measured_severity (f)));
@@ -342,6 +343,7 @@ write_finding (CpAnalysis  *self,
 
   ev = cp_finding_get_evidence (f, &n_ev);
   add_int (b, "evidence_total", cp_finding_get_evidence_total (f));
+  add_int (b, "evidence_found", cp_finding_get_evidence_found (f));
   json_builder_set_member_name (b, "evidence");
   json_builder_begin_array (b);
   for (guint k = 0; k < n_ev; k++)
@@ -354,6 +356,7 @@ write_finding (CpAnalysis  *self,
       add_string (b, "lane_name", lane ? cp_lane_get_name (lane) : NULL);
       add_int (b, "start_ns", ev[k].start);
       add_int (b, "end_ns", ev[k].end);
+      add_int (b, "count", ev[k].count);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -392,11 +395,50 @@ write_rules (JsonBuilder *b)
       add_string (b, "comparison", cp_compare_to_string (rules[i].compare));
       add_double (b, "moderate", rules[i].moderate);
       add_double (b, "high", rules[i].high);
-      add_string (b, "kind", rules[i].kind == CP_RULE_SYMPTOM ? "symptom" : "cause");
+      add_string (b, "kind", rules[i].kind == CP_RULE_SYMPTOM ? "symptom" :
+                             rules[i].idle_cause == CP_IDLE_CAUSE_NONE ? "speedup" : "cause");
+      add_string (b, "idle_cause", cp_idle_cause_to_string (rules[i].idle_cause));
       add_string (b, "source", rules[i].source);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+}
+
+/* The answer first: the verdict sentence and what it is made of. */
+static void
+write_verdict (CpAnalysis *self,
+               JsonBuilder *b)
+{
+  const CpVerdict *v = cp_analysis_get_verdict (self);
+
+  json_builder_set_member_name (b, "verdict");
+  json_builder_begin_object (b);
+  add_string (b, "text", v->text);
+  add_string (b, "primary_rule", v->primary_rule);
+  json_builder_set_member_name (b, "figures");
+  json_builder_begin_object (b);
+  add_string (b, "device_word", v->device_word);
+  add_double (b, "busy_percent", v->busy_percent);
+  add_double (b, "loading_percent", v->loading_percent);
+  json_builder_set_member_name (b, "causes");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < v->n_causes; k++)
+    {
+      json_builder_begin_object (b);
+      add_string (b, "cause", cp_idle_cause_to_string (v->causes[k].cause));
+      add_string (b, "rule", v->causes[k].rule_id);
+      add_int (b, "time_ns", v->causes[k].time);
+      add_double (b, "percent", v->causes[k].percent);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "speedups");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < v->n_speedups; k++)
+    json_builder_add_string_value (b, v->speedups[k]);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  json_builder_end_object (b);
 }
 
 char *
@@ -445,6 +487,7 @@ cp_analysis_to_json (CpAnalysis *self,
     json_builder_add_string_value (b, notes[k]);
   json_builder_end_array (b);
 
+  write_verdict (self, b);
   write_metrics (self, b);
   write_steps (self, b);
 

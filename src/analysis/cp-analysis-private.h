@@ -98,6 +98,9 @@ struct _CpAnalysis
 
   /* Findings. */
   GListStore      *findings;
+  CpVerdict        verdict;
+  char            *verdict_text;
+  char            *section_titles[CP_N_FINDING_SECTIONS];
 
   /* CPU seconds of each phase of cp_analysis_new(), for tools/bench-analysis. */
   double           phase_cpu[8];
@@ -113,6 +116,8 @@ void _cp_analysis_breakdown       (CpAnalysis *self);
 void _cp_analysis_device_metrics  (CpAnalysis *self);
 void _cp_analysis_kernel_stats    (CpAnalysis *self);
 void _cp_analysis_evaluate_rules  (CpAnalysis *self);
+/* Called by the rules once the findings are sorted (cp-verdict.c). */
+void _cp_analysis_build_verdict   (CpAnalysis *self);
 
 /* Helpers. */
 CpSliceClass _cp_analysis_classify_slice (CpAnalysis *self,

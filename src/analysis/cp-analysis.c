@@ -78,6 +78,9 @@ cp_analysis_finalize (GObject *object)
   g_clear_pointer (&self->host_ops, g_array_unref);
   g_clear_pointer (&self->eligible_fp32, g_array_unref);
   g_clear_object (&self->findings);
+  g_free (self->verdict_text);
+  for (guint k = 0; k < CP_N_FINDING_SECTIONS; k++)
+    g_free (self->section_titles[k]);
   g_clear_pointer (&self->names, cp_name_cache_free);
   g_clear_object (&self->trace);
 

@@ -11,6 +11,7 @@
 
 #include "model/cp-trace.h"
 #include "cp-finding.h"
+#include "cp-rules.h"
 #include "cp-intervals.h"
 
 G_BEGIN_DECLS
@@ -222,7 +223,8 @@ const CpHostOpStats *cp_analysis_get_host_ops       (CpAnalysis *self,
                                                      guint      *n_ops);
 gint64               cp_analysis_get_kernel_time    (CpAnalysis *self);
 
-/* Findings (CpFinding), by time at stake, largest first. */
+/* Findings (CpFinding), in the one order of cp_findings_compare(): idle
+ * causes by time at stake, then speed-ups, then info. */
 GListModel          *cp_analysis_get_findings       (CpAnalysis *self);
 CpFinding           *cp_analysis_lookup_finding     (CpAnalysis *self,
                                                      const char *rule_id);
@@ -231,6 +233,39 @@ gboolean             cp_analysis_get_worst_severity (CpAnalysis *self,
                                                      CpSeverity *severity);
 /* TRUE when a finding is above info. */
 gboolean             cp_analysis_has_warnings       (CpAnalysis *self);
+
+/* The verdict: why the accelerator waits, in one sentence, with the figures
+ * it is made of. Built with the findings. */
+#define CP_VERDICT_MAX_SPEEDUPS 8
+
+typedef struct
+{
+  CpIdleCause cause;
+  const char *rule_id;        /* its finding with the most time at stake */
+  gint64      time;           /* the device time it costs (that time at stake) */
+  double      percent;        /* of step time */
+} CpVerdictCause;
+
+typedef struct
+{
+  const char     *text;              /* translated */
+  const char     *primary_rule;      /* the first cause, else the first speed-up; NULL when healthy */
+  const char     *device_word;       /* cp_analysis_get_device_word() */
+  double          busy_percent;      /* kernel busy time of the least busy device, % of step time; NAN without one */
+  double          loading_percent;   /* data loading (host time in the input iterator), % of step time; NAN without input */
+  guint           n_causes;          /* idle causes above info, most device time first */
+  CpVerdictCause  causes[CP_N_IDLE_CAUSES];
+  guint           n_speedups;        /* speed-ups above info, in findings order */
+  const char     *speedups[CP_VERDICT_MAX_SPEEDUPS];
+} CpVerdict;
+
+const CpVerdict     *cp_analysis_get_verdict        (CpAnalysis *self);
+/* The one word the verdict and the section titles use for the device:
+ * "GPU" (translated). */
+const char          *cp_analysis_get_device_word    (CpAnalysis *self);
+/* "Why the GPU Waits", "Speed-ups Once the GPU Is Busy", "Also Noted". */
+const char          *cp_analysis_get_section_title  (CpAnalysis       *self,
+                                                     CpFindingSection  section);
 
 /* Slices for highlighting: every device slice with this kernel name, or every
  * host slice with this name (appended to out, CpSliceRef). */
@@ -242,7 +277,7 @@ void                 cp_analysis_collect_host_slices   (CpAnalysis *self,
                                                         GArray     *out);
 
 /* The whole result as JSON (docs/diagnose-json.md). */
-#define CP_ANALYSIS_JSON_SCHEMA_VERSION 1
+#define CP_ANALYSIS_JSON_SCHEMA_VERSION 2
 char                *cp_analysis_to_json            (CpAnalysis *self,
                                                      gboolean    pretty);
 

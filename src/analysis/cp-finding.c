@@ -29,6 +29,11 @@ struct _CpFinding
   guint64     evidence_total;
   gboolean    evidence_finished;
   gboolean    evidence_heap;     /* evidence is a min-heap on length (full) */
+  guint64     evidence_found;    /* ranges added, before merging */
+  CpInterval *windows;           /* merge per window and lane when set */
+  guint       n_windows;
+  GHashTable *merge_index;       /* (bucket, lane) -> index + 1 in merged */
+  GArray     *merged;            /* of CpEvidence, until finished */
 
   gint64      time_at_stake;
   gint64      time_at_stake_per_step;
@@ -73,6 +78,9 @@ cp_finding_finalize (GObject *object)
   g_free (self->explained_by);
   g_array_unref (self->figures);
   g_array_unref (self->evidence);
+  g_free (self->windows);
+  g_clear_pointer (&self->merge_index, g_hash_table_unref);
+  g_clear_pointer (&self->merged, g_array_unref);
   for (guint i = 0; i < CP_N_FRAMEWORKS; i++)
     g_strfreev (self->fixes[i]);
 
@@ -319,22 +327,14 @@ sift_down (CpEvidence *h,
     }
 }
 
-void
-cp_finding_add_evidence (CpFinding *self,
-                         guint      lane,
-                         gint64     start,
-                         gint64     end)
+/* Keeps one range among the longest CP_FINDING_MAX_EVIDENCE. */
+static void
+keep_evidence (CpFinding        *self,
+               const CpEvidence *range)
 {
-  CpEvidence e;
+  CpEvidence e = *range;
   CpEvidence *h;
 
-  g_return_if_fail (CP_IS_FINDING (self));
-
-  if (end < start)
-    return;
-  e.lane = lane;
-  e.start = start;
-  e.end = end;
   self->evidence_total++;
 
   if (self->evidence->len < CP_FINDING_MAX_EVIDENCE)
@@ -360,6 +360,94 @@ cp_finding_add_evidence (CpFinding *self,
   self->evidence_finished = FALSE;
 }
 
+/* Which window a time falls in (2k + 1), or the gap before window k (2k). */
+static guint64
+window_bucket (CpFinding *self,
+               gint64     t)
+{
+  guint lo = 0, hi = self->n_windows;
+
+  /* The first window that ends after t. */
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (self->windows[mid].end <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo < self->n_windows && self->windows[lo].start <= t)
+    return 2 * (guint64) lo + 1;
+  return 2 * (guint64) lo;
+}
+
+void
+cp_finding_add_evidence (CpFinding *self,
+                         guint      lane,
+                         gint64     start,
+                         gint64     end)
+{
+  CpEvidence e;
+
+  g_return_if_fail (CP_IS_FINDING (self));
+
+  if (end < start)
+    return;
+  e.lane = lane;
+  e.start = start;
+  e.end = end;
+  e.count = 1;
+  self->evidence_found++;
+  if (self->windows != NULL)
+    {
+      gint64 key = (gint64) ((window_bucket (self, start) << 24) | (lane & 0xffffff));
+      guint index = GPOINTER_TO_UINT (g_hash_table_lookup (self->merge_index, &key));
+
+      if (index == 0)
+        {
+          g_array_append_val (self->merged, e);
+          g_hash_table_insert (self->merge_index, g_memdup2 (&key, sizeof key),
+                               GUINT_TO_POINTER (self->merged->len));
+        }
+      else
+        {
+          CpEvidence *m = &g_array_index (self->merged, CpEvidence, index - 1);
+
+          m->start = MIN (m->start, start);
+          m->end = MAX (m->end, end);
+          m->count++;
+        }
+      self->evidence_finished = FALSE;
+      return;
+    }
+  keep_evidence (self, &e);
+}
+
+void
+cp_finding_set_evidence_windows (CpFinding        *self,
+                                 const CpInterval *windows,
+                                 guint             n_windows)
+{
+  g_return_if_fail (CP_IS_FINDING (self));
+  g_return_if_fail (n_windows == 0 || windows != NULL);
+
+  g_clear_pointer (&self->windows, g_free);
+  self->n_windows = n_windows;
+  self->windows = g_memdup2 (windows, MAX (n_windows, 1) * sizeof (CpInterval));
+  if (self->merge_index == NULL)
+    self->merge_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  if (self->merged == NULL)
+    self->merged = g_array_new (FALSE, FALSE, sizeof (CpEvidence));
+}
+
+guint64
+cp_finding_get_evidence_found (CpFinding *self)
+{
+  g_return_val_if_fail (CP_IS_FINDING (self), 0);
+  return self->evidence_found;
+}
+
 static int
 cmp_by_start (const void *a,
               const void *b)
@@ -380,6 +468,14 @@ cp_finding_finish_evidence (CpFinding *self)
 
   if (self->evidence_finished)
     return;
+  /* The merged ranges join the longest kept. */
+  if (self->merged != NULL)
+    {
+      for (guint k = 0; k < self->merged->len; k++)
+        keep_evidence (self, &g_array_index (self->merged, CpEvidence, k));
+      g_array_set_size (self->merged, 0);
+      g_hash_table_remove_all (self->merge_index);
+    }
   /* An empty array may have no storage at all, and qsort() wants some. */
   if (self->evidence->len > 1)
     qsort (self->evidence->data, self->evidence->len, sizeof (CpEvidence), cmp_by_start);

@@ -8,6 +8,8 @@
 
 #include <glib-object.h>
 
+#include "cp-intervals.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -43,10 +45,13 @@ typedef struct
   guint  lane;
   gint64 start;
   gint64 end;
+  guint  count;   /* the ranges found that it covers (slices, or their parts the rule counts) */
 } CpEvidence;
 
 /* At most this many evidence ranges are kept per finding (the longest); the
- * total is still counted. */
+ * total is still counted. Once windows are set, the ranges found are merged
+ * into one per window (step) and lane first, those between windows per gap
+ * between them. */
 #define CP_FINDING_MAX_EVIDENCE 500
 
 #define CP_TYPE_FINDING (cp_finding_get_type ())
@@ -92,9 +97,16 @@ void              cp_finding_add_evidence         (CpFinding    *self,
                                                    gint64        start,
                                                    gint64        end);
 void              cp_finding_finish_evidence      (CpFinding    *self);
+/* Merge the evidence added from now on per window and lane (sorted,
+ * disjoint windows; copied). */
+void              cp_finding_set_evidence_windows (CpFinding    *self,
+                                                   const CpInterval *windows,
+                                                   guint         n_windows);
+/* How many ranges were found in all, before merging and the cut. */
+guint64           cp_finding_get_evidence_found   (CpFinding    *self);
 const CpEvidence *cp_finding_get_evidence         (CpFinding    *self,
                                                    guint        *n_evidence);
-/* How many ranges were found before the cut. */
+/* How many ranges there were before the cut (after merging). */
 guint64           cp_finding_get_evidence_total   (CpFinding    *self);
 
 gint64            cp_finding_get_time_at_stake    (CpFinding    *self);

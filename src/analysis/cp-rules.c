@@ -288,90 +288,90 @@ static const CpRule rules[] = {
     CP_COMPARE_GE, 3, 15, TRUE, CP_RULE_CAUSE,
     /* xgettext:no-c-format */
     N_("nsys cuda_memcpy_async (N3): any async copy with pageable memory; severity by share of step time at XProf's 3 / 15 % levels (Chokepoint)"),
-    { fix_pageable_pt, fix_pageable_jax, fix_pageable_tf } },
+    { fix_pageable_pt, fix_pageable_jax, fix_pageable_tf }, CP_IDLE_CAUSE_TRANSFERS },
   { "sync-stall", N_("Synchronisation stalls"),
     /* xgettext:no-c-format */
     N_("Device idle time after blocking synchronisations, % of step time"), "%",
     CP_COMPARE_GE, 3, 15, TRUE, CP_RULE_CAUSE,
     /* xgettext:no-c-format */
     N_("nsys cuda_api_sync (N6) and cuda_memcpy_sync (N4): any; severity by the idle time that follows, at XProf's 3 / 15 % levels (Chokepoint)"),
-    { fix_sync_pt, fix_sync_jax, fix_sync_tf } },
+    { fix_sync_pt, fix_sync_jax, fix_sync_tf }, CP_IDLE_CAUSE_SYNC },
   { "input-bound", N_("Input-bound"),
     /* xgettext:no-c-format */
     N_("Data-loading wait while the device is idle, % of step time"), "%",
     CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
     /* xgettext:no-c-format */
     N_("XProf InputAnalysis (X1): input% >= 20 highly, >= 5 moderately input-bound; Chokepoint reports the host-to-device part of input separately (transfer-bound)"),
-    { fix_input_pt, fix_input_jax, fix_input_tf } },
+    { fix_input_pt, fix_input_jax, fix_input_tf }, CP_IDLE_CAUSE_INPUT },
   { "dataloader-single-process", N_("Data loading in the training process"),
     N_("DataLoader time with num_workers=0 not claimed by device work, per step time (ratio)"), "ratio",
     CP_COMPARE_GT, 0.05, NAN, TRUE, CP_RULE_CAUSE,
     N_("PyTorch TorchTidy SynchronizedDataLoader (T4); TensorBoard plugin slow data loading (P1): DataLoader / step > 0.05"),
-    { fix_loader_pt, fix_loader_jax, fix_loader_tf } },
+    { fix_loader_pt, fix_loader_jax, fix_loader_tf }, CP_IDLE_CAUSE_INPUT },
   { "transfer-bound", N_("Host-to-device copies"),
     /* xgettext:no-c-format */
     N_("Host-to-device copy time while the device does not compute, % of step time"), "%",
     CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
     N_("XProf InputAnalysis (X1) levels applied to its host-to-device part; Smart Suggestions DataTransferBound"),
-    { fix_transfer_pt, fix_transfer_jax, fix_transfer_tf } },
+    { fix_transfer_pt, fix_transfer_jax, fix_transfer_tf }, CP_IDLE_CAUSE_TRANSFERS },
   { "output-bound", N_("Device-to-host copies"),
     /* xgettext:no-c-format */
     N_("Device-to-host copy time while the device does not compute, % of step time"), "%",
     CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
     /* xgettext:no-c-format */
     N_("XProf output analysis (X2): output% >= 20 highly, >= 5 moderately"),
-    { fix_output_pt, fix_output_jax, fix_output_tf } },
+    { fix_output_pt, fix_output_jax, fix_output_tf }, CP_IDLE_CAUSE_TRANSFERS },
   { "comm-bound", N_("Communication-bound"),
     /* xgettext:no-c-format */
     N_("Collective time not hidden behind compute, % of step time"), "%",
     CP_COMPARE_GE, 3, 15, FALSE, CP_RULE_CAUSE,
     N_("XProf device collectives (X5): >= 15 high, >= 3 moderate"),
-    { fix_comm_pt, fix_comm_jax, fix_comm_tf } },
+    { fix_comm_pt, fix_comm_jax, fix_comm_tf }, CP_IDLE_CAUSE_COMMUNICATION },
   { "low-comm-overlap", N_("Communication does not overlap compute"),
     /* xgettext:no-c-format */
     N_("Share of collective time overlapped by compute (ratio), when collectives take >= 3% of step time"), "ratio",
     CP_COMPARE_LT, 0.5, NAN, FALSE, CP_RULE_CAUSE,
     N_("HTA comm/comp overlap (H4), which has no cutoff; Chokepoint flags < 0.5"),
-    { fix_overlap_pt, fix_overlap_jax, fix_overlap_tf } },
+    { fix_overlap_pt, fix_overlap_jax, fix_overlap_tf }, CP_IDLE_CAUSE_COMMUNICATION },
   { "launch-bound", N_("Kernel-launch bound"),
     /* xgettext:no-c-format */
     N_("Kernel-launch time while the device is idle, % of step time"), "%",
     CP_COMPARE_GE, 3, 15, FALSE, CP_RULE_CAUSE,
     N_("XProf kernel-launch analysis (X3): >= 15 high, >= 3 moderate; HTA short kernels (H3) as figures"),
-    { fix_launch_pt, fix_launch_jax, fix_launch_tf } },
+    { fix_launch_pt, fix_launch_jax, fix_launch_tf }, CP_IDLE_CAUSE_HOST },
   { "host-overhead", N_("Host overhead"),
     /* xgettext:no-c-format */
     N_("Host compute, runtime calls and unrecorded time while the device is idle, % of step time"), "%",
     CP_COMPARE_GE, 3, 15, FALSE, CP_RULE_CAUSE,
     N_("XProf all-other time (X4): >= 15 high, >= 3 moderate, with host compute added (where PyTorch's Python and dispatch time shows)"),
-    { fix_host_pt, fix_host_jax, fix_host_tf } },
+    { fix_host_pt, fix_host_jax, fix_host_tf }, CP_IDLE_CAUSE_HOST },
   { "no-mixed-precision", N_("No mixed precision"),
     /* xgettext:no-c-format */
     N_("32-bit matmul / convolution kernel time without tensor cores, % of device compute time, when < 10% of compute is 16-bit"), "%",
     CP_COMPARE_GE, 3, 15, FALSE, CP_RULE_CAUSE,
     /* xgettext:no-c-format */
     N_("XProf precision statement (X6): 16-bit < 10% of compute; TensorBoard plugin AMP rule (P6): no tensor-core kernels while eligible ops run; severity at XProf's 3 / 15 % levels (Chokepoint)"),
-    { fix_amp_pt, fix_amp_jax, fix_amp_tf } },
+    { fix_amp_pt, fix_amp_jax, fix_amp_tf }, CP_IDLE_CAUSE_NONE },
   { "memory-pressure", N_("Memory near the device limit"),
     N_("Peak device memory / device memory (ratio)"), "ratio",
     CP_COMPARE_GT, 0.9, NAN, FALSE, CP_RULE_CAUSE,
     N_("TensorBoard plugin memory rule (P7): peak > 0.9 x totalGlobalMem"),
-    { fix_memory_pt, fix_memory_jax, fix_memory_tf } },
+    { fix_memory_pt, fix_memory_jax, fix_memory_tf }, CP_IDLE_CAUSE_NONE },
   { "dataparallel", N_("Single-process DataParallel"),
     N_("Devices running kernels while torch.nn.DataParallel is used (count)"), "count",
     CP_COMPARE_GT, 1, NAN, FALSE, CP_RULE_CAUSE,
     N_("TensorBoard plugin DataParallel rule (P3): DataParallel.forward seen and > 1 device used"),
-    { fix_dp_pt, fix_dp_jax, fix_dp_tf } },
+    { fix_dp_pt, fix_dp_jax, fix_dp_tf }, CP_IDLE_CAUSE_NONE },
   { "low-utilization", N_("Low GPU utilisation"),
     N_("Kernel busy time / step time of the least busy device (ratio)"), "ratio",
     CP_COMPARE_LT, 0.5, NAN, FALSE, CP_RULE_SYMPTOM,
     N_("TensorBoard plugin low GPU utilization (P5): utilization < 0.5"),
-    { fix_util_pt, fix_util_jax, fix_util_tf } },
+    { fix_util_pt, fix_util_jax, fix_util_tf }, CP_IDLE_CAUSE_NONE },
   { "gpu-gaps", N_("Long GPU gaps"),
     N_("Longest gap between device operations (ms)"), "ms",
     CP_COMPARE_GT, 500, NAN, FALSE, CP_RULE_SYMPTOM,
     N_("nsys gpu_gaps (N1): gaps > 500 ms (the SQL compares with >)"),
-    { fix_gaps_pt, fix_gaps_jax, fix_gaps_tf } },
+    { fix_gaps_pt, fix_gaps_jax, fix_gaps_tf }, CP_IDLE_CAUSE_NONE },
 };
 
 const CpRule *
@@ -477,10 +477,16 @@ per_window (Ctx    *ctx,
 }
 
 static CpFinding *
-new_finding (const CpRule *rule,
+new_finding (Ctx          *ctx,
+             const CpRule *rule,
              CpSeverity    severity)
 {
   CpFinding *f = cp_finding_new (rule->id, _(rule->title), severity);
+
+  /* Evidence per step and lane, so that F8 goes step by step; long gaps
+   * stay one range each. */
+  if (!g_str_equal (rule->id, "gpu-gaps"))
+    cp_finding_set_evidence_windows (f, (const CpInterval *) ctx->self->windows->data, ctx->self->windows->len);
 
   cp_finding_set_source (f, _(rule->source));
   for (guint k = 0; k < CP_N_FRAMEWORKS; k++)
@@ -635,7 +641,7 @@ eval_category (Ctx            *ctx,
   if (t == 0 || !cp_rule_grade (rule, value, &sev))
     return NULL;
 
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, figure_id, value);
   add_category_evidence (ctx, f, cat, own);
   cp_finding_set_time_at_stake (f, t, per_window (ctx, t));
@@ -700,7 +706,7 @@ eval_pageable (Ctx           *ctx,
   value = percent_of_windows (ctx, t);
   cp_rule_grade (rule, value, &sev);
 
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "pageable_percent", value);
   cp_finding_add_figure (f, "pageable_copies", _("Copies with pageable host memory"), count, "count", NULL, NAN, NAN);
   cp_finding_add_figure (f, "pageable_time_ns", _("Time in those copies"), raw_time, "ns", NULL, NAN, NAN);
@@ -788,7 +794,7 @@ eval_sync (Ctx           *ctx,
   value = percent_of_windows (ctx, t);
   cp_rule_grade (rule, value, &sev);
 
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "sync_stall_percent", value);
   cp_finding_add_figure (f, "sync_calls", _("Blocking synchronisation calls"), n_calls, "count", NULL, NAN, NAN);
   cp_finding_add_figure (f, "stalling_calls", _("Calls after which the device went idle"), calls->len, "count", NULL, NAN, NAN);
@@ -851,6 +857,23 @@ eval_input (Ctx           *ctx,
             single = TRUE;
         }
     }
+  /* All the data loading, beside the part with the device idle (the
+   * metric): the share the TensorBoard plugin's users know. */
+  {
+    g_autoptr(CpIntervals) loading = windowed (ctx, self->cat_union[CP_TIME_INPUT_WAIT]);
+    double loading_percent = percent_of_windows (ctx, cp_intervals_length (loading));
+    g_autofree char *line = NULL;
+    g_autofree char *summary = NULL;
+
+    /* xgettext:no-c-format */
+    cp_finding_add_figure (f, "loading_percent", _("Data loading in all (host time in the DataLoader or input iterator), % of step time"),
+                           loading_percent, "%", NULL, NAN, NAN);
+    line = self->step_source != CP_STEPS_NONE
+           ? g_strdup_printf (_("Data loading takes %.1f%% of the step time in all."), loading_percent)
+           : g_strdup_printf (_("Data loading takes %.1f%% of the capture in all."), loading_percent);
+    summary = g_strconcat (cp_finding_get_summary (f), " ", line, NULL);
+    cp_finding_set_summary (f, summary);
+  }
   xprof_input = self->summary[CP_TIME_INPUT_WAIT].percent + self->summary[CP_TIME_HOST_TO_DEVICE].percent;
   /* xgettext:no-c-format */
   cp_finding_add_figure (f, "xprof_input_percent", _("Input as XProf counts it (data loading + host-to-device), % of step time"),
@@ -947,7 +970,7 @@ eval_loader_single (Ctx           *ctx,
 
   value = self->window_time > 0 ? (double) cp_intervals_length (*stake) / self->window_time : 0.0;
   cp_rule_grade (rule, value, &sev);
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "dataloader_ratio", value);
   for (guint k = 0; k < lane_sets->len; k++)
     {
@@ -1029,7 +1052,7 @@ eval_overlap (Ctx           *ctx,
   if (!cp_rule_grade (rule, ratio, &sev))
     return NULL;
 
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "comm_overlap_ratio", ratio);
   /* xgettext:no-c-format */
   cp_finding_add_figure (f, "comm_percent", _("Collective time, % of step time (busiest device)"),
@@ -1116,7 +1139,7 @@ eval_host (Ctx           *ctx,
   if (t == 0 || !cp_rule_grade (rule, value, &sev))
     return NULL;
 
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "host_overhead_percent", value);
   /* xgettext:no-c-format */
   cp_finding_add_figure (f, "host_compute_percent", _("Host compute while the device is idle, % of step time"),
@@ -1194,7 +1217,7 @@ eval_precision (Ctx           *ctx,
   if (old_gpu)
     sev = CP_SEVERITY_INFO;
 
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "fp32_eligible_percent", value);
   cp_finding_add_figure (f, "half_percent", _("16-bit share of device compute time (XProf)"),
                          pct16, "%", "<", 10, NAN);
@@ -1271,7 +1294,7 @@ eval_memory (Ctx           *ctx,
       if (!cp_rule_grade (rule, ratio, &sev))
         continue;
       if (f == NULL)
-        f = new_finding (rule, sev);
+        f = new_finding (ctx, rule, sev);
       if (ratio > worst)
         worst = ratio;
       cp_finding_add_evidence (f, l, ts[peak_i], peak_i + 1 < n ? ts[peak_i + 1] : ts[peak_i]);
@@ -1323,7 +1346,7 @@ eval_dataparallel (Ctx           *ctx,
   if (!cp_rule_grade (rule, used, &sev))
     return NULL;
 
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "devices_used", used);
   for (guint k = 0; k < ev->len; k++)
     {
@@ -1366,7 +1389,7 @@ eval_utilization (Ctx           *ctx,
   if (worst == NULL || !cp_rule_grade (rule, worst->utilization, &sev))
     return NULL;
 
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "utilization", worst->utilization);
   cp_finding_add_figure (f, "device", _("Device"), worst->device, "count", NULL, NAN, NAN);
   for (guint d = 0; d < self->devices->len; d++)
@@ -1427,7 +1450,7 @@ eval_gaps (Ctx           *ctx,
     return NULL;
 
   cp_intervals_normalize (long_gaps);
-  f = new_finding (rule, sev);
+  f = new_finding (ctx, rule, sev);
   add_metric (f, rule, "longest_gap_ms", longest / 1e6);
   cp_finding_add_figure (f, "long_gaps", _("Gaps over the threshold"), ev->len, "count", NULL, NAN, NAN);
   for (guint k = 0; k < ev->len; k++)
@@ -1630,15 +1653,82 @@ explains (const PairStats *p,
   return own_s > own_r || (own_s == own_r && s_rank < r_rank);
 }
 
-static gint
-cmp_findings (gconstpointer a,
-              gconstpointer b,
-              gpointer      user_data)
+const char *
+cp_idle_cause_to_string (CpIdleCause cause)
+{
+  switch (cause)
+    {
+    case CP_IDLE_CAUSE_INPUT: return "input";
+    case CP_IDLE_CAUSE_HOST: return "host";
+    case CP_IDLE_CAUSE_SYNC: return "sync";
+    case CP_IDLE_CAUSE_COMMUNICATION: return "communication";
+    case CP_IDLE_CAUSE_TRANSFERS: return "transfers";
+    case CP_IDLE_CAUSE_NONE:
+    case CP_N_IDLE_CAUSES:
+    default:
+      return NULL;
+    }
+}
+
+const char *
+cp_idle_cause_get_label (CpIdleCause cause)
+{
+  switch (cause)
+    {
+    /* Translators: idle causes, in "The GPU waits mostly for input". */
+    case CP_IDLE_CAUSE_INPUT: return _("input");
+    case CP_IDLE_CAUSE_HOST: return _("host overhead and launches");
+    case CP_IDLE_CAUSE_SYNC: return _("synchronisation");
+    case CP_IDLE_CAUSE_COMMUNICATION: return _("communication");
+    case CP_IDLE_CAUSE_TRANSFERS: return _("copies between host and device");
+    case CP_IDLE_CAUSE_NONE:
+    case CP_N_IDLE_CAUSES:
+    default:
+      return NULL;
+    }
+}
+
+CpFindingSection
+cp_finding_get_section (CpFinding *finding)
+{
+  const CpRule *rule;
+
+  g_return_val_if_fail (CP_IS_FINDING (finding), CP_FINDING_SECTION_INFO);
+
+  if (cp_finding_get_severity (finding) <= CP_SEVERITY_INFO)
+    return CP_FINDING_SECTION_INFO;
+  rule = cp_rules_lookup (cp_finding_get_rule_id (finding));
+  if (rule != NULL && rule->kind == CP_RULE_CAUSE && rule->idle_cause == CP_IDLE_CAUSE_NONE)
+    return CP_FINDING_SECTION_SPEEDUP;
+  return CP_FINDING_SECTION_IDLE;
+}
+
+const char *
+cp_finding_section_to_string (CpFindingSection section)
+{
+  switch (section)
+    {
+    case CP_FINDING_SECTION_IDLE: return "idle";
+    case CP_FINDING_SECTION_SPEEDUP: return "speedup";
+    case CP_FINDING_SECTION_INFO:
+    case CP_N_FINDING_SECTIONS:
+    default:
+      return "info";
+    }
+}
+
+gint
+cp_findings_compare (gconstpointer a,
+                     gconstpointer b,
+                     gpointer      user_data)
 {
   CpFinding *x = (CpFinding *) a, *y = (CpFinding *) b;
+  CpFindingSection sx = cp_finding_get_section (x), sy = cp_finding_get_section (y);
   gint64 tx = cp_finding_get_time_at_stake (x), ty = cp_finding_get_time_at_stake (y);
   const CpRule *rx, *ry;
 
+  if (sx != sy)
+    return sx < sy ? -1 : 1;
   if (tx != ty)
     return tx > ty ? -1 : 1;
   if (cp_finding_get_severity (x) != cp_finding_get_severity (y))
@@ -1800,8 +1890,9 @@ _cp_analysis_evaluate_rules (CpAnalysis *self)
   for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
     {
       if (results[i].finding != NULL)
-        g_list_store_insert_sorted (self->findings, results[i].finding, cmp_findings, NULL);
+        g_list_store_insert_sorted (self->findings, results[i].finding, cp_findings_compare, NULL);
       g_clear_object (&results[i].finding);
       cp_intervals_free (results[i].stake);
     }
+  _cp_analysis_build_verdict (self);
 }

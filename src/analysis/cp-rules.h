@@ -16,6 +16,20 @@ typedef enum
   CP_RULE_SYMPTOM,  /* describes idle time; demoted to info when a cause explains it */
 } CpRuleKind;
 
+/* Why the device waits: the idle causes a rule measures. Rules with none
+ * are symptoms of idle time or speed-ups that apply once the device is busy
+ * (mixed precision, memory, DataParallel). */
+typedef enum
+{
+  CP_IDLE_CAUSE_NONE,
+  CP_IDLE_CAUSE_INPUT,          /* data loading, the input pipeline */
+  CP_IDLE_CAUSE_HOST,           /* host overhead and kernel launches */
+  CP_IDLE_CAUSE_SYNC,           /* blocking synchronisation */
+  CP_IDLE_CAUSE_COMMUNICATION,  /* collectives not hidden behind compute */
+  CP_IDLE_CAUSE_TRANSFERS,      /* host/device copies */
+  CP_N_IDLE_CAUSES
+} CpIdleCause;
+
 /* How the rule's metric is compared with its thresholds. */
 typedef enum
 {
@@ -37,7 +51,21 @@ typedef struct
   CpRuleKind          kind;
   const char         *source;       /* where metric and thresholds come from */
   const char * const *fixes[CP_N_FRAMEWORKS]; /* N_() strings, NULL-terminated */
+  CpIdleCause         idle_cause;   /* NONE: a symptom or a speed-up */
 } CpRule;
+
+/* The one order of findings, shared by the Findings pane, the report and
+ * `chokepoint diagnose`: the idle causes above info (with symptoms left
+ * above info), ranked by the device time at stake; then the speed-ups above
+ * info; then everything at info. Inside each section: time at stake, then
+ * severity, then catalog order. */
+typedef enum
+{
+  CP_FINDING_SECTION_IDLE,     /* why the device waits */
+  CP_FINDING_SECTION_SPEEDUP,  /* what makes it faster once busy */
+  CP_FINDING_SECTION_INFO,     /* for information */
+  CP_N_FINDING_SECTIONS
+} CpFindingSection;
 
 /* The catalog, in rank order: when two findings explain the same time
  * equally, the one listed first is kept. */
@@ -50,5 +78,16 @@ const char   *cp_compare_to_string (CpCompare      compare);
 gboolean      cp_rule_grade        (const CpRule  *rule,
                                     double         value,
                                     CpSeverity    *severity);
+
+const char   *cp_idle_cause_to_string  (CpIdleCause  cause);
+/* Translated, lower case: "input", "host overhead and launches"... */
+const char   *cp_idle_cause_get_label  (CpIdleCause  cause);
+
+CpFindingSection cp_finding_get_section (CpFinding     *finding);
+const char   *cp_finding_section_to_string (CpFindingSection section);
+/* GCompareDataFunc over CpFinding: the order above. */
+gint          cp_findings_compare      (gconstpointer  a,
+                                        gconstpointer  b,
+                                        gpointer       user_data);
 
 G_END_DECLS

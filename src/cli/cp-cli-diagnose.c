@@ -238,7 +238,12 @@ print_finding (CpAnalysis *a,
     }
 
   ev = cp_finding_get_evidence (f, &n_ev);
-  g_print (_("  Evidence: %" PRIu64 " ranges"), cp_finding_get_evidence_total (f));
+  if (cp_finding_get_evidence_found (f) > cp_finding_get_evidence_total (f))
+    /* Translators: "Evidence: 6 ranges (one per step and lane) covering 2611 slices". */
+    g_print (_("  Evidence: %" PRIu64 " ranges (one per step and lane) covering %" PRIu64 " slices"),
+             cp_finding_get_evidence_total (f), cp_finding_get_evidence_found (f));
+  else
+    g_print (_("  Evidence: %" PRIu64 " ranges"), cp_finding_get_evidence_total (f));
   if (n_ev > SHOWN_EVIDENCE)
     g_print (_("; the first %u by time:\n"), SHOWN_EVIDENCE);
   else
@@ -276,7 +281,10 @@ print_text (CpAnalysis *a)
   const CpLoadReport *r = cp_trace_get_load_report (trace);
   guint n = g_list_model_get_n_items (findings);
   guint warnings = 0;
+  CpFindingSection last_section = CP_N_FINDING_SECTIONS;
 
+  /* The answer first. */
+  g_print (_("Verdict:  %s\n\n"), cp_analysis_get_verdict (a)->text);
   g_print (_("Capture:  %s (%s)\n"), path ? path : cp_trace_get_title (trace), r && r->format ? r->format : "?");
   print_window (a);
   for (guint i = 0; notes[i] != NULL; i++)
@@ -286,22 +294,23 @@ print_text (CpAnalysis *a)
   print_devices (a);
   print_kernels (a);
 
-  /* As on the Findings page and in the report: problems first, each group
-   * by time at stake (the model's order), so a finding demoted to info
-   * never comes before the cause that explains it. */
-  g_print ("\n%s\n", _("Findings (problems first, then by time at stake)"));
-  for (guint pass = 0; pass < 2; pass++)
-    for (guint i = 0; i < n; i++)
-      {
-        g_autoptr(CpFinding) f = g_list_model_get_item (findings, i);
-        gboolean problem = cp_finding_get_severity (f) > CP_SEVERITY_INFO;
+  /* As on the Findings page and in the report: the one order of findings
+   * (cp_findings_compare()), under a heading per section. */
+  g_print ("\n%s\n", _("Findings"));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(CpFinding) f = g_list_model_get_item (findings, i);
+      CpFindingSection section = cp_finding_get_section (f);
 
-        if (problem != (pass == 0))
-          continue;
-        if (problem)
-          warnings++;
-        print_finding (a, f);
-      }
+      if (section != last_section)
+        {
+          g_print ("\n%s\n", cp_analysis_get_section_title (a, section));
+          last_section = section;
+        }
+      if (cp_finding_get_severity (f) > CP_SEVERITY_INFO)
+        warnings++;
+      print_finding (a, f);
+    }
   if (warnings == 0)
     g_print ("\n%s\n", n == 0 ? _("No problems found: the capture looks healthy.")
                               : _("No problems found above info: the capture looks healthy."));

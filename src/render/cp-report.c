@@ -712,6 +712,8 @@ typedef struct
   CpTimelineLayout      *tl;
   double                 tl_height;  /* ruler and lanes as drawn */
   guint                  lanes_cut;  /* lanes below what is drawn */
+
+  GString               *text;       /* when set, every text laid out, a line each */
 } Ctx;
 
 static void
@@ -771,6 +773,11 @@ text_full (Ctx                        *ctx,
     pango_layout_set_markup (l, text, -1);
   else
     pango_layout_set_text (l, text, -1);
+  if (ctx->text != NULL)
+    {
+      g_string_append (ctx->text, pango_layout_get_text (l));
+      g_string_append_c (ctx->text, '\n');
+    }
   pango_layout_get_pixel_size (l, &w, &h);
   if (ctx->draw)
     {
@@ -1069,27 +1076,17 @@ section_header (Ctx    *ctx,
       CpSeverity sev = cp_finding_get_severity (worst);
       double pw = pill (ctx, cp_severity_get_label (sev), ctx->x0, y + 3,
                         cp_report_severity_color (sev, ctx->theme));
-      g_autoptr(GString) line = g_string_new (NULL);
-      g_autofree char *esc = g_markup_escape_text (cp_finding_get_title (worst), -1);
-      gint64 per_step = cp_finding_get_time_at_stake_per_step (worst);
-      g_autofree char *stake = cp_time_format_duration (per_step > 0 ? per_step
-                                                                 : cp_finding_get_time_at_stake (worst));
+      const char *verdict = cp_analysis_get_verdict (ctx->analysis)->text;
 
-      g_string_append_printf (line, "<b>%s</b>", esc);
-      if (per_step > 0)
-        g_string_append_printf (line, "  —  %s", _("up to"));
-      else
-        g_string_append_printf (line, "  —  %s", _("in total"));
-      g_string_append_printf (line, " <b>%s</b> %s", stake, per_step > 0 ? _("per step") : "");
-      y += MAX (26, text_full (ctx, line->str, TRUE, ctx->f_h2, ctx->x0 + pw + 10, y,
-                               ctx->inner - pw - 10, ctx->c->text, PANGO_ALIGN_LEFT, 2, NULL)) + 18;
+      /* The answer first: the verdict, as plain text. */
+      y += MAX (26, text_full (ctx, verdict, FALSE, ctx->f_h2, ctx->x0 + pw + 10, y,
+                               ctx->inner - pw - 10, ctx->c->text, PANGO_ALIGN_LEFT, 4, NULL)) + 18;
     }
   else
     {
       double pw = pill (ctx, _("Healthy"), ctx->x0, y + 3, ctx->c->ok);
 
-      y += MAX (26, text (ctx, _("No bottleneck found above info: nothing holds the device back "
-                                 "by the rules’ thresholds"),
+      y += MAX (26, text (ctx, cp_analysis_get_verdict (ctx->analysis)->text,
                           ctx->f_h2, ctx->x0 + pw + 10, y, ctx->inner - pw - 10, ctx->c->text)) + 18;
     }
   return y;
@@ -1724,8 +1721,12 @@ finding_card (Ctx       *ctx,
         ry += text (ctx, _("Measured"), ctx->f_small_bold, right_x, ry, right_w, ctx->c->dim) + 4;
       for (guint k = 0; k < n_figs && k < 6; k++)
         {
-          g_autofree char *v = cp_figure_format (&figs[k], figs[k].value);
-          g_autofree char *th = format_threshold (&figs[k]);
+          g_autofree char *raw_v = cp_figure_format (&figs[k], figs[k].value);
+          g_autofree char *raw_th = format_threshold (&figs[k]);
+          /* Every part is escaped: labels, values and thresholds ("< 10%")
+           * are text, not markup. */
+          g_autofree char *v = g_markup_escape_text (raw_v, -1);
+          g_autofree char *th = raw_th ? g_markup_escape_text (raw_th, -1) : NULL;
           g_autofree char *ev = g_markup_escape_text (figs[k].label, -1);
           g_autofree char *line = th ? g_strdup_printf ("<b>%s</b>  %s <span alpha=\"70%%\">(%s)</span>", v, ev, th)
                                      : g_strdup_printf ("<b>%s</b>  %s", v, ev);
@@ -1764,20 +1765,29 @@ section_findings (Ctx    *ctx,
       else
         n_info++;
     }
-  aside = g_strdup_printf (_("%u above info, %u for information; by severity, then by time at stake"),
+  aside = g_strdup_printf (_("%u above info, %u for information; idle causes first, each by time at stake"),
                            n_main, n_info);
   y += heading (ctx, _("Findings"), aside, y);
   if (ctx->findings->len == 0)
     return y + text (ctx, _("No findings: no rule’s threshold is reached."), ctx->f_body, ctx->x0, y,
                      ctx->inner, ctx->c->dim) + 28;
 
+  /* In the one order, under a title per section. */
   for (guint i = 0; i < ctx->findings->len; i++)
     {
       CpFinding *f = g_ptr_array_index (ctx->findings, i);
+      CpFindingSection section = cp_finding_get_section (f);
 
-      if (cp_finding_get_severity (f) > CP_SEVERITY_INFO)
-        y = finding_card (ctx, f, i + 1, y);
+      if (section == CP_FINDING_SECTION_INFO)
+        continue;
+      if (i == 0 || cp_finding_get_section (g_ptr_array_index (ctx->findings, i - 1)) != section)
+        y += text (ctx, cp_analysis_get_section_title (ctx->analysis, section), ctx->f_body_bold,
+                   ctx->x0, y, ctx->inner, ctx->c->dim) + 8;
+      y = finding_card (ctx, f, i + 1, y);
     }
+  if (n_info > 0)
+    y += text (ctx, cp_analysis_get_section_title (ctx->analysis, CP_FINDING_SECTION_INFO), ctx->f_body_bold,
+               ctx->x0, y, ctx->inner, ctx->c->dim) + 8;
   /* Info findings: one line each. */
   for (guint i = 0; i < ctx->findings->len; i++)
     {
@@ -2096,22 +2106,6 @@ section_notes (Ctx    *ctx,
 
 /* The whole page ------------------------------------------------------------------ */
 
-static int
-compare_findings (gconstpointer a,
-                  gconstpointer b)
-{
-  CpFinding *x = *(CpFinding **) a, *y = *(CpFinding **) b;
-  gint64 sx, sy;
-
-  if (cp_finding_get_severity (x) != cp_finding_get_severity (y))
-    return cp_finding_get_severity (x) > cp_finding_get_severity (y) ? -1 : 1;
-  sx = cp_finding_get_time_at_stake (x);
-  sy = cp_finding_get_time_at_stake (y);
-  if (sx != sy)
-    return sx > sy ? -1 : 1;
-  return g_strcmp0 (cp_finding_get_rule_id (x), cp_finding_get_rule_id (y));
-}
-
 static double
 compose (Ctx *ctx)
 {
@@ -2205,7 +2199,7 @@ ctx_init (Ctx           *ctx,
   findings = cp_analysis_get_findings (ctx->analysis);
   for (guint i = 0; i < g_list_model_get_n_items (findings); i++)
     g_ptr_array_add (ctx->findings, g_list_model_get_item (findings, i));
-  g_ptr_array_sort (ctx->findings, compare_findings);
+  /* The model is in the one order of findings (cp_findings_compare()). */
 
   prepare_timeline (ctx);
   return TRUE;
@@ -2215,6 +2209,36 @@ ctx_init (Ctx           *ctx,
 typedef cairo_surface_t *(*MakeSurface) (double   width,
                                          double   height,
                                          gpointer data);
+
+char *
+cp_report_get_text (CpReport      *self,
+                    GCancellable  *cancellable,
+                    GError       **error)
+{
+  Ctx ctx;
+  cairo_surface_t *scratch;
+  GString *text;
+
+  g_return_val_if_fail (CP_IS_REPORT (self), NULL);
+
+  if (!ctx_init (&ctx, self, cancellable, error))
+    {
+      ctx_clear (&ctx);
+      return NULL;
+    }
+  /* A measuring pass, which lays out every text the drawing shows. */
+  text = g_string_new (NULL);
+  scratch = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  ctx.cr = cairo_create (scratch);
+  pango_cairo_update_context (ctx.cr, ctx.pango);
+  ctx.draw = FALSE;
+  ctx.text = text;
+  compose (&ctx);
+  cairo_destroy (ctx.cr);
+  cairo_surface_destroy (scratch);
+  ctx_clear (&ctx);
+  return g_string_free (text, FALSE);
+}
 
 static cairo_surface_t *
 draw_report (CpReport      *self,

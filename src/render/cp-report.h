@@ -113,6 +113,13 @@ gboolean       cp_report_write_finish   (CpReport               *self,
                                          GAsyncResult           *result,
                                          GError                **error);
 
+/* Every text the report lays out, as it reads once markup is applied (a
+ * line per text, in drawing order): what a reader of the image sees, for
+ * tests and for copying. Blocking. */
+char          *cp_report_get_text       (CpReport               *self,
+                                         GCancellable           *cancellable,
+                                         GError                **error);
+
 /* The size of the last drawing, in logical pixels. */
 void           cp_report_get_size       (CpReport               *self,
                                          int                    *width,

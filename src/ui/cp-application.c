@@ -440,6 +440,8 @@ cp_application_startup (GApplication *app)
     { "win.open-folder", { "<Primary><Shift>o", NULL } },
     { "window.close", { "<Primary>w", NULL } },
     { "win.export-report", { "<Primary>e", NULL } },
+    { "win.next-evidence", { "F8", NULL } },
+    { "win.previous-evidence", { "<Shift>F8", NULL } },
   };
 
   G_APPLICATION_CLASS (cp_application_parent_class)->startup (app);

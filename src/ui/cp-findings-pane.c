@@ -23,14 +23,14 @@ struct _CpFindingsPane
   CpAnalysis   *analysis;
 
   GtkStack     *stack;
+  GtkLabel     *verdict_label;
   GtkLabel     *window_label;
   GtkBox       *notes_box;
   GtkWidget    *healthy_box;
   GtkLabel     *healthy_label;
-  GtkWidget    *problems_title;
-  GtkListBox   *problems;
-  GtkWidget    *info_title;
-  GtkListBox   *infos;
+  /* One title and list per section, in the one order (cp-rules.h). */
+  GtkLabel     *section_titles[CP_N_FINDING_SECTIONS];
+  GtkListBox   *sections[CP_N_FINDING_SECTIONS];
 
   GPtrArray    *rows;          /* AdwExpanderRow, parallel to findings */
   GPtrArray    *findings;      /* CpFinding */
@@ -169,13 +169,23 @@ update_evidence_label (CpFindingsPane *self)
           CpLane *lane = self->trace && ev->lane < cp_trace_get_n_lanes (self->trace) ?
                          cp_trace_get_lane (self->trace, ev->lane) : NULL;
 
-          /* Translators: "Evidence 3 of 12: 1.20 ms on stream 7". */
-          text = g_strdup_printf (_("Evidence %d of %u: %s on %s"), self->evidence_pos + 1, n, d,
-                                  lane ? cp_lane_get_name (lane) : "?");
+          if (ev->count > 1)
+            /* Translators: "Evidence 3 of 12: 1.20 ms on stream 7, 118 slices". */
+            text = g_strdup_printf (_("Evidence %d of %u: %s on %s, %u slices"), self->evidence_pos + 1, n, d,
+                                    lane ? cp_lane_get_name (lane) : "?", ev->count);
+          else
+            /* Translators: "Evidence 3 of 12: 1.20 ms on stream 7". */
+            text = g_strdup_printf (_("Evidence %d of %u: %s on %s"), self->evidence_pos + 1, n, d,
+                                    lane ? cp_lane_get_name (lane) : "?");
         }
       else if (total > n)
         text = g_strdup_printf (_("Evidence: the %u longest of %" PRIu64 " ranges (F8 steps through them)"),
                                 n, total);
+      else if (cp_finding_get_evidence_found (f) > n)
+        text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                             "Evidence: %u range, one per step and lane, covering %" PRIu64 " slices (F8 steps through it)",
+                                             "Evidence: %u ranges, one per step and lane, covering %" PRIu64 " slices (F8 steps through them)", n),
+                                n, cp_finding_get_evidence_found (f));
       else
         text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                              "Evidence: %u range (F8 steps through it)",
@@ -482,15 +492,16 @@ static void
 rebuild (CpFindingsPane *self)
 {
   GListModel *model;
-  guint n, n_problems = 0, n_info = 0;
+  guint n, n_problems = 0;
+  guint counts[CP_N_FINDING_SECTIONS] = { 0, };
   GtkWidget *child;
 
   self->selected = -1;
   self->evidence_pos = -1;
   g_ptr_array_set_size (self->rows, 0);
   g_ptr_array_set_size (self->findings, 0);
-  clear_list (self->problems);
-  clear_list (self->infos);
+  for (guint k = 0; k < CP_N_FINDING_SECTIONS; k++)
+    clear_list (self->sections[k]);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->notes_box))) != NULL)
     gtk_box_remove (self->notes_box, child);
 
@@ -509,6 +520,8 @@ rebuild (CpFindingsPane *self)
     g_autofree char *text = window_text (self->analysis);
     const char * const *notes = cp_analysis_get_notes (self->analysis);
 
+    /* The answer first. */
+    gtk_label_set_text (self->verdict_label, cp_analysis_get_verdict (self->analysis)->text);
     gtk_label_set_text (self->window_label, text);
     for (guint i = 0; notes[i] != NULL; i++)
       {
@@ -519,37 +532,35 @@ rebuild (CpFindingsPane *self)
       }
   }
 
-  /* Problems first, then the rest; the model is sorted by time at stake. */
+  /* The model is in the one order: each finding goes under its section. */
   model = cp_analysis_get_findings (self->analysis);
   n = g_list_model_get_n_items (model);
-  for (guint pass = 0; pass < 2; pass++)
-    for (guint i = 0; i < n; i++)
-      {
-        g_autoptr(CpFinding) f = g_list_model_get_item (model, i);
-        gboolean problem = cp_finding_get_severity (f) > CP_SEVERITY_INFO;
-        GtkWidget *row;
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(CpFinding) f = g_list_model_get_item (model, i);
+      CpFindingSection section = cp_finding_get_section (f);
+      GtkWidget *row = make_row (self, f);
 
-        if (problem != (pass == 0))
-          continue;
-        row = make_row (self, f);
-        g_ptr_array_add (self->rows, row);
-        g_ptr_array_add (self->findings, g_object_ref (f));
-        gtk_list_box_append (problem ? self->problems : self->infos, row);
-        if (problem)
-          n_problems++;
-        else
-          n_info++;
-      }
+      g_ptr_array_add (self->rows, row);
+      g_ptr_array_add (self->findings, g_object_ref (f));
+      gtk_list_box_append (self->sections[section], row);
+      counts[section]++;
+      if (section != CP_FINDING_SECTION_INFO)
+        n_problems++;
+    }
 
   gtk_widget_set_visible (self->healthy_box, n_problems == 0);
   if (n_problems == 0)
     gtk_label_set_text (self->healthy_label,
-                        n_info ? _("No rule crosses its threshold in this capture. The notes below are for information.")
-                               : _("No rule crosses its threshold in this capture."));
-  gtk_widget_set_visible (self->problems_title, n_problems > 0);
-  gtk_widget_set_visible (GTK_WIDGET (self->problems), n_problems > 0);
-  gtk_widget_set_visible (self->info_title, n_info > 0);
-  gtk_widget_set_visible (GTK_WIDGET (self->infos), n_info > 0);
+                        counts[CP_FINDING_SECTION_INFO]
+                          ? _("No rule crosses its threshold in this capture. The notes below are for information.")
+                          : _("No rule crosses its threshold in this capture."));
+  for (guint k = 0; k < CP_N_FINDING_SECTIONS; k++)
+    {
+      gtk_label_set_text (self->section_titles[k], cp_analysis_get_section_title (self->analysis, k));
+      gtk_widget_set_visible (GTK_WIDGET (self->section_titles[k]), counts[k] > 0);
+      gtk_widget_set_visible (GTK_WIDGET (self->sections[k]), counts[k] > 0);
+    }
   update_evidence_label (self);
   gtk_stack_set_visible_child_name (self->stack, "results");
 }
@@ -693,7 +704,6 @@ static void
 cp_findings_pane_init (CpFindingsPane *self)
 {
   GtkWidget *scroller, *box, *running, *spinner, *icon, *title;
-  GtkEventController *shortcuts;
 
   self->rows = g_ptr_array_new ();
   self->findings = g_ptr_array_new_with_free_func (g_object_unref);
@@ -729,6 +739,11 @@ cp_findings_pane_init (CpFindingsPane *self)
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), box);
   gtk_stack_add_named (self->stack, scroller, "results");
 
+  self->verdict_label = GTK_LABEL (make_label ("", "verdict"));
+  gtk_widget_add_css_class (GTK_WIDGET (self->verdict_label), "title-4");
+  gtk_label_set_selectable (self->verdict_label, TRUE);
+  gtk_widget_set_margin_bottom (GTK_WIDGET (self->verdict_label), 6);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->verdict_label));
   self->window_label = GTK_LABEL (make_label ("", NULL));
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->window_label));
   self->notes_box = GTK_BOX (gtk_box_new (GTK_ORIENTATION_VERTICAL, 2));
@@ -749,31 +764,18 @@ cp_findings_pane_init (CpFindingsPane *self)
   gtk_box_append (GTK_BOX (self->healthy_box), GTK_WIDGET (self->healthy_label));
   gtk_box_append (GTK_BOX (box), self->healthy_box);
 
-  self->problems_title = section_title (_("Problems"));
-  gtk_box_append (GTK_BOX (box), self->problems_title);
-  self->problems = GTK_LIST_BOX (gtk_list_box_new ());
-  gtk_list_box_set_selection_mode (self->problems, GTK_SELECTION_NONE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->problems), "boxed-list");
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->problems));
+  for (guint k = 0; k < CP_N_FINDING_SECTIONS; k++)
+    {
+      self->section_titles[k] = GTK_LABEL (section_title (""));
+      gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->section_titles[k]));
+      self->sections[k] = GTK_LIST_BOX (gtk_list_box_new ());
+      gtk_list_box_set_selection_mode (self->sections[k], GTK_SELECTION_NONE);
+      gtk_widget_add_css_class (GTK_WIDGET (self->sections[k]), "boxed-list");
+      gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->sections[k]));
+    }
 
-  self->info_title = section_title (_("Also Noted"));
-  gtk_box_append (GTK_BOX (box), self->info_title);
-  self->infos = GTK_LIST_BOX (gtk_list_box_new ());
-  gtk_list_box_set_selection_mode (self->infos, GTK_SELECTION_NONE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->infos), "boxed-list");
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->infos));
-
-  /* F8 / Shift+F8 anywhere in the window. */
-  shortcuts = gtk_shortcut_controller_new ();
-  gtk_shortcut_controller_set_scope (GTK_SHORTCUT_CONTROLLER (shortcuts), GTK_SHORTCUT_SCOPE_GLOBAL);
-  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
-                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_F8, 0),
-                                                          gtk_named_action_new ("findings.next-evidence")));
-  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
-                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_F8, GDK_SHIFT_MASK),
-                                                          gtk_named_action_new ("findings.previous-evidence")));
-  gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
-
+  /* F8 / Shift+F8 are the window's (win.next-evidence), so that they work
+   * wherever the focus is. */
   rebuild (self);
 }
 
@@ -881,4 +883,11 @@ cp_findings_pane_get_n_problems (CpFindingsPane *self)
     if (cp_finding_get_severity (g_ptr_array_index (self->findings, i)) > CP_SEVERITY_INFO)
       n++;
   return n;
+}
+
+const char *
+cp_findings_pane_get_verdict_text (CpFindingsPane *self)
+{
+  g_return_val_if_fail (CP_IS_FINDINGS_PANE (self), NULL);
+  return gtk_label_get_text (self->verdict_label);
 }

@@ -17,12 +17,14 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (CpFindingsPane, cp_findings_pane, CP, FINDINGS_PANE, GtkWidget)
 
-/* Lists the findings of the analysis, problems first, each sorted by the time
- * at stake, with its severity (colour and icon), measured figures beside the
- * thresholds, evidence and fixes. Opening a finding highlights all its
- * evidence on the timeline and zooms to it; F8 and Shift+F8 (the
- * "findings.next-evidence" and "findings.previous-evidence" actions) step
- * through the evidence. While the analysis runs it says so. */
+/* Opens with the verdict, then lists the findings of the analysis in the one
+ * order (why the device waits, speed-ups, also noted), each with its
+ * severity (colour and icon), measured figures beside the thresholds,
+ * evidence and fixes. Opening a finding highlights all its evidence on the
+ * timeline and zooms to it; the "findings.next-evidence" and
+ * "findings.previous-evidence" actions, and the window's F8 and Shift+F8
+ * (win.next-evidence), step through the evidence, one range per step and
+ * lane. While the analysis runs it says so. */
 GtkWidget   *cp_findings_pane_new             (void);
 
 CpTrace     *cp_findings_pane_get_trace       (CpFindingsPane *self);
@@ -49,5 +51,8 @@ CpFinding   *cp_findings_pane_get_selected    (CpFindingsPane *self);
  * shown, or -1. */
 gint         cp_findings_pane_step_evidence   (CpFindingsPane *self,
                                                gint            direction);
+
+/* The verdict the pane opens with (empty until the analysis is there). */
+const char  *cp_findings_pane_get_verdict_text (CpFindingsPane *self);
 
 G_END_DECLS

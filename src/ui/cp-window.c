@@ -359,6 +359,11 @@ analysis_done_cb (GObject      *source,
   /* A dot on the Findings tab when something is worth a look. */
   adw_view_stack_page_set_needs_attention (adw_view_stack_get_page (self->side_stack, GTK_WIDGET (self->findings_pane)),
                                            cp_analysis_has_warnings (analysis));
+  /* The answer first: a capture with a problem opens on Findings, unless
+   * the user already went to another page than the first. */
+  if (cp_analysis_has_warnings (analysis) &&
+      g_strcmp0 (adw_view_stack_get_visible_child_name (self->side_stack), "capture") == 0)
+    adw_view_stack_set_visible_child_name (self->side_stack, "findings");
 }
 
 /* The analysis runs in a worker thread after loading; the panes bound to
@@ -1328,6 +1333,24 @@ show_notes_action (GtkWidget  *widget,
   adw_view_stack_set_visible_child_name (self->side_stack, "notes");
 }
 
+/* F8 / Shift+F8: the next or previous evidence of the open finding (the
+ * first finding when none is open), wherever the focus is. The accelerators
+ * are the application's, which the window runs before any widget sees the
+ * key, so the timeline under the pointer or with the focus cannot keep it. */
+static void
+step_evidence_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+
+  if (self->findings_pane == NULL || cp_findings_pane_get_n_findings (self->findings_pane) == 0)
+    return;
+  adw_view_stack_set_visible_child_name (self->side_stack, "findings");
+  cp_findings_pane_step_evidence (self->findings_pane,
+                                  g_str_equal (action_name, "win.next-evidence") ? 1 : -1);
+}
+
 /* Reports ------------------------------------------------------------------ */
 
 /* "run.pt.trace.json.gz" -> "run-report.png", beside the capture when its
@@ -1887,6 +1910,8 @@ cp_window_class_init (CpWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.add-slice-note", "(uu)", add_slice_note_action);
   gtk_widget_class_install_action (widget_class, "win.pin-evidence", "(su)", pin_evidence_action);
   gtk_widget_class_install_action (widget_class, "win.show-notes", NULL, show_notes_action);
+  gtk_widget_class_install_action (widget_class, "win.next-evidence", NULL, step_evidence_action);
+  gtk_widget_class_install_action (widget_class, "win.previous-evidence", NULL, step_evidence_action);
 
   gtk_widget_class_install_action (widget_class, "win.find", NULL, find_action);
 

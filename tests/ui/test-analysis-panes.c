@@ -20,9 +20,13 @@
 #include <string.h>
 
 #include "cp-application.h"
+#include "cp-capture-pane.h"
+#include "cp-details-pane.h"
 #include "cp-findings-pane.h"
+#include "cp-notes-pane.h"
 #include "cp-kernels-pane.h"
 #include "cp-steps-pane.h"
+#include "cp-timeline-view.h"
 #include "cp-test-util.h"
 #include "cp-window.h"
 #include "cp-ui-test-util.h"
@@ -171,6 +175,15 @@ test_input_bound (void)
   /* The Findings tab asks for attention: there is a problem. */
   g_assert_true (adw_view_stack_page_get_needs_attention (
     adw_view_stack_get_page (ADW_VIEW_STACK (gtk_widget_get_ancestor (findings, ADW_TYPE_VIEW_STACK)), findings)));
+  /* The answer first: the window opened on Findings, which leads with the
+   * verdict. */
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (
+                     ADW_VIEW_STACK (gtk_widget_get_ancestor (findings, ADW_TYPE_VIEW_STACK))), ==, "findings");
+  g_assert_cmpstr (cp_findings_pane_get_verdict_text (CP_FINDINGS_PANE (findings)), ==,
+                   cp_analysis_get_verdict (analysis)->text);
+  g_assert_true (g_str_has_prefix (cp_findings_pane_get_verdict_text (CP_FINDINGS_PANE (findings)),
+                                   "The GPU waits mostly for input"));
+  g_assert_true (cp_ui_label_tree_has (findings, "Why the GPU Waits"));
   view = view_state_for (window, findings, steps, kernels);
 
   /* Findings: the problem first; opening it highlights all its evidence and
@@ -200,6 +213,38 @@ test_input_bound (void)
   g_assert_true (gtk_widget_activate_action (findings, "findings.previous-evidence", NULL));
   pos = cp_findings_pane_step_evidence (CP_FINDINGS_PANE (findings), -1);
   g_assert_cmpint (pos, ==, (gint) n_ev - 1);
+  /* Evidence is one range per step (the input is on one thread). */
+  {
+    guint n_windows;
+
+    cp_analysis_get_windows (analysis, &n_windows);
+    g_assert_cmpuint (n_ev, <=, n_windows + 1);
+    g_assert_cmpuint (cp_finding_get_evidence_found (f), >=, n_ev);
+  }
+  /* F8 and Shift+F8 are the application's accelerators for the window's
+   * actions, which GTK runs in the capture phase: the focused timeline on
+   * another page cannot keep them. They reveal Findings and step. */
+  {
+    g_auto(GStrv) next = gtk_application_get_accels_for_action (gtk_window_get_application (GTK_WINDOW (window)),
+                                                                "win.next-evidence");
+    g_auto(GStrv) prev = gtk_application_get_accels_for_action (gtk_window_get_application (GTK_WINDOW (window)),
+                                                                "win.previous-evidence");
+    GtkWidget *timeline = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_TIMELINE_VIEW);
+
+    g_assert_cmpstr (next[0], ==, "F8");
+    g_assert_cmpstr (prev[0], ==, "<Shift>F8");
+    show_page (window, steps);
+    gtk_widget_grab_focus (timeline);
+    g_assert_true (gtk_widget_activate_action (timeline, "win.next-evidence", NULL));
+    g_assert_cmpstr (adw_view_stack_get_visible_child_name (
+                       ADW_VIEW_STACK (gtk_widget_get_ancestor (findings, ADW_TYPE_VIEW_STACK))), ==, "findings");
+    g_assert_cmpint (cp_view_state_get_visible_start (view), <=, ev[0].start);
+    g_assert_cmpint (cp_view_state_get_visible_end (view), >=, ev[0].end);
+    g_assert_true (gtk_widget_activate_action (timeline, "win.previous-evidence", NULL));
+    g_assert_cmpint (cp_view_state_get_visible_start (view), <=, ev[n_ev - 1].start);
+    g_assert_cmpint (cp_view_state_get_visible_end (view), >=, ev[n_ev - 1].end);
+    g_assert_true (cp_ui_label_tree_has (findings, "Evidence 5 of 5"));
+  }
   /* Closing it clears the highlights. */
   g_assert_true (cp_findings_pane_select (CP_FINDINGS_PANE (findings), "nonsense") == FALSE);
 
@@ -292,6 +337,9 @@ test_healthy (void)
   g_assert_false (adw_view_stack_page_get_needs_attention (
     adw_view_stack_get_page (ADW_VIEW_STACK (gtk_widget_get_ancestor (findings, ADW_TYPE_VIEW_STACK)), findings)));
   g_assert_false (cp_analysis_has_warnings (cp_window_get_analysis (window)));
+  /* Nothing to answer: the window stays on its first page. */
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (
+                     ADW_VIEW_STACK (gtk_widget_get_ancestor (findings, ADW_TYPE_VIEW_STACK))), ==, "capture");
   show_page (window, findings);
   screenshot (window, "findings-healthy-light.png");
   g_assert_cmpint (cp_findings_pane_step_evidence (CP_FINDINGS_PANE (findings), 1), ==,
@@ -316,6 +364,115 @@ test_reload_replaces_analysis (void)
   cp_ui_run_for (100);
 }
 
+/* Markup safety in the panes: a capture whose file, process, thread, device,
+ * op and kernel names hold <, & and quotes, and a note that does, shows each
+ * as the exact text on every page, and neither GTK nor Pango warns (the UI
+ * tests run with fatal warnings). */
+#define HOSTILE_NOTE "Note <i>&amp; \"why\" 'here' <"
+
+static void
+test_markup (void)
+{
+  g_autofree char *src = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "..", "data", "markup",
+                                           "markup.pt.trace.json", NULL);
+  g_autofree char *path = g_build_filename (tmpdir, "run <&> \"x\" 'y'.pt.trace.json", NULL);
+  g_autofree char *contents = NULL;
+  gsize len;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(CpAnnotations) notes = NULL;
+  CpWindow *window;
+  CpAnalysis *analysis;
+  CpViewState *view;
+  CpTrace *trace;
+  GtkWidget *findings, *kernels, *capture, *details, *notes_pane, *steps;
+  const char *kernel = "volta_sgemm_128x64_nn<float, 8> & \"k\" 'q' </span>";
+  const char *op = "aten::mm <&> \"op\"";
+
+  if (!g_file_test (src, G_FILE_TEST_EXISTS))
+    {
+      g_clear_pointer (&src, g_free);
+      src = g_build_filename (g_getenv ("CP_SOURCE_ROOT"), "tests", "data", "markup", "markup.pt.trace.json", NULL);
+    }
+  g_assert_true (g_file_get_contents (src, &contents, &len, &error));
+  g_assert_true (g_file_set_contents (path, contents, len, &error));
+  file = g_file_new_for_path (path);
+  window = cp_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+  gtk_window_present (GTK_WINDOW (window));
+  cp_window_open (window, file);
+  cp_ui_wait_for (analysed, window, "the analysis");
+  analysis = cp_window_get_analysis (window);
+  trace = cp_window_get_trace (window);
+  view = cp_window_get_view_state (window);
+  findings = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_FINDINGS_PANE);
+  kernels = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_KERNELS_PANE);
+  capture = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_CAPTURE_PANE);
+  details = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_DETAILS_PANE);
+  notes_pane = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_NOTES_PANE);
+  steps = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_STEPS_PANE);
+
+  /* The title is the file's name, as it is. */
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "run <&> \"x\" 'y'.pt.trace.json");
+
+  /* Findings: the verdict, and the figures with their "< 10%" thresholds. */
+  show_page (window, findings);
+  g_assert_true (cp_ui_label_tree_has (findings, cp_analysis_get_verdict (analysis)->text));
+  g_assert_true (cp_findings_pane_select (CP_FINDINGS_PANE (findings), "no-mixed-precision"));
+  cp_ui_run_for (200);
+  g_assert_true (cp_ui_label_tree_has (findings, "16-bit share of device compute time (XProf)"));
+  g_assert_true (cp_ui_label_tree_has (findings, "< 10.0%"));
+  g_assert_true (cp_findings_pane_step_evidence (CP_FINDINGS_PANE (findings), 1) >= 0);
+  cp_ui_run_for (100);
+
+  /* Capture: process and device names. */
+  show_page (window, capture);
+  g_assert_true (cp_ui_label_tree_has (capture, "GPU <&> \"dev\" 'x'"));
+
+  /* Kernels and host ops. */
+  show_page (window, kernels);
+  g_assert_true (cp_ui_label_tree_has (kernels, kernel));
+  g_assert_true (cp_ui_label_tree_has (kernels, op));
+
+  show_page (window, steps);
+
+  /* Details of the kernel, with its flow link (markup) to the launch. */
+  for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
+    if (cp_lane_get_kind (cp_trace_get_lane (trace, l)) == CP_LANE_KERNEL)
+      cp_view_state_set_selected (view, (CpSliceRef) { l, 0 });
+  show_page (window, details);
+  g_assert_true (cp_ui_label_tree_has (details, kernel));
+  g_assert_true (cp_ui_label_tree_has (details, "cudaLaunchKernel"));
+  /* And of the launch, whose flow link names the kernel. */
+  for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
+    {
+      CpLane *lane = cp_trace_get_lane (trace, l);
+      const CpSlices *s = cp_lane_get_slices (lane);
+
+      if (cp_lane_get_kind (lane) != CP_LANE_HOST_THREAD)
+        continue;
+      for (guint i = 0; i < s->n; i++)
+        if (g_str_equal (cp_trace_get_string (trace, cp_slices_get_name (s, i)), "cudaLaunchKernel"))
+          {
+            cp_view_state_set_selected (view, (CpSliceRef) { l, i });
+            break;
+          }
+    }
+  cp_ui_run_for (100);
+  g_assert_true (cp_ui_label_tree_has (details, "cudaLaunchKernel"));
+  g_assert_true (cp_ui_label_tree_has (details, kernel));
+
+  /* A note, on the Notes page. */
+  g_object_get (window, "annotations", &notes, NULL);
+  g_assert_nonnull (notes);
+  cp_annotations_add_note (notes, 100 * CP_NS_PER_US, 400 * CP_NS_PER_US, 0, HOSTILE_NOTE, 0x3584e4ff);
+  show_page (window, notes_pane);
+  g_assert_true (cp_ui_label_tree_has (notes_pane, HOSTILE_NOTE));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  cp_ui_run_for (100);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -335,6 +492,7 @@ main (int   argc,
   g_test_add_func ("/analysis-panes/input-bound", test_input_bound);
   g_test_add_func ("/analysis-panes/healthy", test_healthy);
   g_test_add_func ("/analysis-panes/launch-bound", test_reload_replaces_analysis);
+  g_test_add_func ("/analysis-panes/markup", test_markup);
 
   status = g_test_run ();
   g_object_unref (app);

@@ -1,0 +1,244 @@
+/* cp-verdict.c: the answer first: why the accelerator waits, in one sentence
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "cp-analysis-private.h"
+#include "cp-rules.h"
+
+/* The idle causes come from the findings in the one order
+ * (cp_findings_compare()): those above info in the idle section, one entry
+ * per cause (the finding with the most time at stake stands for it), so the
+ * causes are ranked by the device time they cost. Demoted findings are info
+ * and never counted twice. Speed-ups follow, by name. */
+
+static double
+percent_of_windows (CpAnalysis *self,
+                    gint64      t)
+{
+  return self->window_time > 0 ? 100.0 * (double) t / (double) self->window_time : 0.0;
+}
+
+static double
+busy_percent (CpAnalysis *self)
+{
+  double util = NAN;
+
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+
+      if (dev->n_kernels == 0)
+        continue;
+      if (isnan (util) || dev->utilization < util)
+        util = dev->utilization;
+    }
+  return isnan (util) ? NAN : 100.0 * util;
+}
+
+static double
+loading_percent (CpAnalysis *self)
+{
+  const CpIntervals *loading = self->cat_union[CP_TIME_INPUT_WAIT];
+  g_autoptr(CpIntervals) inside = NULL;
+
+  if (loading == NULL || loading->n == 0 || self->window_set == NULL)
+    return NAN;
+  inside = cp_intervals_intersect (loading, self->window_set);
+  return percent_of_windows (self, cp_intervals_length (inside));
+}
+
+static char *
+cause_phrase (CpAnalysis           *self,
+              const CpVerdictCause *c,
+              gboolean              per_step)
+{
+  const char *word = self->verdict.device_word;
+
+  if (c->cause == CP_IDLE_CAUSE_INPUT && !isnan (self->verdict.loading_percent))
+    return per_step
+      /* Translators: the input cause in the verdict: "input: data loading
+       * takes 29.3% of the step time, 22.9% with the GPU idle". */
+      ? g_strdup_printf (_("input: data loading takes %.1f%% of the step time, %.1f%% with the %s idle"),
+                         self->verdict.loading_percent, c->percent, word)
+      : g_strdup_printf (_("input: data loading takes %.1f%% of the capture, %.1f%% with the %s idle"),
+                         self->verdict.loading_percent, c->percent, word);
+  return per_step
+    /* Translators: an idle cause and the share of time it costs, "synchronisation (4.1% of the step time)". */
+    ? g_strdup_printf (_("%s (%.1f%% of the step time)"), cp_idle_cause_get_label (c->cause), c->percent)
+    : g_strdup_printf (_("%s (%.1f%% of the capture)"), cp_idle_cause_get_label (c->cause), c->percent);
+}
+
+static void
+append_busy (CpAnalysis *self,
+             GString    *s,
+             gboolean    per_step)
+{
+  double busy = self->verdict.busy_percent;
+
+  if (isnan (busy))
+    return;
+  g_string_append_c (s, ' ');
+  if (per_step)
+    /* Translators: after the causes: "It is busy 45% of the step time." */
+    g_string_append_printf (s, _("It is busy %.0f%% of the step time."), busy);
+  else
+    g_string_append_printf (s, _("It is busy %.0f%% of the capture."), busy);
+}
+
+void
+_cp_analysis_build_verdict (CpAnalysis *self)
+{
+  CpVerdict *v = &self->verdict;
+  GListModel *model = G_LIST_MODEL (self->findings);
+  guint n = g_list_model_get_n_items (model);
+  gboolean seen[CP_N_IDLE_CAUSES] = { FALSE, };
+  gboolean per_step = self->step_source != CP_STEPS_NONE;
+  const char *symptom = NULL;
+  g_autoptr(GString) s = g_string_new (NULL);
+  g_autoptr(GPtrArray) speedup_titles = g_ptr_array_new ();
+  const char *word;
+
+  memset (v, 0, sizeof *v);
+  v->device_word = word = cp_analysis_get_device_word (self);
+  v->busy_percent = busy_percent (self);
+  v->loading_percent = loading_percent (self);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(CpFinding) f = g_list_model_get_item (model, i);
+      const CpRule *rule = cp_rules_lookup (cp_finding_get_rule_id (f));
+      CpFindingSection section = cp_finding_get_section (f);
+
+      if (rule == NULL)
+        continue;
+      if (section == CP_FINDING_SECTION_IDLE)
+        {
+          CpVerdictCause *c;
+
+          if (rule->idle_cause == CP_IDLE_CAUSE_NONE)
+            {
+              if (symptom == NULL)
+                symptom = rule->id;
+              continue;
+            }
+          if (seen[rule->idle_cause])
+            continue;
+          seen[rule->idle_cause] = TRUE;
+          c = &v->causes[v->n_causes++];
+          c->cause = rule->idle_cause;
+          c->rule_id = rule->id;
+          c->time = cp_finding_get_time_at_stake (f);
+          c->percent = percent_of_windows (self, c->time);
+        }
+      else if (section == CP_FINDING_SECTION_SPEEDUP && v->n_speedups < CP_VERDICT_MAX_SPEEDUPS)
+        {
+          v->speedups[v->n_speedups++] = rule->id;
+          g_ptr_array_add (speedup_titles, (gpointer) cp_finding_get_title (f));
+        }
+    }
+  /* The model is in section order; keep the causes by time whatever breaks its ties. */
+  for (guint a = 1; a < v->n_causes; a++)
+    for (guint b = a; b > 0 && v->causes[b].time > v->causes[b - 1].time; b--)
+      {
+        CpVerdictCause tmp = v->causes[b];
+
+        v->causes[b] = v->causes[b - 1];
+        v->causes[b - 1] = tmp;
+      }
+
+  if (v->n_causes > 0)
+    {
+      g_autofree char *first = cause_phrase (self, &v->causes[0], per_step);
+
+      v->primary_rule = v->causes[0].rule_id;
+      /* Translators: the verdict's first words: "The GPU waits mostly for
+       * input: data loading takes…". The second %s is a cause phrase. */
+      g_string_append_printf (s, _("The %s waits mostly for %s"), word, first);
+      for (guint k = 1; k < v->n_causes; k++)
+        {
+          g_autofree char *next = cause_phrase (self, &v->causes[k], per_step);
+
+          g_string_append (s, "; ");
+          /* Translators: a further cause in the verdict, "then synchronisation (4.1%…)". */
+          g_string_append_printf (s, _("then %s"), next);
+        }
+      g_string_append_c (s, '.');
+      append_busy (self, s, per_step);
+    }
+  else if (symptom != NULL)
+    {
+      CpFinding *f = cp_analysis_lookup_finding (self, symptom);
+
+      v->primary_rule = symptom;
+      g_string_append_printf (s, _("The %s is often idle, and no single cause crosses its threshold (%s)."),
+                              word, cp_finding_get_title (f));
+      append_busy (self, s, per_step);
+    }
+  else
+    {
+      g_string_append_printf (s, _("Nothing keeps the %s waiting past the rules’ thresholds."), word);
+      append_busy (self, s, per_step);
+    }
+
+  if (v->n_speedups > 0)
+    {
+      g_autofree char *titles = NULL;
+
+      if (v->primary_rule == NULL)
+        v->primary_rule = v->speedups[0];
+      g_ptr_array_add (speedup_titles, NULL);
+      titles = g_strjoinv (", ", (char **) speedup_titles->pdata);
+      g_string_append_c (s, ' ');
+      /* Translators: after the causes, the findings that speed up a busy
+       * device: "Once it is busy, it can run faster: No mixed precision." */
+      g_string_append_printf (s, _("Once it is busy, it can run faster: %s."), titles);
+    }
+
+  g_free (self->verdict_text);
+  self->verdict_text = g_string_free (g_steal_pointer (&s), FALSE);
+  v->text = self->verdict_text;
+
+  for (guint k = 0; k < CP_N_FINDING_SECTIONS; k++)
+    g_clear_pointer (&self->section_titles[k], g_free);
+  /* Translators: the heading of the idle causes, "Why the GPU Waits". */
+  self->section_titles[CP_FINDING_SECTION_IDLE] = g_strdup_printf (_("Why the %s Waits"), word);
+  /* Translators: the heading of the speed-ups, "Speed-ups Once the GPU Is Busy". */
+  self->section_titles[CP_FINDING_SECTION_SPEEDUP] = g_strdup_printf (_("Speed-ups Once the %s Is Busy"), word);
+  self->section_titles[CP_FINDING_SECTION_INFO] = g_strdup (_("Also Noted"));
+}
+
+const CpVerdict *
+cp_analysis_get_verdict (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  return &self->verdict;
+}
+
+const char *
+cp_analysis_get_device_word (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+
+  /* The one place that names the device for people. Every device the
+   * readers make today runs CUDA or HIP kernels; a device kind (TPU...)
+   * chooses another word here. */
+  return _("GPU");
+}
+
+const char *
+cp_analysis_get_section_title (CpAnalysis       *self,
+                               CpFindingSection  section)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  g_return_val_if_fail (section < CP_N_FINDING_SECTIONS, NULL);
+
+  return self->section_titles[section];
+}
