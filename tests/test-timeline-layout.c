@@ -344,6 +344,94 @@ test_hit (Fixture       *f,
   cp_timeline_layout_unref (layout);
 }
 
+static guint
+find_tid (CpTrace *trace,
+          gint64   tid)
+{
+  for (guint i = 0; i < cp_trace_get_n_lanes (trace); i++)
+    {
+      CpLane *lane = cp_trace_get_lane (trace, i);
+
+      if (cp_lane_get_kind (lane) == CP_LANE_HOST_THREAD && cp_lane_get_tid (lane) == tid)
+        return i;
+    }
+  g_assert_not_reached ();
+  return 0;
+}
+
+/* Group and lane names a new user reads: Kineto names its GPU processes
+ * after the host program and labels them "GPU 0"; XPlane names planes
+ * "/device:TPU:0"; a pthread id cut to 32 bits arrives negative. */
+static void
+test_names (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint named = cp_trace_builder_process_for_pid (b, 0);
+  guint bare = cp_trace_builder_process_for_pid (b, 1);
+  guint tpu = cp_trace_builder_process_for_pid (b, 2);
+  guint custom = cp_trace_builder_process_for_pid (b, 501);
+  guint host = cp_trace_builder_process_for_pid (b, 4242);
+  guint neg, pos;
+  CpProcess *p;
+  CpDevice *dev;
+  CpTrace *trace;
+
+  p = cp_trace_builder_get_process (b, named);
+  p->is_device = TRUE;
+  p->device = 0;
+  p->name = cp_trace_builder_intern (b, "python3.10", -1);
+  p->labels = cp_trace_builder_intern (b, "GPU 0", -1);
+  dev = cp_trace_builder_device (b, 0);
+  dev->name = cp_trace_builder_intern (b, "NVIDIA H100 80GB HBM3", -1);
+
+  p = cp_trace_builder_get_process (b, bare);
+  p->is_device = TRUE;
+  p->device = 1;
+  p->name = cp_trace_builder_intern (b, "python3", -1);
+
+  p = cp_trace_builder_get_process (b, tpu);
+  p->is_device = TRUE;
+  p->device = 2;
+  p->name = cp_trace_builder_intern (b, "worker-0 /device:TPU:2", -1);
+  dev = cp_trace_builder_device (b, 2);
+  dev->name = cp_trace_builder_intern (b, "TPU v4", -1);
+
+  p = cp_trace_builder_get_process (b, custom);
+  p->is_device = TRUE;
+  p->device = 3;
+  p->name = cp_trace_builder_intern (b, "/device:CUSTOM:Megascale Trace", -1);
+
+  cp_trace_builder_get_process (b, host)->name = cp_trace_builder_intern (b, "python", -1);
+  neg = cp_trace_builder_lane (b, host, CP_LANE_HOST_THREAD, (CpLaneKey) { -549452224, 0 });
+  add (b, neg, 0, 10, "a");
+  pos = cp_trace_builder_lane (b, host, CP_LANE_HOST_THREAD, (CpLaneKey) { 4242, 0 });
+  add (b, pos, 0, 10, "b");
+
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+
+  {
+    g_autofree char *a = cp_timeline_group_label (trace, named);
+    g_autofree char *c = cp_timeline_group_label (trace, bare);
+    g_autofree char *d = cp_timeline_group_label (trace, tpu);
+    g_autofree char *e = cp_timeline_group_label (trace, custom);
+    g_autofree char *h = cp_timeline_group_label (trace, host);
+    g_autofree char *t1 = cp_timeline_lane_label (trace, find_tid (trace, -549452224));
+    g_autofree char *t2 = cp_timeline_lane_label (trace, find_tid (trace, 4242));
+
+    g_assert_cmpstr (a, ==, "GPU 0 · NVIDIA H100 80GB HBM3");
+    g_assert_cmpstr (c, ==, "GPU 1");
+    g_assert_cmpstr (d, ==, "TPU 2 · TPU v4");
+    g_assert_cmpstr (e, ==, "/device:CUSTOM:Megascale Trace");
+    g_assert_cmpstr (h, ==, "python (pid 4242)");
+    /* 2^32 - 549452224 */
+    g_assert_cmpstr (t1, ==, "thread 3745515072");
+    g_assert_cmpstr (t2, ==, "thread 4242");
+  }
+  g_object_unref (trace);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -353,6 +441,8 @@ main (int   argc,
   g_test_add ("/timeline-layout/order", Fixture, NULL, fixture_setup, test_order, fixture_teardown);
   g_test_add ("/timeline-layout/collapse-hide-pin", Fixture, NULL, fixture_setup, test_collapse_hide_pin, fixture_teardown);
   g_test_add ("/timeline-layout/hit", Fixture, NULL, fixture_setup, test_hit, fixture_teardown);
+
+  g_test_add_func ("/timeline-layout/names", test_names);
 
   return g_test_run ();
 }

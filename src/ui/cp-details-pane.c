@@ -94,6 +94,20 @@ new_key_grid (CpDetailsPane *self)
   return grid;
 }
 
+/* Wraps a long name or value anywhere it must, but without the hyphen Pango
+ * adds where it breaks a word: "aten::convolu-" reads as a different name. */
+static void
+wrap_without_hyphens (GtkLabel *label)
+{
+  PangoAttrList *attrs = pango_attr_list_new ();
+
+  pango_attr_list_insert (attrs, pango_attr_insert_hyphens_new (FALSE));
+  gtk_label_set_attributes (label, attrs);
+  pango_attr_list_unref (attrs);
+  gtk_label_set_wrap (label, TRUE);
+  gtk_label_set_wrap_mode (label, PANGO_WRAP_WORD_CHAR);
+}
+
 /* A "key  value" line of a grid; the value is selectable and wraps. */
 static GtkWidget *
 grid_row (GtkWidget  *grid,
@@ -109,8 +123,7 @@ grid_row (GtkWidget  *grid,
   gtk_label_set_yalign (GTK_LABEL (k), 0);
   gtk_widget_add_css_class (k, "dim-label");
   gtk_label_set_xalign (GTK_LABEL (v), 0);
-  gtk_label_set_wrap (GTK_LABEL (v), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (v), PANGO_WRAP_WORD_CHAR);
+  wrap_without_hyphens (GTK_LABEL (v));
   gtk_label_set_selectable (GTK_LABEL (v), TRUE);
   gtk_widget_set_hexpand (v, TRUE);
   gtk_grid_attach (GTK_GRID (grid), k, 0, row, 1, 1);
@@ -360,8 +373,7 @@ show_slice (CpDetailsPane *self,
 
   title = gtk_label_new (cp_trace_get_string (self->trace, cp_slices_get_name (s, i)));
   gtk_label_set_xalign (GTK_LABEL (title), 0);
-  gtk_label_set_wrap (GTK_LABEL (title), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (title), PANGO_WRAP_WORD_CHAR);
+  wrap_without_hyphens (GTK_LABEL (title));
   gtk_label_set_selectable (GTK_LABEL (title), TRUE);
   gtk_widget_add_css_class (title, "title-4");
   gtk_widget_set_name (title, "slice-name");

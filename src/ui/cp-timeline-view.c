@@ -94,6 +94,13 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
+enum {
+  SLICE_CLICKED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 static void update_adjustment (CpTimelineView *self);
 
 static void
@@ -534,6 +541,7 @@ click (CpTimelineView *self,
     {
     case CP_HIT_SLICE:
       cp_view_state_set_selected (self->view, hit->slice);
+      g_signal_emit (self, signals[SLICE_CLICKED], 0);
       break;
     case CP_HIT_GROUP:
       cp_view_state_set_group_collapsed (self->view, hit->process,
@@ -1113,6 +1121,12 @@ cp_timeline_view_class_init (CpTimelineViewClass *klass)
     g_param_spec_object ("view-state", NULL, NULL, CP_TYPE_VIEW_STATE,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* The user clicked a slice, which is now the selection: the window shows
+   * its details. Selections that panes make do not emit it. */
+  signals[SLICE_CLICKED] =
+    g_signal_new ("slice-clicked", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   gtk_widget_class_install_action (widget_class, "timeline.zoom-in", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "timeline.zoom-out", NULL, zoom_action);

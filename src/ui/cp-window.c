@@ -1796,6 +1796,14 @@ view_state_changed_cb (CpWindow *self,
     adw_view_stack_set_visible_child_name (self->side_stack, "details");
 }
 
+/* A slice clicked on the timeline shows its details, whichever page is
+ * open: the click asks what the slice is. */
+static void
+slice_clicked_cb (CpWindow *self)
+{
+  adw_view_stack_set_visible_child_name (self->side_stack, "details");
+}
+
 static void
 cp_window_class_init (CpWindowClass *klass)
 {
@@ -1901,6 +1909,8 @@ cp_window_init (CpWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   g_signal_connect_object (self->view_state, "changed", G_CALLBACK (view_state_changed_cb), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (cp_timeline_pane_get_view (self->timeline_pane), "slice-clicked",
+                           G_CALLBACK (slice_clicked_cb), self, G_CONNECT_SWAPPED);
 
   target = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
   gtk_drop_target_set_gtypes (target, drop_types, G_N_ELEMENTS (drop_types));
