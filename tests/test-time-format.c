@@ -82,6 +82,23 @@ test_offset (void)
 }
 
 static void
+test_range_edge (void)
+{
+  g_autofree char *a = cp_time_format_range_edge (193497382, 374511064);
+  g_autofree char *b = cp_time_format_range_edge (568008446, 374511064);
+  g_autofree char *c = cp_time_format_range_edge (1234567, 2000);
+  g_autofree char *d = cp_time_format_range_edge (1999990000, 50000000);
+
+  /* 375 ms: to 0.1 ms. */
+  g_assert_cmpstr (a, ==, "193.5 ms");
+  g_assert_cmpstr (b, ==, "568.0 ms");
+  /* 2 µs: to the ns. */
+  g_assert_cmpstr (c, ==, "1.234567 ms");
+  /* Rounding carries: 1.99999 s to 10 µs. */
+  g_assert_cmpstr (d, ==, "1.99999 s");
+}
+
+static void
 test_origin_date (void)
 {
   /* The capture says it is Unix time. */
@@ -137,6 +154,7 @@ main (int   argc,
   g_test_add_func ("/time-format/pick-step", test_pick_step);
   g_test_add_func ("/time-format/offset", test_offset);
   g_test_add_func ("/time-format/origin-date", test_origin_date);
+  g_test_add_func ("/time-format/range-edge", test_range_edge);
 
   return g_test_run ();
 }

@@ -103,6 +103,21 @@ cp_time_format_offset (gint64 t)
   return cp_time_format_tick (t, step, t);
 }
 
+char *
+cp_time_format_range_edge (gint64 t,
+                           gint64 span)
+{
+  gint64 step = 1;
+  gint64 rounded;
+
+  /* One part in a thousand of the span: a range dragged with the mouse is
+   * a pixel wide at best, so its edges' nanoseconds are noise. */
+  while (step <= G_GINT64_CONSTANT (100000000000000000) && step * 10 <= ABS (span) / 1000)
+    step *= 10;
+  rounded = t >= 0 ? (t + step / 2) / step * step : -((-t + step / 2) / step * step);
+  return cp_time_format_tick (rounded, step, rounded);
+}
+
 gboolean
 cp_time_origin_is_date (gint64   origin_abs,
                         gboolean is_epoch)

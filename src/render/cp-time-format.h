@@ -25,6 +25,11 @@ char   *cp_time_format_tick      (gint64 t,
  * needs: "1.234567890 s", "45.836 ms", "184 µs". */
 char   *cp_time_format_offset    (gint64 t);
 
+/* An edge of a time range of `span` ns, to a thousandth of the span:
+ * 193497382 ns in a 375 ms range reads "193.5 ms". */
+char   *cp_time_format_range_edge (gint64 t,
+                                   gint64 span);
+
 /* Whether a capture's first time (its absolute origin, in ns) is a
  * wall-clock date: the capture says so (Kineto baseTimeNanoseconds, XPlane
  * start times), or it is Unix time between 2005 and 2100 (older Kineto
