@@ -709,6 +709,14 @@ append_annotation_items (CpTimelineView *self,
     g_menu_append (section, _("Add Note to Selected _Range"), MENU_RANGE_NOTE);
 }
 
+/* The lane's tooltip would lie over the menu it opened: none while the
+ * menu is open. */
+static void
+menu_closed_cb (CpTimelineView *self)
+{
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+}
+
 static void
 popup_menu (CpTimelineView *self,
             const CpHit    *hit,
@@ -758,7 +766,10 @@ popup_menu (CpTimelineView *self,
       gtk_widget_set_parent (self->menu, GTK_WIDGET (self));
       gtk_popover_set_has_arrow (GTK_POPOVER (self->menu), FALSE);
       gtk_widget_set_halign (self->menu, GTK_ALIGN_START);
+      g_signal_connect_object (self->menu, "closed", G_CALLBACK (menu_closed_cb), self, G_CONNECT_SWAPPED);
     }
+  /* Turning tooltips off hides the one shown now. */
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), FALSE);
   gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->menu), G_MENU_MODEL (menu));
   gtk_popover_set_pointing_to (GTK_POPOVER (self->menu), &rect);
   gtk_popover_popup (GTK_POPOVER (self->menu));
