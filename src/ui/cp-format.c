@@ -122,6 +122,12 @@ cp_ui_format_short_name (const char *name)
     }
   if (depth != 0 || end == start)
     return g_strdup (name);
+  /* Only C++ signatures: "Memcpy HtoD (Pageable -> Device)" keeps its
+   * parentheses. */
+  if (!g_str_has_prefix (start, "void ") &&
+      !((g_ascii_isalnum (end[-1]) || end[-1] == '_' || end[-1] == '>') &&
+        g_strstr_len (start, end - start, "::") != NULL))
+    return g_strdup (name);
   if (g_str_has_prefix (start, "void ") && end - start > 5)
     start += 5;
   return g_strndup (start, end - start);

@@ -26,7 +26,7 @@ char *cp_ui_format_folder       (GFile          *folder);
 /* A kernel or op name for a narrow table column: a demangled C++ kernel
  * without its "void " return type and its parameter list
  * ("void at::native::f<float>(int, float*)" -> "at::native::f<float>");
- * other names as they are. The full name stays in tooltips. */
+ * other names ("Memcpy HtoD (Pageable -> Device)") as they are. The full name stays in tooltips. */
 char *cp_ui_format_short_name   (const char     *name);
 /* A capture format name from the load report ("chrome-json+gzip") for
  * people: "Chrome trace, gzip". Unknown names come back unchanged. */
