@@ -1708,11 +1708,11 @@ paint_ruler (CpPainter *self,
             double lx = x + 6;
 
             /* The ruler's ticks and times stay in sight. The label goes in
-             * the first gap between them that holds it, or 40 px of it (cut
-             * with an ellipsis): right of the flag up to the next tick, left
-             * of it back to the time written after the tick before, or past
-             * the next tick's time. With no such gap, the flag is alone
-             * (the Notes pane lists the note). */
+             * a gap between them: right of the flag up to the next tick,
+             * left of it back to the time written after the tick before, or
+             * past the next tick's time; cut with an ellipsis when no gap
+             * holds it. With no gap of 40 px, the flag is alone (the Notes
+             * pane lists the note). */
             gint64 prev_t = marks[i].start / step * step;
             g_autofree char *prev_label = cp_time_format_tick (prev_t, step, self->t1);
             g_autofree char *next_label = cp_time_format_tick (prev_t + step, step, self->t1);
@@ -1725,21 +1725,30 @@ paint_ruler (CpPainter *self,
               { MAX (prev_end, self->gx), x - 6 },
               { next_end, MIN (floor (time_x (self, prev_t + 2 * step)) - 2, area_end) },
             };
-            gboolean placed = FALSE;
+            gint best = -1;
+            double best_room = 0;
 
-            for (guint g = 0; g < G_N_ELEMENTS (gaps) && !placed; g++)
+            /* The first gap that holds the whole label, else the widest. */
+            for (guint g = 0; g < G_N_ELEMENTS (gaps); g++)
               {
                 double room = gaps[g][1] - gaps[g][0];
 
-                if (room < MIN (tw, 40))
-                  continue;
-                tw = MIN (tw, room);
-                /* Left of the flag, the label ends at it. */
-                lx = g == 1 ? gaps[g][1] - tw : gaps[g][0];
-                placed = TRUE;
+                if (room >= tw)
+                  {
+                    best = (gint) g;
+                    break;
+                  }
+                if (room >= 40 && room > best_room)
+                  {
+                    best = (gint) g;
+                    best_room = room;
+                  }
               }
-            if (!placed)
+            if (best < 0)
               continue;
+            tw = MIN (tw, gaps[best][1] - gaps[best][0]);
+            /* Left of the flag, the label ends at it. */
+            lx = best == 1 ? gaps[best][1] - tw : gaps[best][0];
             set_rgba (cr, color | 0xff);
             /* Above the minor ticks, which start 5 px from the bottom. */
             cairo_rectangle (cr, lx, rh - self->text_height - 6, tw, self->text_height + 1);

@@ -28,6 +28,7 @@ struct _CpStepsPane
   GtkGrid      *table;
   GtkLabel     *outliers;
   GtkLabel     *hint;
+  GtkLabel     *bar_hint;
 };
 
 G_DEFINE_FINAL_TYPE (CpStepsPane, cp_steps_pane, GTK_TYPE_WIDGET)
@@ -107,7 +108,10 @@ rebuild (CpStepsPane *self)
     g_autofree char *total = cp_ui_format_duration (st.total);
     g_autofree char *text = NULL;
 
-    /* Without steps, shares are of the capture, not of a step time. */
+    /* Without steps, shares are of the capture, not of a step time, and
+     * there is no step to zoom to. */
+    gtk_widget_set_visible (GTK_WIDGET (self->bar_hint),
+                            cp_analysis_get_step_source (self->analysis) != CP_STEPS_NONE);
     gtk_label_set_text (self->hint,
                         cp_analysis_get_step_source (self->analysis) == CP_STEPS_NONE ?
                         _("Each instant counts once, for the highest-priority activity running then (device compute first); shares are of the whole capture.") :
@@ -338,7 +342,7 @@ cp_steps_pane_init (CpStepsPane *self)
   gtk_label_set_xalign (GTK_LABEL (hint), 0);
   gtk_label_set_wrap (GTK_LABEL (hint), TRUE);
   gtk_box_append (GTK_BOX (box), hint);
-  self->hint = GTK_LABEL (hint);
+  self->bar_hint = GTK_LABEL (hint);
 
   self->outliers = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_wrap (self->outliers, TRUE);
@@ -367,6 +371,7 @@ cp_steps_pane_init (CpStepsPane *self)
   gtk_label_set_xalign (GTK_LABEL (hint), 0);
   gtk_label_set_wrap (GTK_LABEL (hint), TRUE);
   gtk_box_append (GTK_BOX (box), hint);
+  self->hint = GTK_LABEL (hint);
 
   g_signal_connect_swapped (adw_style_manager_get_default (), "notify::dark",
                             G_CALLBACK (dark_changed_cb), self);

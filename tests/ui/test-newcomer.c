@@ -30,6 +30,7 @@
 #include "cp-export-dialog.h"
 #include "cp-format.h"
 #include "cp-kernels-pane.h"
+#include "cp-steps-pane.h"
 #include "cp-style.h"
 #include "cp-timeline-pane.h"
 #include "cp-timeline-view-private.h"
@@ -343,6 +344,15 @@ test_window (void)
     }
   g_assert_true (found_gpu);
   g_assert_true (found_thread);
+
+  /* Steps: the capture has no steps, and the page does not speak of them. */
+  {
+    GtkWidget *steps = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_STEPS_PANE);
+
+    g_assert_true (cp_ui_label_tree_has (steps, "shares are of the whole capture"));
+    g_assert_false (cp_ui_label_tree_has (steps, "step time"));
+    g_assert_false (cp_ui_label_tree_has (steps, "Click a bar"));
+  }
 
   /* Kernels table: the name without return type and parameters, the full
    * one in its tooltip, in a column that grows with the pane. */
