@@ -426,6 +426,32 @@ test_window (void)
     g_assert_nonnull (find_label_with_text (range, "Share"));
   }
 
+  /* The lane menu opens without the lane's tooltip over it. */
+  g_assert_true (cp_timeline_view_get_slice_point (view, kernel, &x, &y));
+  {
+    g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (view));
+    GtkGesture *secondary = NULL;
+    GtkWidget *menu;
+
+    for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+      {
+        g_autoptr(GObject) c = g_list_model_get_item (controllers, i);
+
+        if (GTK_IS_GESTURE_CLICK (c) && gtk_gesture_single_get_button (GTK_GESTURE_SINGLE (c)) == GDK_BUTTON_SECONDARY)
+          secondary = GTK_GESTURE (c);
+      }
+    g_assert_nonnull (secondary);
+    g_assert_true (gtk_widget_get_has_tooltip (GTK_WIDGET (view)));
+    g_signal_emit_by_name (secondary, "released", 1, 20.0, y);
+    menu = cp_ui_find_widget (GTK_WIDGET (view), GTK_TYPE_POPOVER_MENU);
+    g_assert_nonnull (menu);
+    g_assert_true (gtk_widget_get_visible (menu));
+    g_assert_false (gtk_widget_get_has_tooltip (GTK_WIDGET (view)));
+    gtk_popover_popdown (GTK_POPOVER (menu));
+    cp_ui_run_for (50);
+    g_assert_true (gtk_widget_get_has_tooltip (GTK_WIDGET (view)));
+  }
+
   /* The user's order wins from then on and is remembered. */
   g_action_change_state (devices_first, g_variant_new_boolean (FALSE));
   g_assert_false (cp_view_state_get_devices_first (vs));
