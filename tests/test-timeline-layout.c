@@ -6,7 +6,10 @@
 
 #include "config.h"
 
+#include "cp-test-util.h"
+#include "formats/cp-loader.h"
 #include "model/cp-trace-builder.h"
+#include "render/cp-time-format.h"
 #include "render/cp-timeline-layout.h"
 
 typedef struct
@@ -432,6 +435,63 @@ test_names (void)
   g_object_unref (trace);
 }
 
+/* Real captures. HTA's trace_diff capture has one host thread whose tid
+ * Kineto wrote as -19360192 (a Python count over its X events finds no
+ * other negative tid below -1): its lane reads 2^32 - 19360192. The
+ * ResNet-50 sample's first event is at 1623142623460016 µs, Unix time
+ * (2021-06-08 08:57:03 UTC), without baseTimeNanoseconds. */
+static CpTrace *
+load_shared (const char *rel)
+{
+  const char *root = cp_test_shared_traces ();
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  CpTrace *trace;
+
+  if (root == NULL)
+    return NULL;
+  path = g_build_filename (root, rel, NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    return NULL;
+  file = g_file_new_for_path (path);
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  return trace;
+}
+
+static void
+test_real_names (void)
+{
+  CpTrace *trace = load_shared ("facebookresearch__HolisticTraceAnalysis/tests/data/trace_diff/test/test.json.gz");
+  CpTrace *resnet;
+  guint n_negative = 0, n_found = 0;
+
+  if (trace == NULL)
+    {
+      g_test_skip ("../shared/traces is missing");
+      return;
+    }
+  for (guint i = 0; i < cp_trace_get_n_lanes (trace); i++)
+    {
+      g_autofree char *label = cp_timeline_lane_label (trace, i);
+
+      if (g_str_has_prefix (label, "thread -"))
+        n_negative++;
+      if (g_strcmp0 (label, "thread 4275607104") == 0)
+        n_found++;
+    }
+  g_assert_cmpuint (n_negative, ==, 0);
+  g_assert_cmpuint (n_found, ==, 1);
+  g_object_unref (trace);
+
+  resnet = load_shared ("pytorch__kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  g_assert_nonnull (resnet);
+  g_assert_cmpint (cp_trace_get_origin_abs (resnet), ==, G_GINT64_CONSTANT (1623142623460016) * 1000);
+  g_assert_true (cp_time_origin_is_date (cp_trace_get_origin_abs (resnet), cp_trace_get_origin_is_epoch (resnet)));
+  g_object_unref (resnet);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -443,6 +503,7 @@ main (int   argc,
   g_test_add ("/timeline-layout/hit", Fixture, NULL, fixture_setup, test_hit, fixture_teardown);
 
   g_test_add_func ("/timeline-layout/names", test_names);
+  g_test_add_func ("/timeline-layout/real-names", test_real_names);
 
   return g_test_run ();
 }

@@ -26,6 +26,7 @@
 #include <glib/gstdio.h>
 
 #include "cp-application.h"
+#include "cp-capture-pane.h"
 #include "cp-details-pane.h"
 #include "cp-export-dialog.h"
 #include "cp-format.h"
@@ -344,6 +345,11 @@ test_window (void)
     }
   g_assert_true (found_gpu);
   g_assert_true (found_thread);
+
+  /* Capture: its times start at 1 ms on its own clock, said without a
+   * date it does not have. */
+  g_assert_true (cp_ui_label_tree_has (cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_CAPTURE_PANE),
+                                       "1.00 ms on the capture’s clock"));
 
   /* Steps: the capture has no steps, and the page does not speak of them. */
   {
