@@ -409,6 +409,57 @@ test_highlights_search_marks (Fixture       *f,
   cp_painter_free (painter);
 }
 
+/* A note's label on the ruler leaves the ticks and their times in sight:
+ * every ruler pixel that a tick or its time draws without the note is the
+ * same with it, but for the flag itself. Marks just right of a tick (over
+ * its time) and just left of the next (its label would cross the tick). */
+static void
+test_mark_label_keeps_ticks (Fixture       *f,
+                             gconstpointer  data)
+{
+  CpPainter *painter = cp_painter_new ();
+  g_autoptr(CpViewState) view = make_view (f, 0, CP_NS_PER_MS);
+  const CpPaletteColors *colors = cp_palette_get_colors (CP_THEME_LIGHT);
+  int rh = (int) cp_painter_get_metrics (painter)->ruler_height;
+  const gint64 at[] = { 203000, 385000, 611000 };
+  cairo_surface_t *plain = render (painter, view);
+
+  for (guint k = 0; k < G_N_ELEMENTS (at); k++)
+    {
+      CpMark mark = { 1, CP_LANE_ALL, CP_SLICE_REF_NONE, at[k], at[k], 0x33d17aff,
+                      "a note with a long label that would cross several ticks" };
+      cairo_surface_t *s;
+      int fx = 216 + (int) (at[k] / 1000);
+      guint covered = 0, drawn = 0;
+      gboolean label_seen = FALSE;
+
+      cp_view_state_set_marks (view, &mark, 1);
+      s = render (painter, view);
+      for (int y = 0; y < rh; y++)
+        for (int x = 216; x < WIDTH; x++)
+          {
+            guint32 p = pixel (plain, x, y);
+
+            if (pixel (s, x, y) == 0x33d17aff)
+              label_seen = TRUE;
+            if (p == colors->header || ABS (x - fx) <= 6)
+              continue;
+            drawn++;
+            if (pixel (s, x, y) != p)
+              {
+                g_test_message ("mark %u: (%d, %d) was %08x, is %08x", k, x, y, p, pixel (s, x, y));
+                covered++;
+              }
+          }
+      g_assert_true (label_seen);
+      g_assert_cmpuint (drawn, >, 100);
+      g_assert_cmpuint (covered, ==, 0);
+      cairo_surface_destroy (s);
+    }
+  cairo_surface_destroy (plain);
+  cp_painter_free (painter);
+}
+
 static void
 test_collapsed_group (Fixture       *f,
                       gconstpointer  data)
@@ -544,6 +595,7 @@ main (int   argc,
   ADD ("/painter/transfers", test_transfers);
   ADD ("/painter/highlights-search-marks", test_highlights_search_marks);
   ADD ("/painter/collapsed-group", test_collapsed_group);
+  ADD ("/painter/mark-label-keeps-ticks", test_mark_label_keeps_ticks);
   ADD ("/painter/worker-thread", test_worker_thread);
 #undef ADD
   g_test_add_func ("/painter/palette", test_palette);

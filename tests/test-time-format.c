@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include "model/cp-types.h"
 #include "render/cp-time-format.h"
 
 static void
@@ -57,6 +58,60 @@ test_ticks (void)
 }
 
 static void
+check_offset (gint64      t,
+              const char *expected)
+{
+  g_autofree char *s = cp_time_format_offset (t);
+
+  g_assert_cmpstr (s, ==, expected);
+}
+
+static void
+test_offset (void)
+{
+  /* Exact, with only the decimals the value needs: a whole-µs capture
+   * reads "184 µs", not "184.000 µs". */
+  check_offset (184000, "184 µs");
+  check_offset (45836000, "45.836 ms");
+  check_offset (1234567890, "1.23456789 s");
+  check_offset (1234567891, "1.234567891 s");
+  check_offset (2000000000, "2 s");
+  check_offset (1500, "1.5 µs");
+  check_offset (999, "999 ns");
+  check_offset (0, "0 ns");
+}
+
+static void
+test_range_edge (void)
+{
+  g_autofree char *a = cp_time_format_range_edge (193497382, 374511064);
+  g_autofree char *b = cp_time_format_range_edge (568008446, 374511064);
+  g_autofree char *c = cp_time_format_range_edge (1234567, 2000);
+  g_autofree char *d = cp_time_format_range_edge (1999990000, 50000000);
+
+  /* 375 ms: to 0.1 ms. */
+  g_assert_cmpstr (a, ==, "193.5 ms");
+  g_assert_cmpstr (b, ==, "568.0 ms");
+  /* 2 µs: to the ns. */
+  g_assert_cmpstr (c, ==, "1.234567 ms");
+  /* Rounding carries: 1.99999 s to 10 µs. */
+  g_assert_cmpstr (d, ==, "1.99999 s");
+}
+
+static void
+test_origin_date (void)
+{
+  /* The capture says it is Unix time. */
+  g_assert_true (cp_time_origin_is_date (5, TRUE));
+  /* Kineto 2021 (ResNet-50 sample): 1623142623460016 µs is 2021-06-08. */
+  g_assert_true (cp_time_origin_is_date (G_GINT64_CONSTANT (1623142623460016) * 1000, FALSE));
+  /* Boot time and a capture's own zero are not dates; nor is a far future. */
+  g_assert_false (cp_time_origin_is_date (5 * 24 * G_GINT64_CONSTANT (3600) * CP_NS_PER_S, FALSE));
+  g_assert_false (cp_time_origin_is_date (0, FALSE));
+  g_assert_false (cp_time_origin_is_date (G_GINT64_CONSTANT (1000000000000000000) * 9, FALSE));
+}
+
+static void
 test_pick_step (void)
 {
   /* 1-2-5 steps, the smallest at least min_px apart. */
@@ -97,6 +152,9 @@ main (int   argc,
   g_test_add_func ("/time-format/duration", test_duration);
   g_test_add_func ("/time-format/ticks", test_ticks);
   g_test_add_func ("/time-format/pick-step", test_pick_step);
+  g_test_add_func ("/time-format/offset", test_offset);
+  g_test_add_func ("/time-format/origin-date", test_origin_date);
+  g_test_add_func ("/time-format/range-edge", test_range_edge);
 
   return g_test_run ();
 }

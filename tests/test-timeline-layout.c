@@ -6,7 +6,10 @@
 
 #include "config.h"
 
+#include "cp-test-util.h"
+#include "formats/cp-loader.h"
 #include "model/cp-trace-builder.h"
+#include "render/cp-time-format.h"
 #include "render/cp-timeline-layout.h"
 
 typedef struct
@@ -344,6 +347,151 @@ test_hit (Fixture       *f,
   cp_timeline_layout_unref (layout);
 }
 
+static guint
+find_tid (CpTrace *trace,
+          gint64   tid)
+{
+  for (guint i = 0; i < cp_trace_get_n_lanes (trace); i++)
+    {
+      CpLane *lane = cp_trace_get_lane (trace, i);
+
+      if (cp_lane_get_kind (lane) == CP_LANE_HOST_THREAD && cp_lane_get_tid (lane) == tid)
+        return i;
+    }
+  g_assert_not_reached ();
+  return 0;
+}
+
+/* Group and lane names a new user reads: Kineto names its GPU processes
+ * after the host program and labels them "GPU 0"; XPlane names planes
+ * "/device:TPU:0"; a pthread id cut to 32 bits arrives negative. */
+static void
+test_names (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint named = cp_trace_builder_process_for_pid (b, 0);
+  guint bare = cp_trace_builder_process_for_pid (b, 1);
+  guint tpu = cp_trace_builder_process_for_pid (b, 2);
+  guint custom = cp_trace_builder_process_for_pid (b, 501);
+  guint host = cp_trace_builder_process_for_pid (b, 4242);
+  guint neg, pos;
+  CpProcess *p;
+  CpDevice *dev;
+  CpTrace *trace;
+
+  p = cp_trace_builder_get_process (b, named);
+  p->is_device = TRUE;
+  p->device = 0;
+  p->name = cp_trace_builder_intern (b, "python3.10", -1);
+  p->labels = cp_trace_builder_intern (b, "GPU 0", -1);
+  dev = cp_trace_builder_device (b, 0);
+  dev->name = cp_trace_builder_intern (b, "NVIDIA H100 80GB HBM3", -1);
+
+  p = cp_trace_builder_get_process (b, bare);
+  p->is_device = TRUE;
+  p->device = 1;
+  p->name = cp_trace_builder_intern (b, "python3", -1);
+
+  p = cp_trace_builder_get_process (b, tpu);
+  p->is_device = TRUE;
+  p->device = 2;
+  p->name = cp_trace_builder_intern (b, "worker-0 /device:TPU:2", -1);
+  dev = cp_trace_builder_device (b, 2);
+  dev->name = cp_trace_builder_intern (b, "TPU v4", -1);
+
+  p = cp_trace_builder_get_process (b, custom);
+  p->is_device = TRUE;
+  p->device = 3;
+  p->name = cp_trace_builder_intern (b, "/device:CUSTOM:Megascale Trace", -1);
+
+  cp_trace_builder_get_process (b, host)->name = cp_trace_builder_intern (b, "python", -1);
+  neg = cp_trace_builder_lane (b, host, CP_LANE_HOST_THREAD, (CpLaneKey) { -549452224, 0 });
+  add (b, neg, 0, 10, "a");
+  pos = cp_trace_builder_lane (b, host, CP_LANE_HOST_THREAD, (CpLaneKey) { 4242, 0 });
+  add (b, pos, 0, 10, "b");
+
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+
+  {
+    g_autofree char *a = cp_timeline_group_label (trace, named);
+    g_autofree char *c = cp_timeline_group_label (trace, bare);
+    g_autofree char *d = cp_timeline_group_label (trace, tpu);
+    g_autofree char *e = cp_timeline_group_label (trace, custom);
+    g_autofree char *h = cp_timeline_group_label (trace, host);
+    g_autofree char *t1 = cp_timeline_lane_label (trace, find_tid (trace, -549452224));
+    g_autofree char *t2 = cp_timeline_lane_label (trace, find_tid (trace, 4242));
+
+    g_assert_cmpstr (a, ==, "GPU 0 · NVIDIA H100 80GB HBM3");
+    g_assert_cmpstr (c, ==, "GPU 1");
+    g_assert_cmpstr (d, ==, "TPU 2 · TPU v4");
+    g_assert_cmpstr (e, ==, "/device:CUSTOM:Megascale Trace");
+    g_assert_cmpstr (h, ==, "python (pid 4242)");
+    /* 2^32 - 549452224 */
+    g_assert_cmpstr (t1, ==, "thread 3745515072");
+    g_assert_cmpstr (t2, ==, "thread 4242");
+  }
+  g_object_unref (trace);
+}
+
+/* Real captures. HTA's trace_diff capture has one host thread whose tid
+ * Kineto wrote as -19360192 (a Python count over its X events finds no
+ * other negative tid below -1): its lane reads 2^32 - 19360192. The
+ * ResNet-50 sample's first event is at 1623142623460016 µs, Unix time
+ * (2021-06-08 08:57:03 UTC), without baseTimeNanoseconds. */
+static CpTrace *
+load_shared (const char *rel)
+{
+  const char *root = cp_test_shared_traces ();
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  CpTrace *trace;
+
+  if (root == NULL)
+    return NULL;
+  path = g_build_filename (root, rel, NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    return NULL;
+  file = g_file_new_for_path (path);
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  return trace;
+}
+
+static void
+test_real_names (void)
+{
+  CpTrace *trace = load_shared ("facebookresearch__HolisticTraceAnalysis/tests/data/trace_diff/test/test.json.gz");
+  CpTrace *resnet;
+  guint n_negative = 0, n_found = 0;
+
+  if (trace == NULL)
+    {
+      g_test_skip ("../shared/traces is missing");
+      return;
+    }
+  for (guint i = 0; i < cp_trace_get_n_lanes (trace); i++)
+    {
+      g_autofree char *label = cp_timeline_lane_label (trace, i);
+
+      if (g_str_has_prefix (label, "thread -"))
+        n_negative++;
+      if (g_strcmp0 (label, "thread 4275607104") == 0)
+        n_found++;
+    }
+  g_assert_cmpuint (n_negative, ==, 0);
+  g_assert_cmpuint (n_found, ==, 1);
+  g_object_unref (trace);
+
+  resnet = load_shared ("pytorch__kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz");
+  g_assert_nonnull (resnet);
+  g_assert_cmpint (cp_trace_get_origin_abs (resnet), ==, G_GINT64_CONSTANT (1623142623460016) * 1000);
+  g_assert_true (cp_time_origin_is_date (cp_trace_get_origin_abs (resnet), cp_trace_get_origin_is_epoch (resnet)));
+  g_object_unref (resnet);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -353,6 +501,9 @@ main (int   argc,
   g_test_add ("/timeline-layout/order", Fixture, NULL, fixture_setup, test_order, fixture_teardown);
   g_test_add ("/timeline-layout/collapse-hide-pin", Fixture, NULL, fixture_setup, test_collapse_hide_pin, fixture_teardown);
   g_test_add ("/timeline-layout/hit", Fixture, NULL, fixture_setup, test_hit, fixture_teardown);
+
+  g_test_add_func ("/timeline-layout/names", test_names);
+  g_test_add_func ("/timeline-layout/real-names", test_real_names);
 
   return g_test_run ();
 }

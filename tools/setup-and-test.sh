@@ -11,4 +11,16 @@ cd "$root"
 cp_install_packages
 cp_configure build -Dwerror=true
 ninja -C build
-cp_with_display meson test -C build --print-errorlogs "$@"
+status=0
+cp_with_display meson test -C build --print-errorlogs "$@" || status=$?
+
+# The tests on real captures skip without them: say so, and how to run them.
+traces=$(meson introspect --buildoptions build |
+         python3 -c 'import json, sys; print(next((o["value"] for o in json.load(sys.stdin) if o["name"] == "shared_traces"), ""))')
+[ -n "$traces" ] || traces=$root/../shared/traces
+if [ ! -d "$traces" ]; then
+    echo "Note: $traces is missing, so the tests on real captures were skipped." >&2
+    echo "      Put the captures there, or run: meson configure build -Dshared_traces=DIR" >&2
+    echo "      (README, Quick start), then this script again." >&2
+fi
+exit "$status"

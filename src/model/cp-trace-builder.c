@@ -454,6 +454,10 @@ default_lane_name (CpTraceBuilder *self,
   switch (kind)
     {
     case CP_LANE_HOST_THREAD:
+      /* Kineto writes a pthread id cut to 32 bits as a signed number
+       * ("tid": -549452224); the thread's number is the unsigned one. */
+      if (key.num < -1 && key.num >= G_MININT32)
+        return g_strdup_printf ("thread %u", (guint32) (gint32) key.num);
       return g_strdup_printf ("thread %" G_GINT64_FORMAT, key.num);
     case CP_LANE_KERNEL:
       return g_strdup_printf ("stream %" G_GINT64_FORMAT, key.num);

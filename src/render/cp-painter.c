@@ -1682,19 +1682,6 @@ paint_ruler (CpPainter *self,
     cairo_rectangle (cr, floor (time_x (self, t)), rh * 0.35, 1, rh * 0.65);
   cairo_fill (cr);
 
-  for (gint64 t = (self->t0 / step) * step; t <= self->t1; t += step)
-    {
-      g_autofree char *label = NULL;
-
-      /* A tick left of the area would show a clipped label. */
-      if (time_x (self, t) < self->gx)
-        continue;
-      label = cp_time_format_tick (t, step, self->t1);
-
-      draw_text (self, label, self->font, floor (time_x (self, t)) + 4, 0, -1, rh * 0.6,
-                 self->colors->dim_text);
-    }
-
   /* Marks across every lane: a flag on the ruler with the label. */
   {
     guint n;
@@ -1720,18 +1707,72 @@ paint_ruler (CpPainter *self,
             double tw = MIN (text_width (self, marks[i].label) + 8, 200);
             double lx = x + 6;
 
-            /* Near the right edge the label goes left of the flag, where it
-             * is not cut off. */
-            if (lx + tw > self->gx + self->area_w && x - 6 - tw >= self->gx)
-              lx = x - 6 - tw;
+            /* The ruler's ticks and times stay in sight. The label goes in
+             * a gap between them: right of the flag up to the next tick,
+             * left of it back to the time written after the tick before, or
+             * past the next tick's time; cut with an ellipsis when no gap
+             * holds it. With no gap of 40 px, the flag is alone (the Notes
+             * pane lists the note). */
+            gint64 prev_t = marks[i].start / step * step;
+            g_autofree char *prev_label = cp_time_format_tick (prev_t, step, self->t1);
+            g_autofree char *next_label = cp_time_format_tick (prev_t + step, step, self->t1);
+            double prev_end = floor (time_x (self, prev_t)) + 4 + text_width (self, prev_label) + 2;
+            double next_tick = floor (time_x (self, prev_t + step));
+            double next_end = next_tick + 4 + text_width (self, next_label) + 2;
+            double area_end = self->gx + self->area_w;
+            double gaps[3][2] = {
+              { MAX (x + 6, prev_end), MIN (next_tick - 2, area_end) },
+              { MAX (prev_end, self->gx), x - 6 },
+              { next_end, MIN (floor (time_x (self, prev_t + 2 * step)) - 2, area_end) },
+            };
+            gint best = -1;
+            double best_room = 0;
+
+            /* The first gap that holds the whole label, else the widest. */
+            for (guint g = 0; g < G_N_ELEMENTS (gaps); g++)
+              {
+                double room = gaps[g][1] - gaps[g][0];
+
+                if (room >= tw)
+                  {
+                    best = (gint) g;
+                    break;
+                  }
+                if (room >= 40 && room > best_room)
+                  {
+                    best = (gint) g;
+                    best_room = room;
+                  }
+              }
+            if (best < 0)
+              continue;
+            tw = MIN (tw, gaps[best][1] - gaps[best][0]);
+            /* Left of the flag, the label ends at it. */
+            lx = best == 1 ? gaps[best][1] - tw : gaps[best][0];
             set_rgba (cr, color | 0xff);
-            cairo_rectangle (cr, lx, rh - self->text_height - 6, tw, self->text_height + 2);
+            /* Above the minor ticks, which start 5 px from the bottom. */
+            cairo_rectangle (cr, lx, rh - self->text_height - 6, tw, self->text_height + 1);
             cairo_fill (cr);
             draw_text (self, marks[i].label, self->font, lx + 4, rh - self->text_height - 5, tw - 8,
                        self->text_height, cp_palette_text_on (color | 0xff));
           }
       }
   }
+
+
+  for (gint64 t = (self->t0 / step) * step; t <= self->t1; t += step)
+    {
+      g_autofree char *label = NULL;
+
+      /* A tick left of the area would show a clipped label. */
+      if (time_x (self, t) < self->gx)
+        continue;
+      label = cp_time_format_tick (t, step, self->t1);
+
+      draw_text (self, label, self->font, floor (time_x (self, t)) + 4, 0, -1, rh * 0.6,
+                 self->colors->dim_text);
+    }
+
 
   /* The duration of the selected range, over the ticks. */
   if (cp_view_state_get_time_selection (self->view, &a, &b) && b >= self->t0 && a <= self->t1)

@@ -93,7 +93,45 @@ cp_time_format_tick (gint64 t,
 char *
 cp_time_format_offset (gint64 t)
 {
-  return cp_time_format_tick (t, 1, t);
+  const Unit *u = unit_for (t);
+  gint64 step = 1;
+
+  /* Exact, but without the zeros a whole-µs capture would show on every
+   * time ("184.000 µs", "45.836000 ms"). */
+  while (step < u->ns && t % (step * 10) == 0)
+    step *= 10;
+  return cp_time_format_tick (t, step, t);
+}
+
+char *
+cp_time_format_range_edge (gint64 t,
+                           gint64 span)
+{
+  gint64 step = 1;
+  gint64 rounded;
+
+  /* One part in a thousand of the span: a range dragged with the mouse is
+   * a pixel wide at best, so its edges' nanoseconds are noise. */
+  while (step <= G_GINT64_CONSTANT (100000000000000000) && step * 10 <= ABS (span) / 1000)
+    step *= 10;
+  rounded = t >= 0 ? (t + step / 2) / step * step : -((-t + step / 2) / step * step);
+  return cp_time_format_tick (rounded, step, rounded);
+}
+
+gboolean
+cp_time_origin_is_date (gint64   origin_abs,
+                        gboolean is_epoch)
+{
+  /* 2005-01-01 and 2100-01-01 in Unix ns. Before 2024 Kineto wrote its
+   * times as µs since the Unix epoch without saying so; no other clock a
+   * capture uses (boot time, a process's monotonic clock, a trace's own
+   * zero) reaches decades. */
+  const gint64 from = G_GINT64_CONSTANT (1104537600) * CP_NS_PER_S;
+  const gint64 to = G_GINT64_CONSTANT (4102444800) * CP_NS_PER_S;
+
+  if (is_epoch)
+    return TRUE;
+  return origin_abs >= from && origin_abs < to;
 }
 
 gint64

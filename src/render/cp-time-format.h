@@ -21,8 +21,21 @@ char   *cp_time_format_tick      (gint64 t,
                                   gint64 step,
                                   gint64 ref);
 
-/* A time from the trace start, precise to the ns: "1.234567890 s". */
+/* A time from the trace start, exact, with no more decimals than it
+ * needs: "1.234567890 s", "45.836 ms", "184 µs". */
 char   *cp_time_format_offset    (gint64 t);
+
+/* An edge of a time range of `span` ns, to a thousandth of the span:
+ * 193497382 ns in a 375 ms range reads "193.5 ms". */
+char   *cp_time_format_range_edge (gint64 t,
+                                   gint64 span);
+
+/* Whether a capture's first time (its absolute origin, in ns) is a
+ * wall-clock date: the capture says so (Kineto baseTimeNanoseconds, XPlane
+ * start times), or it is Unix time between 2005 and 2100 (older Kineto
+ * captures). */
+gboolean cp_time_origin_is_date  (gint64   origin_abs,
+                                  gboolean is_epoch);
 
 /* The smallest 1-2-5 step (1 ns, 2 ns, 5 ns, 10 ns...) whose ticks are at
  * least min_px pixels apart at ns_per_px. */

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 #include "cp-timeline-layout.h"
 
@@ -47,6 +48,26 @@ cp_layout_metrics_init (CpLayoutMetrics *metrics,
   metrics->gutter_width = ceil (font_px * 18);
 }
 
+/* The kind of a device process: "TPU" for XPlane TPU planes, else "GPU"
+ * (Kineto names its GPU processes after the host program, "python3.10",
+ * and labels them "GPU 0"); NULL for other device planes (XPlane custom
+ * planes), which keep their own name. */
+static const char *
+device_kind (const char *name)
+{
+  if (name != NULL && g_str_has_prefix (name, "/device:"))
+    {
+      if (g_str_has_prefix (name, "/device:TPU:"))
+        return "TPU";
+      if (g_str_has_prefix (name, "/device:GPU:"))
+        return "GPU";
+      return NULL;
+    }
+  if (name != NULL && strstr (name, " /device:") != NULL)
+    return device_kind (strstr (name, " /device:") + 1);
+  return "GPU";
+}
+
 static char *
 group_label (CpTrace         *trace,
              const CpProcess *p)
@@ -57,13 +78,19 @@ group_label (CpTrace         *trace,
     {
       const CpDevice *dev = cp_trace_find_device (trace, p->device);
       const char *dev_name = dev ? cp_trace_get_string (trace, dev->name) : NULL;
+      const char *kind = device_kind (name);
+      gboolean is_tpu = g_strcmp0 (kind, "TPU") == 0;
 
-      if (dev_name && *dev_name)
-        /* Translators: a GPU lane group: "GPU 0 · NVIDIA H100 80GB HBM3". */
-        return g_strdup_printf (_("GPU %d · %s"), p->device, dev_name);
-      if (name && *name)
+      if (kind == NULL)
         return g_strdup (name);
-      return g_strdup_printf (_("GPU %d"), p->device);
+      if (dev_name && *dev_name)
+        return is_tpu ?
+               /* Translators: a TPU lane group: "TPU 0 · TPU v4". */
+               g_strdup_printf (_("TPU %d · %s"), p->device, dev_name) :
+               /* Translators: a GPU lane group: "GPU 0 · NVIDIA H100 80GB HBM3". */
+               g_strdup_printf (_("GPU %d · %s"), p->device, dev_name);
+      return is_tpu ? g_strdup_printf (_("TPU %d"), p->device)
+                    : g_strdup_printf (_("GPU %d"), p->device);
     }
   if (name && *name)
     {

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "cp-application.h"
+#include "cp-style.h"
 #include "cp-window-private.h"
 
 struct _CpApplication
@@ -444,7 +445,10 @@ cp_application_startup (GApplication *app)
     { "win.previous-evidence", { "<Shift>F8", NULL } },
   };
 
+  gboolean theme_dark = cp_ui_style_take_gtk_theme ();
+
   G_APPLICATION_CLASS (cp_application_parent_class)->startup (app);
+  cp_ui_style_apply_gtk_theme (theme_dark);
 
   g_set_application_name (_("Chokepoint"));
   gtk_window_set_default_icon_name (APP_ID);

@@ -10,6 +10,8 @@
 #include <glib/gi18n.h>
 
 #include "cp-capture-pane.h"
+#include "render/cp-time-format.h"
+
 #include "cp-format.h"
 
 /* Metadata values longer than this are cut in the list. */
@@ -96,7 +98,7 @@ format_origin (CpTrace *trace)
 {
   gint64 origin = cp_trace_get_origin_abs (trace);
 
-  if (cp_trace_get_origin_is_epoch (trace))
+  if (cp_time_origin_is_date (origin, cp_trace_get_origin_is_epoch (trace)))
     {
       g_autoptr(GDateTime) utc = g_date_time_new_from_unix_utc (origin / CP_NS_PER_S);
       g_autoptr(GDateTime) local = utc ? g_date_time_to_local (utc) : NULL;
@@ -106,12 +108,16 @@ format_origin (CpTrace *trace)
          * (g_date_time_format); keep it unambiguous. */
         return g_date_time_format (local, _("%Y-%m-%d %H:%M:%S %Z"));
     }
-  /* Translators: a capture's start on its own clock, "at 12.3 s on the capture's clock". */
-  {
-    g_autofree char *t = cp_ui_format_duration (origin);
+  if (origin >= 0 && origin < 60 * CP_NS_PER_S)
+    {
+      g_autofree char *t = cp_ui_format_duration (origin);
 
-    return g_strdup_printf (_("%s on the capture’s clock"), t);
-  }
+      /* Translators: a capture's start on its own clock, "12.3 s on the capture's clock". */
+      return g_strdup_printf (_("%s on the capture’s clock"), t);
+    }
+  /* A boot-time or other clock of the capture's own: its hours since some
+   * moment nobody knows tell the user nothing. */
+  return g_strdup (_("No date: the capture keeps its own clock"));
 }
 
 static void

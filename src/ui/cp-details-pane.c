@@ -94,6 +94,20 @@ new_key_grid (CpDetailsPane *self)
   return grid;
 }
 
+/* Wraps a long name or value anywhere it must, but without the hyphen Pango
+ * adds where it breaks a word: "aten::convolu-" reads as a different name. */
+static void
+wrap_without_hyphens (GtkLabel *label)
+{
+  PangoAttrList *attrs = pango_attr_list_new ();
+
+  pango_attr_list_insert (attrs, pango_attr_insert_hyphens_new (FALSE));
+  gtk_label_set_attributes (label, attrs);
+  pango_attr_list_unref (attrs);
+  gtk_label_set_wrap (label, TRUE);
+  gtk_label_set_wrap_mode (label, PANGO_WRAP_WORD_CHAR);
+}
+
 /* A "key  value" line of a grid; the value is selectable and wraps. */
 static GtkWidget *
 grid_row (GtkWidget  *grid,
@@ -109,8 +123,7 @@ grid_row (GtkWidget  *grid,
   gtk_label_set_yalign (GTK_LABEL (k), 0);
   gtk_widget_add_css_class (k, "dim-label");
   gtk_label_set_xalign (GTK_LABEL (v), 0);
-  gtk_label_set_wrap (GTK_LABEL (v), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (v), PANGO_WRAP_WORD_CHAR);
+  wrap_without_hyphens (GTK_LABEL (v));
   gtk_label_set_selectable (GTK_LABEL (v), TRUE);
   gtk_widget_set_hexpand (v, TRUE);
   gtk_grid_attach (GTK_GRID (grid), k, 0, row, 1, 1);
@@ -323,8 +336,9 @@ add_gpu_info (CpDetailsPane *self,
     }
   if (g->occupancy >= 0 && g->occupancy == g->occupancy)
     {
-      g_snprintf (buf, sizeof buf, "%.0f %%", g->occupancy);
-      grid_row (grid, (*row)++, _("Est. achieved occupancy"), buf);
+      g_autofree char *pct = cp_ui_format_percent (g->occupancy);
+
+      grid_row (grid, (*row)++, _("Est. achieved occupancy"), pct);
     }
   if (g->bytes >= 0)
     {
@@ -360,8 +374,7 @@ show_slice (CpDetailsPane *self,
 
   title = gtk_label_new (cp_trace_get_string (self->trace, cp_slices_get_name (s, i)));
   gtk_label_set_xalign (GTK_LABEL (title), 0);
-  gtk_label_set_wrap (GTK_LABEL (title), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (title), PANGO_WRAP_WORD_CHAR);
+  wrap_without_hyphens (GTK_LABEL (title));
   gtk_label_set_selectable (GTK_LABEL (title), TRUE);
   gtk_widget_add_css_class (title, "title-4");
   gtk_widget_set_name (title, "slice-name");
@@ -466,11 +479,13 @@ range_done_cb (GObject      *source,
   grid = new_grid ();
   gtk_widget_set_name (grid, "range-lanes");
   {
-    const char *titles[] = { N_("Lane"), N_("Slices"), N_("Busy"), "" };
+    /* Translators: column headers of the Selected Range table; "Share" is
+     * the lane's busy time as a share of the range. */
+    const char *titles[] = { N_("Lane"), N_("Slices"), N_("Busy"), N_("Share") };
 
     for (int c = 0; c < 4; c++)
       {
-        GtkWidget *h = gtk_label_new (*titles[c] ? _(titles[c]) : "");
+        GtkWidget *h = gtk_label_new (_(titles[c]));
 
         gtk_label_set_xalign (GTK_LABEL (h), c == 0 ? 0 : 1);
         gtk_widget_add_css_class (h, "dim-label");
@@ -483,7 +498,7 @@ range_done_cb (GObject      *source,
       g_autofree char *name = lane_title (job->trace, st->lane);
       g_autofree char *count = cp_ui_format_count (st->slices);
       g_autofree char *busy = cp_ui_format_duration (st->busy);
-      g_autofree char *pct = g_strdup_printf ("%.0f %%", 100.0 * (double) st->busy / (double) span);
+      g_autofree char *pct = cp_ui_format_percent (100.0 * (double) st->busy / (double) span);
       const char *cells[] = { name, count, busy, pct };
 
       for (int c = 0; c < 4; c++)
@@ -493,12 +508,18 @@ range_done_cb (GObject      *source,
           gtk_label_set_xalign (GTK_LABEL (l), c == 0 ? 0 : 1);
           if (c == 0)
             {
-              gtk_label_set_ellipsize (GTK_LABEL (l), PANGO_ELLIPSIZE_MIDDLE);
+              /* The whole name, on two lines if it must: ellipsized, the
+               * lanes of one group read the same. */
+              wrap_without_hyphens (GTK_LABEL (l));
+              gtk_label_set_width_chars (GTK_LABEL (l), 12);
               gtk_widget_set_hexpand (l, TRUE);
               gtk_widget_set_tooltip_text (l, name);
             }
           else
-            gtk_widget_add_css_class (l, "numeric");
+            {
+              gtk_widget_add_css_class (l, "numeric");
+              gtk_widget_set_valign (l, GTK_ALIGN_START);
+            }
           gtk_grid_attach (GTK_GRID (grid), l, c, (int) k + 1, 1, 1);
         }
     }
@@ -511,8 +532,8 @@ show_range (CpDetailsPane *self,
             gint64         end)
 {
   g_autoptr(GTask) task = NULL;
-  g_autofree char *a = cp_time_format_offset (start);
-  g_autofree char *b = cp_time_format_offset (end);
+  g_autofree char *a = cp_time_format_range_edge (start, end - start);
+  g_autofree char *b = cp_time_format_range_edge (end, end - start);
   g_autofree char *d = cp_ui_format_duration (end - start);
   GtkWidget *grid, *placeholder;
   RangeJob *job;

@@ -60,6 +60,80 @@ cp_ui_format_count (guint64 n)
 }
 
 char *
+cp_ui_format_percent (double percent)
+{
+  if (!(percent == percent))
+    return g_strdup ("—");
+  if (percent > 0 && percent < 0.05)
+    /* Translators: a share too small to show, "<0.1%". */
+    return g_strdup (_("<0.1%"));
+  if (percent <= 0)
+    return g_strdup (_("0%"));
+  if (percent >= 99.95)
+    /* Translators: a whole percentage, "100%". */
+    return g_strdup_printf (_("%.0f%%"), MIN (percent, 1e9));
+  /* Translators: a percentage with one decimal, "13.7%". */
+  return g_strdup_printf (_("%.1f%%"), percent);
+}
+
+char *
+cp_ui_format_folder (GFile *folder)
+{
+  g_autofree char *path = NULL;
+  const char *home = g_get_home_dir ();
+  gsize n;
+
+  g_return_val_if_fail (G_IS_FILE (folder), NULL);
+
+  path = g_file_get_path (folder);
+  if (path == NULL)
+    return g_file_get_parse_name (folder);
+  n = home ? strlen (home) : 0;
+  while (n > 1 && home[n - 1] == '/')
+    n--;
+  if (n > 1 && strncmp (path, home, n) == 0 && (path[n] == '/' || path[n] == '\0'))
+    return g_strconcat ("~", path + n, NULL);
+  return g_steal_pointer (&path);
+}
+
+char *
+cp_ui_format_short_name (const char *name)
+{
+  const char *start, *end;
+  int depth = 0;
+
+  if (name == NULL)
+    return g_strdup ("");
+  start = name;
+  end = name + strlen (name);
+  if (end == start || end[-1] != ')')
+    return g_strdup (name);
+
+  /* The parameter list: from the last ')' back to its '('. */
+  for (const char *p = end - 1; p >= start; p--)
+    {
+      if (*p == ')')
+        depth++;
+      else if (*p == '(' && --depth == 0)
+        {
+          end = p;
+          break;
+        }
+    }
+  if (depth != 0 || end == start)
+    return g_strdup (name);
+  /* Only C++ signatures: "Memcpy HtoD (Pageable -> Device)" keeps its
+   * parentheses. */
+  if (!g_str_has_prefix (start, "void ") &&
+      !((g_ascii_isalnum (end[-1]) || end[-1] == '_' || end[-1] == '>') &&
+        g_strstr_len (start, end - start, "::") != NULL))
+    return g_strdup (name);
+  if (g_str_has_prefix (start, "void ") && end - start > 5)
+    start += 5;
+  return g_strndup (start, end - start);
+}
+
+char *
 cp_ui_format_capture_kind (const char *format)
 {
   static const struct {

@@ -17,6 +17,17 @@ G_BEGIN_DECLS
 char *cp_ui_format_duration     (gint64          ns);
 /* A count with the locale's digit grouping: "1,234,567". */
 char *cp_ui_format_count        (guint64         n);
+/* A share in percent, the one way every pane writes one: "13.7%",
+ * "100%", "0%", and "<0.1%" for a share too small to show but not none. */
+char *cp_ui_format_percent      (double          percent);
+/* A folder as people read it: its path with the home folder as "~"
+ * ("~/runs/resnet"), or its URI when it is not local. */
+char *cp_ui_format_folder       (GFile          *folder);
+/* A kernel or op name for a narrow table column: a demangled C++ kernel
+ * without its "void " return type and its parameter list
+ * ("void at::native::f<float>(int, float*)" -> "at::native::f<float>");
+ * other names ("Memcpy HtoD (Pageable -> Device)") as they are. The full name stays in tooltips. */
+char *cp_ui_format_short_name   (const char     *name);
 /* A capture format name from the load report ("chrome-json+gzip") for
  * people: "Chrome trace, gzip". Unknown names come back unchanged. */
 char *cp_ui_format_capture_kind (const char     *format);

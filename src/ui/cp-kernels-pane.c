@@ -125,7 +125,12 @@ setup_cb (GtkSignalListItemFactory *factory,
     {
       gtk_label_set_xalign (GTK_LABEL (label), 0);
       gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
-      gtk_label_set_width_chars (GTK_LABEL (label), 12);
+      /* Wide enough that names which differ in the middle
+       * ("volta_scudnn_128x64_relu_medium_nn_v1" and its 128x128
+       * sibling) still differ once ellipsized there; the expanding
+       * column gives them the pane's spare width. */
+      gtk_label_set_width_chars (GTK_LABEL (label), 30);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 30);
     }
   else
     {
@@ -148,7 +153,8 @@ bind_cb (GtkSignalListItemFactory *factory,
   switch (kind)
     {
     case COL_NAME:
-      gtk_label_set_text (label, cp_stat_item_get_name (row));
+      text = cp_ui_format_short_name (cp_stat_item_get_name (row));
+      gtk_label_set_text (label, text);
       gtk_widget_set_tooltip_text (GTK_WIDGET (label), cp_stat_item_get_name (row));
       return;
     case COL_COUNT:
@@ -167,14 +173,14 @@ bind_cb (GtkSignalListItemFactory *factory,
       text = cp_ui_format_duration (cp_stat_item_get_max (row));
       break;
     case COL_SHARE:
-      text = g_strdup_printf ("%.1f%%", 100 * cp_stat_item_get_share (row));
+      text = cp_ui_format_percent (100 * cp_stat_item_get_share (row));
       break;
     case COL_TC:
       text = g_strdup (cp_stat_item_get_tensor_core (row) ? "✓" : "");
       break;
     case COL_OCCUPANCY:
       text = cp_stat_item_get_occupancy (row) < 0 ? g_strdup ("—")
-                                                  : g_strdup_printf ("%.0f%%", cp_stat_item_get_occupancy (row));
+                                                  : cp_ui_format_percent (cp_stat_item_get_occupancy (row));
       break;
     case COL_SHAPE:
       text = g_strdup (cp_stat_item_get_shape (row));
@@ -186,7 +192,7 @@ bind_cb (GtkSignalListItemFactory *factory,
       text = cp_ui_format_duration (cp_stat_item_get_kernel_time (row));
       break;
     case COL_KERNEL_SHARE:
-      text = g_strdup_printf ("%.1f%%", 100 * cp_stat_item_get_kernel_share (row));
+      text = cp_ui_format_percent (100 * cp_stat_item_get_kernel_share (row));
       break;
     default:
       text = g_strdup ("");
@@ -301,11 +307,10 @@ table_init (CpKernelsPane    *self,
       g_signal_connect (factory, "bind", G_CALLBACK (bind_cb), GINT_TO_POINTER (cols[i].kind));
       col = gtk_column_view_column_new (_(cols[i].title), factory);
       gtk_column_view_column_set_resizable (col, TRUE);
+      /* The name takes what the figures leave: it grows with the pane
+       * (a fixed width kept it at 240 px however wide the pane was). */
       if (cols[i].kind == COL_NAME)
-        {
-          gtk_column_view_column_set_expand (col, TRUE);
-          gtk_column_view_column_set_fixed_width (col, 240);
-        }
+        gtk_column_view_column_set_expand (col, TRUE);
       if (sorter != NULL)
         {
           gtk_column_view_column_set_sorter (col, sorter);
@@ -478,6 +483,9 @@ scrolled (GtkColumnView *view)
   GtkWidget *sw = gtk_scrolled_window_new ();
 
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (sw), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC);
+  /* A narrow pane cuts the right-hand figures: a scrollbar that stays
+   * says there is more to the right. */
+  gtk_scrolled_window_set_overlay_scrolling (GTK_SCROLLED_WINDOW (sw), FALSE);
   gtk_widget_set_vexpand (sw, TRUE);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (sw), GTK_WIDGET (view));
   return sw;

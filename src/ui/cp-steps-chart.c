@@ -12,6 +12,7 @@
 
 #include "cp-format.h"
 #include "cp-steps-chart.h"
+#include "cp-style.h"
 
 #define AXIS_WIDTH    52.0
 #define BOTTOM_HEIGHT 20.0
@@ -64,11 +65,6 @@ set_source (cairo_t *cr,
                          ((rgba >> 8) & 0xff) / 255.0, (rgba & 0xff) / 255.0);
 }
 
-static gboolean
-is_dark (void)
-{
-  return adw_style_manager_get_dark (adw_style_manager_get_default ());
-}
 
 static void
 widget_color (GtkWidget *widget,
@@ -198,7 +194,7 @@ cp_steps_chart_snapshot (GtkWidget   *widget,
   double height = gtk_widget_get_height (widget);
   double plot_h = height - BOTTOM_HEIGHT - TOP_MARGIN;
   double x0, pitch, bw;
-  gboolean dark = is_dark ();
+  gboolean dark = cp_ui_widget_is_dark (widget);
   gint64 max_d = 1;
   guint n = n_bars (self);
   GdkRGBA fg;

@@ -11,6 +11,7 @@
 
 #include "cp-format.h"
 #include "cp-steps-pane.h"
+#include "cp-style.h"
 
 struct _CpStepsPane
 {
@@ -26,6 +27,8 @@ struct _CpStepsPane
   GtkFlowBox   *legend;
   GtkGrid      *table;
   GtkLabel     *outliers;
+  GtkLabel     *hint;
+  GtkLabel     *bar_hint;
 };
 
 G_DEFINE_FINAL_TYPE (CpStepsPane, cp_steps_pane, GTK_TYPE_WIDGET)
@@ -54,9 +57,10 @@ cell (const char *text,
 }
 
 static char *
-swatch_markup (CpTimeCategory category)
+swatch_markup (GtkWidget      *widget,
+               CpTimeCategory category)
 {
-  gboolean dark = adw_style_manager_get_dark (adw_style_manager_get_default ());
+  gboolean dark = cp_ui_widget_is_dark (widget);
   guint32 c = cp_steps_chart_category_color (category, dark);
 
   return g_strdup_printf ("<span foreground=\"#%06x\">■</span>", c >> 8);
@@ -104,6 +108,14 @@ rebuild (CpStepsPane *self)
     g_autofree char *total = cp_ui_format_duration (st.total);
     g_autofree char *text = NULL;
 
+    /* Without steps, shares are of the capture, not of a step time, and
+     * there is no step to zoom to. */
+    gtk_widget_set_visible (GTK_WIDGET (self->bar_hint),
+                            cp_analysis_get_step_source (self->analysis) != CP_STEPS_NONE);
+    gtk_label_set_text (self->hint,
+                        cp_analysis_get_step_source (self->analysis) == CP_STEPS_NONE ?
+                        _("Each instant counts once, for the highest-priority activity running then (device compute first); shares are of the whole capture.") :
+                        _("Each instant counts once, for the highest-priority activity running then (device compute first); shares are of the total step time."));
     if (cp_analysis_get_step_source (self->analysis) == CP_STEPS_NONE)
       text = g_strdup_printf (_("The capture has no step markers, so the whole capture (%s) is one window."), total);
     else
@@ -150,7 +162,7 @@ rebuild (CpStepsPane *self)
   for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
     {
       CpTimeSummary s;
-      g_autofree char *swatch = swatch_markup (c);
+      g_autofree char *swatch = swatch_markup (GTK_WIDGET (self), c);
       g_autofree char *mean = NULL, *min = NULL, *max = NULL, *share = NULL;
       GtkWidget *name, *child;
       g_autofree char *legend_markup = NULL;
@@ -168,7 +180,7 @@ rebuild (CpStepsPane *self)
       gtk_widget_set_hexpand (name, TRUE);
       gtk_widget_set_margin_top (name, 6);
       mean = cp_ui_format_duration (n_steps ? s.mean : s.total);
-      share = g_strdup_printf ("%.1f%%", s.percent);
+      share = cp_ui_format_percent (s.percent);
       gtk_grid_attach (self->table, name, 0, row, 6, 1);
       row++;
       gtk_grid_attach (self->table, cell (mean, 1, "numeric"), 2, row, 1, 1);
@@ -330,6 +342,7 @@ cp_steps_pane_init (CpStepsPane *self)
   gtk_label_set_xalign (GTK_LABEL (hint), 0);
   gtk_label_set_wrap (GTK_LABEL (hint), TRUE);
   gtk_box_append (GTK_BOX (box), hint);
+  self->bar_hint = GTK_LABEL (hint);
 
   self->outliers = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_wrap (self->outliers, TRUE);
@@ -358,6 +371,7 @@ cp_steps_pane_init (CpStepsPane *self)
   gtk_label_set_xalign (GTK_LABEL (hint), 0);
   gtk_label_set_wrap (GTK_LABEL (hint), TRUE);
   gtk_box_append (GTK_BOX (box), hint);
+  self->hint = GTK_LABEL (hint);
 
   g_signal_connect_swapped (adw_style_manager_get_default (), "notify::dark",
                             G_CALLBACK (dark_changed_cb), self);

@@ -14,6 +14,7 @@
 #include "render/cp-painter.h"
 #include "render/cp-time-format.h"
 
+#include "cp-style.h"
 #include "cp-timeline-view-private.h"
 
 /* Pixels a press may move and still be a click. */
@@ -53,6 +54,8 @@ struct _CpTimelineView
   gulong             view_changed_id;
   gboolean           indexing;
   gboolean           updating_adj;
+  gboolean           auto_order;      /* devices first when hosts fill the view */
+  gboolean           order_decided;   /* ...decided once for this trace */
 
   /* Pointer */
   double             pointer_x;
@@ -93,6 +96,13 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum {
+  SLICE_CLICKED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 static void update_adjustment (CpTimelineView *self);
 
@@ -183,11 +193,10 @@ anchor_x (CpTimelineView *self)
 static void
 update_style (CpTimelineView *self)
 {
-  AdwStyleManager *sm = adw_style_manager_get_default ();
   PangoContext *context = gtk_widget_get_pango_context (GTK_WIDGET (self));
   const PangoFontDescription *font = context ? pango_context_get_font_description (context) : NULL;
 
-  cp_painter_set_theme (self->painter, adw_style_manager_get_dark (sm) ? CP_THEME_DARK : CP_THEME_LIGHT);
+  cp_painter_set_theme (self->painter, cp_ui_widget_is_dark (GTK_WIDGET (self)) ? CP_THEME_DARK : CP_THEME_LIGHT);
   cp_painter_set_font (self->painter, font);
   if (self->view)
     cp_view_state_set_viewport_width (self->view,
@@ -214,6 +223,39 @@ index_thread (GTask        *task,
   g_task_return_boolean (task, TRUE);
 }
 
+/* Devices first, once per trace, when the user has not chosen an order and
+ * the host lanes (Python stacks, JAX host threads) are taller than the
+ * view: otherwise the device lanes, the ones the capture is about, start
+ * screens down. */
+static void
+maybe_order_lanes (CpTimelineView *self)
+{
+  CpTimelineLayout *layout;
+  double room;
+
+  if (!self->auto_order || self->order_decided || self->view == NULL ||
+      gtk_widget_get_height (GTK_WIDGET (self)) <= 0)
+    return;
+  layout = ensure_layout (self);
+  if (layout == NULL)
+    return;
+  self->order_decided = TRUE;
+  if (cp_view_state_get_devices_first (self->view))
+    return;
+  room = gtk_widget_get_height (GTK_WIDGET (self)) - cp_timeline_layout_get_metrics (layout)->ruler_height -
+         cp_timeline_layout_get_pinned_height (layout);
+  for (guint i = 0; i < cp_timeline_layout_get_n_items (layout); i++)
+    {
+      const CpLayoutItem *it = cp_timeline_layout_get_item (layout, i);
+
+      if (it->pinned || it->kind != CP_LAYOUT_GROUP || !it->is_device)
+        continue;
+      if (i > 0 && it->y >= room)
+        cp_view_state_set_devices_first (self->view, TRUE);
+      return;
+    }
+}
+
 static void
 index_done_cb (GObject      *source,
                GAsyncResult *result,
@@ -224,6 +266,7 @@ index_done_cb (GObject      *source,
   if (!g_task_propagate_boolean (G_TASK (result), NULL))
     return;
   self->indexing = FALSE;
+  maybe_order_lanes (self);
   update_adjustment (self);
   invalidate (self);
 }
@@ -366,6 +409,7 @@ cp_timeline_view_size_allocate (GtkWidget *widget,
     cp_view_state_set_viewport_width (self->view, MAX (width - gutter_width (self), 1));
   if (self->menu)
     gtk_popover_present (GTK_POPOVER (self->menu));
+  maybe_order_lanes (self);
   if (ready (self) && cp_view_state_get_vertical_offset (self->view) > max_offset (self))
     set_offset (self, max_offset (self));
   update_adjustment (self);
@@ -534,6 +578,7 @@ click (CpTimelineView *self,
     {
     case CP_HIT_SLICE:
       cp_view_state_set_selected (self->view, hit->slice);
+      g_signal_emit (self, signals[SLICE_CLICKED], 0);
       break;
     case CP_HIT_GROUP:
       cp_view_state_set_group_collapsed (self->view, hit->process,
@@ -664,6 +709,14 @@ append_annotation_items (CpTimelineView *self,
     g_menu_append (section, _("Add Note to Selected _Range"), MENU_RANGE_NOTE);
 }
 
+/* The lane's tooltip would lie over the menu it opened: none while the
+ * menu is open. */
+static void
+menu_closed_cb (CpTimelineView *self)
+{
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+}
+
 static void
 popup_menu (CpTimelineView *self,
             const CpHit    *hit,
@@ -713,7 +766,10 @@ popup_menu (CpTimelineView *self,
       gtk_widget_set_parent (self->menu, GTK_WIDGET (self));
       gtk_popover_set_has_arrow (GTK_POPOVER (self->menu), FALSE);
       gtk_widget_set_halign (self->menu, GTK_ALIGN_START);
+      g_signal_connect_object (self->menu, "closed", G_CALLBACK (menu_closed_cb), self, G_CONNECT_SWAPPED);
     }
+  /* Turning tooltips off hides the one shown now. */
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), FALSE);
   gtk_popover_menu_set_menu_model (GTK_POPOVER_MENU (self->menu), G_MENU_MODEL (menu));
   gtk_popover_set_pointing_to (GTK_POPOVER (self->menu), &rect);
   gtk_popover_popup (GTK_POPOVER (self->menu));
@@ -1114,6 +1170,12 @@ cp_timeline_view_class_init (CpTimelineViewClass *klass)
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  /* The user clicked a slice, which is now the selection: the window shows
+   * its details. Selections that panes make do not emit it. */
+  signals[SLICE_CLICKED] =
+    g_signal_new ("slice-clicked", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+
   gtk_widget_class_install_action (widget_class, "timeline.zoom-in", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "timeline.zoom-out", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "timeline.pan-left", NULL, pan_action);
@@ -1241,6 +1303,7 @@ cp_timeline_view_set_trace (CpTimelineView *self,
   if (!g_set_object (&self->trace, trace))
     return;
   self->indexing = FALSE;
+  self->order_decided = FALSE;
   g_clear_pointer (&self->layout, cp_timeline_layout_unref);
   /* A view state of our own when none was given. */
   if (self->view == NULL && trace != NULL)
@@ -1256,6 +1319,7 @@ cp_timeline_view_set_trace (CpTimelineView *self,
       cp_view_state_set_trace (self->view, trace);
     }
   ensure_index (self);
+  maybe_order_lanes (self);
   update_adjustment (self);
   invalidate (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
@@ -1407,4 +1471,14 @@ cp_timeline_view_get_range_rect (CpTimelineView *self,
   rect->width = MAX ((int) ceil (x1 - x0), 1);
   rect->height = MAX ((int) lh, 1);
   return TRUE;
+}
+
+void
+cp_timeline_view_set_auto_lane_order (CpTimelineView *self,
+                                      gboolean        auto_order)
+{
+  g_return_if_fail (CP_IS_TIMELINE_VIEW (self));
+
+  self->auto_order = !!auto_order;
+  maybe_order_lanes (self);
 }

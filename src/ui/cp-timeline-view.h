@@ -55,5 +55,9 @@ gboolean          cp_timeline_view_get_range_rect   (CpTimelineView *self,
                                                      GdkRectangle   *rect);
 /* Whether the level-of-detail index is ready (it is built in a thread). */
 gboolean          cp_timeline_view_is_ready         (CpTimelineView *self);
+/* Whether the view may put devices first, once per trace, when the host
+ * lanes are taller than the view (the user has not chosen an order). */
+void              cp_timeline_view_set_auto_lane_order (CpTimelineView *self,
+                                                        gboolean        auto_order);
 
 G_END_DECLS

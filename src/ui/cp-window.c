@@ -22,6 +22,7 @@
 #include "cp-steps-pane.h"
 #include "cp-details-pane.h"
 #include "cp-export-dialog.h"
+#include "cp-format.h"
 #include "cp-note-popover.h"
 #include "cp-notes-pane.h"
 #include "cp-summary-bar.h"
@@ -1422,13 +1423,18 @@ export_done_cb (GObject      *source,
     }
   else
     {
+      g_autoptr(GFile) parent = g_file_get_parent (e->file);
+      g_autofree char *folder = parent ? cp_ui_format_folder (parent) : g_strdup ("/");
       g_autofree char *escaped = g_markup_escape_text (name, -1);
-      g_autofree char *text = g_strdup_printf (_("Report saved as “%s”"), escaped);
+      g_autofree char *escaped_folder = g_markup_escape_text (folder, -1);
+      /* Translators: "Report saved as “run-report.png” in “~/runs”". */
+      g_autofree char *text = g_strdup_printf (_("Report saved as “%s” in “%s”"), escaped, escaped_folder);
       g_autofree char *uri = g_file_get_uri (e->file);
       AdwToast *toast = adw_toast_new (text);
 
-      adw_toast_set_button_label (toast, _("_Open"));
-      adw_toast_set_action_name (toast, "win.open-report");
+      /* Where it went, shown: the folder opens with the report in it. */
+      adw_toast_set_button_label (toast, _("Show in _Folder"));
+      adw_toast_set_action_name (toast, "win.show-report-folder");
       adw_toast_set_action_target_value (toast, g_variant_new_string (uri));
       adw_toast_set_timeout (toast, 10);
       cp_window_add_toast (self, toast);
@@ -1524,6 +1530,87 @@ launch_done_cb (GObject      *source,
     }
 }
 #endif
+
+#if GTK_CHECK_VERSION (4, 10, 0)
+static void
+folder_done_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(CpWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!gtk_file_launcher_open_containing_folder_finish (GTK_FILE_LAUNCHER (source), result, &error) &&
+      !g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_DISMISSED) &&
+      !g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_CANCELLED))
+    {
+      g_autofree char *text = g_strdup_printf (_("The folder could not be opened: %s"), error->message);
+
+      show_toast (self, text);
+    }
+}
+#else
+typedef struct
+{
+  CpWindow *self;
+  char     *folder_uri;
+} ShowFolder;
+
+/* The file manager did not answer: the folder opens as a plain folder. */
+static void
+show_items_done_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  ShowFolder *sf = user_data;
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+
+  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  if (reply == NULL)
+    gtk_show_uri (GTK_WINDOW (sf->self), sf->folder_uri, GDK_CURRENT_TIME);
+  g_object_unref (sf->self);
+  g_free (sf->folder_uri);
+  g_free (sf);
+}
+#endif
+
+/* win.show-report-folder: the folder of a saved report, with the report
+ * selected where the file manager can (FileManager1 ShowItems). */
+static void
+show_report_folder_action (GtkWidget  *widget,
+                           const char *action_name,
+                           GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+  g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (param, NULL));
+
+#if GTK_CHECK_VERSION (4, 10, 0)
+  g_autoptr(GtkFileLauncher) launcher = gtk_file_launcher_new (file);
+
+  gtk_file_launcher_open_containing_folder (launcher, GTK_WINDOW (self), NULL, folder_done_cb,
+                                            g_object_ref (self));
+#else
+  g_autoptr(GFile) parent = g_file_get_parent (file);
+  g_autofree char *folder_uri = parent ? g_file_get_uri (parent) : g_file_get_uri (file);
+  GDBusConnection *bus = g_application_get_dbus_connection (g_application_get_default ());
+  const char *items[] = { g_variant_get_string (param, NULL), NULL };
+  ShowFolder *sf;
+
+  if (bus == NULL)
+    {
+      gtk_show_uri (GTK_WINDOW (self), folder_uri, GDK_CURRENT_TIME);
+      return;
+    }
+  sf = g_new0 (ShowFolder, 1);
+  sf->self = g_object_ref (self);
+  sf->folder_uri = g_steal_pointer (&folder_uri);
+  g_dbus_connection_call (bus, "org.freedesktop.FileManager1", "/org/freedesktop/FileManager1",
+                          "org.freedesktop.FileManager1", "ShowItems",
+                          g_variant_new ("(^ass)", items, ""), NULL,
+                          G_DBUS_CALL_FLAGS_NO_AUTO_START, 5000, NULL, show_items_done_cb, sf);
+#endif
+}
 
 static void
 open_report_action (GtkWidget  *widget,
@@ -1659,6 +1746,55 @@ cp_window_is_idle (CpWindow *self)
   return self->state == CP_WINDOW_EMPTY && !self->checking;
 }
 
+/* View menu, Devices First: the user's choice is kept in the settings and
+ * followed from then on; until there is one, the timeline puts devices
+ * first by itself when the host lanes are taller than the view. The menu
+ * shows the order the timeline has. */
+static void
+devices_first_change_cb (GSimpleAction *action,
+                         GVariant      *value,
+                         CpWindow      *self)
+{
+  cp_timeline_view_set_auto_lane_order (cp_timeline_pane_get_view (self->timeline_pane), FALSE);
+  if (self->settings != NULL)
+    g_settings_set_boolean (self->settings, "devices-first", g_variant_get_boolean (value));
+  cp_view_state_set_devices_first (self->view_state, g_variant_get_boolean (value));
+}
+
+static void
+devices_first_notify_cb (CpWindow *self)
+{
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "devices-first");
+
+  if (action != NULL)
+    g_simple_action_set_state (G_SIMPLE_ACTION (action),
+                               g_variant_new_boolean (cp_view_state_get_devices_first (self->view_state)));
+}
+
+static void
+add_devices_first_action (CpWindow *self)
+{
+  g_autoptr(GSimpleAction) action = NULL;
+  gboolean chosen = FALSE;
+
+  if (self->settings != NULL)
+    {
+      g_autoptr(GVariant) user = g_settings_get_user_value (self->settings, "devices-first");
+
+      chosen = user != NULL;
+      /* Also when another window changes it. */
+      g_settings_bind (self->settings, "devices-first", self->view_state, "devices-first",
+                       G_SETTINGS_BIND_GET);
+    }
+  action = g_simple_action_new_stateful ("devices-first", NULL,
+                                         g_variant_new_boolean (cp_view_state_get_devices_first (self->view_state)));
+  g_signal_connect_object (action, "change-state", G_CALLBACK (devices_first_change_cb), self, 0);
+  g_signal_connect_object (self->view_state, "notify::devices-first", G_CALLBACK (devices_first_notify_cb), self,
+                           G_CONNECT_SWAPPED);
+  g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (action));
+  cp_timeline_view_set_auto_lane_order (cp_timeline_pane_get_view (self->timeline_pane), !chosen);
+}
+
 /* "application" is not a construct property: GObject sets it after
  * constructed(), so the window joins its application here. */
 static void
@@ -1680,22 +1816,7 @@ application_changed_cb (CpWindow   *self,
                          cp_application_get_recent_menu (CP_APPLICATION (app)));
   restore_window_state (self);
 
-  /* View menu: the lane order follows the settings when there are some. */
-  if (self->settings != NULL)
-    {
-      g_autoptr(GAction) devices_first = g_settings_create_action (self->settings, "devices-first");
-
-      g_settings_bind (self->settings, "devices-first", self->view_state, "devices-first",
-                       G_SETTINGS_BIND_GET);
-      g_action_map_add_action (G_ACTION_MAP (self), devices_first);
-    }
-  else
-    {
-      g_autoptr(GPropertyAction) devices_first =
-        g_property_action_new ("devices-first", self->view_state, "devices-first");
-
-      g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (devices_first));
-    }
+  add_devices_first_action (self);
 }
 
 static void
@@ -1827,6 +1948,14 @@ view_state_changed_cb (CpWindow *self,
     adw_view_stack_set_visible_child_name (self->side_stack, "details");
 }
 
+/* A slice clicked on the timeline shows its details, whichever page is
+ * open: the click asks what the slice is. */
+static void
+slice_clicked_cb (CpWindow *self)
+{
+  adw_view_stack_set_visible_child_name (self->side_stack, "details");
+}
+
 static void
 cp_window_class_init (CpWindowClass *klass)
 {
@@ -1904,6 +2033,7 @@ cp_window_class_init (CpWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.export-report", NULL,
                                    export_report_action);
   gtk_widget_class_install_action (widget_class, "win.open-report", "s", open_report_action);
+  gtk_widget_class_install_action (widget_class, "win.show-report-folder", "s", show_report_folder_action);
   gtk_widget_class_install_action (widget_class, "win.add-marker", NULL, add_marker_action);
   gtk_widget_class_install_action (widget_class, "win.add-marker-at", "x", add_marker_at_action);
   gtk_widget_class_install_action (widget_class, "win.add-note", NULL, add_note_action);
@@ -1934,6 +2064,8 @@ cp_window_init (CpWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   g_signal_connect_object (self->view_state, "changed", G_CALLBACK (view_state_changed_cb), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (cp_timeline_pane_get_view (self->timeline_pane), "slice-clicked",
+                           G_CALLBACK (slice_clicked_cb), self, G_CONNECT_SWAPPED);
 
   target = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
   gtk_drop_target_set_gtypes (target, drop_types, G_N_ELEMENTS (drop_types));
