@@ -56,6 +56,7 @@ close_enough (double x,
 static void
 compare_with_python (const char *python,
                      const char *path,
+                     CpTrace    *trace,
                      CpAnalysis *analysis)
 {
   g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "kernel-busy.py", NULL);
@@ -79,6 +80,26 @@ compare_with_python (const char *python,
   devices = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "devices");
 
   devs = cp_analysis_get_devices (analysis, &n_devs);
+
+  /* The trace's own kernel count (`info`, the Capture page) leaves the
+   * cuda_sync waits on GPU streams out and counts them as syncs. */
+  if (json_object_has_member (json_node_get_object (json_parser_get_root (parser)), "device_syncs"))
+    {
+      gint64 want_kernels = 0;
+      gint64 want_syncs = json_object_get_int_member (json_node_get_object (json_parser_get_root (parser)),
+                                                      "device_syncs");
+      g_autoptr(GList) all = json_object_get_members (devices);
+
+      for (GList *l = all; l != NULL; l = l->next)
+        want_kernels += json_object_get_int_member (json_object_get_object_member (devices, l->data), "kernels");
+      if ((gint64) cp_trace_count_slices (trace, CP_LANE_KERNEL) != want_kernels ||
+          (gint64) cp_trace_count_device_syncs (trace) != want_syncs)
+        g_error ("%s: the trace counts %" G_GUINT64_FORMAT " kernels and %" G_GUINT64_FORMAT
+                 " device syncs; Python %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT,
+                 path, cp_trace_count_slices (trace, CP_LANE_KERNEL), cp_trace_count_device_syncs (trace),
+                 want_kernels, want_syncs);
+    }
+
   members = json_object_get_members (devices);
   for (GList *l = members; l != NULL; l = l->next)
     {
@@ -182,7 +203,7 @@ test_real_captures (void)
       if (python != NULL && (g_str_has_suffix (path, ".json") || g_str_has_suffix (path, ".json.gz") ||
                              g_str_has_suffix (path, ".pb") || g_str_has_suffix (path, ".pb.gz")))
         {
-          compare_with_python (python, path, analysis);
+          compare_with_python (python, path, trace, analysis);
           compared++;
         }
     }
