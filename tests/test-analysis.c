@@ -12,6 +12,8 @@
 #include "analysis/cp-analysis.h"
 #include "analysis/cp-rules.h"
 #include "cp-test-trace.h"
+#include "cp-test-util.h"
+#include "formats/cp-loader.h"
 
 static CpAnalysis *
 analyse (CpTrace *trace)
@@ -948,6 +950,94 @@ test_format_duration (void)
     }
 }
 
+/* A Kineto capture written out and read back, as a user's file is. */
+static CpTrace *
+load_json_text (const char *text)
+{
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *path = cp_test_write_file (dir, "t.pt.trace.json", text, -1);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  CpTrace *trace = cp_load_file (file, NULL, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  cp_test_rm_rf (dir);
+  return trace;
+}
+
+/* The name of the host slice the launch flow into the device slice called
+ * `op` starts at, or NULL. */
+static const char *
+launch_of (CpTrace    *trace,
+           const char *op)
+{
+  const CpFlow *flows;
+  guint n;
+
+  flows = cp_trace_get_flows (trace, &n);
+  for (guint i = 0; i < n; i++)
+    {
+      CpLane *to = cp_trace_get_lane (trace, flows[i].to.lane);
+      CpLane *from = cp_trace_get_lane (trace, flows[i].from.lane);
+
+      if (flows[i].kind == CP_FLOW_LAUNCH &&
+          g_strcmp0 (cp_trace_get_string (trace, cp_slices_get_name (cp_lane_get_slices (to), flows[i].to.index)), op) == 0 &&
+          cp_lane_get_kind (from) == CP_LANE_HOST_THREAD)
+        return cp_trace_get_string (trace, cp_slices_get_name (cp_lane_get_slices (from), flows[i].from.index));
+    }
+  return NULL;
+}
+
+/* Every kernel of a graph launch is linked to the launch (Kineto: one flow
+ * start, an end per kernel, all with the launch's correlation id); and in a
+ * whole-µs capture the correlation id, not the timestamp, picks the call: the
+ * memset's flow starts in the µs where a zero-length cudaPeekAtLastError
+ * also starts. Known truth: 3 graph kernels and 1 memset launched; all four
+ * are short (launch ≤ 50 µs, device time below the launch's). */
+static void
+test_launch_links_by_correlation (void)
+{
+  static const char json[] =
+    "{\"traceEvents\": [\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaGraphLaunch\", \"pid\": 100, \"tid\": 100,"
+    " \"ts\": 10, \"dur\": 5, \"args\": {\"correlation\": 50}},\n"
+    "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 50, \"pid\": 100, \"tid\": 100, \"ts\": 10},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"graph_k1\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": 2,"
+    " \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 50, \"graph id\": 3}},\n"
+    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 50, \"pid\": 0, \"tid\": 7, \"ts\": 20, \"bp\": \"e\"},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"graph_k2\", \"pid\": 0, \"tid\": 7, \"ts\": 23, \"dur\": 2,"
+    " \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 50, \"graph id\": 3}},\n"
+    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 50, \"pid\": 0, \"tid\": 7, \"ts\": 23, \"bp\": \"e\"},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"graph_k3\", \"pid\": 0, \"tid\": 7, \"ts\": 26, \"dur\": 2,"
+    " \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 50, \"graph id\": 3}},\n"
+    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 50, \"pid\": 0, \"tid\": 7, \"ts\": 26, \"bp\": \"e\"},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaMemsetAsync\", \"pid\": 100, \"tid\": 100,"
+    " \"ts\": 40, \"dur\": 3, \"args\": {\"correlation\": 61}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaPeekAtLastError\", \"pid\": 100, \"tid\": 100,"
+    " \"ts\": 40, \"dur\": 0, \"args\": {\"correlation\": 60}},\n"
+    "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 61, \"pid\": 100, \"tid\": 100, \"ts\": 40},\n"
+    "{\"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"Memset (Device)\", \"pid\": 0, \"tid\": 7, \"ts\": 50, \"dur\": 1,"
+    " \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 61, \"bytes\": 64}},\n"
+    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 61, \"pid\": 0, \"tid\": 7, \"ts\": 50, \"bp\": \"e\"}\n"
+    "]}\n";
+  g_autoptr(CpTrace) trace = load_json_text (json);
+  g_autoptr(CpAnalysis) a = analyse (trace);
+  const CpDeviceStats *d;
+  guint n;
+
+  g_assert_cmpstr (launch_of (trace, "graph_k1"), ==, "cudaGraphLaunch");
+  g_assert_cmpstr (launch_of (trace, "graph_k2"), ==, "cudaGraphLaunch");
+  g_assert_cmpstr (launch_of (trace, "graph_k3"), ==, "cudaGraphLaunch");
+  g_assert_cmpstr (launch_of (trace, "Memset (Device)"), ==, "cudaMemsetAsync");
+
+  d = cp_analysis_get_devices (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpuint (d->n_launched, ==, 4);
+  g_assert_cmpuint (d->n_short, ==, 4);
+  g_assert_cmpint (d->short_time, ==, 3 * 2000 + 1000);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -956,6 +1046,7 @@ main (int   argc,
 
   g_test_add_func ("/analysis/breakdown-no-steps", test_breakdown_no_steps);
   g_test_add_func ("/analysis/device-metrics", test_device_metrics);
+  g_test_add_func ("/analysis/launch-links-by-correlation", test_launch_links_by_correlation);
   g_test_add_func ("/analysis/kernel-stats", test_kernel_stats);
   g_test_add_func ("/analysis/findings-demotion", test_findings_demotion);
   g_test_add_func ("/analysis/steps-cut-slices", test_steps_cut_slices);
