@@ -19,6 +19,8 @@
 #
 # Kineto JSON also gets "device_syncs": the cuda_sync waits (Stream Sync,
 # Event Sync, Context Sync...) with a device, which are syncs and never kernels.
+# MTIA devices (category mtia_ccp_events, device = pid): dma_request events
+# are copies, event_record / event_wait syncs, every other event a kernel.
 #
 # Prints one JSON object; tests/test-real-captures.c compares it with the
 # analysis.
@@ -212,7 +214,16 @@ def main(path):
             if isinstance(args, dict) and isinstance(args.get("device"), int) and args["device"] >= 0:
                 syncs += 1
             continue
-        if not isinstance(cat, str) or cat.lower() != "kernel":
+        if isinstance(cat, str) and cat.lower() == "mtia_ccp_events" and "ts" in e:
+            # What an MTIA device ran: DMA requests are copies, event
+            # records and waits syncs, the rest kernels.
+            name = e.get("name")
+            if name == "dma_request":
+                continue
+            if isinstance(name, str) and name.startswith("event_"):
+                syncs += 1
+                continue
+        elif not isinstance(cat, str) or cat.lower() != "kernel":
             continue
         try:
             start = ns(e["ts"])

@@ -6,7 +6,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # A device op is an "X" event of category kernel, gpu_memcpy, gpu_memset,
-# Memcpy or Memset (any case) with an integer args.correlation. Its launch
+# Memcpy or Memset (any case), or an MTIA device event (mtia_ccp_events)
+# other than its event records and waits, with an integer args.correlation. Its launch
 # is the host "X" event (any other category except cuda_sync, on a pid that
 # holds no device ops) with the same correlation id, whatever the
 # timestamps say: a graph launch (cudaGraphLaunch / hipGraphLaunch) is the
@@ -69,14 +70,20 @@ def main(path):
     dev_pids = set()
     for e in xs:
         cat = e.get("cat")
-        if isinstance(cat, str) and cat.lower() in DEVICE_CATS:
+        if isinstance(cat, str) and cat.lower() == "mtia_ccp_events":
+            dev_pids.add(str(e.get("pid")))
+            name = e.get("name")
+            if corr_of(e) is not None and not (isinstance(name, str) and name.startswith("event_")):
+                dev_ops.append(e)
+        elif isinstance(cat, str) and cat.lower() in DEVICE_CATS:
             dev_pids.add(str(e.get("pid")))
             if corr_of(e) is not None:
                 dev_ops.append(e)
     launches = {}
     for e in xs:
         cat = e.get("cat")
-        if not isinstance(cat, str) or cat.lower() in DEVICE_CATS or cat.lower() == "cuda_sync":
+        if not isinstance(cat, str) or cat.lower() in DEVICE_CATS or \
+                cat.lower() in ("cuda_sync", "mtia_ccp_events"):
             continue
         if str(e.get("pid")) in dev_pids:
             continue

@@ -1038,6 +1038,54 @@ test_launch_links_by_correlation (void)
   g_assert_cmpint (d->short_time, ==, 3 * 2000 + 1000);
 }
 
+/* An MTIA capture: the device's events (mtia_ccp_events, on the device's
+ * pid) are kernels, DMA copies and event syncs, launched from mtia_runtime
+ * calls by correlation id. Known truth: one kernel and one 4 KiB
+ * host-to-device copy launched, one event record that is a sync. */
+static void
+test_mtia_launches (void)
+{
+  static const char json[] =
+    "{\"traceEvents\": [\n"
+    "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 9, \"tid\": 0, \"args\": {\"name\": \"MTIA 9\"}},\n"
+    "{\"ph\": \"X\", \"cat\": \"mtia_runtime\", \"name\": \"enqueueCommand memcpyHtoDAsync\", \"pid\": 500, \"tid\": 500,"
+    " \"ts\": 10, \"dur\": 4, \"args\": {\"correlation\": 1, \"device\": 9}},\n"
+    "{\"ph\": \"X\", \"cat\": \"mtia_runtime\", \"name\": \"runFunction - job_prep_and_submit_for_execution\","
+    " \"pid\": 500, \"tid\": 500, \"ts\": 20, \"dur\": 30, \"args\": {\"correlation\": 2}},\n"
+    "{\"ph\": \"X\", \"cat\": \"mtia_runtime\", \"name\": \"recordEvent\", \"pid\": 500, \"tid\": 500,"
+    " \"ts\": 60, \"dur\": 2, \"args\": {\"correlation\": 3, \"device\": 9}},\n"
+    "{\"ph\": \"X\", \"cat\": \"mtia_ccp_events\", \"name\": \"dma_request\", \"pid\": 9, \"tid\": 801, \"ts\": 18, \"dur\": 5,"
+    " \"args\": {\"direction\": \"HOST_TO_DEVICE\", \"size\": 4096, \"correlation\": 1, \"sqid\": 1}},\n"
+    "{\"ph\": \"X\", \"cat\": \"mtia_ccp_events\", \"name\": \"add-dtype_Float\", \"pid\": 9, \"tid\": 4, \"ts\": 55, \"dur\": 100,"
+    " \"args\": {\"correlation\": 2, \"stream\": 102}},\n"
+    "{\"ph\": \"X\", \"cat\": \"mtia_ccp_events\", \"name\": \"event_record\", \"pid\": 9, \"tid\": 4, \"ts\": 160, \"dur\": 1,"
+    " \"args\": {\"correlation\": 3, \"stream\": 102}}\n"
+    "]}\n";
+  g_autoptr(CpTrace) trace = load_json_text (json);
+  g_autoptr(CpAnalysis) a = analyse (trace);
+  const CpDeviceStats *d;
+  const CpTransferStats *t;
+  guint n;
+
+  g_assert_cmpuint (cp_trace_count_slices (trace, CP_LANE_KERNEL), ==, 1);
+  g_assert_cmpuint (cp_trace_count_slices (trace, CP_LANE_TRANSFER), ==, 1);
+  g_assert_cmpuint (cp_trace_count_device_syncs (trace), ==, 1);
+  g_assert_cmpstr (launch_of (trace, "add-dtype_Float"), ==, "runFunction - job_prep_and_submit_for_execution");
+  g_assert_cmpstr (launch_of (trace, "dma_request"), ==, "enqueueCommand memcpyHtoDAsync");
+
+  d = cp_analysis_get_devices (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (d->device, ==, 9);
+  g_assert_cmpuint (d->n_kernels, ==, 1);
+  g_assert_cmpint (d->kernel_time, ==, 100000);
+  g_assert_cmpuint (d->n_launched, ==, 2);
+  /* Launch delays, from the end of the call: the copy 4 µs, the kernel 5 µs. */
+  g_assert_cmpint (d->launch_delay_total, ==, 4000 + 5000);
+  t = cp_analysis_get_transfers (a, &n);
+  g_assert_cmpuint (t[CP_TRANSFER_HTOD].count, ==, 1);
+  g_assert_cmpint (t[CP_TRANSFER_HTOD].bytes, ==, 4096);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1047,6 +1095,7 @@ main (int   argc,
   g_test_add_func ("/analysis/breakdown-no-steps", test_breakdown_no_steps);
   g_test_add_func ("/analysis/device-metrics", test_device_metrics);
   g_test_add_func ("/analysis/launch-links-by-correlation", test_launch_links_by_correlation);
+  g_test_add_func ("/analysis/mtia-launches", test_mtia_launches);
   g_test_add_func ("/analysis/kernel-stats", test_kernel_stats);
   g_test_add_func ("/analysis/findings-demotion", test_findings_demotion);
   g_test_add_func ("/analysis/steps-cut-slices", test_steps_cut_slices);

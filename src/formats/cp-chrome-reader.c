@@ -72,6 +72,8 @@ enum
   A_NAME,
   A_LABELS,
   A_SORT,
+  A_DIRECTION,
+  A_SIZE,
 };
 
 enum
@@ -100,6 +102,7 @@ enum
   CAT_SYNC,
   CAT_LAUNCH_FLOW,   /* ac2g, or the old "async" launch flows */
   CAT_FWDBWD,
+  CAT_MTIA_DEVICE,   /* mtia_ccp_events: what an MTIA device ran (kernels, DMA, events) */
 };
 
 /* Name information bits. */
@@ -140,6 +143,8 @@ typedef struct
   gint64    corr;
   gint64    ext;
   CpGpuInfo gpu;
+  gint64    size;        /* args.size (MTIA dma_request bytes), -1 absent */
+  CpTransferKind direction; /* args.direction (MTIA dma_request), NONE absent */
   CpStr     m_name;
   CpStr     m_labels;
   gint64    m_sort;
@@ -709,6 +714,8 @@ args_key (const char *s,
         return A_GRID;
       if (memcmp (s, "name", 4) == 0)
         return A_NAME;
+      if (memcmp (s, "size", 4) == 0)
+        return A_SIZE;
       return A_NONE;
     case 5:
       if (memcmp (s, "bytes", 5) == 0)
@@ -724,6 +731,8 @@ args_key (const char *s,
       if (memcmp (s, "labels", 6) == 0)
         return A_LABELS;
       return A_NONE;
+    case 9:
+      return memcmp (s, "direction", 9) == 0 ? A_DIRECTION : A_NONE;
     case 10:
       return memcmp (s, "sort_index", 10) == 0 ? A_SORT : A_NONE;
     case 11:
@@ -785,6 +794,8 @@ cat_class (CpChromeReader *self,
         c = CAT_LAUNCH_FLOW;
       else if (ascii_equal (s, "fwdbwd"))
         c = CAT_FWDBWD;
+      else if (ascii_equal (s, "mtia_ccp_events"))
+        c = CAT_MTIA_DEVICE;
       else
         c = CAT_HOST;
       g_array_index (self->cat_class, guint8, cat) = c;
@@ -1025,6 +1036,37 @@ choose_lane (CpChromeReader *self,
 
   if (info & NAME_SYNC)
     c->flags |= CP_SLICE_SYNC;
+
+  /* MTIA: the device's DMA requests are transfers, its event records and
+   * waits syncs on the queue, everything else it ran a kernel. */
+  if (cls == CAT_MTIA_DEVICE)
+    {
+      const char *n = cp_trace_builder_get_string (self->b, e->name);
+
+      if (strcmp (n, "dma_request") == 0)
+        {
+          CpTransferKind kind = e->direction != CP_TRANSFER_NONE ? e->direction : CP_TRANSFER_OTHER;
+
+          if (e->size >= 0)
+            {
+              e->gpu.bytes = e->size;
+              e->have |= HAVE_GPU;
+            }
+          c->device = event_device (e);
+          c->stream = event_stream (self, e);
+          c->device_lane = TRUE;
+          mark_device (self, c->process, c->device);
+          key.num = kind;
+          key.str = CP_STR_EMPTY;
+          c->lane = lane_for (self, c->process, CP_LANE_TRANSFER, key, &created);
+          if (created)
+            cp_trace_builder_set_lane_device (self->b, c->lane, c->device, -1);
+          return;
+        }
+      cls = CAT_KERNEL;
+      if (g_str_has_prefix (n, "event_"))
+        c->flags |= CP_SLICE_SYNC;
+    }
 
   switch (cls)
     {
@@ -1852,6 +1894,8 @@ begin_event (CpChromeReader *self,
   e->gpu.occupancy = -1;
   e->gpu.flops = -1;
   e->gpu.bytes_accessed = -1;
+  e->size = -1;
+  e->direction = CP_TRANSFER_NONE;
   e->offset = offset;
   self->in_event = TRUE;
   self->ev_depth = depth;
@@ -1985,6 +2029,23 @@ args_scalar (CpChromeReader    *self,
         {
           e->gpu.bytes = v;
           e->have |= HAVE_GPU;
+        }
+      break;
+    case A_SIZE:
+      if (token_int (self, t, &v))
+        e->size = v;
+      break;
+    case A_DIRECTION:
+      if (t->type == CP_JSON_STRING)
+        {
+          if (t->len == 14 && memcmp (t->text, "HOST_TO_DEVICE", 14) == 0)
+            e->direction = CP_TRANSFER_HTOD;
+          else if (t->len == 14 && memcmp (t->text, "DEVICE_TO_HOST", 14) == 0)
+            e->direction = CP_TRANSFER_DTOH;
+          else if (t->len == 16 && memcmp (t->text, "DEVICE_TO_DEVICE", 16) == 0)
+            e->direction = CP_TRANSFER_DTOD;
+          else
+            e->direction = CP_TRANSFER_OTHER;
         }
       break;
     case A_REGS:
