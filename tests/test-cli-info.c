@@ -199,6 +199,60 @@ test_errors (void)
   g_assert_nonnull (strstr (out, "--json"));
 }
 
+/* CPU profile samples: `info` gives their count and CPU time, checked
+ * against tests/chrome-count.py on the DevTools fixture and on catapult's
+ * legacy-sample trace (skipped without ../shared/traces). */
+static void
+check_cpu_samples (const char *path)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "chrome-count.py", NULL);
+  g_autofree char *out = NULL, *err = NULL, *want = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonParser) oracle = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  const char *args[] = { "--json", path, NULL };
+  const char *argv[] = { python, script, path, NULL };
+  JsonObject *o, *w;
+  int status = 0;
+
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                               &want, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+  g_assert_true (json_parser_load_from_data (oracle, want, -1, NULL));
+  o = json_node_get_object (json_parser_get_root (parser));
+  w = json_node_get_object (json_parser_get_root (oracle));
+  g_assert_cmpint (json_object_get_int_member (o, "cpu_samples"), >, 0);
+  g_assert_cmpint (json_object_get_int_member (o, "cpu_samples"), ==, json_object_get_int_member (w, "cpu_samples"));
+  g_assert_cmpint (json_object_get_int_member (o, "cpu_sample_time_ns"), ==, json_object_get_int_member (w, "cpu_time_ns"));
+  g_assert_cmpint (json_object_get_int_member (o, "slices"), ==, json_object_get_int_member (w, "slices"));
+}
+
+static void
+test_cpu_samples (void)
+{
+  g_autofree char *fixture = cp_test_data_path ("chrome/devtools-cpu-profile.json");
+  const char *shared = cp_test_shared_traces ();
+  g_autofree char *python = g_find_program_in_path ("python3");
+
+  if (python == NULL)
+    {
+      g_test_skip ("python3 is missing");
+      return;
+    }
+  check_cpu_samples (fixture);
+  if (shared != NULL)
+    {
+      g_autofree char *legacy = g_build_filename (shared, "catapult-project__catapult", "tracing", "test_data",
+                                                  "simple_trace.json", NULL);
+
+      if (g_file_test (legacy, G_FILE_TEST_EXISTS))
+        check_cpu_samples (legacy);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -209,6 +263,7 @@ main (int   argc,
   g_test_add_func ("/cli-info/json", test_json);
   g_test_add_func ("/cli-info/truncated", test_truncated_json);
   g_test_add_func ("/cli-info/device-syncs", test_device_syncs);
+  g_test_add_func ("/cli-info/cpu-samples", test_cpu_samples);
   g_test_add_func ("/cli-info/errors", test_errors);
   return g_test_run ();
 }

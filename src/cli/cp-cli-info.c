@@ -121,6 +121,16 @@ print_text (CpTrace *trace)
              ", device annotations %" PRIu64 ", host %" PRIu64 ", async %" PRIu64 ")\n"),
            c.slices, c.by_kind[CP_LANE_KERNEL], c.device_syncs, c.by_kind[CP_LANE_TRANSFER],
            c.by_kind[CP_LANE_DEVICE_ANNOTATION], c.by_kind[CP_LANE_HOST_THREAD], c.by_kind[CP_LANE_ASYNC]);
+  if (r->cpu_samples > 0)
+    {
+      g_autofree char *cpu = format_duration (r->cpu_sample_time);
+
+      g_print (g_dngettext (GETTEXT_PACKAGE,
+                            "CPU samples: %" PRIu64 " on %u thread, %s of CPU time\n",
+                            "CPU samples: %" PRIu64 " on %u threads, %s of CPU time\n",
+                            r->cpu_sample_threads),
+               r->cpu_samples, r->cpu_sample_threads, cpu);
+    }
   g_print (_("Instants:    %" PRIu64 "\n"), c.thread_instants + n_instants);
   g_print (_("Counters:    %" PRIu64 " samples\n"), c.counter_samples);
   g_print (_("Flows:       %u\n"), n_flows);
@@ -230,6 +240,12 @@ print_json (CpTrace *trace)
   json_builder_add_int_value (b, c.by_kind[CP_LANE_HOST_THREAD]);
   json_builder_set_member_name (b, "async_slices");
   json_builder_add_int_value (b, c.by_kind[CP_LANE_ASYNC]);
+  json_builder_set_member_name (b, "cpu_samples");
+  json_builder_add_int_value (b, r->cpu_samples);
+  json_builder_set_member_name (b, "cpu_sample_threads");
+  json_builder_add_int_value (b, r->cpu_sample_threads);
+  json_builder_set_member_name (b, "cpu_sample_time_ns");
+  json_builder_add_int_value (b, r->cpu_sample_time);
   json_builder_set_member_name (b, "instants");
   json_builder_add_int_value (b, c.thread_instants + n_instants);
   json_builder_set_member_name (b, "counter_samples");
