@@ -371,7 +371,7 @@ from_trace (CpTrace   *trace,
       guint nc;
 
       if (cp_lane_get_kind (lane) == CP_LANE_ASYNC ||
-          g_str_has_prefix (cp_lane_get_name (lane), "CPU samples, thread "))
+          (s->n > 0 && g_strcmp0 (cp_trace_get_string (trace, cp_slices_get_cat (s, 0)), "cpu_profile") == 0))
         continue;
       for (guint i = 0; i < s->n; i++)
         {
