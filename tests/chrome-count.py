@@ -15,6 +15,10 @@ finite number) whose phase is
   b, S         async begin, when it has an "id" or an "id2" with local/global
   N            object creation (its lifetime), when it has an id
   T, p         when it also has a numeric "dur"
+  P            CPU profile samples: each thread's samples, in time order,
+               become a flame chart, one slice per run of consecutive
+               samples whose stacks share a frame at that depth and every
+               frame above it (see samples() below)
 Instants (i, I, R, n, O), counters, flows and metadata are not slices; an
 unmatched E adds nothing. A Google Cloud Trace document ({"traceId", "spans"})
 has one slice per span with a start and an end time.
@@ -52,7 +56,109 @@ def has_id(event):
     return False
 
 
+def sample_stacks(doc, events):
+    """Every CPU profile sample as (pid, tid, ts in us, stack), the stack a
+    tuple of frame identities, outermost first. Legacy samples name a frame
+    of the top-level stackFrames with "sf" (its chain of parents is the
+    stack) or are a frame of their own; DevTools profiles are a "Profile"
+    event (args.data.startTime) and "ProfileChunk" events with the same id
+    and pid, holding call-tree nodes and samples with the us between them.
+    The root node "(root)" is left out; a sample whose innermost frame is
+    "(idle)" has an empty stack."""
+    frames = doc.get("stackFrames", {}) if isinstance(doc, dict) else {}
+    if not isinstance(frames, dict):
+        frames = {}
+    out = []
+    nodes = {}
+    clock = {}
+
+    def legacy(sf):
+        chain = []
+        k = str(sf)
+        while k in frames and len(chain) < 256:
+            f = frames[k]
+            chain.append(("sf", k, f.get("name", "(unknown)")))
+            if "parent" not in f:
+                break
+            k = str(f["parent"])
+        return chain
+
+    for e in events:
+        if not isinstance(e, dict) or e.get("ph") != "P" or number(e.get("ts")) is None:
+            continue
+        name = e.get("name")
+        pid, tid = e.get("pid"), e.get("tid", e.get("pid"))
+        if name in ("Profile", "ProfileChunk"):
+            data = (e.get("args") or {}).get("data")
+            if not isinstance(data, dict):
+                continue
+            key = (str(e.get("id")), str(pid))
+            if name == "Profile":
+                if isinstance(data.get("startTime"), (int, float)):
+                    clock[key] = data["startTime"]
+                continue
+            cpu = data.get("cpuProfile") or {}
+            tree = nodes.setdefault(key, {})
+            for n in cpu.get("nodes") or []:
+                fn = (n.get("callFrame") or {}).get("functionName") or "(anonymous)"
+                tree[n["id"]] = (fn, n.get("parent"))
+            t = clock.get(key, number(e["ts"]))
+            deltas = data.get("timeDeltas") or []
+            for i, node in enumerate(cpu.get("samples") or []):
+                d = deltas[i] if i < len(deltas) else 0
+                if d > 0:
+                    t += d
+                chain = []
+                k = node
+                while k in tree and len(chain) < 256:
+                    chain.append((key, k, tree[k][0]))
+                    k = tree[k][1]
+                out.append((pid, tid, t, chain))
+            clock[key] = t
+        else:
+            chain = legacy(e["sf"]) if "sf" in e else []
+            if not chain:
+                chain = [("name", name, name)]
+            out.append((pid, tid, number(e["ts"]), chain))
+    result = []
+    for pid, tid, ts, chain in out:
+        stack = list(reversed(chain))
+        if stack and stack[0][2] == "(root)":
+            stack = stack[1:]
+        if stack and stack[-1][2] == "(idle)":
+            stack = []
+        result.append((pid, tid, ts, tuple(s[:2] for s in stack)))
+    return result
+
+
+def samples(doc, events):
+    """(slices, samples with a stack, CPU time in us) of the CPU profile
+    samples: each sample lasts until the next one on its thread (the last
+    one as long as the one before it)."""
+    by_thread = {}
+    for pid, tid, ts, stack in sample_stacks(doc, events):
+        by_thread.setdefault((str(pid), str(tid)), []).append((ts, stack))
+    slices = busy = cpu = 0
+    for runs in by_thread.values():
+        runs.sort(key=lambda r: r[0])
+        prev = ()
+        for i, (ts, stack) in enumerate(runs):
+            same = 0
+            while same < min(len(prev), len(stack)) and prev[same] == stack[same]:
+                same += 1
+            slices += len(stack) - same
+            prev = stack
+            if stack:
+                busy += 1
+                if i + 1 < len(runs):
+                    cpu += runs[i + 1][0] - ts
+                elif i > 0:
+                    cpu += ts - runs[i - 1][0]
+    return slices, busy, cpu
+
+
 def count(path):
+    count.cpu_samples, count.cpu_time_ns = 0, 0
     with open(path, "rb") as f:
         head = f.read(2)
     opener = gzip.open if head == b"\x1f\x8b" else open
@@ -77,7 +183,8 @@ def count(path):
     else:
         return None
 
-    n = 0
+    n, count.cpu_samples, cpu = samples(doc, events)
+    count.cpu_time_ns = round(cpu * 1000)
     for e in events:
         if not isinstance(e, dict):
             continue
@@ -105,7 +212,8 @@ def main():
         if n is None:
             print(json.dumps({"file": path, "not_a_trace": True}))
         else:
-            print(json.dumps({"file": path, "slices": n}))
+            print(json.dumps({"file": path, "slices": n, "cpu_samples": count.cpu_samples,
+                              "cpu_time_ns": count.cpu_time_ns}))
         sys.stdout.flush()
 
 

@@ -17,6 +17,11 @@
 # the device is the plane id; a time is the line's timestamp_ns plus
 # floor(offset_ps / 1000). Only GPU planes are counted ("scope": "gpu").
 #
+# Kineto JSON also gets "device_syncs": the cuda_sync waits (Stream Sync,
+# Event Sync, Context Sync...) with a device, which are syncs and never kernels.
+# MTIA devices (category mtia_ccp_events, device = pid): dma_request events
+# are copies, event_record / event_wait syncs, every other event a kernel.
+#
 # Prints one JSON object; tests/test-real-captures.c compares it with the
 # analysis.
 
@@ -198,11 +203,27 @@ def main(path):
         doc = json.load(f, parse_float=str)
     events = doc.get("traceEvents", []) if isinstance(doc, dict) else doc
     spans = {}
+    syncs = 0
     for e in events:
         if not isinstance(e, dict) or e.get("ph") != "X":
             continue
         cat = e.get("cat")
-        if not isinstance(cat, str) or cat.lower() != "kernel":
+        if isinstance(cat, str) and cat.lower() == "cuda_sync" and "ts" in e:
+            # A wait Kineto records on a GPU stream: a sync, not a kernel.
+            args = e.get("args")
+            if isinstance(args, dict) and isinstance(args.get("device"), int) and args["device"] >= 0:
+                syncs += 1
+            continue
+        if isinstance(cat, str) and cat.lower() == "mtia_ccp_events" and "ts" in e:
+            # What an MTIA device ran: DMA requests are copies, event
+            # records and waits syncs, the rest kernels.
+            name = e.get("name")
+            if name == "dma_request":
+                continue
+            if isinstance(name, str) and name.startswith("event_"):
+                syncs += 1
+                continue
+        elif not isinstance(cat, str) or cat.lower() != "kernel":
             continue
         try:
             start = ns(e["ts"])
@@ -212,7 +233,7 @@ def main(path):
         spans.setdefault(device_of(e), []).append((start, start + dur))
 
     out = union_stats(spans)
-    json.dump({"devices": out}, sys.stdout)
+    json.dump({"devices": out, "device_syncs": syncs}, sys.stdout)
     sys.stdout.write("\n")
 
 

@@ -12,6 +12,8 @@
 #include "analysis/cp-analysis.h"
 #include "analysis/cp-rules.h"
 #include "cp-test-trace.h"
+#include "cp-test-util.h"
+#include "formats/cp-loader.h"
 
 static CpAnalysis *
 analyse (CpTrace *trace)
@@ -1026,6 +1028,286 @@ test_format_duration (void)
     }
 }
 
+/* A Kineto capture written out and read back, as a user's file is. */
+static CpTrace *
+load_json_text (const char *text)
+{
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *path = cp_test_write_file (dir, "t.pt.trace.json", text, -1);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  CpTrace *trace = cp_load_file (file, NULL, NULL, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  cp_test_rm_rf (dir);
+  return trace;
+}
+
+/* The name of the host slice the launch flow into the device slice called
+ * `op` starts at, or NULL. */
+static const char *
+launch_of (CpTrace    *trace,
+           const char *op)
+{
+  const CpFlow *flows;
+  guint n;
+
+  flows = cp_trace_get_flows (trace, &n);
+  for (guint i = 0; i < n; i++)
+    {
+      CpLane *to = cp_trace_get_lane (trace, flows[i].to.lane);
+      CpLane *from = cp_trace_get_lane (trace, flows[i].from.lane);
+
+      if (flows[i].kind == CP_FLOW_LAUNCH &&
+          g_strcmp0 (cp_trace_get_string (trace, cp_slices_get_name (cp_lane_get_slices (to), flows[i].to.index)), op) == 0 &&
+          cp_lane_get_kind (from) == CP_LANE_HOST_THREAD)
+        return cp_trace_get_string (trace, cp_slices_get_name (cp_lane_get_slices (from), flows[i].from.index));
+    }
+  return NULL;
+}
+
+/* Every kernel of a graph launch is linked to the launch (Kineto: one flow
+ * start, an end per kernel, all with the launch's correlation id); and in a
+ * whole-µs capture the correlation id, not the timestamp, picks the call: the
+ * memset's flow starts in the µs where a zero-length cudaPeekAtLastError
+ * also starts. Known truth: 3 graph kernels and 1 memset launched; all four
+ * are short (launch ≤ 50 µs, device time below the launch's). */
+static void
+test_launch_links_by_correlation (void)
+{
+  static const char json[] =
+    "{\"traceEvents\": [\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaGraphLaunch\", \"pid\": 100, \"tid\": 100,"
+    " \"ts\": 10, \"dur\": 5, \"args\": {\"correlation\": 50}},\n"
+    "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 50, \"pid\": 100, \"tid\": 100, \"ts\": 10},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"graph_k1\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": 2,"
+    " \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 50, \"graph id\": 3}},\n"
+    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 50, \"pid\": 0, \"tid\": 7, \"ts\": 20, \"bp\": \"e\"},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"graph_k2\", \"pid\": 0, \"tid\": 7, \"ts\": 23, \"dur\": 2,"
+    " \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 50, \"graph id\": 3}},\n"
+    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 50, \"pid\": 0, \"tid\": 7, \"ts\": 23, \"bp\": \"e\"},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"graph_k3\", \"pid\": 0, \"tid\": 7, \"ts\": 26, \"dur\": 2,"
+    " \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 50, \"graph id\": 3}},\n"
+    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 50, \"pid\": 0, \"tid\": 7, \"ts\": 26, \"bp\": \"e\"},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaMemsetAsync\", \"pid\": 100, \"tid\": 100,"
+    " \"ts\": 40, \"dur\": 3, \"args\": {\"correlation\": 61}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaPeekAtLastError\", \"pid\": 100, \"tid\": 100,"
+    " \"ts\": 40, \"dur\": 0, \"args\": {\"correlation\": 60}},\n"
+    "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 61, \"pid\": 100, \"tid\": 100, \"ts\": 40},\n"
+    "{\"ph\": \"X\", \"cat\": \"gpu_memset\", \"name\": \"Memset (Device)\", \"pid\": 0, \"tid\": 7, \"ts\": 50, \"dur\": 1,"
+    " \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 61, \"bytes\": 64}},\n"
+    "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 61, \"pid\": 0, \"tid\": 7, \"ts\": 50, \"bp\": \"e\"}\n"
+    "]}\n";
+  g_autoptr(CpTrace) trace = load_json_text (json);
+  g_autoptr(CpAnalysis) a = analyse (trace);
+  const CpDeviceStats *d;
+  guint n;
+
+  g_assert_cmpstr (launch_of (trace, "graph_k1"), ==, "cudaGraphLaunch");
+  g_assert_cmpstr (launch_of (trace, "graph_k2"), ==, "cudaGraphLaunch");
+  g_assert_cmpstr (launch_of (trace, "graph_k3"), ==, "cudaGraphLaunch");
+  g_assert_cmpstr (launch_of (trace, "Memset (Device)"), ==, "cudaMemsetAsync");
+
+  d = cp_analysis_get_devices (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpuint (d->n_launched, ==, 4);
+  g_assert_cmpuint (d->n_short, ==, 4);
+  g_assert_cmpint (d->short_time, ==, 3 * 2000 + 1000);
+}
+
+/* An MTIA capture: the device's events (mtia_ccp_events, on the device's
+ * pid) are kernels, DMA copies and event syncs, launched from mtia_runtime
+ * calls by correlation id. Known truth: one kernel and one 4 KiB
+ * host-to-device copy launched, one event record that is a sync. */
+static void
+test_mtia_launches (void)
+{
+  static const char json[] =
+    "{\"traceEvents\": [\n"
+    "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 9, \"tid\": 0, \"args\": {\"name\": \"MTIA 9\"}},\n"
+    "{\"ph\": \"X\", \"cat\": \"mtia_runtime\", \"name\": \"enqueueCommand memcpyHtoDAsync\", \"pid\": 500, \"tid\": 500,"
+    " \"ts\": 10, \"dur\": 4, \"args\": {\"correlation\": 1, \"device\": 9}},\n"
+    "{\"ph\": \"X\", \"cat\": \"mtia_runtime\", \"name\": \"runFunction - job_prep_and_submit_for_execution\","
+    " \"pid\": 500, \"tid\": 500, \"ts\": 20, \"dur\": 30, \"args\": {\"correlation\": 2}},\n"
+    "{\"ph\": \"X\", \"cat\": \"mtia_runtime\", \"name\": \"recordEvent\", \"pid\": 500, \"tid\": 500,"
+    " \"ts\": 60, \"dur\": 2, \"args\": {\"correlation\": 3, \"device\": 9}},\n"
+    "{\"ph\": \"X\", \"cat\": \"mtia_ccp_events\", \"name\": \"dma_request\", \"pid\": 9, \"tid\": 801, \"ts\": 18, \"dur\": 5,"
+    " \"args\": {\"direction\": \"HOST_TO_DEVICE\", \"size\": 4096, \"correlation\": 1, \"sqid\": 1}},\n"
+    "{\"ph\": \"X\", \"cat\": \"mtia_ccp_events\", \"name\": \"add-dtype_Float\", \"pid\": 9, \"tid\": 4, \"ts\": 55, \"dur\": 100,"
+    " \"args\": {\"correlation\": 2, \"stream\": 102}},\n"
+    "{\"ph\": \"X\", \"cat\": \"mtia_ccp_events\", \"name\": \"event_record\", \"pid\": 9, \"tid\": 4, \"ts\": 160, \"dur\": 1,"
+    " \"args\": {\"correlation\": 3, \"stream\": 102}}\n"
+    "]}\n";
+  g_autoptr(CpTrace) trace = load_json_text (json);
+  g_autoptr(CpAnalysis) a = analyse (trace);
+  const CpDeviceStats *d;
+  const CpTransferStats *t;
+  guint n;
+
+  g_assert_cmpuint (cp_trace_count_slices (trace, CP_LANE_KERNEL), ==, 1);
+  g_assert_cmpuint (cp_trace_count_slices (trace, CP_LANE_TRANSFER), ==, 1);
+  g_assert_cmpuint (cp_trace_count_device_syncs (trace), ==, 1);
+  g_assert_cmpstr (launch_of (trace, "add-dtype_Float"), ==, "runFunction - job_prep_and_submit_for_execution");
+  g_assert_cmpstr (launch_of (trace, "dma_request"), ==, "enqueueCommand memcpyHtoDAsync");
+
+  d = cp_analysis_get_devices (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (d->device, ==, 9);
+  g_assert_cmpuint (d->n_kernels, ==, 1);
+  g_assert_cmpint (d->kernel_time, ==, 100000);
+  g_assert_cmpuint (d->n_launched, ==, 2);
+  /* Launch delays, from the end of the call: the copy 4 µs, the kernel 5 µs. */
+  g_assert_cmpint (d->launch_delay_total, ==, 4000 + 5000);
+  t = cp_analysis_get_transfers (a, &n);
+  g_assert_cmpuint (t[CP_TRANSFER_HTOD].count, ==, 1);
+  g_assert_cmpint (t[CP_TRANSFER_HTOD].bytes, ==, 4096);
+}
+
+/* Without step markers, iterations come from the training loop itself. Known
+ * truth: DataLoader calls at 0, 100 and 200 µs (each 40 µs), an optimizer
+ * step ending each iteration, work until 290 µs: iterations [0, 100),
+ * [100, 200), [200, 290), with the loader 40% of the first two. Optimizer
+ * steps alone (a second capture): iterations between their ends. */
+static void
+test_iterations_without_markers (void)
+{
+  {
+    CpTraceBuilder *b = cp_test_trace_new ();
+    guint h = cp_test_trace_host_lane (b, 1);
+    g_autoptr(CpTrace) trace = NULL;
+    g_autoptr(CpAnalysis) a = NULL;
+    const CpStepStats *st;
+    guint n;
+
+    for (guint i = 0; i < 3; i++)
+      {
+        cp_test_trace_slice (b, h, i * 100, 40, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+        cp_test_trace_slice (b, h, i * 100 + 40, 40, "aten::conv2d");
+        cp_test_trace_slice (b, h, i * 100 + 80, i == 2 ? 10 : 15, "Optimizer.step#SGD.step");
+      }
+    trace = cp_test_trace_finish (b);
+    a = analyse (trace);
+    g_assert_cmpint (cp_analysis_get_step_source (a), ==, CP_STEPS_LOADER);
+    g_assert_cmpstr (cp_step_source_to_string (CP_STEPS_LOADER), ==, "dataloader-iterations");
+    st = cp_analysis_get_steps (a, &n);
+    g_assert_cmpuint (n, ==, 3);
+    g_assert_cmpint (st[0].start, ==, 0);
+    g_assert_cmpint (st[0].end, ==, 100);
+    g_assert_cmpint (st[1].start, ==, 100);
+    g_assert_cmpint (st[1].end, ==, 200);
+    g_assert_cmpint (st[2].start, ==, 200);
+    g_assert_cmpint (st[2].end, ==, 290);
+    g_assert_cmpint (st[0].time[CP_TIME_INPUT_WAIT], ==, 40);
+    g_assert_cmpint (st[1].time[CP_TIME_INPUT_WAIT], ==, 40);
+  }
+  {
+    CpTraceBuilder *b = cp_test_trace_new ();
+    guint h = cp_test_trace_host_lane (b, 1);
+    g_autoptr(CpTrace) trace = NULL;
+    g_autoptr(CpAnalysis) a = NULL;
+    const CpStepStats *st;
+    guint n;
+
+    for (guint i = 0; i < 3; i++)
+      {
+        cp_test_trace_slice (b, h, i * 100, 70, "aten::linear");
+        cp_test_trace_slice (b, h, i * 100 + 70, 20, "Optimizer.step#Adam.step");
+      }
+    trace = cp_test_trace_finish (b);
+    a = analyse (trace);
+    g_assert_cmpint (cp_analysis_get_step_source (a), ==, CP_STEPS_OPTIMIZER);
+    st = cp_analysis_get_steps (a, &n);
+    g_assert_cmpuint (n, ==, 2);
+    g_assert_cmpint (st[0].start, ==, 90);
+    g_assert_cmpint (st[0].end, ==, 190);
+    g_assert_cmpint (st[1].start, ==, 190);
+    g_assert_cmpint (st[1].end, ==, 290);
+  }
+}
+
+/* The real num_workers=0 ResNet-50 capture with its ProfilerStep markers
+ * taken out (by Python, as a capture recorded without a schedule has none):
+ * the iterations start at the DataLoader calls, which Python lists from the
+ * raw events, and the data-loading share stays that of the ProfilerStep
+ * windows (within 0.5 points), not that of the whole capture. */
+static void
+test_iterations_real_capture (void)
+{
+  const char *shared = cp_test_shared_traces ();
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *src = NULL, *dir = NULL, *out_path = NULL, *out = NULL, *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) starts = NULL;
+  int status = 0;
+  static const char script[] =
+    "import gzip, json, sys, decimal\n"
+    "doc = json.load(gzip.open(sys.argv[1]), parse_float=decimal.Decimal)\n"
+    "ev = doc['traceEvents'] if isinstance(doc, dict) else doc\n"
+    "keep = [e for e in ev if not str(e.get('name', '')).startswith('ProfilerStep#')]\n"
+    "if isinstance(doc, dict):\n"
+    "    doc['traceEvents'] = keep\n"
+    "else:\n"
+    "    doc = keep\n"
+    "json.dump(doc, open(sys.argv[2], 'w'), default=str)\n"
+    "dl = sorted(int(e['ts'] * 1000) for e in ev if e.get('ph') == 'X' and\n"
+    "            str(e.get('name', '')).startswith('enumerate(DataLoader)#'))\n"
+    "print(' '.join(str(t - dl[0]) for t in dl))\n";
+
+  if (shared == NULL || python == NULL)
+    {
+      g_test_skip ("../shared/traces or python3 is missing");
+      return;
+    }
+  src = g_build_filename (shared, "pytorch__kineto", "tb_plugin", "samples", "resnet50_num_workers_0",
+                          "worker0.1623143089861.pt.trace.json.gz", NULL);
+  if (!g_file_test (src, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the ResNet-50 num_workers=0 capture is missing");
+      return;
+    }
+  dir = cp_test_make_tmpdir ();
+  out_path = g_build_filename (dir, "nosteps.pt.trace.json", NULL);
+  {
+    const char *argv[] = { python, "-c", script, src, out_path, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                                 &out, &err, &status, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+  starts = g_strsplit (g_strstrip (out), " ", -1);
+  {
+    g_autoptr(GFile) with_file = g_file_new_for_path (src);
+    g_autoptr(GFile) without_file = g_file_new_for_path (out_path);
+    g_autoptr(CpTrace) with = cp_load_file (with_file, NULL, NULL, NULL, &error);
+    g_autoptr(CpTrace) without = NULL;
+    g_autoptr(CpAnalysis) a_with = NULL;
+    g_autoptr(CpAnalysis) a_without = NULL;
+    const CpStepStats *st;
+    CpTimeSummary in_with, in_without;
+    guint n;
+
+    g_assert_no_error (error);
+    without = cp_load_file (without_file, NULL, NULL, NULL, &error);
+    g_assert_no_error (error);
+    a_with = analyse (with);
+    a_without = analyse (without);
+    g_assert_cmpint (cp_analysis_get_step_source (a_with), ==, CP_STEPS_PROFILER);
+    g_assert_cmpint (cp_analysis_get_step_source (a_without), ==, CP_STEPS_LOADER);
+    st = cp_analysis_get_steps (a_without, &n);
+    g_assert_cmpuint (n, >=, 5);
+    g_assert_cmpuint (n, <=, g_strv_length (starts));
+    for (guint i = 0; i < n; i++)
+      g_assert_cmpint (st[i].host_start - st[0].host_start, ==, g_ascii_strtoll (starts[i], NULL, 10));
+    cp_analysis_get_time_summary (a_with, CP_TIME_INPUT_WAIT, &in_with);
+    cp_analysis_get_time_summary (a_without, CP_TIME_INPUT_WAIT, &in_without);
+    g_assert_cmpfloat (in_with.percent, >, 20.0);
+    g_assert_cmpfloat (fabs (in_without.percent - in_with.percent), <, 0.5);
+  }
+  cp_test_rm_rf (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1034,6 +1316,10 @@ main (int   argc,
 
   g_test_add_func ("/analysis/breakdown-no-steps", test_breakdown_no_steps);
   g_test_add_func ("/analysis/device-metrics", test_device_metrics);
+  g_test_add_func ("/analysis/launch-links-by-correlation", test_launch_links_by_correlation);
+  g_test_add_func ("/analysis/mtia-launches", test_mtia_launches);
+  g_test_add_func ("/analysis/iterations-without-markers", test_iterations_without_markers);
+  g_test_add_func ("/analysis/iterations-real-capture", test_iterations_real_capture);
   g_test_add_func ("/analysis/kernel-stats", test_kernel_stats);
   g_test_add_func ("/analysis/findings-demotion", test_findings_demotion);
   g_test_add_func ("/analysis/steps-cut-slices", test_steps_cut_slices);

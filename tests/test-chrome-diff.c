@@ -14,7 +14,9 @@
  * The oracle below knows only the format, not the reader: X events, B/E
  * matched per (pid, tid) with E arguments merged in, T/p with a duration,
  * thread-scope instants (i/I/R), counters (one series per numeric argument).
- * Async and object events are left out of both sides. */
+ * Async and object events are left out of both sides, and so are CPU profile
+ * samples (P), whose flame-chart lanes chrome-count.py and test-chrome-reader
+ * check. */
 
 #include "config.h"
 
@@ -368,7 +370,8 @@ from_trace (CpTrace   *trace,
       const double *v;
       guint nc;
 
-      if (cp_lane_get_kind (lane) == CP_LANE_ASYNC)
+      if (cp_lane_get_kind (lane) == CP_LANE_ASYNC ||
+          (s->n > 0 && g_strcmp0 (cp_trace_get_string (trace, cp_slices_get_cat (s, 0)), "cpu_profile") == 0))
         continue;
       for (guint i = 0; i < s->n; i++)
         {

@@ -333,7 +333,9 @@ test_phases (void)
   g_assert_cmpuint (r->events, ==, 35);
   g_assert_cmpuint (r->unmatched_end, ==, 1);
   g_assert_cmpuint (r->unclosed_begin, ==, 1);
-  g_assert_cmpuint (r->unknown_phase, ==, 1);
+  /* The one P event is a CPU sample now, not an unknown phase. */
+  g_assert_cmpuint (r->unknown_phase, ==, 0);
+  g_assert_cmpuint (r->cpu_samples, ==, 1);
   g_assert_cmpuint (r->skipped, ==, 1);
   g_assert_cmpuint (r->by_phase['B'], ==, 3);
   g_assert_cmpuint (r->by_phase['E'], ==, 3);
@@ -1155,6 +1157,39 @@ test_async (void)
   cp_test_rm_rf (dir);
 }
 
+/* A DevTools performance export that holds only a sampled CPU profile
+ * (Profile and ProfileChunk events): one flame-chart lane for the thread,
+ * consecutive equal frames merged, the (root) node left out, an (idle)
+ * sample closing every frame. Known truth (samples every 10 µs): main
+ * [0, 40), work [10, 30) under it, then after the idle sample main and an
+ * anonymous function [50, 70); 6 samples with a stack, 60 µs of CPU. */
+static void
+test_cpu_profile (void)
+{
+  g_autoptr(CpTrace) trace = load_fixture ("devtools-cpu-profile.json");
+  const CpLoadReport *r = cp_trace_get_load_report (trace);
+  CpLane *lane = find_lane (trace, "CPU samples, thread 1");
+  const CpSlices *s = cp_lane_get_slices (lane);
+  const char *want_names[] = { "main", "work", "main", "(anonymous)" };
+  const gint64 want_start[] = { 0, 10, 50, 50 };
+  const gint64 want_dur[] = { 40, 20, 20, 20 };
+  const guint want_row[] = { 0, 1, 0, 1 };
+  gint64 t0;
+
+  g_assert_cmpuint (s->n, ==, 4);
+  t0 = cp_slices_get_start (s, 0);
+  for (guint i = 0; i < 4; i++)
+    {
+      g_assert_cmpstr (cp_trace_get_string (trace, cp_slices_get_name (s, i)), ==, want_names[i]);
+      g_assert_cmpint (cp_slices_get_start (s, i) - t0, ==, want_start[i] * 1000);
+      g_assert_cmpint (cp_slices_get_dur (s, i), ==, want_dur[i] * 1000);
+      g_assert_cmpuint (s->row[i], ==, want_row[i]);
+    }
+  g_assert_cmpuint (r->cpu_samples, ==, 6);
+  g_assert_cmpuint (r->cpu_sample_threads, ==, 1);
+  g_assert_cmpint (r->cpu_sample_time, ==, 60000);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1177,5 +1212,6 @@ main (int   argc,
   g_test_add_func ("/chrome/source", test_source);
   g_test_add_func ("/chrome/transfer-names", test_transfer_names);
   g_test_add_func ("/chrome/async", test_async);
+  g_test_add_func ("/chrome/cpu-profile", test_cpu_profile);
   return g_test_run ();
 }

@@ -81,13 +81,64 @@ test_json (void)
     g_assert_true (json_object_has_member (r, report_keys[i]));
   g_assert_cmpstr (json_object_get_string_member (o, "format"), ==, "chrome-json");
   g_assert_cmpint (json_object_get_int_member (o, "slices"), ==, 13);
-  g_assert_cmpint (json_object_get_int_member (o, "kernels"), ==, 2);
+  /* One kernel; the Stream Sync on the GPU stream is a sync, not a kernel. */
+  g_assert_cmpint (json_object_get_int_member (o, "kernels"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (o, "device_syncs"), ==, 1);
   g_assert_cmpint (json_object_get_int_member (o, "transfers"), ==, 3);
   g_assert_cmpint (json_object_get_int_member (o, "flows"), ==, 3);
   g_assert_cmpint (json_object_get_int_member (o, "devices"), ==, 1);
   g_assert_cmpint (json_object_get_int_member (o, "steps"), ==, 1);
   g_assert_cmpint (json_object_get_int_member (o, "duration_ns"), ==, 110000);
   g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (r, "by_phase"), "X"), ==, 13);
+}
+
+/* cuda_sync waits on a GPU stream are device syncs, not kernels: checked
+ * against tests/kernel-busy.py's count over the raw events. */
+static void
+test_device_syncs (void)
+{
+  const char *shared = cp_test_shared_traces ();
+  g_autofree char *path = NULL;
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "kernel-busy.py", NULL);
+  g_autofree char *out = NULL, *err = NULL, *want = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonParser) oracle = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *o, *w;
+  int status = 0;
+
+  if (shared == NULL || python == NULL)
+    {
+      g_test_skip ("../shared/traces or python3 is missing");
+      return;
+    }
+  path = g_build_filename (shared, "facebookresearch__HolisticTraceAnalysis", "tests", "data", "critical_path",
+                           "simple_add", "benchmark_result_493459_1694039959_trace.json.gz", NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the HTA simple_add capture is missing");
+      return;
+    }
+  {
+    const char *args[] = { "--json", path, NULL };
+    const char *argv[] = { python, script, path, NULL };
+
+    g_assert_cmpint (run (args, &out, &err), ==, 0);
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                                 &want, NULL, &status, &error));
+    g_assert_no_error (error);
+  }
+  g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+  g_assert_true (json_parser_load_from_data (oracle, want, -1, NULL));
+  o = json_node_get_object (json_parser_get_root (parser));
+  w = json_node_get_object (json_parser_get_root (oracle));
+  g_assert_cmpint (json_object_get_int_member (o, "kernels"), ==,
+                   json_object_get_int_member (json_object_get_object_member (
+                     json_object_get_object_member (w, "devices"), "0"), "kernels"));
+  g_assert_cmpint (json_object_get_int_member (o, "device_syncs"), ==,
+                   json_object_get_int_member (w, "device_syncs"));
+  g_assert_cmpint (json_object_get_int_member (o, "device_syncs"), >, 0);
 }
 
 static void
@@ -148,6 +199,60 @@ test_errors (void)
   g_assert_nonnull (strstr (out, "--json"));
 }
 
+/* CPU profile samples: `info` gives their count and CPU time, checked
+ * against tests/chrome-count.py on the DevTools fixture and on catapult's
+ * legacy-sample trace (skipped without ../shared/traces). */
+static void
+check_cpu_samples (const char *path)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "chrome-count.py", NULL);
+  g_autofree char *out = NULL, *err = NULL, *want = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonParser) oracle = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  const char *args[] = { "--json", path, NULL };
+  const char *argv[] = { python, script, path, NULL };
+  JsonObject *o, *w;
+  int status = 0;
+
+  g_assert_cmpint (run (args, &out, &err), ==, 0);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                               &want, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+  g_assert_true (json_parser_load_from_data (oracle, want, -1, NULL));
+  o = json_node_get_object (json_parser_get_root (parser));
+  w = json_node_get_object (json_parser_get_root (oracle));
+  g_assert_cmpint (json_object_get_int_member (o, "cpu_samples"), >, 0);
+  g_assert_cmpint (json_object_get_int_member (o, "cpu_samples"), ==, json_object_get_int_member (w, "cpu_samples"));
+  g_assert_cmpint (json_object_get_int_member (o, "cpu_sample_time_ns"), ==, json_object_get_int_member (w, "cpu_time_ns"));
+  g_assert_cmpint (json_object_get_int_member (o, "slices"), ==, json_object_get_int_member (w, "slices"));
+}
+
+static void
+test_cpu_samples (void)
+{
+  g_autofree char *fixture = cp_test_data_path ("chrome/devtools-cpu-profile.json");
+  const char *shared = cp_test_shared_traces ();
+  g_autofree char *python = g_find_program_in_path ("python3");
+
+  if (python == NULL)
+    {
+      g_test_skip ("python3 is missing");
+      return;
+    }
+  check_cpu_samples (fixture);
+  if (shared != NULL)
+    {
+      g_autofree char *legacy = g_build_filename (shared, "catapult-project__catapult", "tracing", "test_data",
+                                                  "simple_trace.json", NULL);
+
+      if (g_file_test (legacy, G_FILE_TEST_EXISTS))
+        check_cpu_samples (legacy);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -157,6 +262,8 @@ main (int   argc,
   g_test_add_func ("/cli-info/text", test_text);
   g_test_add_func ("/cli-info/json", test_json);
   g_test_add_func ("/cli-info/truncated", test_truncated_json);
+  g_test_add_func ("/cli-info/device-syncs", test_device_syncs);
+  g_test_add_func ("/cli-info/cpu-samples", test_cpu_samples);
   g_test_add_func ("/cli-info/errors", test_errors);
   return g_test_run ();
 }

@@ -57,6 +57,7 @@ close_enough (double x,
 static void
 compare_with_python (const char *python,
                      const char *path,
+                     CpTrace    *trace,
                      CpAnalysis *analysis)
 {
   g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "kernel-busy.py", NULL);
@@ -80,6 +81,26 @@ compare_with_python (const char *python,
   devices = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "devices");
 
   devs = cp_analysis_get_devices (analysis, &n_devs);
+
+  /* The trace's own kernel count (`info`, the Capture page) leaves the
+   * cuda_sync waits on GPU streams out and counts them as syncs. */
+  if (json_object_has_member (json_node_get_object (json_parser_get_root (parser)), "device_syncs"))
+    {
+      gint64 want_kernels = 0;
+      gint64 want_syncs = json_object_get_int_member (json_node_get_object (json_parser_get_root (parser)),
+                                                      "device_syncs");
+      g_autoptr(GList) all = json_object_get_members (devices);
+
+      for (GList *l = all; l != NULL; l = l->next)
+        want_kernels += json_object_get_int_member (json_object_get_object_member (devices, l->data), "kernels");
+      if ((gint64) cp_trace_count_slices (trace, CP_LANE_KERNEL) != want_kernels ||
+          (gint64) cp_trace_count_device_syncs (trace) != want_syncs)
+        g_error ("%s: the trace counts %" G_GUINT64_FORMAT " kernels and %" G_GUINT64_FORMAT
+                 " device syncs; Python %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT,
+                 path, cp_trace_count_slices (trace, CP_LANE_KERNEL), cp_trace_count_device_syncs (trace),
+                 want_kernels, want_syncs);
+    }
+
   members = json_object_get_members (devices);
   for (GList *l = members; l != NULL; l = l->next)
     {
@@ -114,6 +135,49 @@ compare_with_python (const char *python,
         if (!json_object_has_member (devices, key))
           g_error ("%s: device %d has %u kernels in the analysis only", path, devs[d].device, devs[d].n_kernels);
       }
+}
+
+/* HTA's launch statistics against tests/launch-count.py, which links every
+ * device op to the host call with its correlation id (graph launches
+ * included) and knows nothing of flows or timestamps. Kineto JSON only. */
+static void
+compare_launches (const char *python,
+                  const char *path,
+                  CpAnalysis *analysis)
+{
+  g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "launch-count.py", NULL);
+  const char *argv[] = { python, script, path, NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *devices;
+  const CpDeviceStats *devs;
+  guint n_devs;
+  int status = 0;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("launch-count.py failed on %s: %s", path, err);
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  devices = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "devices");
+  devs = cp_analysis_get_devices (analysis, &n_devs);
+  for (guint d = 0; d < n_devs; d++)
+    {
+      g_autofree char *key = g_strdup_printf ("%d", devs[d].device);
+      JsonObject *want = json_object_has_member (devices, key) ? json_object_get_object_member (devices, key) : NULL;
+      gint64 launched = want ? json_object_get_int_member (want, "launched") : 0;
+      gint64 n_short = want ? json_object_get_int_member (want, "short") : 0;
+      gint64 short_time = want ? json_object_get_int_member (want, "short_time_ns") : 0;
+
+      if (devs[d].n_launched != launched || devs[d].n_short != n_short || devs[d].short_time != short_time)
+        g_error ("%s: device %d: analysis %u launched, %u short (%" G_GINT64_FORMAT " ns); Python %"
+                 G_GINT64_FORMAT ", %" G_GINT64_FORMAT " (%" G_GINT64_FORMAT " ns)",
+                 path, devs[d].device, devs[d].n_launched, devs[d].n_short, devs[d].short_time,
+                 launched, n_short, short_time);
+    }
 }
 
 static void
@@ -183,7 +247,9 @@ test_real_captures (void)
       if (python != NULL && (g_str_has_suffix (path, ".json") || g_str_has_suffix (path, ".json.gz") ||
                              g_str_has_suffix (path, ".pb") || g_str_has_suffix (path, ".pb.gz")))
         {
-          compare_with_python (python, path, analysis);
+          compare_with_python (python, path, trace, analysis);
+          if (g_str_has_suffix (path, ".json") || g_str_has_suffix (path, ".json.gz"))
+            compare_launches (python, path, analysis);
           compared++;
         }
     }

@@ -157,9 +157,26 @@ cp_step_source_to_string (CpStepSource source)
     {
     case CP_STEPS_PROFILER: return "profiler-steps";
     case CP_STEPS_MARKERS: return "step-markers";
+    case CP_STEPS_LOADER: return "dataloader-iterations";
+    case CP_STEPS_OPTIMIZER: return "optimizer-iterations";
     case CP_STEPS_NONE:
     default:
       return "none";
+    }
+}
+
+const char *
+cp_step_source_get_label (CpStepSource source)
+{
+  switch (source)
+    {
+    case CP_STEPS_PROFILER: return "ProfilerStep#N";
+    case CP_STEPS_MARKERS: return _("step markers");
+    case CP_STEPS_LOADER: return _("iterations between DataLoader calls");
+    case CP_STEPS_OPTIMIZER: return _("iterations between optimizer steps");
+    case CP_STEPS_NONE:
+    default:
+      return NULL;
     }
 }
 

@@ -46,9 +46,14 @@ typedef enum
   CP_STEPS_NONE,             /* no steps: the whole capture is one window */
   CP_STEPS_PROFILER,         /* ProfilerStep#N annotations */
   CP_STEPS_MARKERS,          /* other step markers (XPlane steps, step_num, group_id) */
+  CP_STEPS_LOADER,           /* no markers: iterations from one enumerate(DataLoader) call to the next */
+  CP_STEPS_OPTIMIZER,        /* no markers: iterations from one Optimizer.step end to the next */
 } CpStepSource;
 
 const char *cp_step_source_to_string (CpStepSource source);
+/* What delimits the steps, for people ("ProfilerStep#N", "step markers"...);
+ * NULL for CP_STEPS_NONE. */
+const char *cp_step_source_get_label (CpStepSource source);
 
 typedef struct
 {

@@ -221,6 +221,10 @@ cp_classify_name (const char *name)
     flags |= CP_NAME_INPUT_WAIT;
   if (strstr (name, "_SingleProcessDataLoaderIter") != NULL)
     flags |= CP_NAME_LOADER_SINGLE;
+  if (g_str_has_prefix (name, "enumerate(DataLoader)#"))
+    flags |= CP_NAME_LOADER_NEXT;
+  if (g_str_has_prefix (name, "Optimizer.step#"))
+    flags |= CP_NAME_OPTIMIZER_STEP;
   if (strstr (name, "DistributedDataParallel.forward") ||
       strstr (name, "nn.Module: DistributedDataParallel"))
     flags |= CP_NAME_DDP;

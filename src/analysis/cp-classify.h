@@ -33,6 +33,8 @@ typedef enum
   CP_NAME_DEVICE_WAIT   = 1u << 17, /* device-side wait marker (Stream Sync...) */
   CP_NAME_PAGEABLE      = 1u << 18, /* copy from / to pageable host memory */
   CP_NAME_SYNC_COPY     = 1u << 19, /* blocking (non-Async) cudaMemcpy / cudaMemset */
+  CP_NAME_LOADER_NEXT   = 1u << 20, /* enumerate(DataLoader)#...__next__: one batch fetched */
+  CP_NAME_OPTIMIZER_STEP = 1u << 21, /* Optimizer.step#...: the end of a training iteration */
 } CpNameFlags;
 
 /* Bits 24..26 of the flags: the copy direction of a CP_NAME_MEMCPY name. */

@@ -167,6 +167,92 @@ whole_capture_window (CpAnalysis *self)
   g_array_append_val (self->windows, w);
 }
 
+/* Without step markers, the iterations of a training loop: on the host
+ * thread with the most of them, each enumerate(DataLoader) call starts an
+ * iteration that lasts until the next one (the last one until the thread's
+ * last slice ends; cp_steps_windows() drops it when it is incomplete); or,
+ * without two such calls, each Optimizer.step ends an iteration that began
+ * where the one before ended. Returns CpStepSpans sorted by start (empty
+ * when there are fewer than two anchors) and sets *source. */
+static GArray *
+iteration_spans (CpAnalysis   *self,
+                 CpStepSource *source)
+{
+  static const guint32 kinds[2] = { CP_NAME_LOADER_NEXT, CP_NAME_OPTIMIZER_STEP };
+  GArray *spans = g_array_new (FALSE, TRUE, sizeof (CpStepSpan));
+
+  *source = CP_STEPS_NONE;
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      guint best_lane = G_MAXUINT, best_n = 0;
+      const CpSlices *s;
+      gint64 prev_end = G_MININT64, lane_end = G_MININT64;
+      gint64 number = 0;
+
+      for (guint l = 0; l < self->n_lanes; l++)
+        {
+          const CpLaneInfo *info = &self->lanes[l];
+          guint n = 0;
+
+          if (info->kind != CP_LANE_HOST_THREAD)
+            continue;
+          for (guint i = 0; i < info->slices->n; i++)
+            if (cp_name_cache_lookup (self->names, cp_slices_get_name (info->slices, i)) & kinds[k])
+              n++;
+          if (n > best_n)
+            {
+              best_n = n;
+              best_lane = l;
+            }
+        }
+      if (best_n < 2)
+        continue;
+
+      s = self->lanes[best_lane].slices;
+      for (guint i = 0; i < s->n; i++)
+        lane_end = MAX (lane_end, cp_slices_get_end (s, i));
+      for (guint i = 0; i < s->n; i++)
+        {
+          CpStepSpan sp = { 0 };
+
+          if (!(cp_name_cache_lookup (self->names, cp_slices_get_name (s, i)) & kinds[k]))
+            continue;
+          sp.device_end = G_MININT64;
+          sp.marker.lane = best_lane;
+          sp.marker.index = i;
+          if (kinds[k] == CP_NAME_LOADER_NEXT)
+            {
+              /* Ends where the next call starts. */
+              if (spans->len > 0)
+                g_array_index (spans, CpStepSpan, spans->len - 1).host_end = cp_slices_get_start (s, i);
+              sp.number = number++;
+              sp.host_start = cp_slices_get_start (s, i);
+              sp.host_end = lane_end;
+              g_array_append_val (spans, sp);
+            }
+          else
+            {
+              gint64 end = cp_slices_get_end (s, i);
+
+              if (prev_end != G_MININT64 && end > prev_end)
+                {
+                  sp.number = number++;
+                  sp.host_start = prev_end;
+                  sp.host_end = end;
+                  g_array_append_val (spans, sp);
+                }
+              prev_end = MAX (prev_end, end);
+            }
+        }
+      if (spans->len > 0)
+        {
+          *source = kinds[k] == CP_NAME_LOADER_NEXT ? CP_STEPS_LOADER : CP_STEPS_OPTIMIZER;
+          break;
+        }
+    }
+  return spans;
+}
+
 void
 _cp_analysis_build_steps (CpAnalysis *self)
 {
@@ -176,9 +262,15 @@ _cp_analysis_build_steps (CpAnalysis *self)
   g_autofree gboolean *keep = NULL;
   g_autofree CpInterval *windows = NULL;
   gboolean profiler = FALSE;
+  CpStepSource derived = CP_STEPS_NONE;
 
   steps = cp_trace_get_steps (self->trace, &n_steps);
   spans = cp_steps_merge_markers (steps, n_steps);
+  if (spans->len == 0)
+    {
+      g_array_unref (spans);
+      spans = iteration_spans (self, &derived);
+    }
 
   if (spans->len == 0)
     {
@@ -191,7 +283,7 @@ _cp_analysis_build_steps (CpAnalysis *self)
     {
       CpStepSpan *sp = (CpStepSpan *) spans->data;
 
-      for (guint i = 0; i < spans->len; i++)
+      for (guint i = 0; i < spans->len && derived == CP_STEPS_NONE; i++)
         {
           if (cp_trace_slice_ref_valid (self->trace, sp[i].marker))
             {
@@ -259,7 +351,16 @@ _cp_analysis_build_steps (CpAnalysis *self)
         {
           guint w = 0;
 
-          self->step_source = profiler ? CP_STEPS_PROFILER : CP_STEPS_MARKERS;
+          if (derived != CP_STEPS_NONE)
+            {
+              self->step_source = derived;
+              _cp_analysis_add_note (self, "%s",
+                                     derived == CP_STEPS_LOADER ?
+                                     _("The capture has no step markers: each enumerate(DataLoader) call starts an iteration") :
+                                     _("The capture has no step markers: each Optimizer.step ends an iteration"));
+            }
+          else
+            self->step_source = profiler ? CP_STEPS_PROFILER : CP_STEPS_MARKERS;
           for (guint i = 0; i < spans->len; i++)
             {
               CpStepStats st = { 0 };

@@ -60,12 +60,14 @@ print_window (CpAnalysis *a)
     {
     case CP_STEPS_PROFILER:
     case CP_STEPS_MARKERS:
+    case CP_STEPS_LOADER:
+    case CP_STEPS_OPTIMIZER:
       g_print (g_dngettext (GETTEXT_PACKAGE,
                             "Window:   %u step (%s), %s in all; per step mean %s, min %s, max %s\n",
                             "Window:   %u steps (%s), %s in all; per step mean %s, min %s, max %s\n",
                             n_steps),
                n_steps,
-               cp_analysis_get_step_source (a) == CP_STEPS_PROFILER ? "ProfilerStep#N" : _("step markers"),
+               cp_step_source_get_label (cp_analysis_get_step_source (a)),
                total, mean, min, max);
       if (cp_analysis_get_n_dropped_steps (a) > 0)
         g_print (_("          (%u incomplete or empty steps left out)\n"), cp_analysis_get_n_dropped_steps (a));

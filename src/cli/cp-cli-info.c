@@ -19,7 +19,8 @@ typedef struct
 {
   guint64 slices;            /* duration slices (instants excluded) */
   guint64 thread_instants;
-  guint64 by_kind[CP_LANE_N_KINDS];
+  guint64 by_kind[CP_LANE_N_KINDS];  /* kernel lanes: kernels only */
+  guint64 device_syncs;              /* cuda_sync waits on device lanes */
   guint64 counter_samples;
 } Counts;
 
@@ -41,7 +42,10 @@ count_slices (CpTrace *trace,
           else
             {
               c->slices++;
-              c->by_kind[kind]++;
+              if ((kind == CP_LANE_KERNEL || kind == CP_LANE_TRANSFER) && (s->flags[k] & CP_SLICE_SYNC))
+                c->device_syncs++;
+              else
+                c->by_kind[kind]++;
             }
         }
       c->counter_samples += cp_lane_get_counter (lane, NULL, NULL);
@@ -113,10 +117,20 @@ print_text (CpTrace *trace)
            r->format ? r->format : "?", r->file_bytes, r->input_bytes);
   g_print (_("Events:      %" PRIu64 "%s%s%s\n"), r->events,
            phases->len ? " (" : "", phases->str, phases->len ? ")" : "");
-  g_print (_("Slices:      %" PRIu64 " (kernels %" PRIu64 ", transfers %" PRIu64
+  g_print (_("Slices:      %" PRIu64 " (kernels %" PRIu64 ", device syncs %" PRIu64 ", transfers %" PRIu64
              ", device annotations %" PRIu64 ", host %" PRIu64 ", async %" PRIu64 ")\n"),
-           c.slices, c.by_kind[CP_LANE_KERNEL], c.by_kind[CP_LANE_TRANSFER],
+           c.slices, c.by_kind[CP_LANE_KERNEL], c.device_syncs, c.by_kind[CP_LANE_TRANSFER],
            c.by_kind[CP_LANE_DEVICE_ANNOTATION], c.by_kind[CP_LANE_HOST_THREAD], c.by_kind[CP_LANE_ASYNC]);
+  if (r->cpu_samples > 0)
+    {
+      g_autofree char *cpu = format_duration (r->cpu_sample_time);
+
+      g_print (g_dngettext (GETTEXT_PACKAGE,
+                            "CPU samples: %" PRIu64 " on %u thread, %s of CPU time\n",
+                            "CPU samples: %" PRIu64 " on %u threads, %s of CPU time\n",
+                            r->cpu_sample_threads),
+               r->cpu_samples, r->cpu_sample_threads, cpu);
+    }
   g_print (_("Instants:    %" PRIu64 "\n"), c.thread_instants + n_instants);
   g_print (_("Counters:    %" PRIu64 " samples\n"), c.counter_samples);
   g_print (_("Flows:       %u\n"), n_flows);
@@ -216,6 +230,8 @@ print_json (CpTrace *trace)
   json_builder_add_int_value (b, c.slices);
   json_builder_set_member_name (b, "kernels");
   json_builder_add_int_value (b, c.by_kind[CP_LANE_KERNEL]);
+  json_builder_set_member_name (b, "device_syncs");
+  json_builder_add_int_value (b, c.device_syncs);
   json_builder_set_member_name (b, "transfers");
   json_builder_add_int_value (b, c.by_kind[CP_LANE_TRANSFER]);
   json_builder_set_member_name (b, "device_annotations");
@@ -224,6 +240,12 @@ print_json (CpTrace *trace)
   json_builder_add_int_value (b, c.by_kind[CP_LANE_HOST_THREAD]);
   json_builder_set_member_name (b, "async_slices");
   json_builder_add_int_value (b, c.by_kind[CP_LANE_ASYNC]);
+  json_builder_set_member_name (b, "cpu_samples");
+  json_builder_add_int_value (b, r->cpu_samples);
+  json_builder_set_member_name (b, "cpu_sample_threads");
+  json_builder_add_int_value (b, r->cpu_sample_threads);
+  json_builder_set_member_name (b, "cpu_sample_time_ns");
+  json_builder_add_int_value (b, r->cpu_sample_time);
   json_builder_set_member_name (b, "instants");
   json_builder_add_int_value (b, c.thread_instants + n_instants);
   json_builder_set_member_name (b, "counter_samples");

@@ -33,6 +33,9 @@ typedef struct
   guint64  unmatched_end;     /* E with no open B */
   guint64  unclosed_begin;    /* B closed at the end of the trace */
   guint64  aggregated;        /* XPlane events with num_occurrences (kept off the timeline) */
+  guint64  cpu_samples;       /* Chrome: CPU profile samples with a stack (idle ones not counted) */
+  guint    cpu_sample_threads;/* threads with CPU profile samples */
+  gint64   cpu_sample_time;   /* ns: each sample lasts until the next one on its thread */
   gboolean truncated;         /* input ended early; everything complete was loaded */
   guint64  stopped_at;        /* offset where reading stopped when truncated */
   double   load_seconds;      /* wall-clock time of the load */

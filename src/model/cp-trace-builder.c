@@ -1549,6 +1549,18 @@ sort_corr_entries (GArray *entries)
   return v;
 }
 
+/* Launch links from correlation ids. A device slice with a correlation id
+ * is launched by the host slice with the same id (on the same device when
+ * both say), whatever the timestamps say:
+ *  - slices that no launch flow reaches get one;
+ *  - a launch flow whose host end was bound by time to another call (in
+ *    whole-µs captures a zero-length cudaPeekAtLastError can start in the
+ *    same µs as the cudaMemsetAsync that launched the op) is moved to the
+ *    call with the op's id;
+ *  - a graph launch (cudaGraphLaunch, hipGraphLaunch) is the launch of every
+ *    op of the graph, which all carry its correlation id: Kineto writes one
+ *    flow start and an end per op, which chain op to op, so each of those
+ *    flows is moved to start at the launch. */
 static void
 link_correlations (CpTrace *trace,
                    GArray  *flows,
@@ -1556,6 +1568,7 @@ link_correlations (CpTrace *trace,
 {
   g_autoptr(GArray) host = g_array_new (FALSE, FALSE, sizeof (CorrEntry));
   g_autoptr(GArray) dev = g_array_new (FALSE, FALSE, sizeof (CorrEntry));
+  g_autoptr(GHashTable) to_fix = NULL;
   g_autofree guint64 *lane_base = NULL;
   g_autofree guint64 *launched = NULL;
   g_autofree KeyIdx *host_order = NULL;
@@ -1607,7 +1620,10 @@ link_correlations (CpTrace *trace,
   if (host->len == 0 || dev->len == 0)
     return;
 
-  /* One bit per slice of the trace: reached by a launch flow already. */
+  /* One bit per slice of the trace: reached by a launch flow already. The
+   * launch flows whose host end does not carry their op's correlation id
+   * (bound by time, or chained from op to op) are kept aside by the op's
+   * bit, to be moved to the call with the id. */
   lane_base = g_new (guint64, n_lanes + 1);
   lane_base[0] = 0;
   for (guint li = 0; li < n_lanes; li++)
@@ -1617,13 +1633,36 @@ link_correlations (CpTrace *trace,
   for (guint i = 0; i < n_flows; i++)
     {
       const CpFlow *f = &g_array_index (flows, CpFlow, i);
+      CpLane *from_lane, *to_lane;
+      gint64 to_corr;
 
-      if (f->kind == CP_FLOW_LAUNCH)
+      if (f->kind != CP_FLOW_LAUNCH)
+        continue;
+      {
+        guint64 bit = lane_base[f->to.lane] + f->to.index;
+
+        launched[bit / 64] |= G_GUINT64_CONSTANT (1) << (bit % 64);
+        to_lane = g_ptr_array_index (trace->lane_array, f->to.lane);
+        from_lane = g_ptr_array_index (trace->lane_array, f->from.lane);
+        to_corr = cp_slices_get_corr (cp_lane_get_slices (to_lane), f->to.index);
+        if (to_corr == CP_NONE)
+          continue;
+        if (cp_lane_get_kind (from_lane) == CP_LANE_HOST_THREAD &&
+            cp_slices_get_corr (cp_lane_get_slices (from_lane), f->from.index) == to_corr)
+          continue;
+        if (to_fix == NULL)
+          to_fix = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+        /* The key is the op's bit, stored in the table itself. */
         {
-          guint64 bit = lane_base[f->to.lane] + f->to.index;
+          gint64 *key = g_new (gint64, 1);
 
-          launched[bit / 64] |= G_GUINT64_CONSTANT (1) << (bit % 64);
+          *key = (gint64) bit;
+          if (!g_hash_table_contains (to_fix, key))
+            g_hash_table_insert (to_fix, key, GUINT_TO_POINTER (i + 1));
+          else
+            g_free (key);
         }
+      }
     }
 
   host_order = sort_corr_entries (host);
@@ -1649,8 +1688,22 @@ link_correlations (CpTrace *trace,
               break;
             }
         }
-      if (match == NULL || (launched[bit / 64] & (G_GUINT64_CONSTANT (1) << (bit % 64))))
+      if (match == NULL)
         continue;
+      if (launched[bit / 64] & (G_GUINT64_CONSTANT (1) << (bit % 64)))
+        {
+          gint64 key = (gint64) bit;
+          guint fi = to_fix ? GPOINTER_TO_UINT (g_hash_table_lookup (to_fix, &key)) : 0;
+
+          if (fi != 0)
+            {
+              CpFlow *f = &g_array_index (flows, CpFlow, fi - 1);
+
+              f->from.lane = match->lane;
+              f->from.index = match->index;
+            }
+          continue;
+        }
 
       {
         CpFlow f;

@@ -191,6 +191,18 @@ cp_trace_get_n_slices (CpTrace *self)
   return self->n_slices;
 }
 
+static guint64
+count_device_syncs (CpLane *lane)
+{
+  const CpSlices *s = cp_lane_get_slices (lane);
+  guint64 n = 0;
+
+  for (guint i = 0; i < s->n; i++)
+    if (s->flags[i] & CP_SLICE_SYNC)
+      n++;
+  return n;
+}
+
 guint64
 cp_trace_count_slices (CpTrace    *self,
                        CpLaneKind  kind)
@@ -203,7 +215,28 @@ cp_trace_count_slices (CpTrace    *self,
       CpLane *lane = g_ptr_array_index (self->lane_array, i);
 
       if (cp_lane_get_kind (lane) == kind)
-        n += cp_lane_get_n_slices (lane);
+        {
+          n += cp_lane_get_n_slices (lane);
+          if (kind == CP_LANE_KERNEL)
+            n -= count_device_syncs (lane);
+        }
+    }
+  return n;
+}
+
+guint64
+cp_trace_count_device_syncs (CpTrace *self)
+{
+  guint64 n = 0;
+
+  g_return_val_if_fail (CP_IS_TRACE (self), 0);
+  for (guint i = 0; i < self->lane_array->len; i++)
+    {
+      CpLane *lane = g_ptr_array_index (self->lane_array, i);
+      CpLaneKind kind = cp_lane_get_kind (lane);
+
+      if (kind == CP_LANE_KERNEL || kind == CP_LANE_TRANSFER)
+        n += count_device_syncs (lane);
     }
   return n;
 }

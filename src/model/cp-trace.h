@@ -61,9 +61,14 @@ gboolean             cp_trace_get_origin_is_epoch (CpTrace *self);
 gint64               cp_trace_get_duration      (CpTrace *self);
 
 guint64              cp_trace_get_n_slices      (CpTrace *self);
-/* Slices on lanes of the given kind. */
+/* Slices on lanes of the given kind. On kernel lanes only the kernels count:
+ * the waits Kineto puts on a GPU stream (cuda_sync: Stream Sync, Event Sync,
+ * Context Sync, flagged CP_SLICE_SYNC) are counted by
+ * cp_trace_count_device_syncs(). */
 guint64              cp_trace_count_slices      (CpTrace    *self,
                                                  CpLaneKind  kind);
+/* Synchronisation slices on device lanes (flagged CP_SLICE_SYNC). */
+guint64              cp_trace_count_device_syncs (CpTrace   *self);
 
 const CpFlow        *cp_trace_get_flows         (CpTrace *self,
                                                  guint   *n_flows);

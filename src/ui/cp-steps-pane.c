@@ -123,8 +123,7 @@ rebuild (CpStepsPane *self)
                                            "%u step (%s): mean %s, shortest %s, longest %s.",
                                            "%u steps (%s): mean %s, shortest %s, longest %s.", n_steps),
                               n_steps,
-                              cp_analysis_get_step_source (self->analysis) == CP_STEPS_PROFILER ?
-                                "ProfilerStep#N" : _("step markers"),
+                              cp_step_source_get_label (cp_analysis_get_step_source (self->analysis)),
                               mean, min, max);
     gtk_label_set_text (self->summary, text);
   }
