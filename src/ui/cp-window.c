@@ -1548,16 +1548,29 @@ show_notes_action (GtkWidget  *widget,
 /* Reports ------------------------------------------------------------------ */
 
 /* "run.pt.trace.json.gz" -> "run-report.png", beside the capture when its
- * folder may be written, else in Pictures. */
+ * folder may be written, else in Pictures. A document of the portal has no
+ * folder to write to (a new file in its folder would vanish): its report
+ * goes beside it on the host, where the portal said it is, so that the Save
+ * dialog (the file chooser portal) starts there. */
 static GFile *
 default_report_file (CpWindow *self)
 {
   static const char *const suffixes[] = { ".gz", ".zst", ".json", ".pb", ".xplane", ".trace", ".pt" };
   g_autofree char *base = g_file_get_basename (self->file);
   g_autofree char *name = NULL;
-  g_autoptr(GFile) folder = g_file_get_parent (self->file);
-  g_autofree char *folder_path = folder ? g_file_get_path (folder) : NULL;
+  g_autoptr(GFile) folder = NULL;
+  g_autofree char *folder_path = NULL;
   gboolean stripped = TRUE;
+
+  if (!is_portal_document (self->file))
+    folder = g_file_get_parent (self->file);
+  else if (self->location != NULL)
+    {
+      g_autofree char *host_folder = g_path_get_dirname (self->location);
+
+      folder = g_file_new_for_path (host_folder);
+    }
+  folder_path = folder ? g_file_get_path (folder) : NULL;
 
   while (stripped)
     {
@@ -1570,6 +1583,8 @@ default_report_file (CpWindow *self)
           }
     }
   name = g_strconcat (base, "-report.png", NULL);
+  if (folder != NULL && is_portal_document (self->file))
+    return g_file_get_child (folder, name);
   if (folder_path == NULL || g_access (folder_path, W_OK) != 0)
     {
       const char *pictures = g_get_user_special_dir (G_USER_DIRECTORY_PICTURES);

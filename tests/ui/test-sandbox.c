@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cp-application.h"
+#include "cp-export-dialog.h"
 #include "cp-test-util.h"
 #include "cp-window.h"
 #include "cp-window-private.h"
@@ -304,6 +305,29 @@ chooser_in_folder_cond (gpointer data)
   return current != NULL && g_file_equal (current, args[1]);
 }
 
+/* The report file Export Report proposes. */
+static GFile *
+proposed_report_file (CpWindow *window)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  GFile *file = NULL;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.export-report", NULL));
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
+
+      if (CP_IS_EXPORT_DIALOG (w))
+        {
+          file = g_object_ref (cp_export_dialog_get_file (CP_EXPORT_DIALOG (w)));
+          gtk_window_destroy (GTK_WINDOW (w));
+          break;
+        }
+    }
+  g_assert_nonnull (file);
+  return file;
+}
+
 /* Tests ----------------------------------------------------------------- */
 
 /* A capture the portal knows: its host folder in the subtitle, its host path
@@ -350,6 +374,15 @@ test_location (void)
   g_assert_cmpstr (labels[0], ==, "worker0.pt.trace.json — exp7");
   g_assert_cmpstr (labels[1], ==, "worker0.pt.trace.json — other");
 
+  /* Export Report proposes the capture's real folder, not the portal's,
+   * where a new file would vanish. */
+  {
+    g_autoptr(GFile) report = proposed_report_file (window);
+    g_autofree char *path = g_file_get_path (report);
+
+    g_assert_cmpstr (path, ==, HOST_FOLDER "/worker0-report.png");
+  }
+
   close_all ();
 }
 
@@ -373,6 +406,15 @@ test_location_unknown (void)
   g_assert_cmpstr (capture_row (window, "Location"), ==, "step9.pt.trace.json");
   g_assert_false (cp_ui_label_tree_has (GTK_WIDGET (window), "/doc/"));
   g_assert_false (cp_ui_label_tree_has (GTK_WIDGET (window), UNKNOWN_ID));
+
+  /* No folder is known: the report is proposed in Pictures (or home). */
+  {
+    g_autoptr(GFile) report = proposed_report_file (window);
+    g_autofree char *path = g_file_get_path (report);
+
+    g_assert_false (g_str_has_prefix (path, cp_document_portal_mount_point ()));
+    g_assert_true (g_str_has_suffix (path, "/step9-report.png"));
+  }
 
   close_all ();
 }
