@@ -489,7 +489,7 @@ kill_marked ()
 {
   local p pids=
   for p in /proc/[0-9]*; do
-    tr '\0' '\n' < "$p/environ" 2> /dev/null | grep -q -x -F "$SESSION_MARK" &&
+    tr '\0' '\n' 2> /dev/null < "$p/environ" | grep -q -x -F "$SESSION_MARK" &&
       pids="$pids ${p#/proc/}"
   done
   [ -n "$pids" ] && kill $pids 2> /dev/null
