@@ -184,7 +184,10 @@ fixture_set_up (Fixture       *fixture,
 {
   gboolean with_portal = GPOINTER_TO_INT (data);
   g_autoptr(GError) error = NULL;
+  g_autofree char *daemon = g_find_program_in_path ("dbus-daemon");
 
+  if (daemon == NULL)
+    return;
   fixture->bus = g_test_dbus_new (G_TEST_DBUS_NONE);
   g_test_dbus_up (fixture->bus);
   fixture->connection = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
@@ -224,6 +227,8 @@ static void
 fixture_tear_down (Fixture       *fixture,
                    gconstpointer  data)
 {
+  if (fixture->bus == NULL)
+    return;
   if (fixture->owner_id != 0)
     g_bus_unown_name (fixture->owner_id);
   if (fixture->object_id != 0)
@@ -265,11 +270,17 @@ test_lookup (Fixture       *fixture,
              gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *file = lookup ("4e934306/worker0.pt.trace.json.gz", &error);
+  g_autofree char *file = NULL;
   g_autofree char *in_folder = NULL;
   g_autofree char *unknown = NULL;
   g_autofree char *outside = NULL;
 
+  if (fixture->bus == NULL)
+    {
+      g_test_skip ("dbus-daemon is not installed");
+      return;
+    }
+  file = lookup ("4e934306/worker0.pt.trace.json.gz", &error);
   g_assert_no_error (error);
   g_assert_cmpstr (file, ==, "/home/ana/runs/worker0.pt.trace.json.gz");
 
@@ -304,8 +315,14 @@ test_lookup_no_portal (Fixture       *fixture,
                        gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *host = lookup ("4e934306/worker0.pt.trace.json.gz", &error);
+  g_autofree char *host = NULL;
 
+  if (fixture->bus == NULL)
+    {
+      g_test_skip ("dbus-daemon is not installed");
+      return;
+    }
+  host = lookup ("4e934306/worker0.pt.trace.json.gz", &error);
   g_assert_nonnull (error);
   g_assert_true (error->domain == G_DBUS_ERROR || error->domain == G_IO_ERROR);
   g_assert_null (host);
