@@ -15,7 +15,10 @@
 #   app      builds the project's real manifest with flatpak-builder (only the
 #            runtime and SDK names replaced), installs it, checks the exported
 #            desktop integration and the sandbox, and runs it under Xvfb with
-#            the sample capture, taking a screenshot;
+#            the sample capture, taking a screenshot; then drags a capture
+#            onto it with the pointer from a GTK 4 window on the host, once
+#            through the file transfer portal (it opens) and once as a bare
+#            text/uri-list (the sandbox cannot see it, and says so);
 #   trixie   builds the project inside the Debian 13 root filesystem with
 #            -Dwerror=true and runs the whole test suite there.
 #
@@ -230,9 +233,13 @@ check_host ()
               xwininfo:x11-utils import:imagemagick dbus-run-session:dbus \
               python3:python3 unshare:util-linux flock:util-linux \
               desktop-file-validate:desktop-file-utils eu-strip:elfutils \
-              fusermount3:fuse3 /usr/libexec/xdg-document-portal:xdg-desktop-portal; do
+              fusermount3:fuse3 /usr/libexec/xdg-document-portal:xdg-desktop-portal \
+              xdotool:xdotool; do
     command -v "${tool%%:*}" > /dev/null || missing+=("${tool#*:}")
   done
+  # The drag source of the drop checks is a GTK 4 window in Python.
+  /usr/bin/python3 -c 'import gi; gi.require_version("Gtk", "4.0")' 2> /dev/null ||
+    missing+=(python3-gi gir1.2-gtk-4.0)
   if [ ${#missing[@]} -gt 0 ]; then
     echo "installing host packages: ${missing[*]}"
     DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 \
@@ -452,6 +459,9 @@ APP_XDG=
 APP_XVFB_PID=
 APP_BUS_PID=
 APP_PID=
+APP_DISPLAY=
+APP_BUS=
+DRAG_PID=
 
 # The manifest users build, with only the runtime and SDK names replaced. It
 # sits beside the real one so that the source "path": ".." still resolves to
@@ -479,7 +489,7 @@ kill_marked ()
 {
   local p pids=
   for p in /proc/[0-9]*; do
-    tr '\0' '\n' < "$p/environ" 2> /dev/null | grep -q -x -F "$SESSION_MARK" &&
+    tr '\0' '\n' 2> /dev/null < "$p/environ" | grep -q -x -F "$SESSION_MARK" &&
       pids="$pids ${p#/proc/}"
   done
   [ -n "$pids" ] && kill $pids 2> /dev/null
@@ -494,7 +504,8 @@ stop_app_session ()
   [ -n "$APP_PID" ] && kill "$APP_PID" 2> /dev/null && wait "$APP_PID" 2> /dev/null
   [ -n "$APP_BUS_PID" ] && kill "$APP_BUS_PID" 2> /dev/null
   [ -n "$APP_XVFB_PID" ] && kill "$APP_XVFB_PID" 2> /dev/null && wait "$APP_XVFB_PID" 2> /dev/null
-  APP_PID=; APP_XVFB_PID=; APP_BUS_PID=
+  [ -n "$DRAG_PID" ] && kill "$DRAG_PID" 2> /dev/null && wait "$DRAG_PID" 2> /dev/null
+  APP_PID=; APP_XVFB_PID=; APP_BUS_PID=; DRAG_PID=; APP_DISPLAY=; APP_BUS=
   sleep 1
   kill_marked
   if [ -n "$APP_XDG" ]; then
@@ -556,6 +567,11 @@ if not defined:
 missing = defined - handled
 if missing:
     sys.exit('types defined but not handled by the launcher: ' + ' '.join(sorted(missing)))
+# Claiming a generic type (application/json) would make the app the default
+# for every such file where nothing else claims it exactly.
+extra = handled - defined
+if extra:
+    sys.exit('the launcher claims types that are not captures: ' + ' '.join(sorted(extra)))
 EOF
 }
 
@@ -635,9 +651,12 @@ check_run ()
              dbus-daemon --session --fork --print-address=1 --print-pid=1 \
              2> "$RESULTS/logs/app-bus.log") || { echo "no session bus"; return 1; }
   APP_BUS_PID=$(sed -n 2p <<< "$bus_info")
+  APP_BUS=$(sed -n 1p <<< "$bus_info")
+  APP_DISPLAY=$disp
+  # The app's own debug messages say what it made of a drop.
   env "$SESSION_MARK" DISPLAY=:$disp XDG_RUNTIME_DIR=$APP_XDG \
-    DBUS_SESSION_BUS_ADDRESS=$(sed -n 1p <<< "$bus_info") \
-    flatpak --user run --file-forwarding "$APP_ID" @@ "$SAMPLE" @@ \
+    DBUS_SESSION_BUS_ADDRESS=$APP_BUS \
+    flatpak --user run --env=G_MESSAGES_DEBUG=Chokepoint --file-forwarding "$APP_ID" @@ "$SAMPLE" @@ \
     > "$RESULTS/logs/app-stdout.log" 2>&1 &
   APP_PID=$!
   title=
@@ -697,12 +716,100 @@ check_app_build ()
   flatpak --user info "$APP_ID"
 }
 
-check_app_run ()
+# A window titled after a file on the app's display, or nothing.
+app_window_titled ()
 {
-  local rc=0
-  check_run || rc=1
-  stop_app_session
-  return $rc
+  DISPLAY=:$APP_DISPLAY xwininfo -root -tree 2> /dev/null | grep -o "\"[^\"]*$1[^\"]*\"" | head -n 1
+}
+
+# drag_onto_app MODE FILE: shows flatpak/drag-source.py (a GTK 4 window on
+# the host, on the app's display and bus) at the top right of the screen and
+# drags FILE from it onto the app's window with the pointer, the way a user
+# drags from a file manager. The drag source stays up (the file transfer
+# portal asks it for the files after the drop) until the next drag or the
+# end of the session.
+drag_onto_app ()
+{
+  local mode=$1 file=$2 sw= i x log=$RESULTS/logs/drag-source-$1.log
+  [ -n "$DRAG_PID" ] && kill "$DRAG_PID" 2> /dev/null && wait "$DRAG_PID" 2> /dev/null
+  env "$SESSION_MARK" DISPLAY=:$APP_DISPLAY XDG_RUNTIME_DIR=$APP_XDG DBUS_SESSION_BUS_ADDRESS=$APP_BUS \
+    /usr/bin/python3 "$SRC_ROOT/flatpak/drag-source.py" "$mode" "$file" > "$log" 2>&1 &
+  DRAG_PID=$!
+  for i in $(seq 60); do
+    sw=$(DISPLAY=:$APP_DISPLAY xdotool search --name "^drag-source $mode\$" 2> /dev/null | head -n 1)
+    [ -n "$sw" ] && break
+    sleep 0.25
+  done
+  [ -n "$sw" ] || { echo "the drag source did not show:"; cat "$log"; return 1; }
+  # No window manager: the window goes where it is told, above the app's.
+  DISPLAY=:$APP_DISPLAY xdotool windowmove "$sw" 1420 20
+  sleep 1
+  echo "dragging $file ($mode) from window $sw"
+  DISPLAY=:$APP_DISPLAY xdotool mousemove 1500 100 mousedown 1
+  sleep 0.3
+  for x in 1490 1470 1440 1380 1250 1100 900 700 600; do
+    DISPLAY=:$APP_DISPLAY xdotool mousemove "$x" 400
+    sleep 0.15
+  done
+  sleep 0.5
+  DISPLAY=:$APP_DISPLAY xdotool mouseup 1
+  sleep 1
+  cat "$log"
+  grep -q '^drag-source: offering' "$log" || { echo "no drag started"; return 1; }
+}
+
+# A drop from a GTK 4 window while the document portal runs comes through
+# the file transfer portal: the sandbox gets a document and opens it in a
+# window of its own (the app already shows the sample).
+check_drop_portal ()
+{
+  local file=$RESULTS/drops/dropped-through-portal.pt.trace.json.gz title= i
+  mkdir -p "$RESULTS/drops" && cp "$SAMPLE" "$file" || return 1
+  drag_onto_app files "$file" || return 1
+  grep -q 'application/vnd.portal.filetransfer' "$RESULTS/logs/drag-source-files.log" || {
+    echo "the drag source did not offer the file transfer portal's format"; return 1
+  }
+  for i in $(seq 60); do
+    title=$(app_window_titled "$(basename "$file")")
+    [ -n "$title" ] && break
+    sleep 0.5
+  done
+  DISPLAY=:$APP_DISPLAY xwininfo -root -tree | grep -E '^ +0x' | grep -v 'has no name' | head -n 20
+  sleep 2
+  DISPLAY=:$APP_DISPLAY import -window root "$RESULTS/drop-portal.png"
+  echo "--- app output:"; cat "$RESULTS/logs/app-stdout.log"
+  [ -n "$title" ] || { echo "no window opened for the dropped capture"; return 1; }
+  echo "window: $title"
+  if grep -q 'The sandbox cannot see' "$RESULTS/logs/app-stdout.log"; then
+    echo "the app could not see a file the portal handed it"; return 1
+  fi
+  kill -0 "$APP_PID" 2> /dev/null || { echo "the app exited"; return 1; }
+}
+
+# A drop that names the file only by its path (text/uri-list alone) points at
+# a host file the sandbox cannot see: nothing opens, and the app says why
+# (its toast; its debug output names the path) instead of "does not exist".
+check_drop_uri_list ()
+{
+  local file=$RESULTS/drops/dropped-as-uri-list.pt.trace.json.gz i seen=0
+  mkdir -p "$RESULTS/drops" && cp "$SAMPLE" "$file" || return 1
+  drag_onto_app uri-list "$file" || return 1
+  if grep -q 'application/vnd.portal' "$RESULTS/logs/drag-source-uri-list.log"; then
+    echo "the uri-list drag source offered a portal format"; return 1
+  fi
+  for i in $(seq 30); do
+    grep -q -F "The sandbox cannot see $file" "$RESULTS/logs/app-stdout.log" && { seen=1; break; }
+    sleep 0.5
+  done
+  sleep 1
+  DISPLAY=:$APP_DISPLAY import -window root "$RESULTS/drop-uri-list.png"
+  echo "--- app output:"; cat "$RESULTS/logs/app-stdout.log"
+  [ $seen = 1 ] || { echo "the app did not tell the sandbox could not see $file"; return 1; }
+  if [ -n "$(app_window_titled "$(basename "$file")")" ]; then
+    echo "a window opened for a file the sandbox cannot see"; return 1
+  fi
+  [ -e "$file" ] || { echo "the dropped file is gone"; return 1; }
+  kill -0 "$APP_PID" 2> /dev/null || { echo "the app exited"; return 1; }
 }
 
 # --- trixie ------------------------------------------------------------------
@@ -814,12 +921,23 @@ if want app; then
     if [ $CHECK_OK = 1 ]; then
       run_check app-exports check_exports
       run_check app-sandbox check_sandbox
-      run_check app-run check_app_run
+      run_check app-run check_run
+      if [ $CHECK_OK = 1 ]; then
+        run_check app-drop-portal check_drop_portal
+        run_check app-drop-uri-list check_drop_uri_list
+      else
+        for c in app-drop-portal app-drop-uri-list; do not_run $c "the app did not run"; done
+      fi
+      stop_app_session
     else
-      for c in app-exports app-sandbox app-run; do not_run $c "the app did not build"; done
+      for c in app-exports app-sandbox app-run app-drop-portal app-drop-uri-list; do
+        not_run $c "the app did not build"
+      done
     fi
   else
-    for c in app-build app-exports app-sandbox app-run; do not_run $c "no local runtime"; done
+    for c in app-build app-exports app-sandbox app-run app-drop-portal app-drop-uri-list; do
+      not_run $c "no local runtime"
+    done
   fi
 fi
 

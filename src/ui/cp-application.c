@@ -139,6 +139,68 @@ cp_application_add_recent (CpApplication *self,
   }
 }
 
+/* The stored host paths of recent captures, less those no longer recent. */
+static GVariant *
+dup_recent_locations (CpApplication *self,
+                      const char    *set_uri,
+                      const char    *set_location)
+{
+  g_autoptr(GVariant) stored = g_settings_get_value (self->settings, "recent-locations");
+  g_auto(GStrv) recent = NULL;
+  GVariantBuilder builder;
+  GVariantIter iter;
+  const char *uri, *location;
+  gboolean pruned;
+
+  recent = read_recent (self, &pruned);
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a{ss}"));
+  g_variant_iter_init (&iter, stored);
+  while (g_variant_iter_next (&iter, "{&s&s}", &uri, &location))
+    if (g_strv_contains ((const char * const *) recent, uri) && g_strcmp0 (uri, set_uri) != 0)
+      g_variant_builder_add (&builder, "{ss}", uri, location);
+  if (set_uri != NULL && set_location != NULL && g_strv_contains ((const char * const *) recent, set_uri))
+    g_variant_builder_add (&builder, "{ss}", set_uri, set_location);
+  return g_variant_ref_sink (g_variant_builder_end (&builder));
+}
+
+void
+cp_application_set_recent_location (CpApplication *self,
+                                    GFile         *file,
+                                    const char    *location)
+{
+  g_autofree char *uri = NULL;
+  g_autoptr(GVariant) locations = NULL;
+
+  g_return_if_fail (CP_IS_APPLICATION (self));
+  g_return_if_fail (G_IS_FILE (file));
+
+  if (self->settings == NULL)
+    return;
+  uri = g_file_get_uri (file);
+  locations = dup_recent_locations (self, uri, location);
+  g_settings_set_value (self->settings, "recent-locations", locations);
+}
+
+char *
+cp_application_dup_recent_location (CpApplication *self,
+                                    GFile         *file)
+{
+  g_autoptr(GVariant) stored = NULL;
+  g_autofree char *uri = NULL;
+  char *location = NULL;
+
+  g_return_val_if_fail (CP_IS_APPLICATION (self), NULL);
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  if (self->settings == NULL)
+    return NULL;
+  stored = g_settings_get_value (self->settings, "recent-locations");
+  uri = g_file_get_uri (file);
+  if (!g_variant_lookup (stored, uri, "s", &location))
+    return NULL;
+  return location;
+}
+
 GMenuModel *
 cp_application_get_recent_menu (CpApplication *self)
 {
@@ -180,6 +242,20 @@ recent_label (GFile    *file,
   return g_strjoinv ("__", parts);
 }
 
+/* The file a recent entry names for people: where the document portal
+ * said it is, else the entry itself. */
+static GFile *
+recent_shown_file (CpApplication *self,
+                   const char    *uri)
+{
+  g_autoptr(GFile) file = g_file_new_for_uri (uri);
+  g_autofree char *location = cp_application_dup_recent_location (self, file);
+
+  if (location != NULL)
+    return g_file_new_for_path (location);
+  return g_steal_pointer (&file);
+}
+
 static void
 rebuild_recent_menu (CpApplication *self)
 {
@@ -198,7 +274,7 @@ rebuild_recent_menu (CpApplication *self)
   name_count = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; recent[i] != NULL; i++)
     {
-      g_autoptr(GFile) file = g_file_new_for_uri (recent[i]);
+      g_autoptr(GFile) file = recent_shown_file (self, recent[i]);
       char *base = g_file_get_basename (file);
       guint count = GPOINTER_TO_UINT (g_hash_table_lookup (name_count, base));
 
@@ -208,7 +284,7 @@ rebuild_recent_menu (CpApplication *self)
   g_menu_remove_all (self->recent_items);
   for (guint i = 0; recent[i] != NULL; i++)
     {
-      g_autoptr(GFile) file = g_file_new_for_uri (recent[i]);
+      g_autoptr(GFile) file = recent_shown_file (self, recent[i]);
       g_autofree char *base = g_file_get_basename (file);
       gboolean shared = GPOINTER_TO_UINT (g_hash_table_lookup (name_count, base)) > 1;
       g_autofree char *label = recent_label (file, shared);
@@ -344,7 +420,10 @@ clear_recent_action (GSimpleAction *action,
   CpApplication *self = user_data;
 
   if (self->settings != NULL)
-    g_settings_reset (self->settings, "recent-captures");
+    {
+      g_settings_reset (self->settings, "recent-captures");
+      g_settings_reset (self->settings, "recent-locations");
+    }
 }
 
 static void
@@ -477,8 +556,12 @@ cp_application_startup (GApplication *app)
   g_menu_append (clear_section, _("_Clear List"), "app.clear-recent");
   g_menu_append_section (self->recent_menu, NULL, G_MENU_MODEL (clear_section));
   if (self->settings != NULL)
-    g_signal_connect_object (self->settings, "changed::recent-captures",
-                             G_CALLBACK (recent_changed_cb), self, G_CONNECT_SWAPPED);
+    {
+      g_signal_connect_object (self->settings, "changed::recent-captures",
+                               G_CALLBACK (recent_changed_cb), self, G_CONNECT_SWAPPED);
+      g_signal_connect_object (self->settings, "changed::recent-locations",
+                               G_CALLBACK (recent_changed_cb), self, G_CONNECT_SWAPPED);
+    }
   rebuild_recent_menu (self);
 }
 

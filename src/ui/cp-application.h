@@ -44,6 +44,13 @@ GtkWindow     *cp_application_get_window_for  (CpApplication *self,
 void           cp_application_add_recent      (CpApplication *self,
                                                GFile         *file);
 char         **cp_application_dup_recent      (CpApplication *self);
+/* Where a recent capture really is (a host path the document portal gave),
+ * for its menu label; NULL forgets it. Kept while the capture is recent. */
+void           cp_application_set_recent_location (CpApplication *self,
+                                                   GFile         *file,
+                                                   const char    *location);
+char          *cp_application_dup_recent_location (CpApplication *self,
+                                                   GFile         *file);
 GMenuModel    *cp_application_get_recent_menu (CpApplication *self);
 
 G_END_DECLS

@@ -35,6 +35,7 @@ struct _CpCapturePane
 
   /* Owned references */
   CpTrace             *trace;
+  char                *location;  /* shown instead of the file's path */
 };
 
 G_DEFINE_FINAL_TYPE (CpCapturePane, cp_capture_pane, GTK_TYPE_WIDGET)
@@ -126,7 +127,8 @@ fill_file_group (CpCapturePane *self)
   CpTrace *trace = self->trace;
   const CpLoadReport *report = cp_trace_get_load_report (trace);
   GFile *file = cp_trace_get_file (trace);
-  g_autofree char *where = file ? g_file_get_parse_name (file) : NULL;
+  g_autofree char *where = self->location ? g_strdup (self->location)
+                          : file ? g_file_get_parse_name (file) : NULL;
   g_autofree char *format = cp_ui_format_capture_kind (report ? report->format : NULL);
   g_autofree char *span = cp_ui_format_duration (cp_trace_get_duration (trace));
   g_autofree char *origin = format_origin (trace);
@@ -370,6 +372,19 @@ rebuild (CpCapturePane *self)
   fill_metadata_group (self);
 }
 
+void
+cp_capture_pane_set_location (CpCapturePane *self,
+                              const char    *location)
+{
+  g_return_if_fail (CP_IS_CAPTURE_PANE (self));
+
+  if (g_strcmp0 (self->location, location) == 0)
+    return;
+  g_free (self->location);
+  self->location = g_strdup (location);
+  rebuild (self);
+}
+
 GtkWidget *
 cp_capture_pane_new (void)
 {
@@ -428,6 +443,7 @@ cp_capture_pane_finalize (GObject *object)
   CpCapturePane *self = CP_CAPTURE_PANE (object);
 
   g_ptr_array_unref (self->rows);
+  g_free (self->location);
 
   G_OBJECT_CLASS (cp_capture_pane_parent_class)->finalize (object);
 }

@@ -20,6 +20,10 @@ GtkWidget *cp_capture_pane_new              (void);
 CpTrace   *cp_capture_pane_get_trace        (CpCapturePane *self);
 void       cp_capture_pane_set_trace        (CpCapturePane *self,
                                              CpTrace       *trace);
+/* Where the capture is, for the Location row, when the trace's own file
+ * does not say (a document of the portal): NULL shows the file's path. */
+void       cp_capture_pane_set_location     (CpCapturePane *self,
+                                             const char    *location);
 /* Scrolls to the load report and opens its warnings. */
 void       cp_capture_pane_show_load_report (CpCapturePane *self);
 

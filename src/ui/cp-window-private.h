@@ -19,4 +19,10 @@ void _cp_window_load                  (CpWindow *self,
 void _cp_window_set_made_for_capture  (CpWindow *self,
                                        gboolean  made_for_capture);
 
+/* Whether the window acts as in a Flatpak sandbox (files it cannot see read
+ * as missing, and are explained as the sandbox's doing). Set from
+ * cp_is_sandboxed(); tests set it. */
+void _cp_window_set_sandboxed         (CpWindow *self,
+                                       gboolean  sandboxed);
+
 G_END_DECLS

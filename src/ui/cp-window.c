@@ -10,6 +10,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "formats/cp-document-portal.h"
 #include "formats/cp-loader.h"
 #include "formats/cp-sidecar.h"
 #include "render/cp-report.h"
@@ -51,6 +52,9 @@ struct _CpWindow
   /* Owned references */
   GSettings            *settings;          /* NULL without the schema */
   GFile                *file;              /* shown, loading or being checked */
+  char                 *location;          /* where file really is, when the document
+                                            * portal said (a host path); NULL: file's own */
+  GCancellable         *location_cancellable; /* asking the portal about file */
   CpTrace              *trace;
   CpAnalysis           *analysis;          /* of trace, once the worker thread is done */
   GCancellable         *analysis_cancellable;
@@ -69,6 +73,7 @@ struct _CpWindow
   AdwToast             *message_toast;     /* the last message shown, while it is */
   CpExportDialog       *export_dialog;     /* while it is open */
   AdwToast             *export_toast;      /* "Drawing the report…", while it shows */
+  AdwToast             *sandbox_toast;     /* "…the sandbox cannot open", while it shows */
 
   CpWindowState         state;
   /* The window's own file is being checked before loading: it is taken. */
@@ -77,6 +82,8 @@ struct _CpWindow
   guint                 made_for_capture : 1;
   /* The settings and the recent menu come from the application, once. */
   guint                 joined_application : 1;
+  /* In a Flatpak sandbox: see _cp_window_set_sandboxed(). */
+  guint                 sandboxed : 1;
 };
 
 G_DEFINE_FINAL_TYPE (CpWindow, cp_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -189,6 +196,65 @@ dup_folder_name (GFile *file)
       return g_build_filename ("~", display, NULL);
     }
   return g_file_get_parse_name (parent);
+}
+
+/* A document of the portal: its own path (/run/user/1000/doc/4e934306/…)
+ * says nothing about where it is. */
+static gboolean
+is_portal_document (GFile *file)
+{
+  g_autofree char *path = file ? g_file_get_path (file) : NULL;
+  g_autofree char *id = cp_document_portal_parse_path (path, NULL, NULL);
+
+  return id != NULL;
+}
+
+/* The file as people know it: where the portal said it is, else itself;
+ * NULL for a document of the portal whose place is unknown. */
+static GFile *
+dup_shown_file (CpWindow *self)
+{
+  if (self->file == NULL)
+    return NULL;
+  if (self->location != NULL)
+    return g_file_new_for_path (self->location);
+  if (is_portal_document (self->file))
+    return NULL;
+  return g_object_ref (self->file);
+}
+
+/* A file beside the capture (its notes) as people know it: in the capture's
+ * real folder when the portal said where that is, by its name alone in a
+ * document of the portal otherwise. */
+static char *
+dup_path_beside (CpWindow *self,
+                 GFile    *file)
+{
+  g_autofree char *base = NULL;
+
+  if (!is_portal_document (file))
+    return g_file_get_parse_name (file);
+  base = g_file_get_basename (file);
+  if (self->location != NULL)
+    {
+      g_autofree char *folder = g_path_get_dirname (self->location);
+      g_autofree char *path = g_build_filename (folder, base, NULL);
+
+      return g_filename_display_name (path);
+    }
+  return g_filename_display_name (base);
+}
+
+/* The Location of the Capture page: the full path where it is known, else
+ * the file name. */
+static char *
+dup_location_text (CpWindow *self)
+{
+  g_autoptr(GFile) shown = dup_shown_file (self);
+
+  if (shown != NULL)
+    return g_file_get_parse_name (shown);
+  return self->file ? dup_display_name (self->file) : NULL;
 }
 
 void
@@ -312,8 +378,10 @@ update_title (CpWindow *self)
     }
   else
     {
+      g_autoptr(GFile) shown = dup_shown_file (self);
       g_autofree char *name = dup_display_name (self->file);
-      g_autofree char *folder = dup_folder_name (self->file);
+      /* A document of the portal whose place is unknown shows its name alone. */
+      g_autofree char *folder = shown ? dup_folder_name (shown) : NULL;
 
       gtk_window_set_title (GTK_WINDOW (self), name);
       adw_window_title_set_title (self->window_title, name);
@@ -334,12 +402,70 @@ set_state (CpWindow      *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
 }
 
+static void update_notes_location (CpWindow *self);
+
+/* Where the file is shows in the subtitle, on the Capture page, in the
+ * recent list and under Notes. */
+static void
+update_location (CpWindow *self)
+{
+  g_autofree char *text = dup_location_text (self);
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  update_title (self);
+  cp_capture_pane_set_location (self->capture_pane, text);
+  if (self->sidecar != NULL)
+    update_notes_location (self);
+  if (self->state == CP_WINDOW_LOADED && self->location != NULL && CP_IS_APPLICATION (app))
+    cp_application_set_recent_location (CP_APPLICATION (app), self->file, self->location);
+}
+
+static void
+location_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(CpWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *host = cp_document_portal_lookup_finish (result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  g_clear_object (&self->location_cancellable);
+  if (host == NULL)
+    {
+      /* An older portal (before version 5) or none: the file name it is. */
+      g_debug ("No host path for the document: %s", error->message);
+      return;
+    }
+  g_free (self->location);
+  self->location = g_steal_pointer (&host);
+  update_location (self);
+}
+
+/* Asks the document portal where a file it serves really is. */
+static void
+start_location_lookup (CpWindow *self)
+{
+  if (self->location_cancellable != NULL)
+    g_cancellable_cancel (self->location_cancellable);
+  g_clear_object (&self->location_cancellable);
+  g_clear_pointer (&self->location, g_free);
+  if (self->file == NULL || !is_portal_document (self->file))
+    return;
+  self->location_cancellable = g_cancellable_new ();
+  cp_document_portal_lookup_async (self->file, self->location_cancellable, location_cb, g_object_ref (self));
+}
+
 static void
 set_file (CpWindow *self,
           GFile    *file)
 {
-  if (g_set_object (&self->file, file))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+  if (!g_set_object (&self->file, file))
+    return;
+  start_location_lookup (self);
+  update_location (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
 }
 
 static void
@@ -416,24 +542,81 @@ return_to_empty (CpWindow *self)
 /* Shows why a file did not open: a toast for short reasons, a dialog for
  * what the loader says. A window the application made for this file alone
  * leaves, and the message shows in another window instead. */
+static CpWindow *
+failure_target (CpWindow *self)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  if (self->made_for_capture && app != NULL)
+    {
+      for (GList *l = gtk_application_get_windows (app); l; l = l->next)
+        if (l->data != self && CP_IS_WINDOW (l->data))
+          return l->data;
+    }
+  return self;
+}
+
+static void
+sandbox_toast_dismissed_cb (CpWindow *self,
+                            AdwToast *toast)
+{
+  if (self->sandbox_toast == toast)
+    g_clear_weak_pointer (&self->sandbox_toast);
+}
+
+/* A file the sandbox cannot see (a drop that named it by its path alone):
+ * it may well exist. The Open dialog, run by the file chooser portal, can
+ * hand it over; it starts in the file's folder. */
+static void
+show_sandbox_toast (CpWindow *self,
+                    GFile    *file)
+{
+  g_autofree char *name = dup_display_name (file);
+  /* Translators: %s is a file name. The sandbox is the Flatpak's. */
+  g_autofree char *text = g_strdup_printf (_("This file was shared in a way the sandbox cannot open: “%s”"),
+                                           name);
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
+  g_autoptr(GFile) folder = g_file_get_parent (file);
+  g_autofree char *folder_uri = folder ? g_file_get_uri (folder) : g_strdup ("");
+  AdwToast *toast = self->sandbox_toast;
+
+  g_debug ("The sandbox cannot see %s", g_file_peek_path (file) ? g_file_peek_path (file) : name);
+  if (toast == NULL)
+    {
+      toast = adw_toast_new (escaped);
+      adw_toast_set_timeout (toast, 15);
+      adw_toast_set_button_label (toast, _("_Choose File…"));
+      adw_toast_set_action_name (toast, "win.open-in-folder");
+      g_set_weak_pointer (&self->sandbox_toast, toast);
+      g_signal_connect_object (toast, "dismissed", G_CALLBACK (sandbox_toast_dismissed_cb), self,
+                               G_CONNECT_SWAPPED);
+      adw_toast_set_action_target_value (toast, g_variant_new_string (folder_uri));
+      cp_window_add_toast (self, toast);
+      return;
+    }
+  /* A second such file while the first message shows: one message. */
+  adw_toast_set_title (toast, escaped);
+  adw_toast_set_action_target_value (toast, g_variant_new_string (folder_uri));
+}
+
+static void
+report_unseen (CpWindow *self,
+               GFile    *file)
+{
+  CpWindow *target = failure_target (self);
+
+  show_sandbox_toast (target, file);
+  if (target != self)
+    gtk_window_destroy (GTK_WINDOW (self));
+}
+
 static void
 report_failure (CpWindow   *self,
                 GFile      *file,
                 const char *reason,
                 gboolean    dialog)
 {
-  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
-  CpWindow *target = self;
-
-  if (self->made_for_capture && app != NULL)
-    {
-      for (GList *l = gtk_application_get_windows (app); l; l = l->next)
-        if (l->data != self && CP_IS_WINDOW (l->data))
-          {
-            target = l->data;
-            break;
-          }
-    }
+  CpWindow *target = failure_target (self);
 
   if (dialog)
     show_error_dialog (target, file, reason);
@@ -551,7 +734,11 @@ load_done_cb (GObject      *source,
     g_autoptr(GFile) folder = g_file_get_parent (load->file);
 
     if (app != NULL)
-      cp_application_add_recent (app, load->file);
+      {
+        cp_application_add_recent (app, load->file);
+        if (self->location != NULL)
+          cp_application_set_recent_location (app, load->file, self->location);
+      }
     if (self->settings != NULL && folder != NULL)
       {
         g_autofree char *uri = g_file_get_uri (folder);
@@ -667,6 +854,20 @@ query_info_cb (GObject      *source,
 
   if (!load_is_current (load))
     return;
+
+  if (error != NULL &&
+      cp_classify_open_failure (self->sandboxed, g_file_peek_path (load->file), NULL, NULL, error) ==
+        CP_OPEN_FAILURE_SANDBOX)
+    {
+      if (load->reserved)
+        {
+          return_to_empty (self);
+          report_unseen (self, load->file);
+        }
+      else
+        show_sandbox_toast (self, load->file);
+      return;
+    }
 
   problem = check_openable (load->file, info, error);
   if (problem != NULL)
@@ -929,15 +1130,13 @@ native_response_cb (GtkNativeDialog *native,
 }
 #endif
 
+/* The Open dialog, in folder when it is not NULL. */
 static void
-open_action (GtkWidget  *widget,
-             const char *action_name,
-             GVariant   *param)
+show_open_dialog (CpWindow *self,
+                  GFile    *folder)
 {
-  CpWindow *self = CP_WINDOW (widget);
   GtkFileFilter *all = NULL;
   g_autoptr(GListStore) filters = make_filters (&all);
-  g_autoptr(GFile) folder = dup_initial_folder (self);
   /* Owns the filter for the scope (only read through "all"). */
   g_autoptr(GtkFileFilter) all_ref G_GNUC_UNUSED = all;
 
@@ -974,6 +1173,32 @@ open_action (GtkWidget  *widget,
   g_signal_connect (native, "response", G_CALLBACK (native_response_cb), g_object_ref (self));
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
 #endif
+}
+
+static void
+open_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+  g_autoptr(GFile) folder = dup_initial_folder (self);
+
+  show_open_dialog (self, folder);
+}
+
+/* The Open dialog in a given folder (a URI; empty: where it would start),
+ * for a file the sandbox could not see: there the file chooser portal
+ * shows the host's folder. */
+static void
+open_in_folder_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+  const char *uri = g_variant_get_string (param, NULL);
+  g_autoptr(GFile) folder = uri[0] != '\0' ? g_file_new_for_uri (uri) : dup_initial_folder (self);
+
+  show_open_dialog (self, folder);
 }
 
 /* A TensorBoard run: a folder with .xplane.pb files, or one above
@@ -1078,7 +1303,7 @@ update_notes_location (CpWindow *self)
   file = cp_sidecar_get_file (self->sidecar);
   if (file == NULL)
     file = cp_sidecar_get_primary_file (self->sidecar);
-  path = g_file_get_parse_name (file);
+  path = dup_path_beside (self, file);
   if (cp_sidecar_is_fallback (self->sidecar))
     /* Translators: where notes are saved when the capture's folder cannot be written. */
     text = g_strdup_printf (_("Notes are saved in “%s”, found again by the capture’s content."), path);
@@ -1355,16 +1580,29 @@ step_evidence_action (GtkWidget  *widget,
 /* Reports ------------------------------------------------------------------ */
 
 /* "run.pt.trace.json.gz" -> "run-report.png", beside the capture when its
- * folder may be written, else in Pictures. */
+ * folder may be written, else in Pictures. A document of the portal has no
+ * folder to write to (a new file in its folder would vanish): its report
+ * goes beside it on the host, where the portal said it is, so that the Save
+ * dialog (the file chooser portal) starts there. */
 static GFile *
 default_report_file (CpWindow *self)
 {
   static const char *const suffixes[] = { ".gz", ".zst", ".json", ".pb", ".xplane", ".trace", ".pt" };
   g_autofree char *base = g_file_get_basename (self->file);
   g_autofree char *name = NULL;
-  g_autoptr(GFile) folder = g_file_get_parent (self->file);
-  g_autofree char *folder_path = folder ? g_file_get_path (folder) : NULL;
+  g_autoptr(GFile) folder = NULL;
+  g_autofree char *folder_path = NULL;
   gboolean stripped = TRUE;
+
+  if (!is_portal_document (self->file))
+    folder = g_file_get_parent (self->file);
+  else if (self->location != NULL)
+    {
+      g_autofree char *host_folder = g_path_get_dirname (self->location);
+
+      folder = g_file_new_for_path (host_folder);
+    }
+  folder_path = folder ? g_file_get_path (folder) : NULL;
 
   while (stripped)
     {
@@ -1377,6 +1615,8 @@ default_report_file (CpWindow *self)
           }
     }
   name = g_strconcat (base, "-report.png", NULL);
+  if (folder != NULL && is_portal_document (self->file))
+    return g_file_get_child (folder, name);
   if (folder_path == NULL || g_access (folder_path, W_OK) != 0)
     {
       const char *pictures = g_get_user_special_dir (G_USER_DIRECTORY_PICTURES);
@@ -1847,6 +2087,9 @@ cp_window_dispose (GObject *object)
     g_cancellable_cancel (self->analysis_cancellable);
   g_clear_weak_pointer (&self->message_toast);
   g_clear_weak_pointer (&self->export_toast);
+  g_clear_weak_pointer (&self->sandbox_toast);
+  if (self->location_cancellable != NULL)
+    g_cancellable_cancel (self->location_cancellable);
   if (self->export_dialog != NULL)
     gtk_window_destroy (GTK_WINDOW (self->export_dialog));
   g_clear_weak_pointer (&self->export_dialog);
@@ -1880,6 +2123,8 @@ cp_window_finalize (GObject *object)
   g_clear_object (&self->export_file);
   g_free (self->export_pattern);
   g_clear_object (&self->file);
+  g_clear_object (&self->location_cancellable);
+  g_free (self->location);
   g_clear_object (&self->settings);
 
   G_OBJECT_CLASS (cp_window_parent_class)->finalize (object);
@@ -2025,6 +2270,7 @@ cp_window_class_init (CpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CpWindow, recent_submenu);
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.open-in-folder", "s", open_in_folder_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.cancel-load", NULL, cancel_load_action);
@@ -2052,6 +2298,11 @@ static void
 cp_window_init (CpWindow *self)
 {
   GtkDropTarget *target;
+  /* A file list first: GTK reads it from the file transfer portal's formats
+   * (application/vnd.portal.filetransfer, and .files before it) ahead of
+   * text/uri-list when the portal runs, as it does in a Flatpak. Only those
+   * hand a sandbox a file it can open; a bare URI list names a path it
+   * usually cannot see. */
   GType drop_types[] = { GDK_TYPE_FILE_LIST, G_TYPE_FILE, G_TYPE_STRING };
 
   /* Before the template: its panes bind to "view-state" and "annotations". */
@@ -2076,4 +2327,14 @@ cp_window_init (CpWindow *self)
 
   self->cancellable = g_cancellable_new ();
   self->state = CP_WINDOW_EMPTY;
+  self->sandboxed = cp_is_sandboxed ();
+}
+
+void
+_cp_window_set_sandboxed (CpWindow *self,
+                          gboolean  sandboxed)
+{
+  g_return_if_fail (CP_IS_WINDOW (self));
+
+  self->sandboxed = !!sandboxed;
 }
