@@ -1180,7 +1180,11 @@ note_end (CpChromeReader *self,
           gint64          start,
           gint64          dur)
 {
-  gint64 end = start + MAX (dur, 0);
+  gint64 end;
+
+  /* Saturates: the builder skips what lies outside the time domain. */
+  if (__builtin_add_overflow (start, MAX (dur, 0), &end))
+    end = G_MAXINT64;
 
   if (end > self->max_end)
     self->max_end = end;
