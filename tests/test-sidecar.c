@@ -1042,6 +1042,37 @@ test_full_disk (Fixture       *f,
   cp_annotations_set_trace (c, NULL);
 }
 
+/* A second copy that cannot be used is said and left alone; the notes
+ * beside the capture are used. */
+static void
+test_damaged_second_copy (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(CpAnnotations) a = cp_annotations_new ();
+  g_autoptr(CpAnnotations) b = cp_annotations_new ();
+  g_autoptr(CpSidecar) sa = NULL, sb = NULL;
+  g_autoptr(GFile) fallback = NULL;
+  g_autofree char *seen = NULL;
+  g_autofree char *after = NULL;
+  gboolean writable = TRUE;
+
+  sa = session (f, a, &writable, "beside");
+  fallback = cp_sidecar_get_fallback_file (sa, NULL);
+  g_assert_cmpint (g_mkdir_with_parents (f->data_dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (g_file_peek_path (fallback), "{not json", -1, NULL));
+
+  sb = session (f, b, &writable, NULL);
+  seen = texts (b);
+  g_assert_cmpstr (seen, ==, "beside");
+  g_assert_nonnull (cp_sidecar_get_merge_note (sb));
+  g_assert_true (g_str_has_prefix (cp_sidecar_get_merge_note (sb),
+                                   "A second copy of the notes could not be used (The annotations file"));
+  g_assert_true (g_file_get_contents (g_file_peek_path (fallback), &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, "{not json");
+  cp_annotations_set_trace (a, NULL);
+  cp_annotations_set_trace (b, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1064,6 +1095,7 @@ main (int   argc,
   ADD ("/sidecar/autosave", test_autosave);
   ADD ("/sidecar/two-sessions", test_two_sessions);
   ADD ("/sidecar/full-disk", test_full_disk);
+  ADD ("/sidecar/damaged-second-copy", test_damaged_second_copy);
 
   return g_test_run ();
 }

@@ -860,10 +860,10 @@ dup_display (GFile *file)
  * annotations, FALSE with *absent when it does not exist, else FALSE with an
  * error (CP_SIDECAR_ERROR). */
 static gboolean
-read_candidate (CpSidecar  *self,
-                GFile      *file,
-                gboolean   *absent,
-                GError    **error)
+read_candidate_into (CpAnnotations  *annotations,
+                     GFile          *file,
+                     gboolean       *absent,
+                     GError        **error)
 {
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GFileInfo) info = NULL;
@@ -897,13 +897,22 @@ read_candidate (CpSidecar  *self,
                    _("The annotations file “%s” cannot be read: %s"), where, local_error->message);
       return FALSE;
     }
-  if (!cp_sidecar_parse (data, len, self->annotations, &local_error))
+  if (!cp_sidecar_parse (data, len, annotations, &local_error))
     {
       g_set_error (error, CP_SIDECAR_ERROR, local_error->code,
                    _("The annotations file “%s” cannot be used: %s"), where, local_error->message);
       return FALSE;
     }
   return TRUE;
+}
+
+static gboolean
+read_candidate (CpSidecar  *self,
+                GFile      *file,
+                gboolean   *absent,
+                GError    **error)
+{
+  return read_candidate_into (self->annotations, file, absent, error);
 }
 
 static void
@@ -988,26 +997,26 @@ merge_fallback (CpSidecar *self)
   g_autoptr(GFile) fallback = cp_sidecar_get_fallback_file (self, NULL);
   g_autoptr(CpAnnotations) theirs = NULL;
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *data = NULL;
-  gsize len = 0;
+  gboolean absent;
   guint differed;
 
-  if (fallback == NULL || !g_file_query_exists (fallback, NULL))
+  if (fallback == NULL)
     return;
   theirs = cp_annotations_new ();
   cp_annotations_set_trace (theirs, cp_annotations_get_trace (self->annotations));
-  if (!g_file_load_contents (fallback, NULL, &data, &len, NULL, &local_error) ||
-      !cp_sidecar_parse (data, len, theirs, &local_error))
+  if (!read_candidate_into (theirs, fallback, &absent, &local_error))
     {
-      g_autofree char *where = dup_display (fallback);
-
+      cp_annotations_set_trace (theirs, NULL);
+      if (absent)
+        return;
       /* The copy beside the capture is used; the other is left alone. */
       g_free (self->merge_note);
-      self->merge_note = g_strdup_printf (_("A second copy of the notes, “%s”, could not be read "
-                                            "(%s); it is left as it is"), where, local_error->message);
+      self->merge_note = g_strdup_printf (_("A second copy of the notes could not be used (%s); it "
+                                            "is left as it is"), local_error->message);
       return;
     }
   differed = merge_annotations (self->annotations, theirs);
+  cp_annotations_set_trace (theirs, NULL);
   g_mutex_lock (&self->lock);
   self->merged = TRUE;
   g_mutex_unlock (&self->lock);
