@@ -746,12 +746,15 @@ drag_onto_app ()
   sleep 1
   echo "dragging $file ($mode) from window $sw"
   DISPLAY=:$APP_DISPLAY xdotool mousemove 1500 100 mousedown 1
-  sleep 0.3
-  for x in 1490 1470 1440 1380 1250 1100 900 700 600; do
-    DISPLAY=:$APP_DISPLAY xdotool mousemove "$x" 400
-    sleep 0.15
-  done
   sleep 0.5
+  # Small steps, slowly, and a few moves over the target before the button
+  # is let go: on a loaded machine a fast drag can end before the app's drop
+  # target has seen the pointer enter.
+  for x in 1495 1490 1480 1470 1455 1440 1410 1380 1320 1250 1180 1100 1000 900 800 700 650 600 610 600; do
+    DISPLAY=:$APP_DISPLAY xdotool mousemove "$x" 400
+    sleep 0.2
+  done
+  sleep 1
   DISPLAY=:$APP_DISPLAY xdotool mouseup 1
   sleep 1
   cat "$log"
@@ -763,16 +766,22 @@ drag_onto_app ()
 # window of its own (the app already shows the sample).
 check_drop_portal ()
 {
-  local file=$RESULTS/drops/dropped-through-portal.pt.trace.json.gz title= i
+  local file=$RESULTS/drops/dropped-through-portal.pt.trace.json.gz title= i try
   mkdir -p "$RESULTS/drops" && cp "$SAMPLE" "$file" || return 1
-  drag_onto_app files "$file" || return 1
-  grep -q 'application/vnd.portal.filetransfer' "$RESULTS/logs/drag-source-files.log" || {
-    echo "the drag source did not offer the file transfer portal's format"; return 1
-  }
-  for i in $(seq 60); do
-    title=$(app_window_titled "$(basename "$file")")
+  # A synthetic drag with no window manager can be lost on a loaded machine
+  # (the drag ends without a drop): up to three drags, each given 20 s.
+  for try in 1 2 3; do
+    drag_onto_app files "$file" || return 1
+    grep -q 'application/vnd.portal.filetransfer' "$RESULTS/logs/drag-source-files.log" || {
+      echo "the drag source did not offer the file transfer portal's format"; return 1
+    }
+    for i in $(seq 40); do
+      title=$(app_window_titled "$(basename "$file")")
+      [ -n "$title" ] && break
+      sleep 0.5
+    done
     [ -n "$title" ] && break
-    sleep 0.5
+    echo "drag $try: no window yet"
   done
   DISPLAY=:$APP_DISPLAY xwininfo -root -tree | grep -E '^ +0x' | grep -v 'has no name' | head -n 20
   sleep 2
@@ -791,15 +800,19 @@ check_drop_portal ()
 # (its toast; its debug output names the path) instead of "does not exist".
 check_drop_uri_list ()
 {
-  local file=$RESULTS/drops/dropped-as-uri-list.pt.trace.json.gz i seen=0
+  local file=$RESULTS/drops/dropped-as-uri-list.pt.trace.json.gz i seen=0 try
   mkdir -p "$RESULTS/drops" && cp "$SAMPLE" "$file" || return 1
-  drag_onto_app uri-list "$file" || return 1
-  if grep -q 'application/vnd.portal' "$RESULTS/logs/drag-source-uri-list.log"; then
-    echo "the uri-list drag source offered a portal format"; return 1
-  fi
-  for i in $(seq 30); do
-    grep -q -F "The sandbox cannot see $file" "$RESULTS/logs/app-stdout.log" && { seen=1; break; }
-    sleep 0.5
+  for try in 1 2 3; do
+    drag_onto_app uri-list "$file" || return 1
+    if grep -q 'application/vnd.portal' "$RESULTS/logs/drag-source-uri-list.log"; then
+      echo "the uri-list drag source offered a portal format"; return 1
+    fi
+    for i in $(seq 30); do
+      grep -q -F "The sandbox cannot see $file" "$RESULTS/logs/app-stdout.log" && { seen=1; break; }
+      sleep 0.5
+    done
+    [ $seen = 1 ] && break
+    echo "drag $try: no message yet"
   done
   sleep 1
   DISPLAY=:$APP_DISPLAY import -window root "$RESULTS/drop-uri-list.png"
