@@ -1,4 +1,4 @@
-/* test-limits.c: docs/limits.md and src/formats/cp-limits.h agree
+/* test-limits.c: docs/limits.md and src/model/cp-limits.h agree
  *
  * Copyright 2026 The Chokepoint authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -9,7 +9,7 @@
 #include <glib.h>
 #include <string.h>
 
-#include "formats/cp-limits.h"
+#include "model/cp-limits.h"
 
 /* Every limit, as compiled. A limit added to cp-limits.h but not here
  * fails the test below (the header is parsed too). */
@@ -72,7 +72,7 @@ known (const char *name,
 static void
 test_header_and_doc (void)
 {
-  g_autofree char *header = source_file ("src/formats/cp-limits.h");
+  g_autofree char *header = source_file ("src/model/cp-limits.h");
   g_autofree char *doc = source_file ("docs/limits.md");
   g_autoptr(GRegex) define = g_regex_new ("^#define (CP_[A-Z0-9_]+)\\s", G_REGEX_MULTILINE, 0, NULL);
   g_autoptr(GRegex) row = g_regex_new ("^\\| `(CP_[A-Z0-9_]+)` \\| ([0-9]+) \\|", G_REGEX_MULTILINE, 0, NULL);

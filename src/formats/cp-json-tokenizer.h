@@ -8,7 +8,7 @@
 
 #include <glib.h>
 
-#include "formats/cp-limits.h"
+#include "model/cp-limits.h"
 
 G_BEGIN_DECLS
 

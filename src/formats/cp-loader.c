@@ -12,7 +12,7 @@
 
 #include "model/cp-trace-builder.h"
 #include "cp-chrome-reader.h"
-#include "cp-limits.h"
+#include "model/cp-limits.h"
 #include "cp-loader.h"
 #include "cp-source.h"
 #include "cp-xplane-reader.h"

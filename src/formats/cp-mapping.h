@@ -30,7 +30,7 @@ G_BEGIN_DECLS
  * (cp-limits.h) mappings exist at once; past that, and for anything that is not a regular file,
  * cp_mapping_map_file() returns NULL and callers read the file instead. */
 
-#include "formats/cp-limits.h"
+#include "model/cp-limits.h"
 
 /* Maps the whole regular file at path, read-only. Returns the mapping as
  * GBytes (unmapped when the last reference goes), or NULL when the file is

@@ -9,7 +9,7 @@
 #include <glib.h>
 #include <string.h>
 
-#include "formats/cp-limits.h"
+#include "model/cp-limits.h"
 
 G_BEGIN_DECLS
 

@@ -8,7 +8,7 @@
 
 #include <gio/gio.h>
 
-#include "formats/cp-limits.h"
+#include "model/cp-limits.h"
 
 G_BEGIN_DECLS
 

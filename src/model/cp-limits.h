@@ -8,8 +8,9 @@
 
 /* docs/limits.md explains each limit, what happens past it and the message
  * that names it; tests/test-limits.c checks that the two agree. Change a
- * value here and there together. Plain #defines only: the model includes
- * this header too. */
+ * value here and there together. Plain #defines only. It lives in model/
+ * because the load report counts against these limits, and the model
+ * includes nothing from the folders above it. */
 
 /* --- Compressed input (cp-source.c) ------------------------------------ */
 
