@@ -1,0 +1,234 @@
+/* cp-chrome-args.c: event arguments: their text and the keys analysis reads
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <inttypes.h>
+#include <math.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "cp-chrome-reader.h"
+#include "cp-json-lex.h"
+#include "cp-json-tokenizer.h"
+#include "cp-chrome-private.h"
+
+/* Arguments */
+
+guint32
+add_args_text (CpChromeReader *self,
+               const char     *text,
+               gsize           len)
+{
+  if (len == 0)
+    return 0;
+  return cp_trace_builder_add_args (self->b, CP_ARGS_JSON, text, len);
+}
+
+guint32
+event_args (CpChromeReader *self,
+            const Event    *e)
+{
+  if (!(e->have & HAVE_ARGS))
+    return 0;
+  if (self->mapped)
+    return cp_trace_builder_add_args_ref (self->b, CP_ARGS_JSON, e->args_off, e->args_len);
+  return add_args_text (self, self->args_buf->str, self->args_buf->len);
+}
+
+const char *
+args_text (CpChromeReader *self,
+           const Event    *e,
+           gsize          *len)
+{
+  if (!(e->have & HAVE_ARGS))
+    {
+      *len = 0;
+      return NULL;
+    }
+  if (self->mapped)
+    {
+      *len = e->args_len;
+      return (const char *) g_bytes_get_data (self->mapped, NULL) + e->args_off;
+    }
+  *len = self->args_buf->len;
+  return self->args_buf->str;
+}
+
+void
+args_scalar (CpChromeReader    *self,
+             const CpJsonToken *t)
+{
+  Event *e = &self->ev;
+  gint64 v;
+  double d;
+
+  switch (self->arg_field)
+    {
+    case A_CORR:
+      if (token_int (self, t, &v))
+        e->corr = v;
+      break;
+    case A_EXT:
+      if (token_int (self, t, &v))
+        e->ext = v;
+      break;
+    case A_DEVICE:
+      if (token_int (self, t, &v) && v >= G_MININT32 && v <= G_MAXINT32)
+        {
+          e->gpu.device = (gint32) v;
+          e->have |= HAVE_GPU;
+        }
+      break;
+    case A_STREAM:
+      if (token_int (self, t, &v) && v >= G_MININT32 && v <= G_MAXINT32)
+        {
+          e->gpu.stream = (gint32) v;
+          e->have |= HAVE_GPU;
+        }
+      break;
+    case A_BYTES:
+      if (token_int (self, t, &v))
+        {
+          e->gpu.bytes = v;
+          e->have |= HAVE_GPU;
+        }
+      break;
+    case A_SIZE:
+      if (token_int (self, t, &v))
+        e->size = v;
+      break;
+    case A_DIRECTION:
+      if (t->type == CP_JSON_STRING)
+        {
+          if (t->len == 14 && memcmp (t->text, "HOST_TO_DEVICE", 14) == 0)
+            e->direction = CP_TRANSFER_HTOD;
+          else if (t->len == 14 && memcmp (t->text, "DEVICE_TO_HOST", 14) == 0)
+            e->direction = CP_TRANSFER_DTOH;
+          else if (t->len == 16 && memcmp (t->text, "DEVICE_TO_DEVICE", 16) == 0)
+            e->direction = CP_TRANSFER_DTOD;
+          else
+            e->direction = CP_TRANSFER_OTHER;
+        }
+      break;
+    case A_REGS:
+      if (token_int (self, t, &v))
+        {
+          e->gpu.registers = (gint32) CLAMP (v, G_MININT32, G_MAXINT32);
+          e->have |= HAVE_GPU;
+        }
+      break;
+    case A_SHMEM:
+      if (token_int (self, t, &v))
+        {
+          e->gpu.shared_mem = (gint32) CLAMP (v, G_MININT32, G_MAXINT32);
+          e->have |= HAVE_GPU;
+        }
+      break;
+    case A_BPSM:
+      if (token_double (self, t, &d))
+        {
+          e->gpu.blocks_per_sm = (float) d;
+          e->have |= HAVE_GPU;
+        }
+      break;
+    case A_WPSM:
+      if (token_double (self, t, &d))
+        {
+          e->gpu.warps_per_sm = (float) d;
+          e->have |= HAVE_GPU;
+        }
+      break;
+    case A_OCC:
+      if (token_double (self, t, &d))
+        {
+          e->gpu.occupancy = (float) d;
+          e->have |= HAVE_GPU;
+        }
+      break;
+    case A_NAME:
+      if ((e->ph == 'M' || e->ph == 0) && t->type == CP_JSON_STRING)
+        e->m_name = intern_token (self, t);
+      break;
+    case A_LABELS:
+      if ((e->ph == 'M' || e->ph == 0) && t->type == CP_JSON_STRING)
+        e->m_labels = intern_token (self, t);
+      break;
+    case A_SORT:
+      if ((e->ph == 'M' || e->ph == 0) && token_int (self, t, &v))
+        {
+          e->m_sort = v;
+          e->have |= HAVE_MSORT;
+        }
+      break;
+    default:
+      break;
+    }
+
+  /* Counter series: every numeric argument. */
+  if ((e->ph == 'C' || e->ph == 0) && (t->type == CP_JSON_NUMBER || t->type == CP_JSON_STRING) &&
+      token_double (self, t, &d))
+    {
+      CounterPair cp;
+
+      cp.key = cp_trace_builder_intern (self->b, self->key_buf->str, self->key_buf->len);
+      cp.value = d;
+      g_array_append_val (self->counters, cp);
+    }
+}
+
+/* Keeps the arguments object [start, end) of the event: as a range of the
+ * mapped input, or for other input as its text (NULL when it was longer than
+ * could be kept). */
+void
+keep_args (CpChromeReader *self,
+           guint64         start,
+           guint64         end,
+           const char     *text,
+           gsize           len)
+{
+  Event *e = &self->ev;
+
+  if (end - start <= 2)
+    return;   /* {} holds nothing worth keeping. */
+  if (self->mapped)
+    {
+      if (end - start > CP_CHROME_MAX_ARGS)
+        goto too_big;
+      e->args_off = start;
+      e->args_len = end - start;
+      e->have |= HAVE_ARGS;
+    }
+  else
+    {
+      if (text == NULL || len > CP_CHROME_MAX_ARGS)
+        goto too_big;
+      g_string_truncate (self->args_buf, 0);
+      g_string_append_len (self->args_buf, text, len);
+      e->have |= HAVE_ARGS;
+    }
+  return;
+
+too_big:
+  self->big_args++;
+  warn_once (self, W_BIG_ARGS, start,
+             _("Event arguments larger than 16 MiB were not kept"));
+}
+
+void
+end_args (CpChromeReader    *self,
+          const CpJsonToken *t)
+{
+  guint64 end = t->offset + 1;
+  const char *text = NULL;
+  gsize n = 0;
+
+  self->in_args = FALSE;
+  if (!self->mapped)
+    text = cp_json_tokenizer_capture_end (self->tok, end, &n);
+  keep_args (self, self->args_start, end, text, n);
+}

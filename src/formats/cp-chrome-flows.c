@@ -1,0 +1,138 @@
+/* cp-chrome-flows.c: flow events and the flows they make
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <inttypes.h>
+#include <math.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "cp-chrome-reader.h"
+#include "cp-json-lex.h"
+#include "cp-json-tokenizer.h"
+#include "cp-chrome-private.h"
+
+void
+on_flow (CpChromeReader *self,
+         Event          *e)
+{
+  FlowPt p;
+  guint cls = cat_class (self, e->cat);
+  const char *cat = cp_trace_builder_get_string (self->b, e->cat);
+  const char *name = cp_trace_builder_get_string (self->b, e->name);
+
+  if (!(e->have & HAVE_ID))
+    {
+      self->report->skipped++;
+      warn_once (self, W_BAD_FLOW, e->offset, _("Flow events without an id were skipped"));
+      return;
+    }
+  p.key = mix64 (e->id_hash ^ mix64 (((guint64) e->cat << 32) | e->name));
+  p.process = process_for (self, &e->pid);
+  p.tid = e->tid;
+  p.ts = abs_time (self, e->ts);
+  p.name = e->cat != CP_STR_EMPTY ? e->cat : e->name;
+  if (cls == CAT_LAUNCH_FLOW || (strcmp (cat, "async") == 0 && strcmp (name, "launch") == 0))
+    p.kind = CP_FLOW_LAUNCH;
+  else if (cls == CAT_FWDBWD)
+    p.kind = CP_FLOW_FWD_BWD;
+  else
+    p.kind = CP_FLOW_GENERIC;
+  switch (e->ph)
+    {
+    case 's':
+      p.order = 0;
+      p.bind = CP_FLOW_BIND_ENCLOSING;
+      break;
+    case 't':
+      p.order = 1;
+      p.bind = CP_FLOW_BIND_ENCLOSING;
+      break;
+    case 'f':
+    default:
+      p.order = 2;
+      if (e->bp == 'e' || strstr (cat, "input") != NULL || strstr (cat, "ipc.flow") != NULL)
+        p.bind = CP_FLOW_BIND_ENCLOSING;
+      else
+        p.bind = CP_FLOW_BIND_NEXT;
+      break;
+    }
+  g_array_append_val (self->flow_pts, p);
+  note_end (self, p.ts, 0);
+}
+
+void
+add_flows (CpChromeReader *self)
+{
+  guint unbound = 0;
+
+  for (guint i = 0; i < self->flow_pts->len; i++)
+    {
+      const FlowPt *p = &g_array_index (self->flow_pts, FlowPt, i);
+      const CpProcess *proc = cp_trace_builder_get_process (self->b, p->process);
+      CpLaneKey lk = tid_lane_key (&p->tid);
+      guint lane;
+      gboolean found = FALSE;
+
+      if (proc->is_device)
+        {
+          TransferKey tk = { pack_id (&g_array_index (self->proc_pids, IdKey, p->process)),
+                             pack_id (&p->tid), p->ts };
+          gpointer v = g_hash_table_lookup (self->transfer_at, &tk);
+
+          if (v != NULL)
+            {
+              lane = GPOINTER_TO_UINT (v) - 1;
+              found = TRUE;
+            }
+          else
+            {
+              Event fake = { 0 };
+              CpLaneKey sk;
+
+              fake.tid = p->tid;
+              fake.have = HAVE_TID;
+              sk.num = event_stream (self, &fake);
+              sk.str = CP_STR_EMPTY;
+              found = cp_trace_builder_has_lane (self->b, p->process, CP_LANE_KERNEL, sk, &lane);
+            }
+        }
+      if (!found)
+        found = cp_trace_builder_has_lane (self->b, p->process, CP_LANE_HOST_THREAD, lk, &lane);
+      if (!found)
+        {
+          unbound++;
+          continue;
+        }
+      cp_trace_builder_add_flow_point (self->b, p->key, lane, p->ts, p->bind, p->order, p->kind, p->name);
+    }
+  if (unbound > 0)
+    cp_load_report_warn (self->report, G_MAXUINT64,
+                         g_dngettext (GETTEXT_PACKAGE,
+                                      "%u flow event is on a thread without slices and was dropped",
+                                      "%u flow events are on threads without slices and were dropped",
+                                      unbound),
+                         unbound);
+
+  /* Flow v2: within one bind id, in time order, each slice that flows out
+   * links to the next that flows in. */
+  if (self->bind_pts->len > 1)
+    {
+      CpStr name = cp_trace_builder_intern (self->b, "flow", -1);
+
+      g_array_sort (self->bind_pts, cmp_bind);
+      for (guint i = 0; i + 1 < self->bind_pts->len; i++)
+        {
+          const BindPt *a = &g_array_index (self->bind_pts, BindPt, i);
+          const BindPt *b = &g_array_index (self->bind_pts, BindPt, i + 1);
+
+          if (a->key == b->key && a->out && b->in)
+            cp_trace_builder_add_flow (self->b, a->ref, b->ref, CP_FLOW_GENERIC, name);
+        }
+    }
+}

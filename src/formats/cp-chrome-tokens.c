@@ -1,0 +1,986 @@
+/* cp-chrome-tokens.c: strings, keys, and events read from tokens or straight from the text
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <inttypes.h>
+#include <math.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "cp-chrome-reader.h"
+#include "cp-json-lex.h"
+#include "cp-json-tokenizer.h"
+#include "cp-chrome-private.h"
+
+/* Strings */
+
+static inline guint64
+load8 (const char *s,
+       gsize       n)
+{
+  guint64 v = 0;
+
+  memcpy (&v, s, MIN (n, 8));
+  return v;
+}
+
+static CpStr
+intern_cached (CpChromeReader *self,
+               const char     *s,
+               gsize           len)
+{
+  guint64 h = mix64 (load8 (s, len) ^ (len > 8 ? load8 (s + len - 8, 8) * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15) : 0) ^ len);
+  StrCacheEntry *e = &self->str_cache[h & (STR_CACHE_SIZE - 1)];
+  CpStr id;
+
+  if (e->s != NULL && e->len == len && memcmp (e->s, s, len) == 0)
+    return e->id;
+  id = cp_trace_builder_intern (self->b, s, len);
+  e->s = cp_trace_builder_get_string (self->b, id);
+  e->len = len;
+  e->id = id;
+  return id;
+}
+
+CpStr
+intern_token (CpChromeReader    *self,
+              const CpJsonToken *t)
+{
+  gsize len;
+  const char *s;
+
+  if (t->type != CP_JSON_STRING && t->type != CP_JSON_KEY)
+    return intern_cached (self, t->text, t->len);
+  s = cp_json_decode_string (t->text, t->len, t->flags, self->decode, &len);
+  if ((t->flags & CP_JSON_ESCAPED) && memchr (s, '\0', len) != NULL)
+    len = strlen (s);
+  return intern_cached (self, s, len);
+}
+
+gboolean
+token_int (CpChromeReader    *self,
+           const CpJsonToken *t,
+           gint64            *out)
+{
+  if (t->type == CP_JSON_NUMBER)
+    return !(t->flags & CP_JSON_NONFINITE) && cp_json_parse_int64 (t->text, t->len, out);
+  if (t->type == CP_JSON_STRING && !(t->flags & CP_JSON_ESCAPED))
+    return cp_json_parse_int64 (t->text, t->len, out);
+  return FALSE;
+}
+
+gboolean
+token_double (CpChromeReader    *self,
+              const CpJsonToken *t,
+              double            *out)
+{
+  if (t->type == CP_JSON_NUMBER || (t->type == CP_JSON_STRING && !(t->flags & CP_JSON_ESCAPED)))
+    return cp_json_parse_double (t->text, t->len, out);
+  return FALSE;
+}
+
+static gboolean
+token_time (CpChromeReader    *self,
+            const CpJsonToken *t,
+            gint64            *out)
+{
+  if (t->type == CP_JSON_NUMBER)
+    return !(t->flags & CP_JSON_NONFINITE) && cp_json_parse_us_to_ns (t->text, t->len, out);
+  if (t->type == CP_JSON_STRING && !(t->flags & CP_JSON_ESCAPED))
+    return cp_json_parse_us_to_ns (t->text, t->len, out);
+  return FALSE;
+}
+
+static void
+token_id_key (CpChromeReader    *self,
+              const CpJsonToken *t,
+              IdKey             *k)
+{
+  gint64 v;
+
+  if (t->type == CP_JSON_NUMBER)
+    {
+      if (cp_json_parse_int64 (t->text, t->len, &v))
+        {
+          k->num = v;
+          k->is_str = FALSE;
+          k->str = 0;
+          return;
+        }
+    }
+  else if (t->type == CP_JSON_STRING && t->len > 0 && t->len < 20 &&
+           (g_ascii_isdigit (t->text[0]) || t->text[0] == '-') &&
+           cp_json_parse_int64 (t->text, t->len, &v))
+    {
+      gboolean digits = TRUE;
+
+      for (gsize i = 1; i < t->len && digits; i++)
+        digits = g_ascii_isdigit (t->text[i]);
+      if (digits)
+        {
+          k->num = v;
+          k->is_str = FALSE;
+          k->str = 0;
+          return;
+        }
+    }
+  k->is_str = TRUE;
+  k->num = 0;
+  k->str = intern_token (self, t);
+}
+
+static guint64
+token_hash (CpChromeReader    *self,
+            const CpJsonToken *t)
+{
+  /* Numbers and strings with the same text name the same id. */
+  return hash_text (t->text, t->len);
+}
+
+/* Keys */
+
+static int
+event_key (const char *s,
+           gsize       n)
+{
+  switch (n)
+    {
+    case 1:
+      return s[0] == 's' ? F_S : F_NONE;
+    case 2:
+      if (s[0] == 'p' && s[1] == 'h')
+        return F_PH;
+      if (s[0] == 't' && s[1] == 's')
+        return F_TS;
+      if (s[0] == 'i' && s[1] == 'd')
+        return F_ID;
+      if (s[0] == 'b' && s[1] == 'p')
+        return F_BP;
+      if (s[0] == 's' && s[1] == 'f')
+        return F_SF;
+      return F_NONE;
+    case 3:
+      if (memcmp (s, "cat", 3) == 0)
+        return F_CAT;
+      if (memcmp (s, "pid", 3) == 0)
+        return F_PID;
+      if (memcmp (s, "tid", 3) == 0)
+        return F_TID;
+      if (memcmp (s, "dur", 3) == 0)
+        return F_DUR;
+      if (memcmp (s, "id2", 3) == 0)
+        return F_ID2;
+      return F_NONE;
+    case 4:
+      if (memcmp (s, "name", 4) == 0)
+        return F_NAME;
+      if (memcmp (s, "args", 4) == 0)
+        return F_ARGS;
+      return F_NONE;
+    case 5:
+      return memcmp (s, "scope", 5) == 0 ? F_SCOPE : F_NONE;
+    case 7:
+      if (memcmp (s, "bind_id", 7) == 0)
+        return F_BIND_ID;
+      if (memcmp (s, "flow_in", 7) == 0)
+        return F_FLOW_IN;
+      return F_NONE;
+    case 8:
+      return memcmp (s, "flow_out", 8) == 0 ? F_FLOW_OUT : F_NONE;
+    default:
+      return F_NONE;
+    }
+}
+
+static int
+args_key (const char *s,
+          gsize       n)
+{
+  switch (n)
+    {
+    case 4:
+      if (memcmp (s, "grid", 4) == 0)
+        return A_GRID;
+      if (memcmp (s, "name", 4) == 0)
+        return A_NAME;
+      if (memcmp (s, "size", 4) == 0)
+        return A_SIZE;
+      return A_NONE;
+    case 5:
+      if (memcmp (s, "bytes", 5) == 0)
+        return A_BYTES;
+      if (memcmp (s, "block", 5) == 0)
+        return A_BLOCK;
+      return A_NONE;
+    case 6:
+      if (memcmp (s, "device", 6) == 0)
+        return A_DEVICE;
+      if (memcmp (s, "stream", 6) == 0)
+        return A_STREAM;
+      if (memcmp (s, "labels", 6) == 0)
+        return A_LABELS;
+      return A_NONE;
+    case 9:
+      return memcmp (s, "direction", 9) == 0 ? A_DIRECTION : A_NONE;
+    case 10:
+      return memcmp (s, "sort_index", 10) == 0 ? A_SORT : A_NONE;
+    case 11:
+      if (memcmp (s, "correlation", 11) == 0)
+        return A_CORR;
+      if (memcmp (s, "External id", 11) == 0 || memcmp (s, "external id", 11) == 0)
+        return A_EXT;
+      return A_NONE;
+    case 12:
+      return memcmp (s, "warps per SM", 12) == 0 ? A_WPSM : A_NONE;
+    case 13:
+      if (memcmp (s, "shared memory", 13) == 0)
+        return A_SHMEM;
+      if (memcmp (s, "blocks per SM", 13) == 0)
+        return A_BPSM;
+      return A_NONE;
+    case 20:
+      return memcmp (s, "registers per thread", 20) == 0 ? A_REGS : A_NONE;
+    case 25:
+      return memcmp (s, "est. achieved occupancy %", 25) == 0 ? A_OCC : A_NONE;
+    default:
+      return A_NONE;
+    }
+}
+
+/* Token handling */
+
+static void
+begin_event (CpChromeReader *self,
+             guint64         offset,
+             guint           depth)
+{
+  Event *e = &self->ev;
+
+  memset (e, 0, sizeof *e);
+  e->corr = CP_NONE;
+  e->ext = CP_NONE;
+  e->gpu.bytes = -1;
+  e->gpu.device = -1;
+  e->gpu.stream = -1;
+  e->gpu.grid[0] = e->gpu.grid[1] = e->gpu.grid[2] = -1;
+  e->gpu.block[0] = e->gpu.block[1] = e->gpu.block[2] = -1;
+  e->gpu.registers = -1;
+  e->gpu.shared_mem = -1;
+  e->gpu.blocks_per_sm = -1;
+  e->gpu.warps_per_sm = -1;
+  e->gpu.occupancy = -1;
+  e->gpu.flops = -1;
+  e->gpu.bytes_accessed = -1;
+  e->size = -1;
+  e->direction = CP_TRANSFER_NONE;
+  e->offset = offset;
+  self->in_event = TRUE;
+  self->ev_depth = depth;
+  self->field = F_NONE;
+  self->in_args = FALSE;
+  self->in_id2 = FALSE;
+  self->dim = 0;
+  g_array_set_size (self->counters, 0);
+}
+
+static void
+event_scalar (CpChromeReader    *self,
+              const CpJsonToken *t)
+{
+  Event *e = &self->ev;
+  gint64 v;
+
+  switch (self->field)
+    {
+    case F_PH:
+      if (t->type == CP_JSON_STRING && t->len >= 1)
+        e->ph = t->len == 1 ? t->text[0] : '?';
+      break;
+    case F_NAME:
+      if (t->type == CP_JSON_STRING || t->type == CP_JSON_NUMBER)
+        e->name = intern_token (self, t);
+      break;
+    case F_CAT:
+      if (t->type == CP_JSON_STRING || t->type == CP_JSON_NUMBER)
+        e->cat = intern_token (self, t);
+      break;
+    case F_TS:
+      if (token_time (self, t, &v))
+        {
+          e->ts = v;
+          e->have |= HAVE_TS;
+        }
+      break;
+    case F_DUR:
+      if (token_time (self, t, &v))
+        {
+          e->dur = v;
+          e->have |= HAVE_DUR;
+        }
+      break;
+    case F_PID:
+      if (t->type == CP_JSON_NUMBER || t->type == CP_JSON_STRING)
+        {
+          token_id_key (self, t, &e->pid);
+          e->have |= HAVE_PID;
+        }
+      break;
+    case F_TID:
+      if (t->type == CP_JSON_NUMBER || t->type == CP_JSON_STRING)
+        {
+          token_id_key (self, t, &e->tid);
+          e->have |= HAVE_TID;
+        }
+      break;
+    case F_ID:
+      if (t->type == CP_JSON_NUMBER || t->type == CP_JSON_STRING)
+        {
+          e->id_hash = token_hash (self, t);
+          e->have |= HAVE_ID;
+        }
+      break;
+    case F_BP:
+      if (t->type == CP_JSON_STRING && t->len >= 1)
+        e->bp = t->text[0];
+      break;
+    case F_SF:
+      if (t->type == CP_JSON_NUMBER || t->type == CP_JSON_STRING)
+        {
+          e->sf_hash = hash_text (t->text, t->len);
+          e->have |= HAVE_SF;
+        }
+      break;
+    case F_S:
+      if (t->type == CP_JSON_STRING && t->len >= 1)
+        e->scope = t->text[0];
+      break;
+    case F_SCOPE:
+      if (t->type == CP_JSON_STRING)
+        e->id_hash = mix64 (e->id_hash ^ hash_text (t->text, t->len));
+      break;
+    case F_BIND_ID:
+      if (t->type == CP_JSON_NUMBER || t->type == CP_JSON_STRING)
+        {
+          e->bind_hash = token_hash (self, t);
+          e->have |= HAVE_BIND;
+        }
+      break;
+    case F_FLOW_IN:
+      e->flow_in = t->type == CP_JSON_TRUE;
+      break;
+    case F_FLOW_OUT:
+      e->flow_out = t->type == CP_JSON_TRUE;
+      break;
+    default:
+      break;
+    }
+}
+
+static gboolean
+event_token (CpChromeReader    *self,
+             const CpJsonToken *t)
+{
+  guint d = t->depth, D = self->ev_depth;
+  Event *e = &self->ev;
+
+  if (d == D)
+    {
+      switch (t->type)
+        {
+        case CP_JSON_KEY:
+          self->field = (t->flags & CP_JSON_ESCAPED) ? F_NONE : event_key (t->text, t->len);
+          e->have |= HAVE_ANY;
+          return TRUE;
+        case CP_JSON_OBJECT_END:
+          self->in_event = FALSE;
+          commit_event (self);
+          self->last_event_end = t->offset + 1;
+          return TRUE;
+        default:
+          event_scalar (self, t);
+          return TRUE;
+        }
+    }
+
+  if (d == D + 1)
+    {
+      switch (t->type)
+        {
+        case CP_JSON_OBJECT_START:
+          if (self->field == F_ARGS)
+            {
+              self->in_args = TRUE;
+              self->arg_field = A_NONE;
+              self->args_start = t->offset;
+              if (!self->mapped)
+                cp_json_tokenizer_capture_begin (self->tok, t->offset, CP_CHROME_MAX_ARGS);
+            }
+          else if (self->field == F_ID2)
+            {
+              self->in_id2 = TRUE;
+              self->id2_field = 0;
+            }
+          else
+            cp_json_tokenizer_skip (self->tok);
+          return TRUE;
+        case CP_JSON_ARRAY_START:
+          cp_json_tokenizer_skip (self->tok);
+          return TRUE;
+        case CP_JSON_OBJECT_END:
+          if (self->in_args)
+            end_args (self, t);
+          self->in_id2 = FALSE;
+          return TRUE;
+        case CP_JSON_ARRAY_END:
+          return TRUE;
+        case CP_JSON_KEY:
+          if (self->in_args)
+            {
+              self->arg_field = (t->flags & CP_JSON_ESCAPED) ? A_NONE : args_key (t->text, t->len);
+              if (e->ph == 'C' || e->ph == 0)
+                {
+                  gsize n;
+                  const char *k = cp_json_decode_string (t->text, t->len, t->flags, self->decode, &n);
+
+                  g_string_truncate (self->key_buf, 0);
+                  g_string_append_len (self->key_buf, k, n);
+                }
+            }
+          else if (self->in_id2)
+            {
+              if (t->len == 5 && memcmp (t->text, "local", 5) == 0)
+                self->id2_field = 1;
+              else if (t->len == 6 && memcmp (t->text, "global", 6) == 0)
+                self->id2_field = 2;
+              else
+                self->id2_field = 0;
+            }
+          return TRUE;
+        default:
+          if (self->in_args)
+            args_scalar (self, t);
+          else if (self->in_id2 && self->id2_field != 0 &&
+                   (t->type == CP_JSON_STRING || t->type == CP_JSON_NUMBER))
+            {
+              e->id_hash = mix64 (token_hash (self, t) + (guint64) self->id2_field);
+              e->have |= HAVE_ID;
+              if (self->id2_field == 1)
+                e->have |= HAVE_ID2_LOCAL;
+              else
+                e->have &= ~HAVE_ID2_LOCAL;
+            }
+          return TRUE;
+        }
+    }
+
+  if (d == D + 2 && self->in_args)
+    {
+      switch (t->type)
+        {
+        case CP_JSON_ARRAY_START:
+          if (self->arg_field == A_GRID || self->arg_field == A_BLOCK)
+            {
+              self->dim = self->arg_field;
+              self->dim_i = 0;
+            }
+          else
+            cp_json_tokenizer_skip (self->tok);
+          return TRUE;
+        case CP_JSON_OBJECT_START:
+          cp_json_tokenizer_skip (self->tok);
+          return TRUE;
+        case CP_JSON_ARRAY_END:
+          self->dim = 0;
+          return TRUE;
+        case CP_JSON_NUMBER:
+          if (self->dim != 0 && self->dim_i < 3)
+            {
+              gint64 v;
+
+              if (cp_json_parse_int64 (t->text, t->len, &v))
+                {
+                  gint32 *arr = self->dim == A_GRID ? e->gpu.grid : e->gpu.block;
+
+                  arr[self->dim_i] = (gint32) CLAMP (v, G_MININT32, G_MAXINT32);
+                  e->have |= HAVE_GPU;
+                }
+              self->dim_i++;
+            }
+          return TRUE;
+        default:
+          return TRUE;
+        }
+    }
+
+  if (t->type == CP_JSON_OBJECT_START || t->type == CP_JSON_ARRAY_START)
+    cp_json_tokenizer_skip (self->tok);
+  return TRUE;
+}
+
+/* Reading events without tokens */
+
+/* Events that lie wholly in a fed chunk (nearly all of them) are read here,
+ * straight from the text, with the tokenizer's lexical rules
+ * (cp-json-lex.h), and handed to the same field handlers as tokens would be.
+ * Anything this path does not handle (an escaped or repaired key, "id2",
+ * a second "args", a syntax error, the end of the chunk) makes it give the
+ * event back to the tokenizer, which reads it from its first byte: nothing
+ * done here before that point lasts (interned strings aside, which the
+ * tokens intern again). */
+
+typedef struct
+{
+  const guchar *p;
+  const guchar *end;
+} Cursor;
+
+/* Reads the scalar value at c->p into a token (strings without their
+ * quotes). FALSE when it is not one this path handles. */
+static inline gboolean
+direct_scalar (Cursor      *c,
+               CpJsonToken *t)
+{
+  const guchar *p = c->p, *q;
+
+  if (*p == '"')
+    {
+      t->flags = 0;
+      if (cp_json_lex_string (p + 1, c->end, FALSE, &t->flags, &q) != CP_JSON_LEX_CLOSED ||
+          (t->flags & CP_JSON_REPAIRED))
+        return FALSE;
+      t->type = CP_JSON_STRING;
+      t->text = (const char *) p + 1;
+      t->len = q - (p + 1);
+      c->p = q + 1;
+      return TRUE;
+    }
+  if (*p == '-' || CP_JSON_IS_DIGIT (*p))
+    {
+      /* Numbers, the common words: read once. */
+      q = cp_json_lex_number_end (p, c->end);
+      if (q != NULL && q < c->end && !(cp_json_class[*q] & CP_JSON_C_WORD))
+        {
+          t->type = CP_JSON_NUMBER;
+          t->flags = 0;
+          t->text = (const char *) p;
+          t->len = q - p;
+          c->p = q;
+          return TRUE;
+        }
+    }
+  q = cp_json_lex_word_end (p, c->end);
+  if (q == p || q == c->end ||
+      !cp_json_lex_classify_word (p, q - p, &t->type, &t->flags))
+    return FALSE;
+  t->text = (const char *) p;
+  t->len = q - p;
+  c->p = q;
+  return TRUE;
+}
+
+/* Reads a key and its colon; leaves c->p at the value. */
+static inline gboolean
+direct_key (Cursor      *c,
+            CpJsonToken *t)
+{
+  const guchar *q;
+
+  if (*c->p != '"')
+    return FALSE;
+  t->flags = 0;
+  if (cp_json_lex_string (c->p + 1, c->end, TRUE, &t->flags, &q) != CP_JSON_LEX_CLOSED)
+    return FALSE;
+  t->type = CP_JSON_KEY;
+  t->text = (const char *) c->p + 1;
+  t->len = q - (c->p + 1);
+  c->p = cp_json_lex_skip_ws (q + 1, c->end);
+  if (c->p == c->end || *c->p != ':')
+    return FALSE;
+  c->p = cp_json_lex_skip_ws (c->p + 1, c->end);
+  return c->p < c->end;
+}
+
+/* After a member: past the ',' to the next key (TRUE), or at the closing
+ * bracket (TRUE, *closed set). */
+static inline gboolean
+direct_next (Cursor   *c,
+             guchar    close,
+             gboolean *closed)
+{
+  c->p = cp_json_lex_skip_ws (c->p, c->end);
+  if (c->p == c->end)
+    return FALSE;
+  if (*c->p == close)
+    {
+      *closed = TRUE;
+      return TRUE;
+    }
+  if (*c->p != ',')
+    return FALSE;
+  c->p = cp_json_lex_skip_ws (c->p + 1, c->end);
+  *closed = FALSE;
+  return c->p < c->end;
+}
+
+static inline gboolean
+direct_skip (Cursor *c)
+{
+  c->p = cp_json_lex_skip_container (c->p + 1, c->end);
+  return c->p != NULL;
+}
+
+/* "grid" and "block": the first three numbers of the array. */
+static gboolean
+direct_dims (CpChromeReader *self,
+             Cursor         *c,
+             gint32         *arr)
+{
+  Event *e = &self->ev;
+  guint i = 0;
+  gboolean closed = FALSE;
+
+  c->p = cp_json_lex_skip_ws (c->p + 1, c->end);
+  if (c->p == c->end)
+    return FALSE;
+  if (*c->p == ']')
+    {
+      c->p++;
+      return TRUE;
+    }
+  while (!closed)
+    {
+      CpJsonToken t;
+
+      if (*c->p == '{' || *c->p == '[')
+        {
+          if (!direct_skip (c))
+            return FALSE;
+        }
+      else
+        {
+          if (!direct_scalar (c, &t))
+            return FALSE;
+          if (t.type == CP_JSON_NUMBER && i < 3)
+            {
+              gint64 v;
+
+              if (cp_json_parse_int64 (t.text, t.len, &v))
+                {
+                  arr[i] = (gint32) CLAMP (v, G_MININT32, G_MAXINT32);
+                  e->have |= HAVE_GPU;
+                }
+              i++;
+            }
+        }
+      if (!direct_next (c, ']', &closed))
+        return FALSE;
+    }
+  c->p++;
+  return TRUE;
+}
+
+static gboolean
+direct_args (CpChromeReader *self,
+             Cursor         *c)
+{
+  Event *e = &self->ev;
+  gboolean closed = FALSE;
+
+  c->p = cp_json_lex_skip_ws (c->p + 1, c->end);
+  if (c->p == c->end)
+    return FALSE;
+  if (*c->p == '}')
+    {
+      c->p++;
+      return TRUE;
+    }
+  while (!closed)
+    {
+      CpJsonToken t;
+
+      if (!direct_key (c, &t))
+        return FALSE;
+      self->arg_field = (t.flags & CP_JSON_ESCAPED) ? A_NONE : args_key (t.text, t.len);
+      if (e->ph == 'C' || e->ph == 0)
+        {
+          gsize n;
+          const char *k = cp_json_decode_string (t.text, t.len, t.flags, self->decode, &n);
+
+          g_string_truncate (self->key_buf, 0);
+          g_string_append_len (self->key_buf, k, n);
+        }
+      if (*c->p == '[' && (self->arg_field == A_GRID || self->arg_field == A_BLOCK))
+        {
+          if (!direct_dims (self, c, self->arg_field == A_GRID ? e->gpu.grid : e->gpu.block))
+            return FALSE;
+        }
+      else if (*c->p == '{' || *c->p == '[')
+        {
+          if (!direct_skip (c))
+            return FALSE;
+        }
+      else
+        {
+          if (!direct_scalar (c, &t))
+            return FALSE;
+          args_scalar (self, &t);
+        }
+      if (!direct_next (c, '}', &closed))
+        return FALSE;
+    }
+  c->p++;
+  return TRUE;
+}
+
+static gsize
+read_event (CpChromeReader *self,
+            const char     *text,
+            gsize           len,
+            guint64         offset)
+{
+  Event *e = &self->ev;
+  Cursor c = { (const guchar *) text, (const guchar *) text + len };
+  const guchar *args_from = NULL, *args_to = NULL;
+  gboolean closed = FALSE;
+
+  begin_event (self, offset, self->events_depth + 1);
+  c.p = cp_json_lex_skip_ws (c.p + 1, c.end);
+  if (c.p == c.end)
+    return 0;
+  if (*c.p == '}')
+    closed = TRUE;
+  while (!closed)
+    {
+      CpJsonToken t;
+
+      if (!direct_key (&c, &t))
+        return 0;
+      self->field = (t.flags & CP_JSON_ESCAPED) ? F_NONE : event_key (t.text, t.len);
+      e->have |= HAVE_ANY;
+      if (*c.p == '{')
+        {
+          if (self->field == F_ARGS)
+            {
+              if (args_from != NULL)
+                return 0;
+              args_from = c.p;
+              if (!direct_args (self, &c))
+                return 0;
+              args_to = c.p;
+            }
+          else if (self->field == F_ID2)
+            return 0;
+          else if (!direct_skip (&c))
+            return 0;
+        }
+      else if (*c.p == '[')
+        {
+          if (!direct_skip (&c))
+            return 0;
+        }
+      else
+        {
+          if (!direct_scalar (&c, &t))
+            return 0;
+          event_scalar (self, &t);
+        }
+      if (!direct_next (&c, '}', &closed))
+        return 0;
+    }
+
+  if (args_from != NULL)
+    keep_args (self, offset + (args_from - (const guchar *) text), offset + (args_to - (const guchar *) text),
+               (const char *) args_from, args_to - args_from);
+  self->in_event = FALSE;
+  commit_event (self);
+  self->last_event_end = offset + (c.p - (const guchar *) text) + 1;
+  return c.p - (const guchar *) text + 1;
+}
+
+static gsize
+direct_event (CpJsonTokenizer *tok,
+              const char      *text,
+              gsize            len,
+              guint64          offset,
+              gpointer         data)
+{
+  CpChromeReader *self = data;
+  gsize used = read_event (self, text, len, offset);
+
+  /* Given back: the tokens start the event again. */
+  if (used == 0)
+    self->in_event = FALSE;
+  return used;
+}
+
+static gboolean
+outer_token (CpChromeReader    *self,
+             const CpJsonToken *t)
+{
+  guint d = t->depth;
+
+  if (self->form == FORM_NONE)
+    {
+      if (t->type == CP_JSON_OBJECT_START)
+        self->form = FORM_OBJECT;
+      else if (t->type == CP_JSON_ARRAY_START)
+        {
+          self->form = FORM_ARRAY;
+          self->in_events = TRUE;
+          self->events_depth = 1;
+          cp_json_tokenizer_set_object_func (self->tok, 2, direct_event);
+        }
+      else
+        {
+          self->form = FORM_OTHER;
+          return FALSE;
+        }
+      return TRUE;
+    }
+
+  if (self->in_events)
+    {
+      if (d == self->events_depth + 1)
+        {
+          switch (t->type)
+            {
+            case CP_JSON_OBJECT_START:
+              begin_event (self, t->offset, t->depth);
+              return TRUE;
+            case CP_JSON_ARRAY_START:
+              if (self->non_objects++ == 0)
+                self->first_non_object = '[';
+              cp_json_tokenizer_skip (self->tok);
+              return TRUE;
+            case CP_JSON_ARRAY_END:
+            case CP_JSON_OBJECT_END:
+              return TRUE;
+            default:
+              if (self->non_objects++ == 0)
+                self->first_non_object = t->type == CP_JSON_STRING ? '"' : '0';
+              return TRUE;
+            }
+        }
+      if (d == self->events_depth && t->type >= CP_JSON_STRING)
+        {
+          /* A plain value among the events (its depth is the array's own,
+           * where containers count themselves one deeper). */
+          if (self->non_objects++ == 0)
+            self->first_non_object = t->type == CP_JSON_STRING ? '"' : '0';
+          return TRUE;
+        }
+      if (d == self->events_depth && t->type == CP_JSON_ARRAY_END)
+        {
+          self->in_events = FALSE;
+          cp_json_tokenizer_set_object_func (self->tok, 0, NULL);
+          if (self->form == FORM_ARRAY)
+            self->root_done = TRUE;
+        }
+      return TRUE;
+    }
+
+  if (self->form != FORM_OBJECT)
+    return TRUE;
+
+  if (d == 1)
+    {
+      switch (t->type)
+        {
+        case CP_JSON_KEY:
+          {
+            gsize n;
+            const char *k = cp_json_decode_string (t->text, t->len, t->flags, self->decode, &n);
+
+            g_string_truncate (self->top_key, 0);
+            g_string_append_len (self->top_key, k, n);
+            if (self->top_keys->len < 12)
+              g_ptr_array_add (self->top_keys, g_strndup (k, n));
+            return TRUE;
+          }
+        case CP_JSON_OBJECT_END:
+          self->root_done = TRUE;
+          return TRUE;
+        case CP_JSON_STRING:
+          {
+            g_autofree char *quoted = g_strdup_printf ("\"%.*s\"", (int) t->len, t->text);
+
+            top_value (self, quoted, strlen (quoted));
+            return TRUE;
+          }
+        case CP_JSON_NUMBER:
+          if (strcmp (self->top_key->str, "baseTimeNanoseconds") == 0)
+            {
+              gint64 v;
+
+              if (cp_json_parse_int64 (t->text, t->len, &v))
+                {
+                  self->base = v;
+                  self->has_base = TRUE;
+                }
+            }
+          top_value (self, t->text, t->len);
+          return TRUE;
+        default:
+          top_value (self, t->text, t->len);
+          return TRUE;
+        }
+    }
+
+  if (d == 2)
+    {
+      switch (t->type)
+        {
+        case CP_JSON_ARRAY_START:
+          if (strcmp (self->top_key->str, "traceEvents") == 0)
+            {
+              self->saw_trace_events = TRUE;
+              self->in_events = TRUE;
+              self->events_depth = 2;
+              cp_json_tokenizer_set_object_func (self->tok, 3, direct_event);
+              return TRUE;
+            }
+          G_GNUC_FALLTHROUGH;
+        case CP_JSON_OBJECT_START:
+          if (strcmp (self->top_key->str, "traceEvents") == 0)
+            warn_once (self, W_BAD_EVENTS, t->offset, _("“traceEvents” is not an array and was ignored"));
+          cp_json_tokenizer_capture_begin (self->tok, t->offset, CP_CHROME_MAX_METADATA);
+          self->metadata_capture = TRUE;
+          cp_json_tokenizer_skip (self->tok);
+          return TRUE;
+        case CP_JSON_ARRAY_END:
+        case CP_JSON_OBJECT_END:
+          if (self->metadata_capture)
+            {
+              gsize n;
+              const char *text = cp_json_tokenizer_capture_end (self->tok, t->offset + 1, &n);
+
+              self->metadata_capture = FALSE;
+              top_value (self, text, n);
+            }
+          return TRUE;
+        default:
+          return TRUE;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+on_token (CpJsonTokenizer   *tok,
+          const CpJsonToken *t,
+          gpointer           data)
+{
+  CpChromeReader *self = data;
+
+  if (G_UNLIKELY (t->flags & CP_JSON_REPAIRED))
+    warn_once (self, W_REPAIRED, t->offset,
+               _("Strings with unescaped quotes (written by old PyTorch versions) were read whole"));
+  if (G_LIKELY (self->in_event))
+    return event_token (self, t);
+  return outer_token (self, t);
+}
