@@ -1,0 +1,602 @@
+/* cp-painter-lanes.c: the lanes layer: slices, coverage, counters, group summaries
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <pango/pangocairo.h>
+#include <string.h>
+
+#include "cp-lod.h"
+#include "cp-painter.h"
+#include "cp-time-format.h"
+#include "cp-painter-private.h"
+
+static void
+batch_add (CpPainter *self,
+           guint32    rgba,
+           double     x,
+           double     y,
+           double     w,
+           double     h)
+{
+  gpointer idx = g_hash_table_lookup (self->batch_index, GUINT_TO_POINTER (rgba));
+  Batch *b;
+  Rect r = { (float) x, (float) y, (float) w, (float) h };
+
+  if (idx == NULL)
+    {
+      Batch nb = { rgba, g_array_new (FALSE, FALSE, sizeof (Rect)) };
+
+      g_array_append_val (self->batches, nb);
+      idx = GUINT_TO_POINTER (self->batches->len);
+      g_hash_table_insert (self->batch_index, GUINT_TO_POINTER (rgba), idx);
+    }
+  b = &g_array_index (self->batches, Batch, GPOINTER_TO_UINT (idx) - 1);
+  g_array_append_val (b->rects, r);
+}
+
+static guint8
+name_color_index (CpPainter *self,
+                  CpStr      name)
+{
+  if (name >= self->n_name_color)
+    return (guint8) cp_palette_name_index (cp_trace_get_string (self->trace, name));
+  if (self->name_color[name] == 0)
+    self->name_color[name] = 1 + (guint8) cp_palette_name_index (cp_trace_get_string (self->trace, name));
+  return self->name_color[name] - 1;
+}
+
+static guint32
+slice_color (CpPainter *self,
+             CpLane    *lane,
+             CpStr      name)
+{
+  if (cp_lane_get_kind (lane) == CP_LANE_TRANSFER &&
+      cp_lane_get_transfer_kind (lane) != CP_TRANSFER_NONE)
+    return cp_palette_transfer_color (self->theme, cp_lane_get_transfer_kind (lane));
+  return cp_palette_indexed_color (self->theme, name_color_index (self, name));
+}
+
+static guint32
+density_color (CpPainter *self,
+               CpLane    *lane)
+{
+  CpLaneKind kind = cp_lane_get_kind (lane);
+
+  if (kind == CP_LANE_TRANSFER && cp_lane_get_transfer_kind (lane) != CP_TRANSFER_NONE)
+    return cp_palette_transfer_color (self->theme, cp_lane_get_transfer_kind (lane));
+  return self->colors->density[MIN (kind, CP_LANE_N_KINDS - 1)];
+}
+
+/* Coverage goes into a one-pixel-high strip per row, composited once and
+ * stretched to the row's height: one composite per row however many columns
+ * are dense. */
+static void
+dense_flush (CpPainter *self,
+             DenseRun  *run)
+{
+  cairo_t *cr = self->cr;
+  cairo_surface_t *strip;
+  guchar *data;
+  double y0 = floor (run->y + 0.5);
+  int h = (int) floor (run->y + run->h + 0.5) - (int) y0;
+  int w = run->end - run->start;
+  gboolean reuse;
+
+  if (w <= 0 || h <= 0)
+    {
+      run->start = run->end = 0;
+      return;
+    }
+
+  /* The row of pixels, repeated down the row's height, composited with no
+   * transform: the fastest path of every cairo backend. An image target
+   * composites at once, so one scratch surface serves every row; recording,
+   * PDF and SVG targets keep the surface, so they get a new one each time. */
+  reuse = cairo_surface_get_type (cairo_get_target (cr)) == CAIRO_SURFACE_TYPE_IMAGE;
+  if (reuse)
+    {
+      if (self->strip_surface == NULL ||
+          cairo_image_surface_get_width (self->strip_surface) < w ||
+          cairo_image_surface_get_height (self->strip_surface) < h)
+        {
+          g_clear_pointer (&self->strip_surface, cairo_surface_destroy);
+          self->strip_surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, MAX (w, self->ncols), MAX (h, 64));
+        }
+      strip = cairo_surface_reference (self->strip_surface);
+    }
+  else
+    strip = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
+  cairo_surface_flush (strip);
+  data = cairo_image_surface_get_data (strip);
+  if (data != NULL)
+    {
+      int stride = cairo_image_surface_get_stride (strip);
+
+      for (int r = 0; r < h; r++)
+        memcpy (data + (gsize) r * stride, self->strip + run->start, sizeof (guint32) * w);
+      cairo_surface_mark_dirty (strip);
+      cairo_set_source_surface (cr, strip, self->gx + run->start, y0);
+      cairo_rectangle (cr, self->gx + run->start, y0, w, h);
+      cairo_fill (cr);
+      /* Let go of the surface before it is written again. */
+      cairo_set_source_rgba (cr, 0, 0, 0, 0);
+      self->stats.rects++;
+    }
+  cairo_surface_destroy (strip);
+  memset (self->strip + run->start, 0, sizeof (guint32) * w);
+  run->start = run->end = 0;
+}
+
+static void
+dense_add (CpPainter *self,
+           DenseRun  *run,
+           gint       c,
+           double     fraction)
+{
+  double a = MIN_DENSITY + (1.0 - MIN_DENSITY) * CLAMP (fraction, 0, 1);
+  guint32 rgb = run->rgb;
+
+  self->stats.columns++;
+  /* Premultiplied ARGB, native endian: what cairo's image surfaces hold. */
+  self->strip[c] = ((guint32) lround (a * 255) << 24) |
+                   ((guint32) lround (((rgb >> 24) & 0xff) * a) << 16) |
+                   ((guint32) lround (((rgb >> 16) & 0xff) * a) << 8) |
+                   (guint32) lround (((rgb >> 8) & 0xff) * a);
+  if (run->end <= run->start)
+    {
+      run->start = c;
+      run->end = c + 1;
+    }
+  else
+    {
+      run->start = MIN (run->start, c);
+      run->end = MAX (run->end, c + 1);
+    }
+}
+
+/* The first position >= from whose slice ends after t (or is an instant at
+ * t or later): galloping, since the answer is usually close to from. */
+static guint
+gallop (const CpSlices *s,
+        const CpLodRow *r,
+        guint           from,
+        gint64          t)
+{
+  guint lo = from, hi, step = 1;
+
+#define ENDS_BEFORE(k) \
+  (cp_lod_row_end (r, k) < t || (cp_lod_row_end (r, k) == t && cp_slices_get_start (s, r->idx[k]) < t))
+
+  if (lo >= r->n || !ENDS_BEFORE (lo))
+    return lo;
+  /* ENDS_BEFORE (lo) holds: find hi where it fails. */
+  hi = lo + 1;
+  while (hi < r->n && ENDS_BEFORE (hi))
+    {
+      lo = hi;
+      step *= 2;
+      hi = lo + step;
+    }
+  hi = MIN (hi, r->n);
+  lo++;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (ENDS_BEFORE (mid))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+#undef ENDS_BEFORE
+  return lo;
+}
+
+static gint64
+covered_before (const CpSlices *s,
+                const CpLodRow *r,
+                guint           j,
+                gint64          t)
+{
+  gint64 c = cp_lod_row_busy (r, j);
+
+  if (j < r->n)
+    {
+      guint32 i = r->idx[j];
+
+      if (t > cp_slices_get_start (s, i))
+        c += MIN (t - cp_slices_get_start (s, i), cp_slices_get_dur (s, i));
+    }
+  return c;
+}
+
+/* Lanes */
+
+static void
+paint_row (CpPainter *self,
+           guint      lane_index,
+           CpLane    *lane,
+           guint      row,
+           double     y,
+           double     h)
+{
+  const CpLodRow *r = cp_lod_get_row (self->lod, lane_index, row);
+  const CpSlices *s = cp_lane_get_slices (lane);
+  DenseRun run = { 0, 0, y, h, density_color (self, lane) };
+  gint next_col = 0;
+  guint k;
+  double label_min = self->font_px * 2.5;
+  gboolean transfer = cp_lane_get_kind (lane) == CP_LANE_TRANSFER;
+
+  if (r == NULL || r->n == 0)
+    return;
+
+  k = cp_lod_row_first_ending_after (self->lod, lane_index, row, self->t0);
+  while (k < r->n)
+    {
+      guint32 i = r->idx[k];
+      gint64 st = cp_slices_get_start (s, i);
+      gint64 en = st + cp_slices_get_dur (s, i);
+      double x0, x1;
+      gint c;
+      gint64 cb0, cb1, cov0, cov1;
+      guint j0, j1;
+
+      if (st >= self->t1)
+        break;
+      x0 = (double) (st - self->t0) * self->px_per_ns;
+      x1 = (double) (en - self->t0) * self->px_per_ns;
+
+      if (x1 - x0 >= 1.0)
+        {
+          /* Wide enough to draw on its own. */
+          double a = floor (x0 + 0.5), b = floor (x1 + 0.5);
+          guint32 fill = slice_color (self, lane, cp_slices_get_name (s, i));
+
+          a = MAX (a, -2);
+          b = MIN (b, self->area_w + 2);
+          if (b - a < 1)
+            b = a + 1;
+          /* A one-pixel gap tells neighbours apart. */
+          if (b - a >= 4)
+            b -= 1;
+          batch_add (self, fill, self->gx + a, y, b - a, h);
+          if (transfer && (s->flags[i] & CP_SLICE_PAGEABLE) && b - a >= 3)
+            {
+              Rect hr = { (float) (self->gx + a), (float) y, (float) (b - a), (float) h };
+
+              g_array_append_val (self->hatch, hr);
+            }
+          {
+            double va = MAX (a, 0), vb = MIN (b, self->area_w);
+
+            if (vb - va >= label_min)
+              {
+                TextJob t = { (float) (self->gx + va + 3), (float) y, (float) (vb - va - 5), (float) h,
+                              cp_trace_get_string (self->trace, cp_slices_get_name (s, i)),
+                              cp_palette_text_on (fill) };
+
+                g_array_append_val (self->texts, t);
+              }
+          }
+          self->stats.slices++;
+          k++;
+          continue;
+        }
+
+      /* Narrower than a pixel: draw the coverage of its column, then jump
+       * to the first slice that reaches past that column. */
+      c = (gint) floor (x0);
+      c = MAX (c, next_col);
+      c = MAX (c, 0);
+      if (c >= self->ncols)
+        break;
+      cb0 = col_time (self, c);
+      cb1 = col_time (self, c + 1);
+      j0 = gallop (s, r, k, cb0);
+      cov0 = covered_before (s, r, j0, cb0);
+      j1 = gallop (s, r, j0, cb1);
+      cov1 = covered_before (s, r, j1, cb1);
+      if (j0 < r->n && cp_slices_get_start (s, r->idx[j0]) < MAX (cb1, cb0 + 1))
+        dense_add (self, &run, c, cb1 > cb0 ? (double) (cov1 - cov0) / (double) (cb1 - cb0) : 1.0);
+      next_col = c + 1;
+      k = MAX (j1, j0);
+    }
+  dense_flush (self, &run);
+}
+
+static void
+paint_counter (CpPainter *self,
+               guint      lane_index,
+               CpLane    *lane,
+               double     y,
+               double     h)
+{
+  const gint64 *ts;
+  const double *values;
+  guint n = cp_lane_get_counter (lane, &ts, &values);
+  double vmin, vmax, lo, hi, bottom = floor (y + h - 2), span_px = h - 6;
+  guint a, last;
+  double carry;
+  gint run_start = -1;
+  double run_top = 0, prev_top = -1;
+
+  if (n == 0 || !cp_lod_counter_range (self->lod, lane_index, &vmin, &vmax))
+    return;
+  lo = MIN (0, vmin);
+  hi = vmax > lo ? vmax : lo + 1;
+
+  /* The sample in effect at t0 and the end of those in view. */
+  {
+    guint l = 0, r = n;
+
+    while (l < r)
+      {
+        guint mid = l + (r - l) / 2;
+
+        if (ts[mid] <= self->t0)
+          l = mid + 1;
+        else
+          r = mid;
+      }
+    a = l;
+    carry = l > 0 ? values[l - 1] : NAN;
+    r = n;
+    while (l < r)
+      {
+        guint mid = l + (r - l) / 2;
+
+        if (ts[mid] < self->t1)
+          l = mid + 1;
+        else
+          r = mid;
+      }
+    last = l;
+  }
+
+  /* Each pixel column shows the largest value it holds (the value in
+   * effect when it starts, and every sample inside), as a step chart made of
+   * pixel-aligned rectangles merged where neighbours agree. */
+  for (gint c = 0; c <= self->ncols; c++)
+    {
+      double top = -1;
+
+      if (c < self->ncols)
+        {
+          gint64 cb1 = col_time (self, c + 1);
+          guint b = a;
+          double m = carry;
+
+          while (b < last && ts[b] < cb1 && b - a < 16)
+            b++;
+          if (b < last && ts[b] < cb1)
+            {
+              guint l = b, r = last;
+
+              while (l < r)
+                {
+                  guint mid = l + (r - l) / 2;
+
+                  if (ts[mid] < cb1)
+                    l = mid + 1;
+                  else
+                    r = mid;
+                }
+              b = l;
+            }
+          if (b > a)
+            {
+              double cm = cp_lod_counter_max (self->lod, lane_index, a, b);
+
+              if (!isnan (cm))
+                m = isnan (m) ? cm : MAX (m, cm);
+              carry = values[b - 1];
+            }
+          a = b;
+          if (!isnan (m))
+            top = floor (bottom - (m - lo) / (hi - lo) * span_px + 0.5);
+        }
+
+      if (run_start >= 0 && top != run_top)
+        {
+          /* Close the run [run_start, c). */
+          batch_add (self, self->colors->counter_fill, self->gx + run_start, run_top,
+                     c - run_start, bottom - run_top);
+          batch_add (self, self->colors->counter, self->gx + run_start, run_top, c - run_start, 1);
+          run_start = -1;
+        }
+      if (top >= 0 && prev_top >= 0 && top != prev_top)
+        {
+          /* The step between two columns. */
+          double y0 = MIN (top, prev_top), y1 = MAX (top, prev_top);
+
+          batch_add (self, self->colors->counter, self->gx + c, y0, 1, y1 - y0 + 1);
+        }
+      if (top >= 0 && run_start < 0)
+        {
+          run_start = c;
+          run_top = top;
+        }
+      prev_top = top;
+    }
+}
+
+static void
+paint_lane (CpPainter          *self,
+            const CpLayoutItem *item,
+            double              y)
+{
+  CpLane *lane = cp_trace_get_lane (self->trace, item->lane);
+  const CpLayoutMetrics *m = self->m;
+  double row_h = m->row_height;
+
+  if (cp_lane_get_kind (lane) == CP_LANE_COUNTER)
+    {
+      paint_counter (self, item->lane, lane, y, item->height);
+      return;
+    }
+  for (guint r = 0; r < item->n_rows; r++)
+    {
+      double ry = y + m->lane_padding + r * row_h;
+
+      if (ry + row_h < self->lanes_top || ry > self->height)
+        continue;
+      paint_row (self, item->lane, lane, r, ry, row_h - 1);
+    }
+}
+
+/* A collapsed group: the busiest lane's coverage in each column. */
+static void
+paint_group_summary (CpPainter          *self,
+                     const CpLayoutItem *item,
+                     double              y)
+{
+  guint n_lanes = cp_trace_get_n_lanes (self->trace);
+  DenseRun run = { 0, 0, y + 4, item->height - 8,
+                   self->colors->density[item->is_device ? CP_LANE_KERNEL : CP_LANE_HOST_THREAD] };
+
+  if ((guint) self->ncols > self->n_column_max)
+    {
+      g_free (self->column_max);
+      self->n_column_max = self->ncols;
+      self->column_max = g_new (float, self->n_column_max);
+    }
+  for (gint c = 0; c < self->ncols; c++)
+    self->column_max[c] = -1;
+
+  for (guint l = 0; l < n_lanes; l++)
+    {
+      CpLane *lane = cp_trace_get_lane (self->trace, l);
+      const CpLodRow *r;
+      const CpSlices *s;
+      gint next_col = 0;
+      guint k;
+
+      if (cp_lane_get_process (lane) != item->process ||
+          cp_view_state_get_lane_hidden (self->view, l) ||
+          cp_lane_get_kind (lane) == CP_LANE_COUNTER)
+        continue;
+      r = cp_lod_get_row (self->lod, l, 0);
+      if (r == NULL)
+        continue;
+      s = cp_lane_get_slices (lane);
+      k = cp_lod_row_first_ending_after (self->lod, l, 0, self->t0);
+      while (k < r->n)
+        {
+          gint64 st = cp_slices_get_start (s, r->idx[k]);
+          gint c;
+          gint64 cb0, cb1;
+          guint j0, j1;
+          float f;
+
+          if (st >= self->t1)
+            break;
+          c = MAX (MAX ((gint) floor ((double) (st - self->t0) * self->px_per_ns), next_col), 0);
+          if (c >= self->ncols)
+            break;
+          cb0 = col_time (self, c);
+          cb1 = col_time (self, c + 1);
+          j0 = gallop (s, r, k, cb0);
+          j1 = gallop (s, r, j0, cb1);
+          if (j0 < r->n && cp_slices_get_start (s, r->idx[j0]) < MAX (cb1, cb0 + 1))
+            {
+              f = cb1 > cb0 ? (float) (covered_before (s, r, j1, cb1) - covered_before (s, r, j0, cb0)) /
+                              (float) (cb1 - cb0) : 1.0f;
+              self->column_max[c] = MAX (self->column_max[c], f);
+            }
+          next_col = c + 1;
+          k = MAX (j0, j1);
+        }
+    }
+  for (gint c = 0; c < self->ncols; c++)
+    {
+      if (self->column_max[c] >= 0)
+        dense_add (self, &run, c, self->column_max[c]);
+    }
+  dense_flush (self, &run);
+}
+
+/* The visible items of one area: pinned (never scrolled) or scrolled. */
+void
+for_each_visible (CpPainter *self,
+                  gboolean   pinned,
+                  ItemFunc   func)
+{
+  guint n = cp_timeline_layout_get_n_items (self->tl);
+
+  for (guint i = 0; i < n; i++)
+    {
+      const CpLayoutItem *item = cp_timeline_layout_get_item (self->tl, i);
+      double y, h;
+
+      if (!!item->pinned != !!pinned)
+        continue;
+      if (!cp_timeline_layout_item_rect (self->tl, i, self->offset, self->height, &y, &h))
+        {
+          /* Items are sorted by y: once one is below the view, stop. */
+          if (y >= self->height)
+            break;
+          continue;
+        }
+      func (self, i, item, y);
+    }
+}
+
+void
+item_background (CpPainter          *self,
+                 guint               index,
+                 const CpLayoutItem *item,
+                 double              y)
+{
+  cairo_t *cr = self->cr;
+
+  if (item->kind == CP_LAYOUT_GROUP)
+    {
+      set_rgba (cr, self->colors->header);
+      cairo_rectangle (cr, self->gx, y, self->area_w, item->height);
+      cairo_fill (cr);
+    }
+  set_rgba (cr, self->colors->separator);
+  cairo_rectangle (cr, 0, floor (y + item->height) - 1, self->width, 1);
+  cairo_fill (cr);
+}
+
+void
+item_content (CpPainter          *self,
+              guint               index,
+              const CpLayoutItem *item,
+              double              y)
+{
+  if (item->kind == CP_LAYOUT_GROUP)
+    {
+      if (item->collapsed)
+        paint_group_summary (self, item, y);
+    }
+  else
+    paint_lane (self, item, y);
+}
+
+void
+paint_grid (CpPainter *self,
+            gint64     step)
+{
+  cairo_t *cr = self->cr;
+  gint64 first = (self->t0 / step) * step;
+
+  set_rgba (cr, self->colors->grid);
+  for (gint64 t = first; t <= self->t1; t += step)
+    {
+      double x = floor (time_x (self, t));
+
+      if (x < self->gx)
+        continue;
+      cairo_rectangle (cr, x, self->lanes_top, 1, self->height - self->lanes_top);
+    }
+  cairo_fill (cr);
+}

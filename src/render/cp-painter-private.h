@@ -1,0 +1,194 @@
+/* cp-painter-private.h: what the painter and its layers share
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <pango/pangocairo.h>
+#include <string.h>
+
+#include "cp-lod.h"
+#include "cp-painter.h"
+#include "cp-time-format.h"
+
+G_BEGIN_DECLS
+
+/* Coverage is drawn as opacity from MIN_DENSITY (any slice at all: a lone
+ * sliver is never lost) to 1 (the column is covered). */
+#define MIN_DENSITY      0.45
+/* Flows drawn at most per frame when all flows in view are shown. */
+#define MAX_FLOWS        3000
+
+typedef struct
+{
+  float x, y, w, h;
+} Rect;
+
+typedef struct
+{
+  guint32  rgba;
+  GArray  *rects;
+} Batch;
+
+typedef struct
+{
+  float       x, y, w, h;
+  const char *text;
+  guint32     rgba;
+} TextJob;
+
+typedef struct
+{
+  gint    start;  /* first column written */
+  gint    end;    /* one past the last */
+  double  y, h;
+  guint32 rgb;
+} DenseRun;
+
+struct _CpPainter
+{
+  CpTheme                 theme;
+  const CpPaletteColors  *colors;
+  PangoFontDescription   *font;
+  PangoFontDescription   *bold_font;
+  double                  font_px;
+  CpLayoutMetrics         metrics;
+
+  PangoContext           *context;
+  PangoLayout            *layout;
+  GThread                *context_thread;
+  double                  text_height;
+
+  GArray                 *batches;        /* of Batch */
+  GHashTable             *batch_index;    /* rgba -> index + 1 */
+  GArray                 *texts;          /* of TextJob */
+  GArray                 *hatch;          /* of Rect */
+  cairo_pattern_t        *hatch_pattern;
+  CpTheme                 hatch_theme;
+
+  GWeakRef                color_trace;
+  guint8                 *name_color;     /* per CpStr: palette index + 1 */
+  guint                   n_name_color;
+
+  float                  *column_max;     /* scratch for group summaries */
+  guint                   n_column_max;
+  guint32                *strip;          /* one row of coverage pixels */
+  guint                   n_strip;
+  cairo_surface_t        *strip_surface;  /* scratch for image targets */
+
+  CpPaintStats            stats;
+
+  /* Set for one draw. */
+  cairo_t                *cr;
+  CpViewState            *view;
+  CpTrace                *trace;
+  CpLod                  *lod;
+  CpTimelineLayout       *tl;
+  const CpLayoutMetrics  *m;              /* the layout's */
+  double                  width;
+  double                  height;
+  double                  gx;             /* left of the time area */
+  double                  area_w;
+  gint64                  t0;
+  gint64                  t1;
+  double                  px_per_ns;
+  double                  ns_per_px;
+  gint                    ncols;
+  double                  offset;
+  double                  lanes_top;      /* below the ruler */
+  double                  scroll_top;     /* below the pinned lanes */
+};
+
+typedef void (*ItemFunc) (CpPainter          *self,
+                          guint               index,
+                          const CpLayoutItem *item,
+                          double              y);
+
+/* cp-painter.c */
+double paint_text (CpPainter                  *self,
+                   const char                 *text,
+                   const PangoFontDescription *font,
+                   double                      x,
+                   double                      y,
+                   double                      max_w,
+                   double                      h,
+                   guint32                     rgba);
+double paint_text_width (CpPainter  *self,
+                         const char *text);
+
+/* cp-painter-lanes.c */
+void for_each_visible (CpPainter *self,
+                       gboolean   pinned,
+                       ItemFunc   func);
+void item_background (CpPainter          *self,
+                      guint               index,
+                      const CpLayoutItem *item,
+                      double              y);
+void item_content (CpPainter          *self,
+                   guint               index,
+                   const CpLayoutItem *item,
+                   double              y);
+void paint_grid (CpPainter *self,
+                 gint64     step);
+
+/* cp-painter-overlays.c */
+gboolean slice_rect (CpPainter  *self,
+                     CpSliceRef  ref,
+                     double     *x,
+                     double     *y,
+                     double     *w,
+                     double     *h,
+                     gboolean   *pinned);
+void outline_rect (CpPainter *self,
+                   double     x,
+                   double     y,
+                   double     w,
+                   double     h,
+                   double     line,
+                   guint32    rgba);
+void paint_selection (CpPainter *self,
+                      gboolean   pinned_area);
+void paint_highlights (CpPainter *self,
+                       gboolean   pinned_area);
+void paint_search (CpPainter *self,
+                   gboolean   pinned_area);
+void paint_marks (CpPainter *self,
+                  gboolean   pinned_area);
+void paint_time_selection (CpPainter *self,
+                           gboolean   pinned_area);
+
+/* cp-painter-flows.c */
+void paint_flows (CpPainter *self);
+
+/* cp-painter-ruler.c */
+void paint_gutter (CpPainter *self);
+gint64 pick_ruler_step (CpPainter *self);
+void paint_ruler (CpPainter *self,
+                  gint64     step);
+
+static inline void
+set_rgba (cairo_t *cr,
+          guint32  c)
+{
+  cairo_set_source_rgba (cr, cp_rgba_r (c), cp_rgba_g (c), cp_rgba_b (c), cp_rgba_a (c));
+}
+
+static inline double
+time_x (CpPainter *self,
+        gint64     t)
+{
+  return self->gx + (double) (t - self->t0) * self->px_per_ns;
+}
+
+static inline gint64
+col_time (CpPainter *self,
+          gint       c)
+{
+  return self->t0 + (gint64) floor ((double) c * self->ns_per_px);
+}
+
+G_END_DECLS
