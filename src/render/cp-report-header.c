@@ -1,0 +1,132 @@
+/* cp-report-header.c: the report's header: title, capture, verdict
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <glib/gi18n.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pango/pangocairo.h>
+#include <string.h>
+
+#include "cp-painter.h"
+#include "cp-report.h"
+#include "cp-time-format.h"
+#include "cp-report-private.h"
+
+/* Header ------------------------------------------------------------------------ */
+
+static CpFinding *
+worst_finding (Ctx *ctx)
+{
+  for (guint i = 0; i < ctx->findings->len; i++)
+    {
+      CpFinding *f = g_ptr_array_index (ctx->findings, i);
+
+      if (cp_finding_get_severity (f) > CP_SEVERITY_INFO)
+        return f;
+    }
+  return NULL;
+}
+
+double
+section_header (Ctx    *ctx,
+                double  y)
+{
+  CpReport *self = ctx->self;
+  CpTrace *trace = self->trace;
+  const CpLoadReport *lr = cp_trace_get_load_report (trace);
+  g_autofree char *generated = format_date (self->options.generated, FALSE);
+  g_autofree char *gen_line = g_strdup_printf (_("Generated %s"), generated);
+  g_autoptr(GPtrArray) meta = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GString) devices = g_string_new (NULL);
+  g_autofree char *meta_line = NULL;
+  const char *title = self->title;
+  double gw;
+  guint n_steps = 0;
+  CpFinding *worst;
+
+  gw = text_width (ctx, gen_line, ctx->f_small);
+  text (ctx, _("CHOKEPOINT REPORT"), ctx->f_small_bold, ctx->x0, y, -1, ctx->c->accent);
+  text (ctx, gen_line, ctx->f_small, ctx->x0 + ctx->inner - gw, y, -1, ctx->c->dim);
+  y += 22;
+
+  if (title == NULL)
+    title = cp_trace_get_title (trace);
+  y += text_full (ctx, title ? title : _("Capture"), FALSE, ctx->f_title, ctx->x0, y, ctx->inner,
+                  ctx->c->text, PANGO_ALIGN_LEFT, 2, NULL) + 6;
+
+  /* Format, devices, date, span, steps. */
+  if (lr != NULL && lr->format != NULL)
+    g_ptr_array_add (meta, g_strdup (lr->format));
+  for (guint i = 0; i < cp_trace_get_n_devices (trace); i++)
+    {
+      const CpDevice *d = cp_trace_get_device (trace, i);
+      const char *name = cp_trace_get_string (trace, d->name);
+      guint same = 1;
+      gboolean seen = FALSE;
+
+      for (guint k = 0; k < i && !seen; k++)
+        seen = g_strcmp0 (cp_trace_get_string (trace, cp_trace_get_device (trace, k)->name), name) == 0;
+      if (seen)
+        continue;
+      for (guint k = i + 1; k < cp_trace_get_n_devices (trace); k++)
+        same += g_strcmp0 (cp_trace_get_string (trace, cp_trace_get_device (trace, k)->name), name) == 0;
+      if (devices->len)
+        g_string_append (devices, ", ");
+      if (same > 1)
+        g_string_append_printf (devices, "%u× ", same);
+      g_string_append (devices, name && *name ? name : _("unnamed device"));
+    }
+  if (devices->len)
+    g_ptr_array_add (meta, g_strdup (devices->str));
+  else
+    g_ptr_array_add (meta, g_strdup (_("no device described")));
+  if (cp_trace_get_origin_is_epoch (trace))
+    {
+      g_autofree char *when = format_date (cp_trace_get_origin_abs (trace) / CP_NS_PER_S, TRUE);
+
+      g_ptr_array_add (meta, g_strdup_printf (_("captured %s"), when));
+    }
+  {
+    g_autofree char *span = cp_time_format_duration (cp_trace_get_duration (trace));
+
+    g_ptr_array_add (meta, g_strdup_printf (_("span %s"), span));
+  }
+  cp_analysis_get_steps (ctx->analysis, &n_steps);
+  if (cp_analysis_get_step_source (ctx->analysis) == CP_STEPS_NONE)
+    g_ptr_array_add (meta, g_strdup (_("no steps marked")));
+  else
+    g_ptr_array_add (meta, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u step", "%u steps", n_steps),
+                                            n_steps));
+  g_ptr_array_add (meta, NULL);
+  meta_line = g_strjoinv ("  ·  ", (char **) meta->pdata);
+  y += text (ctx, meta_line, ctx->f_body, ctx->x0, y, ctx->inner, ctx->c->dim) + 16;
+
+  /* The verdict: the worst finding, or that there is none. */
+  worst = worst_finding (ctx);
+  if (worst != NULL)
+    {
+      CpSeverity sev = cp_finding_get_severity (worst);
+      double pw = pill (ctx, cp_severity_get_label (sev), ctx->x0, y + 3,
+                        cp_report_severity_color (sev, ctx->theme));
+      const char *verdict = cp_analysis_get_verdict (ctx->analysis)->text;
+
+      /* The answer first: the verdict, as plain text. */
+      y += MAX (26, text_full (ctx, verdict, FALSE, ctx->f_h2, ctx->x0 + pw + 10, y,
+                               ctx->inner - pw - 10, ctx->c->text, PANGO_ALIGN_LEFT, 4, NULL)) + 18;
+    }
+  else
+    {
+      double pw = pill (ctx, _("Healthy"), ctx->x0, y + 3, ctx->c->ok);
+
+      y += MAX (26, text (ctx, cp_analysis_get_verdict (ctx->analysis)->text,
+                          ctx->f_h2, ctx->x0 + pw + 10, y, ctx->inner - pw - 10, ctx->c->text)) + 18;
+    }
+  return y;
+}
