@@ -30,7 +30,7 @@
 /* A string, key or number longer than this many bytes is refused. */
 #define CP_JSON_MAX_STRING           (64u * 1024u * 1024u)
 
-/* --- Chrome trace (cp-chrome-reader.c) --------------------------------- */
+/* --- Chrome trace (cp-chrome-*.c) -------------------------------------- */
 
 /* Top-level values other than the events are kept as metadata up to this
  * size each; larger ones are dropped with a warning. */
@@ -59,7 +59,7 @@
 /* Nested readers made with cp_pb_reader_init_sub() refuse to go deeper. */
 #define CP_PB_MAX_DEPTH              32
 
-/* --- XPlane (cp-xplane-reader.c) --------------------------------------- */
+/* --- XPlane (cp-xplane-*.c) -------------------------------------------- */
 
 /* Lines with events beyond this many lanes per plane are skipped, with a
  * warning (a plane with a million threads is damage or abuse, not
