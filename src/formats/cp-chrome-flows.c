@@ -7,9 +7,6 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <inttypes.h>
-#include <math.h>
-#include <json-glib/json-glib.h>
 #include <string.h>
 
 #include "cp-chrome-reader.h"

@@ -6,12 +6,6 @@
 
 #pragma once
 
-#include <glib/gi18n.h>
-#include <inttypes.h>
-#include <math.h>
-#include <json-glib/json-glib.h>
-#include <string.h>
-
 #include "cp-chrome-reader.h"
 #include "cp-json-lex.h"
 #include "cp-json-tokenizer.h"

@@ -6,26 +6,16 @@
 
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <glib/gi18n.h>
-#include <glib/gstdio.h>
 #include <inttypes.h>
-#include <json-glib/json-glib.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
-#ifdef G_OS_UNIX
-# include <sys/mman.h>
-# include <unistd.h>
-#endif
 
 #include "cp-protobuf.h"
 #include "cp-xplane-private.h"
 
 /* ------------------------------------------------------------------------ */
 /* Lines and events                                                          */
-
 
 static guint line_lane_locked (Ctx   *ctx,
                                Plane *plane,
@@ -1032,7 +1022,6 @@ read_event (Ctx          *ctx,
   if (HAS (&ev.es, SK_GROUP_ID))
     event_add_group (&ev);
 }
-
 
 LineClass
 classify_line (Plane *plane,

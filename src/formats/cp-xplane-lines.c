@@ -6,19 +6,10 @@
 
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <glib/gi18n.h>
-#include <glib/gstdio.h>
 #include <inttypes.h>
 #include <json-glib/json-glib.h>
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
-#ifdef G_OS_UNIX
-# include <sys/mman.h>
-# include <unistd.h>
-#endif
 
 #include "cp-protobuf.h"
 #include "cp-xplane-private.h"

@@ -6,9 +6,8 @@
 
 #pragma once
 
-#include "config.h"
-
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 #include "cp-protobuf.h"
 #include "cp-xplane-reader.h"

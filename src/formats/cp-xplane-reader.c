@@ -12,8 +12,6 @@
 #include <glib/gstdio.h>
 #include <inttypes.h>
 #include <json-glib/json-glib.h>
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 #ifdef G_OS_UNIX
 # include <sys/mman.h>

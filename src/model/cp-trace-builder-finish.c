@@ -8,8 +8,6 @@
 
 #include <glib/gi18n.h>
 #include <inttypes.h>
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cp-lane-private.h"

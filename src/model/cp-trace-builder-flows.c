@@ -6,10 +6,6 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
-#include <inttypes.h>
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cp-lane-private.h"

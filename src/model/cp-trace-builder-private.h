@@ -6,12 +6,6 @@
 
 #pragma once
 
-#include <glib/gi18n.h>
-#include <inttypes.h>
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "cp-lane-private.h"
 #include "cp-trace-builder.h"
 #include "cp-trace-private.h"

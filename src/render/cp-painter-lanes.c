@@ -6,9 +6,7 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
 #include <math.h>
-#include <pango/pangocairo.h>
 #include <string.h>
 
 #include "cp-lod.h"

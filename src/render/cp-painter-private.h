@@ -6,10 +6,8 @@
 
 #pragma once
 
-#include <glib/gi18n.h>
 #include <math.h>
 #include <pango/pangocairo.h>
-#include <string.h>
 
 #include "cp-lod.h"
 #include "cp-painter.h"

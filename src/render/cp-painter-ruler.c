@@ -8,8 +8,6 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
-#include <pango/pangocairo.h>
-#include <string.h>
 
 #include "cp-lod.h"
 #include "cp-painter.h"
@@ -317,7 +315,6 @@ paint_ruler (CpPainter *self,
       paint_text (self, label, self->font, floor (time_x (self, t)) + 4, 0, -1, rh * 0.6,
                   self->colors->dim_text);
     }
-
 
   /* The duration of the selected range, over the ticks. */
   if (cp_view_state_get_time_selection (self->view, &a, &b) && b >= self->t0 && a <= self->t1)

@@ -6,13 +6,8 @@
 
 #include "config.h"
 
-#include <cairo-pdf.h>
-#include <cairo-svg.h>
 #include <glib/gi18n.h>
-#include <inttypes.h>
-#include <math.h>
 #include <pango/pangocairo.h>
-#include <string.h>
 
 #include "cp-painter.h"
 #include "cp-report.h"

@@ -9,7 +9,6 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <glib/gi18n.h>
-#include <inttypes.h>
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <string.h>
