@@ -507,15 +507,8 @@ gboolean parse_xstat_span (Space      *space,
                            XStatVal   *sv);
 gboolean stat_as_int (const XStatVal *sv,
                       gint64         *out);
-gboolean stat_as_double (const XStatVal *sv,
-                         double         *out);
 StatMeta *plane_stat (Plane  *plane,
                       gint64  id);
-gboolean stat_string (Plane           *plane,
-                      const XStatVal  *sv,
-                      const guint8   **s,
-                      gsize           *len,
-                      StatMeta       **ref);
 void link_point (Ctx        *ctx,
                  LinkLane  **cache,
                  guint      *cache_lane,
@@ -556,15 +549,6 @@ CpTransferKind transfer_from_name (const guint8 *name,
                                    gsize         len);
 
 /* cp-xplane-reader.c */
-gboolean bytes_equal (const guint8 *data,
-                      gsize         len,
-                      const char   *str);
-gboolean bytes_has_prefix (const guint8 *data,
-                           gsize         len,
-                           const char   *prefix);
-gboolean bytes_contains (const guint8 *data,
-                         gsize         len,
-                         const char   *needle);
 void idmap_build (IdMap        *map,
                   const gint64 *ids,
                   guint         n);
@@ -631,6 +615,41 @@ void plane_done (Plane *plane);
 /* cp-xplane-link.c */
 void space_link (Space *space);
 
+static inline gboolean
+bytes_equal (const guint8 *data,
+             gsize         len,
+             const char   *str)
+{
+  gsize n = strlen (str);
+
+  return len == n && memcmp (data, str, n) == 0;
+}
+
+static inline gboolean
+bytes_has_prefix (const guint8 *data,
+                  gsize         len,
+                  const char   *prefix)
+{
+  gsize n = strlen (prefix);
+
+  return len >= n && memcmp (data, prefix, n) == 0;
+}
+
+static inline gboolean
+bytes_contains (const guint8 *data,
+                gsize         len,
+                const char   *needle)
+{
+  gsize n = strlen (needle);
+
+  if (n == 0 || len < n)
+    return n == 0;
+  for (gsize i = 0; i + n <= len; i++)
+    if (data[i] == (guint8) needle[0] && memcmp (data + i, needle, n) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static inline gint64
 sat_add (gint64 a,
          gint64 b)
@@ -687,6 +706,55 @@ reader_at (Space        *space,
 {
   cp_pb_reader_init (r, data, len, (guint64) (data - space->data));
   r->input_end = space->data + space->len;
+}
+
+static inline gboolean
+stat_as_double (const XStatVal *sv,
+                double         *out)
+{
+  switch (sv->type)
+    {
+    case XSTAT_INT64:
+      *out = (double) (gint64) sv->u;
+      return TRUE;
+    case XSTAT_UINT64:
+      *out = (double) sv->u;
+      return TRUE;
+    case XSTAT_DOUBLE:
+      *out = sv->d;
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* The string of a str or ref stat (ref resolved within the plane). */
+static inline gboolean
+stat_string (Plane           *plane,
+             const XStatVal  *sv,
+             const guint8   **s,
+             gsize           *len,
+             StatMeta       **ref)
+{
+  *ref = NULL;
+  if (sv->type == XSTAT_STR)
+    {
+      *s = sv->s;
+      *len = sv->slen;
+      return TRUE;
+    }
+  if (sv->type == XSTAT_REF)
+    {
+      StatMeta *m = plane_stat (plane, (gint64) sv->u);
+
+      if (m == NULL)
+        return FALSE;
+      *s = m->raw;
+      *len = m->raw_len;
+      *ref = m;
+      return TRUE;
+    }
+  return FALSE;
 }
 
 /* Room for one more entry (key, type, value) of a packed record. */

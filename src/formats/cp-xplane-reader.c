@@ -24,41 +24,6 @@
 /* ------------------------------------------------------------------------ */
 /* Small helpers                                                             */
 
-gboolean
-bytes_equal (const guint8 *data,
-             gsize         len,
-             const char   *str)
-{
-  gsize n = strlen (str);
-
-  return len == n && memcmp (data, str, n) == 0;
-}
-
-gboolean
-bytes_has_prefix (const guint8 *data,
-                  gsize         len,
-                  const char   *prefix)
-{
-  gsize n = strlen (prefix);
-
-  return len >= n && memcmp (data, prefix, n) == 0;
-}
-
-gboolean
-bytes_contains (const guint8 *data,
-                gsize         len,
-                const char   *needle)
-{
-  gsize n = strlen (needle);
-
-  if (n == 0 || len < n)
-    return n == 0;
-  for (gsize i = 0; i + n <= len; i++)
-    if (data[i] == (guint8) needle[0] && memcmp (data + i, needle, n) == 0)
-      return TRUE;
-  return FALSE;
-}
-
 void
 idmap_build (IdMap        *map,
              const gint64 *ids,

@@ -188,26 +188,6 @@ stat_as_int (const XStatVal *sv,
     }
 }
 
-gboolean
-stat_as_double (const XStatVal *sv,
-                double         *out)
-{
-  switch (sv->type)
-    {
-    case XSTAT_INT64:
-      *out = (double) (gint64) sv->u;
-      return TRUE;
-    case XSTAT_UINT64:
-      *out = (double) sv->u;
-      return TRUE;
-    case XSTAT_DOUBLE:
-      *out = sv->d;
-      return TRUE;
-    default:
-      return FALSE;
-    }
-}
-
 StatMeta *
 plane_stat (Plane  *plane,
             gint64  id)
@@ -215,35 +195,6 @@ plane_stat (Plane  *plane,
   gint i = idmap_lookup (&plane->stat_ids, id);
 
   return i < 0 ? NULL : &g_array_index (plane->stat_meta, StatMeta, i);
-}
-
-/* The string of a str or ref stat (ref resolved within the plane). */
-gboolean
-stat_string (Plane           *plane,
-             const XStatVal  *sv,
-             const guint8   **s,
-             gsize           *len,
-             StatMeta       **ref)
-{
-  *ref = NULL;
-  if (sv->type == XSTAT_STR)
-    {
-      *s = sv->s;
-      *len = sv->slen;
-      return TRUE;
-    }
-  if (sv->type == XSTAT_REF)
-    {
-      StatMeta *m = plane_stat (plane, (gint64) sv->u);
-
-      if (m == NULL)
-        return FALSE;
-      *s = m->raw;
-      *len = m->raw_len;
-      *ref = m;
-      return TRUE;
-    }
-  return FALSE;
 }
 
 /* Notes a correlation point: the slice just added to lane, whose

@@ -446,23 +446,6 @@ bind_point (CpTrace         *trace,
   return ref;
 }
 
-CpSliceRef
-remap_ref (CpTraceBuilder *self,
-           CpSliceRef      ref)
-{
-  BLane *l;
-  CpSliceRef out = CP_SLICE_REF_NONE;
-
-  if (ref.lane >= self->lanes->len)
-    return out;
-  l = g_ptr_array_index (self->lanes, ref.lane);
-  if (ref.index >= l->n)
-    return out;
-  out.lane = l->final_index;
-  out.index = l->new_index ? l->new_index[ref.index] : ref.index;
-  return out;
-}
-
 /* Sorts flow indexes by (lane, index) of their start (or end) point, stably
  * and in linear time (captures have millions of flows): a counting sort on
  * the lane, then, for the lanes whose flows are not already in slice order

@@ -149,8 +149,6 @@ CpSliceRef bind_point (CpTrace         *trace,
                        guint            final_lane,
                        gint64           origin,
                        guint           *hint);
-CpSliceRef remap_ref (CpTraceBuilder *self,
-                      CpSliceRef      ref);
 void sort_flow_index (guint32      *order,
                       const CpFlow *flows,
                       guint         n,
@@ -168,6 +166,23 @@ blane_dur (const BLane *l,
   if (G_LIKELY (d != G_MAXUINT32))
     return d;
   return *(const gint64 *) g_hash_table_lookup (l->long_durs, GUINT_TO_POINTER (i + 1));
+}
+
+static inline CpSliceRef
+remap_ref (CpTraceBuilder *self,
+           CpSliceRef      ref)
+{
+  BLane *l;
+  CpSliceRef out = CP_SLICE_REF_NONE;
+
+  if (ref.lane >= self->lanes->len)
+    return out;
+  l = g_ptr_array_index (self->lanes, ref.lane);
+  if (ref.index >= l->n)
+    return out;
+  out.lane = l->final_index;
+  out.index = l->new_index ? l->new_index[ref.index] : ref.index;
+  return out;
 }
 
 G_END_DECLS
