@@ -12,26 +12,29 @@
 #include "cp-format.h"
 #include "cp-note-popover.h"
 #include "cp-notes-pane.h"
+#include "cp-pane.h"
 
 struct _CpNotesPane
 {
-  GtkWidget      parent_instance;
+  CpPane         parent_instance;
 
   CpAnnotations *annotations;
-  CpViewState   *view;
 
+  /* Template widgets */
   GtkStack      *stack;
   GtkListBox    *list;
   GtkLabel      *location;
+
   GtkWidget     *popover;
 };
 
-G_DEFINE_FINAL_TYPE (CpNotesPane, cp_notes_pane, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (CpNotesPane, cp_notes_pane, CP_TYPE_PANE)
+
+#define VIEW(self) cp_pane_get_view_state (CP_PANE (self))
 
 enum {
   PROP_0,
   PROP_ANNOTATIONS,
-  PROP_VIEW_STATE,
   N_PROPS
 };
 
@@ -221,21 +224,21 @@ show_annotation (CpNotesPane  *self,
 {
   gint64 start, end;
 
-  if (self->view == NULL || cp_view_state_get_trace (self->view) == NULL)
+  if (VIEW (self) == NULL || cp_view_state_get_trace (VIEW (self)) == NULL)
     return;
   start = cp_annotation_get_start (a);
   end = cp_annotation_get_end (a);
   if (end > start)
-    cp_view_state_fit_range (self->view, start, end);
+    cp_view_state_fit_range (VIEW (self), start, end);
   else
     {
       /* A moment: centred, at the current zoom. */
-      gint64 span = cp_view_state_get_visible_end (self->view) - cp_view_state_get_visible_start (self->view);
+      gint64 span = cp_view_state_get_visible_end (VIEW (self)) - cp_view_state_get_visible_start (VIEW (self));
 
-      cp_view_state_set_visible_range (self->view, start - span / 2, start - span / 2 + span);
+      cp_view_state_set_visible_range (VIEW (self), start - span / 2, start - span / 2 + span);
     }
   if (cp_annotation_is_attached (a) && !cp_annotation_is_detached (a))
-    cp_view_state_set_selected (self->view, cp_annotation_get_slice (a));
+    cp_view_state_set_selected (VIEW (self), cp_annotation_get_slice (a));
 }
 
 static void
@@ -325,24 +328,6 @@ cp_notes_pane_set_annotations (CpNotesPane   *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANNOTATIONS]);
 }
 
-CpViewState *
-cp_notes_pane_get_view_state (CpNotesPane *self)
-{
-  g_return_val_if_fail (CP_IS_NOTES_PANE (self), NULL);
-  return self->view;
-}
-
-void
-cp_notes_pane_set_view_state (CpNotesPane *self,
-                              CpViewState *view)
-{
-  g_return_if_fail (CP_IS_NOTES_PANE (self));
-  g_return_if_fail (view == NULL || CP_IS_VIEW_STATE (view));
-
-  if (g_set_object (&self->view, view))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW_STATE]);
-}
-
 void
 cp_notes_pane_set_location (CpNotesPane *self,
                             const char  *location)
@@ -361,11 +346,10 @@ cp_notes_pane_dispose (GObject *object)
   if (self->list != NULL)
     gtk_list_box_bind_model (self->list, NULL, NULL, NULL, NULL);
   g_clear_pointer (&self->popover, gtk_widget_unparent);
-  g_clear_pointer ((GtkWidget **) &self->stack, gtk_widget_unparent);
+  gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_NOTES_PANE);
   if (self->annotations != NULL)
     g_signal_handlers_disconnect_by_func (self->annotations, items_changed_cb, self);
   g_clear_object (&self->annotations);
-  g_clear_object (&self->view);
 
   G_OBJECT_CLASS (cp_notes_pane_parent_class)->dispose (object);
 }
@@ -382,9 +366,6 @@ cp_notes_pane_get_property (GObject    *object,
     {
     case PROP_ANNOTATIONS:
       g_value_set_object (value, self->annotations);
-      break;
-    case PROP_VIEW_STATE:
-      g_value_set_object (value, self->view);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -404,9 +385,6 @@ cp_notes_pane_set_property (GObject      *object,
     case PROP_ANNOTATIONS:
       cp_notes_pane_set_annotations (self, g_value_get_object (value));
       break;
-    case PROP_VIEW_STATE:
-      cp_notes_pane_set_view_state (self, g_value_get_object (value));
-      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -425,58 +403,20 @@ cp_notes_pane_class_init (CpNotesPaneClass *klass)
   properties[PROP_ANNOTATIONS] =
     g_param_spec_object ("annotations", NULL, NULL, CP_TYPE_ANNOTATIONS,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_VIEW_STATE] =
-    g_param_spec_object ("view-state", NULL, NULL, CP_TYPE_VIEW_STATE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/chokepoint/Chokepoint/ui/cp-notes-pane.ui");
+  gtk_widget_class_bind_template_child (widget_class, CpNotesPane, stack);
+  gtk_widget_class_bind_template_child (widget_class, CpNotesPane, list);
+  gtk_widget_class_bind_template_child (widget_class, CpNotesPane, location);
+  gtk_widget_class_bind_template_callback (widget_class, row_activated_cb);
   gtk_widget_class_set_css_name (widget_class, "notespane");
 }
 
 static void
 cp_notes_pane_init (CpNotesPane *self)
 {
-  GtkWidget *empty, *scroller, *box;
-
-  self->stack = GTK_STACK (gtk_stack_new ());
-  gtk_widget_set_parent (GTK_WIDGET (self->stack), GTK_WIDGET (self));
-
-  empty = adw_status_page_new ();
-  adw_status_page_set_icon_name (ADW_STATUS_PAGE (empty), "cp-notes-symbolic");
-  adw_status_page_set_title (ADW_STATUS_PAGE (empty), _("No Notes"));
-  adw_status_page_set_description (ADW_STATUS_PAGE (empty),
-                                   _("Press M on the timeline to mark a moment, drag on the ruler and "
-                                     "choose Add Note for a range, or pin a finding’s evidence from the "
-                                     "Findings page. Notes are saved beside the capture and appear in "
-                                     "exported reports."));
-  gtk_widget_add_css_class (empty, "compact");
-  gtk_stack_add_named (self->stack, empty, "empty");
-
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
-  gtk_widget_set_margin_start (box, 12);
-  gtk_widget_set_margin_end (box, 12);
-  gtk_widget_set_margin_top (box, 12);
-  gtk_widget_set_margin_bottom (box, 12);
-  self->list = GTK_LIST_BOX (gtk_list_box_new ());
-  gtk_list_box_set_selection_mode (self->list, GTK_SELECTION_NONE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->list), "boxed-list");
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->list), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Notes"), -1);
-  g_signal_connect (self->list, "row-activated", G_CALLBACK (row_activated_cb), self);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->list));
-  self->location = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->location, TRUE);
-  gtk_label_set_wrap_mode (self->location, PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_xalign (self->location, 0);
-  gtk_label_set_selectable (self->location, TRUE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->location), "dim-label");
-  gtk_widget_add_css_class (GTK_WIDGET (self->location), "caption");
-  gtk_widget_set_visible (GTK_WIDGET (self->location), FALSE);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->location));
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), box);
-  gtk_stack_add_named (self->stack, scroller, "list");
-
+  gtk_widget_init_template (GTK_WIDGET (self));
   update_stack (self);
 }
