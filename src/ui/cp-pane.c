@@ -90,7 +90,11 @@ cp_pane_dispose (GObject *object)
   CpPane *self = CP_PANE (object);
   CpPanePrivate *priv = cp_pane_get_instance_private (self);
 
-  gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_PANE);
+  /* Not gtk_widget_dispose_template (CP_TYPE_PANE): GTK 4.8.3 fails an
+   * assertion there after a subclass has disposed of its template. GTK
+   * drops the template's own reference to the stack with the widget. */
+  if (priv->stack != NULL)
+    gtk_widget_unparent (GTK_WIDGET (g_steal_pointer (&priv->stack)));
   g_clear_object (&priv->analysis);
   g_clear_object (&priv->view);
   g_clear_object (&priv->trace);
