@@ -66,10 +66,21 @@ cp_pane_buildable_add_child (GtkBuildable *buildable,
   CpPanePrivate *priv = cp_pane_get_instance_private (self);
 
   /* The stack is bound once CpPane's own template is built: a widget that
-   * a subclass's template adds after that is the content. */
+   * a subclass's template adds after that is the content. Instance init
+   * runs with the subclass's class by then, so waits_for_analysis() is
+   * the subclass's. */
   if (priv->stack != NULL && type == NULL && GTK_IS_WIDGET (child))
     {
       g_return_if_fail (gtk_stack_get_child_by_name (priv->stack, "results") == NULL);
+      /* Only a pane that waits for the analysis keeps what stands for
+       * the content: the stack would size it to them. */
+      if (!waits_for_analysis (self))
+        {
+          GtkWidget *page;
+
+          while ((page = gtk_widget_get_first_child (GTK_WIDGET (priv->stack))) != NULL)
+            gtk_stack_remove (priv->stack, page);
+        }
       gtk_stack_add_named (priv->stack, GTK_WIDGET (child), "results");
       update_page (self);
       return;
@@ -102,28 +113,61 @@ cp_pane_dispose (GObject *object)
   G_OBJECT_CLASS (cp_pane_parent_class)->dispose (object);
 }
 
+/* The field that holds a property's object. */
+static gpointer *
+field_of (CpPane *self,
+          guint   prop_id)
+{
+  CpPanePrivate *priv = cp_pane_get_instance_private (self);
+
+  switch (prop_id)
+    {
+    case PROP_TRACE:
+      return (gpointer *) &priv->trace;
+    case PROP_VIEW_STATE:
+      return (gpointer *) &priv->view;
+    case PROP_ANALYSIS:
+      return (gpointer *) &priv->analysis;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* Every setter: keeps the object, tells the subclass, shows the page that
+ * now applies and notifies. */
+static void
+set_object (CpPane   *self,
+            guint     prop_id,
+            gpointer  object)
+{
+  CpPaneClass *klass = CP_PANE_GET_CLASS (self);
+  gpointer *field = field_of (self, prop_id);
+  g_autoptr(GObject) old = NULL;
+
+  if (*field == object)
+    return;
+  old = g_steal_pointer (field);
+  *field = object ? g_object_ref (object) : NULL;
+  if (prop_id == PROP_TRACE && klass->trace_changed != NULL)
+    klass->trace_changed (self);
+  else if (prop_id == PROP_ANALYSIS && klass->analysis_changed != NULL)
+    klass->analysis_changed (self);
+  else if (prop_id == PROP_VIEW_STATE && klass->view_state_changed != NULL)
+    klass->view_state_changed (self, (CpViewState *) old);
+  update_page (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop_id]);
+}
+
 static void
 cp_pane_get_property (GObject    *object,
                       guint       prop_id,
                       GValue     *value,
                       GParamSpec *pspec)
 {
-  CpPane *self = CP_PANE (object);
-
-  switch (prop_id)
-    {
-    case PROP_TRACE:
-      g_value_set_object (value, cp_pane_get_trace (self));
-      break;
-    case PROP_VIEW_STATE:
-      g_value_set_object (value, cp_pane_get_view_state (self));
-      break;
-    case PROP_ANALYSIS:
-      g_value_set_object (value, cp_pane_get_analysis (self));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
+  if (prop_id > PROP_0 && prop_id < N_PROPS)
+    g_value_set_object (value, *field_of (CP_PANE (object), prop_id));
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
@@ -132,22 +176,10 @@ cp_pane_set_property (GObject      *object,
                       const GValue *value,
                       GParamSpec   *pspec)
 {
-  CpPane *self = CP_PANE (object);
-
-  switch (prop_id)
-    {
-    case PROP_TRACE:
-      cp_pane_set_trace (self, g_value_get_object (value));
-      break;
-    case PROP_VIEW_STATE:
-      cp_pane_set_view_state (self, g_value_get_object (value));
-      break;
-    case PROP_ANALYSIS:
-      cp_pane_set_analysis (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
+  if (prop_id > PROP_0 && prop_id < N_PROPS)
+    set_object (CP_PANE (object), prop_id, g_value_get_object (value));
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
@@ -203,81 +235,49 @@ cp_pane_class_set_waits_for_analysis (CpPaneClass *klass,
 CpTrace *
 cp_pane_get_trace (CpPane *self)
 {
-  CpPanePrivate *priv = cp_pane_get_instance_private (self);
-
   g_return_val_if_fail (CP_IS_PANE (self), NULL);
-  return priv->trace;
+  return *field_of (self, PROP_TRACE);
 }
 
 void
 cp_pane_set_trace (CpPane  *self,
                    CpTrace *trace)
 {
-  CpPanePrivate *priv = cp_pane_get_instance_private (self);
-
   g_return_if_fail (CP_IS_PANE (self));
   g_return_if_fail (trace == NULL || CP_IS_TRACE (trace));
-
-  if (!g_set_object (&priv->trace, trace))
-    return;
-  if (CP_PANE_GET_CLASS (self)->trace_changed != NULL)
-    CP_PANE_GET_CLASS (self)->trace_changed (self);
-  update_page (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
+  set_object (self, PROP_TRACE, trace);
 }
 
 CpViewState *
 cp_pane_get_view_state (CpPane *self)
 {
-  CpPanePrivate *priv = cp_pane_get_instance_private (self);
-
   g_return_val_if_fail (CP_IS_PANE (self), NULL);
-  return priv->view;
+  return *field_of (self, PROP_VIEW_STATE);
 }
 
 void
 cp_pane_set_view_state (CpPane      *self,
                         CpViewState *view)
 {
-  CpPanePrivate *priv = cp_pane_get_instance_private (self);
-  g_autoptr(CpViewState) old = NULL;
-
   g_return_if_fail (CP_IS_PANE (self));
   g_return_if_fail (view == NULL || CP_IS_VIEW_STATE (view));
-
-  if (priv->view == view)
-    return;
-  old = g_steal_pointer (&priv->view);
-  priv->view = view ? g_object_ref (view) : NULL;
-  if (CP_PANE_GET_CLASS (self)->view_state_changed != NULL)
-    CP_PANE_GET_CLASS (self)->view_state_changed (self, old);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW_STATE]);
+  set_object (self, PROP_VIEW_STATE, view);
 }
 
 CpAnalysis *
 cp_pane_get_analysis (CpPane *self)
 {
-  CpPanePrivate *priv = cp_pane_get_instance_private (self);
-
   g_return_val_if_fail (CP_IS_PANE (self), NULL);
-  return priv->analysis;
+  return *field_of (self, PROP_ANALYSIS);
 }
 
 void
 cp_pane_set_analysis (CpPane     *self,
                       CpAnalysis *analysis)
 {
-  CpPanePrivate *priv = cp_pane_get_instance_private (self);
-
   g_return_if_fail (CP_IS_PANE (self));
   g_return_if_fail (analysis == NULL || CP_IS_ANALYSIS (analysis));
-
-  if (!g_set_object (&priv->analysis, analysis))
-    return;
-  if (CP_PANE_GET_CLASS (self)->analysis_changed != NULL)
-    CP_PANE_GET_CLASS (self)->analysis_changed (self);
-  update_page (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
+  set_object (self, PROP_ANALYSIS, analysis);
 }
 
 gboolean
