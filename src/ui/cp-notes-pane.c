@@ -18,8 +18,6 @@ struct _CpNotesPane
 {
   CpPane         parent_instance;
 
-  CpAnnotations *annotations;
-
   /* Template widgets */
   GtkStack      *stack;
   GtkListBox    *list;
@@ -30,15 +28,8 @@ struct _CpNotesPane
 
 G_DEFINE_FINAL_TYPE (CpNotesPane, cp_notes_pane, CP_TYPE_PANE)
 
-#define VIEW(self) cp_pane_get_view_state (CP_PANE (self))
-
-enum {
-  PROP_0,
-  PROP_ANNOTATIONS,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+#define VIEW(self)        cp_pane_get_view_state (CP_PANE (self))
+#define ANNOTATIONS(self) cp_pane_get_annotations (CP_PANE (self))
 
 static void
 draw_swatch (GtkDrawingArea *area,
@@ -71,7 +62,7 @@ row_subtitle (CpNotesPane  *self,
   g_autofree char *start = cp_ui_format_duration (cp_annotation_get_start (a));
   g_autofree char *when = NULL;
   const char *where = NULL;
-  CpTrace *trace = self->annotations ? cp_annotations_get_trace (self->annotations) : NULL;
+  CpTrace *trace = ANNOTATIONS (self) ? cp_annotations_get_trace (ANNOTATIONS (self)) : NULL;
 
   if (cp_annotation_get_kind (a) == CP_ANNOTATION_MARKER)
     /* Translators: a marker's time from the start of the capture. */
@@ -140,7 +131,7 @@ open_popover (CpNotesPane  *self,
       gtk_widget_set_parent (self->popover, GTK_WIDGET (self));
       gtk_popover_set_position (GTK_POPOVER (self->popover), GTK_POS_BOTTOM);
     }
-  cp_note_popover_edit (CP_NOTE_POPOVER (self->popover), self->annotations, a);
+  cp_note_popover_edit (CP_NOTE_POPOVER (self->popover), ANNOTATIONS (self), a);
   if (anchor != NULL && gtk_widget_compute_bounds (anchor, GTK_WIDGET (self), &bounds))
     {
       GdkRectangle rect = {
@@ -168,8 +159,8 @@ delete_clicked_cb (GtkButton   *button,
   GtkWidget *row = g_object_get_data (G_OBJECT (button), "row");
   g_autoptr(CpAnnotation) a = g_object_ref (g_object_get_data (G_OBJECT (row), "annotation"));
 
-  if (self->annotations != NULL)
-    cp_annotations_remove (self->annotations, a);
+  if (ANNOTATIONS (self) != NULL)
+    cp_annotations_remove (ANNOTATIONS (self), a);
 }
 
 static GtkWidget *
@@ -252,8 +243,8 @@ row_activated_cb (GtkListBox    *list,
 static void
 update_stack (CpNotesPane *self)
 {
-  gboolean any = self->annotations != NULL &&
-                 g_list_model_get_n_items (G_LIST_MODEL (self->annotations)) > 0;
+  gboolean any = ANNOTATIONS (self) != NULL &&
+                 g_list_model_get_n_items (G_LIST_MODEL (ANNOTATIONS (self))) > 0;
 
   gtk_stack_set_visible_child_name (self->stack, any ? "list" : "empty");
 }
@@ -272,7 +263,7 @@ cp_notes_pane_activate (CpNotesPane *self,
 
   g_return_if_fail (CP_IS_NOTES_PANE (self));
 
-  if (self->annotations == NULL || (a = g_list_model_get_item (G_LIST_MODEL (self->annotations), n)) == NULL)
+  if (ANNOTATIONS (self) == NULL || (a = g_list_model_get_item (G_LIST_MODEL (ANNOTATIONS (self)), n)) == NULL)
     return;
   show_annotation (self, a);
 }
@@ -286,7 +277,7 @@ cp_notes_pane_edit (CpNotesPane *self,
 
   g_return_if_fail (CP_IS_NOTES_PANE (self));
 
-  if (self->annotations == NULL || (a = g_list_model_get_item (G_LIST_MODEL (self->annotations), n)) == NULL)
+  if (ANNOTATIONS (self) == NULL || (a = g_list_model_get_item (G_LIST_MODEL (ANNOTATIONS (self)), n)) == NULL)
     return;
   row = gtk_list_box_get_row_at_index (self->list, n);
   open_popover (self, a, row ? GTK_WIDGET (row) : NULL);
@@ -298,34 +289,23 @@ cp_notes_pane_new (void)
   return g_object_new (CP_TYPE_NOTES_PANE, NULL);
 }
 
-CpAnnotations *
-cp_notes_pane_get_annotations (CpNotesPane *self)
+static void
+cp_notes_pane_annotations_changed (CpPane        *pane,
+                                   CpAnnotations *old)
 {
-  g_return_val_if_fail (CP_IS_NOTES_PANE (self), NULL);
-  return self->annotations;
-}
+  CpNotesPane *self = CP_NOTES_PANE (pane);
+  CpAnnotations *annotations = ANNOTATIONS (self);
 
-void
-cp_notes_pane_set_annotations (CpNotesPane   *self,
-                               CpAnnotations *annotations)
-{
-  g_return_if_fail (CP_IS_NOTES_PANE (self));
-  g_return_if_fail (annotations == NULL || CP_IS_ANNOTATIONS (annotations));
-
-  if (self->annotations == annotations)
-    return;
   if (self->popover != NULL)
     gtk_popover_popdown (GTK_POPOVER (self->popover));
-  if (self->annotations != NULL)
-    g_signal_handlers_disconnect_by_func (self->annotations, items_changed_cb, self);
-  g_set_object (&self->annotations, annotations);
+  if (old != NULL)
+    g_signal_handlers_disconnect_by_func (old, items_changed_cb, self);
   gtk_list_box_bind_model (self->list, annotations ? G_LIST_MODEL (annotations) : NULL,
                            create_row, self, NULL);
   if (annotations != NULL)
     g_signal_connect_object (annotations, "items-changed", G_CALLBACK (items_changed_cb), self,
                              G_CONNECT_SWAPPED);
   update_stack (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANNOTATIONS]);
 }
 
 void
@@ -347,47 +327,10 @@ cp_notes_pane_dispose (GObject *object)
     gtk_list_box_bind_model (self->list, NULL, NULL, NULL, NULL);
   g_clear_pointer (&self->popover, gtk_widget_unparent);
   gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_NOTES_PANE);
-  if (self->annotations != NULL)
-    g_signal_handlers_disconnect_by_func (self->annotations, items_changed_cb, self);
-  g_clear_object (&self->annotations);
+  if (ANNOTATIONS (self) != NULL)
+    g_signal_handlers_disconnect_by_func (ANNOTATIONS (self), items_changed_cb, self);
 
   G_OBJECT_CLASS (cp_notes_pane_parent_class)->dispose (object);
-}
-
-static void
-cp_notes_pane_get_property (GObject    *object,
-                            guint       prop_id,
-                            GValue     *value,
-                            GParamSpec *pspec)
-{
-  CpNotesPane *self = CP_NOTES_PANE (object);
-
-  switch (prop_id)
-    {
-    case PROP_ANNOTATIONS:
-      g_value_set_object (value, self->annotations);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-cp_notes_pane_set_property (GObject      *object,
-                            guint         prop_id,
-                            const GValue *value,
-                            GParamSpec   *pspec)
-{
-  CpNotesPane *self = CP_NOTES_PANE (object);
-
-  switch (prop_id)
-    {
-    case PROP_ANNOTATIONS:
-      cp_notes_pane_set_annotations (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
 }
 
 static void
@@ -397,13 +340,7 @@ cp_notes_pane_class_init (CpNotesPaneClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = cp_notes_pane_dispose;
-  object_class->get_property = cp_notes_pane_get_property;
-  object_class->set_property = cp_notes_pane_set_property;
-
-  properties[PROP_ANNOTATIONS] =
-    g_param_spec_object ("annotations", NULL, NULL, CP_TYPE_ANNOTATIONS,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  CP_PANE_CLASS (klass)->annotations_changed = cp_notes_pane_annotations_changed;
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/chokepoint/Chokepoint/ui/cp-notes-pane.ui");

@@ -25,9 +25,6 @@ G_DECLARE_FINAL_TYPE (CpNotesPane, cp_notes_pane, CP, NOTES_PANE, CpPane)
  * deletes its note. It also says where the notes are saved. */
 GtkWidget     *cp_notes_pane_new             (void);
 
-CpAnnotations *cp_notes_pane_get_annotations (CpNotesPane   *self);
-void           cp_notes_pane_set_annotations (CpNotesPane   *self,
-                                              CpAnnotations *annotations);
 /* Where the notes are saved, shown under the list (NULL: not saved yet). */
 void           cp_notes_pane_set_location    (CpNotesPane   *self,
                                               const char    *location);

@@ -13,6 +13,7 @@ typedef struct
   CpTrace     *trace;
   CpViewState *view;
   CpAnalysis  *analysis;
+  CpAnnotations *annotations;
 
   /* Template widgets: "none", "running" and the content, "results". */
   GtkStack    *stack;
@@ -29,10 +30,30 @@ enum {
   PROP_TRACE,
   PROP_VIEW_STATE,
   PROP_ANALYSIS,
+  PROP_ANNOTATIONS,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
+static const char * const property_names[N_PROPS] = {
+  NULL, "trace", "view-state", "analysis", "annotations",
+};
+
+static GType
+property_type (guint prop_id)
+{
+  switch (prop_id)
+    {
+    case PROP_TRACE:
+      return CP_TYPE_TRACE;
+    case PROP_VIEW_STATE:
+      return CP_TYPE_VIEW_STATE;
+    case PROP_ANALYSIS:
+      return CP_TYPE_ANALYSIS;
+    default:
+      return CP_TYPE_ANNOTATIONS;
+    }
+}
 static GtkBuildableIface *parent_buildable_iface;
 static GQuark waits_quark;
 
@@ -106,6 +127,7 @@ cp_pane_dispose (GObject *object)
    * drops the template's own reference to the stack with the widget. */
   if (priv->stack != NULL)
     gtk_widget_unparent (GTK_WIDGET (g_steal_pointer (&priv->stack)));
+  g_clear_object (&priv->annotations);
   g_clear_object (&priv->analysis);
   g_clear_object (&priv->view);
   g_clear_object (&priv->trace);
@@ -128,6 +150,8 @@ field_of (CpPane *self,
       return (gpointer *) &priv->view;
     case PROP_ANALYSIS:
       return (gpointer *) &priv->analysis;
+    case PROP_ANNOTATIONS:
+      return (gpointer *) &priv->annotations;
     default:
       g_assert_not_reached ();
     }
@@ -154,6 +178,8 @@ set_object (CpPane   *self,
     klass->analysis_changed (self);
   else if (prop_id == PROP_VIEW_STATE && klass->view_state_changed != NULL)
     klass->view_state_changed (self, (CpViewState *) old);
+  else if (prop_id == PROP_ANNOTATIONS && klass->annotations_changed != NULL)
+    klass->annotations_changed (self, (CpAnnotations *) old);
   update_page (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[prop_id]);
 }
@@ -192,15 +218,9 @@ cp_pane_class_init (CpPaneClass *klass)
   object_class->get_property = cp_pane_get_property;
   object_class->set_property = cp_pane_set_property;
 
-  properties[PROP_TRACE] =
-    g_param_spec_object ("trace", NULL, NULL, CP_TYPE_TRACE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_VIEW_STATE] =
-    g_param_spec_object ("view-state", NULL, NULL, CP_TYPE_VIEW_STATE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_ANALYSIS] =
-    g_param_spec_object ("analysis", NULL, NULL, CP_TYPE_ANALYSIS,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  for (guint i = PROP_0 + 1; i < N_PROPS; i++)
+    properties[i] = g_param_spec_object (property_names[i], NULL, NULL, property_type (i),
+                                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   waits_quark = g_quark_from_static_string ("cp-pane-waits-for-analysis");
@@ -278,6 +298,22 @@ cp_pane_set_analysis (CpPane     *self,
   g_return_if_fail (CP_IS_PANE (self));
   g_return_if_fail (analysis == NULL || CP_IS_ANALYSIS (analysis));
   set_object (self, PROP_ANALYSIS, analysis);
+}
+
+CpAnnotations *
+cp_pane_get_annotations (CpPane *self)
+{
+  g_return_val_if_fail (CP_IS_PANE (self), NULL);
+  return *field_of (self, PROP_ANNOTATIONS);
+}
+
+void
+cp_pane_set_annotations (CpPane        *self,
+                         CpAnnotations *annotations)
+{
+  g_return_if_fail (CP_IS_PANE (self));
+  g_return_if_fail (annotations == NULL || CP_IS_ANNOTATIONS (annotations));
+  set_object (self, PROP_ANNOTATIONS, annotations);
 }
 
 gboolean

@@ -9,6 +9,7 @@
 #include <gtk/gtk.h>
 
 #include "analysis/cp-analysis.h"
+#include "model/cp-annotations.h"
 #include "model/cp-trace.h"
 #include "render/cp-view-state.h"
 
@@ -19,7 +20,7 @@ G_BEGIN_DECLS
 G_DECLARE_DERIVABLE_TYPE (CpPane, cp_pane, CP, PANE, GtkWidget)
 
 /* A pane shows one capture (`trace`), follows and moves the window's
- * `view-state`, and may show the capture's `analysis`. Its content is the
+ * `view-state`, and may show the capture's `analysis` and `annotations`. Its content is the
  * one child its template adds; a pane that waits for the analysis
  * (cp_pane_class_set_waits_for_analysis()) shows "Analysing the capture…"
  * in its place until the analysis of its trace arrives. */
@@ -34,8 +35,11 @@ struct _CpPaneClass
   /* The view state changed; @old is the one before, or NULL. */
   void (*view_state_changed) (CpPane      *self,
                               CpViewState *old);
+  /* The annotations changed; @old are the ones before, or NULL. */
+  void (*annotations_changed) (CpPane        *self,
+                               CpAnnotations *old);
 
-  gpointer padding[8];
+  gpointer padding[7];
 };
 
 void         cp_pane_class_set_waits_for_analysis (CpPaneClass *klass,
@@ -50,6 +54,10 @@ void         cp_pane_set_view_state               (CpPane      *self,
 CpAnalysis  *cp_pane_get_analysis                 (CpPane      *self);
 void         cp_pane_set_analysis                 (CpPane      *self,
                                                    CpAnalysis  *analysis);
+
+CpAnnotations *cp_pane_get_annotations            (CpPane        *self);
+void           cp_pane_set_annotations            (CpPane        *self,
+                                                   CpAnnotations *annotations);
 
 /* Whether the pane has a trace and the analysis of that trace. */
 gboolean     cp_pane_is_ready                     (CpPane      *self);
