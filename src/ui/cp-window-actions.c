@@ -6,11 +6,7 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
-#include <glib/gstdio.h>
-#include <string.h>
 
-#include "cp-format.h"
 #include "cp-window-private.h"
 
 /* Which win.* actions apply now. */

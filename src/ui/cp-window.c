@@ -1,4 +1,4 @@
-/* cp-window.c: the window of one capture
+/* cp-window.c: the window of one capture: its state, loading and messages
  *
  * Copyright 2026 The Chokepoint authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <glib/gstdio.h>
 #include <string.h>
 
 #include "formats/cp-document-portal.h"
@@ -24,7 +23,6 @@
 #include "cp-details-pane.h"
 #include "cp-export-dialog.h"
 #include "cp-format.h"
-#include "cp-note-popover.h"
 #include "cp-notes-pane.h"
 #include "cp-summary-bar.h"
 #include "cp-timeline-pane.h"
