@@ -24,6 +24,7 @@
 #include "cp-notes-pane.h"
 #include "cp-steps-pane.h"
 #include "cp-test-trace.h"
+#include "cp-timeline-pane.h"
 #include "cp-ui-test-util.h"
 
 /* The trace: times in ns. */
@@ -85,12 +86,33 @@ fixture_set_up (Fixture       *f,
   }
 }
 
+static gboolean
+weak_cleared_cond (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+/* Drops the last reference the test holds and waits until the object is
+ * finalized: g_assert_finalize_object() for objects that a worker
+ * thread's task may still hold until its callback has run. */
+static void
+wait_finalized (gpointer    object,
+                const char *what)
+{
+  gpointer weak = object;
+
+  g_object_add_weak_pointer (object, &weak);
+  g_object_unref (object);
+  cp_ui_wait_for (weak_cleared_cond, &weak, what);
+}
+
 static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
   g_assert_finalize_object (f->analysis);
-  g_assert_finalize_object (f->trace);
+  /* The timeline's index and the Details pane's range count hold it. */
+  wait_finalized (f->trace, "the trace to be finalized");
 }
 
 /* Helpers */
@@ -434,6 +456,46 @@ test_notes (Fixture       *f,
   g_assert_finalize_object (pane);
 }
 
+static gboolean
+timeline_ready_cond (gpointer data)
+{
+  return cp_timeline_view_is_ready (data);
+}
+
+static void
+test_timeline (Fixture       *f,
+               gconstpointer  data)
+{
+  CpTimelinePane *pane = g_object_ref_sink (CP_TIMELINE_PANE (cp_timeline_pane_new ()));
+  CpTimelineView *timeline = cp_timeline_pane_get_view (pane);
+  CpFindBar *find_bar = cp_timeline_pane_get_find_bar (pane);
+  g_autoptr(CpViewState) view = cp_view_state_new ();
+
+  check_empty_properties (CP_PANE (pane));
+  g_assert_cmpstr (pane_page (CP_PANE (pane)), ==, "results");
+
+  /* The pane hands its trace and view state to the timeline and Find. */
+  check_set_notifies (pane, "view-state", view);
+  check_set_notifies (pane, "trace", f->trace);
+  g_assert_true (cp_timeline_view_get_trace (timeline) == f->trace);
+  g_assert_true (cp_timeline_view_get_view_state (timeline) == view);
+  g_assert_true (cp_find_bar_get_view_state (find_bar) == view);
+  cp_ui_wait_for (timeline_ready_cond, timeline, "the timeline's index");
+
+  g_assert_false (cp_find_bar_is_open (find_bar));
+  cp_timeline_pane_find (pane);
+  g_assert_true (cp_find_bar_is_open (find_bar));
+  cp_find_bar_close (find_bar);
+  g_assert_false (cp_find_bar_is_open (find_bar));
+
+  cp_pane_set_trace (CP_PANE (pane), NULL);
+  g_assert_null (cp_timeline_view_get_trace (timeline));
+
+  /* The index's task keeps the view until its callback has run, after
+   * the index is there. */
+  wait_finalized (pane, "the timeline pane to be finalized");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -457,6 +519,7 @@ main (int   argc,
   g_test_add ("/ui/panes/capture", Fixture, NULL, fixture_set_up, test_capture, fixture_tear_down);
   g_test_add ("/ui/panes/details", Fixture, NULL, fixture_set_up, test_details, fixture_tear_down);
   g_test_add ("/ui/panes/notes", Fixture, NULL, fixture_set_up, test_notes, fixture_tear_down);
+  g_test_add ("/ui/panes/timeline", Fixture, NULL, fixture_set_up, test_timeline, fixture_tear_down);
 
   return g_test_run ();
 }
