@@ -1,4 +1,4 @@
-/* cp-pane.c
+/* cp-pane.c: what every pane of the window shares
  *
  * Copyright 2026 The Chokepoint authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -10,13 +10,13 @@
 
 typedef struct
 {
-  CpTrace     *trace;
-  CpViewState *view;
-  CpAnalysis  *analysis;
+  CpTrace       *trace;
+  CpViewState   *view;
+  CpAnalysis    *analysis;
   CpAnnotations *annotations;
 
   /* Template widgets: "none", "running" and the content, "results". */
-  GtkStack    *stack;
+  GtkStack      *stack;
 } CpPanePrivate;
 
 static void cp_pane_buildable_init (GtkBuildableIface *iface);
@@ -54,6 +54,7 @@ property_type (guint prop_id)
       return CP_TYPE_ANNOTATIONS;
     }
 }
+
 static GtkBuildableIface *parent_buildable_iface;
 static GQuark waits_quark;
 
