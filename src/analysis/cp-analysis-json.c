@@ -125,6 +125,9 @@ write_devices (CpAnalysis  *self,
       add_double (b, "comm_overlap_ratio", dev->comm_time > 0 ? (double) dev->comm_overlap / dev->comm_time : NAN);
       add_int (b, "tensor_core_time_ns", dev->tensor_core_time);
       add_int (b, "half_time_ns", dev->half_time);
+      add_int (b, "async_ops", dev->n_async_ops);
+      add_int (b, "async_time_ns", dev->async_time);
+      add_int (b, "async_wait_ns", dev->async_wait);
       json_builder_set_member_name (b, "launch");
       json_builder_begin_object (b);
       add_int (b, "launched", dev->n_launched);

@@ -58,6 +58,15 @@ struct _CpAnalysis
   CpNameCache     *names;
   double           seconds;
 
+  /* XLA ops (XPlane captures only): class + 1 by name and by stats record,
+   * 0 = not known yet; a record without hlo_category / hlo_op is 0xff. */
+  gboolean         is_xplane;
+  guint8          *xla_by_name;
+  guint            n_xla_by_name;
+  GHashTable      *xla_by_args;
+  CpStr            key_hlo_category;
+  CpStr            key_hlo_op;
+
   guint            n_lanes;
   CpLaneInfo      *lanes;
 
@@ -124,6 +133,11 @@ CpSliceClass _cp_analysis_classify_slice (CpAnalysis *self,
                                           guint       lane,
                                           guint       index,
                                           guint32     name_flags);
+/* The XLA op class of a device slice (CP_XLA_OP_NONE outside XPlane
+ * captures). */
+CpXlaOpClass _cp_analysis_xla_class      (CpAnalysis *self,
+                                          guint       lane,
+                                          guint       index);
 /* The class computed by the breakdown (or computed now). */
 static inline CpSliceClass _cp_analysis_slice_class (CpAnalysis *self,
                                                      guint       lane,

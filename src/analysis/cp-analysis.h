@@ -26,6 +26,7 @@ typedef enum
   CP_TIME_COMPUTE_32,        /* DEVICE_COMPUTE_32 (140): other kernels */
   CP_TIME_DEVICE_TO_HOST,    /* DEVICE_TO_HOST (130) copies */
   CP_TIME_DEVICE_TO_DEVICE,  /* DEVICE_TO_DEVICE (120): DtoD and PtoP copies */
+  CP_TIME_ASYNC_WAIT,        /* (115, Chokepoint) the device waits for XLA async ops: copy-done, *-done */
   CP_TIME_INPUT_WAIT,        /* HOST_WAIT_INPUT (110): DataLoader.__next__, IteratorGetNext */
   CP_TIME_COLLECTIVES,       /* DEVICE_COLLECTIVES (100): NCCL kernels, gloo ops */
   CP_TIME_LAUNCH,            /* HOST_PREPARE (90): kernel / copy launch calls */
@@ -98,6 +99,9 @@ typedef struct
   gint64   comm_overlap;         /* |U(collectives) ∩ U(compute) ∩ windows| */
   gint64   tensor_core_time;     /* kernel time of tensor-core kernels */
   gint64   half_time;            /* kernel time of 16-bit kernels */
+  guint    n_async_ops;          /* XLA async ops (copy-start/-done, *-done): not kernels */
+  gint64   async_time;           /* Σ their durations: the device waits in them */
+  gint64   async_wait;           /* |U(async ops) ∩ windows| */
   /* Launch statistics (HTA cuda_kernel_launch_stats). */
   guint    n_launched;           /* device ops matched to their launch call */
   guint    n_short;              /* launch ≤ 50 µs and device time < launch time */

@@ -299,6 +299,11 @@ device_pass (CpAnalysis *self,
                 }
             }
         }
+      else if (c == CP_TIME_ASYNC_WAIT)
+        {
+          dev->n_async_ops++;
+          dev->async_time += dur;
+        }
       else
         {
           CpTransferStats *t = &self->transfers[copy_kind (self, l, nf)];
@@ -336,6 +341,11 @@ device_pass (CpAnalysis *self,
   sets->comm = union_of_lanes (self, sets->lanes, 1u << CP_TIME_COLLECTIVES);
   sets->ops = union_of_lanes (self, sets->lanes, ALL_CATS);
 
+  {
+    g_autoptr(CpIntervals) async = union_of_lanes (self, sets->lanes, 1u << CP_TIME_ASYNC_WAIT);
+
+    dev->async_wait = cp_intervals_overlap_length (async, self->window_set);
+  }
   dev->kernel_busy = cp_intervals_length (sets->kernels);
   dev->window_busy = cp_intervals_overlap_length (sets->kernels, self->window_set);
   dev->utilization = self->window_time > 0 ? (double) dev->window_busy / self->window_time : 0.0;

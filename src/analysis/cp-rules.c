@@ -941,7 +941,7 @@ eval_loader_single (Ctx           *ctx,
       self->cat_union[CP_TIME_COMPUTE_16], self->cat_union[CP_TIME_COMPUTE_32],
       self->cat_union[CP_TIME_DEVICE_TO_HOST], self->cat_union[CP_TIME_DEVICE_TO_DEVICE],
       self->cat_union[CP_TIME_HOST_TO_DEVICE], self->cat_union[CP_TIME_OTHER],
-      self->cat_union[CP_TIME_COLLECTIVES],
+      self->cat_union[CP_TIME_COLLECTIVES], self->cat_union[CP_TIME_ASYNC_WAIT],
     };
     CpIntervals *rt_sets[] = { self->cat_union[CP_TIME_LAUNCH], self->cat_union[CP_TIME_RUNTIME] };
 

@@ -146,6 +146,12 @@ print_devices (CpAnalysis *a)
                  dev->n_launched, dev->n_short, dev->n_runtime_outliers, dev->n_delay_outliers);
       if (dev->comm_time > 0)
         g_print (_("         collectives %.1f%% overlapped by compute\n"), 100.0 * dev->comm_overlap / dev->comm_time);
+      if (dev->n_async_ops > 0)
+        {
+          g_autofree char *aw = cp_format_ns (dev->async_wait);
+
+          g_print (_("         %u async ops (copy-done, *-done): the device waits in them %s\n"), dev->n_async_ops, aw);
+        }
     }
 
   tr = cp_analysis_get_transfers (a, &n_kinds);
