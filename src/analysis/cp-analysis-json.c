@@ -93,8 +93,26 @@ write_window (CpAnalysis  *self,
   add_string (b, "description",
               self->step_source == CP_STEPS_NONE ?
                 "the whole capture, from its first to its last event" :
+                self->step_source == CP_STEPS_MODULES ?
+                "one window per execution of the repeated XLA module: from its start to the start of the next execution (the last to its end), joined across devices by execution number" :
                 "one window per step: from max(previous window end, step marker start) to max(marker end, end of the device work launched inside the marker)");
   json_builder_end_object (b);
+
+  /* The phase before the first step, left out of the windows. */
+  json_builder_set_member_name (b, "warmup");
+  if (self->warmup_end > self->warmup_start)
+    {
+      json_builder_begin_object (b);
+      add_int (b, "start_ns", self->warmup_start);
+      add_int (b, "end_ns", self->warmup_end);
+      add_int (b, "duration_ns", self->warmup_end - self->warmup_start);
+      add_int (b, "compile_ns", self->warmup_compile);
+      json_builder_set_member_name (b, "excluded");
+      json_builder_add_boolean_value (b, TRUE);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
 }
 
 static void
@@ -114,6 +132,9 @@ write_devices (CpAnalysis  *self,
       add_int (b, "kernel_busy_ns", dev->kernel_busy);
       add_int (b, "window_busy_ns", dev->window_busy);
       add_double (b, "utilization", dev->utilization);
+      add_int (b, "window_ns", dev->window_time);
+      json_builder_set_member_name (b, "own_windows");
+      json_builder_add_boolean_value (b, cp_analysis_device_has_own_windows (self, dev->device));
       add_double (b, "sm_efficiency", dev->sm_efficiency);
       add_double (b, "achieved_occupancy", dev->achieved_occupancy);
       add_int (b, "idle_ns", dev->idle);

@@ -77,6 +77,10 @@ struct _CpAnalysis
   GArray          *windows;        /* of CpInterval, sorted, disjoint */
   CpIntervals     *window_set;
   gint64           window_time;
+  GHashTable      *device_windows; /* device ordinal -> CpIntervals*: windows from the device's own steps */
+  gint64           warmup_start;   /* the warm-up before the first step; empty when start == end */
+  gint64           warmup_end;
+  gint64           warmup_compile; /* host compilation / autotuning time in it */
   GPtrArray       *notes;          /* of char*, NULL-terminated on request */
 
   /* The breakdown. */

@@ -69,6 +69,7 @@ cp_analysis_finalize (GObject *object)
   cp_intervals_free (self->all_host);
   cp_intervals_free (self->all_ops);
   cp_intervals_free (self->window_set);
+  g_clear_pointer (&self->device_windows, g_hash_table_unref);
 
   g_clear_pointer (&self->steps, g_array_unref);
   g_clear_pointer (&self->windows, g_array_unref);
@@ -162,6 +163,7 @@ cp_step_source_to_string (CpStepSource source)
     case CP_STEPS_MARKERS: return "step-markers";
     case CP_STEPS_LOADER: return "dataloader-iterations";
     case CP_STEPS_OPTIMIZER: return "optimizer-iterations";
+    case CP_STEPS_MODULES: return "xla-modules";
     case CP_STEPS_NONE:
     default:
       return "none";
@@ -177,6 +179,7 @@ cp_step_source_get_label (CpStepSource source)
     case CP_STEPS_MARKERS: return _("step markers");
     case CP_STEPS_LOADER: return _("iterations between DataLoader calls");
     case CP_STEPS_OPTIMIZER: return _("iterations between optimizer steps");
+    case CP_STEPS_MODULES: return _("executions of the repeated XLA module");
     case CP_STEPS_NONE:
     default:
       return NULL;
@@ -656,6 +659,31 @@ cp_analysis_get_window_time (CpAnalysis *self)
 {
   g_return_val_if_fail (CP_IS_ANALYSIS (self), 0);
   return self->window_time;
+}
+
+gboolean
+cp_analysis_get_warmup (CpAnalysis *self,
+                        gint64     *start,
+                        gint64     *end,
+                        gint64     *compile_time)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), FALSE);
+  if (start)
+    *start = self->warmup_start;
+  if (end)
+    *end = self->warmup_end;
+  if (compile_time)
+    *compile_time = self->warmup_compile;
+  return self->warmup_end > self->warmup_start;
+}
+
+gboolean
+cp_analysis_device_has_own_windows (CpAnalysis *self,
+                                    gint        device)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), FALSE);
+  return self->device_windows != NULL &&
+         g_hash_table_contains (self->device_windows, GINT_TO_POINTER (device));
 }
 
 const char * const *

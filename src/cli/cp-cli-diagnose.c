@@ -62,6 +62,7 @@ print_window (CpAnalysis *a)
     case CP_STEPS_MARKERS:
     case CP_STEPS_LOADER:
     case CP_STEPS_OPTIMIZER:
+    case CP_STEPS_MODULES:
       g_print (g_dngettext (GETTEXT_PACKAGE,
                             "Window:   %u step (%s), %s in all; per step mean %s, min %s, max %s\n",
                             "Window:   %u steps (%s), %s in all; per step mean %s, min %s, max %s\n",
