@@ -675,7 +675,11 @@ _cp_analysis_build_steps (CpAnalysis *self)
       g_array_unref (spans);
       spans = host_module_spans (self);
       if (spans->len > 0)
-        derived = CP_STEPS_MODULES;
+        {
+          /* Every execution is a whole step: none is dropped. */
+          derived = CP_STEPS_MODULES;
+          device_derived = TRUE;
+        }
     }
   if (spans->len == 0)
     {

@@ -1,0 +1,220 @@
+/* test-xla.c: XLA semantics on the real XPlane captures, checked against an
+ * independent decode (xla-count.py): steps from the repeated module, the
+ * warm-up before them, and per device its own windows, busy time and the
+ * time it waits on async ops; plus the XLA op classes by name and category.
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "analysis/cp-analysis.h"
+#include "analysis/cp-classify.h"
+#include "cp-test-util.h"
+#include "formats/cp-loader.h"
+
+static void
+test_op_classes (void)
+{
+  static const struct { const char *name; const char *category; CpXlaOpClass want; } cases[] = {
+    { "%copy-done.2 = f32[5,1024,1024,256]{3,2,1,0:T(8,128)} copy-done(%copy-start.2)", "copy-done", CP_XLA_OP_ASYNC },
+    { "%copy-start.4 = (f32[5]{0}, f32[5]{0}, u32[]{:S(2)}) copy-start(%p)", NULL, CP_XLA_OP_ASYNC },
+    { "%copy-done.2 = f32[5]{0} copy-done(%copy-start.2)", NULL, CP_XLA_OP_ASYNC },
+    { "%all-reduce = f32[5]{0} all-reduce(%x)", "all-reduce", CP_XLA_OP_COLLECTIVE },
+    { "all-gather-done.1", NULL, CP_XLA_OP_COLLECTIVE },
+    { "%broadcast_add_fusion.1 = f32[5]{0} fusion(%a, %b)", "loop fusion", CP_XLA_OP_LOOP_FUSION },
+    { "input_transpose_fusion.kd", NULL, CP_XLA_OP_INPUT_FUSION },
+    { "loop_transpose_fusion", NULL, CP_XLA_OP_LOOP_FUSION },
+    { "gemm_fusion_dot_6.kd", NULL, CP_XLA_OP_MATMUL },
+    { "%convolution.3 = bf16[8]{0} convolution(%a, %b)", NULL, CP_XLA_OP_CONVOLUTION },
+    { "x", "convolution fusion", CP_XLA_OP_CONVOLUTION },
+    { "%send-done.1 = token[] send-done(%send.1)", NULL, CP_XLA_OP_SEND_RECV },
+    { "%infeed.0 = (f32[8]{0}, token[]) infeed(%t)", NULL, CP_XLA_OP_INFEED },
+    { "outfeed", NULL, CP_XLA_OP_OUTFEED },
+    { "%transpose.7 = f32[8]{0} transpose(%a)", NULL, CP_XLA_OP_DATA_FORMATTING },
+    { "x", "data formatting", CP_XLA_OP_DATA_FORMATTING },
+    { "%while.1 = (s32[]) while(%t)", NULL, CP_XLA_OP_CONTROL_FLOW },
+    { "%copy.1 = f32[8]{0} copy(%a)", NULL, CP_XLA_OP_COPY },
+    { "%add.1 = f32[8]{0} add(%a, %b)", NULL, CP_XLA_OP_OTHER },
+    { "x", "non-fusion elementwise", CP_XLA_OP_OTHER },
+    /* Not XLA: CUDA kernels stay unclassified. */
+    { "void at::native::vectorized_elementwise_kernel<4, float>", NULL, CP_XLA_OP_NONE },
+    { "ampere_sgemm_128x64_nn", NULL, CP_XLA_OP_MATMUL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      CpXlaOpClass got = cp_classify_xla_op (cases[i].name, cases[i].category);
+
+      if (got != cases[i].want)
+        g_error ("%s / %s: %s, expected %s", cases[i].name, cases[i].category,
+                 cp_xla_op_class_to_string (got), cp_xla_op_class_to_string (cases[i].want));
+    }
+}
+
+static JsonObject *
+run_oracle (const char *path,
+            JsonParser *parser)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".",
+                                              "xla-count.py", NULL);
+  const char *argv[] = { python, script, path, NULL };
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  if (python == NULL)
+    return NULL;
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  g_assert_no_error (error);
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+static void
+check_capture (const char *path)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  JsonObject *want = run_oracle (path, parser);
+  JsonObject *devices;
+  const CpDeviceStats *devs;
+  guint n_steps = 0, n_devs = 0;
+  gint64 ws = 0, we = 0;
+  gint64 steps;
+
+  if (want == NULL)
+    {
+      g_test_message ("python3 not found: %s not cross-checked", path);
+      return;
+    }
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  a = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+
+  steps = json_object_get_int_member (want, "steps");
+  cp_analysis_get_steps (a, &n_steps);
+  g_test_message ("%s: %u steps (oracle %" G_GINT64_FORMAT ")", path, n_steps, steps);
+  g_assert_cmpint (n_steps, ==, steps);
+  if (steps > 0)
+    {
+      g_assert_cmpint (cp_analysis_get_step_source (a), ==, CP_STEPS_MODULES);
+      g_assert_true (cp_analysis_get_warmup (a, &ws, &we, NULL));
+      g_assert_cmpint (ws, ==, 0);
+      g_assert_cmpint (we, ==, json_object_get_int_member (want, "warmup_ns"));
+    }
+
+  devices = json_object_get_object_member (want, "devices");
+  devs = cp_analysis_get_devices (a, &n_devs);
+  for (guint d = 0; d < n_devs; d++)
+    {
+      g_autofree char *key = g_strdup_printf ("%d", devs[d].device);
+      JsonObject *w;
+
+      /* No device with kernels is measured against windows it has no work in. */
+      if (devs[d].n_kernels > 0)
+        g_assert_cmpint (devs[d].window_busy, >, 0);
+      if (!json_object_has_member (devices, key))
+        continue;
+      w = json_object_get_object_member (devices, key);
+      g_assert_true (cp_analysis_device_has_own_windows (a, devs[d].device));
+      g_assert_cmpint (devs[d].window_time, ==, json_object_get_int_member (w, "window_ns"));
+      g_assert_cmpint (devs[d].window_busy, ==, json_object_get_int_member (w, "busy_ns"));
+      g_assert_cmpint (devs[d].async_wait, ==, json_object_get_int_member (w, "async_ns"));
+    }
+}
+
+static void
+test_shared_traces (void)
+{
+  const char *root = cp_test_shared_traces ();
+  GQueue dirs = G_QUEUE_INIT;
+  guint n = 0;
+
+  if (root == NULL)
+    {
+      g_test_skip ("no shared traces");
+      return;
+    }
+  g_queue_push_tail (&dirs, g_strdup (root));
+  while (!g_queue_is_empty (&dirs))
+    {
+      g_autofree char *dir = g_queue_pop_head (&dirs);
+      g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+      const char *name;
+
+      while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *path = g_build_filename (dir, name, NULL);
+
+          if (g_file_test (path, G_FILE_TEST_IS_DIR))
+            g_queue_push_tail (&dirs, g_steal_pointer (&path));
+          else if (g_str_has_suffix (name, ".xplane.pb") && strstr (path, "_corrupted_") == NULL)
+            {
+              check_capture (path);
+              n++;
+            }
+        }
+    }
+  if (n == 0)
+    g_test_skip ("no .xplane.pb under the shared traces");
+}
+
+/* The TPU capture: copy-done waits are not compute, the 19 s before the
+ * first jit_f execution are warm-up. */
+static void
+test_tpu_figures (void)
+{
+  const char *root = cp_test_shared_traces ();
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  CpTimeSummary wait, c32;
+
+  if (root == NULL)
+    {
+      g_test_skip ("no shared traces");
+      return;
+    }
+  path = g_build_filename (root, "openxla__xprof/xprof/convert/test_xplanes/tpu_inference_2.xplane.pb", NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no TPU capture");
+      return;
+    }
+  file = g_file_new_for_path (path);
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  a = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  cp_analysis_get_time_summary (a, CP_TIME_ASYNC_WAIT, &wait);
+  cp_analysis_get_time_summary (a, CP_TIME_COMPUTE_32, &c32);
+  g_assert_cmpfloat (wait.percent, >, 80.0);
+  g_assert_cmpfloat (c32.percent, <, 15.0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/xla/op-classes", test_op_classes);
+  g_test_add_func ("/xla/shared-traces", test_shared_traces);
+  g_test_add_func ("/xla/tpu-figures", test_tpu_figures);
+
+  return g_test_run ();
+}
