@@ -120,6 +120,28 @@ check_against (const char *path,
       cp_analysis_get_time_summary (a, CP_TIME_INPUT_WAIT, &input);
       g_assert_cmpfloat_with_epsilon (input.percent, json_object_get_double_member (want, "input_wait_percent"), 1e-4);
     }
+  if (json_object_has_member (want, "slowest_stage"))
+    {
+      CpFinding *f = cp_analysis_lookup_finding (a, "input-pipeline");
+      g_autofree char *stage = g_strdup_printf (" %s ", json_object_get_string_member (want, "slowest_stage"));
+      const CpFigure *self_time, *prefetch;
+      const char * const *fixes;
+
+      g_assert_nonnull (f);
+      g_assert_cmpint (cp_finding_get_severity (f), ==, CP_SEVERITY_HIGH);
+      g_assert_nonnull (strstr (cp_finding_get_summary (f), stage));
+      self_time = cp_finding_lookup_figure (f, "slowest_stage_self_ns");
+      prefetch = cp_finding_lookup_figure (f, "prefetch");
+      g_assert_cmpfloat (self_time->value, ==, (double) json_object_get_int_member (want, "slowest_stage_self_ns"));
+      g_assert_cmpfloat (prefetch->value, ==, json_object_get_boolean_member (want, "prefetch") ? 1 : 0);
+      /* Without prefetch, prefetch(AUTOTUNE) comes first, then the stage's fix. */
+      fixes = cp_finding_get_fixes (f, CP_FRAMEWORK_TENSORFLOW);
+      g_assert_nonnull (strstr (fixes[0], "prefetch(tf.data.AUTOTUNE)"));
+      g_assert_nonnull (strstr (fixes[1], "num_parallel_calls=tf.data.AUTOTUNE"));
+      /* The PyTorch-style input-bound finding tells the same: demoted. */
+      if (cp_analysis_lookup_finding (a, "input-bound") != NULL)
+        g_assert_cmpstr (cp_finding_get_explained_by (cp_analysis_lookup_finding (a, "input-bound")), ==, "input-pipeline");
+    }
 
   devices = json_object_get_object_member (want, "devices");
   devs = cp_analysis_get_devices (a, &n_devs);

@@ -17,7 +17,9 @@
  *              with a compute or collective op inside them) and async_ns
  *              (time with an async op, copy-start / copy-done, inside them)
  *   input_wait_percent  (tf.data) host time in IteratorGetNext with the
- *              device idle, % of step time
+ *              device idle, % of step time; slowest_stage, its self time
+ *              per step (slowest_stage_self_ns) and whether the pipeline
+ *              prefetches
  */
 
 #include "config.h"
@@ -696,8 +698,10 @@ scenario_tf_data (Space *sp,
     }
   g_string_append_printf (sp->truth,
                           "  \"steps\": %u,\n  \"warmup_ns\": %" G_GINT64_FORMAT ",\n"
-                          "  \"input_wait_percent\": %.6f,\n  \"devices\": {",
-                          n_steps, MS (2) - MS (2), 100.0 * (double) set_overlap (&wait, &windows) / (double) total);
+                          "  \"input_wait_percent\": %.6f,\n  \"slowest_stage\": \"Map\",\n"
+                          "  \"slowest_stage_self_ns\": %" G_GINT64_FORMAT ",\n  \"prefetch\": false,\n  \"devices\": {",
+                          n_steps, MS (2) - MS (2), 100.0 * (double) set_overlap (&wait, &windows) / (double) total,
+                          MS (15.2) - MS (2));
   (void) input;
   truth_device (sp, 0, &windows, &busy, &empty);
   g_string_append (sp->truth, "\n  }");

@@ -207,6 +207,36 @@ write_metrics (CpAnalysis  *self,
 
   write_devices (self, b);
 
+  /* The tf.data / Grain input pipeline; null without iterator events. */
+  _cp_analysis_input_pipeline (self);
+  json_builder_set_member_name (b, "input_pipeline");
+  if (self->pipeline->len > 0)
+    {
+      json_builder_begin_object (b);
+      add_double (b, "input_wait_percent", self->summary[CP_TIME_INPUT_WAIT].percent);
+      json_builder_set_member_name (b, "prefetch");
+      json_builder_add_boolean_value (b, self->pipeline_prefetch);
+      add_string (b, "slowest_stage", g_array_index (self->pipeline, CpPipelineStage, 0).stage);
+      add_int (b, "next_batch_calls", self->pipeline_get_next);
+      json_builder_set_member_name (b, "stages");
+      json_builder_begin_array (b);
+      for (guint k = 0; k < self->pipeline->len; k++)
+        {
+          const CpPipelineStage *stage = &g_array_index (self->pipeline, CpPipelineStage, k);
+
+          json_builder_begin_object (b);
+          add_string (b, "stage", stage->stage);
+          add_int (b, "events", stage->count);
+          add_int (b, "total_ns", stage->total);
+          add_int (b, "self_ns", stage->self_time);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
+
   json_builder_set_member_name (b, "transfers");
   json_builder_begin_array (b);
   for (guint k = 0; k < CP_TRANSFER_N_KINDS; k++)

@@ -41,6 +41,15 @@ typedef struct
   CpSparseColumn op_parent;    /* for an op, the next op around it (index + 1), 0 none */
 } CpLaneInfo;
 
+/* One stage of a tf.data (or Grain) input pipeline. */
+typedef struct
+{
+  char    *stage;              /* "Map", "Prefetch", "TFRecord"... */
+  guint    count;              /* events */
+  gint64   total;              /* Σ durations */
+  gint64   self_time;          /* less the stages nested in them */
+} CpPipelineStage;
+
 typedef struct
 {
   CpIntervals *kernels;        /* U(kernels) over the capture */
@@ -109,6 +118,12 @@ struct _CpAnalysis
   GArray          *eligible_fp32;             /* of CpSliceRef, for evidence */
   gint64           compute_kernel_time;       /* non-collective kernel time */
 
+  /* The input pipeline (cp-input-pipeline.c), computed on first use. */
+  GArray          *pipeline;       /* of CpPipelineStage, most self time first; NULL until computed */
+  guint            pipeline_events;
+  guint            pipeline_get_next;   /* IteratorGetNext / next-batch calls */
+  gboolean         pipeline_prefetch;
+
   /* Findings. */
   GListStore      *findings;
   CpVerdict        verdict;
@@ -129,6 +144,8 @@ void _cp_analysis_breakdown       (CpAnalysis *self);
 void _cp_analysis_device_metrics  (CpAnalysis *self);
 void _cp_analysis_kernel_stats    (CpAnalysis *self);
 void _cp_analysis_evaluate_rules  (CpAnalysis *self);
+/* The tf.data / Grain stages of the host planes (once). */
+void _cp_analysis_input_pipeline  (CpAnalysis *self);
 /* Called by the rules once the findings are sorted (cp-verdict.c). */
 void _cp_analysis_build_verdict   (CpAnalysis *self);
 
