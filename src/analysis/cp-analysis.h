@@ -300,7 +300,7 @@ void                 cp_analysis_collect_host_slices   (CpAnalysis *self,
                                                         GArray     *out);
 
 /* The whole result as JSON (docs/diagnose-json.md). */
-#define CP_ANALYSIS_JSON_SCHEMA_VERSION 2
+#define CP_ANALYSIS_JSON_SCHEMA_VERSION 3
 char                *cp_analysis_to_json            (CpAnalysis *self,
                                                      gboolean    pretty);
 

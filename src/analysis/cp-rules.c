@@ -134,6 +134,23 @@ static const char * const fix_transfer_tf[] = {
   NULL
 };
 
+static const char * const fix_async_pt[] = {
+  N_("Start the copies earlier so they overlap compute: issue them on a side CUDA stream one step ahead"),
+  N_("Offload less: keep tensors on the device when they fit"),
+  NULL
+};
+static const char * const fix_async_jax[] = {
+  N_("Offload less: keep the arrays in device memory when they fit (fewer memory_kind=\"pinned_host\" shardings or offloading remat policies)"),
+  N_("Give the copies compute to hide behind: offload activations that are needed much later, so that XLA's copy-start is far from its copy-done"),
+  N_("Look at the op profile for the copy-done ops the device waits in, and the HBM use that made XLA offload them"),
+  NULL
+};
+static const char * const fix_async_tf[] = {
+  N_("Keep tensors in device memory when they fit instead of offloading them to the host"),
+  N_("Look at the op profile for the copy-done ops the device waits in"),
+  NULL
+};
+
 static const char * const fix_output_pt[] = {
   N_("Copy results to the host less often: accumulate on the GPU and transfer every N steps"),
   N_("Copy into pinned buffers with non_blocking=True"),
@@ -352,6 +369,12 @@ static const CpRule rules[] = {
     CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
     N_("XProf InputAnalysis (X1) levels applied to its host-to-device part; Smart Suggestions DataTransferBound"),
     { fix_transfer_pt, fix_transfer_jax, fix_transfer_tf }, CP_IDLE_CAUSE_TRANSFERS },
+  { "async-wait", N_("Waiting for async copies"),
+    /* xgettext:no-c-format */
+    N_("Time the device waits in XLA async ops (copy-done, *-done) while it computes nothing, % of step time"), "%",
+    CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
+    N_("XProf op profile: copy-start / copy-done and other async pairs are waits; levels of XProf's input analysis (X1) applied to them (Chokepoint)"),
+    { fix_async_pt, fix_async_jax, fix_async_tf }, CP_IDLE_CAUSE_TRANSFERS },
   { "output-bound", N_("Device-to-host copies"),
     /* xgettext:no-c-format */
     N_("Device-to-host copy time while the device does not compute, % of step time"), "%",
@@ -1604,6 +1627,25 @@ eval_output (Ctx           *ctx,
   return f;
 }
 
+static CpFinding *
+eval_async (Ctx           *ctx,
+            const CpRule  *rule,
+            CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  CpFinding *f = eval_category (ctx, rule, CP_TIME_ASYNC_WAIT, "async_wait_percent",
+                                _("The device waits for asynchronous copies (host offload, copy-start / copy-done) instead of computing."),
+                                stake);
+  guint n = 0;
+
+  if (f == NULL)
+    return NULL;
+  for (guint d = 0; d < self->devices->len; d++)
+    n += g_array_index (self->devices, CpDeviceStats, d).n_async_ops;
+  cp_finding_add_figure (f, "async_ops", _("Async ops (copy-start, copy-done, *-done)"), n, "count", NULL, NAN, NAN);
+  return f;
+}
+
 static Evaluator
 evaluator_for (const char *id)
 {
@@ -1614,6 +1656,7 @@ evaluator_for (const char *id)
     { "input-bound", eval_input },
     { "dataloader-single-process", eval_loader_single },
     { "transfer-bound", eval_transfer },
+    { "async-wait", eval_async },
     { "output-bound", eval_output },
     { "comm-bound", eval_comm },
     { "low-comm-overlap", eval_overlap },
