@@ -9,6 +9,7 @@
 
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
 
@@ -232,6 +233,65 @@ test_scenarios (void)
   cp_test_rm_rf (dir);
 }
 
+/* A profile folder of two TensorFlow workers whose steps differ (worker 1
+ * runs after worker 0): each worker's GPU is measured against its own
+ * host's steps, and neither shows 0% utilisation. */
+static void
+test_two_workers (void)
+{
+  const char *gen = g_getenv ("CP_GEN");
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *run = g_build_filename (dir, "logdir", "plugins", "profile", "run1", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (run);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  JsonObject *truth[2];
+  g_autoptr(JsonParser) p0 = json_parser_new ();
+  g_autoptr(JsonParser) p1 = json_parser_new ();
+  JsonParser *parsers[2] = { p0, p1 };
+  const CpDeviceStats *devs;
+  guint n_devs = 0, checked = 0;
+
+  g_assert_nonnull (gen);
+  g_assert_cmpint (g_mkdir_with_parents (run, 0755), ==, 0);
+  for (guint h = 0; h < 2; h++)
+    {
+      g_autofree char *host = g_strdup_printf ("%u", h);
+      g_autofree char *capture = g_strdup_printf ("%s/worker%u.xplane.pb", run, h);
+      g_autofree char *truth_path = g_strdup_printf ("%s/truth%u.json", dir, h);
+      const char *argv[] = { gen, "--scenario", "xla-tf-worker", "--host", host, "--out", capture,
+                             "--truth", truth_path, "-q", NULL };
+      int status = 0;
+
+      g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error);
+      g_assert_no_error (error);
+      g_assert_true (g_spawn_check_wait_status (status, NULL));
+      g_assert_true (json_parser_load_from_file (parsers[h], truth_path, &error));
+      g_assert_no_error (error);
+      truth[h] = json_object_get_object_member (json_node_get_object (json_parser_get_root (parsers[h])), "devices");
+    }
+  trace = cp_load_file (folder, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  a = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  devs = cp_analysis_get_devices (a, &n_devs);
+  g_assert_cmpuint (n_devs, ==, 2);
+  for (guint d = 0; d < n_devs; d++)
+    {
+      /* Host h's GPU 0 is ordinal h in the folder. */
+      JsonObject *w = json_object_get_object_member (truth[devs[d].device], "0");
+
+      g_assert_true (cp_analysis_device_has_own_windows (a, devs[d].device));
+      g_assert_cmpint (devs[d].window_time, ==, json_object_get_int_member (w, "window_ns"));
+      g_assert_cmpint (devs[d].window_busy, ==, json_object_get_int_member (w, "busy_ns"));
+      g_assert_cmpfloat (devs[d].utilization, >, 0.25);
+      checked++;
+    }
+  g_assert_cmpuint (checked, ==, 2);
+  cp_test_rm_rf (dir);
+}
+
 static void
 test_shared_traces (void)
 {
@@ -312,6 +372,7 @@ main (int   argc,
   g_test_add_func ("/xla/op-classes", test_op_classes);
   g_test_add_func ("/xla/shared-traces", test_shared_traces);
   g_test_add_func ("/xla/scenarios", test_scenarios);
+  g_test_add_func ("/xla/two-workers", test_two_workers);
   g_test_add_func ("/xla/tpu-figures", test_tpu_figures);
 
   return g_test_run ();

@@ -213,9 +213,10 @@ cmp_ev (gconstpointer a,
 }
 
 static void
-encode_space (Space   *sp,
-              CpPbBuf *out,
-              guint64 *n_events)
+encode_space (Space      *sp,
+              CpPbBuf    *out,
+              const char *hostname,
+              guint64    *n_events)
 {
   CpPbBuf pb, lb, eb, md;
 
@@ -282,7 +283,7 @@ encode_space (Space   *sp,
         }
       cp_pb_message (out, XSPACE_PLANES, &pb);
     }
-  cp_pb_string (out, XSPACE_HOSTNAMES, "xla-gen");
+  cp_pb_string (out, XSPACE_HOSTNAMES, hostname);
   cp_pb_buf_clear (&pb);
   cp_pb_buf_clear (&lb);
   cp_pb_buf_clear (&eb);
@@ -645,8 +646,9 @@ scenario_tf_two_gpu (Space *sp,
  * IteratorGetNext for a slow map (decoding) while the GPU idles. */
 
 static gint64
-scenario_tf_data (Space *sp,
-                  guint  n_steps)
+scenario_tf_data (Space  *sp,
+                  guint   n_steps,
+                  gint64  shift)
 {
   Plane *gpu = plane_new (sp, 1, "/device:GPU:0");
   Plane *host = plane_new (sp, 2, "/host:CPU");
@@ -654,7 +656,7 @@ scenario_tf_data (Space *sp,
   Line *py = line_new (host, 100, "python3");
   Line *worker = line_new (host, 101, "tf_data_private_threadpool");
   Set windows = { 0 }, busy = { 0 }, empty = { 0 }, wait = { 0 };
-  gint64 t = MS (2), input = 0, total = 0;
+  gint64 t = MS (2) + shift, input = 0, total = 0;
   guint64 corr = 1;
 
   plane_stat_str (gpu, "device_vendor", "Nvidia");
@@ -700,7 +702,7 @@ scenario_tf_data (Space *sp,
                           "  \"steps\": %u,\n  \"warmup_ns\": %" G_GINT64_FORMAT ",\n"
                           "  \"input_wait_percent\": %.6f,\n  \"slowest_stage\": \"Map\",\n"
                           "  \"slowest_stage_self_ns\": %" G_GINT64_FORMAT ",\n  \"prefetch\": false,\n  \"devices\": {",
-                          n_steps, MS (2) - MS (2), 100.0 * (double) set_overlap (&wait, &windows) / (double) total,
+                          n_steps, (gint64) 0, 100.0 * (double) set_overlap (&wait, &windows) / (double) total,
                           MS (15.2) - MS (2));
   (void) input;
   truth_device (sp, 0, &windows, &busy, &empty);
@@ -718,6 +720,7 @@ static const CpGenXlaScenario scenarios[] = {
   { "xla-tpu-async", "TPU v5e, two cores: 18 s compile phase, async host-offload copies (copy-start/done) and an all-reduce per step" },
   { "xla-tf-two-gpu", "TensorFlow on two GPUs whose Steps lines differ (GPU 1 runs 40 ms per step later)" },
   { "xla-tf-data-starved", "TensorFlow fed by tf.data without prefetch: IteratorGetNext takes 18 ms of a 26 ms step" },
+  { "xla-tf-worker", "Worker H (--host H) of a multi-worker TensorFlow run: the tf.data-starved steps, H runs later; two of them make a profile folder" },
 };
 
 const CpGenXlaScenario *
@@ -740,6 +743,7 @@ gboolean
 cp_gen_xla_write (const CpGenXlaScenario *scenario,
                   CpGenOut               *out,
                   guint                   n_steps,
+                  guint                   host,
                   const char             *truth_path,
                   guint64                *n_events,
                   GError                **error)
@@ -756,13 +760,20 @@ cp_gen_xla_write (const CpGenXlaScenario *scenario,
     end = scenario_tpu (&sp, n_steps);
   else if (g_str_equal (scenario->name, "xla-tf-two-gpu"))
     end = scenario_tf_two_gpu (&sp, n_steps);
+  else if (g_str_equal (scenario->name, "xla-tf-worker"))
+    /* Each worker's run starts after the previous worker's ended. */
+    end = scenario_tf_data (&sp, n_steps, host * (n_steps * MS (26.3) + MS (10)));
   else
-    end = scenario_tf_data (&sp, n_steps);
+    end = scenario_tf_data (&sp, n_steps, 0);
   task_environment (&sp, end);
 
   cp_pb_buf_init (&buf);
   *n_events = 0;
-  encode_space (&sp, &buf, n_events);
+  {
+    g_autofree char *hostname = g_strdup_printf ("xla-gen-%u", host);
+
+    encode_space (&sp, &buf, hostname, n_events);
+  }
   cp_gen_out_write (out, (const char *) buf.data, buf.len);
   cp_pb_buf_clear (&buf);
 

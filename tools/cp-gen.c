@@ -204,6 +204,7 @@ main (int   argc,
   g_autofree char *summary_path = NULL;
   int steps = 0;
   int level = -1;
+  int host = 0;
   gboolean quiet = FALSE, list = FALSE;
   GOptionEntry entries[] = {
     { "scenario", 0, 0, G_OPTION_ARG_STRING, &scenario_name, "Scenario to simulate (see --list)", "NAME" },
@@ -218,6 +219,7 @@ main (int   argc,
     { "summary", 0, 0, G_OPTION_ARG_FILENAME, &summary_path,
       "Write what the capture holds as JSON (- for standard output)", "FILE" },
     { "level", 0, 0, G_OPTION_ARG_INT, &level, "Compression level (default 3)", "L" },
+    { "host", 0, 0, G_OPTION_ARG_INT, &host, "XLA scenarios: the worker's number (xla-tf-worker)", "H" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Do not print the one-line report", NULL },
     { "list", 0, 0, G_OPTION_ARG_NONE, &list, "List the scenarios and exit", NULL },
     { NULL }
@@ -272,14 +274,14 @@ main (int   argc,
             g_printerr ("cp-gen: scenario “%s” is written as XPlane only (--format xplane)\n", scenario_name);
             return 2;
           }
-        if (size_text != NULL || steps < 0)
+        if (size_text != NULL || steps < 0 || host < 0 || host > 64)
           {
             g_printerr ("cp-gen: scenario “%s” takes --steps only\n", scenario_name);
             return 2;
           }
         out = cp_gen_out_open (out_path, format->compress, level, &error);
         if (out == NULL ||
-            !cp_gen_xla_write (xla, out, (guint) steps, truth_path, &n_events, &error))
+            !cp_gen_xla_write (xla, out, (guint) steps, (guint) host, truth_path, &n_events, &error))
           {
             g_printerr ("cp-gen: %s\n", error->message);
             if (out != NULL)

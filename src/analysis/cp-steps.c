@@ -635,6 +635,134 @@ find_warmup (CpAnalysis *self)
   }
 }
 
+static gint
+lane_host (CpAnalysis *self,
+           guint       l)
+{
+  const CpProcess *p = cp_trace_get_process (self->trace, cp_lane_get_process (self->lanes[l].lane));
+
+  return p != NULL ? (gint) p->host : 0;
+}
+
+/* Extends each span (sorted by host start) to the end of the device work
+ * launched from inside it, counting those ops; host >= 0: only launches
+ * from that host's threads. */
+static void
+extend_spans (CpAnalysis *self,
+              GArray     *spans,
+              gint        host)
+{
+  CpStepSpan *sp = (CpStepSpan *) spans->data;
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpLaneInfo *info = &self->lanes[l];
+      const CpSlices *s;
+
+      if (info->launch == NULL)
+        continue;
+      s = info->slices;
+      for (guint i = 0; i < s->n; i++)
+        {
+          CpSliceRef h = info->launch[i];
+          const CpSlices *hs;
+          gint64 ls, le;
+          guint lo = 0, hi = spans->len;
+
+          if (h.lane == G_MAXUINT32 || (host >= 0 && lane_host (self, h.lane) != host))
+            continue;
+          hs = self->lanes[h.lane].slices;
+          ls = cp_slices_get_start (hs, h.index);
+          le = ls + cp_slices_get_dur (hs, h.index);
+          /* The last step starting at or before the launch. */
+          while (lo < hi)
+            {
+              guint mid = lo + (hi - lo) / 2;
+
+              if (sp[mid].host_start <= ls)
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+          if (lo == 0)
+            continue;
+          if (le <= sp[lo - 1].host_end)
+            {
+              sp[lo - 1].device_end = MAX (sp[lo - 1].device_end, cp_slices_get_end (s, i));
+              sp[lo - 1].n_ops++;
+            }
+        }
+    }
+}
+
+/* Steps of several hosts (a profile folder, each host's own markers): the
+ * devices of each host are measured against that host's steps. */
+static void
+host_device_windows (CpAnalysis   *self,
+                     const CpStep *steps,
+                     guint         n_steps)
+{
+  g_autoptr(GHashTable) by_host = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
+  GHashTableIter it;
+  gpointer key, value;
+
+  for (guint i = 0; i < n_steps; i++)
+    {
+      gint host;
+      GArray *list;
+
+      if (!cp_trace_slice_ref_valid (self->trace, steps[i].marker))
+        return;
+      host = lane_host (self, steps[i].marker.lane);
+      list = g_hash_table_lookup (by_host, GINT_TO_POINTER (host));
+      if (list == NULL)
+        {
+          list = g_array_new (FALSE, FALSE, sizeof (CpStep));
+          g_hash_table_insert (by_host, GINT_TO_POINTER (host), list);
+        }
+      g_array_append_val (list, steps[i]);
+    }
+  if (g_hash_table_size (by_host) < 2)
+    return;
+
+  g_hash_table_iter_init (&it, by_host);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      GArray *list = value;
+      g_autoptr(GArray) spans = cp_steps_merge_markers ((const CpStep *) list->data, list->len);
+      g_autofree gboolean *keep = g_new (gboolean, MAX (spans->len, 1));
+      g_autofree CpInterval *w = g_new (CpInterval, MAX (spans->len, 1));
+      guint nw;
+      g_autoptr(GHashTable) done = g_hash_table_new (NULL, NULL);
+
+      extend_spans (self, spans, GPOINTER_TO_INT (key));
+      nw = cp_steps_windows ((const CpStepSpan *) spans->data, spans->len, self->has_flows, keep, w);
+      if (nw == 0)
+        continue;
+      for (guint l = 0; l < self->n_lanes; l++)
+        {
+          gint ordinal;
+          CpIntervals *set;
+
+          if (self->lanes[l].device_index < 0 || lane_host (self, l) != GPOINTER_TO_INT (key))
+            continue;
+          ordinal = g_array_index (self->devices, CpDeviceStats, self->lanes[l].device_index).device;
+          if (g_hash_table_contains (done, GINT_TO_POINTER (ordinal)))
+            continue;
+          g_hash_table_add (done, GINT_TO_POINTER (ordinal));
+          if (self->device_windows == NULL)
+            self->device_windows = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) cp_intervals_free);
+          if (g_hash_table_contains (self->device_windows, GINT_TO_POINTER (ordinal)))
+            continue;
+          set = cp_intervals_new ();
+          for (guint k = 0; k < nw; k++)
+            cp_intervals_add (set, w[k].start, w[k].end);
+          cp_intervals_normalize (set);
+          g_hash_table_insert (self->device_windows, GINT_TO_POINTER (ordinal), set);
+        }
+    }
+}
+
 void
 _cp_analysis_build_steps (CpAnalysis *self)
 {
@@ -670,6 +798,8 @@ _cp_analysis_build_steps (CpAnalysis *self)
           }
       }
   }
+  if (spans->len > 0 && !device_derived && self->is_xplane)
+    host_device_windows (self, steps, n_steps);
   if (spans->len == 0)
     {
       g_array_unref (spans);
@@ -711,45 +841,7 @@ _cp_analysis_build_steps (CpAnalysis *self)
         }
 
       /* The device work each step launched (through launch links). */
-      for (guint l = 0; l < self->n_lanes; l++)
-        {
-          const CpLaneInfo *info = &self->lanes[l];
-          const CpSlices *s;
-
-          if (info->launch == NULL)
-            continue;
-          s = info->slices;
-          for (guint i = 0; i < s->n; i++)
-            {
-              CpSliceRef h = info->launch[i];
-              const CpSlices *hs;
-              gint64 ls, le;
-              guint lo = 0, hi = spans->len;
-
-              if (h.lane == G_MAXUINT32)
-                continue;
-              hs = self->lanes[h.lane].slices;
-              ls = cp_slices_get_start (hs, h.index);
-              le = ls + cp_slices_get_dur (hs, h.index);
-              /* The last step starting at or before the launch. */
-              while (lo < hi)
-                {
-                  guint mid = lo + (hi - lo) / 2;
-
-                  if (sp[mid].host_start <= ls)
-                    lo = mid + 1;
-                  else
-                    hi = mid;
-                }
-              if (lo == 0)
-                continue;
-              if (le <= sp[lo - 1].host_end)
-                {
-                  sp[lo - 1].device_end = MAX (sp[lo - 1].device_end, cp_slices_get_end (s, i));
-                  sp[lo - 1].n_ops++;
-                }
-            }
-        }
+      extend_spans (self, spans, -1);
 
       keep = g_new (gboolean, spans->len);
       windows = g_new (CpInterval, spans->len);
