@@ -144,6 +144,21 @@ check_against (const char *path,
         g_assert_cmpstr (cp_finding_get_explained_by (cp_analysis_lookup_finding (a, "input-bound")), ==, "input-pipeline");
     }
 
+  if (json_object_has_member (want, "breakdown"))
+    {
+      static const CpTimeCategory cats[] = { CP_TIME_COMPUTE_16, CP_TIME_COMPUTE_32, CP_TIME_ASYNC_WAIT,
+                                             CP_TIME_COLLECTIVES };
+      JsonObject *bd = json_object_get_object_member (want, "breakdown");
+
+      for (guint k = 0; k < G_N_ELEMENTS (cats); k++)
+        {
+          CpTimeSummary sum;
+
+          cp_analysis_get_time_summary (a, cats[k], &sum);
+          g_assert_cmpint (sum.total, ==, json_object_get_int_member (bd, cp_time_category_to_string (cats[k])));
+        }
+    }
+
   devices = json_object_get_object_member (want, "devices");
   devs = cp_analysis_get_devices (a, &n_devs);
   for (guint d = 0; d < n_devs; d++)

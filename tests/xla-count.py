@@ -18,11 +18,17 @@
 #             async op running (async_ns): copy-start/-done and other
 #             -start/-done ops whose hlo_category is not a collective
 #             or send/recv.
+#   breakdown with XLA Modules lines: the device categories of the flattened
+#             breakdown inside the shared windows (the devices' executions
+#             joined by number): compute_16 (ops whose name says 16-bit),
+#             compute_32 (other compute), async_wait (async ops while no
+#             compute runs), collectives (collective ops while neither runs).
 
 import json
 import struct
 import sys
 
+HALF = ("half", "fp16", "f16", "bfloat16", "h884", "h1688", "h16816", "hmma", "fp8", "e4m3", "e5m2")
 COLLECTIVE_WORDS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all",
                     "collective-permute", "collective-broadcast", "send", "recv")
 BOOK = ("/host:metadata", "Task Environment", "/host:tfstreamz")
@@ -90,6 +96,21 @@ def overlap(a, b):
         else:
             j += 1
     return t
+
+
+def overlap_set(a, b):
+    """U(a) ∩ U(b) as intervals."""
+    out = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        s, e = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if e > s:
+            out.append([s, e])
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
 
 
 def windows(spans):
@@ -234,7 +255,9 @@ def main(path):
                     cat = str_stats(p, m["stats"] + st).get("hlo_category", "")
                     asy = ((cat.endswith("-done") or cat.endswith("-start"))
                            and not any(wd in cat for wd in COLLECTIVE_WORDS))
-                    ops.append((s, e, asy))
+                    coll = any(wd in cat for wd in COLLECTIVE_WORDS)
+                    half = any(h in name.lower() for h in HALF)
+                    ops.append((s, e, asy, coll, half))
                 elif host:
                     if name.endswith(":XLA GPU module"):
                         hosts.append((name, s, e))
@@ -271,8 +294,8 @@ def main(path):
                 per_number[k] = (min(lo, s), max(hi, e))
             win = union(windows(spans))
             ops = op_lines.get(device, [])
-            busy = union((s, e) for s, e, a in ops if not a)
-            asy = union((s, e) for s, e, a in ops if a)
+            busy = union((s, e) for s, e, a, c, h in ops if not a)
+            asy = union((s, e) for s, e, a, c, h in ops if a)
             result["devices"][str(device)] = {
                 "window_ns": sum(e - s for s, e in win),
                 "busy_ns": overlap(busy, win),
@@ -290,6 +313,20 @@ def main(path):
         win = windows(spans)
         result["steps"] = len(win)
         result["warmup_ns"] = win[0][0] - origin if win else 0
+        if module_lines:
+            allops = [o for d in op_lines for o in op_lines[d]]
+            w = union(win)
+            c16 = union((s, e) for s, e, a, c, h in allops if not a and not c and h)
+            c32 = union((s, e) for s, e, a, c, h in allops if not a and not c and not h)
+            asy = union((s, e) for s, e, a, c, h in allops if a)
+            col = union((s, e) for s, e, a, c, h in allops if c)
+            comp = union(c16 + c32)
+            result["breakdown"] = {
+                "compute_16": overlap(c16, w),
+                "compute_32": overlap(c32, w) - overlap(overlap_set(c32, c16), w),
+                "async_wait": overlap(asy, w) - overlap(overlap_set(asy, comp), w),
+                "collectives": (overlap(col, w) - overlap(overlap_set(col, union(comp + asy)), w)),
+            }
     print(json.dumps(result, sort_keys=True))
 
 
