@@ -177,6 +177,8 @@ check_against (const char *path,
       g_assert_cmpint (devs[d].window_time, ==, json_object_get_int_member (w, "window_ns"));
       g_assert_cmpint (devs[d].window_busy, ==, json_object_get_int_member (w, "busy_ns"));
       g_assert_cmpint (devs[d].async_wait, ==, json_object_get_int_member (w, "async_ns"));
+      if (json_object_has_member (w, "async_ops"))
+        g_assert_cmpint (devs[d].n_async_ops, ==, json_object_get_int_member (w, "async_ops"));
     }
 }
 
@@ -376,6 +378,26 @@ test_tpu_figures (void)
   cp_analysis_get_time_summary (a, CP_TIME_COMPUTE_32, &c32);
   g_assert_cmpfloat (wait.percent, >, 80.0);
   g_assert_cmpfloat (c32.percent, <, 15.0);
+
+  /* The op profile: ~96% of the op time is async (copy-done) ops. */
+  {
+    g_autofree char *json = cp_analysis_to_json (a, FALSE);
+    g_autoptr(JsonParser) parser = json_parser_new ();
+    JsonArray *ops;
+    double async_share = -1;
+
+    g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
+    ops = json_object_get_array_member (json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "metrics"), "xla_ops");
+    for (guint i = 0; i < json_array_get_length (ops); i++)
+      {
+        JsonObject *o = json_array_get_object_element (ops, i);
+
+        if (g_str_equal (json_object_get_string_member (o, "class"), "async"))
+          async_share = json_object_get_double_member (o, "share");
+      }
+    g_assert_cmpfloat (async_share, >, 0.95);
+    g_assert_cmpfloat (async_share, <, 0.98);
+  }
 }
 
 int

@@ -17,7 +17,7 @@
 #             XLA op running that is not an async wait (busy_ns), and with an
 #             async op running (async_ns): copy-start/-done and other
 #             -start/-done ops whose hlo_category is not a collective
-#             or send/recv.
+#             or send/recv; async_ops counts those ops in the whole capture.
 #   breakdown with XLA Modules lines: the device categories of the flattened
 #             breakdown inside the shared windows (the devices' executions
 #             joined by number): compute_16 (ops whose name says 16-bit),
@@ -300,6 +300,7 @@ def main(path):
                 "window_ns": sum(e - s for s, e in win),
                 "busy_ns": overlap(busy, win),
                 "async_ns": overlap(asy, win),
+                "async_ops": sum(1 for o in ops if o[2]),
             }
     elif host_lines:
         want = pick(host_lines)

@@ -115,6 +115,52 @@ write_window (CpAnalysis  *self,
     json_builder_add_null_value (b);
 }
 
+/* XPlane captures: device op time by XLA op class, as XProf's op profile
+ * groups it (every op on the device op lines, async waits included). */
+static void
+write_xla_ops (CpAnalysis  *self,
+               JsonBuilder *b)
+{
+  guint count[CP_N_XLA_OP_CLASSES] = { 0 };
+  gint64 time[CP_N_XLA_OP_CLASSES] = { 0 };
+  gint64 all = 0;
+
+  json_builder_set_member_name (b, "xla_ops");
+  if (!self->is_xplane)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpSlices *s = self->lanes[l].slices;
+
+      if (self->lanes[l].kind != CP_LANE_KERNEL)
+        continue;
+      for (guint i = 0; i < s->n; i++)
+        {
+          CpXlaOpClass c = _cp_analysis_xla_class (self, l, i);
+
+          count[c]++;
+          time[c] += cp_slices_get_dur (s, i);
+          all += cp_slices_get_dur (s, i);
+        }
+    }
+  json_builder_begin_array (b);
+  for (guint c = 0; c < CP_N_XLA_OP_CLASSES; c++)
+    {
+      if (count[c] == 0)
+        continue;
+      json_builder_begin_object (b);
+      add_string (b, "class", cp_xla_op_class_to_string ((CpXlaOpClass) c));
+      add_int (b, "ops", count[c]);
+      add_int (b, "time_ns", time[c]);
+      add_double (b, "share", all > 0 ? (double) time[c] / (double) all : 0.0);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
 static void
 write_devices (CpAnalysis  *self,
                JsonBuilder *b)
@@ -206,6 +252,7 @@ write_metrics (CpAnalysis  *self,
   json_builder_end_array (b);
 
   write_devices (self, b);
+  write_xla_ops (self, b);
 
   /* The tf.data / Grain input pipeline; null without iterator events. */
   _cp_analysis_input_pipeline (self);

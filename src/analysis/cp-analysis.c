@@ -229,7 +229,8 @@ _cp_analysis_xla_class (CpAnalysis *self,
   const CpSlices *s = self->lanes[lane].slices;
   guint32 args;
   CpStr name;
-  guint8 c;
+  guint8 c = 0xff;
+  CpXlaOpClass by_name;
 
   if (!self->is_xplane)
     return CP_XLA_OP_NONE;
@@ -256,10 +257,18 @@ _cp_analysis_xla_class (CpAnalysis *self,
     }
   name = cp_slices_get_name (s, index);
   if (name >= self->n_xla_by_name)
-    return cp_classify_xla_op (cp_trace_get_string (self->trace, name), NULL);
-  if (self->xla_by_name[name] == 0)
-    self->xla_by_name[name] = 1 + cp_classify_xla_op (cp_trace_get_string (self->trace, name), NULL);
-  return (CpXlaOpClass) (self->xla_by_name[name] - 1);
+    by_name = cp_classify_xla_op (cp_trace_get_string (self->trace, name), NULL);
+  else
+    {
+      if (self->xla_by_name[name] == 0)
+        self->xla_by_name[name] = 1 + cp_classify_xla_op (cp_trace_get_string (self->trace, name), NULL);
+      by_name = (CpXlaOpClass) (self->xla_by_name[name] - 1);
+    }
+  /* An op with hlo_op / hlo_category stats is an XLA op even when neither
+   * they nor its name tell its class. */
+  if (by_name == CP_XLA_OP_NONE && c != 0xff)
+    return CP_XLA_OP_OTHER;
+  return by_name;
 }
 
 static CpSliceClass
