@@ -460,7 +460,7 @@ scenario_jax_gpu (Space *sp,
   t = MS (3100);
   for (guint s = 0; s < n_steps; s++)
     {
-      gint64 h = t, k = h + US (400), launch_end = h;
+      gint64 h = t, k = h + US (400);
       Ev *e;
 
       ev_add (py, "PjitFunction(train_step)", h, US (600) * 2 + US (50));
@@ -481,7 +481,6 @@ scenario_jax_gpu (Space *sp,
           stat_ref (gpu, kv, "hlo_module", "jit_train_step");
           set_add (&busy, kv->start, kv->start + kv->dur);
           k = kv->start + kv->dur;
-          launch_end = l + US (200);
           corr++;
         }
       /* The window: host span extended to the device work it launched. */
@@ -489,7 +488,6 @@ scenario_jax_gpu (Space *sp,
         gint64 ws = MAX (prev_end, h + US (20));
         gint64 we = MAX (h + US (20) + US (1200), k);
 
-        (void) launch_end;
         set_add (&windows, ws, we);
         prev_end = we;
       }
@@ -656,7 +654,7 @@ scenario_tf_data (Space  *sp,
   Line *py = line_new (host, 100, "python3");
   Line *worker = line_new (host, 101, "tf_data_private_threadpool");
   Set windows = { 0 }, busy = { 0 }, empty = { 0 }, wait = { 0 };
-  gint64 t = MS (2) + shift, input = 0, total = 0;
+  gint64 t = MS (2) + shift, total = 0;
   guint64 corr = 1;
 
   plane_stat_str (gpu, "device_vendor", "Nvidia");
@@ -676,7 +674,6 @@ scenario_tf_data (Space  *sp,
       ev_add (worker, "Iterator::Model::Batch::Map", t + US (300), MS (15.2));
       ev_add (worker, "Iterator::Model::Batch::Map::TFRecord", t + US (400), MS (2));
       set_add (&wait, t + US (100), t + US (100) + MS (18));
-      input += MS (18);
       k = t + MS (18.3);
       for (guint i = 0; i < 4; i++)
         {
@@ -704,7 +701,6 @@ scenario_tf_data (Space  *sp,
                           "  \"slowest_stage_self_ns\": %" G_GINT64_FORMAT ",\n  \"prefetch\": false,\n  \"devices\": {",
                           n_steps, (gint64) 0, 100.0 * (double) set_overlap (&wait, &windows) / (double) total,
                           MS (15.2) - MS (2));
-  (void) input;
   truth_device (sp, 0, &windows, &busy, &empty);
   g_string_append (sp->truth, "\n  }");
   set_clear (&windows);
