@@ -80,6 +80,7 @@ static const guint32 category_colors[CP_TIME_N_CATEGORIES] = {
   [CP_TIME_COMPUTE_32]       = 0x7fcdb4ff,
   [CP_TIME_DEVICE_TO_HOST]   = 0xcc79a7ff,
   [CP_TIME_DEVICE_TO_DEVICE] = 0x9a5b8cff,
+  [CP_TIME_ASYNC_WAIT]       = 0x6b4e71ff,
   [CP_TIME_INPUT_WAIT]       = 0xd55e00ff,
   [CP_TIME_COLLECTIVES]      = 0x56b4e9ff,
   [CP_TIME_LAUNCH]           = 0xf0e442ff,
@@ -1065,6 +1066,17 @@ section_header (Ctx    *ctx,
   else
     g_ptr_array_add (meta, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u step", "%u steps", n_steps),
                                             n_steps));
+  {
+    gint64 ws, we;
+
+    if (cp_analysis_get_warmup (ctx->analysis, &ws, &we, NULL))
+      {
+        g_autofree char *d = cp_time_format_duration (we - ws);
+
+        /* Translators: the phase before the first step, left out of the figures. */
+        g_ptr_array_add (meta, g_strdup_printf (_("warm-up %s, excluded"), d));
+      }
+  }
   g_ptr_array_add (meta, NULL);
   meta_line = g_strjoinv ("  ·  ", (char **) meta->pdata);
   y += text (ctx, meta_line, ctx->f_body, ctx->x0, y, ctx->inner, ctx->c->dim) + 16;

@@ -109,6 +109,22 @@ rebuild (CpStepsPane *self)
                               n_steps,
                               cp_step_source_get_label (cp_analysis_get_step_source (analysis)),
                               mean, min, max);
+    {
+      gint64 ws, we, compile;
+
+      /* The warm-up before the first step, left out of every figure. */
+      if (cp_analysis_get_warmup (analysis, &ws, &we, &compile))
+        {
+          g_autofree char *d = cp_ui_format_duration (we - ws);
+          g_autofree char *c = cp_ui_format_duration (compile);
+          g_autofree char *w = g_strdup_printf (_("Warm-up before the first step: %s (start-up and compilation, %s compiling), excluded."),
+                                                d, c);
+          char *joined = g_strconcat (text, " ", w, NULL);
+
+          g_free (text);
+          text = joined;
+        }
+    }
     gtk_label_set_text (self->summary, text);
   }
 
