@@ -906,8 +906,8 @@ static void
 test_rule_table (void)
 {
   static const char * const contract[] = {
-    "input-bound", "dataloader-single-process", "launch-bound", "host-overhead",
-    "transfer-bound", "pageable-memcpy", "sync-stall", "output-bound",
+    "input-pipeline", "input-bound", "dataloader-single-process", "launch-bound", "host-overhead",
+    "transfer-bound", "pageable-memcpy", "sync-stall", "async-wait", "output-bound",
     "no-mixed-precision", "low-utilization", "gpu-gaps", "comm-bound",
     "low-comm-overlap", "memory-pressure", "dataparallel",
   };

@@ -224,7 +224,7 @@ test_json (Fixture       *f,
   json_parser_load_from_data (parser, out, -1, &error);
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
-  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (root, "schema_version"), ==, 3);
   /* The answer first: the verdict names input and gives its figures. */
   {
     JsonObject *verdict = json_object_get_object_member (root, "verdict");

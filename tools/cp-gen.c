@@ -22,6 +22,7 @@
 #include <glib/gstdio.h>
 
 #include "cp-gen-write.h"
+#include "cp-gen-xla.h"
 
 typedef enum
 {
@@ -182,6 +183,12 @@ list_scenarios (void)
   for (guint i = 0; i < n; i++)
     g_print ("%-22s %-20s %s\n", infos[i].name, infos[i].expect ? infos[i].expect : "(none)",
              infos[i].summary);
+  {
+    const CpGenXlaScenario *xla = cp_gen_xla_scenarios (&n);
+
+    for (guint i = 0; i < n; i++)
+      g_print ("%-22s %-20s %s (XPlane only)\n", xla[i].name, "(truth)", xla[i].summary);
+  }
 }
 
 int
@@ -197,6 +204,7 @@ main (int   argc,
   g_autofree char *summary_path = NULL;
   int steps = 0;
   int level = -1;
+  int host = 0;
   gboolean quiet = FALSE, list = FALSE;
   GOptionEntry entries[] = {
     { "scenario", 0, 0, G_OPTION_ARG_STRING, &scenario_name, "Scenario to simulate (see --list)", "NAME" },
@@ -211,6 +219,7 @@ main (int   argc,
     { "summary", 0, 0, G_OPTION_ARG_FILENAME, &summary_path,
       "Write what the capture holds as JSON (- for standard output)", "FILE" },
     { "level", 0, 0, G_OPTION_ARG_INT, &level, "Compression level (default 3)", "L" },
+    { "host", 0, 0, G_OPTION_ARG_INT, &host, "XLA scenarios: the worker's number (xla-tf-worker)", "H" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Do not print the one-line report", NULL },
     { "list", 0, 0, G_OPTION_ARG_NONE, &list, "List the scenarios and exit", NULL },
     { NULL }
@@ -251,6 +260,44 @@ main (int   argc,
       g_printerr ("cp-gen: --scenario and --out are required (--help for usage)\n");
       return 2;
     }
+  /* The XLA scenarios: XPlane only, truth of their own. */
+  {
+    const CpGenXlaScenario *xla = cp_gen_xla_lookup (scenario_name);
+
+    if (xla != NULL)
+      {
+        guint64 n_events = 0;
+
+        format = format_name ? format_for_name (format_name) : format_for_path (out_path);
+        if (format == NULL || format->container != FORMAT_XPLANE)
+          {
+            g_printerr ("cp-gen: scenario “%s” is written as XPlane only (--format xplane)\n", scenario_name);
+            return 2;
+          }
+        if (size_text != NULL || steps < 0 || host < 0 || host > 64)
+          {
+            g_printerr ("cp-gen: scenario “%s” takes --steps only\n", scenario_name);
+            return 2;
+          }
+        out = cp_gen_out_open (out_path, format->compress, level, &error);
+        if (out == NULL ||
+            !cp_gen_xla_write (xla, out, (guint) steps, (guint) host, truth_path, &n_events, &error))
+          {
+            g_printerr ("cp-gen: %s\n", error->message);
+            if (out != NULL)
+              cp_gen_out_close (out, NULL, NULL);
+            return 1;
+          }
+        if (!cp_gen_out_close (out, &file_bytes, &error))
+          {
+            g_printerr ("cp-gen: %s\n", error->message);
+            return 1;
+          }
+        if (!quiet)
+          g_printerr ("cp-gen: %s: %s, %" G_GUINT64_FORMAT " events\n", out_path, xla->name, n_events);
+        return 0;
+      }
+  }
   info = cp_gen_scenario_lookup (scenario_name);
   if (info == NULL)
     {

@@ -93,8 +93,72 @@ write_window (CpAnalysis  *self,
   add_string (b, "description",
               self->step_source == CP_STEPS_NONE ?
                 "the whole capture, from its first to its last event" :
+                self->step_source == CP_STEPS_MODULES ?
+                "one window per execution of the repeated XLA module: from its start to the start of the next execution (the last to its end), joined across devices by execution number" :
                 "one window per step: from max(previous window end, step marker start) to max(marker end, end of the device work launched inside the marker)");
   json_builder_end_object (b);
+
+  /* The phase before the first step, left out of the windows. */
+  json_builder_set_member_name (b, "warmup");
+  if (self->warmup_end > self->warmup_start)
+    {
+      json_builder_begin_object (b);
+      add_int (b, "start_ns", self->warmup_start);
+      add_int (b, "end_ns", self->warmup_end);
+      add_int (b, "duration_ns", self->warmup_end - self->warmup_start);
+      add_int (b, "compile_ns", self->warmup_compile);
+      json_builder_set_member_name (b, "excluded");
+      json_builder_add_boolean_value (b, TRUE);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
+}
+
+/* XPlane captures: device op time by XLA op class, as XProf's op profile
+ * groups it (every op on the device op lines, async waits included). */
+static void
+write_xla_ops (CpAnalysis  *self,
+               JsonBuilder *b)
+{
+  guint count[CP_N_XLA_OP_CLASSES] = { 0 };
+  gint64 time[CP_N_XLA_OP_CLASSES] = { 0 };
+  gint64 all = 0;
+
+  json_builder_set_member_name (b, "xla_ops");
+  if (!self->is_xplane)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpSlices *s = self->lanes[l].slices;
+
+      if (self->lanes[l].kind != CP_LANE_KERNEL)
+        continue;
+      for (guint i = 0; i < s->n; i++)
+        {
+          CpXlaOpClass c = _cp_analysis_xla_class (self, l, i);
+
+          count[c]++;
+          time[c] += cp_slices_get_dur (s, i);
+          all += cp_slices_get_dur (s, i);
+        }
+    }
+  json_builder_begin_array (b);
+  for (guint c = 0; c < CP_N_XLA_OP_CLASSES; c++)
+    {
+      if (count[c] == 0)
+        continue;
+      json_builder_begin_object (b);
+      add_string (b, "class", cp_xla_op_class_to_string ((CpXlaOpClass) c));
+      add_int (b, "ops", count[c]);
+      add_int (b, "time_ns", time[c]);
+      add_double (b, "share", all > 0 ? (double) time[c] / (double) all : 0.0);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
 }
 
 static void
@@ -114,6 +178,9 @@ write_devices (CpAnalysis  *self,
       add_int (b, "kernel_busy_ns", dev->kernel_busy);
       add_int (b, "window_busy_ns", dev->window_busy);
       add_double (b, "utilization", dev->utilization);
+      add_int (b, "window_ns", dev->window_time);
+      json_builder_set_member_name (b, "own_windows");
+      json_builder_add_boolean_value (b, cp_analysis_device_has_own_windows (self, dev->device));
       add_double (b, "sm_efficiency", dev->sm_efficiency);
       add_double (b, "achieved_occupancy", dev->achieved_occupancy);
       add_int (b, "idle_ns", dev->idle);
@@ -125,6 +192,9 @@ write_devices (CpAnalysis  *self,
       add_double (b, "comm_overlap_ratio", dev->comm_time > 0 ? (double) dev->comm_overlap / dev->comm_time : NAN);
       add_int (b, "tensor_core_time_ns", dev->tensor_core_time);
       add_int (b, "half_time_ns", dev->half_time);
+      add_int (b, "async_ops", dev->n_async_ops);
+      add_int (b, "async_time_ns", dev->async_time);
+      add_int (b, "async_wait_ns", dev->async_wait);
       json_builder_set_member_name (b, "launch");
       json_builder_begin_object (b);
       add_int (b, "launched", dev->n_launched);
@@ -182,6 +252,37 @@ write_metrics (CpAnalysis  *self,
   json_builder_end_array (b);
 
   write_devices (self, b);
+  write_xla_ops (self, b);
+
+  /* The tf.data / Grain input pipeline; null without iterator events. */
+  _cp_analysis_input_pipeline (self);
+  json_builder_set_member_name (b, "input_pipeline");
+  if (self->pipeline->len > 0)
+    {
+      json_builder_begin_object (b);
+      add_double (b, "input_wait_percent", self->summary[CP_TIME_INPUT_WAIT].percent);
+      json_builder_set_member_name (b, "prefetch");
+      json_builder_add_boolean_value (b, self->pipeline_prefetch);
+      add_string (b, "slowest_stage", g_array_index (self->pipeline, CpPipelineStage, 0).stage);
+      add_int (b, "next_batch_calls", self->pipeline_get_next);
+      json_builder_set_member_name (b, "stages");
+      json_builder_begin_array (b);
+      for (guint k = 0; k < self->pipeline->len; k++)
+        {
+          const CpPipelineStage *stage = &g_array_index (self->pipeline, CpPipelineStage, k);
+
+          json_builder_begin_object (b);
+          add_string (b, "stage", stage->stage);
+          add_int (b, "events", stage->count);
+          add_int (b, "total_ns", stage->total);
+          add_int (b, "self_ns", stage->self_time);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
 
   json_builder_set_member_name (b, "transfers");
   json_builder_begin_array (b);

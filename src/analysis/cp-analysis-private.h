@@ -41,6 +41,15 @@ typedef struct
   CpSparseColumn op_parent;    /* for an op, the next op around it (index + 1), 0 none */
 } CpLaneInfo;
 
+/* One stage of a tf.data (or Grain) input pipeline. */
+typedef struct
+{
+  char    *stage;              /* "Map", "Prefetch", "TFRecord"... */
+  guint    count;              /* events */
+  gint64   total;              /* Σ durations */
+  gint64   self_time;          /* less the stages nested in them */
+} CpPipelineStage;
+
 typedef struct
 {
   CpIntervals *kernels;        /* U(kernels) over the capture */
@@ -58,6 +67,15 @@ struct _CpAnalysis
   CpNameCache     *names;
   double           seconds;
 
+  /* XLA ops (XPlane captures only): class + 1 by name and by stats record,
+   * 0 = not known yet; a record without hlo_category / hlo_op is 0xff. */
+  gboolean         is_xplane;
+  guint8          *xla_by_name;
+  guint            n_xla_by_name;
+  GHashTable      *xla_by_args;
+  CpStr            key_hlo_category;
+  CpStr            key_hlo_op;
+
   guint            n_lanes;
   CpLaneInfo      *lanes;
 
@@ -68,6 +86,10 @@ struct _CpAnalysis
   GArray          *windows;        /* of CpInterval, sorted, disjoint */
   CpIntervals     *window_set;
   gint64           window_time;
+  GHashTable      *device_windows; /* device ordinal -> CpIntervals*: windows from the device's own steps */
+  gint64           warmup_start;   /* the warm-up before the first step; empty when start == end */
+  gint64           warmup_end;
+  gint64           warmup_compile; /* host compilation / autotuning time in it */
   GPtrArray       *notes;          /* of char*, NULL-terminated on request */
 
   /* The breakdown. */
@@ -96,6 +118,12 @@ struct _CpAnalysis
   GArray          *eligible_fp32;             /* of CpSliceRef, for evidence */
   gint64           compute_kernel_time;       /* non-collective kernel time */
 
+  /* The input pipeline (cp-input-pipeline.c), computed on first use. */
+  GArray          *pipeline;       /* of CpPipelineStage, most self time first; NULL until computed */
+  guint            pipeline_events;
+  guint            pipeline_get_next;   /* IteratorGetNext / next-batch calls */
+  gboolean         pipeline_prefetch;
+
   /* Findings. */
   GListStore      *findings;
   CpVerdict        verdict;
@@ -116,6 +144,8 @@ void _cp_analysis_breakdown       (CpAnalysis *self);
 void _cp_analysis_device_metrics  (CpAnalysis *self);
 void _cp_analysis_kernel_stats    (CpAnalysis *self);
 void _cp_analysis_evaluate_rules  (CpAnalysis *self);
+/* The tf.data / Grain stages of the host planes (once). */
+void _cp_analysis_input_pipeline  (CpAnalysis *self);
 /* Called by the rules once the findings are sorted (cp-verdict.c). */
 void _cp_analysis_build_verdict   (CpAnalysis *self);
 
@@ -124,6 +154,11 @@ CpSliceClass _cp_analysis_classify_slice (CpAnalysis *self,
                                           guint       lane,
                                           guint       index,
                                           guint32     name_flags);
+/* The XLA op class of a device slice (CP_XLA_OP_NONE outside XPlane
+ * captures). */
+CpXlaOpClass _cp_analysis_xla_class      (CpAnalysis *self,
+                                          guint       lane,
+                                          guint       index);
 /* The class computed by the breakdown (or computed now). */
 static inline CpSliceClass _cp_analysis_slice_class (CpAnalysis *self,
                                                      guint       lane,

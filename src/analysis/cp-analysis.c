@@ -69,6 +69,7 @@ cp_analysis_finalize (GObject *object)
   cp_intervals_free (self->all_host);
   cp_intervals_free (self->all_ops);
   cp_intervals_free (self->window_set);
+  g_clear_pointer (&self->device_windows, g_hash_table_unref);
 
   g_clear_pointer (&self->steps, g_array_unref);
   g_clear_pointer (&self->windows, g_array_unref);
@@ -76,12 +77,15 @@ cp_analysis_finalize (GObject *object)
   g_clear_pointer (&self->devices, g_array_unref);
   g_clear_pointer (&self->kernels, g_array_unref);
   g_clear_pointer (&self->host_ops, g_array_unref);
+  g_clear_pointer (&self->pipeline, g_array_unref);
   g_clear_pointer (&self->eligible_fp32, g_array_unref);
   g_clear_object (&self->findings);
   g_free (self->verdict_text);
   for (guint k = 0; k < CP_N_FINDING_SECTIONS; k++)
     g_free (self->section_titles[k]);
   g_clear_pointer (&self->names, cp_name_cache_free);
+  g_free (self->xla_by_name);
+  g_clear_pointer (&self->xla_by_args, g_hash_table_unref);
   g_clear_object (&self->trace);
 
   G_OBJECT_CLASS (cp_analysis_parent_class)->finalize (object);
@@ -119,6 +123,7 @@ static const struct
   [CP_TIME_COMPUTE_32] = { "compute_32", N_("Device compute, 32-bit"), 140 },
   [CP_TIME_DEVICE_TO_HOST] = { "device_to_host", N_("Device to host"), 130 },
   [CP_TIME_DEVICE_TO_DEVICE] = { "device_to_device", N_("Device to device"), 120 },
+  [CP_TIME_ASYNC_WAIT] = { "async_wait", N_("Device waits for async copies"), 115 },
   [CP_TIME_INPUT_WAIT] = { "input_wait", N_("Input: data loading"), 110 },
   [CP_TIME_COLLECTIVES] = { "collectives", N_("Collectives"), 100 },
   [CP_TIME_LAUNCH] = { "kernel_launch", N_("Kernel launch"), 90 },
@@ -159,6 +164,7 @@ cp_step_source_to_string (CpStepSource source)
     case CP_STEPS_MARKERS: return "step-markers";
     case CP_STEPS_LOADER: return "dataloader-iterations";
     case CP_STEPS_OPTIMIZER: return "optimizer-iterations";
+    case CP_STEPS_MODULES: return "xla-modules";
     case CP_STEPS_NONE:
     default:
       return "none";
@@ -174,6 +180,7 @@ cp_step_source_get_label (CpStepSource source)
     case CP_STEPS_MARKERS: return _("step markers");
     case CP_STEPS_LOADER: return _("iterations between DataLoader calls");
     case CP_STEPS_OPTIMIZER: return _("iterations between optimizer steps");
+    case CP_STEPS_MODULES: return _("executions of the repeated XLA module");
     case CP_STEPS_NONE:
     default:
       return NULL;
@@ -214,6 +221,56 @@ _cp_analysis_is_marker (CpAnalysis *self,
   return info->markers != NULL && (info->markers[index >> 3] & (1u << (index & 7))) != 0;
 }
 
+CpXlaOpClass
+_cp_analysis_xla_class (CpAnalysis *self,
+                        guint       lane,
+                        guint       index)
+{
+  const CpSlices *s = self->lanes[lane].slices;
+  guint32 args;
+  CpStr name;
+  guint8 c = 0xff;
+  CpXlaOpClass by_name;
+
+  if (!self->is_xplane)
+    return CP_XLA_OP_NONE;
+  args = cp_slices_get_args (s, index);
+  if (args != 0)
+    {
+      gpointer v = g_hash_table_lookup (self->xla_by_args, GUINT_TO_POINTER (args));
+
+      if (v == NULL)
+        {
+          CpStr cat = cp_xstats_find_string (self->trace, args, self->key_hlo_category);
+          CpStr op = cp_xstats_find_string (self->trace, args, self->key_hlo_op);
+
+          c = 0xff;
+          if (cat != CP_STR_EMPTY || op != CP_STR_EMPTY)
+            c = 1 + cp_classify_xla_op (op != CP_STR_EMPTY ? cp_trace_get_string (self->trace, op) : NULL,
+                                        cat != CP_STR_EMPTY ? cp_trace_get_string (self->trace, cat) : NULL);
+          g_hash_table_insert (self->xla_by_args, GUINT_TO_POINTER (args), GUINT_TO_POINTER ((guint) c));
+        }
+      else
+        c = (guint8) GPOINTER_TO_UINT (v);
+      if (c != 0xff && c != 1 + CP_XLA_OP_NONE)
+        return (CpXlaOpClass) (c - 1);
+    }
+  name = cp_slices_get_name (s, index);
+  if (name >= self->n_xla_by_name)
+    by_name = cp_classify_xla_op (cp_trace_get_string (self->trace, name), NULL);
+  else
+    {
+      if (self->xla_by_name[name] == 0)
+        self->xla_by_name[name] = 1 + cp_classify_xla_op (cp_trace_get_string (self->trace, name), NULL);
+      by_name = (CpXlaOpClass) (self->xla_by_name[name] - 1);
+    }
+  /* An op with hlo_op / hlo_category stats is an XLA op even when neither
+   * they nor its name tell its class. */
+  if (by_name == CP_XLA_OP_NONE && c != 0xff)
+    return CP_XLA_OP_OTHER;
+  return by_name;
+}
+
 static CpSliceClass
 class_of_copy (CpTransferKind kind)
 {
@@ -247,6 +304,16 @@ _cp_analysis_classify_slice (CpAnalysis *self,
     case CP_LANE_KERNEL:
       if ((nf & CP_NAME_DEVICE_WAIT) || (flags & CP_SLICE_SYNC))
         return -1;
+      if (self->is_xplane)
+        switch (_cp_analysis_xla_class (self, lane, index))
+          {
+          case CP_XLA_OP_ASYNC: return CP_TIME_ASYNC_WAIT;
+          case CP_XLA_OP_COLLECTIVE:
+          case CP_XLA_OP_SEND_RECV: return CP_TIME_COLLECTIVES;
+          case CP_XLA_OP_INFEED: return CP_TIME_HOST_TO_DEVICE;
+          case CP_XLA_OP_OUTFEED: return CP_TIME_DEVICE_TO_HOST;
+          default: break;
+          }
       if (nf & (CP_NAME_MEMCPY | CP_NAME_MEMSET))
         return class_of_copy (cp_classify_copy_kind (nf));
       if (nf & CP_NAME_COLLECTIVE)
@@ -465,6 +532,20 @@ cp_analysis_new (CpTrace       *trace,
   self = g_object_new (CP_TYPE_ANALYSIS, NULL);
   self->trace = g_object_ref (trace);
   self->names = cp_name_cache_new (trace);
+  {
+    const CpLoadReport *report = cp_trace_get_load_report (trace);
+    const CpStringPool *pool = cp_trace_get_string_pool (trace);
+
+    self->is_xplane = report != NULL && report->format != NULL && g_str_has_prefix (report->format, "xplane");
+    self->xla_by_args = g_hash_table_new (g_direct_hash, g_direct_equal);
+    if (self->is_xplane)
+      {
+        self->n_xla_by_name = cp_string_pool_size (pool);
+        self->xla_by_name = g_new0 (guint8, MAX (self->n_xla_by_name, 1));
+        self->key_hlo_category = cp_string_pool_lookup (pool, "hlo_category");
+        self->key_hlo_op = cp_string_pool_lookup (pool, "hlo_op");
+      }
+  }
 
   G_STATIC_ASSERT (G_N_ELEMENTS (phases) == CP_ANALYSIS_N_PHASES);
   for (guint i = 0; i < G_N_ELEMENTS (phases); i++)
@@ -588,6 +669,31 @@ cp_analysis_get_window_time (CpAnalysis *self)
 {
   g_return_val_if_fail (CP_IS_ANALYSIS (self), 0);
   return self->window_time;
+}
+
+gboolean
+cp_analysis_get_warmup (CpAnalysis *self,
+                        gint64     *start,
+                        gint64     *end,
+                        gint64     *compile_time)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), FALSE);
+  if (start)
+    *start = self->warmup_start;
+  if (end)
+    *end = self->warmup_end;
+  if (compile_time)
+    *compile_time = self->warmup_compile;
+  return self->warmup_end > self->warmup_start;
+}
+
+gboolean
+cp_analysis_device_has_own_windows (CpAnalysis *self,
+                                    gint        device)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), FALSE);
+  return self->device_windows != NULL &&
+         g_hash_table_contains (self->device_windows, GINT_TO_POINTER (device));
 }
 
 const char * const *

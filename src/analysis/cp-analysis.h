@@ -26,6 +26,7 @@ typedef enum
   CP_TIME_COMPUTE_32,        /* DEVICE_COMPUTE_32 (140): other kernels */
   CP_TIME_DEVICE_TO_HOST,    /* DEVICE_TO_HOST (130) copies */
   CP_TIME_DEVICE_TO_DEVICE,  /* DEVICE_TO_DEVICE (120): DtoD and PtoP copies */
+  CP_TIME_ASYNC_WAIT,        /* (115, Chokepoint) the device waits for XLA async ops: copy-done, *-done */
   CP_TIME_INPUT_WAIT,        /* HOST_WAIT_INPUT (110): DataLoader.__next__, IteratorGetNext */
   CP_TIME_COLLECTIVES,       /* DEVICE_COLLECTIVES (100): NCCL kernels, gloo ops */
   CP_TIME_LAUNCH,            /* HOST_PREPARE (90): kernel / copy launch calls */
@@ -48,6 +49,7 @@ typedef enum
   CP_STEPS_MARKERS,          /* other step markers (XPlane steps, step_num, group_id) */
   CP_STEPS_LOADER,           /* no markers: iterations from one enumerate(DataLoader) call to the next */
   CP_STEPS_OPTIMIZER,        /* no markers: iterations from one Optimizer.step end to the next */
+  CP_STEPS_MODULES,          /* no markers: executions of the repeated top-level XLA module (the jitted step) */
 } CpStepSource;
 
 const char *cp_step_source_to_string (CpStepSource source);
@@ -88,6 +90,7 @@ typedef struct
   gint64   kernel_busy;          /* |U(kernels)| over the whole capture */
   gint64   window_busy;          /* |U(kernels) ∩ windows| */
   double   utilization;          /* window_busy / window time */
+  gint64   window_time;          /* Σ of the windows it is measured over (its own, or the shared ones) */
   double   sm_efficiency;        /* NAN when the capture lacks blocks per SM */
   double   achieved_occupancy;   /* percent; NAN when the capture lacks it */
   gint64   idle;                 /* window time with no kernel, copy or memset */
@@ -98,6 +101,9 @@ typedef struct
   gint64   comm_overlap;         /* |U(collectives) ∩ U(compute) ∩ windows| */
   gint64   tensor_core_time;     /* kernel time of tensor-core kernels */
   gint64   half_time;            /* kernel time of 16-bit kernels */
+  guint    n_async_ops;          /* XLA async ops (copy-start/-done, *-done): not kernels */
+  gint64   async_time;           /* Σ their durations: the device waits in them */
+  gint64   async_wait;           /* |U(async ops) ∩ windows| */
   /* Launch statistics (HTA cuda_kernel_launch_stats). */
   guint    n_launched;           /* device ops matched to their launch call */
   guint    n_short;              /* launch ≤ 50 µs and device time < launch time */
@@ -203,6 +209,18 @@ guint                cp_analysis_get_n_dropped_steps (CpAnalysis *self);
 const CpInterval    *cp_analysis_get_windows        (CpAnalysis *self,
                                                      guint      *n_windows);
 gint64               cp_analysis_get_window_time    (CpAnalysis *self);
+/* The warm-up before the first step (start-up, XLA compilation, autotuning,
+ * the first module execution), excluded from the windows: FALSE when the
+ * capture has no steps or they start at its beginning. compile_time is the
+ * host time in compilation and autotuning inside it. */
+gboolean             cp_analysis_get_warmup         (CpAnalysis *self,
+                                                     gint64     *start,
+                                                     gint64     *end,
+                                                     gint64     *compile_time);
+/* Devices measured against windows from their own steps (their own Steps or
+ * XLA Modules line) rather than the shared ones. */
+gboolean             cp_analysis_device_has_own_windows (CpAnalysis *self,
+                                                         gint        device);
 /* Statements about the capture and the window (no steps, no device...). */
 const char * const  *cp_analysis_get_notes          (CpAnalysis *self);
 
@@ -282,7 +300,7 @@ void                 cp_analysis_collect_host_slices   (CpAnalysis *self,
                                                         GArray     *out);
 
 /* The whole result as JSON (docs/diagnose-json.md). */
-#define CP_ANALYSIS_JSON_SCHEMA_VERSION 2
+#define CP_ANALYSIS_JSON_SCHEMA_VERSION 3
 char                *cp_analysis_to_json            (CpAnalysis *self,
                                                      gboolean    pretty);
 

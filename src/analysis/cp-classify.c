@@ -147,6 +147,221 @@ copy_kind_from_name (const char *name)
   return CP_TRANSFER_OTHER;
 }
 
+/* XLA ops */
+
+static const char * const xla_collectives[] = {
+  "all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute",
+  "collective-broadcast", "ragged-all-to-all", "allreduce", "allgather",
+  NULL
+};
+
+static const char * const xla_data_formatting[] = {
+  "transpose", "reshape", "bitcast", "broadcast", "pad", "slice", "dynamic-slice",
+  "dynamic-update-slice", "concatenate", "reverse", "gather", "scatter", "iota",
+  "data formatting", "bitcast-convert", "copy-transpose",
+  NULL
+};
+
+static const char * const xla_control_flow[] = {
+  "while", "conditional", "call", "control flow", "tuple", "get-tuple-element",
+  NULL
+};
+
+static gboolean
+word_in (const char         *token,
+         const char * const *words)
+{
+  for (guint i = 0; words[i] != NULL; i++)
+    if (strcmp (token, words[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The opcode (or category) as a lower-case token with '-' for '_' and
+ * without ".kd", ".N" and "_N" suffixes; *hlo_text is set when the name is
+ * HLO text ("%x = shape opcode(...)"). */
+static void
+xla_token (const char *name,
+           char       *out,
+           gsize       size,
+           gboolean   *hlo_text)
+{
+  const char *p = name, *eq;
+  gsize n = 0;
+
+  *hlo_text = FALSE;
+  while (*p == ' ')
+    p++;
+  if (g_str_has_prefix (p, "ROOT "))
+    p += 5;
+  eq = strstr (p, " = ");
+  if (eq != NULL && *p == '%')
+    {
+      /* Skip the shape: a tuple in parentheses or one word. */
+      const char *q = eq + 3;
+
+      *hlo_text = TRUE;
+      if (*q == '(')
+        {
+          int depth = 0;
+
+          for (; *q != '\0'; q++)
+            {
+              if (*q == '(')
+                depth++;
+              else if (*q == ')' && --depth == 0)
+                {
+                  q++;
+                  break;
+                }
+            }
+        }
+      else
+        while (*q != '\0' && *q != ' ')
+          q++;
+      while (*q == ' ')
+        q++;
+      p = q;
+      for (; *p != '\0' && *p != '(' && *p != ' ' && n + 1 < size; p++)
+        out[n++] = *p == '_' ? '-' : g_ascii_tolower (*p);
+      out[n] = '\0';
+      return;
+    }
+  if (*p == '%')
+    p++;
+  for (; *p != '\0' && *p != ' ' && *p != '(' && n + 1 < size; p++)
+    out[n++] = *p == '_' ? '-' : g_ascii_tolower (*p);
+  out[n] = '\0';
+  if (n > 3 && strcmp (out + n - 3, ".kd") == 0)
+    out[n -= 3] = '\0';
+  /* Numeric suffixes: "fusion.12", "copy-done.2", "fusion-1". */
+  for (;;)
+    {
+      gsize k = n;
+
+      while (k > 0 && g_ascii_isdigit (out[k - 1]))
+        k--;
+      if (k == n || k < 2 || (out[k - 1] != '.' && out[k - 1] != '-'))
+        break;
+      n = k - 1;
+      out[n] = '\0';
+    }
+}
+
+static CpXlaOpClass
+xla_class_of_token (const char *t)
+{
+  gsize len = strlen (t);
+  gboolean async_end = g_str_has_suffix (t, "-done") || g_str_has_suffix (t, "-start") ||
+                       g_str_has_suffix (t, "-update") || strcmp (t, "async") == 0;
+
+  if (len == 0)
+    return CP_XLA_OP_NONE;
+  if (has_any (t, xla_collectives))
+    return CP_XLA_OP_COLLECTIVE;
+  if (g_str_has_prefix (t, "send") || g_str_has_prefix (t, "recv"))
+    return CP_XLA_OP_SEND_RECV;
+  if (async_end || g_str_has_prefix (t, "async-"))
+    return CP_XLA_OP_ASYNC;
+  if (g_str_has_prefix (t, "infeed"))
+    return CP_XLA_OP_INFEED;
+  if (g_str_has_prefix (t, "outfeed"))
+    return CP_XLA_OP_OUTFEED;
+  if (strstr (t, "convolution") || g_str_has_prefix (t, "cudnn-conv") || strcmp (t, "conv") == 0 ||
+      strstr (t, "conv-fusion") || strstr (t, "conv-general"))
+    return CP_XLA_OP_CONVOLUTION;
+  if (strcmp (t, "dot") == 0 || g_str_has_prefix (t, "dot-") || strstr (t, "-dot") ||
+      strstr (t, "gemm") || strstr (t, "matmul") || strstr (t, "cublas") || strstr (t, "hipblas"))
+    return CP_XLA_OP_MATMUL;
+  if (strstr (t, "fusion") != NULL)
+    {
+      if (g_str_has_prefix (t, "input"))
+        return CP_XLA_OP_INPUT_FUSION;
+      if (g_str_has_prefix (t, "output"))
+        return CP_XLA_OP_OUTPUT_FUSION;
+      if (g_str_has_prefix (t, "custom") || g_str_has_prefix (t, "triton"))
+        return CP_XLA_OP_CUSTOM_FUSION;
+      return CP_XLA_OP_LOOP_FUSION;
+    }
+  if (g_str_has_prefix (t, "custom-call") || g_str_has_prefix (t, "triton"))
+    return CP_XLA_OP_CUSTOM_FUSION;
+  if (strcmp (t, "copy") == 0)
+    return CP_XLA_OP_COPY;
+  if (word_in (t, xla_data_formatting))
+    return CP_XLA_OP_DATA_FORMATTING;
+  if (word_in (t, xla_control_flow))
+    return CP_XLA_OP_CONTROL_FLOW;
+  return CP_XLA_OP_NONE;
+}
+
+CpXlaOpClass
+cp_classify_xla_op (const char *name,
+                    const char *hlo_category)
+{
+  char token[96];
+  gboolean hlo_text = FALSE;
+  CpXlaOpClass c;
+
+  if (hlo_category != NULL && *hlo_category != '\0')
+    {
+      xla_token (hlo_category, token, sizeof token, &hlo_text);
+      /* XProf's categories have spaces ("loop fusion", "data formatting"). */
+      {
+        g_autofree char *lower = g_ascii_strdown (hlo_category, -1);
+
+        for (char *q = lower; *q != '\0'; q++)
+          if (*q == '_')
+            *q = '-';
+        if (strcmp (lower, "non-fusion elementwise") == 0)
+          return CP_XLA_OP_OTHER;
+        if (g_str_has_prefix (lower, "convolution"))
+          return CP_XLA_OP_CONVOLUTION;
+        if (strstr (lower, "fusion") && !has_any (lower, xla_collectives))
+          {
+            c = xla_class_of_token (lower);
+            if (c != CP_XLA_OP_NONE)
+              return c;
+          }
+        c = xla_class_of_token (lower);
+        if (c != CP_XLA_OP_NONE)
+          return c;
+      }
+    }
+  if (name == NULL || *name == '\0')
+    return hlo_category != NULL && *hlo_category != '\0' ? CP_XLA_OP_OTHER : CP_XLA_OP_NONE;
+  xla_token (name, token, sizeof token, &hlo_text);
+  c = xla_class_of_token (token);
+  if (c == CP_XLA_OP_NONE && (hlo_text || (hlo_category != NULL && *hlo_category != '\0')))
+    return CP_XLA_OP_OTHER;
+  return c;
+}
+
+const char *
+cp_xla_op_class_to_string (CpXlaOpClass op_class)
+{
+  static const char * const ids[CP_N_XLA_OP_CLASSES] = {
+    [CP_XLA_OP_NONE] = "none",
+    [CP_XLA_OP_CONVOLUTION] = "convolution",
+    [CP_XLA_OP_MATMUL] = "matmul",
+    [CP_XLA_OP_LOOP_FUSION] = "loop_fusion",
+    [CP_XLA_OP_INPUT_FUSION] = "input_fusion",
+    [CP_XLA_OP_OUTPUT_FUSION] = "output_fusion",
+    [CP_XLA_OP_CUSTOM_FUSION] = "custom_fusion",
+    [CP_XLA_OP_COLLECTIVE] = "collective",
+    [CP_XLA_OP_SEND_RECV] = "send_recv",
+    [CP_XLA_OP_ASYNC] = "async",
+    [CP_XLA_OP_COPY] = "copy",
+    [CP_XLA_OP_INFEED] = "infeed",
+    [CP_XLA_OP_OUTFEED] = "outfeed",
+    [CP_XLA_OP_DATA_FORMATTING] = "data_formatting",
+    [CP_XLA_OP_CONTROL_FLOW] = "control_flow",
+    [CP_XLA_OP_OTHER] = "other",
+  };
+
+  g_return_val_if_fail (op_class < CP_N_XLA_OP_CLASSES, NULL);
+  return ids[op_class];
+}
+
 guint32
 cp_classify_name (const char *name)
 {
@@ -253,6 +468,101 @@ cp_classify_copy_kind (guint32 flags)
   if ((flags & CP_NAME_MEMCPY) == 0)
     return (flags & CP_NAME_MEMSET) ? CP_TRANSFER_MEMSET : CP_TRANSFER_NONE;
   return (CpTransferKind) ((flags & CP_NAME_COPY_MASK) >> CP_NAME_COPY_SHIFT);
+}
+
+/* XPlane stats records */
+
+static gboolean
+read_varint (const guint8 **p,
+             const guint8  *end,
+             guint64       *out)
+{
+  guint64 v = 0;
+
+  for (guint shift = 0; shift < 64 && *p < end; shift += 7)
+    {
+      guint8 c = *(*p)++;
+
+      v |= (guint64) (c & 0x7f) << shift;
+      if (!(c & 0x80))
+        {
+          *out = v;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static gboolean
+find_string_in (CpTrace *trace,
+                guint32  args_id,
+                CpStr    key,
+                guint    depth,
+                CpStr   *found)
+{
+  CpArgsFormat format = CP_ARGS_NONE;
+  const guint8 *p = NULL, *end;
+  gsize len = 0;
+
+  if (depth > 4 || !cp_trace_get_args_by_id (trace, args_id, &format, &p, &len) ||
+      format != CP_ARGS_XSTATS)
+    return FALSE;
+  end = p + len;
+  while (p < end)
+    {
+      guint64 k, v;
+      guint8 type;
+
+      if (!read_varint (&p, end, &k) || p >= end)
+        return FALSE;
+      type = *p++;
+      switch (type)
+        {
+        case 0: /* INT64 */
+        case 1: /* UINT64 */
+          if (!read_varint (&p, end, &v))
+            return FALSE;
+          break;
+        case 2: /* DOUBLE */
+          if (end - p < 8)
+            return FALSE;
+          p += 8;
+          break;
+        case 3: /* STRING */
+          if (!read_varint (&p, end, &v))
+            return FALSE;
+          if (k == key && v <= G_MAXUINT32)
+            *found = (CpStr) v;
+          break;
+        case 4: /* BYTES: the length only */
+          if (!read_varint (&p, end, &v))
+            return FALSE;
+          break;
+        case 5: /* INCLUDE */
+          if (!read_varint (&p, end, &v) || v > G_MAXUINT32)
+            return FALSE;
+          find_string_in (trace, (guint32) v, key, depth + 1, found);
+          break;
+        default:
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+CpStr
+cp_xstats_find_string (CpTrace *trace,
+                       guint32  args_id,
+                       CpStr    key)
+{
+  CpStr found = CP_STR_EMPTY;
+
+  g_return_val_if_fail (CP_IS_TRACE (trace), CP_STR_EMPTY);
+
+  if (key == CP_STR_EMPTY || key == G_MAXUINT32 || args_id == 0)
+    return CP_STR_EMPTY;
+  find_string_in (trace, args_id, key, 0, &found);
+  return found;
 }
 
 /* The cache */

@@ -41,7 +41,46 @@ typedef enum
 #define CP_NAME_COPY_SHIFT 24
 #define CP_NAME_COPY_MASK  (7u << CP_NAME_COPY_SHIFT)
 
+/* XLA ops as XProf's op profile groups them, from the HLO opcode in the op
+ * name ("%copy-done.2 = f32[...] copy-done(...)", "loop_add_fusion.kd",
+ * "all-reduce.3") or the hlo_category stat. */
+typedef enum
+{
+  CP_XLA_OP_NONE,            /* not recognisably an XLA op */
+  CP_XLA_OP_CONVOLUTION,     /* convolution, convolution fusion */
+  CP_XLA_OP_MATMUL,          /* dot, gemm / cuBLAS custom calls, dot fusions */
+  CP_XLA_OP_LOOP_FUSION,     /* kLoop fusion */
+  CP_XLA_OP_INPUT_FUSION,    /* kInput fusion (reductions) */
+  CP_XLA_OP_OUTPUT_FUSION,   /* kOutput fusion */
+  CP_XLA_OP_CUSTOM_FUSION,   /* kCustom fusion, custom calls */
+  CP_XLA_OP_COLLECTIVE,      /* all-reduce, all-gather, reduce-scatter, all-to-all, collective-permute (and -start/-done) */
+  CP_XLA_OP_SEND_RECV,       /* send, recv (and -done) */
+  CP_XLA_OP_ASYNC,           /* copy-start / copy-done and other -start / -done pairs: waits, not compute */
+  CP_XLA_OP_COPY,            /* synchronous copy */
+  CP_XLA_OP_INFEED,          /* infeed: input from the host */
+  CP_XLA_OP_OUTFEED,         /* outfeed: output to the host */
+  CP_XLA_OP_DATA_FORMATTING, /* transpose, reshape, bitcast, broadcast, pad, slice, concatenate... */
+  CP_XLA_OP_CONTROL_FLOW,    /* while, conditional, call */
+  CP_XLA_OP_OTHER,           /* elementwise and other XLA ops */
+  CP_N_XLA_OP_CLASSES
+} CpXlaOpClass;
+
+/* The class of an XLA op from its hlo_category stat (may be NULL) and, when
+ * that does not tell, its name. CP_XLA_OP_NONE when neither looks like XLA. */
+CpXlaOpClass    cp_classify_xla_op         (const char *name,
+                                            const char *hlo_category);
+/* "convolution", "matmul", "loop_fusion"... for JSON. */
+const char     *cp_xla_op_class_to_string  (CpXlaOpClass op_class);
+
 guint32         cp_classify_name           (const char *name);
+
+/* The string value of stat key in the CP_ARGS_XSTATS record args_id (see
+ * formats/cp-xplane-reader.h; includes followed, a later entry winning);
+ * CP_STR_EMPTY when it is absent, not a string, or the record is not XPlane
+ * stats. */
+CpStr           cp_xstats_find_string      (CpTrace    *trace,
+                                            guint32     args_id,
+                                            CpStr       key);
 CpTransferKind  cp_classify_copy_kind      (guint32     flags);
 
 /* Substring patterns behind CP_NAME_TENSOR_CORE (NULL-terminated): XProf's

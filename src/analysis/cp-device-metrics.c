@@ -192,8 +192,15 @@ device_pass (CpAnalysis *self,
   gint64 running_end = G_MININT64;
   gint64 gap_host = 0, gap_kernel = 0;
   guint wcur = 0;
+  /* The device's own windows when it has steps of its own. */
+  const CpIntervals *window_set = self->device_windows != NULL ?
+                                  g_hash_table_lookup (self->device_windows, GINT_TO_POINTER (dev->device)) : NULL;
+  gint64 window_time;
 
-  sm.windows = self->window_set;
+  if (window_set == NULL)
+    window_set = self->window_set;
+  window_time = window_set == self->window_set ? self->window_time : cp_intervals_length (window_set);
+  sm.windows = window_set;
 
   /* Merge the device's lanes by start time. */
   for (guint k = 0; k < sets->lanes->len; k++)
@@ -249,7 +256,7 @@ device_pass (CpAnalysis *self,
       /* Idle split (HTA H2) on the device's merged timeline. */
       if (running_end != G_MININT64 && start > running_end)
         {
-          gint64 in_windows = cp_intervals_length_in (self->window_set, running_end, start);
+          gint64 in_windows = cp_intervals_length_in (window_set, running_end, start);
 
           if (in_windows > 0)
             {
@@ -292,12 +299,17 @@ device_pass (CpAnalysis *self,
                 sm_add_kernel (&sm, start, end, g->blocks_per_sm);
               if (isfinite (g->occupancy) && g->occupancy >= 0)
                 {
-                  gint64 in_w = cp_intervals_length_in (self->window_set, start, end);
+                  gint64 in_w = cp_intervals_length_in (window_set, start, end);
 
                   occ_weighted += g->occupancy * (double) in_w;
                   occ_time += in_w;
                 }
             }
+        }
+      else if (c == CP_TIME_ASYNC_WAIT)
+        {
+          dev->n_async_ops++;
+          dev->async_time += dur;
         }
       else
         {
@@ -336,21 +348,27 @@ device_pass (CpAnalysis *self,
   sets->comm = union_of_lanes (self, sets->lanes, 1u << CP_TIME_COLLECTIVES);
   sets->ops = union_of_lanes (self, sets->lanes, ALL_CATS);
 
+  {
+    g_autoptr(CpIntervals) async = union_of_lanes (self, sets->lanes, 1u << CP_TIME_ASYNC_WAIT);
+
+    dev->async_wait = cp_intervals_overlap_length (async, window_set);
+  }
   dev->kernel_busy = cp_intervals_length (sets->kernels);
-  dev->window_busy = cp_intervals_overlap_length (sets->kernels, self->window_set);
-  dev->utilization = self->window_time > 0 ? (double) dev->window_busy / self->window_time : 0.0;
-  if (sm.any && self->window_time > 0)
-    dev->sm_efficiency = sm.integral / (double) self->window_time;
+  dev->window_busy = cp_intervals_overlap_length (sets->kernels, window_set);
+  dev->window_time = window_time;
+  dev->utilization = window_time > 0 ? (double) dev->window_busy / window_time : 0.0;
+  if (sm.any && window_time > 0)
+    dev->sm_efficiency = sm.integral / (double) window_time;
   if (occ_time > 0)
     dev->achieved_occupancy = occ_weighted / occ_time;
 
-  dev->idle = self->window_time - cp_intervals_overlap_length (sets->ops, self->window_set);
+  dev->idle = window_time - cp_intervals_overlap_length (sets->ops, window_set);
   dev->idle_host_wait = gap_host;
   dev->idle_kernel_wait = gap_kernel;
   dev->idle_other = MAX (0, dev->idle - gap_host - gap_kernel);
 
   {
-    g_autoptr(CpIntervals) comm_w = cp_intervals_intersect (sets->comm, self->window_set);
+    g_autoptr(CpIntervals) comm_w = cp_intervals_intersect (sets->comm, window_set);
 
     dev->comm_time = cp_intervals_length (comm_w);
     dev->comm_overlap = cp_intervals_overlap_length (comm_w, sets->compute);

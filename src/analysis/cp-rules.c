@@ -70,6 +70,37 @@ static const char * const fix_input_tf[] = {
   NULL
 };
 
+static const char * const fix_pipeline_pt[] = {
+  N_("Load batches in worker processes: DataLoader(num_workers=N), with prefetch_factor and pin_memory=True"),
+  NULL
+};
+static const char * const fix_pipeline_tf[] = {
+  N_("End the tf.data pipeline with .prefetch(tf.data.AUTOTUNE) so the next batch is prepared while the device computes"),
+  N_("Parallelise the slowest stage: map(..., num_parallel_calls=tf.data.AUTOTUNE), interleave(..., num_parallel_calls=tf.data.AUTOTUNE) for file reads"),
+  N_("Cache what does not change between epochs with .cache(), or preprocess offline"),
+  NULL
+};
+
+/* Stage-specific tf.data fixes, for the stage with the most self time. */
+static const char *
+pipeline_stage_fix (const char *stage)
+{
+  if (g_str_has_prefix (stage, "ParallelMap") || g_str_has_prefix (stage, "MapAndBatch"))
+    return N_("The parallel map is the slowest stage: cache() its output if it fits in memory, make the function cheaper, or move the work offline");
+  if (g_str_has_prefix (stage, "Map"))
+    return N_("The map is the slowest stage and runs one element at a time: map(..., num_parallel_calls=tf.data.AUTOTUNE, deterministic=False)");
+  if (strstr (stage, "Record") || strstr (stage, "TextLine") || strstr (stage, "Interleave") ||
+      g_str_has_prefix (stage, "FlatMap") || strstr (stage, "File"))
+    return N_("Reading is the slowest stage: read files in parallel with interleave(..., num_parallel_calls=tf.data.AUTOTUNE), and cache() small data sets");
+  if (strstr (stage, "Batch"))
+    return N_("Batching is the slowest stage: batch before map to vectorise the transformation, and use num_parallel_calls=tf.data.AUTOTUNE in batch");
+  if (strstr (stage, "Generator"))
+    return N_("A Python generator feeds the pipeline: replace it with tf.data sources (TFRecordDataset, from_tensor_slices) that run outside the interpreter");
+  if (strstr (stage, "Shuffle"))
+    return N_("Shuffling is the slowest stage: use a smaller shuffle buffer, or shuffle the file names before interleave");
+  return NULL;
+}
+
 static const char * const fix_loader_pt[] = {
   N_("Set DataLoader(num_workers=N) with N > 0 so loading runs in worker processes instead of the training loop"),
   N_("Add persistent_workers=True and pin_memory=True"),
@@ -100,6 +131,23 @@ static const char * const fix_transfer_tf[] = {
   N_("Prefetch to the device: tf.data.experimental.prefetch_to_device or the distribution strategy's input pipeline"),
   N_("Batch small transfers together"),
   N_("Keep tensors on the GPU between steps"),
+  NULL
+};
+
+static const char * const fix_async_pt[] = {
+  N_("Start the copies earlier so they overlap compute: issue them on a side CUDA stream one step ahead"),
+  N_("Offload less: keep tensors on the device when they fit"),
+  NULL
+};
+static const char * const fix_async_jax[] = {
+  N_("Offload less: keep the arrays in device memory when they fit (fewer memory_kind=\"pinned_host\" shardings or offloading remat policies)"),
+  N_("Give the copies compute to hide behind: offload activations that are needed much later, so that XLA's copy-start is far from its copy-done"),
+  N_("Look at the op profile for the copy-done ops the device waits in, and the HBM use that made XLA offload them"),
+  NULL
+};
+static const char * const fix_async_tf[] = {
+  N_("Keep tensors in device memory when they fit instead of offloading them to the host"),
+  N_("Look at the op profile for the copy-done ops the device waits in"),
   NULL
 };
 
@@ -296,6 +344,13 @@ static const CpRule rules[] = {
     /* xgettext:no-c-format */
     N_("nsys cuda_api_sync (N6) and cuda_memcpy_sync (N4): any; severity by the idle time that follows, at XProf's 3 / 15 % levels (Chokepoint)"),
     { fix_sync_pt, fix_sync_jax, fix_sync_tf }, CP_IDLE_CAUSE_SYNC },
+  { "input-pipeline", N_("Slow tf.data input pipeline"),
+    /* xgettext:no-c-format */
+    N_("Wait for the tf.data input pipeline while the device is idle, % of step time"), "%",
+    CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
+    /* xgettext:no-c-format */
+    N_("XProf input-pipeline analyzer: device waiting for input >= 20% highly, >= 5% moderately input-bound; the slowest stage by self time (Chokepoint)"),
+    { fix_pipeline_pt, fix_pipeline_tf, fix_pipeline_tf }, CP_IDLE_CAUSE_INPUT },
   { "input-bound", N_("Input-bound"),
     /* xgettext:no-c-format */
     N_("Data-loading wait while the device is idle, % of step time"), "%",
@@ -314,6 +369,12 @@ static const CpRule rules[] = {
     CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
     N_("XProf InputAnalysis (X1) levels applied to its host-to-device part; Smart Suggestions DataTransferBound"),
     { fix_transfer_pt, fix_transfer_jax, fix_transfer_tf }, CP_IDLE_CAUSE_TRANSFERS },
+  { "async-wait", N_("Waiting for async copies"),
+    /* xgettext:no-c-format */
+    N_("Time the device waits in XLA async ops (copy-done, *-done) while it computes nothing, % of step time"), "%",
+    CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
+    N_("XProf op profile: copy-start / copy-done and other async pairs are waits; levels of XProf's input analysis (X1) applied to them (Chokepoint)"),
+    { fix_async_pt, fix_async_jax, fix_async_tf }, CP_IDLE_CAUSE_TRANSFERS },
   { "output-bound", N_("Device-to-host copies"),
     /* xgettext:no-c-format */
     N_("Device-to-host copy time while the device does not compute, % of step time"), "%",
@@ -893,6 +954,67 @@ eval_input (Ctx           *ctx,
 }
 
 static CpFinding *
+eval_pipeline (Ctx           *ctx,
+               const CpRule  *rule,
+               CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  const CpPipelineStage *slow;
+  const char *stage_fix;
+  CpFinding *f;
+  guint n_steps = MAX (self->windows->len, 1);
+  g_autoptr(GString) s = NULL;
+
+  _cp_analysis_input_pipeline (self);
+  if (self->pipeline->len == 0)
+    return NULL;
+  f = eval_category (ctx, rule, CP_TIME_INPUT_WAIT, "input_wait_percent",
+                     _("The device waits for the next batch from the tf.data input pipeline."), stake);
+  if (f == NULL)
+    return NULL;
+  slow = &g_array_index (self->pipeline, CpPipelineStage, 0);
+  cp_finding_add_figure (f, "pipeline_stages", _("Input pipeline stages"), self->pipeline->len, "count", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "slowest_stage_self_ns", _("Self time of the slowest stage, per step"),
+                         (double) (slow->self_time / n_steps), "ns", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "prefetch", _("Prefetching in place (1 yes, 0 no)"), self->pipeline_prefetch ? 1 : 0,
+                         "count", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "next_batch_calls", _("Next-batch calls"), self->pipeline_get_next, "count", NULL, NAN, NAN);
+
+  s = g_string_new (cp_finding_get_summary (f));
+  {
+    g_autofree char *d = cp_format_ns (slow->self_time / n_steps);
+
+    g_string_append_c (s, ' ');
+    /* Translators: "The slowest stage is Map (15.2 ms per step of its own time)." */
+    g_string_append_printf (s, _("The slowest stage is %s (%s per step of its own time)."), slow->stage, d);
+  }
+  g_string_append_c (s, ' ');
+  g_string_append (s, self->pipeline_prefetch ? _("Prefetching is in place.") : _("The pipeline does not prefetch."));
+  cp_finding_set_summary (f, s->str);
+
+  /* TensorFlow and JAX (tf.data): prefetch first when missing, then the
+   * fix for the stage at fault, then caching. */
+  stage_fix = pipeline_stage_fix (slow->stage);
+  {
+    g_autoptr(GPtrArray) fixes = g_ptr_array_new_with_free_func (g_free);
+
+    if (!self->pipeline_prefetch)
+      g_ptr_array_add (fixes, g_strdup (_(fix_pipeline_tf[0])));
+    if (stage_fix != NULL)
+      g_ptr_array_add (fixes, g_strdup (_(stage_fix)));
+    else
+      /* Translators: %s is a tf.data stage name such as "Shard". */
+      g_ptr_array_add (fixes, g_strdup_printf (_("The slowest stage is %s: parallelise it (num_parallel_calls=tf.data.AUTOTUNE), cache() its output or move it offline"),
+                                               slow->stage));
+    g_ptr_array_add (fixes, g_strdup (_(fix_pipeline_tf[2])));
+    g_ptr_array_add (fixes, NULL);
+    cp_finding_set_fixes (f, CP_FRAMEWORK_TENSORFLOW, (const char * const *) fixes->pdata);
+    cp_finding_set_fixes (f, CP_FRAMEWORK_JAX, (const char * const *) fixes->pdata);
+  }
+  return f;
+}
+
+static CpFinding *
 eval_loader_single (Ctx           *ctx,
                     const CpRule  *rule,
                     CpIntervals  **stake)
@@ -941,7 +1063,7 @@ eval_loader_single (Ctx           *ctx,
       self->cat_union[CP_TIME_COMPUTE_16], self->cat_union[CP_TIME_COMPUTE_32],
       self->cat_union[CP_TIME_DEVICE_TO_HOST], self->cat_union[CP_TIME_DEVICE_TO_DEVICE],
       self->cat_union[CP_TIME_HOST_TO_DEVICE], self->cat_union[CP_TIME_OTHER],
-      self->cat_union[CP_TIME_COLLECTIVES],
+      self->cat_union[CP_TIME_COLLECTIVES], self->cat_union[CP_TIME_ASYNC_WAIT],
     };
     CpIntervals *rt_sets[] = { self->cat_union[CP_TIME_LAUNCH], self->cat_union[CP_TIME_RUNTIME] };
 
@@ -1505,15 +1627,36 @@ eval_output (Ctx           *ctx,
   return f;
 }
 
+static CpFinding *
+eval_async (Ctx           *ctx,
+            const CpRule  *rule,
+            CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  CpFinding *f = eval_category (ctx, rule, CP_TIME_ASYNC_WAIT, "async_wait_percent",
+                                _("The device waits for asynchronous copies (host offload, copy-start / copy-done) instead of computing."),
+                                stake);
+  guint n = 0;
+
+  if (f == NULL)
+    return NULL;
+  for (guint d = 0; d < self->devices->len; d++)
+    n += g_array_index (self->devices, CpDeviceStats, d).n_async_ops;
+  cp_finding_add_figure (f, "async_ops", _("Async ops (copy-start, copy-done, *-done)"), n, "count", NULL, NAN, NAN);
+  return f;
+}
+
 static Evaluator
 evaluator_for (const char *id)
 {
   static const struct { const char *id; Evaluator fn; } table[] = {
     { "pageable-memcpy", eval_pageable },
     { "sync-stall", eval_sync },
+    { "input-pipeline", eval_pipeline },
     { "input-bound", eval_input },
     { "dataloader-single-process", eval_loader_single },
     { "transfer-bound", eval_transfer },
+    { "async-wait", eval_async },
     { "output-bound", eval_output },
     { "comm-bound", eval_comm },
     { "low-comm-overlap", eval_overlap },

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cp-analysis-private.h"
 #include "cp-steps.h"
@@ -253,6 +254,515 @@ iteration_spans (CpAnalysis   *self,
   return spans;
 }
 
+/* XLA captures: steps from the devices' own lines */
+
+static gboolean
+is_steps_lane (const char *name)
+{
+  return g_strcmp0 (name, "Steps") == 0 || g_str_has_prefix (name, "Steps - from");
+}
+
+static gint
+annotation_lane_device (CpAnalysis *self,
+                        guint       l)
+{
+  CpLane *lane = self->lanes[l].lane;
+  gint ordinal = cp_lane_get_device (lane);
+  const CpProcess *p;
+
+  if (ordinal >= 0)
+    return ordinal;
+  p = cp_trace_get_process (self->trace, cp_lane_get_process (lane));
+  return p != NULL ? p->device : -1;
+}
+
+typedef struct
+{
+  gint    device;
+  GArray *spans;    /* of CpStepSpan, by start */
+} DeviceSpans;
+
+static void
+clear_device_spans (gpointer data)
+{
+  DeviceSpans *d = data;
+
+  g_clear_pointer (&d->spans, g_array_unref);
+}
+
+/* A Steps line's events: numbered by group_id, else the name as a number,
+ * else their position. */
+static GArray *
+steps_lane_spans (CpAnalysis *self,
+                  guint       l)
+{
+  const CpSlices *s = self->lanes[l].slices;
+  GArray *spans = g_array_new (FALSE, TRUE, sizeof (CpStepSpan));
+
+  for (guint i = 0; i < s->n; i++)
+    {
+      CpStepSpan sp = { 0 };
+      gint64 ext = cp_slices_get_ext (s, i);
+      const char *name = cp_trace_get_string (self->trace, cp_slices_get_name (s, i));
+      char *end = NULL;
+      gint64 n = g_ascii_strtoll (name, &end, 10);
+
+      if (cp_slices_get_dur (s, i) <= 0)
+        continue;
+      sp.number = ext != CP_NONE ? ext : (end != name && *end == '\0') ? n : (gint64) i;
+      sp.host_start = cp_slices_get_start (s, i);
+      sp.host_end = cp_slices_get_end (s, i);
+      sp.device_end = G_MININT64;
+      sp.marker.lane = l;
+      sp.marker.index = i;
+      sp.n_ops = 1;
+      g_array_append_val (spans, sp);
+    }
+  return spans;
+}
+
+/* Executions of one module on a lane, numbered by position; each lasts
+ * until the next starts (the time between them is part of the step), the
+ * last one until it ends. */
+static GArray *
+module_lane_spans (CpAnalysis *self,
+                   guint       l,
+                   gpointer    want)
+{
+  const CpSlices *s = self->lanes[l].slices;
+  GArray *spans = g_array_new (FALSE, TRUE, sizeof (CpStepSpan));
+
+  for (guint i = 0; i < s->n; i++)
+    {
+      CpStepSpan sp = { 0 };
+      gpointer key = GUINT_TO_POINTER (cp_slices_get_name (s, i) + 1);
+
+      if (key != want)
+        continue;
+      if (spans->len > 0)
+        {
+          CpStepSpan *prev = &g_array_index (spans, CpStepSpan, spans->len - 1);
+
+          prev->host_end = MAX (prev->host_end, cp_slices_get_start (s, i));
+        }
+      sp.number = spans->len;
+      sp.host_start = cp_slices_get_start (s, i);
+      sp.host_end = cp_slices_get_end (s, i);
+      sp.device_end = G_MININT64;
+      sp.marker.lane = l;
+      sp.marker.index = i;
+      sp.n_ops = 1;
+      g_array_append_val (spans, sp);
+    }
+  return spans;
+}
+
+/* Host events that run one XLA executable: "<module>:XLA GPU module" and
+ * GpuExecutable::ExecuteThunks (module_name stat) on GPU. The key is the
+ * module's name (its CpStr + 1). */
+static gpointer
+host_module_key (CpAnalysis *self,
+                 guint       l,
+                 guint       i,
+                 CpStr       module_name_key)
+{
+  const CpSlices *s = self->lanes[l].slices;
+  CpStr name = cp_slices_get_name (s, i);
+  const char *text = cp_trace_get_string (self->trace, name);
+
+  if (g_str_has_suffix (text, ":XLA GPU module"))
+    return GUINT_TO_POINTER (name + 1);
+  if (strcmp (text, "GpuExecutable::ExecuteThunks") == 0)
+    {
+      CpStr m = cp_xstats_find_string (self->trace, cp_slices_get_args (s, i), module_name_key);
+
+      return GUINT_TO_POINTER ((m != CP_STR_EMPTY ? m : name) + 1);
+    }
+  return NULL;
+}
+
+/* The repeated module: the most executed one on the given lanes (at least
+ * twice), the longest in all on a tie. */
+static gpointer
+pick_module (CpAnalysis *self,
+             GArray     *lane_ids,
+             gboolean    host,
+             CpStr       module_name_key)
+{
+  g_autoptr(GHashTable) count = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) time = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  GHashTableIter it;
+  gpointer key, value, best = NULL;
+  guint best_n = 1;
+  gint64 best_t = -1;
+
+  for (guint k = 0; k < lane_ids->len; k++)
+    {
+      guint l = g_array_index (lane_ids, guint, k);
+      const CpSlices *s = self->lanes[l].slices;
+
+      for (guint i = 0; i < s->n; i++)
+        {
+          gpointer mk = host ? host_module_key (self, l, i, module_name_key)
+                             : GUINT_TO_POINTER (cp_slices_get_name (s, i) + 1);
+          gint64 *t;
+
+          if (mk == NULL)
+            continue;
+          g_hash_table_insert (count, mk, GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (count, mk)) + 1));
+          t = g_hash_table_lookup (time, mk);
+          if (t == NULL)
+            g_hash_table_insert (time, mk, t = g_new0 (gint64, 1));
+          *t += cp_slices_get_dur (s, i);
+        }
+    }
+  g_hash_table_iter_init (&it, count);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      guint n = GPOINTER_TO_UINT (value);
+      gint64 t = *(gint64 *) g_hash_table_lookup (time, key);
+
+      if (n > best_n || (n == best_n && n >= 2 && t > best_t))
+        {
+          best = key;
+          best_n = n;
+          best_t = t;
+        }
+    }
+  return best_n >= 2 ? best : NULL;
+}
+
+static GArray *
+host_module_lane_spans (CpAnalysis *self,
+                        guint       l,
+                        gpointer    want,
+                        CpStr       module_name_key)
+{
+  const CpSlices *s = self->lanes[l].slices;
+  GArray *spans = g_array_new (FALSE, TRUE, sizeof (CpStepSpan));
+
+  for (guint i = 0; i < s->n; i++)
+    {
+      CpStepSpan sp = { 0 };
+
+      if (host_module_key (self, l, i, module_name_key) != want)
+        continue;
+      sp.number = spans->len;
+      sp.host_start = cp_slices_get_start (s, i);
+      sp.host_end = cp_slices_get_end (s, i);
+      sp.device_end = G_MININT64;
+      sp.marker.lane = l;
+      sp.marker.index = i;
+      g_array_append_val (spans, sp);
+    }
+  return spans;
+}
+
+/* Spans of several sources merged by step number (as markers of several
+ * threads are). */
+static GArray *
+merge_spans (GArray *sets)
+{
+  g_autoptr(GArray) steps = g_array_new (FALSE, TRUE, sizeof (CpStep));
+
+  for (guint k = 0; k < sets->len; k++)
+    {
+      GArray *spans = g_array_index (sets, DeviceSpans, k).spans;
+
+      for (guint i = 0; i < spans->len; i++)
+        {
+          const CpStepSpan *sp = &g_array_index (spans, CpStepSpan, i);
+          CpStep st = { sp->number, sp->host_start, sp->host_end, sp->marker };
+
+          g_array_append_val (steps, st);
+        }
+    }
+  return cp_steps_merge_markers ((const CpStep *) steps->data, steps->len);
+}
+
+/* Per device, the spans of its own Steps line, or of its XLA Modules line's
+ * repeated module. Sets *modules when they come from modules. */
+static GArray *
+device_own_spans (CpAnalysis *self,
+                  gboolean   *modules)
+{
+  GArray *sets = g_array_new (FALSE, TRUE, sizeof (DeviceSpans));
+  g_autoptr(GArray) module_lanes = g_array_new (FALSE, FALSE, sizeof (guint));
+  gpointer want;
+
+  g_array_set_clear_func (sets, clear_device_spans);
+  *modules = FALSE;
+  if (!self->is_xplane)
+    return sets;
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const char *name;
+
+      if (self->lanes[l].kind != CP_LANE_DEVICE_ANNOTATION || self->lanes[l].slices->n == 0)
+        continue;
+      name = cp_lane_get_name (self->lanes[l].lane);
+      if (is_steps_lane (name))
+        {
+          DeviceSpans d = { annotation_lane_device (self, l), steps_lane_spans (self, l) };
+
+          if (d.device >= 0 && d.spans->len > 0)
+            g_array_append_val (sets, d);
+          else
+            g_array_unref (d.spans);
+        }
+      else if (g_strcmp0 (name, "XLA Modules") == 0)
+        g_array_append_val (module_lanes, l);
+    }
+  if (sets->len > 0 || module_lanes->len == 0)
+    return sets;
+
+  want = pick_module (self, module_lanes, FALSE, CP_STR_EMPTY);
+  if (want == NULL)
+    return sets;
+  for (guint k = 0; k < module_lanes->len; k++)
+    {
+      guint l = g_array_index (module_lanes, guint, k);
+      DeviceSpans d = { annotation_lane_device (self, l), module_lane_spans (self, l, want) };
+
+      if (d.device >= 0 && d.spans->len > 0)
+        g_array_append_val (sets, d);
+      else
+        g_array_unref (d.spans);
+    }
+  *modules = sets->len > 0;
+  return sets;
+}
+
+/* GPU captures without module lines: the host events that run the
+ * repeated executable, on every host thread that runs it. */
+static GArray *
+host_module_spans (CpAnalysis *self)
+{
+  g_autoptr(GArray) host_lanes = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr(GArray) sets = g_array_new (FALSE, TRUE, sizeof (DeviceSpans));
+  const CpStringPool *pool = cp_trace_get_string_pool (self->trace);
+  CpStr key = cp_string_pool_lookup (pool, "module_name");
+  gpointer want;
+
+  g_array_set_clear_func (sets, clear_device_spans);
+  if (!self->is_xplane)
+    return g_array_new (FALSE, TRUE, sizeof (CpStepSpan));
+  for (guint l = 0; l < self->n_lanes; l++)
+    if (self->lanes[l].kind == CP_LANE_HOST_THREAD)
+      g_array_append_val (host_lanes, l);
+  want = pick_module (self, host_lanes, TRUE, key);
+  if (want == NULL)
+    return g_array_new (FALSE, TRUE, sizeof (CpStepSpan));
+  for (guint k = 0; k < host_lanes->len; k++)
+    {
+      DeviceSpans d = { -1, host_module_lane_spans (self, g_array_index (host_lanes, guint, k), want, key) };
+
+      g_array_append_val (sets, d);
+    }
+  return merge_spans (sets);
+}
+
+/* Each device with its own steps gets windows from them. */
+static void
+set_device_windows (CpAnalysis *self,
+                    GArray     *sets)
+{
+  for (guint k = 0; k < sets->len; k++)
+    {
+      DeviceSpans *d = &g_array_index (sets, DeviceSpans, k);
+      guint n = d->spans->len;
+      g_autofree gboolean *keep = g_new (gboolean, MAX (n, 1));
+      g_autofree CpInterval *w = g_new (CpInterval, MAX (n, 1));
+      guint nw = cp_steps_windows ((const CpStepSpan *) d->spans->data, n, FALSE, keep, w);
+      CpIntervals *set;
+
+      if (nw == 0)
+        continue;
+      if (self->device_windows == NULL)
+        self->device_windows = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) cp_intervals_free);
+      set = g_hash_table_lookup (self->device_windows, GINT_TO_POINTER (d->device));
+      if (set == NULL)
+        {
+          set = cp_intervals_new ();
+          g_hash_table_insert (self->device_windows, GINT_TO_POINTER (d->device), set);
+        }
+      for (guint i = 0; i < nw; i++)
+        cp_intervals_add (set, w[i].start, w[i].end);
+      cp_intervals_normalize (set);
+    }
+}
+
+static gboolean
+is_compile_name (const char *name)
+{
+  return strstr (name, "Compile") != NULL || strstr (name, "compile") != NULL ||
+         strstr (name, "utotun") != NULL || strstr (name, "HloPass") != NULL ||
+         strstr (name, "hlo passes") != NULL;
+}
+
+/* The time before the first window, with the host compilation in it. */
+static void
+find_warmup (CpAnalysis *self)
+{
+  g_autoptr(CpIntervals) compile = cp_intervals_new ();
+  gint64 first;
+
+  self->warmup_start = self->warmup_end = self->warmup_compile = 0;
+  if (!self->is_xplane || self->step_source == CP_STEPS_NONE || self->windows->len == 0)
+    return;
+  first = g_array_index (self->windows, CpInterval, 0).start;
+  if (first <= 0)
+    return;
+  self->warmup_end = first;
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpSlices *s = self->lanes[l].slices;
+
+      if (self->lanes[l].kind != CP_LANE_HOST_THREAD)
+        continue;
+      for (guint i = 0; i < s->n && cp_slices_get_start (s, i) < first; i++)
+        if (is_compile_name (cp_trace_get_string (self->trace, cp_slices_get_name (s, i))))
+          cp_intervals_add (compile, cp_slices_get_start (s, i), MIN (cp_slices_get_end (s, i), first));
+    }
+  cp_intervals_normalize (compile);
+  self->warmup_compile = cp_intervals_length (compile);
+  {
+    g_autofree char *d = cp_format_ns (first);
+    g_autofree char *c = cp_format_ns (self->warmup_compile);
+
+    _cp_analysis_add_note (self, _("Warm-up before the first step: %s (start-up and compilation, %s compiling), excluded"),
+                           d, c);
+  }
+}
+
+static gint
+lane_host (CpAnalysis *self,
+           guint       l)
+{
+  const CpProcess *p = cp_trace_get_process (self->trace, cp_lane_get_process (self->lanes[l].lane));
+
+  return p != NULL ? (gint) p->host : 0;
+}
+
+/* Extends each span (sorted by host start) to the end of the device work
+ * launched from inside it, counting those ops; host >= 0: only launches
+ * from that host's threads. */
+static void
+extend_spans (CpAnalysis *self,
+              GArray     *spans,
+              gint        host)
+{
+  CpStepSpan *sp = (CpStepSpan *) spans->data;
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpLaneInfo *info = &self->lanes[l];
+      const CpSlices *s;
+
+      if (info->launch == NULL)
+        continue;
+      s = info->slices;
+      for (guint i = 0; i < s->n; i++)
+        {
+          CpSliceRef h = info->launch[i];
+          const CpSlices *hs;
+          gint64 ls, le;
+          guint lo = 0, hi = spans->len;
+
+          if (h.lane == G_MAXUINT32 || (host >= 0 && lane_host (self, h.lane) != host))
+            continue;
+          hs = self->lanes[h.lane].slices;
+          ls = cp_slices_get_start (hs, h.index);
+          le = ls + cp_slices_get_dur (hs, h.index);
+          /* The last step starting at or before the launch. */
+          while (lo < hi)
+            {
+              guint mid = lo + (hi - lo) / 2;
+
+              if (sp[mid].host_start <= ls)
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+          if (lo == 0)
+            continue;
+          if (le <= sp[lo - 1].host_end)
+            {
+              sp[lo - 1].device_end = MAX (sp[lo - 1].device_end, cp_slices_get_end (s, i));
+              sp[lo - 1].n_ops++;
+            }
+        }
+    }
+}
+
+/* Steps of several hosts (a profile folder, each host's own markers): the
+ * devices of each host are measured against that host's steps. */
+static void
+host_device_windows (CpAnalysis   *self,
+                     const CpStep *steps,
+                     guint         n_steps)
+{
+  g_autoptr(GHashTable) by_host = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
+  GHashTableIter it;
+  gpointer key, value;
+
+  for (guint i = 0; i < n_steps; i++)
+    {
+      gint host;
+      GArray *list;
+
+      if (!cp_trace_slice_ref_valid (self->trace, steps[i].marker))
+        return;
+      host = lane_host (self, steps[i].marker.lane);
+      list = g_hash_table_lookup (by_host, GINT_TO_POINTER (host));
+      if (list == NULL)
+        {
+          list = g_array_new (FALSE, FALSE, sizeof (CpStep));
+          g_hash_table_insert (by_host, GINT_TO_POINTER (host), list);
+        }
+      g_array_append_val (list, steps[i]);
+    }
+  if (g_hash_table_size (by_host) < 2)
+    return;
+
+  g_hash_table_iter_init (&it, by_host);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      GArray *list = value;
+      g_autoptr(GArray) spans = cp_steps_merge_markers ((const CpStep *) list->data, list->len);
+      g_autofree gboolean *keep = g_new (gboolean, MAX (spans->len, 1));
+      g_autofree CpInterval *w = g_new (CpInterval, MAX (spans->len, 1));
+      guint nw;
+      g_autoptr(GHashTable) done = g_hash_table_new (NULL, NULL);
+
+      extend_spans (self, spans, GPOINTER_TO_INT (key));
+      nw = cp_steps_windows ((const CpStepSpan *) spans->data, spans->len, self->has_flows, keep, w);
+      if (nw == 0)
+        continue;
+      for (guint l = 0; l < self->n_lanes; l++)
+        {
+          gint ordinal;
+          CpIntervals *set;
+
+          if (self->lanes[l].device_index < 0 || lane_host (self, l) != GPOINTER_TO_INT (key))
+            continue;
+          ordinal = g_array_index (self->devices, CpDeviceStats, self->lanes[l].device_index).device;
+          if (g_hash_table_contains (done, GINT_TO_POINTER (ordinal)))
+            continue;
+          g_hash_table_add (done, GINT_TO_POINTER (ordinal));
+          if (self->device_windows == NULL)
+            self->device_windows = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) cp_intervals_free);
+          if (g_hash_table_contains (self->device_windows, GINT_TO_POINTER (ordinal)))
+            continue;
+          set = cp_intervals_new ();
+          for (guint k = 0; k < nw; k++)
+            cp_intervals_add (set, w[k].start, w[k].end);
+          cp_intervals_normalize (set);
+          g_hash_table_insert (self->device_windows, GINT_TO_POINTER (ordinal), set);
+        }
+    }
+}
+
 void
 _cp_analysis_build_steps (CpAnalysis *self)
 {
@@ -262,10 +772,45 @@ _cp_analysis_build_steps (CpAnalysis *self)
   g_autofree gboolean *keep = NULL;
   g_autofree CpInterval *windows = NULL;
   gboolean profiler = FALSE;
+  gboolean device_derived = FALSE;
   CpStepSource derived = CP_STEPS_NONE;
 
   steps = cp_trace_get_steps (self->trace, &n_steps);
   spans = cp_steps_merge_markers (steps, n_steps);
+  {
+    gboolean modules = FALSE;
+    g_autoptr(GArray) own = device_own_spans (self, &modules);
+
+    /* Devices with steps of their own (several Steps lines, or executions
+     * of the repeated module): the shared windows join them step by step,
+     * each device is measured against its own. */
+    if (own->len > 0 && (own->len >= 2 || spans->len == 0))
+      {
+        if (own->len >= 2 || modules)
+          set_device_windows (self, own);
+        if (modules && spans->len == 0)
+          derived = CP_STEPS_MODULES;
+        if (own->len >= 2 || spans->len == 0)
+          {
+            g_array_unref (spans);
+            spans = merge_spans (own);
+            device_derived = TRUE;
+          }
+      }
+  }
+  if (spans->len > 0 && !device_derived && self->is_xplane)
+    host_device_windows (self, steps, n_steps);
+  if (spans->len == 0)
+    {
+      g_array_unref (spans);
+      spans = host_module_spans (self);
+      if (spans->len > 0)
+        {
+          /* Every execution is a whole step: none is dropped. */
+          derived = CP_STEPS_MODULES;
+          device_derived = TRUE;
+        }
+    }
   if (spans->len == 0)
     {
       g_array_unref (spans);
@@ -296,49 +841,11 @@ _cp_analysis_build_steps (CpAnalysis *self)
         }
 
       /* The device work each step launched (through launch links). */
-      for (guint l = 0; l < self->n_lanes; l++)
-        {
-          const CpLaneInfo *info = &self->lanes[l];
-          const CpSlices *s;
-
-          if (info->launch == NULL)
-            continue;
-          s = info->slices;
-          for (guint i = 0; i < s->n; i++)
-            {
-              CpSliceRef h = info->launch[i];
-              const CpSlices *hs;
-              gint64 ls, le;
-              guint lo = 0, hi = spans->len;
-
-              if (h.lane == G_MAXUINT32)
-                continue;
-              hs = self->lanes[h.lane].slices;
-              ls = cp_slices_get_start (hs, h.index);
-              le = ls + cp_slices_get_dur (hs, h.index);
-              /* The last step starting at or before the launch. */
-              while (lo < hi)
-                {
-                  guint mid = lo + (hi - lo) / 2;
-
-                  if (sp[mid].host_start <= ls)
-                    lo = mid + 1;
-                  else
-                    hi = mid;
-                }
-              if (lo == 0)
-                continue;
-              if (le <= sp[lo - 1].host_end)
-                {
-                  sp[lo - 1].device_end = MAX (sp[lo - 1].device_end, cp_slices_get_end (s, i));
-                  sp[lo - 1].n_ops++;
-                }
-            }
-        }
+      extend_spans (self, spans, -1);
 
       keep = g_new (gboolean, spans->len);
       windows = g_new (CpInterval, spans->len);
-      n_windows = cp_steps_windows (sp, spans->len, self->has_flows, keep, windows);
+      n_windows = cp_steps_windows (sp, spans->len, self->has_flows && !device_derived, keep, windows);
 
       if (n_windows == 0)
         {
@@ -351,7 +858,13 @@ _cp_analysis_build_steps (CpAnalysis *self)
         {
           guint w = 0;
 
-          if (derived != CP_STEPS_NONE)
+          if (derived == CP_STEPS_MODULES)
+            {
+              self->step_source = derived;
+              _cp_analysis_add_note (self, "%s",
+                                     _("The capture has no step markers: each execution of the repeated XLA module is a step"));
+            }
+          else if (derived != CP_STEPS_NONE)
             {
               self->step_source = derived;
               _cp_analysis_add_note (self, "%s",
@@ -399,6 +912,8 @@ _cp_analysis_build_steps (CpAnalysis *self)
       cp_intervals_add_sorted (self->window_set, w->start, w->end);
       self->window_time += w->end - w->start;
     }
+
+  find_warmup (self);
 
   if (self->steps->len >= 3)
     {

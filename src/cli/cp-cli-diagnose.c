@@ -62,6 +62,7 @@ print_window (CpAnalysis *a)
     case CP_STEPS_MARKERS:
     case CP_STEPS_LOADER:
     case CP_STEPS_OPTIMIZER:
+    case CP_STEPS_MODULES:
       g_print (g_dngettext (GETTEXT_PACKAGE,
                             "Window:   %u step (%s), %s in all; per step mean %s, min %s, max %s\n",
                             "Window:   %u steps (%s), %s in all; per step mean %s, min %s, max %s\n",
@@ -146,6 +147,12 @@ print_devices (CpAnalysis *a)
                  dev->n_launched, dev->n_short, dev->n_runtime_outliers, dev->n_delay_outliers);
       if (dev->comm_time > 0)
         g_print (_("         collectives %.1f%% overlapped by compute\n"), 100.0 * dev->comm_overlap / dev->comm_time);
+      if (dev->n_async_ops > 0)
+        {
+          g_autofree char *aw = cp_format_ns (dev->async_wait);
+
+          g_print (_("         %u async ops (copy-done, *-done): the device waits in them %s\n"), dev->n_async_ops, aw);
+        }
     }
 
   tr = cp_analysis_get_transfers (a, &n_kinds);

@@ -410,8 +410,7 @@ space_link (Space *space)
                                  reader->flow_generic);
     }
 
-  /* Steps: from the first space that has any. */
-  if (reader->steps->len == 0)
+  /* Steps: every space (host) its own; the analysis joins them. */
     {
       if (space->device_steps->len > 0)
         g_array_append_vals (reader->steps, space->device_steps->data, space->device_steps->len);

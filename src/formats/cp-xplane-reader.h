@@ -71,8 +71,7 @@ G_BEGIN_DECLS
  *
  * Steps: the Steps line of the first device plane that has one; else host
  * events with a _r (root) stat, numbered by step_num, iter_num or group_id;
- * else the span of each group_id. Steps come from the first host that has
- * any.
+ * else the span of each group_id. Every host of a folder adds its own.
  */
 
 /* CP_ARGS_XSTATS: the stats of one event, packed. A record is a sequence of

@@ -99,6 +99,17 @@ section_header (Ctx    *ctx,
   else
     g_ptr_array_add (meta, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u step", "%u steps", n_steps),
                                             n_steps));
+  {
+    gint64 ws, we;
+
+    if (cp_analysis_get_warmup (ctx->analysis, &ws, &we, NULL))
+      {
+        g_autofree char *d = cp_time_format_duration (we - ws);
+
+        /* Translators: the phase before the first step, left out of the figures. */
+        g_ptr_array_add (meta, g_strdup_printf (_("warm-up %s, excluded"), d));
+      }
+  }
   g_ptr_array_add (meta, NULL);
   meta_line = g_strjoinv ("  ·  ", (char **) meta->pdata);
   y += text (ctx, meta_line, ctx->f_body, ctx->x0, y, ctx->inner, ctx->c->dim) + 16;

@@ -21,6 +21,7 @@ static const guint32 category_colors[CP_TIME_N_CATEGORIES] = {
   [CP_TIME_COMPUTE_32]       = 0x7fcdb4ff,
   [CP_TIME_DEVICE_TO_HOST]   = 0xcc79a7ff,
   [CP_TIME_DEVICE_TO_DEVICE] = 0x9a5b8cff,
+  [CP_TIME_ASYNC_WAIT]       = 0x6b4e71ff,
   [CP_TIME_INPUT_WAIT]       = 0xd55e00ff,
   [CP_TIME_COLLECTIVES]      = 0x56b4e9ff,
   [CP_TIME_LAUNCH]           = 0xf0e442ff,

@@ -19,7 +19,7 @@
 
 struct _CpCapturePane
 {
-  GtkWidget            parent_instance;
+  CpPane               parent_instance;
 
   /* Template widgets */
   AdwPreferencesPage  *page;
@@ -34,19 +34,10 @@ struct _CpCapturePane
   AdwExpanderRow      *warnings_row;
 
   /* Owned references */
-  CpTrace             *trace;
   char                *location;  /* shown instead of the file's path */
 };
 
-G_DEFINE_FINAL_TYPE (CpCapturePane, cp_capture_pane, GTK_TYPE_WIDGET)
-
-enum {
-  PROP_0,
-  PROP_TRACE,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+G_DEFINE_FINAL_TYPE (CpCapturePane, cp_capture_pane, CP_TYPE_PANE)
 
 static GtkWidget *
 make_row (const char *title,
@@ -124,7 +115,7 @@ format_origin (CpTrace *trace)
 static void
 fill_file_group (CpCapturePane *self)
 {
-  CpTrace *trace = self->trace;
+  CpTrace *trace = cp_pane_get_trace (CP_PANE (self));
   const CpLoadReport *report = cp_trace_get_load_report (trace);
   GFile *file = cp_trace_get_file (trace);
   g_autofree char *where = self->location ? g_strdup (self->location)
@@ -182,7 +173,7 @@ fill_file_group (CpCapturePane *self)
 static void
 fill_devices_group (CpCapturePane *self)
 {
-  CpTrace *trace = self->trace;
+  CpTrace *trace = cp_pane_get_trace (CP_PANE (self));
   guint n = cp_trace_get_n_devices (trace);
 
   if (n == 0)
@@ -239,7 +230,7 @@ add_count_row (CpCapturePane *self,
 static void
 fill_report_group (CpCapturePane *self)
 {
-  const CpLoadReport *report = cp_trace_get_load_report (self->trace);
+  const CpLoadReport *report = cp_trace_get_load_report (cp_pane_get_trace (CP_PANE (self)));
   g_autoptr(GString) phases = g_string_new (NULL);
   guint n_warnings;
 
@@ -325,7 +316,8 @@ fill_report_group (CpCapturePane *self)
 static void
 fill_metadata_group (CpCapturePane *self)
 {
-  guint n = cp_trace_get_n_metadata (self->trace);
+  CpTrace *trace = cp_pane_get_trace (CP_PANE (self));
+  guint n = cp_trace_get_n_metadata (trace);
 
   if (n == 0)
     {
@@ -336,8 +328,8 @@ fill_metadata_group (CpCapturePane *self)
 
   for (guint i = 0; i < n; i++)
     {
-      const CpMetadataEntry *entry = cp_trace_get_metadata (self->trace, i);
-      const char *key = cp_trace_get_string (self->trace, entry->key);
+      const CpMetadataEntry *entry = cp_trace_get_metadata (trace, i);
+      const char *key = cp_trace_get_string (trace, entry->key);
       g_autofree char *preview = NULL;
       GtkWidget *row;
 
@@ -363,7 +355,7 @@ static void
 rebuild (CpCapturePane *self)
 {
   clear_rows (self);
-  if (self->trace == NULL)
+  if (cp_pane_get_trace (CP_PANE (self)) == NULL)
     return;
 
   fill_file_group (self);
@@ -391,25 +383,10 @@ cp_capture_pane_new (void)
   return g_object_new (CP_TYPE_CAPTURE_PANE, NULL);
 }
 
-CpTrace *
-cp_capture_pane_get_trace (CpCapturePane *self)
+static void
+cp_capture_pane_trace_changed (CpPane *pane)
 {
-  g_return_val_if_fail (CP_IS_CAPTURE_PANE (self), NULL);
-
-  return self->trace;
-}
-
-void
-cp_capture_pane_set_trace (CpCapturePane *self,
-                           CpTrace       *trace)
-{
-  g_return_if_fail (CP_IS_CAPTURE_PANE (self));
-  g_return_if_fail (trace == NULL || CP_IS_TRACE (trace));
-
-  if (!g_set_object (&self->trace, trace))
-    return;
-  rebuild (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
+  rebuild (CP_CAPTURE_PANE (pane));
 }
 
 void
@@ -432,7 +409,6 @@ cp_capture_pane_dispose (GObject *object)
   CpCapturePane *self = CP_CAPTURE_PANE (object);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_CAPTURE_PANE);
-  g_clear_object (&self->trace);
 
   G_OBJECT_CLASS (cp_capture_pane_parent_class)->dispose (object);
 }
@@ -449,42 +425,6 @@ cp_capture_pane_finalize (GObject *object)
 }
 
 static void
-cp_capture_pane_get_property (GObject    *object,
-                              guint       prop_id,
-                              GValue     *value,
-                              GParamSpec *pspec)
-{
-  CpCapturePane *self = CP_CAPTURE_PANE (object);
-
-  switch (prop_id)
-    {
-    case PROP_TRACE:
-      g_value_set_object (value, self->trace);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-cp_capture_pane_set_property (GObject      *object,
-                              guint         prop_id,
-                              const GValue *value,
-                              GParamSpec   *pspec)
-{
-  CpCapturePane *self = CP_CAPTURE_PANE (object);
-
-  switch (prop_id)
-    {
-    case PROP_TRACE:
-      cp_capture_pane_set_trace (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
 cp_capture_pane_class_init (CpCapturePaneClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -492,14 +432,7 @@ cp_capture_pane_class_init (CpCapturePaneClass *klass)
 
   object_class->dispose = cp_capture_pane_dispose;
   object_class->finalize = cp_capture_pane_finalize;
-  object_class->get_property = cp_capture_pane_get_property;
-  object_class->set_property = cp_capture_pane_set_property;
-
-  properties[PROP_TRACE] =
-    g_param_spec_object ("trace", NULL, NULL,
-                         CP_TYPE_TRACE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  CP_PANE_CLASS (klass)->trace_changed = cp_capture_pane_trace_changed;
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/chokepoint/Chokepoint/ui/cp-capture-pane.ui");
@@ -508,7 +441,6 @@ cp_capture_pane_class_init (CpCapturePaneClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CpCapturePane, devices_group);
   gtk_widget_class_bind_template_child (widget_class, CpCapturePane, report_group);
   gtk_widget_class_bind_template_child (widget_class, CpCapturePane, metadata_group);
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
 static void

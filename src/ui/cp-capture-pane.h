@@ -8,18 +8,17 @@
 
 #include <gtk/gtk.h>
 
+#include "cp-pane.h"
+
 #include "model/cp-trace.h"
 
 G_BEGIN_DECLS
 
 #define CP_TYPE_CAPTURE_PANE (cp_capture_pane_get_type ())
 
-G_DECLARE_FINAL_TYPE (CpCapturePane, cp_capture_pane, CP, CAPTURE_PANE, GtkWidget)
+G_DECLARE_FINAL_TYPE (CpCapturePane, cp_capture_pane, CP, CAPTURE_PANE, CpPane)
 
 GtkWidget *cp_capture_pane_new              (void);
-CpTrace   *cp_capture_pane_get_trace        (CpCapturePane *self);
-void       cp_capture_pane_set_trace        (CpCapturePane *self,
-                                             CpTrace       *trace);
 /* Where the capture is, for the Location row, when the trace's own file
  * does not say (a document of the portal): NULL shows the file's path. */
 void       cp_capture_pane_set_location     (CpCapturePane *self,

@@ -17,6 +17,7 @@
 
 #include "cp-details-pane.h"
 #include "cp-format.h"
+#include "cp-pane.h"
 
 /* Arguments shown at most; a capture can carry huge ones. */
 #define MAX_ARGS        200
@@ -24,34 +25,26 @@
 
 struct _CpDetailsPane
 {
-  GtkWidget      parent_instance;
+  CpPane         parent_instance;
 
-  /* Child widgets */
+  /* Template widgets */
   GtkWidget     *stack;
   GtkWidget     *content;        /* the box in the scrolled window */
   GtkWidget     *slice_box;      /* rebuilt for each selection */
   GtkWidget     *range_box;      /* rebuilt for each range */
-  GtkSizeGroup  *key_group;      /* the key column of the slice and argument grids */
 
   /* Owned references */
-  CpTrace       *trace;
-  CpViewState   *view;
+  GtkSizeGroup  *key_group;      /* the key column of the slice and argument grids */
   GArray        *links;          /* of CpSliceRef: the other end of each flow link */
   GCancellable  *range_cancellable;
 
   gulong         view_changed_id;
 };
 
-G_DEFINE_FINAL_TYPE (CpDetailsPane, cp_details_pane, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (CpDetailsPane, cp_details_pane, CP_TYPE_PANE)
 
-enum {
-  PROP_0,
-  PROP_TRACE,
-  PROP_VIEW_STATE,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+#define TRACE(self) cp_pane_get_trace (CP_PANE (self))
+#define VIEW(self)  cp_pane_get_view_state (CP_PANE (self))
 
 static void
 clear_box (GtkWidget *box)
@@ -214,10 +207,10 @@ add_flows (CpDetailsPane *self,
   GtkWidget *box;
 
   g_array_set_size (self->links, 0);
-  cp_trace_find_flows (self->trace, ref, ids);
+  cp_trace_find_flows (TRACE (self), ref, ids);
   if (ids->len == 0)
     return;
-  flows = cp_trace_get_flows (self->trace, &n_flows);
+  flows = cp_trace_get_flows (TRACE (self), &n_flows);
   gtk_box_append (GTK_BOX (self->slice_box), heading (_("Flows")));
   box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   for (guint k = 0; k < ids->len && k < 100; k++)
@@ -225,12 +218,12 @@ add_flows (CpDetailsPane *self,
       const CpFlow *f = &flows[g_array_index (ids, guint, k)];
       gboolean outgoing = cp_slice_ref_equal (f->from, ref);
       CpSliceRef other = outgoing ? f->to : f->from;
-      g_autofree char *text = flow_text (self->trace, f, outgoing);
+      g_autofree char *text = flow_text (TRACE (self), f, outgoing);
       g_autofree char *escaped = g_markup_escape_text (text, -1);
       g_autofree char *markup = g_strdup_printf ("<a href=\"flow:%u\">%s</a>", self->links->len, escaped);
       GtkWidget *label = gtk_label_new (NULL);
 
-      if (!cp_trace_slice_ref_valid (self->trace, other))
+      if (!cp_trace_slice_ref_valid (TRACE (self), other))
         continue;
       g_array_append_val (self->links, other);
       gtk_label_set_markup (GTK_LABEL (label), markup);
@@ -249,7 +242,7 @@ add_args (CpDetailsPane *self,
           CpSliceRef     ref)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) args = cp_args_decode (self->trace, ref, &error);
+  g_autoptr(GPtrArray) args = cp_args_decode (TRACE (self), ref, &error);
   GtkWidget *grid;
 
   if (args == NULL)
@@ -298,7 +291,7 @@ add_gpu_info (CpDetailsPane *self,
               CpSliceRef     ref,
               gint64         dur)
 {
-  const CpGpuInfo *g = cp_trace_get_gpu_info (self->trace, ref);
+  const CpGpuInfo *g = cp_trace_get_gpu_info (TRACE (self), ref);
   char buf[128];
 
   if (g == NULL)
@@ -360,19 +353,19 @@ static void
 show_slice (CpDetailsPane *self,
             CpSliceRef     ref)
 {
-  CpLane *lane = cp_trace_get_lane (self->trace, ref.lane);
+  CpLane *lane = cp_trace_get_lane (TRACE (self), ref.lane);
   const CpSlices *s = cp_lane_get_slices (lane);
   guint32 i = ref.index;
   GtkWidget *title, *grid;
   int row = 0;
-  g_autofree char *lane_name = lane_title (self->trace, ref.lane);
+  g_autofree char *lane_name = lane_title (TRACE (self), ref.lane);
   g_autofree char *start = cp_time_format_offset (cp_slices_get_start (s, i));
   g_autofree char *end = cp_time_format_offset (cp_slices_get_end (s, i));
   g_autofree char *dur = cp_ui_format_duration (cp_slices_get_dur (s, i));
-  const char *cat = cp_trace_get_string (self->trace, cp_slices_get_cat (s, i));
+  const char *cat = cp_trace_get_string (TRACE (self), cp_slices_get_cat (s, i));
   CpLaneKind kind = cp_lane_get_kind (lane);
 
-  title = gtk_label_new (cp_trace_get_string (self->trace, cp_slices_get_name (s, i)));
+  title = gtk_label_new (cp_trace_get_string (TRACE (self), cp_slices_get_name (s, i)));
   gtk_label_set_xalign (GTK_LABEL (title), 0);
   wrap_without_hyphens (GTK_LABEL (title));
   gtk_label_set_selectable (GTK_LABEL (title), TRUE);
@@ -391,7 +384,7 @@ show_slice (CpDetailsPane *self,
    * it) cover. Device lanes do not nest. */
   if (kind == CP_LANE_HOST_THREAD || kind == CP_LANE_ASYNC || kind == CP_LANE_DEVICE_ANNOTATION)
     {
-      CpLod *lod = cp_lod_ensure (self->trace);
+      CpLod *lod = cp_lod_ensure (TRACE (self));
       gint64 children = cp_lod_row_coverage (lod, ref.lane, s->row[i] + 1, cp_slices_get_start (s, i), cp_slices_get_end (s, i));
       g_autofree char *self_time = cp_ui_format_duration (cp_slices_get_dur (s, i) - children);
 
@@ -554,7 +547,7 @@ show_range (CpDetailsPane *self,
   g_clear_object (&self->range_cancellable);
   self->range_cancellable = g_cancellable_new ();
   job = g_new0 (RangeJob, 1);
-  job->trace = g_object_ref (self->trace);
+  job->trace = g_object_ref (TRACE (self));
   job->start = start;
   job->end = end;
   task = g_task_new (self, self->range_cancellable, range_done_cb, NULL);
@@ -570,17 +563,17 @@ update (CpDetailsPane *self,
   gboolean has_slice = FALSE, has_range = FALSE;
   gint64 start = 0, end = 0;
 
-  if (self->trace && self->view && cp_view_state_get_trace (self->view) == self->trace)
+  if (TRACE (self) && VIEW (self) && cp_view_state_get_trace (VIEW (self)) == TRACE (self))
     {
-      has_slice = cp_view_state_has_selected (self->view);
-      has_range = cp_view_state_get_time_selection (self->view, &start, &end);
+      has_slice = cp_view_state_has_selected (VIEW (self));
+      has_range = cp_view_state_get_time_selection (VIEW (self), &start, &end);
     }
   if (what & (CP_VIEW_CHANGE_SELECTION | CP_VIEW_CHANGE_TRACE))
     {
       clear_box (self->slice_box);
       g_array_set_size (self->links, 0);
       if (has_slice)
-        show_slice (self, cp_view_state_get_selected (self->view));
+        show_slice (self, cp_view_state_get_selected (VIEW (self)));
       gtk_widget_set_visible (self->slice_box, has_slice);
     }
   if (what & (CP_VIEW_CHANGE_TIME_SELECTION | CP_VIEW_CHANGE_TRACE))
@@ -603,15 +596,36 @@ view_changed_cb (CpDetailsPane *self,
 }
 
 static void
+cp_details_pane_trace_changed (CpPane *pane)
+{
+  update (CP_DETAILS_PANE (pane), CP_VIEW_CHANGE_TRACE);
+}
+
+static void
+cp_details_pane_view_state_changed (CpPane      *pane,
+                                    CpViewState *old)
+{
+  CpDetailsPane *self = CP_DETAILS_PANE (pane);
+  CpViewState *view = cp_pane_get_view_state (pane);
+
+  if (old != NULL)
+    g_clear_signal_handler (&self->view_changed_id, old);
+  if (view != NULL)
+    self->view_changed_id = g_signal_connect_object (view, "changed", G_CALLBACK (view_changed_cb), self,
+                                                     G_CONNECT_SWAPPED);
+  update (self, CP_VIEW_CHANGE_TRACE);
+}
+
+static void
 cp_details_pane_dispose (GObject *object)
 {
   CpDetailsPane *self = CP_DETAILS_PANE (object);
 
   g_cancellable_cancel (self->range_cancellable);
   g_clear_object (&self->range_cancellable);
-  cp_details_pane_set_view_state (self, NULL);
-  g_clear_object (&self->trace);
-  g_clear_pointer (&self->stack, gtk_widget_unparent);
+  if (VIEW (self) != NULL)
+    g_clear_signal_handler (&self->view_changed_id, VIEW (self));
+  gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_DETAILS_PANE);
   g_clear_object (&self->key_group);
 
   G_OBJECT_CLASS (cp_details_pane_parent_class)->dispose (object);
@@ -628,156 +642,38 @@ cp_details_pane_finalize (GObject *object)
 }
 
 static void
-cp_details_pane_get_property (GObject    *object,
-                              guint       prop_id,
-                              GValue     *value,
-                              GParamSpec *pspec)
-{
-  CpDetailsPane *self = CP_DETAILS_PANE (object);
-
-  switch (prop_id)
-    {
-    case PROP_TRACE:
-      g_value_set_object (value, self->trace);
-      break;
-    case PROP_VIEW_STATE:
-      g_value_set_object (value, self->view);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-cp_details_pane_set_property (GObject      *object,
-                              guint         prop_id,
-                              const GValue *value,
-                              GParamSpec   *pspec)
-{
-  CpDetailsPane *self = CP_DETAILS_PANE (object);
-
-  switch (prop_id)
-    {
-    case PROP_TRACE:
-      cp_details_pane_set_trace (self, g_value_get_object (value));
-      break;
-    case PROP_VIEW_STATE:
-      cp_details_pane_set_view_state (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
 cp_details_pane_class_init (CpDetailsPaneClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  CpPaneClass *pane_class = CP_PANE_CLASS (klass);
 
   object_class->dispose = cp_details_pane_dispose;
   object_class->finalize = cp_details_pane_finalize;
-  object_class->get_property = cp_details_pane_get_property;
-  object_class->set_property = cp_details_pane_set_property;
+  pane_class->trace_changed = cp_details_pane_trace_changed;
+  pane_class->view_state_changed = cp_details_pane_view_state_changed;
 
-  properties[PROP_TRACE] =
-    g_param_spec_object ("trace", NULL, NULL, CP_TYPE_TRACE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_VIEW_STATE] =
-    g_param_spec_object ("view-state", NULL, NULL, CP_TYPE_VIEW_STATE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
-
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/chokepoint/Chokepoint/ui/cp-details-pane.ui");
+  gtk_widget_class_bind_template_child (widget_class, CpDetailsPane, stack);
+  gtk_widget_class_bind_template_child (widget_class, CpDetailsPane, content);
+  gtk_widget_class_bind_template_child (widget_class, CpDetailsPane, slice_box);
+  gtk_widget_class_bind_template_child (widget_class, CpDetailsPane, range_box);
   gtk_widget_class_set_css_name (widget_class, "detailspane");
 }
 
 static void
 cp_details_pane_init (CpDetailsPane *self)
 {
-  GtkWidget *status, *scrolled;
-
   self->links = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
   self->key_group = gtk_size_group_new (GTK_SIZE_GROUP_HORIZONTAL);
-
-  self->stack = gtk_stack_new ();
-  gtk_widget_set_parent (self->stack, GTK_WIDGET (self));
-
-  status = adw_status_page_new ();
-  adw_status_page_set_icon_name (ADW_STATUS_PAGE (status), "edit-select-symbolic");
-  adw_status_page_set_title (ADW_STATUS_PAGE (status), _("Nothing Selected"));
-  adw_status_page_set_description (ADW_STATUS_PAGE (status),
-                                   _("Click a slice on the timeline to see its details, or drag on the time ruler to measure a range."));
-  gtk_widget_add_css_class (status, "compact");
-  gtk_stack_add_named (GTK_STACK (self->stack), status, "empty");
-
-  scrolled = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  self->content = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  gtk_widget_set_margin_start (self->content, 12);
-  gtk_widget_set_margin_end (self->content, 12);
-  gtk_widget_set_margin_top (self->content, 12);
-  gtk_widget_set_margin_bottom (self->content, 12);
-  self->slice_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
-  self->range_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
-  gtk_box_append (GTK_BOX (self->content), self->slice_box);
-  gtk_box_append (GTK_BOX (self->content), self->range_box);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), self->content);
-  gtk_stack_add_named (GTK_STACK (self->stack), scrolled, "details");
-  gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "empty");
+  gtk_widget_init_template (GTK_WIDGET (self));
 }
 
 GtkWidget *
 cp_details_pane_new (void)
 {
   return g_object_new (CP_TYPE_DETAILS_PANE, NULL);
-}
-
-CpTrace *
-cp_details_pane_get_trace (CpDetailsPane *self)
-{
-  g_return_val_if_fail (CP_IS_DETAILS_PANE (self), NULL);
-  return self->trace;
-}
-
-void
-cp_details_pane_set_trace (CpDetailsPane *self,
-                           CpTrace       *trace)
-{
-  g_return_if_fail (CP_IS_DETAILS_PANE (self));
-  g_return_if_fail (trace == NULL || CP_IS_TRACE (trace));
-
-  if (!g_set_object (&self->trace, trace))
-    return;
-  update (self, CP_VIEW_CHANGE_TRACE);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
-}
-
-CpViewState *
-cp_details_pane_get_view_state (CpDetailsPane *self)
-{
-  g_return_val_if_fail (CP_IS_DETAILS_PANE (self), NULL);
-  return self->view;
-}
-
-void
-cp_details_pane_set_view_state (CpDetailsPane *self,
-                                CpViewState   *view)
-{
-  g_return_if_fail (CP_IS_DETAILS_PANE (self));
-  g_return_if_fail (view == NULL || CP_IS_VIEW_STATE (view));
-
-  if (self->view == view)
-    return;
-  if (self->view)
-    g_clear_signal_handler (&self->view_changed_id, self->view);
-  g_set_object (&self->view, view);
-  if (view)
-    self->view_changed_id = g_signal_connect_object (view, "changed", G_CALLBACK (view_changed_cb), self,
-                                                     G_CONNECT_SWAPPED);
-  if (self->stack)
-    update (self, CP_VIEW_CHANGE_TRACE);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW_STATE]);
 }
 
 gboolean
@@ -788,10 +684,10 @@ cp_details_pane_follow_flow (CpDetailsPane *self,
 
   g_return_val_if_fail (CP_IS_DETAILS_PANE (self), FALSE);
 
-  if (self->view == NULL || n >= self->links->len)
+  if (VIEW (self) == NULL || n >= self->links->len)
     return FALSE;
   target = g_array_index (self->links, CpSliceRef, n);
-  cp_view_state_select_and_reveal (self->view, target);
+  cp_view_state_select_and_reveal (VIEW (self), target);
   return TRUE;
 }
 

@@ -8,6 +8,8 @@
 
 #include <gtk/gtk.h>
 
+#include "cp-pane.h"
+
 #include "model/cp-trace.h"
 #include "render/cp-view-state.h"
 
@@ -15,7 +17,7 @@ G_BEGIN_DECLS
 
 #define CP_TYPE_DETAILS_PANE (cp_details_pane_get_type ())
 
-G_DECLARE_FINAL_TYPE (CpDetailsPane, cp_details_pane, CP, DETAILS_PANE, GtkWidget)
+G_DECLARE_FINAL_TYPE (CpDetailsPane, cp_details_pane, CP, DETAILS_PANE, CpPane)
 
 /* Shows the selected slice (name, category, lane, start, duration, self
  * time, GPU launch figures, arguments decoded on demand, and its flows as
@@ -23,12 +25,6 @@ G_DECLARE_FINAL_TYPE (CpDetailsPane, cp_details_pane, CP, DETAILS_PANE, GtkWidge
  * (its duration, and per lane the slices and busy time it holds). */
 GtkWidget   *cp_details_pane_new            (void);
 
-CpTrace     *cp_details_pane_get_trace      (CpDetailsPane *self);
-void         cp_details_pane_set_trace      (CpDetailsPane *self,
-                                             CpTrace       *trace);
-CpViewState *cp_details_pane_get_view_state (CpDetailsPane *self);
-void         cp_details_pane_set_view_state (CpDetailsPane *self,
-                                             CpViewState   *view);
 
 /* Follows the n-th flow link shown (as a click on it would). FALSE when
  * there is no such link. */

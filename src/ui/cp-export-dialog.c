@@ -18,6 +18,7 @@ struct _CpExportDialog
   GFile           *file;
   char            *pattern;
 
+  /* Template widgets */
   AdwToastOverlay *toasts;
   AdwComboRow     *range_row;
   AdwEntryRow     *from_row;
@@ -340,78 +341,6 @@ cp_export_dialog_confirm (CpExportDialog *self)
   g_signal_emit (self, signals[SIGNAL_EXPORT], 0);
 }
 
-static GtkWidget *
-switch_row (AdwPreferencesGroup *group,
-            const char          *title,
-            const char          *subtitle,
-            GtkSwitch          **out)
-{
-  GtkWidget *row = adw_action_row_new ();
-  GtkWidget *sw = gtk_switch_new ();
-
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  if (subtitle != NULL)
-    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
-  gtk_switch_set_active (GTK_SWITCH (sw), TRUE);
-  gtk_widget_set_valign (sw, GTK_ALIGN_CENTER);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), sw);
-  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), sw);
-  adw_preferences_group_add (group, row);
-  *out = GTK_SWITCH (sw);
-  return row;
-}
-
-static AdwComboRow *
-combo_row (AdwPreferencesGroup *group,
-           const char          *title,
-           const char * const  *choices)
-{
-  GtkWidget *row = adw_combo_row_new ();
-  g_autoptr(GtkStringList) model = gtk_string_list_new (choices);
-
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  adw_combo_row_set_model (ADW_COMBO_ROW (row), G_LIST_MODEL (model));
-  adw_preferences_group_add (group, row);
-  return ADW_COMBO_ROW (row);
-}
-
-static AdwEntryRow *
-entry_row (AdwPreferencesGroup *group,
-           const char          *title)
-{
-  GtkWidget *row = adw_entry_row_new ();
-
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  adw_preferences_group_add (group, row);
-  return ADW_ENTRY_ROW (row);
-}
-
-static GtkSpinButton *
-spin_row (AdwPreferencesGroup *group,
-          const char          *title,
-          const char          *subtitle,
-          double               lower,
-          double               upper,
-          double               step,
-          guint                digits,
-          double               value)
-{
-  GtkWidget *row = adw_action_row_new ();
-  GtkWidget *spin = gtk_spin_button_new_with_range (lower, upper, step);
-
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  if (subtitle != NULL)
-    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
-  gtk_spin_button_set_digits (GTK_SPIN_BUTTON (spin), digits);
-  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), value);
-  gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), spin);
-  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), spin);
-  adw_preferences_group_add (group, row);
-  return GTK_SPIN_BUTTON (spin);
-}
-
 CpExportDialog *
 cp_export_dialog_new (GtkWindow   *parent,
                       CpViewState *view,
@@ -462,6 +391,7 @@ cp_export_dialog_dispose (GObject *object)
   g_clear_object (&self->view);
   g_clear_object (&self->file);
   g_clear_pointer (&self->pattern, g_free);
+  gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_EXPORT_DIALOG);
 
   G_OBJECT_CLASS (cp_export_dialog_parent_class)->dispose (object);
 }
@@ -483,95 +413,44 @@ cp_export_dialog_class_init (CpExportDialogClass *klass)
     g_signal_new ("export", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/chokepoint/Chokepoint/ui/cp-export-dialog.ui");
+  gtk_widget_class_bind_template_child (widget_class, CpExportDialog, toasts);
+  gtk_widget_class_bind_template_child (widget_class, CpExportDialog, range_row);
+  gtk_widget_class_bind_template_child (widget_class, CpExportDialog, from_row);
+  gtk_widget_class_bind_template_child (widget_class, CpExportDialog, to_row);
+  gtk_widget_class_bind_template_child (widget_class, CpExportDialog, lanes_row);
+  gtk_widget_class_bind_template_child (widget_class, CpExportDialog, pattern_row);
+  gtk_widget_class_bind_template_child (widget_class, CpExportDialog, findings);
+  gtk_widget_class_bind_template_child (widget_class, CpExportDialog, steps);
+  gtk_widget_class_bind_template_child (widget_class, CpExportDialog, annotations);
+  gtk_widget_class_bind_template_child (widget_class, CpExportDialog, width);
+  gtk_widget_class_bind_template_child (widget_class, CpExportDialog, scale);
+  gtk_widget_class_bind_template_child (widget_class, CpExportDialog, style_row);
+  gtk_widget_class_bind_template_child (widget_class, CpExportDialog, file_row);
+  gtk_widget_class_bind_template_callback (widget_class, cp_export_dialog_confirm);
+  gtk_widget_class_bind_template_callback (widget_class, update_sensitivity);
+  gtk_widget_class_bind_template_callback (widget_class, choose_clicked_cb);
+
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
 }
 
 static void
 cp_export_dialog_init (CpExportDialog *self)
 {
-  static const char *const ranges[] = { N_("Whole capture"), N_("Current view"), N_("Chosen range"), NULL };
-  static const char *const lanes[] = { N_("All lanes with activity"), N_("Lanes shown in the window"),
-                                       N_("Lanes matching a pattern"), NULL };
-  static const char *const styles[] = { N_("Light"), N_("Dark"), NULL };
-  const char *tr_ranges[G_N_ELEMENTS (ranges)], *tr_lanes[G_N_ELEMENTS (lanes)], *tr_styles[G_N_ELEMENTS (styles)];
-  GtkWidget *box, *header, *cancel, *export, *page, *choose;
-  AdwPreferencesGroup *contents, *image, *output;
+  gtk_widget_init_template (GTK_WIDGET (self));
 
-  for (guint i = 0; i < G_N_ELEMENTS (ranges); i++)
-    tr_ranges[i] = ranges[i] ? _(ranges[i]) : NULL;
-  for (guint i = 0; i < G_N_ELEMENTS (lanes); i++)
-    tr_lanes[i] = lanes[i] ? _(lanes[i]) : NULL;
-  for (guint i = 0; i < G_N_ELEMENTS (styles); i++)
-    tr_styles[i] = styles[i] ? _(styles[i]) : NULL;
+  /* As gtk_spin_button_new_with_range() would make them. */
+  gtk_spin_button_configure (self->width,
+                             gtk_adjustment_new (CP_REPORT_DEFAULT_WIDTH, CP_REPORT_MIN_WIDTH,
+                                                 CP_REPORT_MAX_WIDTH, 10, 100, 0),
+                             10, 0);
+  gtk_spin_button_configure (self->scale,
+                             gtk_adjustment_new (1, CP_REPORT_MIN_SCALE, CP_REPORT_MAX_SCALE, 0.5, 5, 0),
+                             0.5, 1);
+  gtk_spin_button_set_numeric (self->width, TRUE);
+  gtk_spin_button_set_numeric (self->scale, TRUE);
 
-  gtk_window_set_title (GTK_WINDOW (self), _("Export Report"));
-  gtk_window_set_default_size (GTK_WINDOW (self), 480, 700);
-  gtk_window_set_hide_on_close (GTK_WINDOW (self), FALSE);
-
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  header = adw_header_bar_new ();
-  adw_header_bar_set_show_end_title_buttons (ADW_HEADER_BAR (header), FALSE);
-  adw_header_bar_set_show_start_title_buttons (ADW_HEADER_BAR (header), FALSE);
-  cancel = gtk_button_new_with_mnemonic (_("_Cancel"));
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (cancel), "window.close");
-  export = gtk_button_new_with_mnemonic (_("_Export"));
-  gtk_widget_add_css_class (export, "suggested-action");
-  g_signal_connect_swapped (export, "clicked", G_CALLBACK (cp_export_dialog_confirm), self);
-  adw_header_bar_pack_start (ADW_HEADER_BAR (header), cancel);
-  adw_header_bar_pack_end (ADW_HEADER_BAR (header), export);
-  gtk_box_append (GTK_BOX (box), header);
-
-  self->toasts = ADW_TOAST_OVERLAY (adw_toast_overlay_new ());
-  gtk_widget_set_vexpand (GTK_WIDGET (self->toasts), TRUE);
-  page = adw_preferences_page_new ();
-  adw_toast_overlay_set_child (self->toasts, page);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->toasts));
-
-  contents = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  adw_preferences_group_set_title (contents, _("Contents"));
-  adw_preferences_group_set_description (contents,
-                                         _("The header, the key figures and the timeline are always "
-                                           "included. Times are from the start of the capture: 1.5s, "
-                                           "120ms, 800us or ns."));
-  self->range_row = combo_row (contents, _("Time Range"), tr_ranges);
-  self->from_row = entry_row (contents, _("From"));
-  self->to_row = entry_row (contents, _("To"));
-  self->lanes_row = combo_row (contents, _("Lanes"), tr_lanes);
-  self->pattern_row = entry_row (contents, _("Lane Pattern (kernel, thread*, GPU 0/*…)"));
-  switch_row (contents, _("Findings"), _("Severity, figures and fixes; their evidence highlighted"),
-              &self->findings);
-  switch_row (contents, _("Step Breakdown"), _("A stacked bar per step"), &self->steps);
-  switch_row (contents, _("Annotations"), _("Callouts on the timeline and the list of notes"),
-              &self->annotations);
-  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), contents);
-
-  image = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  adw_preferences_group_set_title (image, _("Image"));
-  self->width = spin_row (image, _("Width"), _("In pixels; the height follows the contents"),
-                          CP_REPORT_MIN_WIDTH, CP_REPORT_MAX_WIDTH, 10, 0, CP_REPORT_DEFAULT_WIDTH);
-  self->scale = spin_row (image, _("Scale"), _("2 keeps text sharp on HiDPI screens and in print"),
-                          CP_REPORT_MIN_SCALE, CP_REPORT_MAX_SCALE, 0.5, 1, 1);
-  self->style_row = combo_row (image, _("Style"), tr_styles);
-  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), image);
-
-  output = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  adw_preferences_group_set_title (output, _("File"));
-  adw_preferences_group_set_description (output, _("A name ending in .svg or .pdf saves vector graphics"));
-  self->file_row = ADW_ACTION_ROW (adw_action_row_new ());
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (self->file_row), FALSE);
-  choose = gtk_button_new_with_mnemonic (_("C_hoose…"));
-  gtk_widget_set_valign (choose, GTK_ALIGN_CENTER);
-  g_signal_connect_swapped (choose, "clicked", G_CALLBACK (choose_clicked_cb), self);
-  adw_action_row_add_suffix (self->file_row, choose);
-  adw_action_row_set_activatable_widget (self->file_row, choose);
-  adw_preferences_group_add (output, GTK_WIDGET (self->file_row));
-  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), output);
-
-  adw_window_set_content (ADW_WINDOW (self), box);
-  gtk_window_set_default_widget (GTK_WINDOW (self), export);
-
-  g_signal_connect_swapped (self->range_row, "notify::selected", G_CALLBACK (update_sensitivity), self);
-  g_signal_connect_swapped (self->lanes_row, "notify::selected", G_CALLBACK (update_sensitivity), self);
   update_file_row (self);
   update_sensitivity (self);
 }

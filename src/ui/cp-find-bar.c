@@ -18,7 +18,7 @@ struct _CpFindBar
 {
   GtkWidget        parent_instance;
 
-  /* Child widgets */
+  /* Template widgets */
   GtkWidget       *search_bar;
   GtkWidget       *entry;
   GtkWidget       *regex_button;
@@ -372,7 +372,7 @@ cp_find_bar_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   cp_find_bar_set_view_state (self, NULL);
-  g_clear_pointer (&self->search_bar, gtk_widget_unparent);
+  gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_FIND_BAR);
 
   G_OBJECT_CLASS (cp_find_bar_parent_class)->dispose (object);
 }
@@ -451,6 +451,22 @@ cp_find_bar_class_init (CpFindBarClass *klass)
     g_signal_new ("closed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/chokepoint/Chokepoint/ui/cp-find-bar.ui");
+  gtk_widget_class_bind_template_child (widget_class, CpFindBar, search_bar);
+  gtk_widget_class_bind_template_child (widget_class, CpFindBar, entry);
+  gtk_widget_class_bind_template_child (widget_class, CpFindBar, regex_button);
+  gtk_widget_class_bind_template_child (widget_class, CpFindBar, prev_button);
+  gtk_widget_class_bind_template_child (widget_class, CpFindBar, next_button);
+  gtk_widget_class_bind_template_child (widget_class, CpFindBar, status_label);
+  gtk_widget_class_bind_template_callback (widget_class, query_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, activate_cb);
+  gtk_widget_class_bind_template_callback (widget_class, next_match_cb);
+  gtk_widget_class_bind_template_callback (widget_class, previous_match_cb);
+  gtk_widget_class_bind_template_callback (widget_class, stop_search_cb);
+  gtk_widget_class_bind_template_callback (widget_class, entry_key_pressed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, regex_toggled_cb);
+  gtk_widget_class_bind_template_callback (widget_class, search_mode_cb);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "findbar");
 }
@@ -458,66 +474,11 @@ cp_find_bar_class_init (CpFindBarClass *klass)
 static void
 cp_find_bar_init (CpFindBar *self)
 {
-  GtkWidget *box;
-  GtkEventController *keys;
-
   self->position = -1;
   self->status = g_strdup ("");
 
-  box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-
-  self->entry = gtk_search_entry_new ();
-  gtk_widget_set_hexpand (self->entry, TRUE);
-  gtk_widget_set_size_request (self->entry, 220, -1);
-  g_object_set (self->entry, "placeholder-text", _("Find slices by name"), NULL);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->entry),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Find slices by name"), -1);
-  g_signal_connect_object (self->entry, "search-changed", G_CALLBACK (query_changed_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->entry, "activate", G_CALLBACK (activate_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->entry, "next-match", G_CALLBACK (next_match_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->entry, "previous-match", G_CALLBACK (previous_match_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->entry, "stop-search", G_CALLBACK (stop_search_cb), self, G_CONNECT_SWAPPED);
-  keys = gtk_event_controller_key_new ();
-  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
-  g_signal_connect_object (keys, "key-pressed", G_CALLBACK (entry_key_pressed_cb), self, G_CONNECT_SWAPPED);
-  gtk_widget_add_controller (self->entry, keys);
-  gtk_box_append (GTK_BOX (box), self->entry);
-
-  self->regex_button = gtk_toggle_button_new_with_label (".*");
-  gtk_widget_set_tooltip_text (self->regex_button, _("Regular Expression"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->regex_button),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Regular Expression"), -1);
-  gtk_widget_add_css_class (self->regex_button, "flat");
-  g_signal_connect_object (self->regex_button, "toggled", G_CALLBACK (regex_toggled_cb), self, G_CONNECT_SWAPPED);
-  gtk_box_append (GTK_BOX (box), self->regex_button);
-
-  self->prev_button = gtk_button_new_from_icon_name ("go-up-symbolic");
-  gtk_widget_set_tooltip_text (self->prev_button, _("Previous Match (Shift+Enter)"));
-  gtk_widget_add_css_class (self->prev_button, "flat");
-  g_signal_connect_object (self->prev_button, "clicked", G_CALLBACK (previous_match_cb), self, G_CONNECT_SWAPPED);
-  gtk_box_append (GTK_BOX (box), self->prev_button);
-
-  self->next_button = gtk_button_new_from_icon_name ("go-down-symbolic");
-  gtk_widget_set_tooltip_text (self->next_button, _("Next Match (Enter)"));
-  gtk_widget_add_css_class (self->next_button, "flat");
-  g_signal_connect_object (self->next_button, "clicked", G_CALLBACK (next_match_cb), self, G_CONNECT_SWAPPED);
-  gtk_box_append (GTK_BOX (box), self->next_button);
-
-  self->status_label = gtk_label_new (NULL);
-  gtk_label_set_xalign (GTK_LABEL (self->status_label), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (self->status_label), PANGO_ELLIPSIZE_END);
-  gtk_widget_set_hexpand (self->status_label, TRUE);
-  gtk_widget_add_css_class (self->status_label, "dim-label");
-  gtk_widget_add_css_class (self->status_label, "numeric");
-  gtk_box_append (GTK_BOX (box), self->status_label);
-
-  self->search_bar = gtk_search_bar_new ();
-  gtk_search_bar_set_child (GTK_SEARCH_BAR (self->search_bar), box);
+  gtk_widget_init_template (GTK_WIDGET (self));
   gtk_search_bar_connect_entry (GTK_SEARCH_BAR (self->search_bar), GTK_EDITABLE (self->entry));
-  gtk_search_bar_set_show_close_button (GTK_SEARCH_BAR (self->search_bar), TRUE);
-  gtk_widget_set_parent (self->search_bar, GTK_WIDGET (self));
-  g_signal_connect_object (self->search_bar, "notify::search-mode-enabled",
-                           G_CALLBACK (search_mode_cb), self, G_CONNECT_SWAPPED);
   update_status (self);
 }
 

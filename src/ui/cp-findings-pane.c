@@ -13,16 +13,14 @@
 
 #include "cp-format.h"
 #include "cp-findings-pane.h"
+#include "cp-pane.h"
 
 struct _CpFindingsPane
 {
-  GtkWidget     parent_instance;
+  CpPane        parent_instance;
 
-  CpTrace      *trace;
-  CpViewState  *view;
-  CpAnalysis   *analysis;
-
-  GtkStack     *stack;
+  /* Template widgets */
+  GtkBox       *content;
   GtkLabel     *verdict_label;
   GtkLabel     *window_label;
   GtkBox       *notes_box;
@@ -39,17 +37,11 @@ struct _CpFindingsPane
   gboolean      updating;      /* expanding rows from code */
 };
 
-G_DEFINE_FINAL_TYPE (CpFindingsPane, cp_findings_pane, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (CpFindingsPane, cp_findings_pane, CP_TYPE_PANE)
 
-enum {
-  PROP_0,
-  PROP_TRACE,
-  PROP_VIEW_STATE,
-  PROP_ANALYSIS,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+#define TRACE(self)    cp_pane_get_trace (CP_PANE (self))
+#define VIEW(self)     cp_pane_get_view_state (CP_PANE (self))
+#define ANALYSIS(self) cp_pane_get_analysis (CP_PANE (self))
 
 /* Helpers */
 
@@ -105,7 +97,7 @@ stake_text (CpFindingsPane *self,
 
   if (cp_finding_get_time_at_stake (f) <= 0)
     return g_strdup (cp_severity_get_label (cp_finding_get_severity (f)));
-  if (self->analysis != NULL && cp_analysis_get_step_source (self->analysis) != CP_STEPS_NONE)
+  if (ANALYSIS (self) != NULL && cp_analysis_get_step_source (ANALYSIS (self)) != CP_STEPS_NONE)
     {
       d = cp_ui_format_duration (cp_finding_get_time_at_stake_per_step (f));
       /* Translators: severity, then the time at stake, e.g. "High · up to 41.0 ms per step". */
@@ -126,11 +118,11 @@ show_finding (CpFindingsPane *self)
   guint n;
   gint64 t0 = G_MAXINT64, t1 = G_MININT64;
 
-  if (self->view == NULL)
+  if (VIEW (self) == NULL)
     return;
   if (self->selected < 0)
     {
-      cp_view_state_set_highlights (self->view, CP_HIGHLIGHT_FINDING, NULL, 0);
+      cp_view_state_set_highlights (VIEW (self), CP_HIGHLIGHT_FINDING, NULL, 0);
       return;
     }
   f = g_ptr_array_index (self->findings, self->selected);
@@ -145,9 +137,9 @@ show_finding (CpFindingsPane *self)
       t0 = MIN (t0, ev[i].start);
       t1 = MAX (t1, ev[i].end);
     }
-  cp_view_state_set_highlights (self->view, CP_HIGHLIGHT_FINDING, hl, n);
+  cp_view_state_set_highlights (VIEW (self), CP_HIGHLIGHT_FINDING, hl, n);
   if (n > 0)
-    cp_view_state_fit_range (self->view, t0, MAX (t1, t0 + 1));
+    cp_view_state_fit_range (VIEW (self), t0, MAX (t1, t0 + 1));
 }
 
 static void
@@ -166,8 +158,8 @@ update_evidence_label (CpFindingsPane *self)
         {
           const CpEvidence *ev = cp_finding_get_evidence (f, NULL) + self->evidence_pos;
           g_autofree char *d = cp_ui_format_duration (ev->end - ev->start);
-          CpLane *lane = self->trace && ev->lane < cp_trace_get_n_lanes (self->trace) ?
-                         cp_trace_get_lane (self->trace, ev->lane) : NULL;
+          CpLane *lane = TRACE (self) && ev->lane < cp_trace_get_n_lanes (TRACE (self)) ?
+                         cp_trace_get_lane (TRACE (self), ev->lane) : NULL;
 
           if (ev->count > 1)
             /* Translators: "Evidence 3 of 12: 1.20 ms on stream 7, 118 slices". */
@@ -217,18 +209,18 @@ show_evidence (CpFindingsPane *self)
   const CpEvidence *ev = cp_finding_get_evidence (f, NULL) + self->evidence_pos;
   gint64 span = MAX (ev->end - ev->start, 1);
 
-  if (self->view != NULL)
+  if (VIEW (self) != NULL)
     {
       /* Some context around the range, and the slice under it selected so
        * that the Details pane shows it. */
-      cp_view_state_fit_range (self->view, ev->start - span, ev->end + span);
-      if (self->trace != NULL && ev->lane < cp_trace_get_n_lanes (self->trace))
+      cp_view_state_fit_range (VIEW (self), ev->start - span, ev->end + span);
+      if (TRACE (self) != NULL && ev->lane < cp_trace_get_n_lanes (TRACE (self)))
         {
-          CpLane *lane = cp_trace_get_lane (self->trace, ev->lane);
+          CpLane *lane = cp_trace_get_lane (TRACE (self), ev->lane);
           gint i = cp_lane_slice_at (lane, ev->start + (ev->end - ev->start) / 2, -1);
 
           if (i >= 0)
-            cp_view_state_set_selected (self->view, (CpSliceRef) { ev->lane, (guint) i });
+            cp_view_state_set_selected (VIEW (self), (CpSliceRef) { ev->lane, (guint) i });
         }
     }
   update_evidence_label (self);
@@ -505,23 +497,15 @@ rebuild (CpFindingsPane *self)
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->notes_box))) != NULL)
     gtk_box_remove (self->notes_box, child);
 
-  if (self->trace == NULL)
-    {
-      gtk_stack_set_visible_child_name (self->stack, "none");
-      return;
-    }
-  if (self->analysis == NULL || cp_analysis_get_trace (self->analysis) != self->trace)
-    {
-      gtk_stack_set_visible_child_name (self->stack, "running");
-      return;
-    }
+  if (!cp_pane_is_ready (CP_PANE (self)))
+    return;
 
   {
-    g_autofree char *text = window_text (self->analysis);
-    const char * const *notes = cp_analysis_get_notes (self->analysis);
+    g_autofree char *text = window_text (ANALYSIS (self));
+    const char * const *notes = cp_analysis_get_notes (ANALYSIS (self));
 
     /* The answer first. */
-    gtk_label_set_text (self->verdict_label, cp_analysis_get_verdict (self->analysis)->text);
+    gtk_label_set_text (self->verdict_label, cp_analysis_get_verdict (ANALYSIS (self))->text);
     gtk_label_set_text (self->window_label, text);
     for (guint i = 0; notes[i] != NULL; i++)
       {
@@ -533,7 +517,7 @@ rebuild (CpFindingsPane *self)
   }
 
   /* The model is in the one order: each finding goes under its section. */
-  model = cp_analysis_get_findings (self->analysis);
+  model = cp_analysis_get_findings (ANALYSIS (self));
   n = g_list_model_get_n_items (model);
   for (guint i = 0; i < n; i++)
     {
@@ -557,12 +541,17 @@ rebuild (CpFindingsPane *self)
                           : _("No rule crosses its threshold in this capture."));
   for (guint k = 0; k < CP_N_FINDING_SECTIONS; k++)
     {
-      gtk_label_set_text (self->section_titles[k], cp_analysis_get_section_title (self->analysis, k));
+      gtk_label_set_text (self->section_titles[k], cp_analysis_get_section_title (ANALYSIS (self), k));
       gtk_widget_set_visible (GTK_WIDGET (self->section_titles[k]), counts[k] > 0);
       gtk_widget_set_visible (GTK_WIDGET (self->sections[k]), counts[k] > 0);
     }
   update_evidence_label (self);
-  gtk_stack_set_visible_child_name (self->stack, "results");
+}
+
+static void
+cp_findings_pane_changed (CpPane *pane)
+{
+  rebuild (CP_FINDINGS_PANE (pane));
 }
 
 /* Actions */
@@ -602,65 +591,12 @@ static void
 cp_findings_pane_dispose (GObject *object)
 {
   CpFindingsPane *self = (CpFindingsPane *) object;
-  GtkWidget *child;
 
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
+  gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_FINDINGS_PANE);
   g_clear_pointer (&self->rows, g_ptr_array_unref);
   g_clear_pointer (&self->findings, g_ptr_array_unref);
-  g_clear_object (&self->analysis);
-  g_clear_object (&self->view);
-  g_clear_object (&self->trace);
 
   G_OBJECT_CLASS (cp_findings_pane_parent_class)->dispose (object);
-}
-
-static void
-cp_findings_pane_get_property (GObject    *object,
-                               guint       prop_id,
-                               GValue     *value,
-                               GParamSpec *pspec)
-{
-  CpFindingsPane *self = CP_FINDINGS_PANE (object);
-
-  switch (prop_id)
-    {
-    case PROP_TRACE:
-      g_value_set_object (value, self->trace);
-      break;
-    case PROP_VIEW_STATE:
-      g_value_set_object (value, self->view);
-      break;
-    case PROP_ANALYSIS:
-      g_value_set_object (value, self->analysis);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-cp_findings_pane_set_property (GObject      *object,
-                               guint         prop_id,
-                               const GValue *value,
-                               GParamSpec   *pspec)
-{
-  CpFindingsPane *self = CP_FINDINGS_PANE (object);
-
-  switch (prop_id)
-    {
-    case PROP_TRACE:
-      cp_findings_pane_set_trace (self, g_value_get_object (value));
-      break;
-    case PROP_VIEW_STATE:
-      cp_findings_pane_set_view_state (self, g_value_get_object (value));
-      break;
-    case PROP_ANALYSIS:
-      cp_findings_pane_set_analysis (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
 }
 
 static void
@@ -668,26 +604,24 @@ cp_findings_pane_class_init (CpFindingsPaneClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  CpPaneClass *pane_class = CP_PANE_CLASS (klass);
 
   object_class->dispose = cp_findings_pane_dispose;
-  object_class->get_property = cp_findings_pane_get_property;
-  object_class->set_property = cp_findings_pane_set_property;
-
-  properties[PROP_TRACE] =
-    g_param_spec_object ("trace", NULL, NULL, CP_TYPE_TRACE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_VIEW_STATE] =
-    g_param_spec_object ("view-state", NULL, NULL, CP_TYPE_VIEW_STATE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_ANALYSIS] =
-    g_param_spec_object ("analysis", NULL, NULL, CP_TYPE_ANALYSIS,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
+  pane_class->trace_changed = cp_findings_pane_changed;
+  pane_class->analysis_changed = cp_findings_pane_changed;
+  cp_pane_class_set_waits_for_analysis (pane_class, TRUE);
 
   gtk_widget_class_install_action (widget_class, "findings.next-evidence", NULL, step_action);
   gtk_widget_class_install_action (widget_class, "findings.previous-evidence", NULL, step_action);
 
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/chokepoint/Chokepoint/ui/cp-findings-pane.ui");
+  gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, content);
+  gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, verdict_label);
+  gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, window_label);
+  gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, notes_box);
+  gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, healthy_box);
+  gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, healthy_label);
   gtk_widget_class_set_css_name (widget_class, "findingspane");
 }
 
@@ -703,75 +637,22 @@ section_title (const char *text)
 static void
 cp_findings_pane_init (CpFindingsPane *self)
 {
-  GtkWidget *scroller, *box, *running, *spinner, *icon, *title;
-
   self->rows = g_ptr_array_new ();
   self->findings = g_ptr_array_new_with_free_func (g_object_unref);
   self->selected = -1;
   self->evidence_pos = -1;
 
-  self->stack = GTK_STACK (gtk_stack_new ());
-  gtk_widget_set_parent (GTK_WIDGET (self->stack), GTK_WIDGET (self));
-  gtk_stack_add_named (self->stack, gtk_box_new (GTK_ORIENTATION_VERTICAL, 0), "none");
+  gtk_widget_init_template (GTK_WIDGET (self));
 
-  /* While the analysis runs. */
-  running = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  gtk_widget_set_valign (running, GTK_ALIGN_CENTER);
-  spinner = gtk_spinner_new ();
-  gtk_spinner_set_spinning (GTK_SPINNER (spinner), TRUE);
-  gtk_widget_set_size_request (spinner, 32, 32);
-  gtk_box_append (GTK_BOX (running), spinner);
-  title = gtk_label_new (_("Analysing the capture…"));
-  gtk_widget_add_css_class (title, "dim-label");
-  gtk_box_append (GTK_BOX (running), title);
-  gtk_stack_add_named (self->stack, running, "running");
-
-  /* The results. */
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  gtk_widget_add_css_class (box, "findings-content");
-  gtk_widget_set_margin_start (box, 12);
-  gtk_widget_set_margin_end (box, 12);
-  gtk_widget_set_margin_top (box, 12);
-  gtk_widget_set_margin_bottom (box, 12);
-
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), box);
-  gtk_stack_add_named (self->stack, scroller, "results");
-
-  self->verdict_label = GTK_LABEL (make_label ("", "verdict"));
-  gtk_widget_add_css_class (GTK_WIDGET (self->verdict_label), "title-4");
-  gtk_label_set_selectable (self->verdict_label, TRUE);
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->verdict_label), 6);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->verdict_label));
-  self->window_label = GTK_LABEL (make_label ("", NULL));
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->window_label));
-  self->notes_box = GTK_BOX (gtk_box_new (GTK_ORIENTATION_VERTICAL, 2));
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->notes_box));
-
-  self->healthy_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  gtk_widget_add_css_class (self->healthy_box, "healthy");
-  icon = gtk_image_new_from_icon_name ("emblem-ok-symbolic");
-  gtk_image_set_pixel_size (GTK_IMAGE (icon), 48);
-  gtk_widget_add_css_class (icon, "success");
-  gtk_box_append (GTK_BOX (self->healthy_box), icon);
-  title = gtk_label_new (_("No Problems Found"));
-  gtk_widget_add_css_class (title, "title-2");
-  gtk_box_append (GTK_BOX (self->healthy_box), title);
-  self->healthy_label = GTK_LABEL (make_label ("", "dim-label"));
-  gtk_label_set_justify (self->healthy_label, GTK_JUSTIFY_CENTER);
-  gtk_label_set_xalign (self->healthy_label, 0.5);
-  gtk_box_append (GTK_BOX (self->healthy_box), GTK_WIDGET (self->healthy_label));
-  gtk_box_append (GTK_BOX (box), self->healthy_box);
-
+  /* A title and a list per section, in the one order (cp-rules.h). */
   for (guint k = 0; k < CP_N_FINDING_SECTIONS; k++)
     {
       self->section_titles[k] = GTK_LABEL (section_title (""));
-      gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->section_titles[k]));
+      gtk_box_append (self->content, GTK_WIDGET (self->section_titles[k]));
       self->sections[k] = GTK_LIST_BOX (gtk_list_box_new ());
       gtk_list_box_set_selection_mode (self->sections[k], GTK_SELECTION_NONE);
       gtk_widget_add_css_class (GTK_WIDGET (self->sections[k]), "boxed-list");
-      gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->sections[k]));
+      gtk_box_append (self->content, GTK_WIDGET (self->sections[k]));
     }
 
   /* F8 / Shift+F8 are the window's (win.next-evidence), so that they work
@@ -783,64 +664,6 @@ GtkWidget *
 cp_findings_pane_new (void)
 {
   return g_object_new (CP_TYPE_FINDINGS_PANE, NULL);
-}
-
-CpTrace *
-cp_findings_pane_get_trace (CpFindingsPane *self)
-{
-  g_return_val_if_fail (CP_IS_FINDINGS_PANE (self), NULL);
-  return self->trace;
-}
-
-void
-cp_findings_pane_set_trace (CpFindingsPane *self,
-                            CpTrace        *trace)
-{
-  g_return_if_fail (CP_IS_FINDINGS_PANE (self));
-  g_return_if_fail (trace == NULL || CP_IS_TRACE (trace));
-
-  if (!g_set_object (&self->trace, trace))
-    return;
-  rebuild (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
-}
-
-CpViewState *
-cp_findings_pane_get_view_state (CpFindingsPane *self)
-{
-  g_return_val_if_fail (CP_IS_FINDINGS_PANE (self), NULL);
-  return self->view;
-}
-
-void
-cp_findings_pane_set_view_state (CpFindingsPane *self,
-                                 CpViewState    *view)
-{
-  g_return_if_fail (CP_IS_FINDINGS_PANE (self));
-  g_return_if_fail (view == NULL || CP_IS_VIEW_STATE (view));
-
-  if (g_set_object (&self->view, view))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW_STATE]);
-}
-
-CpAnalysis *
-cp_findings_pane_get_analysis (CpFindingsPane *self)
-{
-  g_return_val_if_fail (CP_IS_FINDINGS_PANE (self), NULL);
-  return self->analysis;
-}
-
-void
-cp_findings_pane_set_analysis (CpFindingsPane *self,
-                               CpAnalysis     *analysis)
-{
-  g_return_if_fail (CP_IS_FINDINGS_PANE (self));
-  g_return_if_fail (analysis == NULL || CP_IS_ANALYSIS (analysis));
-
-  if (!g_set_object (&self->analysis, analysis))
-    return;
-  rebuild (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
 }
 
 gboolean

@@ -8,6 +8,8 @@
 
 #include <gtk/gtk.h>
 
+#include "cp-pane.h"
+
 #include "analysis/cp-analysis.h"
 #include "render/cp-view-state.h"
 
@@ -15,7 +17,7 @@ G_BEGIN_DECLS
 
 #define CP_TYPE_FINDINGS_PANE (cp_findings_pane_get_type ())
 
-G_DECLARE_FINAL_TYPE (CpFindingsPane, cp_findings_pane, CP, FINDINGS_PANE, GtkWidget)
+G_DECLARE_FINAL_TYPE (CpFindingsPane, cp_findings_pane, CP, FINDINGS_PANE, CpPane)
 
 /* Opens with the verdict, then lists the findings of the analysis in the one
  * order (why the device waits, speed-ups, also noted), each with its
@@ -27,15 +29,6 @@ G_DECLARE_FINAL_TYPE (CpFindingsPane, cp_findings_pane, CP, FINDINGS_PANE, GtkWi
  * lane. While the analysis runs it says so. */
 GtkWidget   *cp_findings_pane_new             (void);
 
-CpTrace     *cp_findings_pane_get_trace       (CpFindingsPane *self);
-void         cp_findings_pane_set_trace       (CpFindingsPane *self,
-                                               CpTrace        *trace);
-CpViewState *cp_findings_pane_get_view_state  (CpFindingsPane *self);
-void         cp_findings_pane_set_view_state  (CpFindingsPane *self,
-                                               CpViewState    *view);
-CpAnalysis  *cp_findings_pane_get_analysis    (CpFindingsPane *self);
-void         cp_findings_pane_set_analysis    (CpFindingsPane *self,
-                                               CpAnalysis     *analysis);
 
 /* Findings listed, and those above info. */
 guint        cp_findings_pane_get_n_findings  (CpFindingsPane *self);

@@ -10,6 +10,7 @@
 
 #include "cp-format.h"
 #include "cp-kernels-pane.h"
+#include "cp-pane.h"
 #include "cp-stat-item.h"
 
 /* Slices highlighted at most for one selected row. */
@@ -76,34 +77,23 @@ typedef struct
 
 struct _CpKernelsPane
 {
-  GtkWidget       parent_instance;
+  CpPane           parent_instance;
 
-  CpTrace        *trace;
-  CpViewState    *view;
-  CpAnalysis     *analysis;
-
-  GtkStack       *stack;        /* none / running / results */
-  GtkStack       *tables;       /* kernels / ops */
+  /* Template widgets */
+  GtkStack        *tables;       /* kernels / ops */
   GtkToggleButton *kernels_button;
   GtkToggleButton *ops_button;
-  GtkSearchEntry *search;
-  GtkLabel       *detail;
-  Table           kernels;
-  Table           ops;
-  gboolean        showing_kernels;
+  GtkSearchEntry  *search;
+  GtkLabel        *detail;
+  GtkColumnView   *kernels_view;
+  GtkColumnView   *ops_view;
+
+  Table            kernels;
+  Table            ops;
+  gboolean         showing_kernels;
 };
 
-G_DEFINE_FINAL_TYPE (CpKernelsPane, cp_kernels_pane, GTK_TYPE_WIDGET)
-
-enum {
-  PROP_0,
-  PROP_TRACE,
-  PROP_VIEW_STATE,
-  PROP_ANALYSIS,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+G_DEFINE_FINAL_TYPE (CpKernelsPane, cp_kernels_pane, CP_TYPE_PANE)
 
 static Table *
 current (CpKernelsPane *self)
@@ -224,22 +214,25 @@ selection_changed_cb (GtkSingleSelection *selection,
   CpStatItem *row = gtk_single_selection_get_selected_item (selection);
   g_autoptr(GArray) refs = NULL;
   g_autofree CpHighlight *hl = NULL;
+  CpTrace *trace = cp_pane_get_trace (CP_PANE (self));
+  CpViewState *view = cp_pane_get_view_state (CP_PANE (self));
+  CpAnalysis *analysis = cp_pane_get_analysis (CP_PANE (self));
   guint n;
 
-  if (self->view == NULL || self->analysis == NULL || self->trace == NULL)
+  if (view == NULL || analysis == NULL || trace == NULL)
     return;
   if (row == NULL)
     {
-      cp_view_state_set_highlights (self->view, CP_HIGHLIGHT_SEARCH, NULL, 0);
+      cp_view_state_set_highlights (view, CP_HIGHLIGHT_SEARCH, NULL, 0);
       gtk_label_set_text (self->detail, "");
       return;
     }
 
   refs = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
   if (cp_stat_item_is_kernel (row))
-    cp_analysis_collect_kernel_slices (self->analysis, cp_stat_item_get_name_id (row), refs);
+    cp_analysis_collect_kernel_slices (analysis, cp_stat_item_get_name_id (row), refs);
   else
-    cp_analysis_collect_host_slices (self->analysis, cp_stat_item_get_name_id (row), refs);
+    cp_analysis_collect_host_slices (analysis, cp_stat_item_get_name_id (row), refs);
   n = MIN (refs->len, MAX_HIGHLIGHTS);
   hl = g_new (CpHighlight, MAX (n, 1));
   for (guint i = 0; i < n; i++)
@@ -247,11 +240,11 @@ selection_changed_cb (GtkSingleSelection *selection,
       CpSliceRef r = g_array_index (refs, CpSliceRef, i);
 
       hl[i].lane = r.lane;
-      hl[i].start = cp_trace_slice_start (self->trace, r);
-      hl[i].end = hl[i].start + cp_trace_slice_dur (self->trace, r);
+      hl[i].start = cp_trace_slice_start (trace, r);
+      hl[i].end = hl[i].start + cp_trace_slice_dur (trace, r);
       hl[i].kind = CP_HIGHLIGHT_SEARCH;
     }
-  cp_view_state_set_highlights (self->view, CP_HIGHLIGHT_SEARCH, hl, n);
+  cp_view_state_set_highlights (view, CP_HIGHLIGHT_SEARCH, hl, n);
 
   {
     g_autoptr(GString) text = g_string_new (cp_stat_item_get_name (row));
@@ -274,6 +267,7 @@ selection_changed_cb (GtkSingleSelection *selection,
 static void
 table_init (CpKernelsPane    *self,
             Table            *t,
+            GtkColumnView    *view,
             const ColumnInfo *cols,
             guint             n_cols)
 {
@@ -285,10 +279,7 @@ table_init (CpKernelsPane    *self,
   gtk_string_filter_set_match_mode (t->filter, GTK_STRING_FILTER_MATCH_MODE_SUBSTRING);
   gtk_string_filter_set_ignore_case (t->filter, TRUE);
   filtered = gtk_filter_list_model_new (G_LIST_MODEL (g_object_ref (t->store)), GTK_FILTER (g_object_ref (t->filter)));
-  t->view = GTK_COLUMN_VIEW (gtk_column_view_new (NULL));
-  gtk_column_view_set_show_column_separators (t->view, FALSE);
-  gtk_column_view_set_reorderable (t->view, FALSE);
-  gtk_widget_add_css_class (GTK_WIDGET (t->view), "data-table");
+  t->view = view;
   t->sorted = gtk_sort_list_model_new (G_LIST_MODEL (filtered), g_object_ref (gtk_column_view_get_sorter (t->view)));
   t->selection = gtk_single_selection_new (G_LIST_MODEL (g_object_ref (t->sorted)));
   gtk_single_selection_set_autoselect (t->selection, FALSE);
@@ -342,8 +333,9 @@ table_clear (Table *t)
 static void
 rebuild (CpKernelsPane *self)
 {
-  gboolean ready = self->trace != NULL && self->analysis != NULL &&
-                   cp_analysis_get_trace (self->analysis) == self->trace;
+  CpTrace *trace = cp_pane_get_trace (CP_PANE (self));
+  CpAnalysis *analysis = cp_pane_get_analysis (CP_PANE (self));
+  gboolean ready = cp_pane_is_ready (CP_PANE (self));
   g_autoptr(GPtrArray) kernels = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GPtrArray) ops = g_ptr_array_new_with_free_func (g_object_unref);
 
@@ -354,21 +346,23 @@ rebuild (CpKernelsPane *self)
       const CpHostOpStats *hs;
       guint n;
 
-      ks = cp_analysis_get_kernels (self->analysis, &n);
+      ks = cp_analysis_get_kernels (analysis, &n);
       for (guint i = 0; i < n; i++)
-        g_ptr_array_add (kernels, cp_stat_item_new_kernel (self->trace, &ks[i]));
-      hs = cp_analysis_get_host_ops (self->analysis, &n);
+        g_ptr_array_add (kernels, cp_stat_item_new_kernel (trace, &ks[i]));
+      hs = cp_analysis_get_host_ops (analysis, &n);
       for (guint i = 0; i < n; i++)
-        g_ptr_array_add (ops, cp_stat_item_new_host_op (self->trace, &hs[i]));
+        g_ptr_array_add (ops, cp_stat_item_new_host_op (trace, &hs[i]));
     }
   g_list_store_splice (self->kernels.store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->kernels.store)),
                        kernels->pdata, kernels->len);
   g_list_store_splice (self->ops.store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->ops.store)),
                        ops->pdata, ops->len);
-  if (!ready)
-    gtk_stack_set_visible_child_name (self->stack, self->trace ? "running" : "none");
-  else
-    gtk_stack_set_visible_child_name (self->stack, "results");
+}
+
+static void
+cp_kernels_pane_changed (CpPane *pane)
+{
+  rebuild (CP_KERNELS_PANE (pane));
 }
 
 static void
@@ -392,64 +386,11 @@ static void
 cp_kernels_pane_dispose (GObject *object)
 {
   CpKernelsPane *self = (CpKernelsPane *) object;
-  GtkWidget *child;
 
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
+  gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_KERNELS_PANE);
   table_clear (&self->kernels);
   table_clear (&self->ops);
-  g_clear_object (&self->analysis);
-  g_clear_object (&self->view);
-  g_clear_object (&self->trace);
   G_OBJECT_CLASS (cp_kernels_pane_parent_class)->dispose (object);
-}
-
-static void
-cp_kernels_pane_get_property (GObject    *object,
-                              guint       prop_id,
-                              GValue     *value,
-                              GParamSpec *pspec)
-{
-  CpKernelsPane *self = CP_KERNELS_PANE (object);
-
-  switch (prop_id)
-    {
-    case PROP_TRACE:
-      g_value_set_object (value, self->trace);
-      break;
-    case PROP_VIEW_STATE:
-      g_value_set_object (value, self->view);
-      break;
-    case PROP_ANALYSIS:
-      g_value_set_object (value, self->analysis);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-cp_kernels_pane_set_property (GObject      *object,
-                              guint         prop_id,
-                              const GValue *value,
-                              GParamSpec   *pspec)
-{
-  CpKernelsPane *self = CP_KERNELS_PANE (object);
-
-  switch (prop_id)
-    {
-    case PROP_TRACE:
-      cp_kernels_pane_set_trace (self, g_value_get_object (value));
-      break;
-    case PROP_VIEW_STATE:
-      cp_kernels_pane_set_view_state (self, g_value_get_object (value));
-      break;
-    case PROP_ANALYSIS:
-      cp_kernels_pane_set_analysis (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
 }
 
 static void
@@ -457,112 +398,34 @@ cp_kernels_pane_class_init (CpKernelsPaneClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  CpPaneClass *pane_class = CP_PANE_CLASS (klass);
 
   object_class->dispose = cp_kernels_pane_dispose;
-  object_class->get_property = cp_kernels_pane_get_property;
-  object_class->set_property = cp_kernels_pane_set_property;
+  pane_class->trace_changed = cp_kernels_pane_changed;
+  pane_class->analysis_changed = cp_kernels_pane_changed;
+  cp_pane_class_set_waits_for_analysis (pane_class, TRUE);
 
-  properties[PROP_TRACE] =
-    g_param_spec_object ("trace", NULL, NULL, CP_TYPE_TRACE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_VIEW_STATE] =
-    g_param_spec_object ("view-state", NULL, NULL, CP_TYPE_VIEW_STATE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_ANALYSIS] =
-    g_param_spec_object ("analysis", NULL, NULL, CP_TYPE_ANALYSIS,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
-
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/chokepoint/Chokepoint/ui/cp-kernels-pane.ui");
+  gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, tables);
+  gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, kernels_button);
+  gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, ops_button);
+  gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, search);
+  gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, detail);
+  gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, kernels_view);
+  gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, ops_view);
+  gtk_widget_class_bind_template_callback (widget_class, toggled_cb);
+  gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
   gtk_widget_class_set_css_name (widget_class, "kernelspane");
-}
-
-static GtkWidget *
-scrolled (GtkColumnView *view)
-{
-  GtkWidget *sw = gtk_scrolled_window_new ();
-
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (sw), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC);
-  /* A narrow pane cuts the right-hand figures: a scrollbar that stays
-   * says there is more to the right. */
-  gtk_scrolled_window_set_overlay_scrolling (GTK_SCROLLED_WINDOW (sw), FALSE);
-  gtk_widget_set_vexpand (sw, TRUE);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (sw), GTK_WIDGET (view));
-  return sw;
 }
 
 static void
 cp_kernels_pane_init (CpKernelsPane *self)
 {
-  GtkWidget *box, *bar, *linked, *running, *spinner, *label;
-
   self->showing_kernels = TRUE;
-  self->stack = GTK_STACK (gtk_stack_new ());
-  gtk_widget_set_parent (GTK_WIDGET (self->stack), GTK_WIDGET (self));
-  gtk_stack_add_named (self->stack, gtk_box_new (GTK_ORIENTATION_VERTICAL, 0), "none");
-
-  running = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  gtk_widget_set_valign (running, GTK_ALIGN_CENTER);
-  spinner = gtk_spinner_new ();
-  gtk_spinner_set_spinning (GTK_SPINNER (spinner), TRUE);
-  gtk_widget_set_size_request (spinner, 32, 32);
-  gtk_box_append (GTK_BOX (running), spinner);
-  label = gtk_label_new (_("Analysing the capture…"));
-  gtk_widget_add_css_class (label, "dim-label");
-  gtk_box_append (GTK_BOX (running), label);
-  gtk_stack_add_named (self->stack, running, "running");
-
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  gtk_stack_add_named (self->stack, box, "results");
-
-  bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_widget_add_css_class (bar, "kernels-toolbar");
-  gtk_widget_set_margin_start (bar, 6);
-  gtk_widget_set_margin_end (bar, 6);
-  gtk_widget_set_margin_top (bar, 6);
-  gtk_widget_set_margin_bottom (bar, 6);
-
-  linked = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-  gtk_widget_add_css_class (linked, "linked");
-  self->kernels_button = GTK_TOGGLE_BUTTON (gtk_toggle_button_new_with_mnemonic (_("_Kernels")));
-  self->ops_button = GTK_TOGGLE_BUTTON (gtk_toggle_button_new_with_mnemonic (_("_Host Ops")));
-  gtk_toggle_button_set_group (self->ops_button, self->kernels_button);
-  gtk_toggle_button_set_active (self->kernels_button, TRUE);
-  g_signal_connect (self->kernels_button, "toggled", G_CALLBACK (toggled_cb), self);
-  g_signal_connect (self->ops_button, "toggled", G_CALLBACK (toggled_cb), self);
-  gtk_box_append (GTK_BOX (linked), GTK_WIDGET (self->kernels_button));
-  gtk_box_append (GTK_BOX (linked), GTK_WIDGET (self->ops_button));
-  gtk_box_append (GTK_BOX (bar), linked);
-  self->search = GTK_SEARCH_ENTRY (gtk_search_entry_new ());
-  gtk_widget_set_hexpand (GTK_WIDGET (self->search), TRUE);
-  g_object_set (self->search, "placeholder-text", _("Filter by name"), NULL);
-  g_signal_connect (self->search, "search-changed", G_CALLBACK (search_changed_cb), self);
-  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->search));
-  gtk_box_append (GTK_BOX (box), bar);
-
-  table_init (self, &self->kernels, kernel_columns, G_N_ELEMENTS (kernel_columns));
-  table_init (self, &self->ops, op_columns, G_N_ELEMENTS (op_columns));
-  self->tables = GTK_STACK (gtk_stack_new ());
-  gtk_stack_add_named (self->tables, scrolled (self->kernels.view), "kernels");
-  gtk_stack_add_named (self->tables, scrolled (self->ops.view), "ops");
-  gtk_widget_set_vexpand (GTK_WIDGET (self->tables), TRUE);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->tables));
-
-  self->detail = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->detail, TRUE);
-  gtk_label_set_wrap_mode (self->detail, PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_xalign (self->detail, 0);
-  gtk_label_set_selectable (self->detail, TRUE);
-  gtk_label_set_ellipsize (self->detail, PANGO_ELLIPSIZE_END);
-  gtk_label_set_lines (self->detail, 9);
-  gtk_widget_add_css_class (GTK_WIDGET (self->detail), "kernels-detail");
-  gtk_widget_set_margin_start (GTK_WIDGET (self->detail), 12);
-  gtk_widget_set_margin_end (GTK_WIDGET (self->detail), 12);
-  gtk_widget_set_margin_top (GTK_WIDGET (self->detail), 6);
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->detail), 6);
-  gtk_widget_add_css_class (GTK_WIDGET (self->detail), "caption");
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->detail));
-
+  gtk_widget_init_template (GTK_WIDGET (self));
+  table_init (self, &self->kernels, self->kernels_view, kernel_columns, G_N_ELEMENTS (kernel_columns));
+  table_init (self, &self->ops, self->ops_view, op_columns, G_N_ELEMENTS (op_columns));
   rebuild (self);
 }
 
@@ -570,61 +433,6 @@ GtkWidget *
 cp_kernels_pane_new (void)
 {
   return g_object_new (CP_TYPE_KERNELS_PANE, NULL);
-}
-
-CpTrace *
-cp_kernels_pane_get_trace (CpKernelsPane *self)
-{
-  g_return_val_if_fail (CP_IS_KERNELS_PANE (self), NULL);
-  return self->trace;
-}
-
-void
-cp_kernels_pane_set_trace (CpKernelsPane *self,
-                           CpTrace       *trace)
-{
-  g_return_if_fail (CP_IS_KERNELS_PANE (self));
-
-  if (!g_set_object (&self->trace, trace))
-    return;
-  rebuild (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
-}
-
-CpViewState *
-cp_kernels_pane_get_view_state (CpKernelsPane *self)
-{
-  g_return_val_if_fail (CP_IS_KERNELS_PANE (self), NULL);
-  return self->view;
-}
-
-void
-cp_kernels_pane_set_view_state (CpKernelsPane *self,
-                                CpViewState   *view)
-{
-  g_return_if_fail (CP_IS_KERNELS_PANE (self));
-
-  if (g_set_object (&self->view, view))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW_STATE]);
-}
-
-CpAnalysis *
-cp_kernels_pane_get_analysis (CpKernelsPane *self)
-{
-  g_return_val_if_fail (CP_IS_KERNELS_PANE (self), NULL);
-  return self->analysis;
-}
-
-void
-cp_kernels_pane_set_analysis (CpKernelsPane *self,
-                              CpAnalysis    *analysis)
-{
-  g_return_if_fail (CP_IS_KERNELS_PANE (self));
-
-  if (!g_set_object (&self->analysis, analysis))
-    return;
-  rebuild (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
 }
 
 void

@@ -8,6 +8,8 @@
 
 #include <gtk/gtk.h>
 
+#include "cp-pane.h"
+
 #include "analysis/cp-analysis.h"
 #include "render/cp-view-state.h"
 
@@ -15,22 +17,13 @@ G_BEGIN_DECLS
 
 #define CP_TYPE_KERNELS_PANE (cp_kernels_pane_get_type ())
 
-G_DECLARE_FINAL_TYPE (CpKernelsPane, cp_kernels_pane, CP, KERNELS_PANE, GtkWidget)
+G_DECLARE_FINAL_TYPE (CpKernelsPane, cp_kernels_pane, CP, KERNELS_PANE, CpPane)
 
 /* Sortable tables (GtkColumnView) of the kernels by name and of the host ops,
  * with a name filter. Selecting a row highlights every slice of that name on
  * the timeline. */
 GtkWidget   *cp_kernels_pane_new            (void);
 
-CpTrace     *cp_kernels_pane_get_trace      (CpKernelsPane *self);
-void         cp_kernels_pane_set_trace      (CpKernelsPane *self,
-                                             CpTrace       *trace);
-CpViewState *cp_kernels_pane_get_view_state (CpKernelsPane *self);
-void         cp_kernels_pane_set_view_state (CpKernelsPane *self,
-                                             CpViewState   *view);
-CpAnalysis  *cp_kernels_pane_get_analysis   (CpKernelsPane *self);
-void         cp_kernels_pane_set_analysis   (CpKernelsPane *self,
-                                             CpAnalysis    *analysis);
 
 /* Shows the kernels (TRUE) or host ops table. */
 void         cp_kernels_pane_show_kernels   (CpKernelsPane *self,

@@ -18,9 +18,13 @@ struct _CpNotePopover
   CpAnnotations  *annotations;
   CpAnnotation   *annotation;
 
+  /* Template widgets */
   GtkLabel       *heading;
   GtkLabel       *where;
   GtkTextView    *text_view;
+  GtkBox         *colors_box;
+  GtkWidget      *done_button;
+
   GtkWidget      *colors[CP_ANNOTATION_N_COLORS];
   gboolean        updating;
 };
@@ -196,6 +200,7 @@ cp_note_popover_dispose (GObject *object)
 
   g_clear_object (&self->annotation);
   g_clear_object (&self->annotations);
+  gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_NOTE_POPOVER);
 
   G_OBJECT_CLASS (cp_note_popover_parent_class)->dispose (object);
 }
@@ -204,57 +209,32 @@ static void
 cp_note_popover_class_init (CpNotePopoverClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = cp_note_popover_dispose;
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/chokepoint/Chokepoint/ui/cp-note-popover.ui");
+  gtk_widget_class_bind_template_child (widget_class, CpNotePopover, heading);
+  gtk_widget_class_bind_template_child (widget_class, CpNotePopover, where);
+  gtk_widget_class_bind_template_child (widget_class, CpNotePopover, text_view);
+  gtk_widget_class_bind_template_child (widget_class, CpNotePopover, colors_box);
+  gtk_widget_class_bind_template_child (widget_class, CpNotePopover, done_button);
+  gtk_widget_class_bind_template_callback (widget_class, key_pressed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, delete_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, done_clicked_cb);
 }
 
 static void
 cp_note_popover_init (CpNotePopover *self)
 {
-  GtkWidget *box, *scroller, *colors, *buttons, *done, *delete;
-  GtkEventController *keys;
   static const char *const color_names[CP_ANNOTATION_N_COLORS] = {
     N_("Purple"), N_("Blue"), N_("Green"), N_("Yellow"), N_("Orange"), N_("Red"),
   };
 
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
-  gtk_widget_set_margin_start (box, 6);
-  gtk_widget_set_margin_end (box, 6);
-  gtk_widget_set_margin_top (box, 6);
-  gtk_widget_set_margin_bottom (box, 6);
-  gtk_widget_add_css_class (box, "note-editor");
+  gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->heading = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_xalign (self->heading, 0);
-  gtk_widget_add_css_class (GTK_WIDGET (self->heading), "heading");
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->heading));
-  self->where = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_xalign (self->where, 0);
-  gtk_label_set_ellipsize (self->where, PANGO_ELLIPSIZE_END);
-  gtk_label_set_max_width_chars (self->where, 40);
-  gtk_widget_add_css_class (GTK_WIDGET (self->where), "dim-label");
-  gtk_widget_add_css_class (GTK_WIDGET (self->where), "caption");
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->where));
-
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scroller), 90);
-  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroller), 240);
-  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
-  gtk_widget_set_size_request (scroller, 300, -1);
-  gtk_widget_add_css_class (scroller, "card");
-  self->text_view = GTK_TEXT_VIEW (gtk_text_view_new ());
-  gtk_text_view_set_wrap_mode (self->text_view, GTK_WRAP_WORD_CHAR);
-  gtk_text_view_set_top_margin (self->text_view, 6);
-  gtk_text_view_set_bottom_margin (self->text_view, 6);
-  gtk_text_view_set_left_margin (self->text_view, 6);
-  gtk_text_view_set_right_margin (self->text_view, 6);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->text_view),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Note text"), -1);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->text_view));
-  gtk_box_append (GTK_BOX (box), scroller);
-
-  colors = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
+  /* A swatch per colour of the palette. */
   for (guint i = 0; i < CP_ANNOTATION_N_COLORS; i++)
     {
       GtkWidget *button = gtk_toggle_button_new ();
@@ -275,31 +255,10 @@ cp_note_popover_init (CpNotePopover *self)
       g_object_set_data (G_OBJECT (button), "color", GUINT_TO_POINTER (c));
       g_signal_connect (button, "toggled", G_CALLBACK (color_toggled_cb), self);
       self->colors[i] = button;
-      gtk_box_append (GTK_BOX (colors), button);
+      gtk_box_append (self->colors_box, button);
     }
-  gtk_box_append (GTK_BOX (box), colors);
 
-  buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  delete = gtk_button_new_with_mnemonic (_("_Delete"));
-  gtk_widget_add_css_class (delete, "destructive-action");
-  g_signal_connect_swapped (delete, "clicked", G_CALLBACK (delete_clicked_cb), self);
-  done = gtk_button_new_with_mnemonic (_("_Done"));
-  gtk_widget_add_css_class (done, "suggested-action");
-  gtk_widget_set_hexpand (done, TRUE);
-  gtk_widget_set_halign (done, GTK_ALIGN_END);
-  gtk_widget_set_tooltip_text (done, _("Done (Ctrl+Enter)"));
-  g_signal_connect_swapped (done, "clicked", G_CALLBACK (done_clicked_cb), self);
-  gtk_box_append (GTK_BOX (buttons), delete);
-  gtk_box_append (GTK_BOX (buttons), done);
-  gtk_box_append (GTK_BOX (box), buttons);
-
-  keys = gtk_event_controller_key_new ();
-  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
-  g_signal_connect (keys, "key-pressed", G_CALLBACK (key_pressed_cb), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), keys);
-
-  gtk_popover_set_child (GTK_POPOVER (self), box);
-  gtk_popover_set_default_widget (GTK_POPOVER (self), done);
+  gtk_popover_set_default_widget (GTK_POPOVER (self), self->done_button);
   g_signal_connect (self, "closed", G_CALLBACK (closed_cb), NULL);
   g_signal_connect_swapped (self, "show", G_CALLBACK (gtk_widget_grab_focus), self->text_view);
 }

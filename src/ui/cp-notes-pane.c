@@ -12,30 +12,24 @@
 #include "cp-format.h"
 #include "cp-note-popover.h"
 #include "cp-notes-pane.h"
+#include "cp-pane.h"
 
 struct _CpNotesPane
 {
-  GtkWidget      parent_instance;
+  CpPane         parent_instance;
 
-  CpAnnotations *annotations;
-  CpViewState   *view;
-
+  /* Template widgets */
   GtkStack      *stack;
   GtkListBox    *list;
   GtkLabel      *location;
+
   GtkWidget     *popover;
 };
 
-G_DEFINE_FINAL_TYPE (CpNotesPane, cp_notes_pane, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (CpNotesPane, cp_notes_pane, CP_TYPE_PANE)
 
-enum {
-  PROP_0,
-  PROP_ANNOTATIONS,
-  PROP_VIEW_STATE,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+#define VIEW(self)        cp_pane_get_view_state (CP_PANE (self))
+#define ANNOTATIONS(self) cp_pane_get_annotations (CP_PANE (self))
 
 static void
 draw_swatch (GtkDrawingArea *area,
@@ -68,7 +62,7 @@ row_subtitle (CpNotesPane  *self,
   g_autofree char *start = cp_ui_format_duration (cp_annotation_get_start (a));
   g_autofree char *when = NULL;
   const char *where = NULL;
-  CpTrace *trace = self->annotations ? cp_annotations_get_trace (self->annotations) : NULL;
+  CpTrace *trace = ANNOTATIONS (self) ? cp_annotations_get_trace (ANNOTATIONS (self)) : NULL;
 
   if (cp_annotation_get_kind (a) == CP_ANNOTATION_MARKER)
     /* Translators: a marker's time from the start of the capture. */
@@ -137,7 +131,7 @@ open_popover (CpNotesPane  *self,
       gtk_widget_set_parent (self->popover, GTK_WIDGET (self));
       gtk_popover_set_position (GTK_POPOVER (self->popover), GTK_POS_BOTTOM);
     }
-  cp_note_popover_edit (CP_NOTE_POPOVER (self->popover), self->annotations, a);
+  cp_note_popover_edit (CP_NOTE_POPOVER (self->popover), ANNOTATIONS (self), a);
   if (anchor != NULL && gtk_widget_compute_bounds (anchor, GTK_WIDGET (self), &bounds))
     {
       GdkRectangle rect = {
@@ -165,8 +159,8 @@ delete_clicked_cb (GtkButton   *button,
   GtkWidget *row = g_object_get_data (G_OBJECT (button), "row");
   g_autoptr(CpAnnotation) a = g_object_ref (g_object_get_data (G_OBJECT (row), "annotation"));
 
-  if (self->annotations != NULL)
-    cp_annotations_remove (self->annotations, a);
+  if (ANNOTATIONS (self) != NULL)
+    cp_annotations_remove (ANNOTATIONS (self), a);
 }
 
 static GtkWidget *
@@ -221,21 +215,21 @@ show_annotation (CpNotesPane  *self,
 {
   gint64 start, end;
 
-  if (self->view == NULL || cp_view_state_get_trace (self->view) == NULL)
+  if (VIEW (self) == NULL || cp_view_state_get_trace (VIEW (self)) == NULL)
     return;
   start = cp_annotation_get_start (a);
   end = cp_annotation_get_end (a);
   if (end > start)
-    cp_view_state_fit_range (self->view, start, end);
+    cp_view_state_fit_range (VIEW (self), start, end);
   else
     {
       /* A moment: centred, at the current zoom. */
-      gint64 span = cp_view_state_get_visible_end (self->view) - cp_view_state_get_visible_start (self->view);
+      gint64 span = cp_view_state_get_visible_end (VIEW (self)) - cp_view_state_get_visible_start (VIEW (self));
 
-      cp_view_state_set_visible_range (self->view, start - span / 2, start - span / 2 + span);
+      cp_view_state_set_visible_range (VIEW (self), start - span / 2, start - span / 2 + span);
     }
   if (cp_annotation_is_attached (a) && !cp_annotation_is_detached (a))
-    cp_view_state_set_selected (self->view, cp_annotation_get_slice (a));
+    cp_view_state_set_selected (VIEW (self), cp_annotation_get_slice (a));
 }
 
 static void
@@ -249,8 +243,8 @@ row_activated_cb (GtkListBox    *list,
 static void
 update_stack (CpNotesPane *self)
 {
-  gboolean any = self->annotations != NULL &&
-                 g_list_model_get_n_items (G_LIST_MODEL (self->annotations)) > 0;
+  gboolean any = ANNOTATIONS (self) != NULL &&
+                 g_list_model_get_n_items (G_LIST_MODEL (ANNOTATIONS (self))) > 0;
 
   gtk_stack_set_visible_child_name (self->stack, any ? "list" : "empty");
 }
@@ -269,7 +263,7 @@ cp_notes_pane_activate (CpNotesPane *self,
 
   g_return_if_fail (CP_IS_NOTES_PANE (self));
 
-  if (self->annotations == NULL || (a = g_list_model_get_item (G_LIST_MODEL (self->annotations), n)) == NULL)
+  if (ANNOTATIONS (self) == NULL || (a = g_list_model_get_item (G_LIST_MODEL (ANNOTATIONS (self)), n)) == NULL)
     return;
   show_annotation (self, a);
 }
@@ -283,7 +277,7 @@ cp_notes_pane_edit (CpNotesPane *self,
 
   g_return_if_fail (CP_IS_NOTES_PANE (self));
 
-  if (self->annotations == NULL || (a = g_list_model_get_item (G_LIST_MODEL (self->annotations), n)) == NULL)
+  if (ANNOTATIONS (self) == NULL || (a = g_list_model_get_item (G_LIST_MODEL (ANNOTATIONS (self)), n)) == NULL)
     return;
   row = gtk_list_box_get_row_at_index (self->list, n);
   open_popover (self, a, row ? GTK_WIDGET (row) : NULL);
@@ -295,52 +289,23 @@ cp_notes_pane_new (void)
   return g_object_new (CP_TYPE_NOTES_PANE, NULL);
 }
 
-CpAnnotations *
-cp_notes_pane_get_annotations (CpNotesPane *self)
+static void
+cp_notes_pane_annotations_changed (CpPane        *pane,
+                                   CpAnnotations *old)
 {
-  g_return_val_if_fail (CP_IS_NOTES_PANE (self), NULL);
-  return self->annotations;
-}
+  CpNotesPane *self = CP_NOTES_PANE (pane);
+  CpAnnotations *annotations = ANNOTATIONS (self);
 
-void
-cp_notes_pane_set_annotations (CpNotesPane   *self,
-                               CpAnnotations *annotations)
-{
-  g_return_if_fail (CP_IS_NOTES_PANE (self));
-  g_return_if_fail (annotations == NULL || CP_IS_ANNOTATIONS (annotations));
-
-  if (self->annotations == annotations)
-    return;
   if (self->popover != NULL)
     gtk_popover_popdown (GTK_POPOVER (self->popover));
-  if (self->annotations != NULL)
-    g_signal_handlers_disconnect_by_func (self->annotations, items_changed_cb, self);
-  g_set_object (&self->annotations, annotations);
+  if (old != NULL)
+    g_signal_handlers_disconnect_by_func (old, items_changed_cb, self);
   gtk_list_box_bind_model (self->list, annotations ? G_LIST_MODEL (annotations) : NULL,
                            create_row, self, NULL);
   if (annotations != NULL)
     g_signal_connect_object (annotations, "items-changed", G_CALLBACK (items_changed_cb), self,
                              G_CONNECT_SWAPPED);
   update_stack (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANNOTATIONS]);
-}
-
-CpViewState *
-cp_notes_pane_get_view_state (CpNotesPane *self)
-{
-  g_return_val_if_fail (CP_IS_NOTES_PANE (self), NULL);
-  return self->view;
-}
-
-void
-cp_notes_pane_set_view_state (CpNotesPane *self,
-                              CpViewState *view)
-{
-  g_return_if_fail (CP_IS_NOTES_PANE (self));
-  g_return_if_fail (view == NULL || CP_IS_VIEW_STATE (view));
-
-  if (g_set_object (&self->view, view))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW_STATE]);
 }
 
 void
@@ -361,55 +326,11 @@ cp_notes_pane_dispose (GObject *object)
   if (self->list != NULL)
     gtk_list_box_bind_model (self->list, NULL, NULL, NULL, NULL);
   g_clear_pointer (&self->popover, gtk_widget_unparent);
-  g_clear_pointer ((GtkWidget **) &self->stack, gtk_widget_unparent);
-  if (self->annotations != NULL)
-    g_signal_handlers_disconnect_by_func (self->annotations, items_changed_cb, self);
-  g_clear_object (&self->annotations);
-  g_clear_object (&self->view);
+  gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_NOTES_PANE);
+  if (ANNOTATIONS (self) != NULL)
+    g_signal_handlers_disconnect_by_func (ANNOTATIONS (self), items_changed_cb, self);
 
   G_OBJECT_CLASS (cp_notes_pane_parent_class)->dispose (object);
-}
-
-static void
-cp_notes_pane_get_property (GObject    *object,
-                            guint       prop_id,
-                            GValue     *value,
-                            GParamSpec *pspec)
-{
-  CpNotesPane *self = CP_NOTES_PANE (object);
-
-  switch (prop_id)
-    {
-    case PROP_ANNOTATIONS:
-      g_value_set_object (value, self->annotations);
-      break;
-    case PROP_VIEW_STATE:
-      g_value_set_object (value, self->view);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-cp_notes_pane_set_property (GObject      *object,
-                            guint         prop_id,
-                            const GValue *value,
-                            GParamSpec   *pspec)
-{
-  CpNotesPane *self = CP_NOTES_PANE (object);
-
-  switch (prop_id)
-    {
-    case PROP_ANNOTATIONS:
-      cp_notes_pane_set_annotations (self, g_value_get_object (value));
-      break;
-    case PROP_VIEW_STATE:
-      cp_notes_pane_set_view_state (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
 }
 
 static void
@@ -419,64 +340,20 @@ cp_notes_pane_class_init (CpNotesPaneClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = cp_notes_pane_dispose;
-  object_class->get_property = cp_notes_pane_get_property;
-  object_class->set_property = cp_notes_pane_set_property;
+  CP_PANE_CLASS (klass)->annotations_changed = cp_notes_pane_annotations_changed;
 
-  properties[PROP_ANNOTATIONS] =
-    g_param_spec_object ("annotations", NULL, NULL, CP_TYPE_ANNOTATIONS,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_VIEW_STATE] =
-    g_param_spec_object ("view-state", NULL, NULL, CP_TYPE_VIEW_STATE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
-
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/chokepoint/Chokepoint/ui/cp-notes-pane.ui");
+  gtk_widget_class_bind_template_child (widget_class, CpNotesPane, stack);
+  gtk_widget_class_bind_template_child (widget_class, CpNotesPane, list);
+  gtk_widget_class_bind_template_child (widget_class, CpNotesPane, location);
+  gtk_widget_class_bind_template_callback (widget_class, row_activated_cb);
   gtk_widget_class_set_css_name (widget_class, "notespane");
 }
 
 static void
 cp_notes_pane_init (CpNotesPane *self)
 {
-  GtkWidget *empty, *scroller, *box;
-
-  self->stack = GTK_STACK (gtk_stack_new ());
-  gtk_widget_set_parent (GTK_WIDGET (self->stack), GTK_WIDGET (self));
-
-  empty = adw_status_page_new ();
-  adw_status_page_set_icon_name (ADW_STATUS_PAGE (empty), "cp-notes-symbolic");
-  adw_status_page_set_title (ADW_STATUS_PAGE (empty), _("No Notes"));
-  adw_status_page_set_description (ADW_STATUS_PAGE (empty),
-                                   _("Press M on the timeline to mark a moment, drag on the ruler and "
-                                     "choose Add Note for a range, or pin a finding’s evidence from the "
-                                     "Findings page. Notes are saved beside the capture and appear in "
-                                     "exported reports."));
-  gtk_widget_add_css_class (empty, "compact");
-  gtk_stack_add_named (self->stack, empty, "empty");
-
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
-  gtk_widget_set_margin_start (box, 12);
-  gtk_widget_set_margin_end (box, 12);
-  gtk_widget_set_margin_top (box, 12);
-  gtk_widget_set_margin_bottom (box, 12);
-  self->list = GTK_LIST_BOX (gtk_list_box_new ());
-  gtk_list_box_set_selection_mode (self->list, GTK_SELECTION_NONE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->list), "boxed-list");
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->list), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Notes"), -1);
-  g_signal_connect (self->list, "row-activated", G_CALLBACK (row_activated_cb), self);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->list));
-  self->location = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->location, TRUE);
-  gtk_label_set_wrap_mode (self->location, PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_xalign (self->location, 0);
-  gtk_label_set_selectable (self->location, TRUE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->location), "dim-label");
-  gtk_widget_add_css_class (GTK_WIDGET (self->location), "caption");
-  gtk_widget_set_visible (GTK_WIDGET (self->location), FALSE);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->location));
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), box);
-  gtk_stack_add_named (self->stack, scroller, "list");
-
+  gtk_widget_init_template (GTK_WIDGET (self));
   update_stack (self);
 }

@@ -8,6 +8,8 @@
 
 #include <gtk/gtk.h>
 
+#include "cp-pane.h"
+
 #include "model/cp-annotations.h"
 #include "render/cp-view-state.h"
 
@@ -15,7 +17,7 @@ G_BEGIN_DECLS
 
 #define CP_TYPE_NOTES_PANE (cp_notes_pane_get_type ())
 
-G_DECLARE_FINAL_TYPE (CpNotesPane, cp_notes_pane, CP, NOTES_PANE, GtkWidget)
+G_DECLARE_FINAL_TYPE (CpNotesPane, cp_notes_pane, CP, NOTES_PANE, CpPane)
 
 /* Lists the capture's markers and notes in time order, with their colour,
  * time, lane and whether they are detached. Activating one shows it on the
@@ -23,12 +25,6 @@ G_DECLARE_FINAL_TYPE (CpNotesPane, cp_notes_pane, CP, NOTES_PANE, GtkWidget)
  * deletes its note. It also says where the notes are saved. */
 GtkWidget     *cp_notes_pane_new             (void);
 
-CpAnnotations *cp_notes_pane_get_annotations (CpNotesPane   *self);
-void           cp_notes_pane_set_annotations (CpNotesPane   *self,
-                                              CpAnnotations *annotations);
-CpViewState   *cp_notes_pane_get_view_state  (CpNotesPane   *self);
-void           cp_notes_pane_set_view_state  (CpNotesPane   *self,
-                                              CpViewState   *view);
 /* Where the notes are saved, shown under the list (NULL: not saved yet). */
 void           cp_notes_pane_set_location    (CpNotesPane   *self,
                                               const char    *location);

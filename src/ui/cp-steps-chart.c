@@ -39,6 +39,7 @@ static const guint32 category_colors[CP_TIME_N_CATEGORIES][2] = {
   [CP_TIME_COMPUTE_32] = { 0x8ff0a4ff, 0x1b7a4bff },
   [CP_TIME_DEVICE_TO_HOST] = { 0xc64600ff, 0xff7800ff },
   [CP_TIME_DEVICE_TO_DEVICE] = { 0x986a44ff, 0xb5835aff },
+  [CP_TIME_ASYNC_WAIT] = { 0x63452cff, 0xcdab8fff },
   [CP_TIME_INPUT_WAIT] = { 0xe01b24ff, 0xf66151ff },
   [CP_TIME_COLLECTIVES] = { 0x9141acff, 0xc061cbff },
   [CP_TIME_LAUNCH] = { 0xe5a50aff, 0xf6d32dff },

@@ -10,18 +10,15 @@
 #include <glib/gi18n.h>
 
 #include "cp-format.h"
+#include "cp-pane.h"
 #include "cp-steps-pane.h"
 #include "cp-style.h"
 
 struct _CpStepsPane
 {
-  GtkWidget     parent_instance;
+  CpPane        parent_instance;
 
-  CpTrace      *trace;
-  CpViewState  *view;
-  CpAnalysis   *analysis;
-
-  GtkStack     *stack;
+  /* Template widgets */
   GtkLabel     *summary;
   CpStepsChart *chart;
   GtkFlowBox   *legend;
@@ -31,17 +28,7 @@ struct _CpStepsPane
   GtkLabel     *bar_hint;
 };
 
-G_DEFINE_FINAL_TYPE (CpStepsPane, cp_steps_pane, GTK_TYPE_WIDGET)
-
-enum {
-  PROP_0,
-  PROP_TRACE,
-  PROP_VIEW_STATE,
-  PROP_ANALYSIS,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
+G_DEFINE_FINAL_TYPE (CpStepsPane, cp_steps_pane, CP_TYPE_PANE)
 
 static GtkWidget *
 cell (const char *text,
@@ -83,24 +70,21 @@ clear_container (GtkWidget *w)
 static void
 rebuild (CpStepsPane *self)
 {
-  gboolean ready = self->trace != NULL && self->analysis != NULL &&
-                   cp_analysis_get_trace (self->analysis) == self->trace;
+  CpAnalysis *analysis = cp_pane_get_analysis (CP_PANE (self));
+  gboolean ready = cp_pane_is_ready (CP_PANE (self));
   const CpStepStats *steps;
   guint n_steps, row = 1, n_outliers = 0;
   CpTimeSummary st;
   g_autoptr(GString) outliers = g_string_new (NULL);
 
-  cp_steps_chart_set_analysis (self->chart, ready ? self->analysis : NULL);
+  cp_steps_chart_set_analysis (self->chart, ready ? analysis : NULL);
   clear_container (GTK_WIDGET (self->legend));
   clear_container (GTK_WIDGET (self->table));
   if (!ready)
-    {
-      gtk_stack_set_visible_child_name (self->stack, self->trace ? "running" : "none");
-      return;
-    }
+    return;
 
-  steps = cp_analysis_get_steps (self->analysis, &n_steps);
-  cp_analysis_get_step_summary (self->analysis, &st);
+  steps = cp_analysis_get_steps (analysis, &n_steps);
+  cp_analysis_get_step_summary (analysis, &st);
   {
     g_autofree char *mean = cp_ui_format_duration (st.mean);
     g_autofree char *min = cp_ui_format_duration (st.min);
@@ -111,20 +95,36 @@ rebuild (CpStepsPane *self)
     /* Without steps, shares are of the capture, not of a step time, and
      * there is no step to zoom to. */
     gtk_widget_set_visible (GTK_WIDGET (self->bar_hint),
-                            cp_analysis_get_step_source (self->analysis) != CP_STEPS_NONE);
+                            cp_analysis_get_step_source (analysis) != CP_STEPS_NONE);
     gtk_label_set_text (self->hint,
-                        cp_analysis_get_step_source (self->analysis) == CP_STEPS_NONE ?
+                        cp_analysis_get_step_source (analysis) == CP_STEPS_NONE ?
                         _("Each instant counts once, for the highest-priority activity running then (device compute first); shares are of the whole capture.") :
                         _("Each instant counts once, for the highest-priority activity running then (device compute first); shares are of the total step time."));
-    if (cp_analysis_get_step_source (self->analysis) == CP_STEPS_NONE)
+    if (cp_analysis_get_step_source (analysis) == CP_STEPS_NONE)
       text = g_strdup_printf (_("The capture has no step markers, so the whole capture (%s) is one window."), total);
     else
       text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                            "%u step (%s): mean %s, shortest %s, longest %s.",
                                            "%u steps (%s): mean %s, shortest %s, longest %s.", n_steps),
                               n_steps,
-                              cp_step_source_get_label (cp_analysis_get_step_source (self->analysis)),
+                              cp_step_source_get_label (cp_analysis_get_step_source (analysis)),
                               mean, min, max);
+    {
+      gint64 ws, we, compile;
+
+      /* The warm-up before the first step, left out of every figure. */
+      if (cp_analysis_get_warmup (analysis, &ws, &we, &compile))
+        {
+          g_autofree char *d = cp_ui_format_duration (we - ws);
+          g_autofree char *c = cp_ui_format_duration (compile);
+          g_autofree char *w = g_strdup_printf (_("Warm-up before the first step: %s (start-up and compilation, %s compiling), excluded."),
+                                                d, c);
+          char *joined = g_strconcat (text, " ", w, NULL);
+
+          g_free (text);
+          text = joined;
+        }
+    }
     gtk_label_set_text (self->summary, text);
   }
 
@@ -167,7 +167,7 @@ rebuild (CpStepsPane *self)
       g_autofree char *legend_markup = NULL;
       g_autofree char *escaped = NULL;
 
-      cp_analysis_get_time_summary (self->analysis, c, &s);
+      cp_analysis_get_time_summary (analysis, c, &s);
       if (s.total == 0)
         continue;
 
@@ -199,7 +199,6 @@ rebuild (CpStepsPane *self)
       gtk_widget_add_css_class (child, "caption");
       gtk_flow_box_append (self->legend, child);
     }
-  gtk_stack_set_visible_child_name (self->stack, "results");
 }
 
 static void
@@ -209,66 +208,28 @@ dark_changed_cb (CpStepsPane *self)
 }
 
 static void
+cp_steps_pane_changed (CpPane *pane)
+{
+  rebuild (CP_STEPS_PANE (pane));
+}
+
+static void
+cp_steps_pane_view_state_changed (CpPane      *pane,
+                                  CpViewState *old)
+{
+  CpStepsPane *self = CP_STEPS_PANE (pane);
+
+  cp_steps_chart_set_view_state (self->chart, cp_pane_get_view_state (pane));
+}
+
+static void
 cp_steps_pane_dispose (GObject *object)
 {
   CpStepsPane *self = (CpStepsPane *) object;
-  GtkWidget *child;
 
   g_signal_handlers_disconnect_by_data (adw_style_manager_get_default (), self);
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
-    gtk_widget_unparent (child);
-  g_clear_object (&self->analysis);
-  g_clear_object (&self->view);
-  g_clear_object (&self->trace);
+  gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_STEPS_PANE);
   G_OBJECT_CLASS (cp_steps_pane_parent_class)->dispose (object);
-}
-
-static void
-cp_steps_pane_get_property (GObject    *object,
-                            guint       prop_id,
-                            GValue     *value,
-                            GParamSpec *pspec)
-{
-  CpStepsPane *self = CP_STEPS_PANE (object);
-
-  switch (prop_id)
-    {
-    case PROP_TRACE:
-      g_value_set_object (value, self->trace);
-      break;
-    case PROP_VIEW_STATE:
-      g_value_set_object (value, self->view);
-      break;
-    case PROP_ANALYSIS:
-      g_value_set_object (value, self->analysis);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
-cp_steps_pane_set_property (GObject      *object,
-                            guint         prop_id,
-                            const GValue *value,
-                            GParamSpec   *pspec)
-{
-  CpStepsPane *self = CP_STEPS_PANE (object);
-
-  switch (prop_id)
-    {
-    case PROP_TRACE:
-      cp_steps_pane_set_trace (self, g_value_get_object (value));
-      break;
-    case PROP_VIEW_STATE:
-      cp_steps_pane_set_view_state (self, g_value_get_object (value));
-      break;
-    case PROP_ANALYSIS:
-      cp_steps_pane_set_analysis (self, g_value_get_object (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
 }
 
 static void
@@ -276,102 +237,31 @@ cp_steps_pane_class_init (CpStepsPaneClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  CpPaneClass *pane_class = CP_PANE_CLASS (klass);
 
   object_class->dispose = cp_steps_pane_dispose;
-  object_class->get_property = cp_steps_pane_get_property;
-  object_class->set_property = cp_steps_pane_set_property;
+  pane_class->trace_changed = cp_steps_pane_changed;
+  pane_class->analysis_changed = cp_steps_pane_changed;
+  pane_class->view_state_changed = cp_steps_pane_view_state_changed;
+  cp_pane_class_set_waits_for_analysis (pane_class, TRUE);
 
-  properties[PROP_TRACE] =
-    g_param_spec_object ("trace", NULL, NULL, CP_TYPE_TRACE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_VIEW_STATE] =
-    g_param_spec_object ("view-state", NULL, NULL, CP_TYPE_VIEW_STATE,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_ANALYSIS] =
-    g_param_spec_object ("analysis", NULL, NULL, CP_TYPE_ANALYSIS,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
-
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  g_type_ensure (CP_TYPE_STEPS_CHART);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/chokepoint/Chokepoint/ui/cp-steps-pane.ui");
+  gtk_widget_class_bind_template_child (widget_class, CpStepsPane, summary);
+  gtk_widget_class_bind_template_child (widget_class, CpStepsPane, chart);
+  gtk_widget_class_bind_template_child (widget_class, CpStepsPane, legend);
+  gtk_widget_class_bind_template_child (widget_class, CpStepsPane, table);
+  gtk_widget_class_bind_template_child (widget_class, CpStepsPane, outliers);
+  gtk_widget_class_bind_template_child (widget_class, CpStepsPane, hint);
+  gtk_widget_class_bind_template_child (widget_class, CpStepsPane, bar_hint);
   gtk_widget_class_set_css_name (widget_class, "stepspane");
 }
 
 static void
 cp_steps_pane_init (CpStepsPane *self)
 {
-  GtkWidget *scroller, *box, *running, *spinner, *label, *hint;
-
-  self->stack = GTK_STACK (gtk_stack_new ());
-  gtk_widget_set_parent (GTK_WIDGET (self->stack), GTK_WIDGET (self));
-  gtk_stack_add_named (self->stack, gtk_box_new (GTK_ORIENTATION_VERTICAL, 0), "none");
-
-  running = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  gtk_widget_set_valign (running, GTK_ALIGN_CENTER);
-  spinner = gtk_spinner_new ();
-  gtk_spinner_set_spinning (GTK_SPINNER (spinner), TRUE);
-  gtk_widget_set_size_request (spinner, 32, 32);
-  gtk_box_append (GTK_BOX (running), spinner);
-  label = gtk_label_new (_("Analysing the capture…"));
-  gtk_widget_add_css_class (label, "dim-label");
-  gtk_box_append (GTK_BOX (running), label);
-  gtk_stack_add_named (self->stack, running, "running");
-
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
-  gtk_widget_add_css_class (box, "steps-content");
-  gtk_widget_set_margin_start (box, 12);
-  gtk_widget_set_margin_end (box, 12);
-  gtk_widget_set_margin_top (box, 12);
-  gtk_widget_set_margin_bottom (box, 12);
-
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), box);
-  gtk_stack_add_named (self->stack, scroller, "results");
-
-  self->summary = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->summary, TRUE);
-  gtk_label_set_xalign (self->summary, 0);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->summary));
-
-  self->chart = CP_STEPS_CHART (cp_steps_chart_new ());
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->chart));
-  hint = gtk_label_new (_("Click a bar to zoom the timeline to that step."));
-  gtk_widget_add_css_class (hint, "dim-label");
-  gtk_widget_add_css_class (hint, "caption");
-  gtk_label_set_xalign (GTK_LABEL (hint), 0);
-  gtk_label_set_wrap (GTK_LABEL (hint), TRUE);
-  gtk_box_append (GTK_BOX (box), hint);
-  self->bar_hint = GTK_LABEL (hint);
-
-  self->outliers = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->outliers, TRUE);
-  gtk_label_set_xalign (self->outliers, 0);
-  gtk_widget_add_css_class (GTK_WIDGET (self->outliers), "warning");
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->outliers));
-
-  self->legend = GTK_FLOW_BOX (gtk_flow_box_new ());
-  gtk_flow_box_set_selection_mode (self->legend, GTK_SELECTION_NONE);
-  gtk_flow_box_set_max_children_per_line (self->legend, 3);
-  gtk_flow_box_set_column_spacing (self->legend, 8);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->legend));
-
-  label = gtk_label_new (_("Time per category"));
-  gtk_widget_add_css_class (label, "heading");
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_widget_set_margin_top (label, 8);
-  gtk_box_append (GTK_BOX (box), label);
-  self->table = GTK_GRID (gtk_grid_new ());
-  gtk_grid_set_column_spacing (self->table, 8);
-  gtk_grid_set_row_spacing (self->table, 4);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->table));
-  hint = gtk_label_new (_("Each instant counts once, for the highest-priority activity running then (device compute first); shares are of the total step time."));
-  gtk_widget_add_css_class (hint, "dim-label");
-  gtk_widget_add_css_class (hint, "caption");
-  gtk_label_set_xalign (GTK_LABEL (hint), 0);
-  gtk_label_set_wrap (GTK_LABEL (hint), TRUE);
-  gtk_box_append (GTK_BOX (box), hint);
-  self->hint = GTK_LABEL (hint);
-
+  gtk_widget_init_template (GTK_WIDGET (self));
   g_signal_connect_swapped (adw_style_manager_get_default (), "notify::dark",
                             G_CALLBACK (dark_changed_cb), self);
   rebuild (self);
@@ -381,63 +271,6 @@ GtkWidget *
 cp_steps_pane_new (void)
 {
   return g_object_new (CP_TYPE_STEPS_PANE, NULL);
-}
-
-CpTrace *
-cp_steps_pane_get_trace (CpStepsPane *self)
-{
-  g_return_val_if_fail (CP_IS_STEPS_PANE (self), NULL);
-  return self->trace;
-}
-
-void
-cp_steps_pane_set_trace (CpStepsPane *self,
-                         CpTrace     *trace)
-{
-  g_return_if_fail (CP_IS_STEPS_PANE (self));
-
-  if (!g_set_object (&self->trace, trace))
-    return;
-  rebuild (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRACE]);
-}
-
-CpViewState *
-cp_steps_pane_get_view_state (CpStepsPane *self)
-{
-  g_return_val_if_fail (CP_IS_STEPS_PANE (self), NULL);
-  return self->view;
-}
-
-void
-cp_steps_pane_set_view_state (CpStepsPane *self,
-                              CpViewState *view)
-{
-  g_return_if_fail (CP_IS_STEPS_PANE (self));
-
-  if (!g_set_object (&self->view, view))
-    return;
-  cp_steps_chart_set_view_state (self->chart, view);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VIEW_STATE]);
-}
-
-CpAnalysis *
-cp_steps_pane_get_analysis (CpStepsPane *self)
-{
-  g_return_val_if_fail (CP_IS_STEPS_PANE (self), NULL);
-  return self->analysis;
-}
-
-void
-cp_steps_pane_set_analysis (CpStepsPane *self,
-                            CpAnalysis  *analysis)
-{
-  g_return_if_fail (CP_IS_STEPS_PANE (self));
-
-  if (!g_set_object (&self->analysis, analysis))
-    return;
-  rebuild (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
 }
 
 CpStepsChart *

@@ -8,30 +8,19 @@
 
 #include <gtk/gtk.h>
 
-#include "analysis/cp-analysis.h"
-#include "render/cp-view-state.h"
+#include "cp-pane.h"
 #include "cp-steps-chart.h"
 
 G_BEGIN_DECLS
 
 #define CP_TYPE_STEPS_PANE (cp_steps_pane_get_type ())
 
-G_DECLARE_FINAL_TYPE (CpStepsPane, cp_steps_pane, CP, STEPS_PANE, GtkWidget)
+G_DECLARE_FINAL_TYPE (CpStepsPane, cp_steps_pane, CP, STEPS_PANE, CpPane)
 
 /* The step-time breakdown: a stacked bar per step (click zooms to the step,
  * outliers marked), a legend, and the mean / min / max / share of each
  * category. Without steps the whole capture is one bar and the pane says so. */
 GtkWidget    *cp_steps_pane_new            (void);
-
-CpTrace      *cp_steps_pane_get_trace      (CpStepsPane *self);
-void          cp_steps_pane_set_trace      (CpStepsPane *self,
-                                            CpTrace     *trace);
-CpViewState  *cp_steps_pane_get_view_state (CpStepsPane *self);
-void          cp_steps_pane_set_view_state (CpStepsPane *self,
-                                            CpViewState *view);
-CpAnalysis   *cp_steps_pane_get_analysis   (CpStepsPane *self);
-void          cp_steps_pane_set_analysis   (CpStepsPane *self,
-                                            CpAnalysis  *analysis);
 
 CpStepsChart *cp_steps_pane_get_chart      (CpStepsPane *self);
 

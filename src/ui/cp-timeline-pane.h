@@ -9,22 +9,16 @@
 #include <gtk/gtk.h>
 
 #include "cp-find-bar.h"
+#include "cp-pane.h"
 #include "cp-timeline-view.h"
 
 G_BEGIN_DECLS
 
 #define CP_TYPE_TIMELINE_PANE (cp_timeline_pane_get_type ())
 
-G_DECLARE_FINAL_TYPE (CpTimelinePane, cp_timeline_pane, CP, TIMELINE_PANE, GtkWidget)
+G_DECLARE_FINAL_TYPE (CpTimelinePane, cp_timeline_pane, CP, TIMELINE_PANE, CpPane)
 
 GtkWidget      *cp_timeline_pane_new            (void);
-
-CpTrace        *cp_timeline_pane_get_trace      (CpTimelinePane *self);
-void            cp_timeline_pane_set_trace      (CpTimelinePane *self,
-                                                 CpTrace        *trace);
-CpViewState    *cp_timeline_pane_get_view_state (CpTimelinePane *self);
-void            cp_timeline_pane_set_view_state (CpTimelinePane *self,
-                                                 CpViewState    *view);
 
 CpTimelineView *cp_timeline_pane_get_view       (CpTimelinePane *self);
 CpFindBar      *cp_timeline_pane_get_find_bar   (CpTimelinePane *self);

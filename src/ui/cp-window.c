@@ -1,4 +1,4 @@
-/* cp-window.c: the window of one capture
+/* cp-window.c: the window of one capture: its state, loading and messages
  *
  * Copyright 2026 The Chokepoint authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <glib/gstdio.h>
 #include <string.h>
 
 #include "formats/cp-document-portal.h"
@@ -24,67 +23,12 @@
 #include "cp-details-pane.h"
 #include "cp-export-dialog.h"
 #include "cp-format.h"
-#include "cp-note-popover.h"
 #include "cp-notes-pane.h"
 #include "cp-summary-bar.h"
 #include "cp-timeline-pane.h"
 #include "cp-window-private.h"
 
-struct _CpWindow
-{
-  AdwApplicationWindow  parent_instance;
-
-  /* Template widgets */
-  AdwToastOverlay      *toast_overlay;
-  AdwWindowTitle       *window_title;
-  GtkStack             *main_stack;
-  AdwStatusPage        *loading_page;
-  GtkProgressBar       *progress_bar;
-  GtkLabel             *progress_label;
-  GtkPaned             *loaded_paned;
-  AdwViewStack         *side_stack;
-  CpCapturePane        *capture_pane;
-  CpFindingsPane       *findings_pane;
-  CpTimelinePane       *timeline_pane;
-  CpNotesPane          *notes_pane;
-  GMenu                *recent_submenu;
-
-  /* Owned references */
-  GSettings            *settings;          /* NULL without the schema */
-  GFile                *file;              /* shown, loading or being checked */
-  char                 *location;          /* where file really is, when the document
-                                            * portal said (a host path); NULL: file's own */
-  GCancellable         *location_cancellable; /* asking the portal about file */
-  CpTrace              *trace;
-  CpAnalysis           *analysis;          /* of trace, once the worker thread is done */
-  GCancellable         *analysis_cancellable;
-  CpViewState          *view_state;        /* shared by the timeline and the panes */
-  CpAnnotations        *annotations;       /* the capture's markers and notes */
-  CpSidecar            *sidecar;           /* where they are saved, once loaded */
-  GtkWidget            *note_popover;      /* a child of the timeline pane */
-  GFile                *export_file;       /* the last report exported */
-  char                 *export_pattern;    /* ...and its choices */
-  CpReportOptions       export_options;
-  gboolean              have_export_options;
-  GCancellable         *load_cancellable;  /* the check or load of this window's capture */
-  GCancellable         *cancellable;       /* cancelled when the window closes */
-
-  /* Borrowed references */
-  AdwToast             *message_toast;     /* the last message shown, while it is */
-  CpExportDialog       *export_dialog;     /* while it is open */
-  AdwToast             *export_toast;      /* "Drawing the report…", while it shows */
-  AdwToast             *sandbox_toast;     /* "…the sandbox cannot open", while it shows */
-
-  CpWindowState         state;
-  /* The window's own file is being checked before loading: it is taken. */
-  guint                 checking : 1;
-  /* See _cp_window_set_made_for_capture(). */
-  guint                 made_for_capture : 1;
-  /* The settings and the recent menu come from the application, once. */
-  guint                 joined_application : 1;
-  /* In a Flatpak sandbox: see _cp_window_set_sandboxed(). */
-  guint                 sandboxed : 1;
-};
+/* The struct is in cp-window-private.h. */
 
 G_DEFINE_FINAL_TYPE (CpWindow, cp_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -200,8 +144,8 @@ dup_folder_name (GFile *file)
 
 /* A document of the portal: its own path (/run/user/1000/doc/4e934306/…)
  * says nothing about where it is. */
-static gboolean
-is_portal_document (GFile *file)
+gboolean
+_cp_window_is_portal_document (GFile *file)
 {
   g_autofree char *path = file ? g_file_get_path (file) : NULL;
   g_autofree char *id = cp_document_portal_parse_path (path, NULL, NULL);
@@ -218,7 +162,7 @@ dup_shown_file (CpWindow *self)
     return NULL;
   if (self->location != NULL)
     return g_file_new_for_path (self->location);
-  if (is_portal_document (self->file))
+  if (_cp_window_is_portal_document (self->file))
     return NULL;
   return g_object_ref (self->file);
 }
@@ -226,13 +170,13 @@ dup_shown_file (CpWindow *self)
 /* A file beside the capture (its notes) as people know it: in the capture's
  * real folder when the portal said where that is, by its name alone in a
  * document of the portal otherwise. */
-static char *
-dup_path_beside (CpWindow *self,
+char *
+_cp_window_dup_path_beside (CpWindow *self,
                  GFile    *file)
 {
   g_autofree char *base = NULL;
 
-  if (!is_portal_document (file))
+  if (!_cp_window_is_portal_document (file))
     return g_file_get_parse_name (file);
   base = g_file_get_basename (file);
   if (self->location != NULL)
@@ -282,8 +226,8 @@ message_dismissed_cb (CpWindow *self,
  * second toast behind it (replacing toasts quickly also crashes
  * libadwaita 1.2's toast overlay). Toast titles are Pango markup: the text
  * is escaped here. */
-static void
-show_toast (CpWindow   *self,
+void
+_cp_window_show_toast (CpWindow   *self,
             const char *text)
 {
   g_autofree char *escaped = g_markup_escape_text (text, -1);
@@ -304,8 +248,8 @@ show_toast (CpWindow   *self,
 }
 
 /* A message with a Close button, over the window. */
-static void
-present_alert (CpWindow   *self,
+void
+_cp_window_present_alert (CpWindow   *self,
                const char *heading,
                const char *body)
 {
@@ -342,30 +286,10 @@ show_error_dialog (CpWindow   *self,
   else
     body = g_strdup (reason);
 
-  present_alert (self, heading, body);
+  _cp_window_present_alert (self, heading, body);
 }
 
 /* State ----------------------------------------------------------------- */
-
-static void
-cp_window_update_action_state (CpWindow *self)
-{
-  gboolean loaded = self->state == CP_WINDOW_LOADED && self->trace != NULL;
-
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel-load",
-                                 self->state == CP_WINDOW_LOADING);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-load-report", loaded);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", loaded);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-report", loaded);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-marker", loaded);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-marker-at", loaded);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-slice-note", loaded);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.add-note",
-                                 loaded && (cp_view_state_has_selected (self->view_state) ||
-                                            cp_view_state_get_time_selection (self->view_state, NULL, NULL)));
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.pin-evidence", loaded);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.show-notes", loaded);
-}
 
 static void
 update_title (CpWindow *self)
@@ -402,7 +326,6 @@ set_state (CpWindow      *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
 }
 
-static void update_notes_location (CpWindow *self);
 
 /* Where the file is shows in the subtitle, on the Capture page, in the
  * recent list and under Notes. */
@@ -415,7 +338,7 @@ update_location (CpWindow *self)
   update_title (self);
   cp_capture_pane_set_location (self->capture_pane, text);
   if (self->sidecar != NULL)
-    update_notes_location (self);
+    _cp_window_update_notes_location (self);
   if (self->state == CP_WINDOW_LOADED && self->location != NULL && CP_IS_APPLICATION (app))
     cp_application_set_recent_location (CP_APPLICATION (app), self->file, self->location);
 }
@@ -451,7 +374,7 @@ start_location_lookup (CpWindow *self)
     g_cancellable_cancel (self->location_cancellable);
   g_clear_object (&self->location_cancellable);
   g_clear_pointer (&self->location, g_free);
-  if (self->file == NULL || !is_portal_document (self->file))
+  if (self->file == NULL || !_cp_window_is_portal_document (self->file))
     return;
   self->location_cancellable = g_cancellable_new ();
   cp_document_portal_lookup_async (self->file, self->location_cancellable, location_cb, g_object_ref (self));
@@ -530,8 +453,8 @@ set_trace (CpWindow *self,
 }
 
 /* Back to the empty page after a failed or cancelled load. */
-static void
-return_to_empty (CpWindow *self)
+void
+_cp_window_return_to_empty (CpWindow *self)
 {
   g_clear_object (&self->load_cancellable);
   self->checking = FALSE;
@@ -621,7 +544,7 @@ report_failure (CpWindow   *self,
   if (dialog)
     show_error_dialog (target, file, reason);
   else
-    show_toast (target, reason);
+    _cp_window_show_toast (target, reason);
 
   if (target != self)
     gtk_window_destroy (GTK_WINDOW (self));
@@ -696,8 +619,6 @@ show_load_report_toast (CpWindow *self)
   cp_window_add_toast (self, toast);
 }
 
-static void setup_annotations (CpWindow *self,
-                               GFile    *file);
 
 static void
 load_done_cb (GObject      *source,
@@ -718,14 +639,14 @@ load_done_cb (GObject      *source,
 
   if (trace == NULL)
     {
-      return_to_empty (self);
+      _cp_window_return_to_empty (self);
       report_failure (self, load->file, error->message, TRUE);
       return;
     }
 
   set_trace (self, trace);
   set_state (self, CP_WINDOW_LOADED);
-  setup_annotations (self, load->file);
+  _cp_window_setup_annotations (self, load->file);
   gtk_widget_grab_focus (GTK_WIDGET (cp_timeline_pane_get_view (self->timeline_pane)));
   show_load_report_toast (self);
 
@@ -765,7 +686,7 @@ start_load (CpWindow *self,
     g_autofree char *notice = cp_load_describe_memory (load->file);
 
     if (notice != NULL)
-      show_toast (self, notice);
+      _cp_window_show_toast (self, notice);
   }
 
   cp_load_file_async (load->file, load->cancellable,
@@ -861,7 +782,7 @@ query_info_cb (GObject      *source,
     {
       if (load->reserved)
         {
-          return_to_empty (self);
+          _cp_window_return_to_empty (self);
           report_unseen (self, load->file);
         }
       else
@@ -874,11 +795,11 @@ query_info_cb (GObject      *source,
     {
       if (load->reserved)
         {
-          return_to_empty (self);
+          _cp_window_return_to_empty (self);
           report_failure (self, load->file, problem, FALSE);
         }
       else
-        show_toast (self, problem);
+        _cp_window_show_toast (self, problem);
       return;
     }
 
@@ -941,933 +862,6 @@ cp_window_open (CpWindow *self,
                            G_FILE_ATTRIBUTE_ACCESS_CAN_READ,
                            G_FILE_QUERY_INFO_NONE, G_PRIORITY_DEFAULT,
                            load->cancellable, query_info_cb, load_ref (load));
-}
-
-/* Drops ----------------------------------------------------------------- */
-
-static gboolean
-drop_cb (CpWindow      *self,
-         const GValue  *value,
-         double         x,
-         double         y,
-         GtkDropTarget *target)
-{
-  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_object_unref);
-
-  if (G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
-    {
-      for (GSList *l = gdk_file_list_get_files (g_value_get_boxed (value)); l; l = l->next)
-        g_ptr_array_add (files, g_object_ref (l->data));
-    }
-  else if (G_VALUE_HOLDS (value, G_TYPE_FILE) && g_value_get_object (value) != NULL)
-    {
-      g_ptr_array_add (files, g_object_ref (g_value_get_object (value)));
-    }
-  else if (G_VALUE_HOLDS_STRING (value) && g_value_get_string (value) != NULL)
-    {
-      /* Some sources offer file locations only as text (a URI list). */
-      g_auto(GStrv) uris = g_uri_list_extract_uris (g_value_get_string (value));
-
-      for (guint i = 0; uris[i] != NULL; i++)
-        {
-          g_autofree char *scheme = g_uri_parse_scheme (uris[i]);
-
-          if (scheme != NULL && g_ascii_strcasecmp (scheme, "file") == 0)
-            g_ptr_array_add (files, g_file_new_for_uri (uris[i]));
-        }
-    }
-
-  if (files->len == 0)
-    {
-      show_toast (self, _("Only files can be opened: the drop held no file"));
-      return FALSE;
-    }
-
-  for (guint i = 0; i < files->len; i++)
-    cp_window_open (self, g_ptr_array_index (files, i));
-  return TRUE;
-}
-
-/* Open dialog ----------------------------------------------------------- */
-
-static GListStore *
-make_filters (GtkFileFilter **all_out)
-{
-  GListStore *filters = g_list_store_new (GTK_TYPE_FILE_FILTER);
-  static const char *const json_patterns[] = { "*.json", "*.json.gz", "*.json.zst", NULL };
-  static const char *const xplane_patterns[] = { "*.xplane.pb", "*.pb", "*.pb.gz", "*.pb.zst", NULL };
-  GtkFileFilter *all = gtk_file_filter_new ();
-  GtkFileFilter *json = gtk_file_filter_new ();
-  GtkFileFilter *xplane = gtk_file_filter_new ();
-  GtkFileFilter *any = gtk_file_filter_new ();
-
-  gtk_file_filter_set_name (all, _("Profiler Captures"));
-  gtk_file_filter_set_name (json, _("Chrome and PyTorch Traces (JSON)"));
-  gtk_file_filter_set_name (xplane, _("XPlane Captures (JAX, TensorFlow)"));
-  gtk_file_filter_set_name (any, _("All Files"));
-
-  for (guint i = 0; json_patterns[i] != NULL; i++)
-    {
-      gtk_file_filter_add_pattern (all, json_patterns[i]);
-      gtk_file_filter_add_pattern (json, json_patterns[i]);
-    }
-  for (guint i = 0; xplane_patterns[i] != NULL; i++)
-    {
-      gtk_file_filter_add_pattern (all, xplane_patterns[i]);
-      gtk_file_filter_add_pattern (xplane, xplane_patterns[i]);
-    }
-  gtk_file_filter_add_pattern (any, "*");
-
-  g_list_store_append (filters, all);
-  g_list_store_append (filters, json);
-  g_list_store_append (filters, xplane);
-  g_list_store_append (filters, any);
-  g_object_unref (json);
-  g_object_unref (xplane);
-  g_object_unref (any);
-
-  *all_out = all;
-  return filters;
-}
-
-static GFile *
-dup_initial_folder (CpWindow *self)
-{
-  g_autofree char *uri = NULL;
-  g_autoptr(GFile) folder = NULL;
-
-  if (self->settings == NULL)
-    return NULL;
-  uri = g_settings_get_string (self->settings, "last-folder");
-  if (uri[0] == '\0')
-    return NULL;
-  folder = g_file_new_for_uri (uri);
-  if (g_file_is_native (folder) &&
-      g_file_query_file_type (folder, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
-    return NULL;
-  return g_steal_pointer (&folder);
-}
-
-static void
-open_files (CpWindow   *self,
-            GListModel *files)
-{
-  guint n = g_list_model_get_n_items (files);
-
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(GFile) file = g_list_model_get_item (files, i);
-
-      cp_window_open (self, file);
-    }
-}
-
-#if GTK_CHECK_VERSION (4, 10, 0)
-static void
-open_dialog_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  g_autoptr(CpWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GListModel) files = NULL;
-
-  files = gtk_file_dialog_open_multiple_finish (GTK_FILE_DIALOG (source), result, &error);
-  if (files == NULL)
-    {
-      if (!g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_DISMISSED) &&
-          !g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_CANCELLED))
-        {
-          g_autofree char *text = g_strdup_printf (_("Could not show the file chooser: %s"),
-                                                   error->message);
-          show_toast (self, text);
-        }
-      return;
-    }
-  open_files (self, files);
-}
-
-static void
-folder_dialog_cb (GObject      *source,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  g_autoptr(CpWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GFile) folder = NULL;
-
-  folder = gtk_file_dialog_select_folder_finish (GTK_FILE_DIALOG (source), result, &error);
-  if (folder == NULL)
-    {
-      if (!g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_DISMISSED) &&
-          !g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_CANCELLED))
-        {
-          g_autofree char *text = g_strdup_printf (_("Could not show the file chooser: %s"),
-                                                   error->message);
-          show_toast (self, text);
-        }
-      return;
-    }
-  cp_window_open (self, folder);
-}
-#else
-static void
-native_response_cb (GtkNativeDialog *native,
-                    int              response,
-                    gpointer         user_data)
-{
-  CpWindow *self = user_data;
-
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GListModel) files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (native));
-
-      open_files (self, files);
-    }
-  gtk_native_dialog_destroy (native);
-  g_object_unref (native);
-  g_object_unref (self);
-}
-#endif
-
-/* The Open dialog, in folder when it is not NULL. */
-static void
-show_open_dialog (CpWindow *self,
-                  GFile    *folder)
-{
-  GtkFileFilter *all = NULL;
-  g_autoptr(GListStore) filters = make_filters (&all);
-  /* Owns the filter for the scope (only read through "all"). */
-  g_autoptr(GtkFileFilter) all_ref G_GNUC_UNUSED = all;
-
-#if GTK_CHECK_VERSION (4, 10, 0)
-  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
-
-  gtk_file_dialog_set_title (dialog, _("Open Capture"));
-  gtk_file_dialog_set_accept_label (dialog, _("_Open"));
-  gtk_file_dialog_set_modal (dialog, TRUE);
-  gtk_file_dialog_set_filters (dialog, G_LIST_MODEL (filters));
-  gtk_file_dialog_set_default_filter (dialog, all);
-  if (folder != NULL)
-    gtk_file_dialog_set_initial_folder (dialog, folder);
-  gtk_file_dialog_open_multiple (dialog, GTK_WINDOW (self), NULL,
-                                 open_dialog_cb, g_object_ref (self));
-#else
-  GtkFileChooserNative *native;
-  guint n = g_list_model_get_n_items (G_LIST_MODEL (filters));
-
-  native = gtk_file_chooser_native_new (_("Open Capture"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_OPEN,
-                                        _("_Open"), _("_Cancel"));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
-  gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (native), TRUE);
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(GtkFileFilter) filter = g_list_model_get_item (G_LIST_MODEL (filters), i);
-
-      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), filter);
-    }
-  gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (native), all);
-  if (folder != NULL)
-    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (native), folder, NULL);
-  g_signal_connect (native, "response", G_CALLBACK (native_response_cb), g_object_ref (self));
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
-#endif
-}
-
-static void
-open_action (GtkWidget  *widget,
-             const char *action_name,
-             GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-  g_autoptr(GFile) folder = dup_initial_folder (self);
-
-  show_open_dialog (self, folder);
-}
-
-/* The Open dialog in a given folder (a URI; empty: where it would start),
- * for a file the sandbox could not see: there the file chooser portal
- * shows the host's folder. */
-static void
-open_in_folder_action (GtkWidget  *widget,
-                       const char *action_name,
-                       GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-  const char *uri = g_variant_get_string (param, NULL);
-  g_autoptr(GFile) folder = uri[0] != '\0' ? g_file_new_for_uri (uri) : dup_initial_folder (self);
-
-  show_open_dialog (self, folder);
-}
-
-/* A TensorBoard run: a folder with .xplane.pb files, or one above
- * plugins/profile/<run>/. */
-static void
-open_folder_action (GtkWidget  *widget,
-                    const char *action_name,
-                    GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-  g_autoptr(GFile) folder = dup_initial_folder (self);
-
-#if GTK_CHECK_VERSION (4, 10, 0)
-  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
-
-  gtk_file_dialog_set_title (dialog, _("Open Profile Folder"));
-  gtk_file_dialog_set_accept_label (dialog, _("_Open"));
-  gtk_file_dialog_set_modal (dialog, TRUE);
-  if (folder != NULL)
-    gtk_file_dialog_set_initial_folder (dialog, folder);
-  gtk_file_dialog_select_folder (dialog, GTK_WINDOW (self), NULL,
-                                 folder_dialog_cb, g_object_ref (self));
-#else
-  GtkFileChooserNative *native;
-
-  native = gtk_file_chooser_native_new (_("Open Profile Folder"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
-                                        _("_Open"), _("_Cancel"));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
-  if (folder != NULL)
-    gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (native), folder, NULL);
-  g_signal_connect (native, "response", G_CALLBACK (native_response_cb), g_object_ref (self));
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
-#endif
-}
-
-/* Actions --------------------------------------------------------------- */
-
-static void
-open_recent_action (GtkWidget  *widget,
-                    const char *action_name,
-                    GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-  g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (param, NULL));
-
-  cp_window_open (self, file);
-}
-
-static void
-cancel_load_action (GtkWidget  *widget,
-                    const char *action_name,
-                    GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-
-  if (self->load_cancellable == NULL)
-    return;
-
-  /* The worker notices soon; the window does not wait for it. */
-  g_cancellable_cancel (self->load_cancellable);
-  if (self->made_for_capture && self->trace == NULL)
-    {
-      gtk_window_close (GTK_WINDOW (self));
-      return;
-    }
-  return_to_empty (self);
-}
-
-static void
-show_load_report_action (GtkWidget  *widget,
-                         const char *action_name,
-                         GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-
-  adw_view_stack_set_visible_child_name (self->side_stack, "capture");
-  cp_capture_pane_show_load_report (self->capture_pane);
-}
-
-/* Annotations -------------------------------------------------------------- */
-
-/* The timeline draws the annotations as marks. */
-static void
-annotations_changed_cb (CpWindow *self)
-{
-  cp_report_set_view_marks (self->view_state, self->annotations);
-}
-
-static void
-update_notes_location (CpWindow *self)
-{
-  GFile *file;
-  g_autofree char *path = NULL;
-  g_autofree char *text = NULL;
-
-  if (self->sidecar == NULL)
-    {
-      cp_notes_pane_set_location (self->notes_pane, NULL);
-      return;
-    }
-  file = cp_sidecar_get_file (self->sidecar);
-  if (file == NULL)
-    file = cp_sidecar_get_primary_file (self->sidecar);
-  path = dup_path_beside (self, file);
-  if (cp_sidecar_is_fallback (self->sidecar))
-    /* Translators: where notes are saved when the capture's folder cannot be written. */
-    text = g_strdup_printf (_("Notes are saved in “%s”, found again by the capture’s content."), path);
-  else
-    text = g_strdup_printf (_("Notes are saved beside the capture, in “%s”."), path);
-  cp_notes_pane_set_location (self->notes_pane, text);
-}
-
-static void
-sidecar_saved_cb (CpWindow *self)
-{
-  update_notes_location (self);
-}
-
-static void
-sidecar_relocated_cb (CpWindow   *self,
-                      GFile      *file,
-                      const char *why)
-{
-  g_autofree char *path = g_file_get_parse_name (file);
-  /* Translators: the first %s says why ("Annotations could not be saved beside the capture (...)"). */
-  g_autofree char *text = g_strdup_printf (_("%s. They are saved in “%s” instead."), why, path);
-
-  show_toast (self, text);
-  update_notes_location (self);
-}
-
-static void
-sidecar_save_failed_cb (CpWindow   *self,
-                        const char *message)
-{
-  show_toast (self, message);
-}
-
-/* A sidecar that cannot be used: the user is told what it was, what was
- * kept where, and where new notes go. */
-static void
-show_sidecar_problem (CpWindow   *self,
-                      GError     *error,
-                      const char *outcome)
-{
-  const char *heading = error->code == CP_SIDECAR_ERROR_NEWER ? _("Notes From a Newer Version")
-                                                              : _("Notes Could Not Be Read");
-  g_autofree char *body = g_strdup_printf ("%s\n\n%s", error->message, outcome ? outcome : "");
-
-  present_alert (self, heading, body);
-}
-
-/* Reads the capture's notes and keeps them saved from now on. */
-static void
-setup_annotations (CpWindow *self,
-                   GFile    *file)
-{
-  g_autoptr(GError) error = NULL;
-  guint n_detached;
-
-  if (self->sidecar != NULL)
-    {
-      cp_sidecar_flush (self->sidecar, NULL);
-      g_signal_handlers_disconnect_by_data (self->sidecar, self);
-      g_clear_object (&self->sidecar);
-    }
-  cp_annotations_remove_all (self->annotations);
-  cp_annotations_set_trace (self->annotations, self->trace);
-
-  self->sidecar = cp_sidecar_new (file, self->annotations);
-  g_signal_connect_object (self->sidecar, "saved", G_CALLBACK (sidecar_saved_cb), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->sidecar, "relocated", G_CALLBACK (sidecar_relocated_cb), self,
-                           G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->sidecar, "save-failed", G_CALLBACK (sidecar_save_failed_cb), self,
-                           G_CONNECT_SWAPPED);
-  if (!cp_sidecar_load (self->sidecar, &error))
-    {
-      /* Told now; only then is the file set aside and a fresh one used. */
-      g_autofree char *outcome = cp_sidecar_accept_problem (self->sidecar);
-
-      show_sidecar_problem (self, error, outcome);
-    }
-  cp_sidecar_set_autosave (self->sidecar, 500);
-  if (cp_sidecar_get_merge_note (self->sidecar) != NULL)
-    show_toast (self, cp_sidecar_get_merge_note (self->sidecar));
-
-  n_detached = cp_annotations_get_n_detached (self->annotations);
-  if (n_detached > 0)
-    {
-      g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                            "%u note refers to a slice this capture lacks: it is kept, detached",
-                                                            "%u notes refer to slices this capture lacks: they are kept, detached",
-                                                            n_detached),
-                                               n_detached);
-
-      show_toast (self, text);
-    }
-  annotations_changed_cb (self);
-  update_notes_location (self);
-}
-
-/* Opens the note popover on an annotation, pointing at it on the timeline. */
-static void
-edit_annotation (CpWindow     *self,
-                 CpAnnotation *annotation)
-{
-  CpTimelineView *view = cp_timeline_pane_get_view (self->timeline_pane);
-  GdkRectangle rect = { 0, 0, 1, 1 };
-  graphene_point_t p, q;
-
-  if (self->note_popover == NULL)
-    {
-      self->note_popover = cp_note_popover_new ();
-      gtk_widget_set_parent (self->note_popover, GTK_WIDGET (self->timeline_pane));
-      gtk_popover_set_position (GTK_POPOVER (self->note_popover), GTK_POS_BOTTOM);
-    }
-  cp_note_popover_edit (CP_NOTE_POPOVER (self->note_popover), self->annotations, annotation);
-  if (!cp_timeline_view_get_range_rect (view, cp_annotation_get_lane (annotation),
-                                        cp_annotation_get_start (annotation), cp_annotation_get_end (annotation),
-                                        &rect))
-    {
-      rect.x = gtk_widget_get_width (GTK_WIDGET (view)) / 2;
-      rect.y = 0;
-    }
-  /* From the view's coordinates to the pane's. */
-  p = GRAPHENE_POINT_INIT (rect.x, rect.y);
-  if (gtk_widget_compute_point (GTK_WIDGET (view), GTK_WIDGET (self->timeline_pane), &p, &q))
-    {
-      rect.x = (int) q.x;
-      rect.y = (int) q.y;
-    }
-  gtk_popover_set_pointing_to (GTK_POPOVER (self->note_popover), &rect);
-  gtk_popover_popup (GTK_POPOVER (self->note_popover));
-}
-
-static void
-add_marker (CpWindow   *self,
-            gint64      t,
-            CpSliceRef  attach)
-{
-  CpAnnotation *a = cp_annotations_add_marker (self->annotations, t, CP_ANNOTATION_ALL_LANES, "", 0);
-
-  if (!cp_slice_ref_is_none (attach) && cp_trace_slice_ref_valid (self->trace, attach))
-    cp_annotations_attach (self->annotations, a, attach);
-  edit_annotation (self, a);
-}
-
-/* M: a marker at the pointer; else at the selected range or slice (attached
- * to the slice); else in the middle of the view. */
-static void
-add_marker_action (GtkWidget  *widget,
-                   const char *action_name,
-                   GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-  CpSliceRef attach = CP_SLICE_REF_NONE;
-  gint64 t, a, b;
-
-  if (self->trace == NULL)
-    return;
-  if (cp_timeline_view_get_pointer_time (cp_timeline_pane_get_view (self->timeline_pane), &t))
-    ;
-  else if (cp_view_state_get_time_selection (self->view_state, &a, &b))
-    t = a;
-  else if (cp_view_state_has_selected (self->view_state))
-    {
-      attach = cp_view_state_get_selected (self->view_state);
-      t = cp_trace_slice_start (self->trace, attach);
-    }
-  else
-    t = cp_view_state_get_visible_start (self->view_state) +
-        (cp_view_state_get_visible_end (self->view_state) - cp_view_state_get_visible_start (self->view_state)) / 2;
-  add_marker (self, t, attach);
-}
-
-static void
-add_marker_at_action (GtkWidget  *widget,
-                      const char *action_name,
-                      GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-
-  if (self->trace == NULL)
-    return;
-  add_marker (self, CLAMP (g_variant_get_int64 (param), 0, cp_trace_get_duration (self->trace)),
-              CP_SLICE_REF_NONE);
-}
-
-/* A note on the range selected on the ruler, else on the selected slice. */
-static void
-add_note_action (GtkWidget  *widget,
-                 const char *action_name,
-                 GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-  CpAnnotation *a;
-  gint64 start, end;
-
-  if (self->trace == NULL)
-    return;
-  if (cp_view_state_get_time_selection (self->view_state, &start, &end) && end > start)
-    a = cp_annotations_add_note (self->annotations, start, end, CP_ANNOTATION_ALL_LANES, "", 0);
-  else if (cp_view_state_has_selected (self->view_state))
-    a = cp_annotations_add_slice_note (self->annotations, cp_view_state_get_selected (self->view_state), "", 0);
-  else
-    return;
-  edit_annotation (self, a);
-}
-
-static void
-add_slice_note_action (GtkWidget  *widget,
-                       const char *action_name,
-                       GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-  CpSliceRef ref;
-
-  g_variant_get (param, "(uu)", &ref.lane, &ref.index);
-  if (self->trace == NULL || !cp_trace_slice_ref_valid (self->trace, ref))
-    return;
-  edit_annotation (self, cp_annotations_add_slice_note (self->annotations, ref, "", 0));
-}
-
-static void
-pin_evidence_action (GtkWidget  *widget,
-                     const char *action_name,
-                     GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-  const char *rule;
-  guint index, n_ev = 0;
-  CpFinding *finding;
-  AdwToast *toast;
-
-  g_variant_get (param, "(&su)", &rule, &index);
-  if (self->analysis == NULL || (finding = cp_analysis_lookup_finding (self->analysis, rule)) == NULL)
-    return;
-  cp_finding_get_evidence (finding, &n_ev);
-  if (index >= n_ev)
-    return;
-  cp_report_pin_finding (self->annotations, finding, index);
-
-  toast = adw_toast_new (_("Evidence pinned as a note"));
-  adw_toast_set_button_label (toast, _("_Show Notes"));
-  adw_toast_set_action_name (toast, "win.show-notes");
-  adw_toast_set_timeout (toast, 5);
-  cp_window_add_toast (self, toast);
-}
-
-static void
-show_notes_action (GtkWidget  *widget,
-                   const char *action_name,
-                   GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-
-  adw_view_stack_set_visible_child_name (self->side_stack, "notes");
-}
-
-/* F8 / Shift+F8: the next or previous evidence of the open finding (the
- * first finding when none is open), wherever the focus is. The accelerators
- * are the application's, which the window runs before any widget sees the
- * key, so the timeline under the pointer or with the focus cannot keep it. */
-static void
-step_evidence_action (GtkWidget  *widget,
-                      const char *action_name,
-                      GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-
-  if (self->findings_pane == NULL || cp_findings_pane_get_n_findings (self->findings_pane) == 0)
-    return;
-  adw_view_stack_set_visible_child_name (self->side_stack, "findings");
-  cp_findings_pane_step_evidence (self->findings_pane,
-                                  g_str_equal (action_name, "win.next-evidence") ? 1 : -1);
-}
-
-/* Reports ------------------------------------------------------------------ */
-
-/* "run.pt.trace.json.gz" -> "run-report.png", beside the capture when its
- * folder may be written, else in Pictures. A document of the portal has no
- * folder to write to (a new file in its folder would vanish): its report
- * goes beside it on the host, where the portal said it is, so that the Save
- * dialog (the file chooser portal) starts there. */
-static GFile *
-default_report_file (CpWindow *self)
-{
-  static const char *const suffixes[] = { ".gz", ".zst", ".json", ".pb", ".xplane", ".trace", ".pt" };
-  g_autofree char *base = g_file_get_basename (self->file);
-  g_autofree char *name = NULL;
-  g_autoptr(GFile) folder = NULL;
-  g_autofree char *folder_path = NULL;
-  gboolean stripped = TRUE;
-
-  if (!is_portal_document (self->file))
-    folder = g_file_get_parent (self->file);
-  else if (self->location != NULL)
-    {
-      g_autofree char *host_folder = g_path_get_dirname (self->location);
-
-      folder = g_file_new_for_path (host_folder);
-    }
-  folder_path = folder ? g_file_get_path (folder) : NULL;
-
-  while (stripped)
-    {
-      stripped = FALSE;
-      for (guint i = 0; i < G_N_ELEMENTS (suffixes); i++)
-        if (g_str_has_suffix (base, suffixes[i]) && strlen (base) > strlen (suffixes[i]))
-          {
-            base[strlen (base) - strlen (suffixes[i])] = '\0';
-            stripped = TRUE;
-          }
-    }
-  name = g_strconcat (base, "-report.png", NULL);
-  if (folder != NULL && is_portal_document (self->file))
-    return g_file_get_child (folder, name);
-  if (folder_path == NULL || g_access (folder_path, W_OK) != 0)
-    {
-      const char *pictures = g_get_user_special_dir (G_USER_DIRECTORY_PICTURES);
-
-      return g_file_new_build_filename (pictures ? pictures : g_get_home_dir (), name, NULL);
-    }
-  return g_file_get_child (folder, name);
-}
-
-typedef struct
-{
-  CpWindow *self;
-  GFile    *file;
-} Export;
-
-static void
-export_free (Export *e)
-{
-  g_object_unref (e->self);
-  g_object_unref (e->file);
-  g_free (e);
-}
-
-static void
-export_done_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  Export *e = user_data;
-  CpWindow *self = e->self;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *name = g_file_get_basename (e->file);
-
-  if (self->export_toast != NULL)
-    adw_toast_dismiss (self->export_toast);
-  if (!cp_report_write_finish (CP_REPORT (source), result, &error))
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          g_autofree char *text = g_strdup_printf (_("The report could not be saved: %s"), error->message);
-
-          show_toast (self, text);
-        }
-    }
-  else
-    {
-      g_autoptr(GFile) parent = g_file_get_parent (e->file);
-      g_autofree char *folder = parent ? cp_ui_format_folder (parent) : g_strdup ("/");
-      g_autofree char *escaped = g_markup_escape_text (name, -1);
-      g_autofree char *escaped_folder = g_markup_escape_text (folder, -1);
-      /* Translators: "Report saved as “run-report.png” in “~/runs”". */
-      g_autofree char *text = g_strdup_printf (_("Report saved as “%s” in “%s”"), escaped, escaped_folder);
-      g_autofree char *uri = g_file_get_uri (e->file);
-      AdwToast *toast = adw_toast_new (text);
-
-      /* Where it went, shown: the folder opens with the report in it. */
-      adw_toast_set_button_label (toast, _("Show in _Folder"));
-      adw_toast_set_action_name (toast, "win.show-report-folder");
-      adw_toast_set_action_target_value (toast, g_variant_new_string (uri));
-      adw_toast_set_timeout (toast, 10);
-      cp_window_add_toast (self, toast);
-    }
-  export_free (e);
-}
-
-static void
-export_cb (CpExportDialog *dialog,
-           CpWindow       *self)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(CpReport) report = NULL;
-  CpReportOptions options;
-  Export *e;
-  AdwToast *toast;
-
-  if (self->trace == NULL || !cp_export_dialog_get_options (dialog, &options, &error))
-    {
-      if (error != NULL)
-        cp_export_dialog_show_error (dialog, error->message);
-      return;
-    }
-  /* The analysis is drawn from when it is done; else the report runs it. */
-  report = cp_report_new (self->trace, self->analysis, self->annotations, self->view_state, &options, &error);
-  if (report == NULL)
-    {
-      cp_export_dialog_show_error (dialog, error->message);
-      return;
-    }
-
-  /* Remembered for the next export from this window. */
-  g_free (self->export_pattern);
-  self->export_pattern = g_strdup (options.lane_pattern);
-  self->export_options = options;
-  self->export_options.lane_pattern = self->export_pattern;
-  self->have_export_options = TRUE;
-  g_set_object (&self->export_file, cp_export_dialog_get_file (dialog));
-
-  e = g_new0 (Export, 1);
-  e->self = g_object_ref (self);
-  e->file = g_object_ref (cp_export_dialog_get_file (dialog));
-  gtk_window_destroy (GTK_WINDOW (dialog));
-
-  toast = adw_toast_new (_("Drawing the report…"));
-  adw_toast_set_timeout (toast, 0);
-  g_set_weak_pointer (&self->export_toast, toast);
-  cp_window_add_toast (self, toast);
-  cp_report_write_async (report, e->file, self->cancellable, export_done_cb, e);
-}
-
-static void
-export_report_action (GtkWidget  *widget,
-                      const char *action_name,
-                      GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-  g_autoptr(GFile) file = NULL;
-  CpExportDialog *dialog;
-
-  if (self->trace == NULL)
-    return;
-  if (self->export_dialog != NULL)
-    {
-      gtk_window_present (GTK_WINDOW (self->export_dialog));
-      return;
-    }
-  file = self->export_file ? g_object_ref (self->export_file) : default_report_file (self);
-  dialog = cp_export_dialog_new (GTK_WINDOW (self), self->view_state, file);
-  if (self->have_export_options)
-    cp_export_dialog_set_options (dialog, &self->export_options);
-  g_signal_connect_object (dialog, "export", G_CALLBACK (export_cb), self, 0);
-  g_set_weak_pointer (&self->export_dialog, dialog);
-  gtk_window_present (GTK_WINDOW (dialog));
-}
-
-#if GTK_CHECK_VERSION (4, 10, 0)
-static void
-launch_done_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  g_autoptr(CpWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!gtk_file_launcher_launch_finish (GTK_FILE_LAUNCHER (source), result, &error) &&
-      !g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_DISMISSED) &&
-      !g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_CANCELLED))
-    {
-      g_autofree char *text = g_strdup_printf (_("The report could not be opened: %s"), error->message);
-
-      show_toast (self, text);
-    }
-}
-#endif
-
-#if GTK_CHECK_VERSION (4, 10, 0)
-static void
-folder_done_cb (GObject      *source,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  g_autoptr(CpWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!gtk_file_launcher_open_containing_folder_finish (GTK_FILE_LAUNCHER (source), result, &error) &&
-      !g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_DISMISSED) &&
-      !g_error_matches (error, GTK_DIALOG_ERROR, GTK_DIALOG_ERROR_CANCELLED))
-    {
-      g_autofree char *text = g_strdup_printf (_("The folder could not be opened: %s"), error->message);
-
-      show_toast (self, text);
-    }
-}
-#else
-typedef struct
-{
-  CpWindow *self;
-  char     *folder_uri;
-} ShowFolder;
-
-/* The file manager did not answer: the folder opens as a plain folder. */
-static void
-show_items_done_cb (GObject      *source,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  ShowFolder *sf = user_data;
-  g_autoptr(GVariant) reply = NULL;
-  g_autoptr(GError) error = NULL;
-
-  reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
-  if (reply == NULL)
-    gtk_show_uri (GTK_WINDOW (sf->self), sf->folder_uri, GDK_CURRENT_TIME);
-  g_object_unref (sf->self);
-  g_free (sf->folder_uri);
-  g_free (sf);
-}
-#endif
-
-/* win.show-report-folder: the folder of a saved report, with the report
- * selected where the file manager can (FileManager1 ShowItems). */
-static void
-show_report_folder_action (GtkWidget  *widget,
-                           const char *action_name,
-                           GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-  g_autoptr(GFile) file = g_file_new_for_uri (g_variant_get_string (param, NULL));
-
-#if GTK_CHECK_VERSION (4, 10, 0)
-  g_autoptr(GtkFileLauncher) launcher = gtk_file_launcher_new (file);
-
-  gtk_file_launcher_open_containing_folder (launcher, GTK_WINDOW (self), NULL, folder_done_cb,
-                                            g_object_ref (self));
-#else
-  g_autoptr(GFile) parent = g_file_get_parent (file);
-  g_autofree char *folder_uri = parent ? g_file_get_uri (parent) : g_file_get_uri (file);
-  GDBusConnection *bus = g_application_get_dbus_connection (g_application_get_default ());
-  const char *items[] = { g_variant_get_string (param, NULL), NULL };
-  ShowFolder *sf;
-
-  if (bus == NULL)
-    {
-      gtk_show_uri (GTK_WINDOW (self), folder_uri, GDK_CURRENT_TIME);
-      return;
-    }
-  sf = g_new0 (ShowFolder, 1);
-  sf->self = g_object_ref (self);
-  sf->folder_uri = g_steal_pointer (&folder_uri);
-  g_dbus_connection_call (bus, "org.freedesktop.FileManager1", "/org/freedesktop/FileManager1",
-                          "org.freedesktop.FileManager1", "ShowItems",
-                          g_variant_new ("(^ass)", items, ""), NULL,
-                          G_DBUS_CALL_FLAGS_NO_AUTO_START, 5000, NULL, show_items_done_cb, sf);
-#endif
-}
-
-static void
-open_report_action (GtkWidget  *widget,
-                    const char *action_name,
-                    GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-  const char *uri = g_variant_get_string (param, NULL);
-
-#if GTK_CHECK_VERSION (4, 10, 0)
-  g_autoptr(GFile) file = g_file_new_for_uri (uri);
-  g_autoptr(GtkFileLauncher) launcher = gtk_file_launcher_new (file);
-
-  gtk_file_launcher_launch (launcher, GTK_WINDOW (self), NULL, launch_done_cb, g_object_ref (self));
-#else
-  gtk_show_uri (GTK_WINDOW (self), uri, GDK_CURRENT_TIME);
-#endif
 }
 
 /* Window size ----------------------------------------------------------- */
@@ -1986,55 +980,6 @@ cp_window_is_idle (CpWindow *self)
   return self->state == CP_WINDOW_EMPTY && !self->checking;
 }
 
-/* View menu, Devices First: the user's choice is kept in the settings and
- * followed from then on; until there is one, the timeline puts devices
- * first by itself when the host lanes are taller than the view. The menu
- * shows the order the timeline has. */
-static void
-devices_first_change_cb (GSimpleAction *action,
-                         GVariant      *value,
-                         CpWindow      *self)
-{
-  cp_timeline_view_set_auto_lane_order (cp_timeline_pane_get_view (self->timeline_pane), FALSE);
-  if (self->settings != NULL)
-    g_settings_set_boolean (self->settings, "devices-first", g_variant_get_boolean (value));
-  cp_view_state_set_devices_first (self->view_state, g_variant_get_boolean (value));
-}
-
-static void
-devices_first_notify_cb (CpWindow *self)
-{
-  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "devices-first");
-
-  if (action != NULL)
-    g_simple_action_set_state (G_SIMPLE_ACTION (action),
-                               g_variant_new_boolean (cp_view_state_get_devices_first (self->view_state)));
-}
-
-static void
-add_devices_first_action (CpWindow *self)
-{
-  g_autoptr(GSimpleAction) action = NULL;
-  gboolean chosen = FALSE;
-
-  if (self->settings != NULL)
-    {
-      g_autoptr(GVariant) user = g_settings_get_user_value (self->settings, "devices-first");
-
-      chosen = user != NULL;
-      /* Also when another window changes it. */
-      g_settings_bind (self->settings, "devices-first", self->view_state, "devices-first",
-                       G_SETTINGS_BIND_GET);
-    }
-  action = g_simple_action_new_stateful ("devices-first", NULL,
-                                         g_variant_new_boolean (cp_view_state_get_devices_first (self->view_state)));
-  g_signal_connect_object (action, "change-state", G_CALLBACK (devices_first_change_cb), self, 0);
-  g_signal_connect_object (self->view_state, "notify::devices-first", G_CALLBACK (devices_first_notify_cb), self,
-                           G_CONNECT_SWAPPED);
-  g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (action));
-  cp_timeline_view_set_auto_lane_order (cp_timeline_pane_get_view (self->timeline_pane), !chosen);
-}
-
 /* "application" is not a construct property: GObject sets it after
  * constructed(), so the window joins its application here. */
 static void
@@ -2056,7 +1001,7 @@ application_changed_cb (CpWindow   *self,
                          cp_application_get_recent_menu (CP_APPLICATION (app)));
   restore_window_state (self);
 
-  add_devices_first_action (self);
+  _cp_window_add_devices_first_action (self);
 }
 
 static void
@@ -2163,16 +1108,6 @@ cp_window_get_property (GObject    *object,
     }
 }
 
-static void
-find_action (GtkWidget  *widget,
-             const char *action_name,
-             GVariant   *param)
-{
-  CpWindow *self = CP_WINDOW (widget);
-
-  cp_timeline_pane_find (self->timeline_pane);
-}
-
 /* A new selection shows its details, unless another pane than the
  * capture's summary is open (the user is reading it). */
 static void
@@ -2269,59 +1204,26 @@ cp_window_class_init (CpWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CpWindow, notes_pane);
   gtk_widget_class_bind_template_child (widget_class, CpWindow, recent_submenu);
 
-  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
-  gtk_widget_class_install_action (widget_class, "win.open-in-folder", "s", open_in_folder_action);
-  gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
-  gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
-  gtk_widget_class_install_action (widget_class, "win.cancel-load", NULL, cancel_load_action);
-  gtk_widget_class_install_action (widget_class, "win.show-load-report", NULL,
-                                   show_load_report_action);
-  gtk_widget_class_install_action (widget_class, "win.export-report", NULL,
-                                   export_report_action);
-  gtk_widget_class_install_action (widget_class, "win.open-report", "s", open_report_action);
-  gtk_widget_class_install_action (widget_class, "win.show-report-folder", "s", show_report_folder_action);
-  gtk_widget_class_install_action (widget_class, "win.add-marker", NULL, add_marker_action);
-  gtk_widget_class_install_action (widget_class, "win.add-marker-at", "x", add_marker_at_action);
-  gtk_widget_class_install_action (widget_class, "win.add-note", NULL, add_note_action);
-  gtk_widget_class_install_action (widget_class, "win.add-slice-note", "(uu)", add_slice_note_action);
-  gtk_widget_class_install_action (widget_class, "win.pin-evidence", "(su)", pin_evidence_action);
-  gtk_widget_class_install_action (widget_class, "win.show-notes", NULL, show_notes_action);
-  gtk_widget_class_install_action (widget_class, "win.next-evidence", NULL, step_evidence_action);
-  gtk_widget_class_install_action (widget_class, "win.previous-evidence", NULL, step_evidence_action);
-
-  gtk_widget_class_install_action (widget_class, "win.find", NULL, find_action);
-
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.cancel-load", NULL);
+  _cp_window_actions_class_init (widget_class);
+  _cp_window_dnd_class_init (widget_class);
+  _cp_window_notes_class_init (widget_class);
+  _cp_window_export_class_init (widget_class);
 }
 
 static void
 cp_window_init (CpWindow *self)
 {
-  GtkDropTarget *target;
-  /* A file list first: GTK reads it from the file transfer portal's formats
-   * (application/vnd.portal.filetransfer, and .files before it) ahead of
-   * text/uri-list when the portal runs, as it does in a Flatpak. Only those
-   * hand a sandbox a file it can open; a bare URI list names a path it
-   * usually cannot see. */
-  GType drop_types[] = { GDK_TYPE_FILE_LIST, G_TYPE_FILE, G_TYPE_STRING };
-
   /* Before the template: its panes bind to "view-state" and "annotations". */
   self->view_state = cp_view_state_new ();
   self->annotations = cp_annotations_new ();
-  g_signal_connect_object (self->annotations, "items-changed", G_CALLBACK (annotations_changed_cb), self,
-                           G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->annotations, "changed", G_CALLBACK (annotations_changed_cb), self,
-                           G_CONNECT_SWAPPED);
+  _cp_window_notes_init (self);
   gtk_widget_init_template (GTK_WIDGET (self));
   g_signal_connect_object (self->view_state, "changed", G_CALLBACK (view_state_changed_cb), self,
                            G_CONNECT_SWAPPED);
   g_signal_connect_object (cp_timeline_pane_get_view (self->timeline_pane), "slice-clicked",
                            G_CALLBACK (slice_clicked_cb), self, G_CONNECT_SWAPPED);
 
-  target = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
-  gtk_drop_target_set_gtypes (target, drop_types, G_N_ELEMENTS (drop_types));
-  g_signal_connect_object (target, "drop", G_CALLBACK (drop_cb), self, G_CONNECT_SWAPPED);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (target));
+  _cp_window_dnd_init (self);
 
   g_signal_connect (self, "notify::application", G_CALLBACK (application_changed_cb), NULL);
 

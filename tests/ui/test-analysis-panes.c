@@ -357,7 +357,7 @@ test_reload_replaces_analysis (void)
   GtkWidget *findings = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_FINDINGS_PANE);
 
   g_assert_nonnull (cp_analysis_lookup_finding (first, "launch-bound"));
-  g_assert_true (cp_findings_pane_get_analysis (CP_FINDINGS_PANE (findings)) == first);
+  g_assert_true (cp_pane_get_analysis (CP_PANE (findings)) == first);
   g_assert_cmpuint (cp_findings_pane_get_n_problems (CP_FINDINGS_PANE (findings)), ==, 1);
 
   gtk_window_destroy (GTK_WINDOW (window));

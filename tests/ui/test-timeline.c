@@ -247,7 +247,7 @@ test_timeline (void)
   vs = cp_window_get_view_state (window);
   trace = cp_window_get_trace (window);
   g_assert_true (cp_timeline_view_get_view_state (view) == vs);
-  g_assert_true (cp_details_pane_get_view_state (details) == vs);
+  g_assert_true (cp_pane_get_view_state (CP_PANE (details)) == vs);
   g_assert_true (cp_view_state_get_trace (vs) == trace);
   gtk_widget_grab_focus (GTK_WIDGET (view));
   gutter = cp_timeline_layout_get_metrics (cp_timeline_view_get_layout (view))->gutter_width;

@@ -1,0 +1,416 @@
+/* test-xla.c: XLA semantics on the real XPlane captures, checked against an
+ * independent decode (xla-count.py): steps from the repeated module, the
+ * warm-up before them, and per device its own windows, busy time and the
+ * time it waits on async ops; plus the XLA op classes by name and category.
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "analysis/cp-analysis.h"
+#include "analysis/cp-classify.h"
+#include "cp-test-util.h"
+#include "formats/cp-loader.h"
+
+static void
+test_op_classes (void)
+{
+  static const struct { const char *name; const char *category; CpXlaOpClass want; } cases[] = {
+    { "%copy-done.2 = f32[5,1024,1024,256]{3,2,1,0:T(8,128)} copy-done(%copy-start.2)", "copy-done", CP_XLA_OP_ASYNC },
+    { "%copy-start.4 = (f32[5]{0}, f32[5]{0}, u32[]{:S(2)}) copy-start(%p)", NULL, CP_XLA_OP_ASYNC },
+    { "%copy-done.2 = f32[5]{0} copy-done(%copy-start.2)", NULL, CP_XLA_OP_ASYNC },
+    { "%all-reduce = f32[5]{0} all-reduce(%x)", "all-reduce", CP_XLA_OP_COLLECTIVE },
+    { "all-gather-done.1", NULL, CP_XLA_OP_COLLECTIVE },
+    { "%broadcast_add_fusion.1 = f32[5]{0} fusion(%a, %b)", "loop fusion", CP_XLA_OP_LOOP_FUSION },
+    { "input_transpose_fusion.kd", NULL, CP_XLA_OP_INPUT_FUSION },
+    { "loop_transpose_fusion", NULL, CP_XLA_OP_LOOP_FUSION },
+    { "gemm_fusion_dot_6.kd", NULL, CP_XLA_OP_MATMUL },
+    { "%convolution.3 = bf16[8]{0} convolution(%a, %b)", NULL, CP_XLA_OP_CONVOLUTION },
+    { "x", "convolution fusion", CP_XLA_OP_CONVOLUTION },
+    { "%send-done.1 = token[] send-done(%send.1)", NULL, CP_XLA_OP_SEND_RECV },
+    { "%infeed.0 = (f32[8]{0}, token[]) infeed(%t)", NULL, CP_XLA_OP_INFEED },
+    { "outfeed", NULL, CP_XLA_OP_OUTFEED },
+    { "%transpose.7 = f32[8]{0} transpose(%a)", NULL, CP_XLA_OP_DATA_FORMATTING },
+    { "x", "data formatting", CP_XLA_OP_DATA_FORMATTING },
+    { "%while.1 = (s32[]) while(%t)", NULL, CP_XLA_OP_CONTROL_FLOW },
+    { "%copy.1 = f32[8]{0} copy(%a)", NULL, CP_XLA_OP_COPY },
+    { "%add.1 = f32[8]{0} add(%a, %b)", NULL, CP_XLA_OP_OTHER },
+    { "x", "non-fusion elementwise", CP_XLA_OP_OTHER },
+    /* Not XLA: CUDA kernels stay unclassified. */
+    { "void at::native::vectorized_elementwise_kernel<4, float>", NULL, CP_XLA_OP_NONE },
+    { "ampere_sgemm_128x64_nn", NULL, CP_XLA_OP_MATMUL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      CpXlaOpClass got = cp_classify_xla_op (cases[i].name, cases[i].category);
+
+      if (got != cases[i].want)
+        g_error ("%s / %s: %s, expected %s", cases[i].name, cases[i].category,
+                 cp_xla_op_class_to_string (got), cp_xla_op_class_to_string (cases[i].want));
+    }
+}
+
+static JsonObject *
+run_oracle (const char *path,
+            JsonParser *parser)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".",
+                                              "xla-count.py", NULL);
+  const char *argv[] = { python, script, path, NULL };
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  if (python == NULL)
+    return NULL;
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  g_assert_no_error (error);
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+/* Compares the analysis of path with want (the oracle's or the generator's
+ * truth): steps, warm-up, and per device its windows, busy and async time.
+ * own_windows: the devices want lists must have windows of their own. */
+static void
+check_against (const char *path,
+               JsonObject *want,
+               gboolean    own_windows)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  JsonObject *devices;
+  const CpDeviceStats *devs;
+  guint n_steps = 0, n_devs = 0;
+  gint64 ws = 0, we = 0;
+  gint64 steps;
+
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  a = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+
+  steps = json_object_get_int_member (want, "steps");
+  cp_analysis_get_steps (a, &n_steps);
+  g_test_message ("%s: %u steps (oracle %" G_GINT64_FORMAT ")", path, n_steps, steps);
+  g_assert_cmpint (n_steps, ==, steps);
+  if (steps > 0 && json_object_get_int_member (want, "warmup_ns") > 0)
+    {
+      g_assert_true (cp_analysis_get_warmup (a, &ws, &we, NULL));
+      g_assert_cmpint (ws, ==, 0);
+      g_assert_cmpint (we, ==, json_object_get_int_member (want, "warmup_ns"));
+    }
+  else
+    g_assert_false (cp_analysis_get_warmup (a, NULL, NULL, NULL));
+  if (json_object_has_member (want, "input_wait_percent"))
+    {
+      CpTimeSummary input;
+
+      cp_analysis_get_time_summary (a, CP_TIME_INPUT_WAIT, &input);
+      g_assert_cmpfloat_with_epsilon (input.percent, json_object_get_double_member (want, "input_wait_percent"), 1e-4);
+    }
+  if (json_object_has_member (want, "slowest_stage"))
+    {
+      CpFinding *f = cp_analysis_lookup_finding (a, "input-pipeline");
+      g_autofree char *stage = g_strdup_printf (" %s ", json_object_get_string_member (want, "slowest_stage"));
+      const CpFigure *self_time, *prefetch;
+      const char * const *fixes;
+
+      g_assert_nonnull (f);
+      g_assert_cmpint (cp_finding_get_severity (f), ==, CP_SEVERITY_HIGH);
+      g_assert_nonnull (strstr (cp_finding_get_summary (f), stage));
+      self_time = cp_finding_lookup_figure (f, "slowest_stage_self_ns");
+      prefetch = cp_finding_lookup_figure (f, "prefetch");
+      g_assert_cmpfloat (self_time->value, ==, (double) json_object_get_int_member (want, "slowest_stage_self_ns"));
+      g_assert_cmpfloat (prefetch->value, ==, json_object_get_boolean_member (want, "prefetch") ? 1 : 0);
+      /* Without prefetch, prefetch(AUTOTUNE) comes first, then the stage's fix. */
+      fixes = cp_finding_get_fixes (f, CP_FRAMEWORK_TENSORFLOW);
+      g_assert_nonnull (strstr (fixes[0], "prefetch(tf.data.AUTOTUNE)"));
+      g_assert_nonnull (strstr (fixes[1], "num_parallel_calls=tf.data.AUTOTUNE"));
+      /* The PyTorch-style input-bound finding tells the same: demoted. */
+      if (cp_analysis_lookup_finding (a, "input-bound") != NULL)
+        g_assert_cmpstr (cp_finding_get_explained_by (cp_analysis_lookup_finding (a, "input-bound")), ==, "input-pipeline");
+    }
+
+  if (json_object_has_member (want, "breakdown"))
+    {
+      static const CpTimeCategory cats[] = { CP_TIME_COMPUTE_16, CP_TIME_COMPUTE_32, CP_TIME_ASYNC_WAIT,
+                                             CP_TIME_COLLECTIVES };
+      JsonObject *bd = json_object_get_object_member (want, "breakdown");
+
+      for (guint k = 0; k < G_N_ELEMENTS (cats); k++)
+        {
+          CpTimeSummary sum;
+
+          cp_analysis_get_time_summary (a, cats[k], &sum);
+          g_assert_cmpint (sum.total, ==, json_object_get_int_member (bd, cp_time_category_to_string (cats[k])));
+        }
+    }
+
+  devices = json_object_get_object_member (want, "devices");
+  devs = cp_analysis_get_devices (a, &n_devs);
+  for (guint d = 0; d < n_devs; d++)
+    {
+      g_autofree char *key = g_strdup_printf ("%d", devs[d].device);
+      JsonObject *w;
+
+      /* No device with kernels is measured against windows it has no work in. */
+      if (devs[d].n_kernels > 0)
+        g_assert_cmpint (devs[d].window_busy, >, 0);
+      if (!json_object_has_member (devices, key))
+        continue;
+      w = json_object_get_object_member (devices, key);
+      if (own_windows)
+        g_assert_true (cp_analysis_device_has_own_windows (a, devs[d].device));
+      g_assert_cmpint (devs[d].window_time, ==, json_object_get_int_member (w, "window_ns"));
+      g_assert_cmpint (devs[d].window_busy, ==, json_object_get_int_member (w, "busy_ns"));
+      g_assert_cmpint (devs[d].async_wait, ==, json_object_get_int_member (w, "async_ns"));
+      if (json_object_has_member (w, "async_ops"))
+        g_assert_cmpint (devs[d].n_async_ops, ==, json_object_get_int_member (w, "async_ops"));
+    }
+}
+
+static void
+check_capture (const char *path)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *want = run_oracle (path, parser);
+
+  if (want == NULL)
+    {
+      g_test_message ("python3 not found: %s not cross-checked", path);
+      return;
+    }
+  /* The oracle lists devices with XLA Modules lines, which have their own. */
+  check_against (path, want, TRUE);
+  if (json_object_get_int_member (want, "steps") > 0)
+    {
+      g_autoptr(GFile) file = g_file_new_for_path (path);
+      g_autoptr(CpTrace) trace = cp_load_file (file, NULL, NULL, NULL, NULL);
+      g_autoptr(CpAnalysis) a = cp_analysis_new (trace, NULL, NULL);
+
+      g_assert_cmpint (cp_analysis_get_step_source (a), ==, CP_STEPS_MODULES);
+    }
+}
+
+/* The generator's XLA scenarios against their truth. */
+static void
+test_scenarios (void)
+{
+  static const char * const names[] = {
+    "xla-jax-gpu", "xla-tpu-async", "xla-tf-two-gpu", "xla-tf-data-starved",
+  };
+  const char *gen = g_getenv ("CP_GEN");
+  g_autofree char *dir = cp_test_make_tmpdir ();
+
+  g_assert_nonnull (gen);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *capture = g_strdup_printf ("%s/%s.xplane.pb", dir, names[i]);
+      g_autofree char *truth = g_strdup_printf ("%s/%s.truth.json", dir, names[i]);
+      const char *argv[] = { gen, "--scenario", names[i], "--out", capture, "--truth", truth,
+                             "--steps", "7", "-q", NULL };
+      g_autoptr(GError) error = NULL;
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(GFile) file = g_file_new_for_path (capture);
+      g_autoptr(CpTrace) trace = NULL;
+      g_autoptr(CpAnalysis) a = NULL;
+      int status = 0;
+
+      g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error);
+      g_assert_no_error (error);
+      g_assert_true (g_spawn_check_wait_status (status, NULL));
+      g_assert_true (json_parser_load_from_file (parser, truth, &error));
+      g_assert_no_error (error);
+      g_test_message ("%s", names[i]);
+      check_against (capture, json_node_get_object (json_parser_get_root (parser)),
+                     strcmp (names[i], "xla-tpu-async") == 0 || strcmp (names[i], "xla-tf-two-gpu") == 0);
+
+      trace = cp_load_file (file, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      a = cp_analysis_new (trace, NULL, &error);
+      g_assert_no_error (error);
+      if (strcmp (names[i], "xla-jax-gpu") == 0 || strcmp (names[i], "xla-tpu-async") == 0)
+        g_assert_cmpint (cp_analysis_get_step_source (a), ==, CP_STEPS_MODULES);
+      else
+        g_assert_cmpint (cp_analysis_get_step_source (a), ==, CP_STEPS_MARKERS);
+    }
+  cp_test_rm_rf (dir);
+}
+
+/* A profile folder of two TensorFlow workers whose steps differ (worker 1
+ * runs after worker 0): each worker's GPU is measured against its own
+ * host's steps, and neither shows 0% utilisation. */
+static void
+test_two_workers (void)
+{
+  const char *gen = g_getenv ("CP_GEN");
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *run = g_build_filename (dir, "logdir", "plugins", "profile", "run1", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (run);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  JsonObject *truth[2];
+  g_autoptr(JsonParser) p0 = json_parser_new ();
+  g_autoptr(JsonParser) p1 = json_parser_new ();
+  JsonParser *parsers[2] = { p0, p1 };
+  const CpDeviceStats *devs;
+  guint n_devs = 0, checked = 0;
+
+  g_assert_nonnull (gen);
+  g_assert_cmpint (g_mkdir_with_parents (run, 0755), ==, 0);
+  for (guint h = 0; h < 2; h++)
+    {
+      g_autofree char *host = g_strdup_printf ("%u", h);
+      g_autofree char *capture = g_strdup_printf ("%s/worker%u.xplane.pb", run, h);
+      g_autofree char *truth_path = g_strdup_printf ("%s/truth%u.json", dir, h);
+      const char *argv[] = { gen, "--scenario", "xla-tf-worker", "--host", host, "--out", capture,
+                             "--truth", truth_path, "-q", NULL };
+      int status = 0;
+
+      g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error);
+      g_assert_no_error (error);
+      g_assert_true (g_spawn_check_wait_status (status, NULL));
+      g_assert_true (json_parser_load_from_file (parsers[h], truth_path, &error));
+      g_assert_no_error (error);
+      truth[h] = json_object_get_object_member (json_node_get_object (json_parser_get_root (parsers[h])), "devices");
+    }
+  trace = cp_load_file (folder, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  a = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  devs = cp_analysis_get_devices (a, &n_devs);
+  g_assert_cmpuint (n_devs, ==, 2);
+  for (guint d = 0; d < n_devs; d++)
+    {
+      /* Host h's GPU 0 is ordinal h in the folder. */
+      JsonObject *w = json_object_get_object_member (truth[devs[d].device], "0");
+
+      g_assert_true (cp_analysis_device_has_own_windows (a, devs[d].device));
+      g_assert_cmpint (devs[d].window_time, ==, json_object_get_int_member (w, "window_ns"));
+      g_assert_cmpint (devs[d].window_busy, ==, json_object_get_int_member (w, "busy_ns"));
+      g_assert_cmpfloat (devs[d].utilization, >, 0.25);
+      checked++;
+    }
+  g_assert_cmpuint (checked, ==, 2);
+  cp_test_rm_rf (dir);
+}
+
+static void
+test_shared_traces (void)
+{
+  const char *root = cp_test_shared_traces ();
+  GQueue dirs = G_QUEUE_INIT;
+  guint n = 0;
+
+  if (root == NULL)
+    {
+      g_test_skip ("no shared traces");
+      return;
+    }
+  g_queue_push_tail (&dirs, g_strdup (root));
+  while (!g_queue_is_empty (&dirs))
+    {
+      g_autofree char *dir = g_queue_pop_head (&dirs);
+      g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+      const char *name;
+
+      while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *path = g_build_filename (dir, name, NULL);
+
+          if (g_file_test (path, G_FILE_TEST_IS_DIR))
+            g_queue_push_tail (&dirs, g_steal_pointer (&path));
+          else if (g_str_has_suffix (name, ".xplane.pb") && strstr (path, "_corrupted_") == NULL)
+            {
+              check_capture (path);
+              n++;
+            }
+        }
+    }
+  if (n == 0)
+    g_test_skip ("no .xplane.pb under the shared traces");
+}
+
+/* The TPU capture: copy-done waits are not compute, the 19 s before the
+ * first jit_f execution are warm-up. */
+static void
+test_tpu_figures (void)
+{
+  const char *root = cp_test_shared_traces ();
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  CpTimeSummary wait, c32;
+
+  if (root == NULL)
+    {
+      g_test_skip ("no shared traces");
+      return;
+    }
+  path = g_build_filename (root, "openxla__xprof/xprof/convert/test_xplanes/tpu_inference_2.xplane.pb", NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no TPU capture");
+      return;
+    }
+  file = g_file_new_for_path (path);
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  a = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  cp_analysis_get_time_summary (a, CP_TIME_ASYNC_WAIT, &wait);
+  cp_analysis_get_time_summary (a, CP_TIME_COMPUTE_32, &c32);
+  g_assert_cmpfloat (wait.percent, >, 80.0);
+  g_assert_cmpfloat (c32.percent, <, 15.0);
+
+  /* The op profile: ~96% of the op time is async (copy-done) ops. */
+  {
+    g_autofree char *json = cp_analysis_to_json (a, FALSE);
+    g_autoptr(JsonParser) parser = json_parser_new ();
+    JsonArray *ops;
+    double async_share = -1;
+
+    g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
+    ops = json_object_get_array_member (json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "metrics"), "xla_ops");
+    for (guint i = 0; i < json_array_get_length (ops); i++)
+      {
+        JsonObject *o = json_array_get_object_element (ops, i);
+
+        if (g_str_equal (json_object_get_string_member (o, "class"), "async"))
+          async_share = json_object_get_double_member (o, "share");
+      }
+    g_assert_cmpfloat (async_share, >, 0.95);
+    g_assert_cmpfloat (async_share, <, 0.98);
+  }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/xla/op-classes", test_op_classes);
+  g_test_add_func ("/xla/shared-traces", test_shared_traces);
+  g_test_add_func ("/xla/scenarios", test_scenarios);
+  g_test_add_func ("/xla/two-workers", test_two_workers);
+  g_test_add_func ("/xla/tpu-figures", test_tpu_figures);
+
+  return g_test_run ();
+}

@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+# xla-count.py: an independent count of XLA steps, warm-up and async waits
+#
+# Copyright 2026 The Chokepoint authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Decodes an XSpace by hand (the wire walk of xplane-count.py) and prints
+# JSON that tests/test-xla.c compares with the analysis:
+#   steps     executions of the repeated top-level module: the most executed
+#             name on the XLA Modules lines (of any device), else of the host
+#             events that run an executable (<module>:XLA GPU module,
+#             GpuExecutable::ExecuteThunks by module_name), counted per lane
+#             and joined by execution number
+#   warmup_ns from the first event of the capture to the first step
+#   devices   per device with an XLA Modules line: its own windows (each
+#             execution until the next starts), the time inside them with an
+#             XLA op running that is not an async wait (busy_ns), and with an
+#             async op running (async_ns): copy-start/-done and other
+#             -start/-done ops whose hlo_category is not a collective
+#             or send/recv; async_ops counts those ops in the whole capture.
+#   breakdown with XLA Modules lines: the device categories of the flattened
+#             breakdown inside the shared windows (the devices' executions
+#             joined by number): compute_16 (ops whose name says 16-bit),
+#             compute_32 (other compute), async_wait (async ops while no
+#             compute runs), collectives (collective ops while neither runs).
+
+import json
+import struct
+import sys
+
+HALF = ("half", "fp16", "f16", "bfloat16", "h884", "h1688", "h16816", "hmma", "fp8", "e4m3", "e5m2")
+COLLECTIVE_WORDS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all",
+                    "collective-permute", "collective-broadcast", "send", "recv")
+BOOK = ("/host:metadata", "Task Environment", "/host:tfstreamz")
+
+
+def varint(b, i):
+    r = s = 0
+    while True:
+        c = b[i]
+        i += 1
+        r |= (c & 0x7F) << s
+        s += 7
+        if not c & 0x80:
+            return r, i
+
+
+def fields(b, start, end):
+    i = start
+    while i < end:
+        k, i = varint(b, i)
+        f, w = k >> 3, k & 7
+        if w == 0:
+            v, i = varint(b, i)
+        elif w == 1:
+            v = b[i:i + 8]
+            i += 8
+        elif w == 5:
+            v = b[i:i + 4]
+            i += 4
+        elif w == 2:
+            n, i = varint(b, i)
+            v = (i, i + n)
+            i += n
+        else:
+            raise ValueError("wire type %d" % w)
+        yield f, w, v
+
+
+def s64(v):
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def text(b, span):
+    return b[span[0]:span[1]].decode("utf-8", "replace")
+
+
+def union(iv):
+    out = []
+    for s, e in sorted(x for x in iv if x[1] > x[0]):
+        if out and s <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], e)
+        else:
+            out.append([s, e])
+    return out
+
+
+def overlap(a, b):
+    i = j = t = 0
+    while i < len(a) and j < len(b):
+        s, e = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if e > s:
+            t += e - s
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return t
+
+
+def overlap_set(a, b):
+    """U(a) ∩ U(b) as intervals."""
+    out = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        s, e = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if e > s:
+            out.append([s, e])
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def windows(spans):
+    """spans: [(start, end)] by start; TB rule start=max(prev end, start)."""
+    out = []
+    prev = None
+    for s, e in spans:
+        st = s if prev is None else max(prev, s)
+        if e > st:
+            out.append((st, e))
+            prev = e
+    return out
+
+
+def module_spans(execs):
+    """Each execution until the next starts, the last until it ends."""
+    out = []
+    for k, (s, e) in enumerate(execs):
+        end = max(e, execs[k + 1][0]) if k + 1 < len(execs) else e
+        out.append((s, end))
+    return out
+
+
+def main(path):
+    b = open(path, "rb").read()
+    planes = []
+    start_time = None
+    for f, w, v in fields(b, 0, len(b)):
+        if f != 1 or w != 2:
+            continue
+        p = {"name": "", "lines": [], "stats": {}, "emeta": {}, "pstats": []}
+        for pf, pw, pv in fields(b, *v):
+            if pf == 2:
+                p["name"] = text(b, pv)
+            elif pf == 3:
+                p["lines"].append(pv)
+            elif pf == 6:
+                p["pstats"].append(pv)
+            elif pf == 5:
+                key, name = 0, ""
+                for mf, mw, mv in fields(b, *pv):
+                    if mf == 1:
+                        key = s64(mv)
+                    elif mf == 2:
+                        for qf, qw, qv in fields(b, *mv):
+                            if qf == 2:
+                                name = text(b, qv)
+                p["stats"][key] = name
+            elif pf == 4:
+                key, m = 0, {"name": "", "display": "", "stats": []}
+                for mf, mw, mv in fields(b, *pv):
+                    if mf == 1:
+                        key = s64(mv)
+                    elif mf == 2:
+                        for qf, qw, qv in fields(b, *mv):
+                            if qf == 2:
+                                m["name"] = text(b, qv)
+                            elif qf == 4:
+                                m["display"] = text(b, qv)
+                            elif qf == 5:
+                                m["stats"].append(qv)
+                p["emeta"][key] = m
+        planes.append(p)
+        if p["name"] == "Task Environment":
+            for sp in p["pstats"]:
+                mid = val = None
+                for sf, sw, sv in fields(b, *sp):
+                    if sf == 1:
+                        mid = s64(sv)
+                    elif sf in (3, 4):
+                        val = sv
+                if p["stats"].get(mid) == "profile_start_time":
+                    start_time = val
+
+    def str_stats(p, spans):
+        out = {}
+        for span in spans:
+            mid, val = 0, None
+            for sf, sw, sv in fields(b, *span):
+                if sf == 1:
+                    mid = s64(sv)
+                elif sf == 5:
+                    val = text(b, sv)
+                elif sf == 7:
+                    val = p["stats"].get(sv)
+            if val is not None:
+                out[p["stats"].get(mid)] = val
+        return out
+
+    origin = None
+    module_lines = []   # (device, [(name, start, end)])
+    op_lines = {}       # device -> [(start, end, async)]
+    host_lines = []     # [(name or key, start, end)]
+    for p in planes:
+        pname = p["name"]
+        if pname in BOOK or pname.startswith("/host:__ScopeRangeCallStack__"):
+            continue
+        device = None
+        for pre in ("/device:GPU:", "/device:TPU:"):
+            if pname.startswith(pre) and pname[len(pre):].isdigit():
+                device = int(pname[len(pre):])
+        host = pname.startswith("/host:")
+        for lv in p["lines"]:
+            lname, base, evs = "", 0, []
+            for lf, lw, lvv in fields(b, *lv):
+                if lf == 2:
+                    lname = text(b, lvv)
+                elif lf == 3:
+                    base = s64(lvv)
+                elif lf == 4:
+                    evs.append(lvv)
+            if start_time is not None and base < start_time // 2:
+                base += start_time
+            if lname == "_counters_":
+                continue
+            mods, ops, hosts = [], [], []
+            for ev in evs:
+                mid = off = dur = 0
+                agg = False
+                st = []
+                for ef, ew, evv in fields(b, *ev):
+                    if ef == 1:
+                        mid = s64(evv)
+                    elif ef == 2:
+                        off = s64(evv)
+                    elif ef == 3:
+                        dur = s64(evv)
+                    elif ef == 5:
+                        agg = True
+                    elif ef == 4:
+                        st.append(evv)
+                if agg:
+                    continue
+                m = p["emeta"].get(mid, {"name": "", "display": "", "stats": []})
+                s = base + off // 1000
+                e = base + (off + dur) // 1000
+                origin = s if origin is None else min(origin, s)
+                name = m["display"] or m["name"]
+                if device is not None and lname == "XLA Modules":
+                    mods.append((name, s, e))
+                elif device is not None and lname == "XLA Ops":
+                    cat = str_stats(p, m["stats"] + st).get("hlo_category", "")
+                    asy = ((cat.endswith("-done") or cat.endswith("-start"))
+                           and not any(wd in cat for wd in COLLECTIVE_WORDS))
+                    coll = any(wd in cat for wd in COLLECTIVE_WORDS)
+                    half = any(h in name.lower() for h in HALF)
+                    ops.append((s, e, asy, coll, half))
+                elif host:
+                    if name.endswith(":XLA GPU module"):
+                        hosts.append((name, s, e))
+                    elif name == "GpuExecutable::ExecuteThunks":
+                        hosts.append((str_stats(p, m["stats"] + st).get("module_name", name), s, e))
+            if mods:
+                module_lines.append((device, mods))
+            if ops:
+                op_lines.setdefault(device, []).extend(ops)
+            if hosts:
+                host_lines.append(hosts)
+
+    def pick(lines):
+        count, time = {}, {}
+        for evs in lines:
+            for n, s, e in evs:
+                count[n] = count.get(n, 0) + 1
+                time[n] = time.get(n, 0) + e - s
+        best = None
+        for n in count:
+            if count[n] >= 2 and (best is None or (count[n], time[n]) > (count[best], time[best])):
+                best = n
+        return best
+
+    result = {"steps": 0, "warmup_ns": 0, "devices": {}}
+    per_number = {}
+    if module_lines:
+        want = pick([m for d, m in module_lines])
+        for device, mods in module_lines:
+            execs = sorted((s, e) for n, s, e in mods if n == want)
+            spans = module_spans(execs)
+            for k, (s, e) in enumerate(spans):
+                lo, hi = per_number.get(k, (s, e))
+                per_number[k] = (min(lo, s), max(hi, e))
+            win = union(windows(spans))
+            ops = op_lines.get(device, [])
+            busy = union((s, e) for s, e, a, c, h in ops if not a)
+            asy = union((s, e) for s, e, a, c, h in ops if a)
+            result["devices"][str(device)] = {
+                "window_ns": sum(e - s for s, e in win),
+                "busy_ns": overlap(busy, win),
+                "async_ns": overlap(asy, win),
+                "async_ops": sum(1 for o in ops if o[2]),
+            }
+    elif host_lines:
+        want = pick(host_lines)
+        for evs in host_lines:
+            execs = sorted((s, e) for n, s, e in evs if n == want)
+            for k, (s, e) in enumerate(execs):
+                lo, hi = per_number.get(k, (s, e))
+                per_number[k] = (min(lo, s), max(hi, e))
+    if per_number:
+        spans = sorted(per_number.values())
+        win = windows(spans)
+        result["steps"] = len(win)
+        result["warmup_ns"] = win[0][0] - origin if win else 0
+        if module_lines:
+            allops = [o for d in op_lines for o in op_lines[d]]
+            w = union(win)
+            c16 = union((s, e) for s, e, a, c, h in allops if not a and not c and h)
+            c32 = union((s, e) for s, e, a, c, h in allops if not a and not c and not h)
+            asy = union((s, e) for s, e, a, c, h in allops if a)
+            col = union((s, e) for s, e, a, c, h in allops if c)
+            comp = union(c16 + c32)
+            result["breakdown"] = {
+                "compute_16": overlap(c16, w),
+                "compute_32": overlap(c32, w) - overlap(overlap_set(c32, c16), w),
+                "async_wait": overlap(asy, w) - overlap(overlap_set(asy, comp), w),
+                "collectives": (overlap(col, w) - overlap(overlap_set(col, union(comp + asy)), w)),
+            }
+    print(json.dumps(result, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

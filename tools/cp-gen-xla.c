@@ -1,0 +1,789 @@
+/* cp-gen-xla.c: XLA scenarios of cp-gen (JAX, TensorFlow, TPU), written as
+ * XPlane captures with their ground truth
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Unlike the PyTorch simulation (cp-gen-sim.c), these scenarios lay out
+ * what XLA's profiler writes for jitted programs: executions of a compiled
+ * module, XLA ops on TPU planes, Steps lines on GPU planes, tf.data iterator
+ * events on the host. Each scenario is a short deterministic schedule; the
+ * truth is computed from the same schedule (the writer never reads back
+ * what it wrote):
+ *
+ *   steps      steps the diagnosis must find
+ *   warmup_ns  from the capture's first event to the first step
+ *   devices    per device ordinal: window_ns (its own windows), busy_ns (time
+ *              with a compute or collective op inside them) and async_ns
+ *              (time with an async op, copy-start / copy-done, inside them)
+ *   input_wait_percent  (tf.data) host time in IteratorGetNext with the
+ *              device idle, % of step time; slowest_stage, its self time
+ *              per step (slowest_stage_self_ns) and whether the pipeline
+ *              prefetches
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "cp-gen-pb.h"
+#include "cp-gen-xla.h"
+
+#define MS(x) ((gint64) ((x) * 1000000.0))
+#define US(x) ((gint64) ((x) * 1000.0))
+#define T0 G_GINT64_CONSTANT (1760000000000000000)   /* epoch ns of the capture start */
+
+/* ------------------------------------------------------------------------ */
+/* A small in-memory XSpace. */
+
+enum { XSPACE_PLANES = 1, XSPACE_HOSTNAMES = 4 };
+enum { XPLANE_ID = 1, XPLANE_NAME = 2, XPLANE_LINES = 3, XPLANE_EVENT_MD = 4, XPLANE_STAT_MD = 5,
+       XPLANE_STATS = 6 };
+enum { XLINE_ID = 1, XLINE_NAME = 2, XLINE_TIMESTAMP_NS = 3, XLINE_EVENTS = 4 };
+enum { XEVENT_METADATA_ID = 1, XEVENT_OFFSET_PS = 2, XEVENT_DURATION_PS = 3, XEVENT_STATS = 4 };
+enum { XSTAT_METADATA_ID = 1, XSTAT_UINT64 = 3, XSTAT_INT64 = 4, XSTAT_STR = 5, XSTAT_REF = 7 };
+enum { XMD_ID = 1, XMD_NAME = 2 };
+
+typedef struct
+{
+  gint64      start;   /* ns from T0 */
+  gint64      dur;
+  const char *name;
+  CpPbBuf     stats;   /* encoded XStats (field 4 of the event) */
+} Ev;
+
+typedef struct
+{
+  gint64  id;
+  char   *name;
+  GArray *events;      /* of Ev */
+} Line;
+
+typedef struct
+{
+  gint64      id;
+  char       *name;
+  GPtrArray  *lines;   /* of Line* */
+  GHashTable *event_ids;
+  GPtrArray  *event_names;
+  GHashTable *stat_ids;
+  GPtrArray  *stat_names;
+  CpPbBuf     stats;   /* plane stats (field 6) */
+} Plane;
+
+typedef struct
+{
+  GPtrArray *planes;
+  GString   *truth;    /* the scenario-specific truth members */
+} Space;
+
+static guint
+intern (GHashTable *ids,
+        GPtrArray  *names,
+        const char *name)
+{
+  gpointer v;
+
+  if (g_hash_table_lookup_extended (ids, name, NULL, &v))
+    return GPOINTER_TO_UINT (v);
+  g_ptr_array_add (names, g_strdup (name));
+  g_hash_table_insert (ids, g_ptr_array_index (names, names->len - 1), GUINT_TO_POINTER (names->len));
+  return names->len;
+}
+
+static Plane *
+plane_new (Space      *sp,
+           gint64      id,
+           const char *name)
+{
+  Plane *p = g_new0 (Plane, 1);
+
+  p->id = id;
+  p->name = g_strdup (name);
+  p->lines = g_ptr_array_new ();
+  p->event_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  p->event_names = g_ptr_array_new_with_free_func (g_free);
+  p->stat_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  p->stat_names = g_ptr_array_new_with_free_func (g_free);
+  cp_pb_buf_init (&p->stats);
+  g_ptr_array_add (sp->planes, p);
+  return p;
+}
+
+static Line *
+line_new (Plane      *p,
+          gint64      id,
+          const char *name)
+{
+  Line *l = g_new0 (Line, 1);
+
+  l->id = id;
+  l->name = g_strdup (name);
+  l->events = g_array_new (FALSE, TRUE, sizeof (Ev));
+  g_ptr_array_add (p->lines, l);
+  return l;
+}
+
+static Ev *
+ev_add (Line       *l,
+        const char *name,
+        gint64      start,
+        gint64      dur)
+{
+  Ev e = { start, dur, name, { 0 } };
+
+  cp_pb_buf_init (&e.stats);
+  g_array_append_val (l->events, e);
+  return &g_array_index (l->events, Ev, l->events->len - 1);
+}
+
+static void
+stat_int (Plane      *p,
+          Ev         *e,
+          const char *key,
+          gint64      v)
+{
+  CpPbBuf s;
+
+  cp_pb_buf_init (&s);
+  cp_pb_uint64 (&s, XSTAT_METADATA_ID, intern (p->stat_ids, p->stat_names, key));
+  cp_pb_int64 (&s, XSTAT_INT64, v);
+  cp_pb_message (&e->stats, XEVENT_STATS, &s);
+  cp_pb_buf_clear (&s);
+}
+
+/* A string stat as a reference to a stat metadata name, as XLA writes
+ * repeated strings. */
+static void
+stat_ref (Plane      *p,
+          Ev         *e,
+          const char *key,
+          const char *value)
+{
+  CpPbBuf s;
+  guint k = intern (p->stat_ids, p->stat_names, key);
+  guint v = intern (p->stat_ids, p->stat_names, value);
+
+  cp_pb_buf_init (&s);
+  cp_pb_uint64 (&s, XSTAT_METADATA_ID, k);
+  cp_pb_uint64 (&s, XSTAT_REF, v);
+  cp_pb_message (&e->stats, XEVENT_STATS, &s);
+  cp_pb_buf_clear (&s);
+}
+
+static void
+plane_stat_str (Plane      *p,
+                const char *key,
+                const char *value)
+{
+  CpPbBuf s;
+
+  cp_pb_buf_init (&s);
+  cp_pb_uint64 (&s, XSTAT_METADATA_ID, intern (p->stat_ids, p->stat_names, key));
+  cp_pb_string (&s, XSTAT_STR, value);
+  cp_pb_message (&p->stats, XPLANE_STATS, &s);
+  cp_pb_buf_clear (&s);
+}
+
+static void
+plane_stat_uint (Plane      *p,
+                 const char *key,
+                 guint64     value)
+{
+  CpPbBuf s;
+
+  cp_pb_buf_init (&s);
+  cp_pb_uint64 (&s, XSTAT_METADATA_ID, intern (p->stat_ids, p->stat_names, key));
+  cp_pb_uint64 (&s, XSTAT_UINT64, value);
+  cp_pb_message (&p->stats, XPLANE_STATS, &s);
+  cp_pb_buf_clear (&s);
+}
+
+static gint
+cmp_ev (gconstpointer a,
+        gconstpointer b)
+{
+  const Ev *x = a, *y = b;
+
+  return x->start < y->start ? -1 : x->start > y->start ? 1 : (x->dur > y->dur ? -1 : x->dur < y->dur);
+}
+
+static void
+encode_space (Space      *sp,
+              CpPbBuf    *out,
+              const char *hostname,
+              guint64    *n_events)
+{
+  CpPbBuf pb, lb, eb, md;
+
+  cp_pb_buf_init (&pb);
+  cp_pb_buf_init (&lb);
+  cp_pb_buf_init (&eb);
+  cp_pb_buf_init (&md);
+  for (guint i = 0; i < sp->planes->len; i++)
+    {
+      Plane *p = g_ptr_array_index (sp->planes, i);
+
+      cp_pb_buf_reset (&pb);
+      if (p->id != 0)
+        cp_pb_int64 (&pb, XPLANE_ID, p->id);
+      cp_pb_string (&pb, XPLANE_NAME, p->name);
+      for (guint k = 0; k < p->lines->len; k++)
+        {
+          Line *l = g_ptr_array_index (p->lines, k);
+
+          g_array_sort (l->events, cmp_ev);
+          cp_pb_buf_reset (&lb);
+          cp_pb_int64 (&lb, XLINE_ID, l->id);
+          cp_pb_string (&lb, XLINE_NAME, l->name);
+          cp_pb_int64 (&lb, XLINE_TIMESTAMP_NS, T0);
+          for (guint e = 0; e < l->events->len; e++)
+            {
+              Ev *ev = &g_array_index (l->events, Ev, e);
+              guint8 *dst;
+
+              cp_pb_buf_reset (&eb);
+              cp_pb_uint64 (&eb, XEVENT_METADATA_ID, intern (p->event_ids, p->event_names, ev->name));
+              if (ev->start != 0)
+                cp_pb_int64 (&eb, XEVENT_OFFSET_PS, ev->start * 1000);
+              if (ev->dur != 0)
+                cp_pb_int64 (&eb, XEVENT_DURATION_PS, ev->dur * 1000);
+              cp_pb_buf_grow (&eb, ev->stats.len);
+              dst = eb.data + eb.len;
+              memcpy (dst, ev->stats.data, ev->stats.len);
+              eb.len += ev->stats.len;
+              cp_pb_message (&lb, XLINE_EVENTS, &eb);
+              (*n_events)++;
+            }
+          cp_pb_message (&pb, XPLANE_LINES, &lb);
+        }
+      for (guint k = 0; k < p->event_names->len; k++)
+        {
+          cp_pb_buf_reset (&md);
+          cp_pb_int64 (&md, XMD_ID, k + 1);
+          cp_pb_string (&md, XMD_NAME, g_ptr_array_index (p->event_names, k));
+          cp_pb_map_entry (&pb, XPLANE_EVENT_MD, k + 1, &md);
+        }
+      for (guint k = 0; k < p->stat_names->len; k++)
+        {
+          cp_pb_buf_reset (&md);
+          cp_pb_int64 (&md, XMD_ID, k + 1);
+          cp_pb_string (&md, XMD_NAME, g_ptr_array_index (p->stat_names, k));
+          cp_pb_map_entry (&pb, XPLANE_STAT_MD, k + 1, &md);
+        }
+      if (p->stats.len > 0)
+        {
+          cp_pb_buf_grow (&pb, p->stats.len);
+          memcpy (pb.data + pb.len, p->stats.data, p->stats.len);
+          pb.len += p->stats.len;
+        }
+      cp_pb_message (out, XSPACE_PLANES, &pb);
+    }
+  cp_pb_string (out, XSPACE_HOSTNAMES, hostname);
+  cp_pb_buf_clear (&pb);
+  cp_pb_buf_clear (&lb);
+  cp_pb_buf_clear (&eb);
+  cp_pb_buf_clear (&md);
+}
+
+static void
+space_free (Space *sp)
+{
+  for (guint i = 0; i < sp->planes->len; i++)
+    {
+      Plane *p = g_ptr_array_index (sp->planes, i);
+
+      for (guint k = 0; k < p->lines->len; k++)
+        {
+          Line *l = g_ptr_array_index (p->lines, k);
+
+          for (guint e = 0; e < l->events->len; e++)
+            cp_pb_buf_clear (&g_array_index (l->events, Ev, e).stats);
+          g_array_unref (l->events);
+          g_free (l->name);
+          g_free (l);
+        }
+      g_ptr_array_unref (p->lines);
+      g_hash_table_unref (p->event_ids);
+      g_ptr_array_unref (p->event_names);
+      g_hash_table_unref (p->stat_ids);
+      g_ptr_array_unref (p->stat_names);
+      cp_pb_buf_clear (&p->stats);
+      g_free (p->name);
+      g_free (p);
+    }
+  g_ptr_array_unref (sp->planes);
+  g_string_free (sp->truth, TRUE);
+}
+
+static void
+task_environment (Space  *sp,
+                  gint64  duration)
+{
+  Plane *t = plane_new (sp, 99, "Task Environment");
+
+  plane_stat_uint (t, "profile_start_time", T0);
+  plane_stat_uint (t, "profile_stop_time", T0 + duration);
+}
+
+/* Interval bookkeeping for the truth. */
+typedef struct
+{
+  GArray *v;   /* of gint64 pairs */
+} Set;
+
+static void
+set_add (Set    *s,
+         gint64  a,
+         gint64  b)
+{
+  gint64 p[2] = { a, b };
+
+  if (s->v == NULL)
+    s->v = g_array_new (FALSE, FALSE, sizeof p);
+  if (b > a)
+    g_array_append_val (s->v, p);
+}
+
+static gint
+cmp_pair (gconstpointer a,
+          gconstpointer b)
+{
+  const gint64 *x = a, *y = b;
+
+  return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* |U(s) ∩ U(w)| */
+static gint64
+set_overlap (Set *s,
+             Set *w)
+{
+  gint64 total = 0;
+
+  if (s->v == NULL || w->v == NULL)
+    return 0;
+  g_array_sort (s->v, cmp_pair);
+  g_array_sort (w->v, cmp_pair);
+  /* Both are small: merge s, then intersect each merged piece with w. */
+  {
+    gint64 cs = G_MININT64, ce = G_MININT64;
+
+    for (guint i = 0; i <= s->v->len; i++)
+      {
+        const gint64 *p = i < s->v->len ? &g_array_index (s->v, gint64, 2 * i) : NULL;
+
+        if (p != NULL && p[0] <= ce)
+          {
+            ce = MAX (ce, p[1]);
+            continue;
+          }
+        if (ce > cs)
+          for (guint j = 0; j < w->v->len; j++)
+            {
+              const gint64 *q = &g_array_index (w->v, gint64, 2 * j);
+              gint64 a = MAX (cs, q[0]), b = MIN (ce, q[1]);
+
+              if (b > a)
+                total += b - a;
+            }
+        if (p != NULL)
+          {
+            cs = p[0];
+            ce = p[1];
+          }
+      }
+  }
+  return total;
+}
+
+static gint64
+set_length (Set *w)
+{
+  gint64 t = 0;
+
+  for (guint i = 0; w->v != NULL && i < w->v->len; i++)
+    t += g_array_index (w->v, gint64, 2 * i + 1) - g_array_index (w->v, gint64, 2 * i);
+  return t;
+}
+
+static void
+set_clear (Set *s)
+{
+  g_clear_pointer (&s->v, g_array_unref);
+}
+
+static void
+truth_device (Space *sp,
+              gint   device,
+              Set   *windows,
+              Set   *busy,
+              Set   *async)
+{
+  g_string_append_printf (sp->truth,
+                          "%s\n    \"%d\": {\"window_ns\": %" G_GINT64_FORMAT ", \"busy_ns\": %" G_GINT64_FORMAT
+                          ", \"async_ns\": %" G_GINT64_FORMAT "}",
+                          g_str_has_suffix (sp->truth->str, "{") ? "" : ",",
+                          device, set_length (windows), set_overlap (busy, windows), set_overlap (async, windows));
+}
+
+/* ------------------------------------------------------------------------ */
+/* (a) JAX on one GPU: the steps are only the executions of jit_train_step. */
+
+static gint64
+scenario_jax_gpu (Space *sp,
+                  guint  n_steps)
+{
+  Plane *gpu = plane_new (sp, 1, "/device:GPU:0");
+  Plane *host = plane_new (sp, 2, "/host:CPU");
+  Line *stream = line_new (gpu, 7, "Stream #7(Compute)");
+  Line *py = line_new (host, 100, "python3");
+  Set windows = { 0 }, busy = { 0 }, empty = { 0 };
+  gint64 t, first = 0, prev_end = G_MININT64;
+  guint64 corr = 1;
+  static const struct { const char *name; const char *op; gint64 dur; } kernels[] = {
+    { "loop_add_fusion", "loop_add_fusion.1", US (300) },
+    { "gemm_fusion_dot", "gemm_fusion_dot.2", MS (2.5) },
+    { "input_reduce_fusion", "input_reduce_fusion", US (400) },
+    { "gemm_fusion_dot_1", "gemm_fusion_dot.3", MS (2.2) },
+  };
+
+  plane_stat_str (gpu, "device_vendor", "Nvidia");
+  /* Start-up: tracing and compiling (3 s), then one initialising module. */
+  ev_add (py, "PjitFunction(init)", US (10), MS (3050));
+  ev_add (py, "backend_compile", MS (1), MS (2900));
+  ev_add (py, "XlaAutotuner::Autotune", MS (2000), MS (800));
+  t = MS (3100);
+  for (guint s = 0; s < n_steps; s++)
+    {
+      gint64 h = t, k = h + US (400);
+      Ev *e;
+
+      ev_add (py, "PjitFunction(train_step)", h, US (600) * 2 + US (50));
+      e = ev_add (py, "GpuExecutable::ExecuteThunks", h + US (20), US (600) * 2);
+      stat_ref (host, e, "module_name", "jit_train_step");
+      if (s == 0)
+        first = h + US (20);
+      for (guint i = 0; i < G_N_ELEMENTS (kernels); i++)
+        {
+          gint64 l = h + US (40) + i * US (250);
+          Ev *lc = ev_add (py, "cuLaunchKernel", l, US (200));
+          Ev *kv;
+
+          stat_int (host, lc, "correlation_id", (gint64) corr);
+          kv = ev_add (stream, kernels[i].name, MAX (k, l + US (210)), kernels[i].dur);
+          stat_int (gpu, kv, "correlation_id", (gint64) corr);
+          stat_ref (gpu, kv, "hlo_op", kernels[i].op);
+          stat_ref (gpu, kv, "hlo_module", "jit_train_step");
+          set_add (&busy, kv->start, kv->start + kv->dur);
+          k = kv->start + kv->dur;
+          corr++;
+        }
+      /* The window: host span extended to the device work it launched. */
+      {
+        gint64 ws = MAX (prev_end, h + US (20));
+        gint64 we = MAX (h + US (20) + US (1200), k);
+
+        set_add (&windows, ws, we);
+        prev_end = we;
+      }
+      /* Python between steps: logging, the next batch (1.5 ms). */
+      t = k + MS (1.5);
+    }
+  g_string_append_printf (sp->truth, "  \"steps\": %u,\n  \"warmup_ns\": %" G_GINT64_FORMAT ",\n", n_steps,
+                          first - US (10));
+  g_string_append (sp->truth, "  \"devices\": {");
+  truth_device (sp, 0, &windows, &busy, &empty);
+  g_string_append (sp->truth, "\n  }");
+  set_clear (&windows);
+  set_clear (&busy);
+  return t;
+}
+
+/* (b) TPU: an 18 s compile phase, then jit_train_step with async copies
+ * (host offload) and an all-reduce, on two TPU cores. */
+
+static gint64
+scenario_tpu (Space *sp,
+              guint  n_steps)
+{
+  Plane *host;
+  Line *main_line;
+  gint64 end = 0, first = G_MAXINT64;
+  gint64 compile_end = MS (18100);
+
+  for (gint d = 0; d < 2; d++)
+    {
+      g_autofree char *name = g_strdup_printf ("/device:TPU:%d", d);
+      Plane *tpu = plane_new (sp, 10 + d, name);
+      Line *mods = line_new (tpu, 1, "XLA Modules");
+      Line *ops = line_new (tpu, 2, "XLA Ops");
+      Line *async_ops = line_new (tpu, 3, "Async XLA Ops");
+      Set windows = { 0 }, busy = { 0 }, async = { 0 };
+      gint64 t = compile_end + MS (100) + d * US (300);
+      gint64 prev_start = G_MININT64;
+      Ev *e;
+
+      plane_stat_str (tpu, "device_type_string", "TPU v5 lite");
+      /* The initialising module, once. */
+      e = ev_add (mods, "jit_init(111)", t, MS (4));
+      e = ev_add (ops, "%broadcast.1 = bf16[1024,1024]{1,0} broadcast(%c)", t, MS (4));
+      stat_ref (tpu, e, "hlo_category", "broadcast");
+      t += MS (20);
+      for (guint s = 0; s < n_steps; s++)
+        {
+          gint64 m = t, o = t;
+          static const struct { const char *name; const char *cat; gint64 dur; } seq[] = {
+            { "%copy-start.1 = (bf16[512]{0}, bf16[512]{0}, u32[]) copy-start(%p0)", "copy-start", US (1) },
+            { "%convolution_fusion.2 = bf16[64,128]{1,0} fusion(%a, %b), kind=kOutput", "convolution fusion", MS (3) },
+            { "%fusion.3 = bf16[64,128]{1,0} fusion(%c), kind=kLoop", "loop fusion", MS (1) },
+            { "%copy-done.1 = bf16[512]{0} copy-done(%copy-start.1)", "copy-done", MS (4) },
+            { "%dot_fusion.4 = bf16[128,128]{1,0} fusion(%d, %e), kind=kOutput", "output fusion", MS (2) },
+            { "%all-reduce.5 = bf16[1024]{0} all-reduce(%g)", "all-reduce", MS (1.5) },
+          };
+
+          if (first > m && d == 0)
+            first = m;
+          for (guint i = 0; i < G_N_ELEMENTS (seq); i++)
+            {
+              e = ev_add (ops, seq[i].name, o, seq[i].dur);
+              stat_ref (tpu, e, "hlo_category", seq[i].cat);
+              if (g_str_has_prefix (seq[i].cat, "copy-"))
+                set_add (&async, o, o + seq[i].dur);
+              else
+                set_add (&busy, o, o + seq[i].dur);
+              o += seq[i].dur;
+            }
+          /* The copy in flight, from its start to its done. */
+          e = ev_add (async_ops, "%copy-start.1 = (bf16[512]{0}, bf16[512]{0}, u32[]) copy-start(%p0)", m, o - m - MS (3.5));
+          stat_ref (tpu, e, "hlo_category", "copy-start");
+          ev_add (mods, "jit_train_step(222)", m, o - m);
+          if (prev_start != G_MININT64)
+            set_add (&windows, prev_start, m);
+          prev_start = m;
+          /* The host launches the next execution after 0.5 ms. */
+          t = o + US (500);
+          if (s + 1 == n_steps)
+            set_add (&windows, m, o);
+        }
+      end = MAX (end, t);
+      if (d == 0)
+        g_string_append_printf (sp->truth, "  \"steps\": %u,\n  \"warmup_ns\": %" G_GINT64_FORMAT ",\n  \"devices\": {",
+                                n_steps, first - US (50));
+      truth_device (sp, d, &windows, &busy, &async);
+      set_clear (&windows);
+      set_clear (&busy);
+      set_clear (&async);
+    }
+  g_string_append (sp->truth, "\n  }");
+
+  host = plane_new (sp, 2, "/host:CPU");
+  main_line = line_new (host, 100, "main");
+  ev_add (main_line, "PjitFunction(train_step)", US (50), compile_end);
+  ev_add (main_line, "backend_compile", MS (10), MS (17000));
+  ev_add (main_line, "TfrtTpuCompiler::Compile", MS (20), MS (16900));
+  return end;
+}
+
+/* (c) TensorFlow on two GPUs whose Steps lines differ: GPU 1 runs its
+ * steps 40 ms after GPU 0 (another worker's clock and input). */
+
+static gint64
+scenario_tf_two_gpu (Space *sp,
+                     guint  n_steps)
+{
+  gint64 end = 0;
+  Plane *host = plane_new (sp, 3, "/host:CPU");
+  Line *py = line_new (host, 100, "python3");
+
+  ev_add (py, "__inference_train_function_1234", US (10), MS (2));
+  for (gint d = 0; d < 2; d++)
+    {
+      g_autofree char *name = g_strdup_printf ("/device:GPU:%d", d);
+      Plane *gpu = plane_new (sp, 1 + d, name);
+      Line *steps = line_new (gpu, 0xdeadbeef + 1, "Steps");
+      Line *stream = line_new (gpu, 20 + d, "Stream #20(Compute)");
+      Set windows = { 0 }, busy = { 0 }, empty = { 0 };
+      gint64 t = MS (5) + d * MS (40) * n_steps;
+
+      plane_stat_str (gpu, "device_vendor", "Nvidia");
+      for (guint s = 0; s < n_steps; s++)
+        {
+          g_autofree char *num = g_strdup_printf ("%u", s + 1);
+          gint64 k = t + US (500);
+          Ev *e = ev_add (steps, g_intern_string (num), t, MS (20));
+
+          stat_int (gpu, e, "group_id", s + 1);
+          set_add (&windows, t, t + MS (20));
+          for (guint i = 0; i < 5; i++)
+            {
+              e = ev_add (stream, i % 2 ? "volta_sgemm_128x64_nn" : "Eigen::internal::EigenMetaKernel", k, MS (2.5));
+              stat_int (gpu, e, "group_id", s + 1);
+              set_add (&busy, k, k + MS (2.5));
+              k += MS (3);
+            }
+          t += MS (40);
+        }
+      end = MAX (end, t);
+      if (d == 0)
+        g_string_append_printf (sp->truth, "  \"steps\": %u,\n  \"warmup_ns\": %" G_GINT64_FORMAT ",\n  \"devices\": {",
+                                n_steps, MS (5) - US (10));
+      truth_device (sp, d, &windows, &busy, &empty);
+      set_clear (&windows);
+      set_clear (&busy);
+    }
+  g_string_append (sp->truth, "\n  }");
+  return end;
+}
+
+/* (d) TensorFlow fed by tf.data without prefetch: each step waits in
+ * IteratorGetNext for a slow map (decoding) while the GPU idles. */
+
+static gint64
+scenario_tf_data (Space  *sp,
+                  guint   n_steps,
+                  gint64  shift)
+{
+  Plane *gpu = plane_new (sp, 1, "/device:GPU:0");
+  Plane *host = plane_new (sp, 2, "/host:CPU");
+  Line *stream = line_new (gpu, 7, "Stream #7(Compute)");
+  Line *py = line_new (host, 100, "python3");
+  Line *worker = line_new (host, 101, "tf_data_private_threadpool");
+  Set windows = { 0 }, busy = { 0 }, empty = { 0 }, wait = { 0 };
+  gint64 t = MS (2) + shift, total = 0;
+  guint64 corr = 1;
+
+  plane_stat_str (gpu, "device_vendor", "Nvidia");
+  for (guint s = 0; s < n_steps; s++)
+    {
+      gint64 step_start = t, k;
+      guint root = py->events->len;
+      Ev *e;
+
+      ev_add (py, "train_step", t, 0);
+
+      /* The step: IteratorGetNext (18 ms: map 15 ms, read 2 ms), then the
+       * device work (8 ms) launched from the host. */
+      ev_add (py, "IteratorGetNext", t + US (100), MS (18));
+      ev_add (worker, "Iterator::Model", t + US (150), MS (17.8));
+      ev_add (worker, "Iterator::Model::Batch", t + US (200), MS (17.6));
+      ev_add (worker, "Iterator::Model::Batch::Map", t + US (300), MS (15.2));
+      ev_add (worker, "Iterator::Model::Batch::Map::TFRecord", t + US (400), MS (2));
+      set_add (&wait, t + US (100), t + US (100) + MS (18));
+      k = t + MS (18.3);
+      for (guint i = 0; i < 4; i++)
+        {
+          Ev *lc = ev_add (py, "cudaLaunchKernel", k - US (20), US (10));
+          Ev *kv;
+
+          stat_int (host, lc, "correlation_id", (gint64) corr);
+          kv = ev_add (stream, i % 2 ? "ampere_sgemm_64x64_nn" : "Eigen::internal::EigenMetaKernel", k, MS (2));
+          stat_int (gpu, kv, "correlation_id", (gint64) corr);
+          set_add (&busy, k, k + MS (2));
+          k += MS (2);
+          corr++;
+        }
+      e = &g_array_index (py->events, Ev, root);
+      e->dur = k - step_start;
+      stat_int (host, e, "step_num", s);
+      stat_int (host, e, "_r", 1);
+      set_add (&windows, step_start, k);
+      total += k - step_start;
+      t = k;
+    }
+  g_string_append_printf (sp->truth,
+                          "  \"steps\": %u,\n  \"warmup_ns\": %" G_GINT64_FORMAT ",\n"
+                          "  \"input_wait_percent\": %.6f,\n  \"slowest_stage\": \"Map\",\n"
+                          "  \"slowest_stage_self_ns\": %" G_GINT64_FORMAT ",\n  \"prefetch\": false,\n  \"devices\": {",
+                          n_steps, (gint64) 0, 100.0 * (double) set_overlap (&wait, &windows) / (double) total,
+                          MS (15.2) - MS (2));
+  truth_device (sp, 0, &windows, &busy, &empty);
+  g_string_append (sp->truth, "\n  }");
+  set_clear (&windows);
+  set_clear (&busy);
+  set_clear (&wait);
+  return t;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static const CpGenXlaScenario scenarios[] = {
+  { "xla-jax-gpu", "JAX train step on one GPU: steps only as executions of jit_train_step, 3 s of compiling first" },
+  { "xla-tpu-async", "TPU v5e, two cores: 18 s compile phase, async host-offload copies (copy-start/done) and an all-reduce per step" },
+  { "xla-tf-two-gpu", "TensorFlow on two GPUs whose Steps lines differ (GPU 1 runs 40 ms per step later)" },
+  { "xla-tf-data-starved", "TensorFlow fed by tf.data without prefetch: IteratorGetNext takes 18 ms of a 26 ms step" },
+  { "xla-tf-worker", "Worker H (--host H) of a multi-worker TensorFlow run: the tf.data-starved steps, H runs later; two of them make a profile folder" },
+};
+
+const CpGenXlaScenario *
+cp_gen_xla_scenarios (guint *n)
+{
+  *n = G_N_ELEMENTS (scenarios);
+  return scenarios;
+}
+
+const CpGenXlaScenario *
+cp_gen_xla_lookup (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (scenarios); i++)
+    if (g_strcmp0 (scenarios[i].name, name) == 0)
+      return &scenarios[i];
+  return NULL;
+}
+
+gboolean
+cp_gen_xla_write (const CpGenXlaScenario *scenario,
+                  CpGenOut               *out,
+                  guint                   n_steps,
+                  guint                   host,
+                  const char             *truth_path,
+                  guint64                *n_events,
+                  GError                **error)
+{
+  Space sp = { g_ptr_array_new (), g_string_new (NULL) };
+  CpPbBuf buf;
+  gint64 end;
+
+  if (n_steps == 0)
+    n_steps = 6;
+  if (g_str_equal (scenario->name, "xla-jax-gpu"))
+    end = scenario_jax_gpu (&sp, n_steps);
+  else if (g_str_equal (scenario->name, "xla-tpu-async"))
+    end = scenario_tpu (&sp, n_steps);
+  else if (g_str_equal (scenario->name, "xla-tf-two-gpu"))
+    end = scenario_tf_two_gpu (&sp, n_steps);
+  else if (g_str_equal (scenario->name, "xla-tf-worker"))
+    /* Each worker's run starts after the previous worker's ended. */
+    end = scenario_tf_data (&sp, n_steps, host * (n_steps * MS (26.3) + MS (10)));
+  else
+    end = scenario_tf_data (&sp, n_steps, 0);
+  task_environment (&sp, end);
+
+  cp_pb_buf_init (&buf);
+  *n_events = 0;
+  {
+    g_autofree char *hostname = g_strdup_printf ("xla-gen-%u", host);
+
+    encode_space (&sp, &buf, hostname, n_events);
+  }
+  cp_gen_out_write (out, (const char *) buf.data, buf.len);
+  cp_pb_buf_clear (&buf);
+
+  if (truth_path != NULL)
+    {
+      g_autofree char *text = g_strdup_printf ("{\n  \"scenario\": \"%s\",\n  \"format\": \"xplane\",\n%s\n}\n",
+                                               scenario->name, sp.truth->str);
+
+      if (!g_file_set_contents (truth_path, text, -1, error))
+        {
+          space_free (&sp);
+          return FALSE;
+        }
+    }
+  space_free (&sp);
+  return TRUE;
+}
