@@ -252,10 +252,13 @@ encode_space (Space      *sp,
                 cp_pb_int64 (&eb, XEVENT_OFFSET_PS, ev->start * 1000);
               if (ev->dur != 0)
                 cp_pb_int64 (&eb, XEVENT_DURATION_PS, ev->dur * 1000);
-              cp_pb_buf_grow (&eb, ev->stats.len);
-              dst = eb.data + eb.len;
-              memcpy (dst, ev->stats.data, ev->stats.len);
-              eb.len += ev->stats.len;
+              if (ev->stats.len > 0)
+                {
+                  cp_pb_buf_grow (&eb, ev->stats.len);
+                  dst = eb.data + eb.len;
+                  memcpy (dst, ev->stats.data, ev->stats.len);
+                  eb.len += ev->stats.len;
+                }
               cp_pb_message (&lb, XLINE_EVENTS, &eb);
               (*n_events)++;
             }
