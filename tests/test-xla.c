@@ -82,6 +82,68 @@ run_oracle (const char *path,
 /* Compares the analysis of path with want (the oracle's or the generator's
  * truth): steps, warm-up, and per device its windows, busy and async time.
  * own_windows: the devices want lists must have windows of their own. */
+/* Every device has the kind its plane names (the oracle's "kinds"), and
+ * a capture whose devices are all TPUs never says "GPU" in its verdict,
+ * findings, device lines or report figures. */
+static void
+check_kinds (CpTrace    *trace,
+             CpAnalysis *a,
+             JsonObject *kinds)
+{
+  g_autoptr(GList) members = json_object_get_members (kinds);
+  g_autofree char *json = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonArray *devices;
+  guint n_tpu = 0, n = 0;
+  GListModel *findings;
+
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      const char *want = json_object_get_string_member (kinds, l->data);
+      CpDeviceKind kind = cp_trace_get_device_kind (trace, (gint) g_ascii_strtoll (l->data, NULL, 10));
+
+      g_assert_cmpstr (cp_device_kind_to_string (kind), ==, want);
+      n++;
+      n_tpu += g_str_equal (want, "tpu");
+    }
+  if (n == 0)
+    return;
+  g_assert_cmpint (cp_analysis_devices_are_tpu (a), ==, n_tpu == n);
+  g_assert_cmpstr (cp_analysis_get_device_word (a), ==, n_tpu == n ? "TPU" : "GPU");
+
+  /* The JSON gives each device its kind. */
+  json = cp_analysis_to_json (a, FALSE);
+  g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
+  g_assert_no_error (error);
+  devices = json_object_get_array_member (json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "metrics"), "devices");
+  for (guint d = 0; d < json_array_get_length (devices); d++)
+    {
+      JsonObject *o = json_array_get_object_element (devices, d);
+      g_autofree char *key = g_strdup_printf ("%" G_GINT64_FORMAT, json_object_get_int_member (o, "device"));
+
+      if (json_object_has_member (kinds, key))
+        g_assert_cmpstr (json_object_get_string_member (o, "kind"), ==, json_object_get_string_member (kinds, key));
+    }
+
+  if (n_tpu != n)
+    return;
+  g_assert_null (strstr (cp_analysis_get_verdict (a)->text, "GPU"));
+  findings = cp_analysis_get_findings (a);
+  for (guint i = 0; i < g_list_model_get_n_items (findings); i++)
+    {
+      g_autoptr(CpFinding) f = g_list_model_get_item (findings, i);
+      const CpFigure *figs;
+      guint n_figs = 0;
+
+      g_assert_null (strstr (cp_finding_get_title (f), "GPU"));
+      g_assert_null (strstr (cp_finding_get_summary (f), "GPU"));
+      figs = cp_finding_get_figures (f, &n_figs);
+      for (guint k = 0; k < n_figs; k++)
+        g_assert_null (strstr (figs[k].label, "GPU"));
+    }
+}
+
 static void
 check_against (const char *path,
                JsonObject *want,
@@ -158,6 +220,9 @@ check_against (const char *path,
           g_assert_cmpint (sum.total, ==, json_object_get_int_member (bd, cp_time_category_to_string (cats[k])));
         }
     }
+
+  if (json_object_has_member (want, "kinds"))
+    check_kinds (trace, a, json_object_get_object_member (want, "kinds"));
 
   devices = json_object_get_object_member (want, "devices");
   devs = cp_analysis_get_devices (a, &n_devs);
@@ -242,6 +307,19 @@ test_scenarios (void)
       g_assert_no_error (error);
       a = cp_analysis_new (trace, NULL, &error);
       g_assert_no_error (error);
+      {
+        g_autoptr(JsonParser) oracle_parser = json_parser_new ();
+        JsonObject *oracle = run_oracle (capture, oracle_parser);
+
+        if (oracle != NULL)
+          {
+            JsonObject *kinds = json_object_get_object_member (oracle, "kinds");
+
+            g_assert_cmpuint (json_object_get_size (kinds), >, 0);
+            check_kinds (trace, a, kinds);
+            g_assert_cmpint (cp_analysis_devices_are_tpu (a), ==, strcmp (names[i], "xla-tpu-async") == 0);
+          }
+      }
       if (strcmp (names[i], "xla-jax-gpu") == 0 || strcmp (names[i], "xla-tpu-async") == 0)
         g_assert_cmpint (cp_analysis_get_step_source (a), ==, CP_STEPS_MODULES);
       else

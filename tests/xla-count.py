@@ -12,6 +12,7 @@
 #             GpuExecutable::ExecuteThunks by module_name), counted per lane
 #             and joined by execution number
 #   warmup_ns from the first event of the capture to the first step
+#   kinds     per device plane (/device:GPU:N, /device:TPU:N): "gpu" or "tpu"
 #   devices   per device with an XLA Modules line: its own windows (each
 #             execution until the next starts), the time inside them with an
 #             XLA op running that is not an async wait (busy_ns), and with an
@@ -201,6 +202,7 @@ def main(path):
         return out
 
     origin = None
+    kinds = {}          # device -> "gpu" or "tpu", from the plane name
     module_lines = []   # (device, [(name, start, end)])
     op_lines = {}       # device -> [(start, end, async)]
     host_lines = []     # [(name or key, start, end)]
@@ -212,6 +214,7 @@ def main(path):
         for pre in ("/device:GPU:", "/device:TPU:"):
             if pname.startswith(pre) and pname[len(pre):].isdigit():
                 device = int(pname[len(pre):])
+                kinds[str(device)] = pre[len("/device:"):-1].lower()
         host = pname.startswith("/host:")
         for lv in p["lines"]:
             lname, base, evs = "", 0, []
@@ -282,7 +285,7 @@ def main(path):
                 best = n
         return best
 
-    result = {"steps": 0, "warmup_ns": 0, "devices": {}}
+    result = {"steps": 0, "warmup_ns": 0, "devices": {}, "kinds": kinds}
     per_number = {}
     if module_lines:
         want = pick([m for d, m in module_lines])

@@ -173,6 +173,7 @@ write_devices (CpAnalysis  *self,
 
       json_builder_begin_object (b);
       add_int (b, "device", dev->device);
+      add_string (b, "kind", cp_device_kind_to_string (cp_trace_get_device_kind (self->trace, dev->device)));
       add_int (b, "kernels", dev->n_kernels);
       add_int (b, "kernel_time_ns", dev->kernel_time);
       add_int (b, "kernel_busy_ns", dev->kernel_busy);

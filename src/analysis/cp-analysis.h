@@ -286,6 +286,8 @@ const CpVerdict     *cp_analysis_get_verdict        (CpAnalysis *self);
 /* The one word the verdict and the section titles use for the device:
  * "GPU" (translated). */
 const char          *cp_analysis_get_device_word    (CpAnalysis *self);
+/* Whether every device of the capture is a TPU (device word "TPU"). */
+gboolean             cp_analysis_devices_are_tpu    (CpAnalysis *self);
 /* "Why the GPU Waits", "Speed-ups Once the GPU Is Busy", "Also Noted". */
 const char          *cp_analysis_get_section_title  (CpAnalysis       *self,
                                                      CpFindingSection  section);

@@ -542,7 +542,18 @@ new_finding (Ctx          *ctx,
              const CpRule *rule,
              CpSeverity    severity)
 {
-  CpFinding *f = cp_finding_new (rule->id, _(rule->title), severity);
+  const char *title = _(rule->title);
+  CpFinding *f;
+
+  /* On a TPU the symptoms say what the device is. */
+  if (cp_analysis_devices_are_tpu (ctx->self))
+    {
+      if (g_str_equal (rule->id, "low-utilization"))
+        title = _("Low TPU utilisation");
+      else if (g_str_equal (rule->id, "gpu-gaps"))
+        title = _("Long TPU gaps");
+    }
+  f = cp_finding_new (rule->id, title, severity);
 
   /* Evidence per step and lane, so that F8 goes step by step; long gaps
    * stay one range each. */
@@ -1493,6 +1504,7 @@ eval_utilization (Ctx           *ctx,
   const CpDeviceStats *worst = NULL;
   guint worst_index = 0;
   g_autoptr(CpIntervals) idle = NULL;
+  gboolean tpu = cp_analysis_devices_are_tpu (self);
   CpSeverity sev;
   CpFinding *f;
 
@@ -1518,7 +1530,8 @@ eval_utilization (Ctx           *ctx,
     {
       const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
       g_autofree char *id = g_strdup_printf ("utilization_gpu%d", dev->device);
-      g_autofree char *label = g_strdup_printf (_("Utilisation of GPU %d"), dev->device);
+      g_autofree char *label = tpu ? g_strdup_printf (_("Utilisation of TPU %d"), dev->device)
+                                   : g_strdup_printf (_("Utilisation of GPU %d"), dev->device);
 
       cp_finding_add_figure (f, id, label, dev->utilization, "ratio", "<", 0.5, NAN);
     }
@@ -1529,7 +1542,8 @@ eval_utilization (Ctx           *ctx,
   idle = cp_intervals_subtract (self->window_set, self->device_sets[worst_index].kernels);
   add_set_evidence (f, worst->lane, idle);
   cp_finding_set_time_at_stake (f, cp_intervals_length (idle), per_window (ctx, cp_intervals_length (idle)));
-  set_summary (ctx, f, rule, _("The GPU runs no kernel for much of the step."), worst->utilization);
+  set_summary (ctx, f, rule, tpu ? _("The TPU runs no XLA op for much of the step.")
+                                 : _("The GPU runs no kernel for much of the step."), worst->utilization);
   *stake = g_steal_pointer (&idle);
   return f;
 }
@@ -1582,7 +1596,9 @@ eval_gaps (Ctx           *ctx,
       cp_finding_add_evidence (f, e->lane, e->start, e->end);
     }
   cp_finding_set_time_at_stake (f, cp_intervals_length (long_gaps), per_window (ctx, cp_intervals_length (long_gaps)));
-  set_summary (ctx, f, rule, _("The GPU stops for long stretches between operations."), longest / 1e6);
+  set_summary (ctx, f, rule, cp_analysis_devices_are_tpu (ctx->self)
+                             ? _("The TPU stops for long stretches between operations.")
+                             : _("The GPU stops for long stretches between operations."), longest / 1e6);
   *stake = g_steal_pointer (&long_gaps);
   return f;
 }

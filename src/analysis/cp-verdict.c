@@ -222,14 +222,38 @@ cp_analysis_get_verdict (CpAnalysis *self)
   return &self->verdict;
 }
 
+gboolean
+cp_analysis_devices_are_tpu (CpAnalysis *self)
+{
+  guint n_tpu = 0, n_dev = 0;
+
+  if (self->trace == NULL)
+    return FALSE;
+  for (guint i = 0; i < cp_trace_get_n_processes (self->trace); i++)
+    {
+      const CpProcess *p = cp_trace_get_process (self->trace, i);
+
+      if (!p->is_device || p->device < 0)
+        continue;
+      n_dev++;
+      if (cp_process_get_device_kind (self->trace, p) == CP_DEVICE_KIND_TPU)
+        n_tpu++;
+    }
+  return n_dev > 0 && n_tpu == n_dev;
+}
+
 const char *
 cp_analysis_get_device_word (CpAnalysis *self)
 {
   g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
 
-  /* The one place that names the device for people. Every device the
-   * readers make today runs CUDA or HIP kernels; a device kind (TPU...)
-   * chooses another word here. */
+  /* The one place that names the devices for people: "TPU" when every
+   * device of the capture is one, else "GPU" (Kineto's devices, XPlane
+   * GPU planes, and the rare capture that mixes kinds). */
+  if (cp_analysis_devices_are_tpu (self))
+    /* Translators: the devices of a TPU capture, "The TPU waits mostly for…". */
+    return _("TPU");
+  /* Translators: the devices of a GPU capture, "The GPU waits mostly for…". */
   return _("GPU");
 }
 

@@ -110,6 +110,7 @@ print_breakdown (CpAnalysis *a)
 static void
 print_devices (CpAnalysis *a)
 {
+  CpTrace *trace = cp_analysis_get_trace (a);
   const CpDeviceStats *devs;
   const CpTransferStats *tr;
   guint n, n_kinds;
@@ -132,8 +133,12 @@ print_devices (CpAnalysis *a)
       g_autofree char *kw = cp_format_ns (dev->idle_kernel_wait);
       g_autofree char *ow = cp_format_ns (dev->idle_other);
 
-      g_print (_("  GPU %d: utilisation %.1f%% (kernels busy %s), %u kernels, kernel time %s\n"),
-               dev->device, 100 * dev->utilization, busy, dev->n_kernels, kt);
+      if (cp_trace_get_device_kind (trace, dev->device) == CP_DEVICE_KIND_TPU)
+        g_print (_("  TPU %d: utilisation %.1f%% (ops busy %s), %u XLA ops, op time %s\n"),
+                 dev->device, 100 * dev->utilization, busy, dev->n_kernels, kt);
+      else
+        g_print (_("  GPU %d: utilisation %.1f%% (kernels busy %s), %u kernels, kernel time %s\n"),
+                 dev->device, 100 * dev->utilization, busy, dev->n_kernels, kt);
       if (!isnan (dev->sm_efficiency) || !isnan (dev->achieved_occupancy))
         {
           g_autofree char *sm = isnan (dev->sm_efficiency) ? g_strdup ("—") : g_strdup_printf ("%.1f%%", 100 * dev->sm_efficiency);

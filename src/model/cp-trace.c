@@ -134,6 +134,65 @@ cp_trace_get_device (CpTrace *self,
   return &g_array_index (self->devices, CpDevice, index);
 }
 
+static CpDeviceKind
+device_kind_of_name (const char *name)
+{
+  const char *dev;
+
+  if (name == NULL)
+    return CP_DEVICE_KIND_GPU;
+  if (g_str_has_prefix (name, "/device:"))
+    dev = name;
+  else if ((dev = strstr (name, " /device:")) != NULL)
+    dev++;
+  else
+    return CP_DEVICE_KIND_GPU;
+  if (g_str_has_prefix (dev, "/device:TPU:"))
+    return CP_DEVICE_KIND_TPU;
+  if (g_str_has_prefix (dev, "/device:GPU:"))
+    return CP_DEVICE_KIND_GPU;
+  return CP_DEVICE_KIND_OTHER;
+}
+
+CpDeviceKind
+cp_process_get_device_kind (CpTrace         *self,
+                            const CpProcess *process)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), CP_DEVICE_KIND_GPU);
+  g_return_val_if_fail (process != NULL, CP_DEVICE_KIND_GPU);
+  return device_kind_of_name (cp_trace_get_string (self, process->name));
+}
+
+CpDeviceKind
+cp_trace_get_device_kind (CpTrace *self,
+                          gint     ordinal)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), CP_DEVICE_KIND_GPU);
+  for (guint i = 0; i < self->processes->len; i++)
+    {
+      const CpProcess *p = &g_array_index (self->processes, CpProcess, i);
+
+      if (p->is_device && p->device == ordinal)
+        return cp_process_get_device_kind (self, p);
+    }
+  return CP_DEVICE_KIND_GPU;
+}
+
+const char *
+cp_device_kind_to_string (CpDeviceKind kind)
+{
+  switch (kind)
+    {
+    case CP_DEVICE_KIND_TPU:
+      return "tpu";
+    case CP_DEVICE_KIND_OTHER:
+      return "other";
+    case CP_DEVICE_KIND_GPU:
+    default:
+      return "gpu";
+    }
+}
+
 const CpDevice *
 cp_trace_find_device (CpTrace *self,
                       gint     ordinal)

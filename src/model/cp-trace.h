@@ -50,6 +50,16 @@ const CpDevice      *cp_trace_get_device        (CpTrace *self,
 const CpDevice      *cp_trace_find_device       (CpTrace *self,
                                                  gint     ordinal);
 
+/* The kind of a device process, from its name (see CpDeviceKind). */
+CpDeviceKind         cp_process_get_device_kind (CpTrace         *self,
+                                                 const CpProcess *process);
+/* The kind of the device with this ordinal: that of the first device
+ * process with the ordinal, CP_DEVICE_KIND_GPU when there is none. */
+CpDeviceKind         cp_trace_get_device_kind   (CpTrace *self,
+                                                 gint     ordinal);
+/* "gpu", "tpu" or "other", as the JSON writes it. */
+const char          *cp_device_kind_to_string   (CpDeviceKind kind);
+
 const char          *cp_trace_get_string       (CpTrace *self,
                                                  CpStr    id);
 const CpStringPool  *cp_trace_get_string_pool  (CpTrace *self);

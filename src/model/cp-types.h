@@ -119,6 +119,18 @@ typedef struct
   gint64  bytes_accessed;
 } CpGpuInfo;
 
+/* What a device is, from the name of its process or plane: XPlane names
+ * its planes "/device:TPU:0" or "/device:GPU:0" (a TensorBoard profile
+ * folder prefixes the host, "worker0 /device:TPU:0"); Kineto's device
+ * processes are GPUs; other XPlane device planes (custom accelerators)
+ * are CP_DEVICE_KIND_OTHER. */
+typedef enum
+{
+  CP_DEVICE_KIND_GPU,
+  CP_DEVICE_KIND_TPU,
+  CP_DEVICE_KIND_OTHER,
+} CpDeviceKind;
+
 /* One device the capture describes (Kineto deviceProperties, XPlane plane stats). */
 typedef struct
 {

@@ -72,6 +72,7 @@ section_figures (Ctx    *ctx,
     {
       double util = 0, lowest = G_MAXDOUBLE;
       gint64 idle = 0, host = 0, kern = 0, other = 0;
+      gboolean tpu = cp_analysis_devices_are_tpu (a);
       gint64 window = cp_analysis_get_window_time (a);
       gint lowest_dev = 0;
 
@@ -89,24 +90,29 @@ section_figures (Ctx    *ctx,
           other += dev[i].idle_other;
         }
       util /= n_dev;
-      t.label = g_strdup (_("GPU utilisation"));
+      t.label = g_strdup (tpu ? _("TPU utilisation") : _("GPU utilisation"));
       t.value = format_percent (100 * util);
       if (n_dev == 1)
         {
           g_autofree char *busy = cp_time_format_duration (dev[0].window_busy / MAX (n_steps, 1));
 
-          t.sub = n_steps > 0 ? g_strdup_printf (_("GPU %d runs kernels %s per step"), dev[0].device, busy)
-                              : g_strdup_printf (_("GPU %d runs kernels %s"), dev[0].device, busy);
+          if (tpu)
+            t.sub = n_steps > 0 ? g_strdup_printf (_("TPU %d runs XLA ops %s per step"), dev[0].device, busy)
+                                : g_strdup_printf (_("TPU %d runs XLA ops %s"), dev[0].device, busy);
+          else
+            t.sub = n_steps > 0 ? g_strdup_printf (_("GPU %d runs kernels %s per step"), dev[0].device, busy)
+                                : g_strdup_printf (_("GPU %d runs kernels %s"), dev[0].device, busy);
         }
       else
         {
           g_autofree char *lo = format_percent (100 * lowest);
 
-          t.sub = g_strdup_printf (_("mean of %u GPUs; lowest GPU %d at %s"), n_dev, lowest_dev, lo);
+          t.sub = tpu ? g_strdup_printf (_("mean of %u TPUs; lowest TPU %d at %s"), n_dev, lowest_dev, lo)
+                      : g_strdup_printf (_("mean of %u GPUs; lowest GPU %d at %s"), n_dev, lowest_dev, lo);
         }
       g_array_append_val (tiles, t);
 
-      t.label = g_strdup (_("GPU idle"));
+      t.label = g_strdup (tpu ? _("TPU idle") : _("GPU idle"));
       t.value = format_percent (window > 0 ? 100.0 * idle / ((double) window * n_dev) : NAN);
       if (idle > 0)
         {

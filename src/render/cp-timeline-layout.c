@@ -48,26 +48,6 @@ cp_layout_metrics_init (CpLayoutMetrics *metrics,
   metrics->gutter_width = ceil (font_px * 18);
 }
 
-/* The kind of a device process: "TPU" for XPlane TPU planes, else "GPU"
- * (Kineto names its GPU processes after the host program, "python3.10",
- * and labels them "GPU 0"); NULL for other device planes (XPlane custom
- * planes), which keep their own name. */
-static const char *
-device_kind (const char *name)
-{
-  if (name != NULL && g_str_has_prefix (name, "/device:"))
-    {
-      if (g_str_has_prefix (name, "/device:TPU:"))
-        return "TPU";
-      if (g_str_has_prefix (name, "/device:GPU:"))
-        return "GPU";
-      return NULL;
-    }
-  if (name != NULL && strstr (name, " /device:") != NULL)
-    return device_kind (strstr (name, " /device:") + 1);
-  return "GPU";
-}
-
 static char *
 group_label (CpTrace         *trace,
              const CpProcess *p)
@@ -78,10 +58,11 @@ group_label (CpTrace         *trace,
     {
       const CpDevice *dev = cp_trace_find_device (trace, p->device);
       const char *dev_name = dev ? cp_trace_get_string (trace, dev->name) : NULL;
-      const char *kind = device_kind (name);
-      gboolean is_tpu = g_strcmp0 (kind, "TPU") == 0;
+      CpDeviceKind kind = cp_process_get_device_kind (trace, p);
+      gboolean is_tpu = kind == CP_DEVICE_KIND_TPU;
 
-      if (kind == NULL)
+      /* Other device planes (XPlane custom planes) keep their own name. */
+      if (kind == CP_DEVICE_KIND_OTHER)
         return g_strdup (name);
       if (dev_name && *dev_name)
         return is_tpu ?
