@@ -454,6 +454,7 @@ window_text (CpAnalysis *a)
   const CpDeviceStats *devs;
   guint n_devs;
   double util = -1;
+  gboolean tpu = cp_analysis_devices_are_tpu (a);
 
   cp_analysis_get_step_summary (a, &st);
   cp_analysis_get_steps (a, &n);
@@ -466,11 +467,19 @@ window_text (CpAnalysis *a)
 
   if (cp_analysis_get_step_source (a) == CP_STEPS_NONE)
     {
+      if (util >= 0 && tpu)
+        return g_strdup_printf (_("No steps: the whole capture (%s) is one window. TPU busy %.0f%% of it."),
+                                total, 100 * util);
       if (util >= 0)
         return g_strdup_printf (_("No steps: the whole capture (%s) is one window. GPU busy %.0f%% of it."),
                                 total, 100 * util);
       return g_strdup_printf (_("No steps: the whole capture (%s) is one window."), total);
     }
+  if (util >= 0 && tpu)
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                         "%u step, %s each on average. TPU busy %.0f%% of the step time.",
+                                         "%u steps, %s each on average. TPU busy %.0f%% of the step time.", n),
+                            n, mean, 100 * util);
   if (util >= 0)
     return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                          "%u step, %s each on average. GPU busy %.0f%% of the step time.",
