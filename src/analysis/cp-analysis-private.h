@@ -65,6 +65,7 @@ struct _CpAnalysis
 
   CpTrace         *trace;
   CpNameCache     *names;
+  CpFrameworkInfo  framework;      /* cp_framework_detect() */
   double           seconds;
 
   /* XLA ops (XPlane captures only): class + 1 by name and by stats record,

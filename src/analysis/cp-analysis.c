@@ -532,6 +532,7 @@ cp_analysis_new (CpTrace       *trace,
   self = g_object_new (CP_TYPE_ANALYSIS, NULL);
   self->trace = g_object_ref (trace);
   self->names = cp_name_cache_new (trace);
+  cp_framework_detect (trace, &self->framework);
   {
     const CpLoadReport *report = cp_trace_get_load_report (trace);
     const CpStringPool *pool = cp_trace_get_string_pool (trace);
@@ -694,6 +695,32 @@ cp_analysis_device_has_own_windows (CpAnalysis *self,
   g_return_val_if_fail (CP_IS_ANALYSIS (self), FALSE);
   return self->device_windows != NULL &&
          g_hash_table_contains (self->device_windows, GINT_TO_POINTER (device));
+}
+
+const CpFrameworkInfo *
+cp_analysis_get_framework (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  return &self->framework;
+}
+
+guint
+cp_analysis_get_fix_order (CpAnalysis  *self,
+                           CpFramework  order[CP_N_FRAMEWORKS])
+{
+  CpFramework lead;
+  guint n = 0;
+  gboolean known;
+
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), 0);
+
+  known = cp_framework_info_get_fixes_framework (&self->framework, &lead);
+  if (known)
+    order[n++] = lead;
+  for (guint fw = 0; fw < CP_N_FRAMEWORKS; fw++)
+    if (!known || fw != lead)
+      order[n++] = fw;
+  return known ? 1 : 0;
 }
 
 const char * const *

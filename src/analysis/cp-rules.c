@@ -1514,6 +1514,9 @@ eval_utilization (Ctx           *ctx,
     {
       const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
 
+      /* A device that only copies is not idle by compute. */
+      if (dev->n_kernels == 0)
+        continue;
       if (worst == NULL || dev->utilization < worst->utilization)
         {
           worst = dev;

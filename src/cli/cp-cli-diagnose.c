@@ -133,7 +133,16 @@ print_devices (CpAnalysis *a)
       g_autofree char *kw = cp_format_ns (dev->idle_kernel_wait);
       g_autofree char *ow = cp_format_ns (dev->idle_other);
 
-      if (cp_trace_get_device_kind (trace, dev->device) == CP_DEVICE_KIND_TPU)
+      if (dev->n_kernels == 0)
+        {
+          g_autofree char *copying = cp_format_ns (dev->window_time - dev->idle);
+
+          /* Translators: a device that runs no kernel, only copies and memsets. */
+          g_print (_("  %s %d: runs no kernels, only copies and memsets (%s of them in the windows)\n"),
+                   cp_trace_get_device_kind (trace, dev->device) == CP_DEVICE_KIND_TPU ? "TPU" : "GPU",
+                   dev->device, copying);
+        }
+      else if (cp_trace_get_device_kind (trace, dev->device) == CP_DEVICE_KIND_TPU)
         g_print (_("  TPU %d: utilisation %.1f%% (ops busy %s), %u XLA ops, op time %s\n"),
                  dev->device, 100 * dev->utilization, busy, dev->n_kernels, kt);
       else
@@ -230,7 +239,8 @@ print_finding (CpAnalysis *a,
   CpTrace *trace = cp_analysis_get_trace (a);
   const CpFigure *figs;
   const CpEvidence *ev;
-  guint n_figs, n_ev;
+  guint n_figs, n_ev, n_lead;
+  CpFramework order[CP_N_FRAMEWORKS];
   CpSeverity sev = cp_finding_get_severity (f);
   g_autofree char *upper = g_utf8_strup (cp_severity_get_label (sev), -1);
 
@@ -275,13 +285,26 @@ print_finding (CpAnalysis *a,
       g_print (_("    %s – %s (%s) on “%s”\n"), s, e, d, lane);
     }
 
-  g_print ("  %s\n", _("Fixes:"));
-  for (guint fw = 0; fw < CP_N_FRAMEWORKS; fw++)
+  /* The capture's framework first; the others after, marked. */
+  n_lead = cp_analysis_get_fix_order (a, order);
+  if (n_lead > 0)
     {
-      const char * const *fixes = cp_finding_get_fixes (f, fw);
+      const char * const *fixes = cp_finding_get_fixes (f, order[0]);
+
+      /* Translators: "Fixes (JAX, this capture's framework):". */
+      g_print (_("  Fixes (%s, this capture's framework):\n"), cp_framework_get_label (order[0]));
+      for (guint i = 0; fixes[i] != NULL; i++)
+        g_print ("    %s\n", fixes[i]);
+      g_print ("  %s\n", _("Other frameworks:"));
+    }
+  else
+    g_print ("  %s\n", _("Fixes:"));
+  for (guint k = n_lead; k < CP_N_FRAMEWORKS; k++)
+    {
+      const char * const *fixes = cp_finding_get_fixes (f, order[k]);
 
       for (guint i = 0; fixes[i] != NULL; i++)
-        g_print ("    %s: %s\n", cp_framework_get_label (fw), fixes[i]);
+        g_print ("    %s: %s\n", cp_framework_get_label (order[k]), fixes[i]);
     }
 }
 
@@ -301,6 +324,17 @@ print_text (CpAnalysis *a)
   g_print (_("Verdict:  %s\n\n"), cp_analysis_get_verdict (a)->text);
   g_print (_("Capture:  %s (%s)\n"), path ? path : cp_trace_get_title (trace), r && r->format ? r->format : "?");
   print_window (a);
+  {
+    const CpFrameworkInfo *fw = cp_analysis_get_framework (a);
+    g_autofree char *name = cp_framework_info_describe (fw);
+    g_autofree char *from = cp_framework_info_describe_evidence (fw);
+
+    if (from != NULL)
+      /* Translators: "Framework: JAX (jax.jit), inferred from “PjitFunction” calls (218)". */
+      g_print (_("Framework: %s, inferred from %s\n"), name, from);
+    else
+      g_print (_("Framework: %s\n"), name);
+  }
   for (guint i = 0; notes[i] != NULL; i++)
     g_print (_("Note:     %s\n"), notes[i]);
 

@@ -75,40 +75,52 @@ section_figures (Ctx    *ctx,
       gboolean tpu = cp_analysis_devices_are_tpu (a);
       gint64 window = cp_analysis_get_window_time (a);
       gint lowest_dev = 0;
+      guint n_busy = 0, only = 0;
 
+      /* Utilisation over the devices that run kernels: a device that only
+       * copies is not idle by compute (its copies are in the breakdown). */
+      for (guint i = 0; i < n_dev; i++)
+        if (dev[i].n_kernels > 0)
+          n_busy++;
       for (guint i = 0; i < n_dev; i++)
         {
-          util += dev[i].utilization;
-          if (dev[i].utilization < lowest)
+          if (n_busy == 0 || dev[i].n_kernels > 0)
             {
-              lowest = dev[i].utilization;
-              lowest_dev = dev[i].device;
+              util += dev[i].utilization;
+              only = i;
+              if (dev[i].utilization < lowest)
+                {
+                  lowest = dev[i].utilization;
+                  lowest_dev = dev[i].device;
+                }
             }
           idle += dev[i].idle;
           host += dev[i].idle_host_wait;
           kern += dev[i].idle_kernel_wait;
           other += dev[i].idle_other;
         }
-      util /= n_dev;
+      if (n_busy == 0)
+        n_busy = n_dev;
+      util /= n_busy;
       t.label = g_strdup (tpu ? _("TPU utilisation") : _("GPU utilisation"));
       t.value = format_percent (100 * util);
-      if (n_dev == 1)
+      if (n_busy == 1)
         {
-          g_autofree char *busy = cp_time_format_duration (dev[0].window_busy / MAX (n_steps, 1));
+          g_autofree char *busy = cp_time_format_duration (dev[only].window_busy / MAX (n_steps, 1));
 
           if (tpu)
-            t.sub = n_steps > 0 ? g_strdup_printf (_("TPU %d runs XLA ops %s per step"), dev[0].device, busy)
-                                : g_strdup_printf (_("TPU %d runs XLA ops %s"), dev[0].device, busy);
+            t.sub = n_steps > 0 ? g_strdup_printf (_("TPU %d runs XLA ops %s per step"), dev[only].device, busy)
+                                : g_strdup_printf (_("TPU %d runs XLA ops %s"), dev[only].device, busy);
           else
-            t.sub = n_steps > 0 ? g_strdup_printf (_("GPU %d runs kernels %s per step"), dev[0].device, busy)
-                                : g_strdup_printf (_("GPU %d runs kernels %s"), dev[0].device, busy);
+            t.sub = n_steps > 0 ? g_strdup_printf (_("GPU %d runs kernels %s per step"), dev[only].device, busy)
+                                : g_strdup_printf (_("GPU %d runs kernels %s"), dev[only].device, busy);
         }
       else
         {
           g_autofree char *lo = format_percent (100 * lowest);
 
-          t.sub = tpu ? g_strdup_printf (_("mean of %u TPUs; lowest TPU %d at %s"), n_dev, lowest_dev, lo)
-                      : g_strdup_printf (_("mean of %u GPUs; lowest GPU %d at %s"), n_dev, lowest_dev, lo);
+          t.sub = tpu ? g_strdup_printf (_("mean of %u TPUs; lowest TPU %d at %s"), n_busy, lowest_dev, lo)
+                      : g_strdup_printf (_("mean of %u GPUs; lowest GPU %d at %s"), n_busy, lowest_dev, lo);
         }
       g_array_append_val (tiles, t);
 

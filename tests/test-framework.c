@@ -1,0 +1,218 @@
+/* test-framework.c: the framework told from a capture, on the shared real
+ * captures and the generator's scenarios, against an independent count of
+ * the raw events (framework-count.py); and the fixes of the capture's
+ * framework leading the findings.
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "analysis/cp-analysis.h"
+#include "analysis/cp-framework.h"
+#include "cp-test-util.h"
+#include "formats/cp-loader.h"
+
+/* Captures under ../shared/traces and the framework each was recorded
+ * with, as their MANIFEST.md describes them (the oracle's counts are
+ * compared signal by signal on top). */
+static const struct { const char *path; const char *framework; } shared[] = {
+  { "AMD-AGI__TraceLens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", "pytorch" },
+  { "AMD-AGI__TraceLens/tests/traces/mi300/resnet_act_checkpoint.json.gz", "pytorch" },
+  { "AMD-AGI__TraceLens/tests/traces/torch_compile_triton/trace.json.gz", "pytorch" },
+  { "AMD-AGI__TraceLens/tests/traces/inference/xdit_flux.1/capture_traces/capture_trace_rank_0.json.gz", "pytorch" },
+  { "AMD-AGI__TraceLens/tests/traces/inference/vllm_prefilldecode_piecewise/graph_execution.json.gz", "pytorch" },
+  { "AMD-AGI__TraceLens/tests/traces/mi210/gpu_only_trace/gpu_only_trace.json.gz", "pytorch" },
+  { "facebookresearch__HolisticTraceAnalysis/tests/data/triton_example/triton_example.json.gz", "pytorch" },
+  { "facebookresearch__HolisticTraceAnalysis/tests/data/negative_queue_length_values_check/rank0.json.gz", "pytorch" },
+  { "facebookresearch__HolisticTraceAnalysis/tests/data/trace_diff/test/test.json.gz", "pytorch" },
+  { "facebookresearch__HolisticTraceAnalysis/tests/data/trace_diff/control/control.json.gz", "pytorch" },
+  { "pytorch__kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.pt.trace.json.gz", "pytorch" },
+  { "catapult-project__catapult/tracing/test_data/simple_trace.json", "none" },
+  { "AMD-AGI__TraceLens/tests/test_data_jax_te_fused_attn_categorization/934987a2fc2f.xplane.pb", "jax" },
+  { "AMD-AGI__TraceLens/tests/traces/mi300/jax_conv_minimal_legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb", "jax" },
+  { "AMD-AGI__TraceLens/tests/traces/mi300/jax_conv_minimal_08/tw003.xplane.pb", "jax" },
+  { "openxla__xprof/xprof/convert/test_xplanes/tpu_inference_2.xplane.pb", "jax" },
+};
+
+/* The generator's scenarios and the framework they lay out. */
+static const struct { const char *scenario; const char *format; const char *framework; } generated[] = {
+  { "healthy", "json", "pytorch" },
+  { "launch-bound", "json", "pytorch" },
+  { "xla-jax-gpu", "xplane", "jax" },
+  { "xla-tpu-async", "xplane", "jax" },
+  { "xla-tf-two-gpu", "xplane", "tensorflow" },
+  { "xla-tf-data-starved", "xplane", "tensorflow" },
+};
+
+static JsonObject *
+run_oracle (const char *path,
+            JsonParser *parser)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".",
+                                              "framework-count.py", NULL);
+  const char *argv[] = { python, script, path, NULL };
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  if (python == NULL)
+    return NULL;
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  g_assert_no_error (error);
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+/* The PyTorch-only fixes a JAX or TensorFlow capture must not lead with. */
+static gboolean
+is_pytorch_fix (const char *fix)
+{
+  return strstr (fix, "torch") != NULL || strstr (fix, "DataLoader") != NULL || strstr (fix, "CUDA graph") != NULL;
+}
+
+static void
+check_capture (const char *path,
+               const char *want_framework)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(CpAnalysis) a = NULL;
+  JsonObject *want, *counts;
+  JsonArray *variants;
+  const CpFrameworkInfo *info;
+  GListModel *findings;
+  CpFramework lead;
+  guint variant_bits = 0;
+  g_autofree char *described = NULL;
+
+  g_assert_no_error (error);
+  a = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  info = cp_analysis_get_framework (a);
+  described = cp_framework_info_describe (info);
+  g_test_message ("%s: %s", path, described);
+
+  g_assert_cmpstr (cp_detected_framework_to_string (info->framework), ==, want_framework);
+  want = run_oracle (path, parser);
+  if (want == NULL)
+    {
+      g_test_message ("python3 not found: %s not cross-checked", path);
+      return;
+    }
+  counts = json_object_get_object_member (want, "counts");
+  for (guint s = 0; s < CP_N_FRAMEWORK_SIGNALS; s++)
+    {
+      const char *id = cp_framework_signal_to_string (s);
+
+      g_assert_true (json_object_has_member (counts, id));
+      if ((gint64) info->counts[s] != json_object_get_int_member (counts, id))
+        g_error ("%s: signal %s: %" G_GUINT64_FORMAT " events, the raw events have %" G_GINT64_FORMAT,
+                 path, id, info->counts[s], json_object_get_int_member (counts, id));
+    }
+  g_assert_cmpstr (json_object_get_string_member (want, "framework"), ==, want_framework);
+  variants = json_object_get_array_member (want, "variants");
+  for (guint k = 0; k < json_array_get_length (variants); k++)
+    {
+      const char *v = json_array_get_string_element (variants, k);
+      gboolean found = FALSE;
+
+      for (guint b = 0; b < CP_N_FRAMEWORK_VARIANTS; b++)
+        if (g_strcmp0 (cp_framework_variant_to_string (1u << b), v) == 0)
+          {
+            variant_bits |= 1u << b;
+            found = TRUE;
+          }
+      g_assert_true (found);
+    }
+  g_assert_cmphex (info->variants, ==, variant_bits);
+
+  /* The fixes that lead are the framework's, and no JAX or TensorFlow
+   * capture leads with a PyTorch fix. */
+  if (!cp_framework_info_get_fixes_framework (info, &lead))
+    return;
+  findings = cp_analysis_get_findings (a);
+  for (guint i = 0; i < g_list_model_get_n_items (findings); i++)
+    {
+      g_autoptr(CpFinding) f = g_list_model_get_item (findings, i);
+      const char * const *fixes = cp_finding_get_fixes (f, lead);
+
+      if (lead == CP_FRAMEWORK_PYTORCH)
+        continue;
+      for (guint k = 0; fixes[k] != NULL; k++)
+        if (is_pytorch_fix (fixes[k]))
+          g_error ("%s: %s leads with a PyTorch fix: %s", path, cp_finding_get_rule_id (f), fixes[k]);
+    }
+}
+
+static void
+test_shared (void)
+{
+  const char *root = cp_test_shared_traces ();
+  guint checked = 0;
+
+  if (root == NULL)
+    {
+      g_test_skip ("../shared/traces is missing");
+      return;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (shared); i++)
+    {
+      g_autofree char *path = g_build_filename (root, shared[i].path, NULL);
+
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        {
+          g_test_message ("%s is missing", path);
+          continue;
+        }
+      check_capture (path, shared[i].framework);
+      checked++;
+    }
+  if (checked == 0)
+    g_test_skip ("none of the shared captures is there");
+}
+
+static void
+test_generated (void)
+{
+  const char *gen = g_getenv ("CP_GEN");
+  g_autofree char *dir = cp_test_make_tmpdir ();
+
+  g_assert_nonnull (gen);
+  for (guint i = 0; i < G_N_ELEMENTS (generated); i++)
+    {
+      g_autofree char *capture = g_strdup_printf ("%s/%s.%s", dir, generated[i].scenario,
+                                                  g_str_equal (generated[i].format, "json") ? "json" : "xplane.pb");
+      const char *argv[] = { gen, "--scenario", generated[i].scenario, "--format", generated[i].format,
+                             "--out", capture, "--steps", "4", "-q", NULL };
+      g_autoptr(GError) error = NULL;
+      int status = 0;
+
+      g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error);
+      g_assert_no_error (error);
+      g_assert_true (g_spawn_check_wait_status (status, NULL));
+      check_capture (capture, generated[i].framework);
+    }
+  cp_test_rm_rf (dir);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/framework/shared", test_shared);
+  g_test_add_func ("/framework/generated", test_generated);
+
+  return g_test_run ();
+}
