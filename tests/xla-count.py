@@ -32,6 +32,18 @@ import sys
 HALF = ("half", "fp16", "f16", "bfloat16", "h884", "h1688", "h16816", "hmma", "fp8", "e4m3", "e5m2")
 COLLECTIVE_WORDS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all",
                     "collective-permute", "collective-broadcast", "send", "recv")
+
+
+def tensile_half(name):
+    """AMD Tensile / hipBLASLt GEMM "Cijk_Ailk_Bljk_BBS_...": the fourth
+    field is the data types; B (bf16), H (half) or F8 first is 16/8-bit."""
+    if not name.startswith("Cijk_"):
+        return False
+    parts = name.split("_")
+    t = parts[3] if len(parts) > 3 else ""
+    return (len(t) > 1 and t[0] in "BH" and t[1].isupper()) or t.startswith(("F8", "B8"))
+
+
 BOOK = ("/host:metadata", "Task Environment", "/host:tfstreamz")
 
 
@@ -259,7 +271,7 @@ def main(path):
                     asy = ((cat.endswith("-done") or cat.endswith("-start"))
                            and not any(wd in cat for wd in COLLECTIVE_WORDS))
                     coll = any(wd in cat for wd in COLLECTIVE_WORDS)
-                    half = any(h in name.lower() for h in HALF)
+                    half = any(h in name.lower() for h in HALF) or tensile_half(name)
                     ops.append((s, e, asy, coll, half))
                 elif host:
                     if name.endswith(":XLA GPU module"):
