@@ -49,6 +49,9 @@ static const struct { const char *scenario; const char *format; const char *fram
   { "xla-tf-data-starved", "xplane", "tensorflow" },
 };
 
+/* Fixes that say the capture already applies what they are about. */
+static guint n_already;
+
 static JsonObject *
 run_oracle (const char *path,
             JsonParser *parser)
@@ -136,8 +139,43 @@ check_capture (const char *path,
     }
   g_assert_cmphex (info->variants, ==, variant_bits);
 
-  /* The fixes that lead are the framework's, and no JAX or TensorFlow
-   * capture leads with a PyTorch fix. */
+  /* Rules for another framework or device kind are listed as not checked,
+   * with why, and none of them has a finding. */
+  {
+    guint n_unchecked;
+    const CpRule * const *unchecked = cp_analysis_get_unchecked_rules (a, &n_unchecked);
+    gboolean tpu = cp_analysis_devices_are_tpu (a);
+
+    for (guint k = 0; k < n_unchecked; k++)
+      {
+        const char *why = NULL;
+
+        g_assert_false (cp_rule_applies (unchecked[k], info->framework, cp_analysis_get_rule_device_kind (a), &why));
+        g_assert_nonnull (why);
+        g_assert_null (cp_analysis_lookup_finding (a, unchecked[k]->id));
+      }
+    /* DataParallel and the DataLoader rule are PyTorch's; a TPU has no
+     * kernel launches or pageable copies to measure. */
+    if (info->framework == CP_DETECTED_JAX || info->framework == CP_DETECTED_TENSORFLOW)
+      {
+        g_assert_null (cp_analysis_lookup_finding (a, "dataparallel"));
+        g_assert_null (cp_analysis_lookup_finding (a, "dataloader-single-process"));
+        g_assert_cmpuint (n_unchecked, >=, 2);
+      }
+    if (tpu)
+      {
+        gboolean launch = FALSE;
+
+        for (guint k = 0; k < n_unchecked; k++)
+          launch |= g_str_equal (unchecked[k]->id, "launch-bound");
+        g_assert_true (launch);
+      }
+  }
+
+  /* The fixes that lead are the framework's: no JAX or TensorFlow capture
+   * leads with a PyTorch fix, and a capture already under torch.compile,
+   * CUDA graphs or jax.jit is not told to use it (a fix naming it says
+   * what to look at in it instead). */
   if (!cp_framework_info_get_fixes_framework (info, &lead))
     return;
   findings = cp_analysis_get_findings (a);
@@ -146,11 +184,24 @@ check_capture (const char *path,
       g_autoptr(CpFinding) f = g_list_model_get_item (findings, i);
       const char * const *fixes = cp_finding_get_fixes (f, lead);
 
-      if (lead == CP_FRAMEWORK_PYTORCH)
-        continue;
       for (guint k = 0; fixes[k] != NULL; k++)
-        if (is_pytorch_fix (fixes[k]))
-          g_error ("%s: %s leads with a PyTorch fix: %s", path, cp_finding_get_rule_id (f), fixes[k]);
+        {
+          if (lead != CP_FRAMEWORK_PYTORCH && is_pytorch_fix (fixes[k]))
+            g_error ("%s: %s leads with a PyTorch fix: %s", path, cp_finding_get_rule_id (f), fixes[k]);
+          if ((info->variants & CP_VARIANT_TORCH_COMPILE) && strstr (fixes[k], "torch.compile") != NULL &&
+              strstr (fixes[k], "already") == NULL)
+            g_error ("%s: %s offers torch.compile to a compiled capture: %s", path, cp_finding_get_rule_id (f), fixes[k]);
+          if ((info->variants & CP_VARIANT_CUDA_GRAPHS) && strstr (fixes[k], "CUDA graph") != NULL &&
+              strstr (fixes[k], "already") == NULL)
+            g_error ("%s: %s offers CUDA graphs to a capture that has them: %s", path, cp_finding_get_rule_id (f), fixes[k]);
+          if ((info->variants & CP_VARIANT_JIT) && strstr (fixes[k], "jax.jit") != NULL &&
+              strstr (fixes[k], "already") == NULL)
+            g_error ("%s: %s offers jax.jit to a jitted capture: %s", path, cp_finding_get_rule_id (f), fixes[k]);
+          if (strstr (fixes[k], "already") != NULL)
+            n_already++;
+          if (cp_analysis_devices_are_tpu (a) && strstr (fixes[k], "GPU") != NULL)
+            g_error ("%s: %s says GPU on a TPU: %s", path, cp_finding_get_rule_id (f), fixes[k]);
+        }
     }
 }
 
@@ -179,6 +230,10 @@ test_shared (void)
     }
   if (checked == 0)
     g_test_skip ("none of the shared captures is there");
+  /* The compiled, graph-launching and jitted captures among them had
+   * fixes turned into what to look at. */
+  else
+    g_assert_cmpuint (n_already, >, 0);
 }
 
 static void

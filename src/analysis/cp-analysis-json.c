@@ -542,6 +542,18 @@ write_rules (JsonBuilder *b)
                              rules[i].idle_cause == CP_IDLE_CAUSE_NONE ? "speedup" : "cause");
       add_string (b, "idle_cause", cp_idle_cause_to_string (rules[i].idle_cause));
       add_string (b, "source", rules[i].source);
+      json_builder_set_member_name (b, "frameworks");
+      json_builder_begin_array (b);
+      for (CpDetectedFramework fw = CP_DETECTED_PYTORCH; fw <= CP_DETECTED_XLA; fw++)
+        if (rules[i].frameworks == 0 || (rules[i].frameworks & (1u << fw)))
+          json_builder_add_string_value (b, cp_detected_framework_to_string (fw));
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "device_kinds");
+      json_builder_begin_array (b);
+      for (CpDeviceKind k = CP_DEVICE_KIND_GPU; k <= CP_DEVICE_KIND_OTHER; k++)
+        if (rules[i].device_kinds == 0 || (rules[i].device_kinds & (1u << k)))
+          json_builder_add_string_value (b, cp_device_kind_to_string (k));
+      json_builder_end_array (b);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -631,6 +643,25 @@ cp_analysis_to_json (CpAnalysis *self,
   json_builder_end_array (b);
 
   write_framework (self, b);
+  {
+    guint n_unchecked;
+    const CpRule * const *unchecked = cp_analysis_get_unchecked_rules (self, &n_unchecked);
+
+    json_builder_set_member_name (b, "not_checked");
+    json_builder_begin_array (b);
+    for (guint k = 0; k < n_unchecked; k++)
+      {
+        const char *why = NULL;
+
+        cp_rule_applies (unchecked[k], cp_analysis_get_framework (self)->framework,
+                         cp_analysis_get_rule_device_kind (self), &why);
+        json_builder_begin_object (b);
+        add_string (b, "rule", unchecked[k]->id);
+        add_string (b, "reason", why);
+        json_builder_end_object (b);
+      }
+    json_builder_end_array (b);
+  }
   write_verdict (self, b);
   write_metrics (self, b);
   write_steps (self, b);

@@ -74,6 +74,7 @@ cp_analysis_finalize (GObject *object)
   g_clear_pointer (&self->steps, g_array_unref);
   g_clear_pointer (&self->windows, g_array_unref);
   g_clear_pointer (&self->notes, g_ptr_array_unref);
+  g_clear_pointer (&self->not_checked, g_ptr_array_unref);
   g_clear_pointer (&self->devices, g_array_unref);
   g_clear_pointer (&self->kernels, g_array_unref);
   g_clear_pointer (&self->host_ops, g_array_unref);
@@ -103,6 +104,7 @@ cp_analysis_init (CpAnalysis *self)
   self->steps = g_array_new (FALSE, TRUE, sizeof (CpStepStats));
   self->windows = g_array_new (FALSE, TRUE, sizeof (CpInterval));
   self->notes = g_ptr_array_new_null_terminated (4, g_free, TRUE);
+  self->not_checked = g_ptr_array_new ();
   self->devices = g_array_new (FALSE, TRUE, sizeof (CpDeviceStats));
   self->kernels = g_array_new (FALSE, TRUE, sizeof (CpKernelStats));
   self->host_ops = g_array_new (FALSE, TRUE, sizeof (CpHostOpStats));
@@ -721,6 +723,22 @@ cp_analysis_get_fix_order (CpAnalysis  *self,
     if (!known || fw != lead)
       order[n++] = fw;
   return known ? 1 : 0;
+}
+
+const CpRule * const *
+cp_analysis_get_unchecked_rules (CpAnalysis *self,
+                                 guint      *n_rules)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  *n_rules = self->not_checked->len;
+  return (const CpRule * const *) self->not_checked->pdata;
+}
+
+CpDeviceKind
+cp_analysis_get_rule_device_kind (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), CP_DEVICE_KIND_GPU);
+  return cp_analysis_devices_are_tpu (self) ? CP_DEVICE_KIND_TPU : CP_DEVICE_KIND_GPU;
 }
 
 const char * const *

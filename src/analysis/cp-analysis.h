@@ -229,6 +229,13 @@ const CpFrameworkInfo *cp_analysis_get_framework    (CpAnalysis *self);
  * all are shown alike); the others are folded under "Other frameworks". */
 guint                cp_analysis_get_fix_order      (CpAnalysis  *self,
                                                      CpFramework  order[CP_N_FRAMEWORKS]);
+/* The rules that do not apply to the capture's framework or device kind
+ * (cp_rule_applies() says why), in catalog order. */
+const CpRule * const *cp_analysis_get_unchecked_rules (CpAnalysis *self,
+                                                      guint      *n_rules);
+/* The device kind the rules are chosen for: TPU when every device is one,
+ * else GPU. */
+CpDeviceKind         cp_analysis_get_rule_device_kind (CpAnalysis *self);
 /* Statements about the capture and the window (no steps, no device...). */
 const char * const  *cp_analysis_get_notes          (CpAnalysis *self);
 
