@@ -251,6 +251,15 @@ static const char * const fix_amp_jax[] = {
   N_("For fp32 matmuls, allow TF32: jax.default_matmul_precision(\"tensorfloat32\")"),
   NULL
 };
+static const char * const fix_amp_tpu_jax[] = {
+  N_("Compute in bfloat16 (model dtype=jnp.bfloat16, or a mixed-precision policy such as jmp) with fp32 master weights: the TPU's MXU multiplies bf16 natively"),
+  N_("Check the precision of the f32 dots and convolutions: precision=HIGHEST (or jax.default_matmul_precision(\"highest\")) makes the MXU take several bf16 passes each"),
+  NULL
+};
+static const char * const fix_amp_tpu_tf[] = {
+  N_("Enable mixed precision: tf.keras.mixed_precision.set_global_policy(\"mixed_bfloat16\"), the TPU's MXU multiplies bf16 natively"),
+  NULL
+};
 static const char * const fix_amp_tf[] = {
   N_("Enable mixed precision: tf.keras.mixed_precision.set_global_policy(\"mixed_float16\") or \"mixed_bfloat16\""),
   N_("Keep TF32 enabled on Ampere and newer: tf.config.experimental.enable_tensor_float_32_execution(True)"),
@@ -1474,12 +1483,32 @@ eval_precision (Ctx           *ctx,
     sev = CP_SEVERITY_INFO;
 
   f = new_finding (ctx, rule, sev);
+  /* On a TPU the MXU is the tensor core, bf16 its native precision; TF32
+   * does not exist there. */
+  if (cp_analysis_devices_are_tpu (self))
+    {
+      const char * const *lists[] = { fix_amp_tpu_jax, fix_amp_tpu_tf };
+      const CpFramework fws[] = { CP_FRAMEWORK_JAX, CP_FRAMEWORK_TENSORFLOW };
+
+      for (guint k = 0; k < G_N_ELEMENTS (lists); k++)
+        {
+          g_autoptr(GPtrArray) tr = g_ptr_array_new ();
+
+          for (guint i = 0; lists[k][i] != NULL; i++)
+            g_ptr_array_add (tr, (gpointer) _(lists[k][i]));
+          g_ptr_array_add (tr, NULL);
+          cp_finding_set_fixes (f, fws[k], (const char * const *) tr->pdata);
+        }
+    }
   add_metric (f, rule, "fp32_eligible_percent", value);
   cp_finding_add_figure (f, "half_percent", _("16-bit share of device compute time (XProf)"),
                          pct16, "%", "<", 10, NAN);
-  cp_finding_add_figure (f, "tensor_core_ratio", _("Kernel time on tensor cores (TensorBoard plugin)"),
+  if (!cp_analysis_devices_are_tpu (self))
+    cp_finding_add_figure (f, "tensor_core_ratio", _("Kernel time on tensor cores (TensorBoard plugin)"),
                          self->kernel_time > 0 ? (double) tc_time / self->kernel_time : 0.0, "ratio", NULL, NAN, NAN);
-  cp_finding_add_figure (f, "eligible_ratio", _("Kernel time of tensor-core-eligible work"),
+  cp_finding_add_figure (f, "eligible_ratio",
+                         cp_analysis_devices_are_tpu (self) ? _("XLA op time of dots and convolutions (MXU work)")
+                                                            : _("Kernel time of tensor-core-eligible work"),
                          self->kernel_time > 0 ? (double) self->eligible_kernel_time / self->kernel_time : 0.0,
                          "ratio", ">", 0, NAN);
   for (guint k = 0; k < self->eligible_fp32->len; k++)
@@ -1492,8 +1521,10 @@ eval_precision (Ctx           *ctx,
   /* Tensor cores run these at least twice as fast: half the time is at stake. */
   cp_finding_set_time_at_stake (f, eligible_in_w / 2, per_window (ctx, eligible_in_w / 2));
   set_summary (ctx, f, rule,
-               old_gpu ? _("Matmuls and convolutions run in 32-bit without tensor cores; this GPU has none (compute capability < 7).")
-                       : _("Matmuls and convolutions run in 32-bit without tensor cores."),
+               cp_analysis_devices_are_tpu (self)
+               ? _("Dots and convolutions run in f32: the TPU's MXU multiplies bf16 natively and takes several passes for f32.")
+               : old_gpu ? _("Matmuls and convolutions run in 32-bit without tensor cores; this GPU has none (compute capability < 7).")
+                         : _("Matmuls and convolutions run in 32-bit without tensor cores."),
                value);
   *stake = g_steal_pointer (&own);
   return f;
