@@ -174,7 +174,15 @@ fill_file_group (CpCapturePane *self)
   add_row (self, self->file_group, _("Start"), origin);
   add_row (self, self->file_group, _("Time Span"), span);
   add_row (self, self->file_group, _("Slices"), slices);
-  add_row (self, self->file_group, _("Kernels"), kernels);
+  {
+    guint n_dev = cp_trace_get_n_devices (trace), n_tpu = 0;
+
+    for (guint d = 0; d < n_dev; d++)
+      if (cp_trace_get_device_kind (trace, cp_trace_get_device (trace, d)->ordinal) == CP_DEVICE_KIND_TPU)
+        n_tpu++;
+    /* What a TPU executes are XLA ops, not kernels. */
+    add_row (self, self->file_group, n_dev > 0 && n_tpu == n_dev ? _("XLA Ops") : _("Kernels"), kernels);
+  }
   add_row (self, self->file_group, _("Transfers"), transfers);
   add_row (self, self->file_group, _("Flows"), flows);
   add_row (self, self->file_group, _("Steps"), steps);
