@@ -260,6 +260,64 @@ test_generated (void)
   cp_test_rm_rf (dir);
 }
 
+/* A JAX capture whose GPU 0 only copies (its plane holds 53
+ * CopyDeviceToDevice events and nothing else) and whose GPU 7 computes:
+ * GPU 0 is not the least busy device, nor shown at 0% utilisation. */
+static void
+test_copy_only_device (void)
+{
+  const char *root = cp_test_shared_traces ();
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  CpFinding *low;
+  const CpDeviceStats *devs;
+  guint n;
+  gboolean seen = FALSE;
+
+  if (root == NULL)
+    {
+      g_test_skip ("../shared/traces is missing");
+      return;
+    }
+  path = g_build_filename (root, "AMD-AGI__TraceLens/tests/traces/mi300/jax_conv_minimal_legacy/"
+                           "chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb", NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the jax_conv_minimal_legacy capture is missing");
+      return;
+    }
+  file = g_file_new_for_path (path);
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  a = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  devs = cp_analysis_get_devices (a, &n);
+  for (guint d = 0; d < n; d++)
+    if (devs[d].device == 0)
+      {
+        g_assert_cmpuint (devs[d].n_kernels, ==, 0);
+        seen = TRUE;
+      }
+  g_assert_true (seen);
+  /* The verdict's busy share and low-utilization speak of GPU 7. */
+  g_assert_cmpfloat (cp_analysis_get_verdict (a)->busy_percent, >, 0.0);
+  low = cp_analysis_lookup_finding (a, "low-utilization");
+  if (low != NULL)
+    {
+      g_assert_cmpfloat (cp_finding_lookup_figure (low, "device")->value, ==, 7);
+      g_assert_cmpfloat (cp_finding_lookup_figure (low, "utilization")->value, >, 0.0);
+    }
+  /* The JSON marks the device. */
+  {
+    g_autofree char *json = cp_analysis_to_json (a, FALSE);
+
+    g_assert_nonnull (strstr (json, "\"only_copies\":true"));
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -268,6 +326,7 @@ main (int   argc,
 
   g_test_add_func ("/framework/shared", test_shared);
   g_test_add_func ("/framework/generated", test_generated);
+  g_test_add_func ("/framework/copy-only-device", test_copy_only_device);
 
   return g_test_run ();
 }
