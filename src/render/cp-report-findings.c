@@ -35,14 +35,16 @@ format_threshold (const CpFigure *f)
   return g_strjoinv ("≤", le);
 }
 
+/* The fixes of the capture's framework (PyTorch's when not recognised). */
 static CpFramework
-guess_framework (CpTrace *trace)
+report_framework (Ctx *ctx)
 {
-  const CpLoadReport *lr = cp_trace_get_load_report (trace);
+  CpFramework order[CP_N_FRAMEWORKS];
 
-  if (lr != NULL && lr->format != NULL && g_str_has_prefix (lr->format, "xplane"))
-    return CP_FRAMEWORK_JAX;
-  return CP_FRAMEWORK_PYTORCH;
+  if (ctx->analysis == NULL)
+    return CP_FRAMEWORK_PYTORCH;
+  cp_analysis_get_fix_order (ctx->analysis, order);
+  return order[0];
 }
 
 static double
@@ -58,7 +60,7 @@ finding_card (Ctx       *ctx,
   double right_w = ctx->inner - (right_x - ctx->x0) - CARD_PAD;
   double lx = ctx->x0 + CARD_PAD + 8;
   double h = 0;
-  CpFramework fw = guess_framework (ctx->self->trace);
+  CpFramework fw = report_framework (ctx);
 
   for (int pass = 0; pass < 2; pass++)
     {

@@ -56,9 +56,11 @@ section_header (Ctx    *ctx,
   y += text_full (ctx, title ? title : _("Capture"), FALSE, ctx->f_title, ctx->x0, y, ctx->inner,
                   ctx->c->text, PANGO_ALIGN_LEFT, 2, NULL) + 6;
 
-  /* Format, devices, date, span, steps. */
+  /* Format, framework, devices, date, span, steps. */
   if (lr != NULL && lr->format != NULL)
     g_ptr_array_add (meta, g_strdup (lr->format));
+  if (cp_analysis_get_framework (ctx->analysis)->framework != CP_DETECTED_NONE)
+    g_ptr_array_add (meta, cp_framework_info_describe (cp_analysis_get_framework (ctx->analysis)));
   for (guint i = 0; i < cp_trace_get_n_devices (trace); i++)
     {
       const CpDevice *d = cp_trace_get_device (trace, i);
