@@ -14,6 +14,7 @@
 
 #include "analysis/cp-analysis.h"
 #include "analysis/cp-framework.h"
+#include "cp-test-trace.h"
 #include "cp-test-util.h"
 #include "formats/cp-loader.h"
 
@@ -318,12 +319,110 @@ test_copy_only_device (void)
   }
 }
 
+/* The rules of cp-framework.h on small hand-made traces. */
+static void
+detect_names (const char * const *host,
+              const char * const *kernels,
+              CpFrameworkInfo    *info)
+{
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint h = cp_test_trace_host_lane (b, 1);
+  guint k = cp_test_trace_kernel_lane (b, 0, 7);
+  g_autoptr(CpTrace) trace = NULL;
+  gint64 t = 0;
+
+  for (guint i = 0; host != NULL && host[i] != NULL; i++, t += 10)
+    cp_test_trace_slice (b, h, t, 5, host[i]);
+  for (guint i = 0; kernels != NULL && kernels[i] != NULL; i++, t += 10)
+    cp_test_trace_slice (b, k, t, 5, kernels[i]);
+  trace = cp_test_trace_finish (b);
+  cp_framework_detect (trace, info);
+}
+
+static void
+test_rules (void)
+{
+  CpFrameworkInfo info;
+  CpFramework lead;
+
+  /* XLA alone: its fixes are JAX's. */
+  {
+    const char *host[] = { "jit_step:XLA GPU module", "GpuExecutable::ExecuteThunks", NULL };
+
+    detect_names (host, NULL, &info);
+    /* "jit_step:XLA GPU module" is a jit_ module too: JAX. */
+    g_assert_cmpint (info.framework, ==, CP_DETECTED_JAX);
+  }
+  {
+    const char *host[] = { "cluster_3:XLA GPU module", NULL };
+
+    detect_names (host, NULL, &info);
+    g_assert_cmpint (info.framework, ==, CP_DETECTED_XLA);
+    g_assert_cmpuint (info.variants, ==, 0);
+    g_assert_true (cp_framework_info_get_fixes_framework (&info, &lead));
+    g_assert_cmpint (lead, ==, CP_FRAMEWORK_JAX);
+  }
+  /* tf.data feeding JAX stays JAX's; with tf.function it is TensorFlow's. */
+  {
+    const char *host[] = { "PjitFunction(train_step)", "Iterator::Model", "Iterator::Model::Map",
+                           "IteratorGetNext", NULL };
+
+    detect_names (host, NULL, &info);
+    g_assert_cmpint (info.framework, ==, CP_DETECTED_JAX);
+    g_assert_cmphex (info.variants, ==, CP_VARIANT_JIT | CP_VARIANT_TF_DATA);
+    g_assert_cmpuint (info.counts[CP_SIGNAL_TF_DATA], ==, 3);
+  }
+  {
+    const char *host[] = { "PjitFunction(f)", "__inference_train_function_12", "Iterator::Model",
+                           "IteratorGetNext", NULL };
+
+    detect_names (host, NULL, &info);
+    g_assert_cmpint (info.framework, ==, CP_DETECTED_TENSORFLOW);
+    g_assert_cmphex (info.variants, ==, CP_VARIANT_TF_FUNCTION | CP_VARIANT_TF_DATA);
+  }
+  /* Triton kernels count on kernel lanes only; eager without them. */
+  {
+    const char *host[] = { "aten::mm", "triton_poi_fused_add_0", NULL };
+
+    detect_names (host, NULL, &info);
+    g_assert_cmpint (info.framework, ==, CP_DETECTED_PYTORCH);
+    g_assert_cmphex (info.variants, ==, CP_VARIANT_EAGER);
+    g_assert_cmpuint (info.counts[CP_SIGNAL_TRITON], ==, 0);
+  }
+  {
+    const char *host[] = { "aten::mm", "cudaGraphLaunch", NULL };
+    const char *kernels[] = { "triton_poi_fused_add_0", "triton_red_fused_sum_1", NULL };
+
+    detect_names (host, kernels, &info);
+    g_assert_cmphex (info.variants, ==, CP_VARIANT_TORCH_COMPILE | CP_VARIANT_CUDA_GRAPHS);
+    g_assert_cmpuint (info.counts[CP_SIGNAL_TRITON], ==, 2);
+  }
+  /* Keras in any case; nothing known: none, and no fixes lead. */
+  {
+    const char *host[] = { "$KerasTensor call", "$keras/src/engine.py:10 fit", NULL };
+
+    detect_names (host, NULL, &info);
+    g_assert_cmpint (info.framework, ==, CP_DETECTED_TENSORFLOW);
+    g_assert_cmpuint (info.counts[CP_SIGNAL_KERAS], ==, 2);
+    g_assert_cmphex (info.variants, ==, CP_VARIANT_KERAS);
+  }
+  {
+    const char *host[] = { "MessageLoop::RunTask", "ThreadControllerImpl::RunTask", NULL };
+
+    detect_names (host, NULL, &info);
+    g_assert_cmpint (info.framework, ==, CP_DETECTED_NONE);
+    g_assert_false (cp_framework_info_get_fixes_framework (&info, &lead));
+    g_assert_null (cp_framework_info_describe_evidence (&info));
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 
+  g_test_add_func ("/framework/rules", test_rules);
   g_test_add_func ("/framework/shared", test_shared);
   g_test_add_func ("/framework/generated", test_generated);
   g_test_add_func ("/framework/copy-only-device", test_copy_only_device);
