@@ -198,6 +198,7 @@ cp_comparison_to_json (CpComparison *self,
     {
       json_builder_begin_object (b);
       _cp_json_add_int (b, "ordinal", devs[i].ordinal);
+      _cp_json_add_int (b, "ordinal_b", devs[i].ordinal_b);
       _cp_json_add_string (b, "kind", cp_device_kind_to_string (devs[i].kind));
       _cp_json_add_string (b, "side", cp_compare_side_to_string (devs[i].side));
       _cp_json_add_double (b, "utilization_a", devs[i].utilization_a);

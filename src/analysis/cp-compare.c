@@ -34,6 +34,7 @@ struct _CpComparison
   GHashTable         *kernel_index;   /* key → index in kernels */
   gint64              kernel_time[2]; /* capture-wide */
   gint64              matched_kernel_time[2];
+  gboolean            single_device_match;
 };
 
 G_DEFINE_FINAL_TYPE (CpComparison, cp_comparison, G_TYPE_OBJECT)
@@ -113,6 +114,18 @@ skip_balanced (const char *s,
   return i;
 }
 
+/* Whether a name before its template arguments says nothing of the kernel
+ * (CUTLASS and CUB launchers). */
+static gboolean
+names_nothing (const char *so_far)
+{
+  static const char * const generic[] = { "Kernel", "Kernel2", "device_kernel", "kernel", NULL };
+  const char *last = g_strrstr (so_far, "::");
+
+  last = last ? last + 2 : so_far;
+  return g_strv_contains (generic, last);
+}
+
 char *
 cp_compare_normalise_kernel_name (const char *name)
 {
@@ -137,6 +150,19 @@ cp_compare_normalise_kernel_name (const char *name)
         {
           g_string_append_c (out, c);
           i++;
+        }
+      else if (c == '<' && names_nothing (out->str))
+        {
+          /* cutlass::Kernel2<cutlass_80_tensorop_…>: the kernel is its
+           * first template argument. */
+          gsize end = skip_balanced (s, i, '<', '>');
+          gsize j = i + 1;
+
+          while (j < end && s[j] != ',' && s[j] != '<' && s[j] != '>')
+            j++;
+          g_string_append_len (out, s + i, j - i);
+          g_string_append (out, s[j] == ',' || s[j] == '<' ? ", …>" : ">");
+          i = end;
         }
       else if (c == '<')
         {
@@ -441,7 +467,7 @@ match_devices (CpComparison *self)
           {
             CpCompareDevice fresh = { 0 };
 
-            fresh.ordinal = devs[s][i].device;
+            fresh.ordinal = fresh.ordinal_b = devs[s][i].device;
             fresh.kind = kind;
             fresh.side = s == 0 ? CP_COMPARE_ONLY_A : CP_COMPARE_ONLY_B;
             fresh.utilization_a = fresh.utilization_b = NAN;
@@ -450,6 +476,21 @@ match_devices (CpComparison *self)
           }
         else if (s == 1 && d->side == CP_COMPARE_ONLY_A)
           d->side = CP_COMPARE_BOTH;
+        /* One device on each side, of one kind: the same device seen by
+         * two ranks of a job (GPU 3 in one capture, GPU 1 in the other). */
+        if (s == 1 && d->side == CP_COMPARE_ONLY_B && n[0] == 1 && n[1] == 1 && self->devices->len == 2)
+          {
+            CpCompareDevice *first = &g_array_index (self->devices, CpCompareDevice, 0);
+
+            if (first->kind == kind)
+              {
+                self->single_device_match = TRUE;
+                first->side = CP_COMPARE_BOTH;
+                first->ordinal_b = devs[1][0].device;
+                g_array_set_size (self->devices, 1);
+                d = first;
+              }
+          }
         if (s == 0)
           {
             d->utilization_a = devs[s][i].utilization;
@@ -625,6 +666,13 @@ decide_comparable (CpComparison *self)
   else
     add_note (self, g_strdup (_("No host op name is found on both sides: host ops do not compare")));
 
+  if (self->single_device_match)
+    {
+      const CpCompareDevice *d = &g_array_index (self->devices, CpCompareDevice, 0);
+
+      add_note (self, g_strdup_printf (_("Each capture has one device, %d in A and %d in B: they are compared as one"),
+                                       d->ordinal, d->ordinal_b));
+    }
   if (devices_both > 0)
     self->comparable |= CP_COMPARE_GROUP_DEVICES;
   else if (self->devices->len > 0)

@@ -85,9 +85,13 @@ typedef struct
   gint              id;        /* CpTimeCategory for categories, ordinal for devices, else -1 */
 } CpCompareItem;
 
+/* Devices match by ordinal and kind; when each side has one device of the
+ * same kind, those two match whatever their ordinals (two ranks of one
+ * job), and ordinal_b says B's. */
 typedef struct
 {
-  gint      ordinal;
+  gint      ordinal;         /* A's, or B's when only in B */
+  gint      ordinal_b;
   CpDeviceKind kind;
   CpCompareSide side;
   double    utilization_a;   /* fraction; NAN on the side without it */
@@ -131,11 +135,13 @@ const char *cp_compare_finding_change_to_string (CpCompareFindingChange change);
 const char *cp_compare_kernel_key_to_string     (CpCompareKernelKey     key);
 const char *cp_compare_group_to_string          (CpCompareGroup         group);
 
-/* The name kernels are matched by (newly allocated): leading "void " and
- * the return type dropped, template arguments <...> folded to "<>", the
- * parameter list "(...)" dropped, hexadecimal addresses folded to "0x",
- * and a trailing instance number (".12", "_3", "#4": XLA, Triton and
- * launch-numbered names) dropped. */
+/* The name kernels are matched by (newly allocated): a leading "void "
+ * dropped; template arguments <...> folded to "<>", except that a launcher
+ * whose own name says nothing ("cutlass::Kernel2", "cub::…::kernel",
+ * "device_kernel") keeps its first argument ("cutlass::Kernel2<NAME>",
+ * "…<NAME, …>"); parameter lists "(...)" dropped; hexadecimal addresses
+ * folded to "0x"; and a trailing instance number (".12", "_3", "#4": XLA,
+ * Triton and launch-numbered names) dropped. */
 char       *cp_compare_normalise_kernel_name    (const char *name);
 
 #define CP_TYPE_COMPARISON (cp_comparison_get_type ())

@@ -26,6 +26,31 @@ typedef enum
   FORMAT_JSON,
 } Format;
 
+/* text right-aligned in width characters (printf counts bytes, and the
+ * figures hold "−", "µ" and "×"). */
+static char *
+pad (const char *text,
+     guint       width)
+{
+  glong len = g_utf8_strlen (text, -1);
+
+  if (len >= (glong) width)
+    return g_strdup (text);
+  return g_strdup_printf ("%*s%s", (int) (width - len), "", text);
+}
+
+/* The same, left-aligned. */
+static char *
+pad_right (const char *text,
+           guint       width)
+{
+  glong len = g_utf8_strlen (text, -1);
+
+  if (len >= (glong) width)
+    return g_strdup (text);
+  return g_strdup_printf ("%s%*s", text, (int) (width - len), "");
+}
+
 /* "+4.1 ms", "−830 µs", "0 ns". */
 static char *
 format_delta (gint64 ns)
@@ -124,13 +149,14 @@ print_items_text (const char          *title,
   g_print ("\n%s\n", title);
   for (guint i = 0; i < MIN (n, TOP_ITEMS); i++)
     {
-      g_autofree char *pa = cp_format_ns (items[i].a.per_step);
-      g_autofree char *pb = cp_format_ns (items[i].b.per_step);
-      g_autofree char *d = format_delta (items[i].delta);
-      g_autofree char *r = format_ratio (items[i].ratio);
+      g_autofree char *fa = cp_format_ns (items[i].a.per_step);
+      g_autofree char *fb = cp_format_ns (items[i].b.per_step);
+      g_autofree char *fd = format_delta (items[i].delta);
+      g_autofree char *fr = format_ratio (items[i].ratio);
+      g_autofree char *pa = pad (fa, 10), *pb = pad (fb, 10), *d = pad (fd, 10), *r = pad (fr, 7);
       g_autofree char *name = cp_cli_short_name (item_name (&items[i]));
 
-      g_print ("  %10s %10s %10s %7s %8" G_GINT64_FORMAT "× %8" G_GINT64_FORMAT "×  %s%s%s%s\n",
+      g_print ("  %s %s %s %s %8" G_GINT64_FORMAT "× %8" G_GINT64_FORMAT "×  %s%s%s%s\n",
                pa, pb, d, r, items[i].a.count, items[i].b.count, name,
                items[i].side != CP_COMPARE_BOTH ? " (" : "", side_mark (items[i].side),
                items[i].side != CP_COMPARE_BOTH ? ")" : "");
@@ -167,8 +193,12 @@ print_text (CpComparison *c)
   g_print (_("B:        %s\n"), db);
   g_print (_("Verdict A: %s\n"), cp_analysis_get_verdict (a)->text);
   g_print (_("Verdict B: %s\n"), cp_analysis_get_verdict (b)->text);
-  /* Translators: "Step time: 130 ms → 86 ms (−44 ms, −33.6%), mean per step". */
-  g_print (_("\nStep time: %s → %s (%s, %s), mean per step\n"), ma, mb, md, mp);
+  if (cp_analysis_get_step_source (a) == CP_STEPS_NONE && cp_analysis_get_step_source (b) == CP_STEPS_NONE)
+    /* Translators: neither capture has steps: the whole capture is the window. */
+    g_print (_("\nCapture time: %s → %s (%s, %s), no steps on either side\n"), ma, mb, md, mp);
+  else
+    /* Translators: "Step time: 130 ms → 86 ms (−44 ms, −33.6%), mean per step". */
+    g_print (_("\nStep time: %s → %s (%s, %s), mean per step\n"), ma, mb, md, mp);
   for (guint i = 0; notes[i] != NULL; i++)
     g_print (_("Note:     %s\n"), notes[i]);
 
@@ -193,13 +223,19 @@ print_text (CpComparison *c)
         g_print ("\n%s\n", _("What explains it (per step, B − A; the categories partition the step, so their changes add up)"));
       for (guint i = 0; i < n; i++)
         {
-          g_autofree char *pa = cp_format_ns (explained[i]->a.per_step);
-          g_autofree char *pb = cp_format_ns (explained[i]->b.per_step);
-          g_autofree char *d = format_delta (explained[i]->delta);
+          g_autofree char *fa = cp_format_ns (explained[i]->a.per_step);
+          g_autofree char *fb = cp_format_ns (explained[i]->b.per_step);
+          g_autofree char *fd = format_delta (explained[i]->delta);
+          g_autofree char *pa = pad (fa, 10), *pb = pad (fb, 10), *d = pad (fd, 10);
+          g_autofree char *label = pad_right (cp_time_category_get_label (explained[i]->id), 32);
 
-          g_print ("  %-32s %10s → %10s %10s", cp_time_category_get_label (explained[i]->id), pa, pb, d);
+          g_print ("  %s %s → %s %s", label, pa, pb, d);
           if (delta != 0)
-            g_print (_("  %5.1f%% of the change"), 100.0 * explained[i]->delta / delta);
+            {
+            double share = 100.0 * explained[i]->delta / delta;
+
+            g_print (_("  %s%.1f%% of the change"), share < 0 ? "−" : " ", fabs (share));
+          }
           g_print ("\n");
         }
     }
@@ -217,8 +253,11 @@ print_text (CpComparison *c)
       g_autofree char *ub = isnan (devs[i].utilization_b) ? g_strdup ("—") : g_strdup_printf ("%.1f%%", 100 * devs[i].utilization_b);
 
       /* Translators: "GPU 0: utilisation 30.1% → 55.2%, kernels 20 ms → 21 ms, idle 90 ms → 40 ms". */
-      g_print (_("  %s %d: utilisation %s → %s, kernels %s → %s, idle %s → %s"),
-               devs[i].kind == CP_DEVICE_KIND_TPU ? "TPU" : "GPU", devs[i].ordinal, ua, ub, ka, kb, ia, ib);
+      g_autofree char *ordinal = devs[i].ordinal == devs[i].ordinal_b ? g_strdup_printf ("%d", devs[i].ordinal)
+                                 : g_strdup_printf ("%d/%d", devs[i].ordinal, devs[i].ordinal_b);
+
+      g_print (_("  %s %s: utilisation %s → %s, kernels %s → %s, idle %s → %s"),
+               devs[i].kind == CP_DEVICE_KIND_TPU ? "TPU" : "GPU", ordinal, ua, ub, ka, kb, ia, ib);
       if (devs[i].side != CP_COMPARE_BOTH)
         g_print (" (%s)", side_mark (devs[i].side));
       g_print ("\n");
@@ -248,7 +287,10 @@ print_text (CpComparison *c)
     {
       g_autofree char *sev = finding_severities (&fs[i]);
 
-      g_print ("  %-12s %-24s %s (%s)\n", change_label (fs[i].change), sev, fs[i].title, fs[i].rule_id);
+      g_autofree char *change = pad_right (change_label (fs[i].change), 12);
+      g_autofree char *sevs = pad_right (sev, 22);
+
+      g_print ("  %s %s %s (%s)\n", change, sevs, fs[i].title, fs[i].rule_id);
     }
   if (n == 0)
     g_print ("  %s\n", _("none on either side"));
