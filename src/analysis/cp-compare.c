@@ -145,11 +145,19 @@ cp_compare_normalise_kernel_name (const char *name)
     {
       char c = s[i];
 
-      /* "operator<<" and "operator()" are names, not brackets. */
-      if (c == '<' && out->len >= 8 && g_str_has_suffix (out->str, "operator"))
+      /* "operator<<", "operator()" and "operator[]" are names, not
+       * brackets. */
+      if (g_str_has_suffix (out->str, "operator") &&
+          ((c == '(' && s[i + 1] == ')') || strchr ("<>=!+-*/%&|^~[", c) != NULL))
         {
-          g_string_append_c (out, c);
-          i++;
+          if (c == '(' && s[i + 1] == ')')
+            {
+              g_string_append (out, "()");
+              i += 2;
+            }
+          else
+            while (s[i] != '\0' && strchr ("<>=!+-*/%&|^~[]", s[i]) != NULL)
+              g_string_append_c (out, s[i++]);
         }
       else if (c == '<' && names_nothing (out->str))
         {
@@ -169,7 +177,7 @@ cp_compare_normalise_kernel_name (const char *name)
           g_string_append (out, "<>");
           i = skip_balanced (s, i, '<', '>');
         }
-      else if (c == '(' && !(out->len >= 8 && g_str_has_suffix (out->str, "operator")))
+      else if (c == '(')
         {
           /* The parameter list (or a cast in the name): everything up to
            * its close is launch-independent noise for matching. */
@@ -950,6 +958,15 @@ cp_comparison_lookup_kernel (CpComparison *self,
 
       i = GPOINTER_TO_UINT (g_hash_table_lookup (self->kernel_index, key));
     }
+  /* A part of a name, when it names one key only. */
+  for (guint k = 0; i == 0 && k < self->kernels->len; k++)
+    if (strstr (g_array_index (self->kernels, CpCompareItem, k).key, name) != NULL)
+      {
+        for (guint m = k + 1; m < self->kernels->len; m++)
+          if (strstr (g_array_index (self->kernels, CpCompareItem, m).key, name) != NULL)
+            return NULL;
+        i = k + 1;
+      }
   return i ? &g_array_index (self->kernels, CpCompareItem, i - 1) : NULL;
 }
 

@@ -207,7 +207,8 @@ const CpCompareFinding *cp_comparison_get_findings  (CpComparison *self,
                                                      guint        *n_findings);
 
 /* The kernel item with this key (a normalised name or, by op, an op name),
- * or NULL. A full name is normalised first. */
+ * or NULL. A full name is normalised first; otherwise a part of a key
+ * finds it when no other key holds that part. */
 const CpCompareItem *cp_comparison_lookup_kernel    (CpComparison *self,
                                                      const char   *name);
 /* Total kernel time per step on each side (all devices). */

@@ -594,13 +594,24 @@ check_pair (CpComparison *c)
 
 static CpAnalysis *
 load_side (const char  *arg,
+           const char  *side,
            GError     **error)
 {
   g_autoptr(GFile) file = g_file_new_for_commandline_arg (arg);
   g_autoptr(CpTrace) trace = cp_cli_load ("compare", file, error);
+  const CpLoadReport *r;
 
   if (trace == NULL)
     return NULL;
+  r = cp_trace_get_load_report (trace);
+  if (r != NULL && r->truncated)
+    {
+      g_autofree char *name = g_file_get_parse_name (file);
+
+      /* Translators: the first %s is A or B. */
+      g_printerr (_("chokepoint compare: %s: “%s” ends early: only the events before the cut are compared\n"),
+                  side, name);
+    }
   return cp_analysis_new (trace, NULL, error);
 }
 
@@ -709,13 +720,13 @@ cp_cli_compare (int    argc,
       return CP_EXIT_USAGE;
     }
 
-  a = load_side (files[0], &error);
+  a = load_side (files[0], "A", &error);
   if (a == NULL)
     {
       g_printerr (_("chokepoint compare: A: %s\n"), error->message);
       return CP_EXIT_FAILURE;
     }
-  b = load_side (files[1], &error);
+  b = load_side (files[1], "B", &error);
   if (b == NULL)
     {
       g_printerr (_("chokepoint compare: B: %s\n"), error->message);
