@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -212,7 +213,7 @@ print_text (CpComparison *c)
       g_autofree char *lb = cp_format_ns (tb->end - tb->start);
 
       cp_comparison_get_steps (c, &n);
-      g_print (_("Steps:    %u matched in order; typical (median) step A #%" G_GINT64_FORMAT " (%s), B #%" G_GINT64_FORMAT " (%s)\n"),
+      g_print (_("Steps:    %u matched in order; typical (median) step A #%" PRId64 " (%s), B #%" PRId64 " (%s)\n"),
                n, ta->number, la, tb->number, lb);
     }
 
