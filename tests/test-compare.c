@@ -370,6 +370,24 @@ test_resnet_workers (void)
 
   g_assert_true (cp_comparison_get_comparable (c) & CP_COMPARE_GROUP_KERNELS);
   g_assert_true (cp_comparison_get_comparable (c) & CP_COMPARE_GROUP_HOST_OPS);
+
+  /* The single-process DataLoader exists in A only, and highlights its
+   * __next__ slices there and nothing in B. */
+  {
+    const CpCompareItem *ops = cp_comparison_get_host_ops (c, &n);
+    g_autoptr(GArray) ra = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
+    g_autoptr(GArray) rb = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
+    guint k;
+
+    for (k = 0; k < n && strstr (ops[k].key, "_SingleProcessDataLoaderIter.__next__") == NULL; k++)
+      ;
+    g_assert_cmpuint (k, <, n);
+    g_assert_cmpint (ops[k].side, ==, CP_COMPARE_ONLY_A);
+    cp_comparison_collect_slices (c, &ops[k], 0, ra);
+    cp_comparison_collect_slices (c, &ops[k], 1, rb);
+    g_assert_cmpint (ra->len, ==, ops[k].a.count);
+    g_assert_cmpuint (rb->len, ==, 0);
+  }
   fs = cp_comparison_get_findings (c, &n);
   for (guint i = 0; i < n; i++)
     if (g_str_equal (fs[i].rule_id, "input-bound"))
@@ -597,6 +615,25 @@ test_gen_slow_kernel (void)
   g_assert_cmpfloat (fabs ((double) it->b.mean / it->a.mean - json_object_get_double_member (slow, "factor")), <, 0.05);
   items = cp_comparison_get_kernels (c, &n);
   g_assert_true (&items[0] == it);
+
+  /* The slices to highlight on both timelines: one per launch. */
+  for (guint side = 0; side < 2; side++)
+    {
+      g_autoptr(GArray) refs = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
+      CpTrace *trace = cp_analysis_get_trace (side == 0 ? cp_comparison_get_a (c) : cp_comparison_get_b (c));
+      gint64 total = 0;
+
+      cp_comparison_collect_slices (c, it, side, refs);
+      g_assert_cmpint (refs->len, ==, side == 0 ? it->a.count : it->b.count);
+      for (guint i = 0; i < refs->len; i++)
+        {
+          CpSliceRef *r = &g_array_index (refs, CpSliceRef, i);
+
+          g_assert_nonnull (strstr (cp_trace_slice_name (trace, *r), json_object_get_string_member (slow, "text")));
+          total += cp_trace_slice_dur (trace, *r);
+        }
+      g_assert_cmpint (total, ==, side == 0 ? it->a.total : it->b.total);
+    }
 
   cp_comparison_get_n_steps (c, NULL, &n_b);
   added_per_step = (gint64) (json_object_get_int_member (slow, "total_ns") *

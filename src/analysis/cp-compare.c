@@ -994,6 +994,56 @@ cp_comparison_get_kernel_match (CpComparison *self,
     *percent_b = self->kernel_time[1] > 0 ? 100.0 * self->matched_kernel_time[1] / self->kernel_time[1] : NAN;
 }
 
+static gboolean
+item_in (const CpCompareItem *item,
+         GArray              *items)
+{
+  return items->len > 0 &&
+         item >= &g_array_index (items, CpCompareItem, 0) &&
+         item < &g_array_index (items, CpCompareItem, 0) + items->len;
+}
+
+void
+cp_comparison_collect_slices (CpComparison        *self,
+                              const CpCompareItem *item,
+                              guint                side,
+                              GArray              *out)
+{
+  CpAnalysis *a;
+  CpTrace *trace;
+  guint n;
+
+  g_return_if_fail (CP_IS_COMPARISON (self));
+  g_return_if_fail (item != NULL);
+  g_return_if_fail (side < 2);
+  g_return_if_fail (out != NULL);
+
+  a = self->side[side];
+  trace = cp_analysis_get_trace (a);
+  if (item_in (item, self->kernels) && self->kernel_key == CP_COMPARE_KERNELS_BY_NAME)
+    {
+      const CpKernelStats *ks = cp_analysis_get_kernels (a, &n);
+
+      for (guint i = 0; i < n; i++)
+        {
+          g_autofree char *key = cp_compare_normalise_kernel_name (cp_trace_get_string (trace, ks[i].name));
+
+          if (g_str_equal (key, item->key))
+            cp_analysis_collect_kernel_slices (a, ks[i].name, out);
+        }
+    }
+  else if (item_in (item, self->kernels) || item_in (item, self->host_ops))
+    {
+      const CpHostOpStats *ops = cp_analysis_get_host_ops (a, &n);
+
+      for (guint i = 0; i < n; i++)
+        if (g_str_equal (cp_trace_get_string (trace, ops[i].name), item->key))
+          cp_analysis_collect_host_slices (a, ops[i].name, out);
+    }
+  else
+    g_critical ("cp_comparison_collect_slices: the item is not one of this comparison’s kernels or host ops");
+}
+
 static gint
 compare_item_ptrs_by_delta (gconstpointer pa,
                             gconstpointer pb)

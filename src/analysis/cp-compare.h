@@ -211,6 +211,16 @@ const CpCompareFinding *cp_comparison_get_findings  (CpComparison *self,
  * finds it when no other key holds that part. */
 const CpCompareItem *cp_comparison_lookup_kernel    (CpComparison *self,
                                                      const char   *name);
+/* The slices of one side (0 for A, 1 for B) that an item of
+ * cp_comparison_get_kernels() or cp_comparison_get_host_ops() stands for,
+ * appended to out (CpSliceRef), for highlighting the match on both
+ * timelines: the device slices of every full name folded into a kernel
+ * key; the host slices of an op (with CP_COMPARE_KERNELS_BY_OP, a kernel
+ * item's op). */
+void                 cp_comparison_collect_slices   (CpComparison        *self,
+                                                     const CpCompareItem *item,
+                                                     guint                side,
+                                                     GArray              *out);
 /* Total kernel time per step on each side (all devices). */
 void                 cp_comparison_get_kernel_time  (CpComparison *self,
                                                      gint64       *per_step_a,
