@@ -106,6 +106,8 @@ def normalise(name):
         else:
             out += c
             i += 1
+    if len(out) > 3 and out.endswith(".kd"):
+        out = out[:-3]
     stem = out.rstrip("0123456789")
     if len(stem) < len(out) and len(stem) > 1 and stem[-1] in "._#":
         out = stem[:-1]

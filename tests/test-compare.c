@@ -275,6 +275,8 @@ test_normalise (void)
     { "triton_poi_fused_add_3", "triton_poi_fused_add" },
     { "fusion.12", "fusion" },
     { "copy#4", "copy" },
+    { "input_transpose_fusion_1.kd", "input_transpose_fusion" },
+    { ".kd", ".kd" },
     { "sm80_kernel_0x7f3a2b", "sm80_kernel_0x" },
     { "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816fprop_optimized_bf16_128x128_32x5_nhwc_align8>(cutlass_80_tensorop_bf16_s16816fprop_optimized_bf16_128x128_32x5_nhwc_align8::Params)",
       "cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816fprop_optimized_bf16_128x128_32x5_nhwc_align8>" },
@@ -313,7 +315,7 @@ test_normalise_oracle (void)
   static const char *names[] = {
     "void a::b<c<d>, e>(f)", "fused_mul_add_12", "x.3", "y#", "void cub::DeviceReduceKernel<int>(int)",
     "void cub::kernel<Policy, float>(p)", "sm90_xmma_gemm_f16f16_f32_0x1f", "operator()(int)",
-    "std::operator<<(x)", "a::operator[](int)", "operator(int)", "f<a(b)>(c)",
+    "std::operator<<(x)", "a::operator[](int)", "operator(int)", "f<a(b)>(c)", "loop_fusion_2.kd", "x.kd",
   };
   g_autoptr(GString) doc = g_string_new ("{\"traceEvents\": [");
   g_autofree char *path = NULL;

@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cp-compare.h"
@@ -195,6 +196,11 @@ cp_compare_normalise_kernel_name (const char *name)
           i++;
         }
     }
+
+  /* ROCm's kernel descriptor suffix: "input_fusion.kd" is the kernel
+   * "input_fusion" in newer runtimes. */
+  if (out->len > 3 && g_str_has_suffix (out->str, ".kd"))
+    g_string_truncate (out, out->len - 3);
 
   /* A trailing instance number: "fusion.12", "triton_poi_fused_add_3",
    * "copy#4". The name must keep something before the separator. */
@@ -514,6 +520,23 @@ match_devices (CpComparison *self)
       }
 }
 
+typedef struct
+{
+  gint64 duration;
+  guint  index;
+} StepOrder;
+
+static int
+compare_step_order (const void *pa,
+                    const void *pb)
+{
+  const StepOrder *a = pa, *b = pb;
+
+  if (a->duration != b->duration)
+    return a->duration < b->duration ? -1 : 1;
+  return a->index < b->index ? -1 : (a->index > b->index);
+}
+
 static void
 match_steps (CpComparison *self)
 {
@@ -543,29 +566,19 @@ match_steps (CpComparison *self)
    * position. */
   for (guint s = 0; s < 2; s++)
     {
-      g_autofree guint *idx = NULL;
+      g_autofree StepOrder *order = NULL;
 
       self->typical[s] = -1;
       if (n[s] == 0)
         continue;
-      idx = g_new (guint, n[s]);
+      order = g_new (StepOrder, n[s]);
       for (guint i = 0; i < n[s]; i++)
-        idx[i] = i;
-      /* Insertion sort: steps number in the hundreds at most. */
-      for (guint i = 1; i < n[s]; i++)
         {
-          guint v = idx[i];
-          gint64 dv = st[s][v].end - st[s][v].start;
-          guint j = i;
-
-          while (j > 0 && st[s][idx[j - 1]].end - st[s][idx[j - 1]].start > dv)
-            {
-              idx[j] = idx[j - 1];
-              j--;
-            }
-          idx[j] = v;
+          order[i].duration = st[s][i].end - st[s][i].start;
+          order[i].index = i;
         }
-      self->typical[s] = idx[(n[s] - 1) / 2];
+      qsort (order, n[s], sizeof *order, compare_step_order);
+      self->typical[s] = order[(n[s] - 1) / 2].index;
     }
 }
 
