@@ -444,6 +444,75 @@ test_real_pair (gconstpointer data)
                    ==, json_object_get_int_member (json_object_get_object_member (json_node_get_object (o), "a"), "mean_step_ns"));
 }
 
+/* Runs a counting script of tests/ on one file; its stdout. */
+static char *
+count_script (const char *script_name,
+              const char *path)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR"), script_name, NULL);
+  const char *argv[] = { python, script, path, NULL };
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  char *out = NULL;
+  int status = 0;
+
+  g_assert_nonnull (python);
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("%s failed on %s: %s", script_name, path, err);
+  return out;
+}
+
+/* Two XPlane captures of one JAX program on MI300 GPUs, an older and a
+ * newer ROCm (whose kernel names end in ".kd"): the steps are xla-count.py's
+ * executions of the repeated module, every kernel xplane-count.py counts is
+ * in an item, and once folded the kernels match. */
+static void
+test_mi300_xplane_pair (void)
+{
+  const char *paths[2] = {
+    shared_path ("AMD-AGI__TraceLens/tests/traces/mi300/jax_conv_minimal_legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb"),
+    shared_path ("AMD-AGI__TraceLens/tests/traces/mi300/jax_conv_minimal_08/tw003.xplane.pb"),
+  };
+  g_autoptr(CpComparison) c = NULL;
+  g_autofree char *python = g_find_program_in_path ("python3");
+  const CpCompareItem *items;
+  guint n, n_steps[2];
+  double match[2];
+
+  if (paths[0] == NULL || paths[1] == NULL)
+    return;
+  if (python == NULL)
+    {
+      g_test_skip ("python3 is missing");
+      return;
+    }
+  c = compare_files (paths[0], paths[1], CP_COMPARE_KERNELS_BY_NAME);
+  check_partition (c);
+  cp_comparison_get_n_steps (c, &n_steps[0], &n_steps[1]);
+  items = cp_comparison_get_kernels (c, &n);
+  for (guint s = 0; s < 2; s++)
+    {
+      g_autofree char *xla = count_script ("xla-count.py", paths[s]);
+      g_autofree char *counts = count_script ("xplane-count.py", paths[s]);
+      g_autoptr(JsonNode) root = parse_json (xla);
+      const char *k = strstr (counts, " kernels=");
+      gint64 sum = 0;
+
+      g_assert_cmpint (n_steps[s], ==, json_object_get_int_member (json_node_get_object (root), "steps"));
+      g_assert_nonnull (k);
+      for (guint i = 0; i < n; i++)
+        sum += s == 0 ? items[i].a.count : items[i].b.count;
+      g_assert_cmpint (sum, ==, g_ascii_strtoll (k + 9, NULL, 10));
+    }
+  g_assert_true (cp_comparison_get_comparable (c) & CP_COMPARE_GROUP_KERNELS);
+  cp_comparison_get_kernel_match (c, &match[0], &match[1]);
+  g_assert_cmpfloat (match[0], >, 95);
+  g_assert_cmpfloat (match[1], >, 95);
+}
+
 static const char *hta_compare[] = {
   "facebookresearch__HolisticTraceAnalysis/tests/data/trace_compare/base/base.json.gz",
   "facebookresearch__HolisticTraceAnalysis/tests/data/trace_compare/test/test.json.gz",
@@ -898,6 +967,7 @@ main (int   argc,
   g_test_add_data_func ("/compare/real/hta-trace-compare", hta_compare, test_real_pair);
   g_test_add_data_func ("/compare/real/hta-trace-diff", hta_diff, test_real_pair);
   g_test_add_data_func ("/compare/real/kineto-before-after-fix", kineto_fix, test_real_pair);
+  g_test_add_func ("/compare/real/mi300-xplane", test_mi300_xplane_pair);
   g_test_add_func ("/compare/gen/slower-loader", test_gen_slower_loader);
   g_test_add_func ("/compare/gen/xplane-and-mixed", test_gen_xplane_and_mixed);
   g_test_add_func ("/compare/gen/amp-on", test_gen_amp_on);
