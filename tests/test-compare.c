@@ -914,7 +914,7 @@ test_cli_bad_pairs (void)
   const char *h = gen ("healthy", ".json", "healthy", NULL, NULL);
   const char *h12 = gen ("healthy12", ".json", "healthy", "--steps=12", NULL);
   struct { const char *a, *b; const char *err; } cases[] = {
-    { k1, k2, "no kernel is found on both sides" },
+    { k1, k2, "No kernel is found on both sides" },
     { nosteps, k1, "A has no steps" },
     { k1, nosteps, "B has no steps" },
     { damaged, k1, "chokepoint compare: A: " },
@@ -933,8 +933,34 @@ test_cli_bad_pairs (void)
       g_assert_cmpuint (strlen (err), <, 400);
     }
 
-  /* 6 steps against 12 (the last one has no step after it to end in
-   * some captures: count what the analysis keeps). */
+  /* The window asks the same question of the model. */
+  {
+    struct { const char *a, *b; gint code; } api[] = {
+      { k1, k2, CP_COMPARE_ERROR_NO_COMMON_KERNELS },
+      { nosteps, k1, CP_COMPARE_ERROR_NO_STEPS },
+      { k1, nosteps, CP_COMPARE_ERROR_NO_STEPS },
+      { k1, k1, -1 },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (api); i++)
+      {
+        g_autoptr(CpComparison) c = compare_files (api[i].a, api[i].b, CP_COMPARE_KERNELS_BY_NAME);
+        g_autoptr(GError) error = NULL;
+
+        if (api[i].code < 0)
+          {
+            g_assert_true (cp_comparison_check (c, &error));
+            g_assert_no_error (error);
+          }
+        else
+          {
+            g_assert_false (cp_comparison_check (c, &error));
+            g_assert_error (error, CP_COMPARE_ERROR, api[i].code);
+          }
+      }
+  }
+
+  /* 6 steps against 12: per-step figures, the first 6 matched. */
   {
     g_autofree char *out = NULL, *err = NULL;
     g_autoptr(CpComparison) c = compare_files (h, h12, CP_COMPARE_KERNELS_BY_NAME);

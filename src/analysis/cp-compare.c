@@ -39,6 +39,7 @@ struct _CpComparison
 };
 
 G_DEFINE_FINAL_TYPE (CpComparison, cp_comparison, G_TYPE_OBJECT)
+G_DEFINE_QUARK (cp-compare-error-quark, cp_compare_error)
 
 enum {
   PROP_0,
@@ -797,6 +798,44 @@ cp_comparison_new (CpAnalysis         *a,
   match_findings (self);
   decide_comparable (self);
   return self;
+}
+
+gboolean
+cp_comparison_check (CpComparison  *self,
+                     GError       **error)
+{
+  gboolean steps_a, steps_b;
+  gint64 ka, kb;
+
+  g_return_val_if_fail (CP_IS_COMPARISON (self), FALSE);
+
+  steps_a = cp_analysis_get_step_source (self->side[0]) != CP_STEPS_NONE;
+  steps_b = cp_analysis_get_step_source (self->side[1]) != CP_STEPS_NONE;
+  ka = self->kernel_time[0];
+  kb = self->kernel_time[1];
+  if (steps_a != steps_b)
+    {
+      g_set_error_literal (error, CP_COMPARE_ERROR, CP_COMPARE_ERROR_NO_STEPS,
+                           steps_a ? _("B has no steps (no ProfilerStep or step markers), A has: their step times do not compare")
+                                   : _("A has no steps (no ProfilerStep or step markers), B has: their step times do not compare"));
+      return FALSE;
+    }
+  if ((ka > 0) != (kb > 0))
+    {
+      g_set_error_literal (error, CP_COMPARE_ERROR, CP_COMPARE_ERROR_NO_KERNELS,
+                           ka > 0 ? _("B has no kernels, A has: the captures do not compare")
+                                  : _("A has no kernels, B has: the captures do not compare"));
+      return FALSE;
+    }
+  if (ka > 0 && !(self->comparable & CP_COMPARE_GROUP_KERNELS))
+    {
+      g_set_error_literal (error, CP_COMPARE_ERROR, CP_COMPARE_ERROR_NO_COMMON_KERNELS,
+                           self->kernel_key == CP_COMPARE_KERNELS_BY_OP ?
+                           _("No host op launches kernels on both sides: the captures do not compare by op") :
+                           _("No kernel is found on both sides (names compared after folding template arguments): the captures do not compare"));
+      return FALSE;
+    }
+  return TRUE;
 }
 
 CpAnalysis *

@@ -145,6 +145,18 @@ const char *cp_compare_group_to_string          (CpCompareGroup         group);
  * launch-numbered names) dropped. */
 char       *cp_compare_normalise_kernel_name    (const char *name);
 
+#define CP_COMPARE_ERROR (cp_compare_error_quark ())
+
+/* Why a pair does not compare (cp_comparison_check()). */
+typedef enum
+{
+  CP_COMPARE_ERROR_NO_STEPS,           /* one side has steps, the other none */
+  CP_COMPARE_ERROR_NO_KERNELS,         /* one side has kernels, the other none */
+  CP_COMPARE_ERROR_NO_COMMON_KERNELS,  /* both have kernels, none matches */
+} CpCompareError;
+
+GQuark      cp_compare_error_quark              (void);
+
 #define CP_TYPE_COMPARISON (cp_comparison_get_type ())
 
 G_DECLARE_FINAL_TYPE (CpComparison, cp_comparison, CP, COMPARISON, GObject)
@@ -153,6 +165,13 @@ G_DECLARE_FINAL_TYPE (CpComparison, cp_comparison, CP, COMPARISON, GObject)
 CpComparison        *cp_comparison_new              (CpAnalysis         *a,
                                                      CpAnalysis         *b,
                                                      CpCompareKernelKey  kernel_key);
+
+/* Whether the pair compares at all: FALSE, with an error for people
+ * (translated, naming A and B), when one side has steps and the other none,
+ * one side has kernels and the other none, or no kernel matches. The
+ * command line refuses such pairs; the window says why. */
+gboolean             cp_comparison_check            (CpComparison  *self,
+                                                     GError       **error);
 
 CpAnalysis          *cp_comparison_get_a            (CpComparison *self);
 CpAnalysis          *cp_comparison_get_b            (CpComparison *self);

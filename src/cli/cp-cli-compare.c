@@ -562,37 +562,6 @@ check_metric (CpComparison *c,
   return 0;
 }
 
-/* Refuses pairs that do not compare at all. */
-static gboolean
-check_pair (CpComparison *c)
-{
-  CpAnalysis *a = cp_comparison_get_a (c), *b = cp_comparison_get_b (c);
-  gboolean steps_a = cp_analysis_get_step_source (a) != CP_STEPS_NONE;
-  gboolean steps_b = cp_analysis_get_step_source (b) != CP_STEPS_NONE;
-  gint64 ka = cp_analysis_get_kernel_time (a), kb = cp_analysis_get_kernel_time (b);
-
-  if (steps_a != steps_b)
-    {
-      g_printerr (steps_a ? _("chokepoint compare: B has no steps (no ProfilerStep or step markers), A has: their step times do not compare\n")
-                          : _("chokepoint compare: A has no steps (no ProfilerStep or step markers), B has: their step times do not compare\n"));
-      return FALSE;
-    }
-  if ((ka > 0) != (kb > 0))
-    {
-      g_printerr (ka > 0 ? _("chokepoint compare: B has no kernels, A has: the captures do not compare\n")
-                         : _("chokepoint compare: A has no kernels, B has: the captures do not compare\n"));
-      return FALSE;
-    }
-  if (ka > 0 && !(cp_comparison_get_comparable (c) & CP_COMPARE_GROUP_KERNELS))
-    {
-      g_printerr (cp_comparison_get_kernel_key (c) == CP_COMPARE_KERNELS_BY_OP ?
-                  _("chokepoint compare: no host op launches kernels on both sides: the captures do not compare by op\n") :
-                  _("chokepoint compare: no kernel is found on both sides (names compared after folding template arguments): the captures do not compare\n"));
-      return FALSE;
-    }
-  return TRUE;
-}
-
 static CpAnalysis *
 load_side (const char  *arg,
            const char  *side,
@@ -735,8 +704,11 @@ cp_cli_compare (int    argc,
     }
 
   c = cp_comparison_new (a, b, by_op ? CP_COMPARE_KERNELS_BY_OP : CP_COMPARE_KERNELS_BY_NAME);
-  if (!check_pair (c))
-    return CP_EXIT_FAILURE;
+  if (!cp_comparison_check (c, &error))
+    {
+      g_printerr ("chokepoint compare: %s\n", error->message);
+      return CP_EXIT_FAILURE;
+    }
 
   switch (format)
     {
