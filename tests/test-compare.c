@@ -862,6 +862,22 @@ test_cli_formats (void)
   g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (json_object_get_array_member (r, "explained_by"), 0),
                                                   "category"), ==, "input_wait");
   g_assert_true (json_object_get_boolean_member (json_object_get_object_member (r, "comparable"), "kernels"));
+
+  /* --by-op: kernels under the ops that launched them. */
+  {
+    g_autofree char *op_json = NULL;
+    g_autoptr(JsonNode) op_root = NULL;
+    JsonArray *kernels;
+    gboolean found = FALSE;
+
+    g_assert_cmpint (run_cli ((const char *[]) { "--by-op", "--json", h, l, NULL }, &op_json, NULL), ==, 0);
+    op_root = parse_json (op_json);
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (op_root), "kernel_key"), ==, "op");
+    kernels = json_object_get_array_member (json_node_get_object (op_root), "kernels");
+    for (guint i = 0; i < json_array_get_length (kernels); i++)
+      found |= g_str_equal (json_object_get_string_member (json_array_get_object_element (kernels, i), "key"), "aten::mm");
+    g_assert_true (found);
+  }
 }
 
 static const char steps_k1[] =
