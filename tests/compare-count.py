@@ -98,7 +98,8 @@ def normalise(name):
             i = end
         elif c == "(":
             i = balanced(s, i, "(", ")")
-        elif c == "0" and s[i + 1:i + 2] in ("x", "X") and s[i + 2:i + 3] and s[i + 2] in HEX:
+        elif (c == "0" and s[i + 1:i + 2] in ("x", "X") and s[i + 2:i + 3] and s[i + 2] in HEX
+              and (i == 0 or not s[i - 1].isascii() or not s[i - 1].isalnum())):
             out += "0x"
             i += 2
             while i < len(s) and s[i] in HEX:

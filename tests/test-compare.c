@@ -278,6 +278,7 @@ test_normalise (void)
     { "input_transpose_fusion_1.kd", "input_transpose_fusion" },
     { ".kd", ".kd" },
     { "sm80_kernel_0x7f3a2b", "sm80_kernel_0x" },
+    { "tile_160x128_nn", "tile_160x128_nn" },
     { "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816fprop_optimized_bf16_128x128_32x5_nhwc_align8>(cutlass_80_tensorop_bf16_s16816fprop_optimized_bf16_128x128_32x5_nhwc_align8::Params)",
       "cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816fprop_optimized_bf16_128x128_32x5_nhwc_align8>" },
     { "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x4_nn_align1, int>(x)",
@@ -315,7 +316,7 @@ test_normalise_oracle (void)
   static const char *names[] = {
     "void a::b<c<d>, e>(f)", "fused_mul_add_12", "x.3", "y#", "void cub::DeviceReduceKernel<int>(int)",
     "void cub::kernel<Policy, float>(p)", "sm90_xmma_gemm_f16f16_f32_0x1f", "operator()(int)",
-    "std::operator<<(x)", "a::operator[](int)", "operator(int)", "f<a(b)>(c)", "loop_fusion_2.kd", "x.kd",
+    "std::operator<<(x)", "a::operator[](int)", "operator(int)", "f<a(b)>(c)", "loop_fusion_2.kd", "x.kd", "tile_160x128", "at 0xdeadbeef", "0x1f",
   };
   g_autoptr(GString) doc = g_string_new ("{\"traceEvents\": [");
   g_autofree char *path = NULL;

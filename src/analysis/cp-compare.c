@@ -185,7 +185,8 @@ cp_compare_normalise_kernel_name (const char *name)
            * its close is launch-independent noise for matching. */
           i = skip_balanced (s, i, '(', ')');
         }
-      else if (c == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') && g_ascii_isxdigit (s[i + 2]))
+      else if (c == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') && g_ascii_isxdigit (s[i + 2]) &&
+               (i == 0 || !g_ascii_isalnum (s[i - 1])))
         {
           g_string_append (out, "0x");
           for (i += 2; g_ascii_isxdigit (s[i]); i++)

@@ -140,7 +140,7 @@ const char *cp_compare_group_to_string          (CpCompareGroup         group);
  * whose own name says nothing ("cutlass::Kernel2", "cub::…::kernel",
  * "device_kernel") keeps its first argument ("cutlass::Kernel2<NAME>",
  * "…<NAME, …>"); parameter lists "(...)" dropped; hexadecimal addresses
- * folded to "0x"; ROCm's ".kd" (kernel descriptor) suffix dropped; and a
+ * ("0x" starting a word) folded to "0x"; ROCm's ".kd" (kernel descriptor) suffix dropped; and a
  * trailing instance number (".12", "_3", "#4": XLA, Triton and
  * launch-numbered names) dropped. */
 char       *cp_compare_normalise_kernel_name    (const char *name);
