@@ -340,13 +340,18 @@ int
 cp_cli_diagnose (int    argc,
                  char **argv)
 {
-  gboolean json = FALSE;
+  gboolean json = FALSE, record = FALSE;
   g_autofree char *fail_on = NULL;
+  g_autofree char *database = NULL;
+  g_auto(GStrv) labels = NULL;
   g_auto(GStrv) files = NULL;
   const GOptionEntry entries[] = {
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_("Print the metrics and findings as JSON (see docs/diagnose-json.md)"), NULL },
     { "fail-on", 0, 0, G_OPTION_ARG_STRING, &fail_on,
       N_("Exit with status 3 when a finding of this severity or worse exists"), N_("high|moderate") },
+    { "record", 0, 0, G_OPTION_ARG_NONE, &record, N_("Also record the run in the history (docs/history.md)"), NULL },
+    { "label", 0, 0, G_OPTION_ARG_STRING_ARRAY, &labels, N_("With --record: give the run this label"), N_("KEY=VALUE") },
+    { "database", 0, 0, G_OPTION_ARG_FILENAME, &database, N_("With --record: the history database"), N_("PATH") },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
   };
@@ -378,6 +383,11 @@ cp_cli_diagnose (int    argc,
       (!cp_severity_from_string (fail_on, &threshold) || threshold == CP_SEVERITY_INFO))
     {
       g_printerr (_("chokepoint diagnose: --fail-on takes “high” or “moderate”, not “%s”\n"), fail_on);
+      return CP_EXIT_USAGE;
+    }
+  if (!record && (labels != NULL || database != NULL))
+    {
+      g_printerr (_("chokepoint diagnose: --label and --database go with --record\n"));
       return CP_EXIT_USAGE;
     }
   if (files == NULL || files[0] == NULL || files[1] != NULL)
@@ -415,6 +425,9 @@ cp_cli_diagnose (int    argc,
       g_printerr (_("chokepoint diagnose: could not write the output\n"));
       return CP_EXIT_FAILURE;
     }
+
+  if (record && !cp_cli_record (analysis, file, labels, database))
+    return CP_EXIT_FAILURE;
 
   if (fail_on != NULL && cp_analysis_get_worst_severity (analysis, &worst) && worst >= threshold)
     return CP_EXIT_FINDINGS;

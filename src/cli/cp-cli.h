@@ -8,6 +8,7 @@
 
 #include <gio/gio.h>
 
+#include "analysis/cp-analysis.h"
 #include "model/cp-trace.h"
 
 G_BEGIN_DECLS
@@ -32,6 +33,14 @@ CpTrace *cp_cli_load (const char  *name,
                       GFile       *file,
                       GError     **error);
 
+/* diagnose --record: stores the analysis of file in the history (database,
+ * or the default one) with these KEY=VALUE labels, saying so on stderr.
+ * FALSE, with the reason on stderr, when it could not. */
+gboolean cp_cli_record (CpAnalysis   *analysis,
+                        GFile        *file,
+                        char * const *labels,
+                        const char   *database);
+
 /* One command: argv[0] is the command name. */
 typedef int (*CpCliCommand) (int    argc,
                              char **argv);
@@ -41,6 +50,8 @@ int cp_cli_info     (int    argc,
 int cp_cli_diagnose (int    argc,
                      char **argv);
 int cp_cli_report   (int    argc,
+                     char **argv);
+int cp_cli_history  (int    argc,
                      char **argv);
 
 G_END_DECLS
