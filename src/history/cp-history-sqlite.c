@@ -325,10 +325,25 @@ static gboolean
 sqlite_ready (CpHistoryConn  *conn,
               GError        **error)
 {
+  gint64 waited_ms = 0;
+  int rc;
+
   /* WAL lets readers go on while one process writes; NORMAL syncs at
-   * checkpoints, which WAL keeps consistent. */
-  return sqlite_exec (conn, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON",
-                      error);
+   * checkpoints, which WAL keeps consistent. Switching a new database to
+   * WAL needs it alone, and SQLite does not wait for that itself when
+   * another process makes the same new database at the same moment. */
+  while ((rc = sqlite3_exec (conn->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL)) != SQLITE_OK &&
+         ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED) && waited_ms < BUSY_TIMEOUT_MS)
+    {
+      g_usleep (10000);
+      waited_ms += 10;
+    }
+  if (rc != SQLITE_OK)
+    {
+      set_error (error, conn->db, rc, conn->path);
+      return FALSE;
+    }
+  return sqlite_exec (conn, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON", error);
 }
 
 static gboolean
