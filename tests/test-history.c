@@ -450,7 +450,9 @@ test_read (Fixture       *f,
   g_autofree char *c1 = cp_test_data_path ("captures/torch-input-bound-cpu.json.gz");
   g_autofree char *c2 = cp_test_data_path ("captures/torch-healthy-cpu.json.gz");
   g_autofree char *c3 = cp_test_data_path ("captures/torch-launch-bound-cpu.json.gz");
-  const char *add1[] = { "--label", "model=resnet50", c1, c2, NULL };
+  /* c1 alone first: it is run 1, which is forgotten below. */
+  const char *add1[] = { "--label", "model=resnet50", c1, NULL };
+  const char *add1b[] = { "--label", "model=resnet50", c2, NULL };
   const char *add2[] = { "--label", "model=bert", c3, NULL };
   const char *trend[] = { "--metric", "step_time.mean", "--label", "model=resnet50", "--json", NULL };
   const char *list_since[] = { "--since", "2100-01-01", "--json", NULL };
@@ -470,6 +472,7 @@ test_read (Fixture       *f,
                            "--label", "model=resnet50", c1, NULL };
 
   g_assert_cmpint (history (f, "add", add1, NULL, NULL), ==, 0);
+  g_assert_cmpint (history (f, "add", add1b, NULL, NULL), ==, 0);
   g_assert_cmpint (history (f, "add", add2, NULL, NULL), ==, 0);
 
   /* The trend of one series holds its two runs, with diagnose's means. */
@@ -537,6 +540,37 @@ test_read (Fixture       *f,
   oracle_check (f, c1, NULL, "model=resnet50");
 }
 
+/* diagnose --fail-if and --format openmetrics, on cp-gen's input-bound
+ * scenario (data loading ~46 ms of a ~55 ms step, GPU mostly idle). */
+static void
+test_fail_if (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *ib = g_build_filename (f->dir, "input-bound.json", NULL);
+  const char *exe = g_getenv ("CP_CHOKEPOINT");
+  const char *holds[] = { exe, "diagnose", "--fail-if", "gpu.utilization<80%", "--fail-if", "input.share>10%",
+                          "--fail-if", "steps>100", ib, NULL };
+  const char *none[] = { exe, "diagnose", "--fail-if", "input.share<10%", "--fail-if", "steps>100", ib, NULL };
+  const char *bad[] = { exe, "diagnose", "--fail-if", "input.share>>10%", ib, NULL };
+  const char *om[] = { exe, "diagnose", "--format", "openmetrics", "--label", "model=vit", ib, NULL };
+  const char *bad_format[] = { exe, "diagnose", "--format", "yaml", ib, NULL };
+  g_autofree char *err = NULL, *err2 = NULL, *err3 = NULL, *out = NULL;
+
+  gen ("input-bound", ib, "5", NULL);
+  g_assert_cmpint (spawn (holds, NULL, &err), ==, 3);
+  g_assert_nonnull (strstr (err, "--fail-if gpu.utilization<80% holds: gpu.utilization is "));
+  g_assert_nonnull (strstr (err, "--fail-if input.share>10% holds: input.share is "));
+  g_assert_null (strstr (err, "steps>100"));
+  g_assert_cmpint (spawn (none, NULL, NULL), ==, 0);
+  g_assert_cmpint (spawn (bad, NULL, &err2), ==, 2);
+  g_assert_nonnull (strstr (err2, "at character 13"));
+  g_assert_cmpint (spawn (om, &out, NULL), ==, 0);
+  g_assert_true (g_str_has_suffix (out, "# EOF\n"));
+  g_assert_nonnull (strstr (out, "chokepoint_input_share_ratio{framework=\"pytorch\",model=\"vit\"} 0."));
+  g_assert_cmpint (spawn (bad_format, NULL, &err3), ==, 2);
+  g_assert_nonnull (strstr (err3, "yaml"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -549,6 +583,7 @@ main (int   argc,
   ADD ("/history/migration", test_migration);
   ADD ("/history/concurrent", test_concurrent);
   ADD ("/history/read", test_read);
+  ADD ("/history/fail-if", test_fail_if);
 #undef ADD
   return g_test_run ();
 }

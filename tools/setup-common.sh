@@ -16,6 +16,11 @@ CP_DEBIAN_PACKAGES=(
     xvfb xauth dbus-daemon
 )
 
+# What the tests need on top: test-prometheus runs the real servers.
+CP_DEBIAN_TEST_PACKAGES=(
+    prometheus prometheus-pushgateway
+)
+
 cp_sudo () {
     if [ "$(id -u)" -eq 0 ]; then
         "$@"
@@ -24,10 +29,11 @@ cp_sudo () {
     fi
 }
 
-# Installs the packages of CP_DEBIAN_PACKAGES that are missing.
+# Installs the packages of CP_DEBIAN_PACKAGES, and those named as
+# arguments (CP_DEBIAN_TEST_PACKAGES), that are missing.
 cp_install_packages () {
     local missing=() pkg
-    for pkg in "${CP_DEBIAN_PACKAGES[@]}"; do
+    for pkg in "${CP_DEBIAN_PACKAGES[@]}" "$@"; do
         if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
             missing+=("$pkg")
         fi

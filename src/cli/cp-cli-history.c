@@ -734,6 +734,99 @@ cp_cli_record (CpAnalysis   *analysis,
   return TRUE;
 }
 
+static CpHistoryRun *
+run_with_labels (CpAnalysis   *analysis,
+                 char * const *labels)
+{
+  CpHistoryRun *run = cp_history_run_new_from_analysis (analysis, NULL);
+  g_autoptr(GArray) parsed = new_label_array ();
+
+  /* The labels were checked when the conditions were parsed or here. */
+  if (parse_labels ((char **) labels, parsed, NULL))
+    for (guint i = 0; i < parsed->len; i++)
+      {
+        const CpHistoryLabel *l = &g_array_index (parsed, CpHistoryLabel, i);
+
+        cp_history_run_set_label (run, l->key, l->value);
+      }
+  return run;
+}
+
+GPtrArray *
+cp_cli_parse_conditions (char * const *texts,
+                         char * const *labels)
+{
+  g_autoptr(GPtrArray) conds = g_ptr_array_new_with_free_func ((GDestroyNotify) cp_history_condition_free);
+  g_autoptr(GArray) parsed = new_label_array ();
+  g_autoptr(GError) error = NULL;
+
+  if (!parse_labels ((char **) labels, parsed, &error))
+    {
+      g_printerr ("chokepoint diagnose: %s\n", error->message);
+      return NULL;
+    }
+  for (guint i = 0; texts[i] != NULL; i++)
+    {
+      CpHistoryCondition *cond = cp_history_condition_parse (texts[i], &error);
+
+      if (cond == NULL)
+        {
+          g_printerr (_("chokepoint diagnose: --fail-if %s\n"), error->message);
+          return NULL;
+        }
+      g_ptr_array_add (conds, cond);
+    }
+  return g_steal_pointer (&conds);
+}
+
+static char *
+format_metric (const char *unit,
+               double      value)
+{
+  if (!isfinite (value))
+    return g_strdup ("—");
+  if (strcmp (unit, "ns") == 0)
+    return cp_format_ns ((gint64) value);
+  if (strcmp (unit, "%") == 0)
+    return g_strdup_printf ("%.1f%%", value);
+  return g_strdup_printf ("%.0f", value);
+}
+
+gboolean
+cp_cli_conditions_hold (GPtrArray  *conditions,
+                        CpAnalysis *analysis)
+{
+  g_autoptr(CpHistoryRun) run = run_with_labels (analysis, NULL);
+  gboolean any = FALSE;
+
+  for (guint i = 0; i < conditions->len; i++)
+    {
+      CpHistoryCondition *cond = conditions->pdata[i];
+      const char *metric = cp_history_condition_get_metric (cond);
+      double value;
+
+      if (cp_history_condition_holds (cond, run, &value))
+        {
+          g_autofree char *v = format_metric (cp_history_metric_unit (metric), value);
+
+          /* Translators: "--fail-if gpu.utilization<80% holds: gpu.utilization is 41.8%". */
+          g_printerr (_("chokepoint diagnose: --fail-if %s holds: %s is %s\n"),
+                      cp_history_condition_get_text (cond), metric, v);
+          any = TRUE;
+        }
+    }
+  return any;
+}
+
+char *
+cp_cli_openmetrics (CpAnalysis   *analysis,
+                    char * const *labels)
+{
+  g_autoptr(CpHistoryRun) run = run_with_labels (analysis, labels);
+
+  return cp_history_run_to_openmetrics (run);
+}
+
 typedef int (*Subcommand) (Options *o);
 
 int

@@ -41,6 +41,19 @@ gboolean cp_cli_record (CpAnalysis   *analysis,
                         char * const *labels,
                         const char   *database);
 
+/* diagnose --fail-if: parses each condition (with the labels, checked
+ * here too); prints the first bad one, with where it goes wrong, and
+ * returns NULL. A GPtrArray of CpHistoryCondition otherwise. */
+GPtrArray *cp_cli_parse_conditions (char * const *texts,
+                                    char * const *labels);
+/* Prints on stderr each condition that holds for the analysis, with the
+ * metric's value; TRUE when one does. */
+gboolean   cp_cli_conditions_hold  (GPtrArray    *conditions,
+                                    CpAnalysis   *analysis);
+/* diagnose --format openmetrics: the run's metrics, with these labels. */
+char      *cp_cli_openmetrics      (CpAnalysis   *analysis,
+                                    char * const *labels);
+
 /* One command: argv[0] is the command name. */
 typedef int (*CpCliCommand) (int    argc,
                              char **argv);

@@ -19,6 +19,7 @@
 
 #include "cp-history.h"
 #include "cp-history-backend.h"
+#include "cp-history-private.h"
 #include "analysis/cp-rules.h"
 
 struct _CpHistory
@@ -761,140 +762,6 @@ fail:
   return FALSE;
 }
 
-/* Metrics. */
-
-typedef struct
-{
-  const char *name;
-  const char *sql;        /* over runs r */
-  const char *unit;
-} Metric;
-
-static const Metric metrics[] = {
-  { "step_time.mean", "r.step_mean_ns", "ns" },
-  { "step_time.p50", "r.step_p50_ns", "ns" },
-  { "step_time.p90", "r.step_p90_ns", "ns" },
-  { "step_time.min", "r.step_min_ns", "ns" },
-  { "step_time.max", "r.step_max_ns", "ns" },
-  { "window.total", "r.window_ns", "ns" },
-  { "steps", "r.steps", "count" },
-  { "duration", "r.duration_ns", "ns" },
-  { "kernel_time", "r.kernel_time_ns", "ns" },
-  { "gpu.utilization", "(SELECT 100.0 * MIN(d.utilization) FROM run_devices d WHERE d.run_id = r.id)", "%" },
-  { "gpu.busy", "r.busy_percent", "%" },
-  { "input.share", "r.loading_percent", "%" },
-  { "warnings", "r.warnings", "count" },
-};
-
-static const char * const metric_names[] = {
-  "step_time.mean", "step_time.p50", "step_time.p90", "step_time.min", "step_time.max",
-  "window.total", "steps", "duration", "kernel_time", "gpu.utilization", "gpu.busy",
-  "input.share", "warnings", NULL,
-};
-
-G_STATIC_ASSERT (G_N_ELEMENTS (metric_names) == G_N_ELEMENTS (metrics) + 1);
-
-const char * const *
-cp_history_metric_names (void)
-{
-  return metric_names;
-}
-
-typedef enum
-{
-  METRIC_FIXED,
-  METRIC_BREAKDOWN,     /* breakdown.<category>.percent */
-  METRIC_FINDING,       /* finding.<rule>.time_at_stake */
-  METRIC_DEVICE,        /* device.<n>.utilization */
-} MetricKind;
-
-/* Parses a metric name: its kind, the fixed one, or the middle part. */
-static gboolean
-parse_metric (const char   *name,
-              MetricKind   *kind,
-              const Metric **fixed,
-              char        **part,
-              GError      **error)
-{
-  g_auto(GStrv) parts = NULL;
-
-  for (guint i = 0; i < G_N_ELEMENTS (metrics); i++)
-    if (strcmp (name, metrics[i].name) == 0)
-      {
-        *kind = METRIC_FIXED;
-        *fixed = &metrics[i];
-        return TRUE;
-      }
-  parts = g_strsplit (name, ".", 3);
-  if (g_strv_length (parts) == 3)
-    {
-      if (strcmp (parts[0], "breakdown") == 0 && strcmp (parts[2], "percent") == 0)
-        for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
-          if (strcmp (parts[1], cp_time_category_to_string (c)) == 0)
-            {
-              *kind = METRIC_BREAKDOWN;
-              *part = g_strdup (parts[1]);
-              return TRUE;
-            }
-      if (strcmp (parts[0], "finding") == 0 && strcmp (parts[2], "time_at_stake") == 0)
-        {
-          guint n;
-          const CpRule *rules = cp_rules_get_all (&n);
-
-          for (guint i = 0; i < n; i++)
-            if (strcmp (parts[1], rules[i].id) == 0)
-              {
-                *kind = METRIC_FINDING;
-                *part = g_strdup (parts[1]);
-                return TRUE;
-              }
-        }
-      if (strcmp (parts[0], "device") == 0 && strcmp (parts[2], "utilization") == 0 &&
-          is_digits (parts[1]) && strlen (parts[1]) < 6)
-        {
-          *kind = METRIC_DEVICE;
-          *part = g_strdup (parts[1]);
-          return TRUE;
-        }
-    }
-  g_set_error (error, CP_HISTORY_ERROR, CP_HISTORY_ERROR_INVALID,
-               _("Unknown metric “%s” (see “chokepoint history trend --help”)"), name);
-  return FALSE;
-}
-
-gboolean
-cp_history_metric_is_valid (const char  *metric,
-                            GError     **error)
-{
-  MetricKind kind;
-  const Metric *fixed = NULL;
-  g_autofree char *part = NULL;
-
-  return parse_metric (metric, &kind, &fixed, &part, error);
-}
-
-const char *
-cp_history_metric_unit (const char *metric)
-{
-  MetricKind kind;
-  const Metric *fixed = NULL;
-  g_autofree char *part = NULL;
-
-  if (!parse_metric (metric, &kind, &fixed, &part, NULL))
-    return NULL;
-  switch (kind)
-    {
-    case METRIC_FIXED:
-      return fixed->unit;
-    case METRIC_FINDING:
-      return "ns";
-    case METRIC_BREAKDOWN:
-    case METRIC_DEVICE:
-    default:
-      return "%";
-    }
-}
-
 GArray *
 cp_history_trend (CpHistory              *self,
                   const char             *metric,
@@ -906,27 +773,27 @@ cp_history_trend (CpHistory              *self,
   g_autoptr(GArray) points = g_array_new (FALSE, FALSE, sizeof (CpHistoryPoint));
   g_autoptr(Stmt) s = NULL;
   g_autofree char *part = NULL;
-  const Metric *fixed = NULL;
-  MetricKind kind;
+  const CpHistoryMetric *fixed = NULL;
+  CpHistoryMetricKind kind;
   CpHistoryStep step;
   guint k = 1;
 
-  if (!parse_metric (metric, &kind, &fixed, &part, error))
+  if (!_cp_history_metric_parse (metric, &kind, &fixed, &part, error))
     return NULL;
   switch (kind)
     {
-    case METRIC_FIXED:
+    case CP_HISTORY_METRIC_FIXED:
       g_string_append (sql, fixed->sql);
       break;
-    case METRIC_BREAKDOWN:
+    case CP_HISTORY_METRIC_BREAKDOWN:
       g_string_append (sql, "(SELECT b.percent FROM run_breakdown b WHERE b.run_id = r.id AND b.category = ?)");
       break;
-    case METRIC_FINDING:
+    case CP_HISTORY_METRIC_FINDING:
       /* A rule without a finding in a run had no time at stake there. */
       g_string_append (sql, "COALESCE((SELECT f.time_at_stake_ns FROM run_findings f"
                             " WHERE f.run_id = r.id AND f.rule = ?), 0)");
       break;
-    case METRIC_DEVICE:
+    case CP_HISTORY_METRIC_DEVICE:
     default:
       g_string_append (sql, "(SELECT 100.0 * d.utilization FROM run_devices d WHERE d.run_id = r.id AND d.device = ?)");
       break;
@@ -937,9 +804,9 @@ cp_history_trend (CpHistory              *self,
   s = prepare (self, sql->str, error);
   if (s == NULL)
     return NULL;
-  if (kind == METRIC_DEVICE)
+  if (kind == CP_HISTORY_METRIC_DEVICE)
     be->bind_int (s->stmt, k++, g_ascii_strtoll (part, NULL, 10));
-  else if (kind != METRIC_FIXED)
+  else if (kind != CP_HISTORY_METRIC_FIXED)
     be->bind_text (s->stmt, k++, part);
   filter_bind (be, s, filter, &k);
   while ((step = be->step (s->stmt, error)) == CP_HISTORY_STEP_ROW)

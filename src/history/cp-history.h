@@ -151,6 +151,10 @@ void          cp_history_run_build_json     (CpHistoryRun *run,
                                              JsonBuilder  *builder,
                                              gboolean      full);
 
+/* The run's metrics as OpenMetrics text (gauges, ending in "# EOF"),
+ * which the Prometheus text format reads too (docs/history.md). */
+char         *cp_history_run_to_openmetrics (const CpHistoryRun *run);
+
 /* Parses "KEY=VALUE": the key is 1-64 characters of [A-Za-z0-9_.-], the
  * value any UTF-8 up to 256 bytes. */
 gboolean      cp_history_parse_label        (const char  *text,
@@ -231,6 +235,43 @@ gboolean      cp_history_metric_is_valid    (const char  *metric,
                                              GError     **error);
 /* The unit of a metric: "ns", "%", "count". */
 const char   *cp_history_metric_unit        (const char  *metric);
+/* A metric's value in a run (NAN when the run lacks it: no devices, no
+ * input), the same as trend gives once the run is stored. */
+gboolean      cp_history_run_get_metric     (const CpHistoryRun *run,
+                                             const char         *metric,
+                                             double             *value,
+                                             GError            **error);
+
+/* A condition over a metric, "METRIC OP NUMBER [UNIT]": OP is <, <=, >,
+ * >=, == or !=; times take ns (default), us, ms or s, shares % or nothing.
+ * Errors are CP_HISTORY_ERROR_INVALID and name the character where the
+ * condition goes wrong. */
+typedef enum
+{
+  CP_HISTORY_LT,
+  CP_HISTORY_LE,
+  CP_HISTORY_GT,
+  CP_HISTORY_GE,
+  CP_HISTORY_EQ,
+  CP_HISTORY_NE,
+} CpHistoryCompare;
+
+typedef struct _CpHistoryCondition CpHistoryCondition;
+
+CpHistoryCondition *cp_history_condition_parse  (const char          *text,
+                                                 GError             **error);
+void          cp_history_condition_free     (CpHistoryCondition *cond);
+const char   *cp_history_condition_get_text (CpHistoryCondition *cond);
+const char   *cp_history_condition_get_metric (CpHistoryCondition *cond);
+CpHistoryCompare cp_history_condition_get_op (CpHistoryCondition *cond);
+/* In the metric's unit: ns, %, count. */
+double        cp_history_condition_get_threshold (CpHistoryCondition *cond);
+/* Whether it holds for the run (never when the run lacks the metric);
+ * value: the metric's value in the run. */
+gboolean      cp_history_condition_holds    (CpHistoryCondition *cond,
+                                             const CpHistoryRun *run,
+                                             double             *value);
+
 /* One point per run matching the filter, oldest first (CpHistoryPoint). */
 GArray       *cp_history_trend              (CpHistory             *self,
                                              const char            *metric,
@@ -239,5 +280,6 @@ GArray       *cp_history_trend              (CpHistory             *self,
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpHistoryRun, cp_history_run_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpHistory, cp_history_close)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpHistoryCondition, cp_history_condition_free)
 
 G_END_DECLS
