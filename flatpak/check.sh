@@ -114,7 +114,7 @@ ROOTFS_PACKAGES=(
   fonts-cantarell fonts-dejavu-core gsettings-desktop-schemas shared-mime-info
   at-spi2-core
   # What building it needs (the SDK side).
-  libgtk-4-dev libadwaita-1-dev libjson-glib-dev libzstd-dev zlib1g-dev libsqlite3-dev
+  libgtk-4-dev libadwaita-1-dev libjson-glib-dev libzstd-dev zlib1g-dev libsqlite3-dev nettle-dev
   libcairo2-dev libpango1.0-dev libglib2.0-dev libglib2.0-dev-bin
   meson ninja-build gcc libc6-dev pkg-config gettext python3 ccache
   desktop-file-utils appstream gtk-update-icon-cache
