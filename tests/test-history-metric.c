@@ -233,6 +233,92 @@ test_openmetrics (void)
   g_assert_cmpuint (n_samples, >, 10);
 }
 
+static GArray *
+make_points (const double *values,
+             guint         n)
+{
+  GArray *points = g_array_new (FALSE, TRUE, sizeof (CpHistoryPoint));
+
+  for (guint i = 0; i < n; i++)
+    {
+      CpHistoryPoint p = { i + 1, i, values[i], NAN, FALSE };
+
+      g_array_append_val (points, p);
+    }
+  return points;
+}
+
+static int
+compare_doubles (gconstpointer a,
+                 gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* The regression marks against a by-hand series and, for random series,
+ * against the median computed the slow way: sorting the earlier values. */
+static void
+test_regressions (void)
+{
+  const double steps[] = { 100, 104, 96, 100, 106, NAN, 104.9, 200 };
+  const gboolean step_marks[] = { FALSE, FALSE, FALSE, FALSE, TRUE, FALSE, FALSE, TRUE };
+  const double util[] = { 90, 91, 80, 89, 84 };
+  const gboolean util_marks[] = { FALSE, FALSE, TRUE, FALSE, TRUE };
+  g_autoptr(GArray) a = make_points (steps, G_N_ELEMENTS (steps));
+  g_autoptr(GArray) b = make_points (util, G_N_ELEMENTS (util));
+  g_autoptr(GArray) c = make_points (steps, G_N_ELEMENTS (steps));
+  g_autoptr(GRand) rand = g_rand_new_with_seed (5);
+
+  cp_history_mark_regressions (a, "step_time.mean", 0.05);
+  for (guint i = 0; i < a->len; i++)
+    g_assert_cmpint (g_array_index (a, CpHistoryPoint, i).regression, ==, step_marks[i]);
+  g_assert_true (isnan (g_array_index (a, CpHistoryPoint, 0).baseline));
+  g_assert_cmpfloat (g_array_index (a, CpHistoryPoint, 4).baseline, ==, 100);   /* 96 100 100 104 */
+  g_assert_cmpfloat (g_array_index (a, CpHistoryPoint, 7).baseline, ==, 102);   /* 96 100 100 104 104.9 106 */
+  cp_history_mark_regressions (b, "gpu.utilization", 0.05);
+  for (guint i = 0; i < b->len; i++)
+    g_assert_cmpint (g_array_index (b, CpHistoryPoint, i).regression, ==, util_marks[i]);
+  cp_history_mark_regressions (c, "steps", 0.05);   /* neither way is worse */
+  for (guint i = 0; i < c->len; i++)
+    g_assert_false (g_array_index (c, CpHistoryPoint, i).regression);
+
+  for (guint round = 0; round < 20; round++)
+    {
+      guint n = g_rand_int_range (rand, 1, 400);
+      g_autofree double *values = g_new (double, n);
+      g_autoptr(GArray) points = NULL;
+      g_autoptr(GArray) before = g_array_new (FALSE, FALSE, sizeof (double));
+
+      for (guint i = 0; i < n; i++)
+        values[i] = g_rand_int_range (rand, 0, 10) == 0 ? NAN : g_rand_int_range (rand, 50, 150);
+      points = make_points (values, n);
+      cp_history_mark_regressions (points, "step_time.p90", 0.1);
+      for (guint i = 0; i < n; i++)
+        {
+          const CpHistoryPoint *p = &g_array_index (points, CpHistoryPoint, i);
+          double median = NAN;
+
+          if (before->len > 0)
+            {
+              g_autoptr(GArray) sorted = g_array_copy (before);
+
+              g_array_sort (sorted, compare_doubles);
+              median = sorted->len % 2 ? g_array_index (sorted, double, sorted->len / 2)
+                                       : (g_array_index (sorted, double, sorted->len / 2 - 1) +
+                                          g_array_index (sorted, double, sorted->len / 2)) / 2;
+              g_assert_cmpfloat (p->baseline, ==, median);
+            }
+          else
+            g_assert_true (isnan (p->baseline));
+          g_assert_cmpint (p->regression, ==, isfinite (values[i]) && isfinite (median) && values[i] > median * 1.1);
+          if (isfinite (values[i]))
+            g_array_append_val (before, values[i]);
+        }
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -242,5 +328,6 @@ main (int   argc,
   g_test_add_func ("/history-metric/conditions", test_conditions);
   g_test_add_func ("/history-metric/fuzz", test_fuzz);
   g_test_add_func ("/history-metric/openmetrics", test_openmetrics);
+  g_test_add_func ("/history-metric/regressions", test_regressions);
   return g_test_run ();
 }

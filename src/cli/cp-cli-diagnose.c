@@ -348,6 +348,7 @@ cp_cli_diagnose (int    argc,
   g_auto(GStrv) fail_if = NULL;
   g_autofree char *format = NULL;
   g_autoptr(GPtrArray) conditions = NULL;
+  g_autoptr(CpCliHash) hash = NULL;
   g_auto(GStrv) files = NULL;
   const GOptionEntry entries[] = {
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_("Print the metrics and findings as JSON (see docs/diagnose-json.md)"), NULL },
@@ -428,6 +429,8 @@ cp_cli_diagnose (int    argc,
     }
 
   file = g_file_new_for_commandline_arg (files[0]);
+  if (record)
+    hash = cp_cli_hash_start (file);
   trace = cp_cli_load ("diagnose", file, &error);
   if (trace == NULL)
     {
@@ -462,7 +465,7 @@ cp_cli_diagnose (int    argc,
       return CP_EXIT_FAILURE;
     }
 
-  if (record && !cp_cli_record (analysis, file, labels, database))
+  if (record && !cp_cli_record (analysis, hash, labels, database))
     return CP_EXIT_FAILURE;
 
   if (conditions != NULL && cp_cli_conditions_hold (conditions, analysis))

@@ -31,6 +31,7 @@ typedef struct
   gboolean   json;
   int        limit;
   int        jobs;
+  double     threshold;
   char      *metric;
   char     **args;
 } Options;
@@ -575,6 +576,19 @@ history_show (Options *o)
   return CP_EXIT_OK;
 }
 
+static char *
+format_metric (const char *unit,
+               double      value)
+{
+  if (!isfinite (value))
+    return g_strdup ("—");
+  if (strcmp (unit, "ns") == 0)
+    return cp_format_ns ((gint64) value);
+  if (strcmp (unit, "%") == 0)
+    return g_strdup_printf ("%.1f%%", value);
+  return g_strdup_printf ("%.0f", value);
+}
+
 /* trend */
 
 static int
@@ -608,7 +622,13 @@ history_trend (Options *o)
     points = cp_history_trend (history, o->metric, &filter, &error);
   if (points == NULL)
     return report_error ("trend", error);
+  if (!(o->threshold >= 0 && o->threshold <= 1000))
+    {
+      g_printerr (_("chokepoint history trend: --threshold takes a percentage from 0 to 1000\n"));
+      return CP_EXIT_USAGE;
+    }
   unit = cp_history_metric_unit (o->metric);
+  cp_history_mark_regressions (points, o->metric, o->threshold / 100);
 
   if (o->json)
     {
@@ -619,6 +639,8 @@ history_trend (Options *o)
       json_builder_add_string_value (b, o->metric);
       json_builder_set_member_name (b, "unit");
       json_builder_add_string_value (b, unit);
+      json_builder_set_member_name (b, "threshold_percent");
+      json_builder_add_double_value (b, o->threshold);
       json_builder_set_member_name (b, "points");
       json_builder_begin_array (b);
       for (guint i = 0; i < points->len; i++)
@@ -635,6 +657,13 @@ history_trend (Options *o)
             json_builder_add_double_value (b, p->value);
           else
             json_builder_add_null_value (b);
+          json_builder_set_member_name (b, "baseline");
+          if (isfinite (p->baseline))
+            json_builder_add_double_value (b, p->baseline);
+          else
+            json_builder_add_null_value (b);
+          json_builder_set_member_name (b, "regression");
+          json_builder_add_boolean_value (b, p->regression);
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
@@ -652,17 +681,17 @@ history_trend (Options *o)
     {
       const CpHistoryPoint *p = &g_array_index (points, CpHistoryPoint, i);
       g_autofree char *when = format_time (p->time_ns);
-      g_autofree char *value = NULL;
+      g_autofree char *value = format_metric (unit, p->value);
+      if (p->regression)
+        {
+          g_autofree char *base = format_metric (unit, p->baseline);
 
-      if (!isfinite (p->value))
-        value = g_strdup ("—");
-      else if (strcmp (unit, "ns") == 0)
-        value = cp_format_ns ((gint64) p->value);
-      else if (strcmp (unit, "%") == 0)
-        value = g_strdup_printf ("%.1f%%", p->value);
+          /* Translators: a run of `history trend` worse than the median of
+           * the runs before it: "regression: median before 41.0 ms". */
+          g_print (_("%6" PRId64 "  %-19s  %s  regression: median before %s\n"), p->id, when, value, base);
+        }
       else
-        value = g_strdup_printf ("%.0f", p->value);
-      g_print ("%6" PRId64 "  %-19s  %s\n", p->id, when, value);
+        g_print ("%6" PRId64 "  %-19s  %s\n", p->id, when, value);
     }
   return CP_EXIT_OK;
 }
@@ -694,9 +723,55 @@ history_forget (Options *o)
   return CP_EXIT_OK;
 }
 
+struct _CpCliHash
+{
+  GFile   *file;
+  GThread *thread;
+  char    *hash;
+  GError  *error;
+};
+
+static gpointer
+hash_thread (gpointer data)
+{
+  CpCliHash *h = data;
+
+  h->hash = cp_history_hash_file (h->file, NULL, &h->error);
+  return NULL;
+}
+
+CpCliHash *
+cp_cli_hash_start (GFile *file)
+{
+  CpCliHash *h = g_new0 (CpCliHash, 1);
+
+  h->file = g_object_ref (file);
+  h->thread = g_thread_new ("cp-hash", hash_thread, h);
+  return h;
+}
+
+static void
+hash_join (CpCliHash *h)
+{
+  if (h->thread != NULL)
+    g_thread_join (g_steal_pointer (&h->thread));
+}
+
+void
+cp_cli_hash_free (CpCliHash *h)
+{
+  if (h == NULL)
+    return;
+  hash_join (h);
+  g_object_unref (h->file);
+  g_free (h->hash);
+  g_clear_error (&h->error);
+  g_free (h);
+}
+
 gboolean
 cp_cli_record (CpAnalysis   *analysis,
-               GFile        *file,
+               CpCliHash    *hash,
                char * const *labels,
                const char   *database)
 {
@@ -704,18 +779,22 @@ cp_cli_record (CpAnalysis   *analysis,
   g_autoptr(GArray) parsed = new_label_array ();
   g_autoptr(CpHistory) history = NULL;
   g_autoptr(CpHistoryRun) run = NULL;
-  g_autofree char *hash = NULL;
   g_autofree char *location = database != NULL ? g_strdup (database) : cp_history_default_location ();
   gboolean added = FALSE;
 
+  hash_join (hash);
+  if (hash->hash == NULL)
+    {
+      g_printerr (_("chokepoint diagnose: not recorded: %s\n"), hash->error->message);
+      return FALSE;
+    }
   if (!parse_labels ((char **) labels, parsed, &error) ||
-      (hash = cp_history_hash_file (file, NULL, &error)) == NULL ||
       (history = cp_history_open (location, TRUE, &error)) == NULL)
     {
       g_printerr (_("chokepoint diagnose: not recorded: %s\n"), error->message);
       return FALSE;
     }
-  run = cp_history_run_new_from_analysis (analysis, hash);
+  run = cp_history_run_new_from_analysis (analysis, hash->hash);
   for (guint i = 0; i < parsed->len; i++)
     {
       const CpHistoryLabel *l = &g_array_index (parsed, CpHistoryLabel, i);
@@ -779,19 +858,6 @@ cp_cli_parse_conditions (char * const *texts,
   return g_steal_pointer (&conds);
 }
 
-static char *
-format_metric (const char *unit,
-               double      value)
-{
-  if (!isfinite (value))
-    return g_strdup ("—");
-  if (strcmp (unit, "ns") == 0)
-    return cp_format_ns ((gint64) value);
-  if (strcmp (unit, "%") == 0)
-    return g_strdup_printf ("%.1f%%", value);
-  return g_strdup_printf ("%.0f", value);
-}
-
 gboolean
 cp_cli_conditions_hold (GPtrArray  *conditions,
                         CpAnalysis *analysis)
@@ -844,7 +910,7 @@ cp_cli_history (int    argc,
     { "trend", history_trend },
     { "forget", history_forget },
   };
-  g_auto(Options) o = { 0 };
+  g_auto(Options) o = { .threshold = 5 };
   const GOptionEntry entries[] = {
     { "database", 'd', 0, G_OPTION_ARG_FILENAME, &o.database,
       N_("The history database (default: $CHOKEPOINT_HISTORY, else DATADIR/chokepoint/history.sqlite)"), N_("PATH") },
@@ -857,6 +923,9 @@ cp_cli_history (int    argc,
          "kernel_time, warnings, breakdown.CATEGORY.percent, finding.RULE.time_at_stake, "
          "device.N.utilization"), N_("NAME") },
     { "limit", 'n', 0, G_OPTION_ARG_INT, &o.limit, N_("list: only the latest N runs"), N_("N") },
+    { "threshold", 't', 0, G_OPTION_ARG_DOUBLE, &o.threshold,
+      N_("trend: mark a run worse than the median of the runs before it by more than this (default 5)"),
+      N_("PERCENT") },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &o.jobs, N_("add: captures read at once (default: one per core)"), N_("N") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, N_("Print JSON (see docs/history.md)"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.args, NULL, N_("ARGS") },

@@ -33,13 +33,22 @@ CpTrace *cp_cli_load (const char  *name,
                       GFile       *file,
                       GError     **error);
 
-/* diagnose --record: stores the analysis of file in the history (database,
- * or the default one) with these KEY=VALUE labels, saying so on stderr.
- * FALSE, with the reason on stderr, when it could not. */
+/* diagnose --record: the capture's content hash, computed in a thread of
+ * its own while the capture loads (freeing it waits for the thread). */
+typedef struct _CpCliHash CpCliHash;
+
+CpCliHash *cp_cli_hash_start (GFile     *file);
+void       cp_cli_hash_free  (CpCliHash *hash);
+
+/* Stores the analysis in the history (database, or the default one) with
+ * these KEY=VALUE labels and the hash, saying so on stderr. FALSE, with the
+ * reason on stderr, when it could not. */
 gboolean cp_cli_record (CpAnalysis   *analysis,
-                        GFile        *file,
+                        CpCliHash    *hash,
                         char * const *labels,
                         const char   *database);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpCliHash, cp_cli_hash_free)
 
 /* diagnose --fail-if: parses each condition (with the labels, checked
  * here too); prints the first bad one, with where it goes wrong, and

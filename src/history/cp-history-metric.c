@@ -453,3 +453,133 @@ cp_history_condition_holds (CpHistoryCondition *cond,
       return v != cond->threshold;
     }
 }
+
+int
+cp_history_metric_worse (const char *metric)
+{
+  CpHistoryMetricKind kind;
+  const CpHistoryMetric *fixed = NULL;
+  g_autofree char *part = NULL;
+
+  if (!_cp_history_metric_parse (metric, &kind, &fixed, &part, NULL))
+    return 0;
+  switch (kind)
+    {
+    case CP_HISTORY_METRIC_FINDING:
+      return 1;
+    case CP_HISTORY_METRIC_DEVICE:
+      return -1;
+    case CP_HISTORY_METRIC_BREAKDOWN:
+      return g_str_has_prefix (part, "compute_") ? -1 : 1;
+    case CP_HISTORY_METRIC_FIXED:
+    default:
+      if (strcmp (fixed->name, "steps") == 0 || strcmp (fixed->name, "duration") == 0 ||
+          strcmp (fixed->name, "window.total") == 0 || strcmp (fixed->name, "kernel_time") == 0)
+        return 0;
+      if (strcmp (fixed->name, "gpu.utilization") == 0 || strcmp (fixed->name, "gpu.busy") == 0)
+        return -1;
+      return 1;
+    }
+}
+
+/* A binary heap of doubles: a max-heap of the lower half (sign 1) or a
+ * min-heap of the upper half (sign -1). */
+typedef struct
+{
+  GArray *v;
+  double  sign;
+} Heap;
+
+static void
+heap_push (Heap   *h,
+           double  x)
+{
+  guint i;
+
+  g_array_append_val (h->v, x);
+  i = h->v->len - 1;
+  while (i > 0)
+    {
+      guint parent = (i - 1) / 2;
+      double *a = &g_array_index (h->v, double, parent), *b = &g_array_index (h->v, double, i);
+
+      if (h->sign * *a >= h->sign * *b)
+        break;
+      x = *a, *a = *b, *b = x;
+      i = parent;
+    }
+}
+
+static double
+heap_top (Heap *h)
+{
+  return g_array_index (h->v, double, 0);
+}
+
+static double
+heap_pop (Heap *h)
+{
+  double top = heap_top (h);
+  guint n = h->v->len - 1, i = 0;
+
+  g_array_index (h->v, double, 0) = g_array_index (h->v, double, n);
+  g_array_set_size (h->v, n);
+  for (;;)
+    {
+      guint l = 2 * i + 1, r = l + 1, best = i;
+      double t;
+
+      if (l < n && h->sign * g_array_index (h->v, double, l) > h->sign * g_array_index (h->v, double, best))
+        best = l;
+      if (r < n && h->sign * g_array_index (h->v, double, r) > h->sign * g_array_index (h->v, double, best))
+        best = r;
+      if (best == i)
+        break;
+      t = g_array_index (h->v, double, i);
+      g_array_index (h->v, double, i) = g_array_index (h->v, double, best);
+      g_array_index (h->v, double, best) = t;
+      i = best;
+    }
+  return top;
+}
+
+void
+cp_history_mark_regressions (GArray     *points,
+                             const char *metric,
+                             double      threshold)
+{
+  Heap low = { g_array_new (FALSE, FALSE, sizeof (double)), 1 };
+  Heap high = { g_array_new (FALSE, FALSE, sizeof (double)), -1 };
+  int worse = cp_history_metric_worse (metric);
+
+  for (guint i = 0; i < points->len; i++)
+    {
+      CpHistoryPoint *p = &g_array_index (points, CpHistoryPoint, i);
+      guint n = low.v->len + high.v->len;
+
+      /* The median of the values before this point. */
+      if (n == 0)
+        p->baseline = NAN;
+      else if (low.v->len > high.v->len)
+        p->baseline = heap_top (&low);
+      else
+        p->baseline = (heap_top (&low) + heap_top (&high)) / 2;
+      p->regression = FALSE;
+      if (worse != 0 && isfinite (p->value) && isfinite (p->baseline))
+        p->regression = worse > 0 ? p->baseline > 0 && p->value > p->baseline * (1 + threshold)
+                                  : p->value < p->baseline * (1 - threshold);
+      if (!isfinite (p->value))
+        continue;
+      /* Keep low the lower half (its size equal, or one more). */
+      if (low.v->len == 0 || p->value <= heap_top (&low))
+        heap_push (&low, p->value);
+      else
+        heap_push (&high, p->value);
+      if (low.v->len > high.v->len + 1)
+        heap_push (&high, heap_pop (&low));
+      else if (high.v->len > low.v->len)
+        heap_push (&low, heap_pop (&high));
+    }
+  g_array_unref (low.v);
+  g_array_unref (high.v);
+}

@@ -816,6 +816,8 @@ cp_history_trend (CpHistory              *self,
       p.id = be->column_int (s->stmt, 0);
       p.time_ns = be->column_int (s->stmt, 1);
       p.value = be->column_double (s->stmt, 2);
+      p.baseline = NAN;
+      p.regression = FALSE;
       g_array_append_val (points, p);
     }
   if (step == CP_HISTORY_STEP_ERROR)

@@ -225,6 +225,8 @@ typedef struct
   gint64 id;
   gint64 time_ns;
   double value;                /* NAN when the run does not have the metric */
+  double baseline;             /* cp_history_mark_regressions(): median of the earlier values; NAN before */
+  gboolean regression;         /* worse than the baseline by more than the threshold */
 } CpHistoryPoint;
 
 /* The metric names `history trend` takes (docs/history.md); NULL-terminated
@@ -271,6 +273,18 @@ double        cp_history_condition_get_threshold (CpHistoryCondition *cond);
 gboolean      cp_history_condition_holds    (CpHistoryCondition *cond,
                                              const CpHistoryRun *run,
                                              double             *value);
+
+/* Which way a metric gets worse: 1 when higher is worse (step time, time
+ * at stake, input share), -1 when lower is (utilisation, compute shares),
+ * 0 when neither (steps, duration). */
+int           cp_history_metric_worse       (const char  *metric);
+
+/* Marks each point whose value is worse than the median of the values of
+ * the points before it by more than threshold (0.05: 5%), in the metric's
+ * direction; sets every point's baseline. O(n log n): two heaps. */
+void          cp_history_mark_regressions   (GArray      *points,
+                                             const char  *metric,
+                                             double       threshold);
 
 /* One point per run matching the filter, oldest first (CpHistoryPoint). */
 GArray       *cp_history_trend              (CpHistory             *self,
