@@ -620,28 +620,37 @@ on_begin (CpChromeReader *self,
   note_end (self, p.init.start, 0);
 }
 
+/* Closes the newest pending begin of stack (may be NULL) at e's time, with
+ * end_event's arguments (may be NULL); FALSE when there is none. */
+static gboolean
+pop_and_close (CpChromeReader *self,
+               GArray         *stack,
+               Event          *e,
+               Event          *end_event)
+{
+  Pending p;
+
+  if (stack == NULL || stack->len == 0)
+    return FALSE;
+  p = g_array_index (stack, Pending, stack->len - 1);
+  g_array_set_size (stack, stack->len - 1);
+  cp_chrome_close_pending (self, &p, abs_time (self, e->ts), 0, end_event);
+  return TRUE;
+}
+
 static void
 on_end (CpChromeReader *self,
         Event          *e)
 {
   LaneChoice c;
-  GArray *stack;
 
   choose_lane (self, e, &c);
-  stack = b_stack (self, c.lane, FALSE);
-  if (stack == NULL || stack->len == 0)
+  if (!pop_and_close (self, b_stack (self, c.lane, FALSE), e, e))
     {
       self->report->unmatched_end++;
       cp_chrome_warn_once (self, W_UNMATCHED_E, e->offset,
                            _("An end event (E) without a matching begin (B) was dropped"));
-      return;
     }
-  {
-    Pending p = g_array_index (stack, Pending, stack->len - 1);
-
-    g_array_set_size (stack, stack->len - 1);
-    cp_chrome_close_pending (self, &p, abs_time (self, e->ts), 0, e);
-  }
 }
 
 static guint64
@@ -666,13 +675,50 @@ async_lane (CpChromeReader *self,
   return cp_chrome_lane_for (self, process, CP_LANE_ASYNC, key, &created);
 }
 
+/* Opens a pending begin for e on c's lane, on the async stack of key (async
+ * b and S events, object N events). */
+static void
+push_async (CpChromeReader   *self,
+            guint64           key,
+            Event            *e,
+            const LaneChoice *c)
+{
+  GArray *stack = g_hash_table_lookup (self->async_stacks, &key);
+  Pending p;
+
+  pending_from_event (self, e, &p, c->lane, c);
+  if (stack == NULL)
+    {
+      stack = g_array_new (FALSE, FALSE, sizeof (Pending));
+      g_hash_table_insert (self->async_stacks, g_memdup2 (&key, sizeof key), stack);
+    }
+  g_array_append_val (stack, p);
+  note_end (self, p.init.start, 0);
+}
+
+/* An instant on c's async lane (async n events, object O snapshots). */
+static void
+add_async_instant (CpChromeReader   *self,
+                   Event            *e,
+                   const LaneChoice *c)
+{
+  CpSliceInit init;
+  gint64 start = abs_time (self, e->ts);
+
+  fill_init (self, e, c, &init, start, 0);
+  init.flags |= CP_SLICE_ASYNC_INSTANT;
+  init.args = cp_chrome_event_args (self, e);
+  cp_trace_builder_add_slice (self->b, c->lane, &init);
+  self->n_added++;
+  note_end (self, start, 0);
+}
+
 static void
 on_async (CpChromeReader *self,
           Event          *e)
 {
   guint process = cp_chrome_process_for (self, &e->pid);
   guint64 key;
-  GArray *stack;
   LaneChoice c = { 0 };
 
   if (!(e->have & HAVE_ID))
@@ -690,53 +736,23 @@ on_async (CpChromeReader *self,
     {
     case 'b':
     case 'S':
-      {
-        Pending p;
-
-        c.lane = async_lane (self, e, process);
-        pending_from_event (self, e, &p, c.lane, &c);
-        stack = g_hash_table_lookup (self->async_stacks, &key);
-        if (stack == NULL)
-          {
-            stack = g_array_new (FALSE, FALSE, sizeof (Pending));
-            g_hash_table_insert (self->async_stacks, g_memdup2 (&key, sizeof key), stack);
-          }
-        g_array_append_val (stack, p);
-        note_end (self, p.init.start, 0);
-        break;
-      }
+      c.lane = async_lane (self, e, process);
+      push_async (self, key, e, &c);
+      break;
     case 'e':
     case 'F':
-      stack = g_hash_table_lookup (self->async_stacks, &key);
-      if (stack == NULL || stack->len == 0)
+      if (!pop_and_close (self, g_hash_table_lookup (self->async_stacks, &key), e, e))
         {
           self->report->unmatched_end++;
           cp_chrome_warn_once (self, W_UNMATCHED_E, e->offset,
                                _("An async end event without a matching begin was dropped"));
-          return;
         }
-      {
-        Pending p = g_array_index (stack, Pending, stack->len - 1);
-
-        g_array_set_size (stack, stack->len - 1);
-        cp_chrome_close_pending (self, &p, abs_time (self, e->ts), 0, e);
-      }
       break;
     case 'n':
     default:
-      {
-        CpSliceInit init;
-        gint64 start = abs_time (self, e->ts);
-
-        c.lane = async_lane (self, e, process);
-        fill_init (self, e, &c, &init, start, 0);
-        init.flags |= CP_SLICE_ASYNC_INSTANT;
-        init.args = cp_chrome_event_args (self, e);
-        cp_trace_builder_add_slice (self->b, c.lane, &init);
-        self->n_added++;
-        note_end (self, start, 0);
-        break;
-      }
+      c.lane = async_lane (self, e, process);
+      add_async_instant (self, e, &c);
+      break;
     }
 }
 
@@ -749,7 +765,6 @@ on_object (CpChromeReader *self,
 {
   guint process = cp_chrome_process_for (self, &e->pid);
   guint64 key = mix64 (e->id_hash ^ mix64 (pack_id (&e->pid) ^ ((guint64) e->name << 24)) ^ 0x4f);
-  GArray *stack;
   LaneChoice c = { 0 };
 
   if (!(e->have & HAVE_ID))
@@ -766,48 +781,19 @@ on_object (CpChromeReader *self,
   switch (e->ph)
     {
     case 'N':
-      {
-        Pending p;
-
-        pending_from_event (self, e, &p, c.lane, &c);
-        stack = g_hash_table_lookup (self->async_stacks, &key);
-        if (stack == NULL)
-          {
-            stack = g_array_new (FALSE, FALSE, sizeof (Pending));
-            g_hash_table_insert (self->async_stacks, g_memdup2 (&key, sizeof key), stack);
-          }
-        g_array_append_val (stack, p);
-        note_end (self, p.init.start, 0);
-        break;
-      }
+      push_async (self, key, e, &c);
+      break;
     case 'D':
-      stack = g_hash_table_lookup (self->async_stacks, &key);
-      if (stack != NULL && stack->len > 0)
-        {
-          Pending p = g_array_index (stack, Pending, stack->len - 1);
-
-          g_array_set_size (stack, stack->len - 1);
-          cp_chrome_close_pending (self, &p, abs_time (self, e->ts), 0, NULL);
-        }
-      else
+      if (!pop_and_close (self, g_hash_table_lookup (self->async_stacks, &key), e, NULL))
         note_end (self, abs_time (self, e->ts), 0);
       break;
     case 'O':
     default:
-      {
-        CpSliceInit init;
-        gint64 start = abs_time (self, e->ts);
-
-        fill_init (self, e, &c, &init, start, 0);
-        init.flags |= CP_SLICE_ASYNC_INSTANT;
-        init.args = cp_chrome_event_args (self, e);
-        cp_trace_builder_add_slice (self->b, c.lane, &init);
-        self->n_added++;
-        note_end (self, start, 0);
-        break;
-      }
+      add_async_instant (self, e, &c);
+      break;
     }
 }
+
 
 static void
 on_instant (CpChromeReader *self,
