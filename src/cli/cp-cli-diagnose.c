@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 #include <stdio.h>
 
 #include "analysis/cp-analysis.h"
@@ -325,13 +326,27 @@ int
 cp_cli_diagnose (int    argc,
                  char **argv)
 {
-  gboolean json = FALSE;
+  gboolean json = FALSE, record = FALSE;
   g_autofree char *fail_on = NULL;
+  g_autofree char *database = NULL;
+  g_auto(GStrv) labels = NULL;
+  g_auto(GStrv) fail_if = NULL;
+  g_autofree char *format = NULL;
+  g_autoptr(GPtrArray) conditions = NULL;
+  g_autoptr(CpCliHash) hash = NULL;
   g_auto(GStrv) files = NULL;
   const GOptionEntry entries[] = {
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_("Print the metrics and findings as JSON (see docs/diagnose-json.md)"), NULL },
     { "fail-on", 0, 0, G_OPTION_ARG_STRING, &fail_on,
       N_("Exit with status 3 when a finding of this severity or worse exists"), N_("high|moderate") },
+    { "fail-if", 0, 0, G_OPTION_ARG_STRING_ARRAY, &fail_if,
+      N_("Exit with status 3 when this condition on a metric holds (docs/history.md)"), N_("METRIC<VALUE") },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format,
+      N_("text (default), json, or openmetrics: the run's metrics as Prometheus gauges"), N_("FORMAT") },
+    { "record", 0, 0, G_OPTION_ARG_NONE, &record, N_("Also record the run in the history (docs/history.md)"), NULL },
+    { "label", 0, 0, G_OPTION_ARG_STRING_ARRAY, &labels,
+      N_("With --record or --format openmetrics: give the run this label"), N_("KEY=VALUE") },
+    { "database", 0, 0, G_OPTION_ARG_FILENAME, &database, N_("With --record: the history database"), N_("PATH") },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
   };
@@ -351,7 +366,8 @@ cp_cli_diagnose (int    argc,
                                   "for PyTorch, JAX and TensorFlow. Needs no display."));
   g_option_context_set_description (context,
                                     _("Exit status: 0 done, 1 the file could not be read, 2 bad arguments, "
-                                      "3 a finding at or above the --fail-on severity exists."));
+                                      "3 a finding at or above the --fail-on severity exists, or a --fail-if "
+                                      "condition holds (e.g. 'gpu.utilization<80%' or 'input.share>10%')."));
   g_set_prgname ("chokepoint diagnose");
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
@@ -365,14 +381,41 @@ cp_cli_diagnose (int    argc,
       g_printerr (_("chokepoint diagnose: --fail-on takes “high” or “moderate”, not “%s”\n"), fail_on);
       return CP_EXIT_USAGE;
     }
+  if (format != NULL && strcmp (format, "json") == 0)
+    json = TRUE;
+  else if (format != NULL && strcmp (format, "text") != 0 && strcmp (format, "openmetrics") != 0)
+    {
+      g_printerr (_("chokepoint diagnose: --format takes “text”, “json” or “openmetrics”, not “%s”\n"), format);
+      return CP_EXIT_USAGE;
+    }
+  if (json && format != NULL && strcmp (format, "json") != 0)
+    {
+      g_printerr (_("chokepoint diagnose: --json and --format=%s contradict each other\n"), format);
+      return CP_EXIT_USAGE;
+    }
+  if (database != NULL && !record)
+    {
+      g_printerr (_("chokepoint diagnose: --database goes with --record\n"));
+      return CP_EXIT_USAGE;
+    }
+  if (labels != NULL && !record && g_strcmp0 (format, "openmetrics") != 0)
+    {
+      g_printerr (_("chokepoint diagnose: --label goes with --record or --format openmetrics\n"));
+      return CP_EXIT_USAGE;
+    }
+  if (fail_if != NULL && (conditions = cp_cli_parse_conditions (fail_if, labels)) == NULL)
+    return CP_EXIT_USAGE;
   if (files == NULL || files[0] == NULL || files[1] != NULL)
     {
       g_printerr (_("chokepoint diagnose: give exactly one capture file\n"));
-      g_printerr (_("Usage: chokepoint diagnose [--json] [--fail-on=high|moderate] FILE\n"));
+      g_printerr (_("Usage: chokepoint diagnose [--json|--format=openmetrics] [--fail-on=high|moderate] "
+                    "[--fail-if=CONDITION]... [--record] FILE\n"));
       return CP_EXIT_USAGE;
     }
 
   file = g_file_new_for_commandline_arg (files[0]);
+  if (record)
+    hash = cp_cli_hash_start (file);
   trace = cp_cli_load ("diagnose", file, &error);
   if (trace == NULL)
     {
@@ -386,7 +429,13 @@ cp_cli_diagnose (int    argc,
       return CP_EXIT_FAILURE;
     }
 
-  if (json)
+  if (g_strcmp0 (format, "openmetrics") == 0)
+    {
+      g_autofree char *text = cp_cli_openmetrics (analysis, labels);
+
+      g_print ("%s", text);
+    }
+  else if (json)
     {
       g_autofree char *text = cp_analysis_to_json (analysis, TRUE);
 
@@ -400,6 +449,12 @@ cp_cli_diagnose (int    argc,
       g_printerr (_("chokepoint diagnose: could not write the output\n"));
       return CP_EXIT_FAILURE;
     }
+
+  if (record && !cp_cli_record (analysis, hash, labels, database))
+    return CP_EXIT_FAILURE;
+
+  if (conditions != NULL && cp_cli_conditions_hold (conditions, analysis))
+    return CP_EXIT_FINDINGS;
 
   if (fail_on != NULL && cp_analysis_get_worst_severity (analysis, &worst) && worst >= threshold)
     return CP_EXIT_FINDINGS;
