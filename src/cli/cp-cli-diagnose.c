@@ -340,13 +340,15 @@ int
 cp_cli_diagnose (int    argc,
                  char **argv)
 {
-  gboolean json = FALSE;
+  gboolean json = FALSE, no_align = FALSE;
   g_autofree char *fail_on = NULL;
   g_auto(GStrv) files = NULL;
   const GOptionEntry entries[] = {
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_("Print the metrics and findings as JSON (see docs/diagnose-json.md)"), NULL },
     { "fail-on", 0, 0, G_OPTION_ARG_STRING, &fail_on,
       N_("Exit with status 3 when a finding of this severity or worse exists"), N_("high|moderate") },
+    { "no-clock-align", 0, 0, G_OPTION_ARG_NONE, &no_align,
+      N_("With several ranks: keep each capture's clock instead of aligning hosts by their collectives"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
   };
@@ -380,10 +382,16 @@ cp_cli_diagnose (int    argc,
       g_printerr (_("chokepoint diagnose: --fail-on takes “high” or “moderate”, not “%s”\n"), fail_on);
       return CP_EXIT_USAGE;
     }
+  if (files != NULL && files[0] != NULL && (files[1] != NULL || cp_cli_is_job_folder (files[0])))
+    {
+      int t = (int) threshold;
+
+      return cp_cli_diagnose_job (files, json, !no_align, fail_on != NULL ? &t : NULL);
+    }
   if (files == NULL || files[0] == NULL || files[1] != NULL)
     {
-      g_printerr (_("chokepoint diagnose: give exactly one capture file\n"));
-      g_printerr (_("Usage: chokepoint diagnose [--json] [--fail-on=high|moderate] FILE\n"));
+      g_printerr (_("chokepoint diagnose: give a capture file, the captures of several ranks, or a folder of them\n"));
+      g_printerr (_("Usage: chokepoint diagnose [--json] [--fail-on=high|moderate] [--no-clock-align] FILE… | DIR\n"));
       return CP_EXIT_USAGE;
     }
 
