@@ -468,6 +468,69 @@ test_hta_ranks (void)
   g_object_unref (files[1]);
 }
 
+/* The real DDP run (tests/data/captures/torch-ddp-straggler-gloo-cpu: 3
+ * gloo processes on one machine, rank 2 made slow by 200 ms per step)
+ * against collective-count.py: the skews and last ranks exactly, no clock
+ * offset found between processes of one machine, and rank 2 the straggler. */
+static void
+test_real_ddp (void)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *dir = cp_test_data_path ("captures/torch-ddp-straggler-gloo-cpu");
+  g_autofree char *script = g_build_filename (g_getenv ("CP_SOURCE_ROOT"), "tests", "collective-count.py", NULL);
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(CpJob) job = NULL, aligned = NULL;
+  JsonArray *colls;
+  int status = 0;
+
+  if (python == NULL)
+    {
+      g_test_skip ("python3 is missing");
+      return;
+    }
+  {
+    g_autofree char *r0 = g_build_filename (dir, "rank-rank0.pt.trace.json.gz", NULL);
+    g_autofree char *r1 = g_build_filename (dir, "rank-rank1.pt.trace.json.gz", NULL);
+    g_autofree char *r2 = g_build_filename (dir, "rank-rank2.pt.trace.json.gz", NULL);
+    const char *argv[] = { python, script, r0, r1, r2, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  colls = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "collectives");
+
+  job = open_dir (dir, FALSE);
+  g_assert_cmpuint (cp_job_get_n_ranks (job), ==, 3);
+  g_assert_null (cp_job_get_notes (job)[0]);
+  for (guint k = 0; k < 3; k++)
+    {
+      g_assert_cmpint (cp_job_get_rank (job, k)->rank_source, ==, CP_RANK_FROM_DISTRIBUTED_INFO);
+      g_assert_cmpstr (cp_job_get_rank (job, k)->backend, ==, "gloo");
+      g_assert_false (cp_job_get_rank (job, k)->device_collectives);
+    }
+  g_assert_cmpuint (cp_job_get_n_collectives (job), ==, json_array_get_length (colls));
+  g_assert_cmpuint (cp_job_get_n_collectives (job), ==, 16);
+  for (guint c = 0; c < cp_job_get_n_collectives (job); c++)
+    {
+      const CpJobCollective *jc = cp_job_get_collective (job, c);
+      JsonObject *t = json_array_get_object_element (colls, jc->index);
+
+      g_assert_cmpint (jc->skew, ==, json_object_get_int_member (t, "skew_ns"));
+      g_assert_cmpint (cp_job_get_rank (job, jc->last_rank)->rank, ==, json_object_get_int_member (t, "last_rank"));
+      g_assert_cmpstr (jc->name, ==, "all_reduce");
+    }
+  g_assert_cmpint (find (job, "job-straggler")->rank, ==, 2);
+
+  aligned = open_dir (dir, TRUE);
+  for (guint k = 0; k < 3; k++)
+    g_assert_cmpint (cp_job_get_rank (aligned, k)->clock_offset, ==, 0);
+  g_assert_cmpint (find (aligned, "job-straggler")->rank, ==, 2);
+}
+
 /* `chokepoint diagnose DIR --json` has ranks, collectives and findings. */
 static void
 test_cli_json (void)
@@ -518,6 +581,7 @@ main (int   argc,
   g_test_add_func ("/job/bad-ranks", test_bad_ranks);
   g_test_add_func ("/job/rank-equals-alone", test_rank_equals_alone);
   g_test_add_func ("/job/hta-ranks", test_hta_ranks);
+  g_test_add_func ("/job/real-ddp-gloo", test_real_ddp);
   g_test_add_func ("/job/cli-json", test_cli_json);
   return g_test_run ();
 }

@@ -79,9 +79,7 @@ print_job (CpJob *job)
     }
 
   g_print ("\n");
-  g_print (g_dngettext (GETTEXT_PACKAGE, "Collectives: %u matched across the ranks, %u mismatched\n",
-                        "Collectives: %u matched across the ranks, %u mismatched\n", n_colls),
-           n_colls, cp_job_get_n_mismatches (job));
+  g_print (_("Collectives: %u matched across the ranks, %u mismatched\n"), n_colls, cp_job_get_n_mismatches (job));
   for (guint c = 0; c < n_colls; c++)
     g_ptr_array_add (sorted, (gpointer) cp_job_get_collective (job, c));
   g_ptr_array_sort (sorted, by_skew);
