@@ -568,6 +568,59 @@ test_cli_json (void)
   gen_clear (&g);
 }
 
+static void
+on_opened (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  CpJob **out = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *out = cp_job_open_finish (result, &error);
+  g_assert_no_error (error);
+}
+
+/* The worker-thread form gives the same job; a job of no readable file
+ * fails with a message. */
+static void
+test_async (void)
+{
+  Gen g = { 0 };
+  g_autofree char *dir = NULL, *bad = NULL;
+  g_autoptr(GFile) folder = NULL, missing = NULL;
+  g_autoptr(GPtrArray) files = NULL;
+  g_autoptr(CpJob) job = NULL, sync = NULL;
+  g_autoptr(GError) error = NULL;
+  CpJob *none;
+
+  gen_job (&g, "--ranks", "5", "--straggler", "4", "--delay", "9000000", NULL);
+  dir = g_build_filename (g.dir, "ranks", NULL);
+  folder = g_file_new_for_path (dir);
+  files = cp_job_list_folder (folder, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (files->len, ==, 5);
+  cp_job_open_async ((GFile * const *) files->pdata, files->len, NULL, NULL, on_opened, &job);
+  while (job == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  sync = open_dir (dir, TRUE);
+  g_assert_cmpuint (cp_job_get_n_collectives (job), ==, cp_job_get_n_collectives (sync));
+  for (guint c = 0; c < cp_job_get_n_collectives (job); c++)
+    g_assert_cmpint (cp_job_get_collective (job, c)->skew, ==, cp_job_get_collective (sync, c)->skew);
+  g_assert_cmpint (find (job, "job-straggler")->rank, ==, 4);
+
+  bad = g_build_filename (g.dir, "nothing-here.pt.trace.json", NULL);
+  missing = g_file_new_for_path (bad);
+  none = cp_job_open (&missing, 1, NULL, NULL, &error);
+  g_assert_null (none);
+  g_assert_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY);
+  g_assert_nonnull (strstr (error->message, "None of the 1 captures of the job could be used"));
+  g_assert_nonnull (strstr (error->message, "nothing-here.pt.trace.json could not be read"));
+  g_clear_error (&error);
+  g_assert_null (cp_job_list_folder (missing, &error));
+  g_assert_nonnull (error);
+  gen_clear (&g);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -583,5 +636,6 @@ main (int   argc,
   g_test_add_func ("/job/hta-ranks", test_hta_ranks);
   g_test_add_func ("/job/real-ddp-gloo", test_real_ddp);
   g_test_add_func ("/job/cli-json", test_cli_json);
+  g_test_add_func ("/job/async", test_async);
   return g_test_run ();
 }

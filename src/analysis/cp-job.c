@@ -982,7 +982,9 @@ cp_job_open (GFile * const      *files,
   assign_ranks (self);
   if (self->n_ranks == 0)
     {
-      g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY, _("None of the %u captures of the job could be read"), n_files);
+      /* Translators: the second %s is the first file's reason, "x.json could not be read and is left out: …". */
+      g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY, _("None of the %u captures of the job could be used; %s"),
+                   n_files, self->notes->len > 0 ? (const char *) g_ptr_array_index (self->notes, 0) : "?");
       return NULL;
     }
   for (guint k = 0; k < self->n_ranks; k++)
@@ -1000,6 +1002,63 @@ cp_job_open (GFile * const      *files,
   cp_job_find (self);
   g_ptr_array_add (self->notes, NULL);
   return g_steal_pointer (&self);
+}
+
+typedef struct
+{
+  GPtrArray    *files;
+  CpJobOptions  options;
+} OpenData;
+
+static void
+open_data_free (OpenData *d)
+{
+  g_ptr_array_unref (d->files);
+  g_free (d);
+}
+
+static void
+open_thread (GTask        *task,
+             gpointer      source,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  OpenData *d = task_data;
+  GError *error = NULL;
+  CpJob *job = cp_job_open ((GFile * const *) d->files->pdata, d->files->len, &d->options, cancellable, &error);
+
+  if (job == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, job, g_object_unref);
+}
+
+void
+cp_job_open_async (GFile * const      *files,
+                   guint               n_files,
+                   const CpJobOptions *options,
+                   GCancellable       *cancellable,
+                   GAsyncReadyCallback callback,
+                   gpointer            user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  OpenData *d = g_new0 (OpenData, 1);
+
+  d->files = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < n_files; i++)
+    g_ptr_array_add (d->files, g_object_ref (files[i]));
+  d->options.align_clocks = options != NULL ? options->align_clocks : TRUE;
+  g_task_set_source_tag (task, cp_job_open_async);
+  g_task_set_task_data (task, d, (GDestroyNotify) open_data_free);
+  g_task_run_in_thread (task, open_thread);
+}
+
+CpJob *
+cp_job_open_finish (GAsyncResult  *result,
+                    GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 guint

@@ -133,6 +133,17 @@ CpJob                 *cp_job_open             (GFile * const      *files,
                                                 GCancellable       *cancellable,
                                                 GError            **error);
 
+/* The same in a worker thread (GTask), for the window; the files are
+ * copied. */
+void                   cp_job_open_async       (GFile * const      *files,
+                                                guint               n_files,
+                                                const CpJobOptions *options,
+                                                GCancellable       *cancellable,
+                                                GAsyncReadyCallback callback,
+                                                gpointer            user_data);
+CpJob                 *cp_job_open_finish      (GAsyncResult       *result,
+                                                GError            **error);
+
 /* Ranks sorted by rank number. */
 guint                  cp_job_get_n_ranks      (CpJob *self);
 const CpJobRank       *cp_job_get_rank         (CpJob *self,
