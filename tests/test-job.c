@@ -189,6 +189,7 @@ test_straggler (void)
   g_assert_cmpint (f->rank, ==, json_object_get_int_member (truth_of (&g), "straggler"));
   g_assert_nonnull (strstr (f->summary, "slow_data_loading"));
   g_assert_null (find (job, "job-collective-mismatch"));
+  g_assert_null (find (job, "job-slow-link"));
   gen_clear (&g);
 }
 
@@ -568,6 +569,29 @@ test_cli_json (void)
   gen_clear (&g);
 }
 
+/* One collective whose transfer takes 4 times longer is named, and only it;
+ * without one there is no such finding (test_straggler). */
+static void
+test_slow_link (void)
+{
+  Gen g = { 0 };
+  g_autoptr(CpJob) job = NULL;
+  g_autofree char *dir = NULL, *name = NULL;
+  const CpJobFinding *f;
+
+  gen_job (&g, "--ranks", "8", "--steps", "5", "--slow-link", "6", NULL);
+  dir = g_build_filename (g.dir, "ranks", NULL);
+  job = open_dir (dir, TRUE);
+  f = find (job, "job-slow-link");
+  g_assert_nonnull (f);
+  name = g_strdup_printf ("0#%" G_GINT64_FORMAT ",", json_object_get_int_member (truth_of (&g), "slow_link"));
+  g_assert_nonnull (strstr (f->summary, name));
+  g_assert_nonnull (strstr (f->summary, "1 of 10 allreduce collectives of group size 8"));
+  /* 3 of the 4 transfer times are lost (2.4 ms), within the latency. */
+  g_assert_cmpint (ABS (f->time_at_stake - 2400000), <=, 10000);
+  gen_clear (&g);
+}
+
 static void
 on_opened (GObject      *source,
            GAsyncResult *result,
@@ -637,5 +661,6 @@ main (int   argc,
   g_test_add_func ("/job/real-ddp-gloo", test_real_ddp);
   g_test_add_func ("/job/cli-json", test_cli_json);
   g_test_add_func ("/job/async", test_async);
+  g_test_add_func ("/job/slow-link", test_slow_link);
   return g_test_run ();
 }

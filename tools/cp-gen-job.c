@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  *   cp-gen --job DIR [--ranks N] [--steps S] [--seed S] [--straggler R --delay NS]
- *          [--hosts H --host-offset NS] [--mismatch K] [--no-distributed-info]
+ *          [--hosts H --host-offset NS] [--mismatch K] [--slow-link K] [--no-distributed-info]
  *          [--truth FILE.json]
  *
  * Simulates N ranks (one GPU each) of a DDP-like loop in one true time: per
@@ -16,7 +16,8 @@
  * transfer) plus a jitter below the latency (2 µs). Ranks are spread over H
  * hosts; host h's clock reads true time + h × host-offset, and each file
  * says its "hostname". --mismatch K gives rank N−1's K-th collective half
- * the elements. Writes DIR/rank-R.pt.trace.json and the truth: per rank the
+ * the elements; --slow-link K makes the K-th collective's transfer 4 times
+ * longer (a slow link). Writes DIR/rank-R.pt.trace.json and the truth: per rank the
  * clock offset a reader must add to align it with rank 0, and per
  * collective the true arrivals, ends, skew and last rank.
  */
@@ -77,7 +78,7 @@ cp_gen_job_main (int    argc,
                  char **argv)
 {
   g_autofree char *dir = NULL, *truth_path = NULL;
-  int ranks = 8, steps = 4, straggler = -1, hosts = 1, mismatch = -1;
+  int ranks = 8, steps = 4, straggler = -1, hosts = 1, mismatch = -1, slow_link = -1;
   gint64 delay = 0, host_offset = 0;
   gint64 seed = 1;
   gboolean no_info = FALSE;
@@ -91,6 +92,7 @@ cp_gen_job_main (int    argc,
     { "hosts", 0, 0, G_OPTION_ARG_INT, &hosts, "Hosts the ranks are spread over (default 1)", "H" },
     { "host-offset", 0, 0, G_OPTION_ARG_INT64, &host_offset, "Host h's clock is h × this ahead, ns", "NS" },
     { "mismatch", 0, 0, G_OPTION_ARG_INT, &mismatch, "The last rank's K-th collective has half the size", "K" },
+    { "slow-link", 0, 0, G_OPTION_ARG_INT, &slow_link, "The K-th collective's transfer takes 4 times longer", "K" },
     { "no-distributed-info", 0, 0, G_OPTION_ARG_NONE, &no_info, "Leave distributedInfo and hostname out", NULL },
     { "truth", 't', 0, G_OPTION_ARG_FILENAME, &truth_path, "Write the ground truth here", "FILE" },
     { NULL }
@@ -158,9 +160,13 @@ cp_gen_job_main (int    argc,
             c->arrival[r] = at;
             last = MAX (last, at);
           }
-        for (int r = 0; r < ranks; r++)
-          c->end[r] = last + TRANSFER_NS + g_rand_int_range (rand, 0, LATENCY_NS);
-        t = last + TRANSFER_NS + LATENCY_NS + (part == 1 ? STEP_GAP_NS : 0);
+        {
+          gint64 transfer = (2 * s + part == slow_link) ? 4 * TRANSFER_NS : TRANSFER_NS;
+
+          for (int r = 0; r < ranks; r++)
+            c->end[r] = last + transfer + g_rand_int_range (rand, 0, LATENCY_NS);
+          t = last + transfer + LATENCY_NS + (part == 1 ? STEP_GAP_NS : 0);
+        }
       }
 
   for (int r = 0; r < ranks; r++)
@@ -226,8 +232,8 @@ cp_gen_job_main (int    argc,
           return 1;
         }
       fprintf (truth, "{\n  \"ranks\": %d,\n  \"hosts\": %d,\n  \"straggler\": %d,\n  \"delay_ns\": %" G_GINT64_FORMAT
-               ",\n  \"latency_ns\": %d,\n  \"mismatch\": %d,\n  \"bytes\": %d,\n  \"clock_offset_ns\": [",
-               ranks, hosts, straggler, delay, LATENCY_NS, mismatch, NELEMS * 4);
+               ",\n  \"latency_ns\": %d,\n  \"mismatch\": %d,\n  \"slow_link\": %d,\n  \"bytes\": %d,\n  \"clock_offset_ns\": [",
+               ranks, hosts, straggler, delay, LATENCY_NS, mismatch, slow_link, NELEMS * 4);
       for (int r = 0; r < ranks; r++)
         fprintf (truth, "%s%" G_GINT64_FORMAT, r ? ", " : "", -(gint64) (r * hosts / ranks) * host_offset);
       fprintf (truth, "],\n  \"collectives\": [");

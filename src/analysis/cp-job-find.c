@@ -14,11 +14,17 @@
  *                          compute is 10% of its step time (high at 30%).
  * job-load-imbalance       compute per step differs across ranks by 10%
  *                          of the largest (high at 30%).
+ * job-slow-link            collectives of one operation and group size
+ *                          (at least 4 with a bus bandwidth) of which some
+ *                          reach under half the median bus bandwidth:
+ *                          moderate.
  */
 
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/cp-classify.h"
@@ -31,6 +37,8 @@
 #define EXPOSED_HIGH       0.30
 #define IMBALANCE_MODERATE 0.10
 #define IMBALANCE_HIGH     0.30
+#define SLOW_LINK_SHARE    0.5
+#define SLOW_LINK_MIN      4
 
 static CpJobFinding *
 add (CpJob       *self,
@@ -325,6 +333,83 @@ find_mismatch (CpJob *self)
              N_("Run the same replica function on every worker, issuing collectives in one order"));
 }
 
+static int
+compare_doubles (const void *a,
+                 const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* Per operation and group size: the collectives far below the median bus
+ * bandwidth of their kind. */
+static void
+find_slow_links (CpJob *self)
+{
+  g_autofree gboolean *done = g_new0 (gboolean, self->n_colls);
+  g_autofree double *bw = g_new (double, self->n_colls);
+
+  for (guint c = 0; c < self->n_colls; c++)
+    {
+      const CpJobCollective *a = &self->colls[c];
+      guint n = 0, n_slow = 0, slowest = G_MAXUINT;
+      gint64 lost = 0;
+      double median;
+      CpJobFinding *f;
+      g_autofree char *mb = NULL, *sb = NULL, *t = NULL;
+
+      if (done[c] || !isfinite (a->bus_bandwidth))
+        continue;
+      for (guint d = c; d < self->n_colls; d++)
+        {
+          const CpJobCollective *b = &self->colls[d];
+
+          if (!done[d] && isfinite (b->bus_bandwidth) && b->group_size == a->group_size &&
+              strcmp (b->name, a->name) == 0)
+            {
+              done[d] = TRUE;
+              bw[n++] = b->bus_bandwidth;
+            }
+        }
+      if (n < SLOW_LINK_MIN)
+        continue;
+      qsort (bw, n, sizeof (double), compare_doubles);
+      median = bw[n / 2];
+      for (guint d = c; d < self->n_colls; d++)
+        {
+          const CpJobCollective *b = &self->colls[d];
+
+          if (isfinite (b->bus_bandwidth) && b->group_size == a->group_size && strcmp (b->name, a->name) == 0 &&
+              b->bus_bandwidth < SLOW_LINK_SHARE * median)
+            {
+              n_slow++;
+              lost += b->transfer_time - (gint64) (b->transfer_time * b->bus_bandwidth / median);
+              if (slowest == G_MAXUINT || b->bus_bandwidth < self->colls[slowest].bus_bandwidth)
+                slowest = d;
+            }
+        }
+      if (n_slow == 0)
+        continue;
+      mb = g_strdup_printf ("%.2f GB/s", median);
+      sb = g_strdup_printf ("%.2f GB/s", self->colls[slowest].bus_bandwidth);
+      t = cp_format_ns (lost);
+      f = add (self, "job-slow-link", CP_SEVERITY_MODERATE, -1, lost,
+               g_strdup (_("Some collectives run far below the usual bandwidth")),
+               g_strdup_printf (_("%u of %u %s collectives of group size %d reached under half their median bus "
+                                  "bandwidth of %s; the slowest, %s#%u, %s. At the median they would have taken %s less."),
+                                n_slow, n, a->name, a->group_size, mb, self->colls[slowest].group,
+                                self->colls[slowest].index, sb, t));
+      set_fixes (f,
+                 N_("Check the links those collectives crossed: NCCL_DEBUG=INFO shows the transport and topology "
+                    "chosen, and a slow NIC, PCIe switch or a degraded NVLink shows in nccl-tests' bus bandwidth"),
+                 N_("Keep other traffic (checkpoint uploads, data loading over the same network) off the "
+                    "training interconnect"),
+                 N_("Check the interconnect with XLA's collective benchmarks and look for hosts with slower links"),
+                 N_("Check the interconnect between workers and keep other traffic off it"));
+    }
+}
+
 static gint
 compare_findings (gconstpointer a,
                   gconstpointer b)
@@ -343,5 +428,6 @@ cp_job_find (CpJob *self)
   find_straggler (self);
   find_exposed (self);
   find_imbalance (self);
+  find_slow_links (self);
   g_array_sort (self->findings, compare_findings);
 }
