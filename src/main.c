@@ -38,7 +38,7 @@ main (int   argc,
   }
 #else
   g_printerr (_("Usage: %s COMMAND FILE\n"
-                "This build has no window; commands: info, diagnose, report.\n"),
+                "This build has no window; commands: info, diagnose, compare, report.\n"),
               g_get_prgname () ? g_get_prgname () : "chokepoint");
   return CP_EXIT_USAGE;
 #endif

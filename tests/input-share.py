@@ -81,10 +81,16 @@ def overlap(xs, ys):
     return total
 
 
-def main(path):
+def load_events(path):
     with open_text(path) as f:
         doc = json.load(f)
-    events = doc.get("traceEvents", []) if isinstance(doc, dict) else doc
+    return doc.get("traceEvents", []) if isinstance(doc, dict) else doc
+
+
+def windows_and_loading(events):
+    """(windows, loading): the step windows as [start, end] lists in ns, in
+    order, and the DataLoader spans as (start, end); None for the windows
+    when the capture has no ProfilerStep markers."""
 
     markers = []
     loading = []
@@ -112,8 +118,7 @@ def main(path):
 
     markers.sort()
     if not markers:
-        print(json.dumps({"steps": 0}))
-        return
+        return None, loading
 
     # Device work launched from inside each marker.
     launch_list = sorted((t, c) for c, t in launches.items() if c in device_ops)
@@ -143,7 +148,14 @@ def main(path):
             continue
         windows.append([start, end])
         prev_end = end
+    return windows, loading
 
+
+def main(path):
+    windows, loading = windows_and_loading(load_events(path))
+    if windows is None:
+        print(json.dumps({"steps": 0}))
+        return
     window_ns = sum(b - a for a, b in windows)
     loading_ns = overlap(union(loading), union(windows))
     print(json.dumps({

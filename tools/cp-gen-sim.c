@@ -375,9 +375,20 @@ typedef struct
   guint64 count;
 } LaunchQueue;
 
+static CpGenVariation variation = { 0, NULL, 2.0 };
+
+void
+cp_gen_set_variation (const CpGenVariation *v)
+{
+  variation = *v;
+}
+
 struct _CpGenSim
 {
   const Scenario *sc;
+  Scenario        sc_varied;      /* the scenario with the variation applied */
+  guint64         slowed_n;
+  gint64          slowed_ns;
   guint64         rng[4];
   CpGenRunInfo    run;
   char           *trace_id;
@@ -766,6 +777,13 @@ launch (CpGenSim *s,
    * compiler. */
   gint64 queued = jit (s, US (4), 0.3);
   gint64 dur = jit (s, gpu_dur, 0.06);
+
+  if (variation.slow_kernel != NULL && strstr (kernel_specs[kid].name, variation.slow_kernel) != NULL)
+    {
+      dur = (gint64) (dur * variation.slow_factor + 0.5);
+      s->slowed_n++;
+      s->slowed_ns += dur;
+    }
 
   return gpu_activity (s, rt, stream, CP_GEN_CAT_KERNEL, intern_static (s, kernel_specs[kid].name),
                        kid, t + wait + queued, dur, 0);
@@ -1409,7 +1427,7 @@ vit_step (CpGenSim *s)
 
   loader = s->events->len;
   data_loader (s);
-  if (sc->single_loader)
+  if (sc->single_loader || variation.loader_ns > 0)
     truth_add (s, ev_at (s, loader)->ts, ev_at (s, loader)->ts + ev_at (s, loader)->dur);
   host (s, m, jit (s, US (10), 0.3));
 
@@ -1694,6 +1712,15 @@ gemm_args (CpGenSim   *s,
   return intern_args (s, str->str);
 }
 
+void
+cp_gen_sim_slowed (CpGenSim *sim,
+                   guint64  *n_kernels,
+                   gint64   *total_ns)
+{
+  *n_kernels = sim->slowed_n;
+  *total_ns = sim->slowed_ns;
+}
+
 CpGenSim *
 cp_gen_sim_new (const CpGenScenarioInfo *info,
                 guint64                  seed)
@@ -1705,6 +1732,10 @@ cp_gen_sim_new (const CpGenScenarioInfo *info,
 
   s->sc = scenario_for_info (info);
   g_return_val_if_fail (s->sc != NULL, NULL);
+  s->sc_varied = *s->sc;
+  if (variation.loader_ns > 0)
+    s->sc_varied.loader_ns = variation.loader_ns;
+  s->sc = &s->sc_varied;
   for (int i = 0; i < 4; i++)
     s->rng[i] = splitmix64 (&x);
 

@@ -7,6 +7,7 @@
  *          [--format json|json.gz|json.zst|xplane|xplane.gz|xplane.zst]
  *          [--steps N | --size BYTES] [--seed S] [--truth FILE.json]
  *          [--summary FILE.json] [--level L] [--quiet] [--list]
+ *          [--loader-ms MS] [--slow-kernel TEXT [--slow-factor F]]
  *   cp-gen --job DIR [--ranks N] ... (the ranks of a run: cp-gen-job.c)
  *
  * See tools/README.md for the scenarios, the ground-truth file and how each
@@ -207,6 +208,8 @@ main (int   argc,
   int steps = 0;
   int level = -1;
   int host = 0;
+  double loader_ms = 0, slow_factor = 2.0;
+  g_autofree char *slow_kernel = NULL;
   gboolean quiet = FALSE, list = FALSE;
   GOptionEntry entries[] = {
     { "scenario", 0, 0, G_OPTION_ARG_STRING, &scenario_name, "Scenario to simulate (see --list)", "NAME" },
@@ -222,6 +225,11 @@ main (int   argc,
       "Write what the capture holds as JSON (- for standard output)", "FILE" },
     { "level", 0, 0, G_OPTION_ARG_INT, &level, "Compression level (default 3)", "L" },
     { "host", 0, 0, G_OPTION_ARG_INT, &host, "XLA scenarios: the worker's number (xla-tf-worker)", "H" },
+    { "loader-ms", 0, 0, G_OPTION_ARG_DOUBLE, &loader_ms,
+      "The same run with a DataLoader __next__ of this many ms (mean); its spans become the truth's ranges", "MS" },
+    { "slow-kernel", 0, 0, G_OPTION_ARG_STRING, &slow_kernel,
+      "The same run with every kernel whose name holds TEXT running --slow-factor times longer", "TEXT" },
+    { "slow-factor", 0, 0, G_OPTION_ARG_DOUBLE, &slow_factor, "How much longer --slow-kernel runs (default 2)", "F" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Do not print the one-line report", NULL },
     { "list", 0, 0, G_OPTION_ARG_NONE, &list, "List the scenarios and exit", NULL },
     { NULL }
@@ -344,6 +352,17 @@ main (int   argc,
     }
   if (steps == 0 && size_target == 0)
     steps = 6;
+  if (loader_ms < 0 || loader_ms > 60000 || !(slow_factor > 0 && slow_factor <= 1000) ||
+      (slow_kernel != NULL && *slow_kernel == '\0'))
+    {
+      g_printerr ("cp-gen: invalid --loader-ms, --slow-kernel or --slow-factor\n");
+      return 2;
+    }
+  {
+    CpGenVariation v = { (gint64) (loader_ms * 1e6), slow_kernel, slow_factor };
+
+    cp_gen_set_variation (&v);
+  }
 
   out = cp_gen_out_open (out_path, format->compress, level, &error);
   if (out == NULL)
@@ -408,8 +427,23 @@ main (int   argc,
     {
       fprintf (truth.file,
                "\n  ],\n  \"steps\": %u,\n  \"origin_ns\": %" G_GINT64_FORMAT ",\n"
-               "  \"duration_ns\": %" G_GINT64_FORMAT "\n}\n",
+               "  \"duration_ns\": %" G_GINT64_FORMAT,
                counts.steps, run->base_time_ns + run->origin_rel_ns, counts.duration_ns);
+      if (loader_ms > 0)
+        fprintf (truth.file, ",\n  \"loader_ns\": %" G_GINT64_FORMAT, (gint64) (loader_ms * 1e6));
+      /* The slowed kernels as the JSON writer's simulation ran them (the
+       * XPlane writer runs its own). */
+      if (slow_kernel != NULL && format->container == FORMAT_JSON)
+        {
+          guint64 n_slowed;
+          gint64 slowed_ns;
+
+          cp_gen_sim_slowed (sim, &n_slowed, &slowed_ns);
+          fprintf (truth.file, ",\n  \"slow_kernel\": {\"text\": \"%s\", \"factor\": %.6g, "
+                   "\"count\": %" G_GUINT64_FORMAT ", \"total_ns\": %" G_GINT64_FORMAT "}",
+                   slow_kernel, slow_factor, n_slowed, slowed_ns);
+        }
+      fprintf (truth.file, "\n}\n");
       if (fclose (truth.file) != 0)
         {
           g_printerr ("cp-gen: cannot write %s: %s\n", truth_path, g_strerror (errno));

@@ -120,6 +120,24 @@ typedef struct _CpGenSim CpGenSim;
 /* Called for every merged ground-truth range (ns from the origin), in order. */
 typedef void (*CpGenTruthFunc) (gint64 start, gint64 end, gpointer user_data);
 
+/* Changes to a scenario, for pairs of captures of "the same run" with one
+ * thing changed (set before any simulation is created; every simulation of
+ * the process uses them). */
+typedef struct
+{
+  gint64      loader_ns;     /* > 0: the DataLoader __next__ takes this long (mean) */
+  const char *slow_kernel;   /* kernels whose name holds this run slow_factor× longer */
+  double      slow_factor;
+} CpGenVariation;
+
+void                     cp_gen_set_variation      (const CpGenVariation *variation);
+
+/* What the slowing did in this simulation: the kernels slowed and their
+ * total duration as run (already multiplied). */
+void                     cp_gen_sim_slowed         (CpGenSim *sim,
+                                                    guint64  *n_kernels,
+                                                    gint64   *total_ns);
+
 const CpGenScenarioInfo *cp_gen_scenarios          (guint *n);
 const CpGenScenarioInfo *cp_gen_scenario_lookup    (const char *name);
 

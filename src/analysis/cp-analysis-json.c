@@ -10,13 +10,20 @@
 #include <math.h>
 
 #include "cp-analysis-private.h"
+#include "cp-json-util.h"
+
+/* The member helpers, shared with cp-compare-json.c. */
+#define add_int _cp_json_add_int
+#define add_double _cp_json_add_double
+#define add_string _cp_json_add_string
+#define add_bool _cp_json_add_bool
 #include "cp-rules.h"
 
 /* At most this many kernels and host ops are listed, by total time. */
 #define MAX_LISTED 500
 #define MAX_LAUNCHED_PER_OP 10
 
-static void
+void
 add_int (JsonBuilder *b,
          const char  *key,
          gint64       value)
@@ -25,7 +32,7 @@ add_int (JsonBuilder *b,
   json_builder_add_int_value (b, value);
 }
 
-static void
+void
 add_double (JsonBuilder *b,
             const char  *key,
             double       value)
@@ -37,7 +44,7 @@ add_double (JsonBuilder *b,
     json_builder_add_null_value (b);
 }
 
-static void
+void
 add_string (JsonBuilder *b,
             const char  *key,
             const char  *value)
@@ -49,7 +56,7 @@ add_string (JsonBuilder *b,
     json_builder_add_null_value (b);
 }
 
-static void
+void
 add_bool (JsonBuilder *b,
           const char  *key,
           gboolean     value)

@@ -27,21 +27,6 @@ format_seconds (gint64 ns)
   return g_strdup_printf ("%.6f s", ns / 1e9);
 }
 
-/* Kernel names can run to hundreds of characters of template arguments:
- * the text report keeps their start (the JSON keeps them whole). */
-#define NAME_CHARS 100
-
-static char *
-short_name (const char *name)
-{
-  g_autofree char *head = NULL;
-
-  if (g_utf8_strlen (name, -1) <= NAME_CHARS)
-    return g_strdup (name);
-  head = g_utf8_substring (name, 0, NAME_CHARS);
-  return g_strconcat (head, "…", NULL);
-}
-
 static void
 print_window (CpAnalysis *a)
 {
@@ -197,7 +182,7 @@ print_kernels (CpAnalysis *a)
         {
           g_autofree char *tot = cp_format_ns (ks[i].total);
           g_autofree char *mean = cp_format_ns (ks[i].count ? ks[i].total / ks[i].count : 0);
-          g_autofree char *name = short_name (cp_trace_get_string (trace, ks[i].name));
+          g_autofree char *name = cp_cli_short_name (cp_trace_get_string (trace, ks[i].name));
 
           g_print ("  %5.1f%% %10s %8u× %10s %-3s %s\n", 100 * ks[i].share, tot, ks[i].count, mean,
                    ks[i].tensor_core ? "TC" : "", name);
@@ -216,7 +201,7 @@ print_kernels (CpAnalysis *a)
         {
           g_autofree char *tot = cp_format_ns (ops[i].total);
           g_autofree char *kt = cp_format_ns (ops[i].kernel_time);
-          g_autofree char *name = short_name (cp_trace_get_string (trace, ops[i].name));
+          g_autofree char *name = cp_cli_short_name (cp_trace_get_string (trace, ops[i].name));
 
           g_print (_("  %10s %8u× %6u kernels %10s  %s\n"), tot, ops[i].count, ops[i].n_kernels, kt, name);
         }

@@ -27,6 +27,9 @@ static const Command commands[] = {
 #ifdef CP_CLI_HAVE_DIAGNOSE
   { "diagnose", cp_cli_diagnose, N_("Name the bottlenecks of a capture") },
 #endif
+#ifdef CP_CLI_HAVE_COMPARE
+  { "compare", cp_cli_compare, N_("Compare two captures: what got faster, what got slower") },
+#endif
 #ifdef CP_CLI_HAVE_REPORT
   { "report", cp_cli_report, N_("Write an annotated report image") },
 #endif
@@ -62,4 +65,19 @@ cp_cli_load (const char  *name,
   if (notice != NULL)
     g_printerr ("chokepoint %s: %s\n", name, notice);
   return cp_load_file (file, NULL, NULL, NULL, error);
+}
+
+/* Kernel names can run to hundreds of characters of template arguments:
+ * the text reports keep their start (the JSON keeps them whole). */
+#define NAME_CHARS 100
+
+char *
+cp_cli_short_name (const char *name)
+{
+  g_autofree char *head = NULL;
+
+  if (g_utf8_strlen (name, -1) <= NAME_CHARS)
+    return g_strdup (name);
+  head = g_utf8_substring (name, 0, NAME_CHARS);
+  return g_strconcat (head, "…", NULL);
 }

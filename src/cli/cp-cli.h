@@ -17,7 +17,8 @@ enum {
   CP_EXIT_OK = 0,
   CP_EXIT_FAILURE = 1,    /* the file could not be read, or the command failed */
   CP_EXIT_USAGE = 2,      /* bad arguments */
-  CP_EXIT_FINDINGS = 3,   /* diagnose --fail-on: a finding at or above the level exists */
+  CP_EXIT_FINDINGS = 3,   /* diagnose --fail-on: a finding at or above the level exists;
+                           * compare: a regression beyond a threshold */
 };
 
 /* When argv[1] names a headless command, runs it, sets *status and returns
@@ -32,6 +33,9 @@ CpTrace *cp_cli_load (const char  *name,
                       GFile       *file,
                       GError     **error);
 
+/* The start of a long name, with "…" (newly allocated). */
+char    *cp_cli_short_name (const char *name);
+
 /* One command: argv[0] is the command name. */
 typedef int (*CpCliCommand) (int    argc,
                              char **argv);
@@ -41,6 +45,8 @@ int cp_cli_info     (int    argc,
 int cp_cli_diagnose (int    argc,
                      char **argv);
 int cp_cli_report   (int    argc,
+                     char **argv);
+int cp_cli_compare  (int    argc,
                      char **argv);
 
 /* `diagnose` of several ranks (cp-cli-job.c): files are the captures, or
