@@ -523,6 +523,17 @@ test_real_ddp (void)
       g_assert_cmpint (jc->skew, ==, json_object_get_int_member (t, "skew_ns"));
       g_assert_cmpint (cp_job_get_rank (job, jc->last_rank)->rank, ==, json_object_get_int_member (t, "last_rank"));
       g_assert_cmpstr (jc->name, ==, "all_reduce");
+      /* Each rank's slice is the gloo:all_reduce that arrived there. */
+      for (guint k = 0; k < 3; k++)
+        {
+          CpTrace *trace = cp_job_get_rank (job, k)->trace;
+          const CpSlices *sl = cp_lane_get_slices (cp_trace_get_lane (trace, jc->slices[k].lane));
+
+          g_assert_cmpstr (cp_trace_get_string (trace, cp_slices_get_name (sl, jc->slices[k].index)), ==,
+                           "gloo:all_reduce");
+          g_assert_cmpint (cp_slices_get_start (sl, jc->slices[k].index) + cp_job_rank_to_job_offset (job, k), ==,
+                           jc->arrival[k]);
+        }
     }
   g_assert_cmpint (find (job, "job-straggler")->rank, ==, 2);
 

@@ -75,6 +75,7 @@ cp_job_finalize (GObject *object)
       g_free (c->arrival);
       g_free (c->end);
       g_free (c->exposed);
+      g_free (c->slices);
       g_free (c->mismatch);
     }
   g_free (self->colls);
@@ -835,6 +836,7 @@ match_collectives (CpJob *self)
       jc->arrival = g_new (gint64, n);
       jc->end = g_new (gint64, n);
       jc->exposed = g_new (gint64, n);
+      jc->slices = g_new (CpSliceRef, n);
       jc->first_arrival = G_MAXINT64;
       for (guint k = 0; k < n; k++)
         {
@@ -843,6 +845,7 @@ match_collectives (CpJob *self)
 
           jc->arrival[k] = rc->start + s->to_job;
           jc->end[k] = rc->end + s->to_job;
+          jc->slices[k] = rc->ref;
           jc->first_arrival = MIN (jc->first_arrival, jc->arrival[k]);
           if (jc->arrival[k] > max_arrival)
             {

@@ -90,6 +90,7 @@ typedef struct
   gint     group_size;     /* -1 unknown */
   gint64  *arrival;        /* per job rank (index into cp_job_get_rank()); job ns */
   gint64  *end;
+  CpSliceRef *slices;      /* per rank: the collective's slice in that rank's trace */
   gint64  *exposed;        /* per rank: ns of the transfer (from the last
                             * arrival to its end) no compute of the rank
                             * overlaps; the wait before is not counted */
