@@ -360,7 +360,7 @@ int
 cp_cli_diagnose (int    argc,
                  char **argv)
 {
-  gboolean json = FALSE, record = FALSE;
+  gboolean json = FALSE, record = FALSE, no_align = FALSE;
   g_autofree char *fail_on = NULL;
   g_autofree char *database = NULL;
   g_auto(GStrv) labels = NULL;
@@ -381,6 +381,8 @@ cp_cli_diagnose (int    argc,
     { "label", 0, 0, G_OPTION_ARG_STRING_ARRAY, &labels,
       N_("With --record or --format openmetrics: give the run this label"), N_("KEY=VALUE") },
     { "database", 0, 0, G_OPTION_ARG_FILENAME, &database, N_("With --record: the history database"), N_("PATH") },
+    { "no-clock-align", 0, 0, G_OPTION_ARG_NONE, &no_align,
+      N_("With several ranks: keep each capture's clock instead of aligning hosts by their collectives"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
   };
@@ -439,11 +441,22 @@ cp_cli_diagnose (int    argc,
     }
   if (fail_if != NULL && (conditions = cp_cli_parse_conditions (fail_if, labels)) == NULL)
     return CP_EXIT_USAGE;
+  if (files != NULL && files[0] != NULL && (files[1] != NULL || cp_cli_is_job_folder (files[0])))
+    {
+      int t = (int) threshold;
+
+      if (record || conditions != NULL || g_strcmp0 (format, "openmetrics") == 0)
+        {
+          g_printerr (_("chokepoint diagnose: --record, --fail-if and --format=openmetrics take one capture, not the ranks of a job\n"));
+          return CP_EXIT_USAGE;
+        }
+      return cp_cli_diagnose_job (files, json, !no_align, fail_on != NULL ? &t : NULL);
+    }
   if (files == NULL || files[0] == NULL || files[1] != NULL)
     {
-      g_printerr (_("chokepoint diagnose: give exactly one capture file\n"));
+      g_printerr (_("chokepoint diagnose: give a capture file, the captures of several ranks, or a folder of them\n"));
       g_printerr (_("Usage: chokepoint diagnose [--json|--format=openmetrics] [--fail-on=high|moderate] "
-                    "[--fail-if=CONDITION]... [--record] FILE\n"));
+                    "[--fail-if=CONDITION]... [--record] [--no-clock-align] FILE… | DIR\n"));
       return CP_EXIT_USAGE;
     }
 

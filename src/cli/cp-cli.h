@@ -82,4 +82,13 @@ int cp_cli_compare  (int    argc,
 int cp_cli_history  (int    argc,
                      char **argv);
 
+/* `diagnose` of several ranks (cp-cli-job.c): files are the captures, or
+ * one folder of them; threshold NULL when there is no --fail-on. */
+int  cp_cli_diagnose_job (char * const *files,
+                          gboolean      json,
+                          gboolean      align_clocks,
+                          const int    *threshold);
+/* TRUE when path is a folder of per-rank Kineto captures (*.pt.trace.json[.gz]). */
+gboolean cp_cli_is_job_folder (const char *path);
+
 G_END_DECLS
