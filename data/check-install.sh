@@ -28,6 +28,7 @@ need "$datadir/icons/hicolor/scalable/apps/$app_id.svg"
 need "$datadir/icons/hicolor/symbolic/apps/$app_id-symbolic.svg"
 need "$datadir/mime/packages/$app_id.xml"
 need "$datadir/glib-2.0/schemas/$app_id.gschema.xml"
+need "$datadir/chokepoint/prometheus/chokepoint-alerts.yml"
 for lang in $(grep -v '^#' "$linguas"); do
     need "$localedir/$lang/LC_MESSAGES/chokepoint.mo"
 done

@@ -107,14 +107,14 @@ esac
 # test suite runs (Xvfb, D-Bus, ImageMagick, desktop and AppStream checkers).
 ROOTFS_PACKAGES=(
   # What the application links and needs at run time.
-  libgtk-4-1 libgtk-4-bin libadwaita-1-0 libjson-glib-1.0-0 libzstd1 zlib1g
+  libgtk-4-1 libgtk-4-bin libadwaita-1-0 libjson-glib-1.0-0 libzstd1 zlib1g libsqlite3-0
   libcairo2 libpango-1.0-0 libpangocairo-1.0-0 libglib2.0-bin
   libgl1-mesa-dri libegl-mesa0 libglx-mesa0
   librsvg2-common adwaita-icon-theme hicolor-icon-theme
   fonts-cantarell fonts-dejavu-core gsettings-desktop-schemas shared-mime-info
   at-spi2-core
   # What building it needs (the SDK side).
-  libgtk-4-dev libadwaita-1-dev libjson-glib-dev libzstd-dev zlib1g-dev
+  libgtk-4-dev libadwaita-1-dev libjson-glib-dev libzstd-dev zlib1g-dev libsqlite3-dev nettle-dev
   libcairo2-dev libpango1.0-dev libglib2.0-dev libglib2.0-dev-bin
   meson ninja-build gcc libc6-dev pkg-config gettext python3 ccache
   desktop-file-utils appstream gtk-update-icon-cache

@@ -45,6 +45,13 @@ test_precision (void)
   g_assert_true (has ("sm80_xmma_gemm_bf16bf16_bf16f32", CP_NAME_HALF));
   g_assert_true (has ("gemm_fp8_e4m3", CP_NAME_HALF));
   g_assert_false (has ("volta_sgemm_128x64_nn", CP_NAME_HALF));
+  /* AMD Tensile / hipBLASLt: the data-type field (bf16 BBS, half HHS; SB is fp32). */
+  g_assert_true (has ("Cijk_Ailk_Bljk_BBS_BH_MT256x128x64_MI16x16x16x1_SN_1LDSB0_APM1", CP_NAME_HALF));
+  g_assert_true (has ("Cijk_Alik_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1_SN", CP_NAME_HALF));
+  g_assert_true (has ("Cijk_Ailk_Bljk_BBS_BH_MT256x128x64_MI16x16x16x1_SN", CP_NAME_TENSOR_CORE));
+  g_assert_false (has ("Cijk_Ailk_Bljk_SB_MT64x64x16_SN_1LDSB0", CP_NAME_HALF));
+  g_assert_false (has ("Cijk_Ailk_Bljk_SB_MT64x64x16_SN_1LDSB0", CP_NAME_TENSOR_CORE));
+  g_assert_true (has ("Cijk_Ailk_Bljk_SB_MT64x64x16_SN_1LDSB0", CP_NAME_GEMM_LIKE));
   g_assert_false (has ("sm80_xmma_gemm_f32f32_tf32f32_f32_nn", CP_NAME_HALF));
   /* GEMM-like work that tensor cores could run. */
   g_assert_true (has ("volta_sgemm_128x64_nn", CP_NAME_GEMM_LIKE));

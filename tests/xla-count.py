@@ -4,7 +4,7 @@
 # Copyright 2026 The Chokepoint authors
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# Decodes an XSpace by hand (the wire walk of xplane-count.py) and prints
+# Decodes an XSpace by hand (tests/xspace_wire.py) and prints
 # JSON that tests/test-xla.c compares with the analysis:
 #   steps     executions of the repeated top-level module: the most executed
 #             name on the XLA Modules lines (of any device), else of the host
@@ -26,54 +26,26 @@
 #             compute runs), collectives (collective ops while neither runs).
 
 import json
-import struct
 import sys
+
+from xspace_wire import fields, planes as read_planes, s64, text
 
 HALF = ("half", "fp16", "f16", "bfloat16", "h884", "h1688", "h16816", "hmma", "fp8", "e4m3", "e5m2")
 COLLECTIVE_WORDS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all",
                     "collective-permute", "collective-broadcast", "send", "recv")
+
+
+def tensile_half(name):
+    """AMD Tensile / hipBLASLt GEMM "Cijk_Ailk_Bljk_BBS_...": the fourth
+    field is the data types; B (bf16), H (half) or F8 first is 16/8-bit."""
+    if not name.startswith("Cijk_"):
+        return False
+    parts = name.split("_")
+    t = parts[3] if len(parts) > 3 else ""
+    return (len(t) > 1 and t[0] in "BH" and t[1].isupper()) or t.startswith(("F8", "B8"))
+
+
 BOOK = ("/host:metadata", "Task Environment", "/host:tfstreamz")
-
-
-def varint(b, i):
-    r = s = 0
-    while True:
-        c = b[i]
-        i += 1
-        r |= (c & 0x7F) << s
-        s += 7
-        if not c & 0x80:
-            return r, i
-
-
-def fields(b, start, end):
-    i = start
-    while i < end:
-        k, i = varint(b, i)
-        f, w = k >> 3, k & 7
-        if w == 0:
-            v, i = varint(b, i)
-        elif w == 1:
-            v = b[i:i + 8]
-            i += 8
-        elif w == 5:
-            v = b[i:i + 4]
-            i += 4
-        elif w == 2:
-            n, i = varint(b, i)
-            v = (i, i + n)
-            i += n
-        else:
-            raise ValueError("wire type %d" % w)
-        yield f, w, v
-
-
-def s64(v):
-    return v - (1 << 64) if v >= 1 << 63 else v
-
-
-def text(b, span):
-    return b[span[0]:span[1]].decode("utf-8", "replace")
 
 
 def union(iv):
@@ -137,44 +109,9 @@ def module_spans(execs):
 
 def main(path):
     b = open(path, "rb").read()
-    planes = []
+    planes = read_planes(b)
     start_time = None
-    for f, w, v in fields(b, 0, len(b)):
-        if f != 1 or w != 2:
-            continue
-        p = {"name": "", "lines": [], "stats": {}, "emeta": {}, "pstats": []}
-        for pf, pw, pv in fields(b, *v):
-            if pf == 2:
-                p["name"] = text(b, pv)
-            elif pf == 3:
-                p["lines"].append(pv)
-            elif pf == 6:
-                p["pstats"].append(pv)
-            elif pf == 5:
-                key, name = 0, ""
-                for mf, mw, mv in fields(b, *pv):
-                    if mf == 1:
-                        key = s64(mv)
-                    elif mf == 2:
-                        for qf, qw, qv in fields(b, *mv):
-                            if qf == 2:
-                                name = text(b, qv)
-                p["stats"][key] = name
-            elif pf == 4:
-                key, m = 0, {"name": "", "display": "", "stats": []}
-                for mf, mw, mv in fields(b, *pv):
-                    if mf == 1:
-                        key = s64(mv)
-                    elif mf == 2:
-                        for qf, qw, qv in fields(b, *mv):
-                            if qf == 2:
-                                m["name"] = text(b, qv)
-                            elif qf == 4:
-                                m["display"] = text(b, qv)
-                            elif qf == 5:
-                                m["stats"].append(qv)
-                p["emeta"][key] = m
-        planes.append(p)
+    for p in planes:
         if p["name"] == "Task Environment":
             for sp in p["pstats"]:
                 mid = val = None
@@ -259,7 +196,7 @@ def main(path):
                     asy = ((cat.endswith("-done") or cat.endswith("-start"))
                            and not any(wd in cat for wd in COLLECTIVE_WORDS))
                     coll = any(wd in cat for wd in COLLECTIVE_WORDS)
-                    half = any(h in name.lower() for h in HALF)
+                    half = any(h in name.lower() for h in HALF) or tensile_half(name)
                     ops.append((s, e, asy, coll, half))
                 elif host:
                     if name.endswith(":XLA GPU module"):

@@ -4,50 +4,14 @@
 # Copyright 2026 The Chokepoint authors
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# Decodes the protobuf wire format by hand (no protobuf package) and applies
+# Decodes the protobuf wire format by hand (tests/xspace_wire.py) and applies
 # the lane mapping documented in src/formats/cp-xplane-reader.h, then prints
 # one line of counts that tests/test-xplane.c compares with the C reader.
 
 import struct
 import sys
 
-
-def varint(b, i):
-    r = 0
-    s = 0
-    while True:
-        c = b[i]
-        i += 1
-        r |= (c & 0x7F) << s
-        s += 7
-        if not c & 0x80:
-            return r, i
-
-
-def fields(b, start, end):
-    i = start
-    while i < end:
-        k, i = varint(b, i)
-        f, w = k >> 3, k & 7
-        if w == 0:
-            v, i = varint(b, i)
-        elif w == 1:
-            v = b[i:i + 8]
-            i += 8
-        elif w == 5:
-            v = b[i:i + 4]
-            i += 4
-        elif w == 2:
-            n, i = varint(b, i)
-            v = (i, i + n)
-            i += n
-        else:
-            raise ValueError("wire type %d" % w)
-        yield f, w, v
-
-
-def s64(v):
-    return v - (1 << 64) if v >= 1 << 63 else v
+from xspace_wire import fields, planes, s64, text
 
 
 BOOKKEEPING = ("/host:metadata", "Task Environment", "/host:tfstreamz")
@@ -124,47 +88,11 @@ def main(path):
     lanes = {}        # (plane index, kind, key) -> slices
     counters = {}     # (plane index, name) -> samples
     events = aggregated = 0
-    plane_index = 0
-    for f, w, v in fields(b, 0, len(b)):
-        if f != 1 or w != 2:
-            continue
-        pi = plane_index
-        plane_index += 1
-        name = ""
-        lines = []
-        stat_names = {}
-        emeta = {}
-        for pf, pw, pv in fields(b, *v):
-            if pf == 2:
-                name = b[pv[0]:pv[1]].decode("utf-8", "replace")
-            elif pf == 3:
-                lines.append(pv)
-            elif pf == 5:
-                key = 0
-                sname = ""
-                for mf, mw, mv in fields(b, *pv):
-                    if mf == 1:
-                        key = s64(mv)
-                    elif mf == 2:
-                        for qf, qw, qv in fields(b, *mv):
-                            if qf == 2:
-                                sname = b[qv[0]:qv[1]].decode("utf-8", "replace")
-                stat_names[key] = sname
-            elif pf == 4:
-                key = 0
-                m = {"name": "", "display": "", "stats": []}
-                for mf, mw, mv in fields(b, *pv):
-                    if mf == 1:
-                        key = s64(mv)
-                    elif mf == 2:
-                        for qf, qw, qv in fields(b, *mv):
-                            if qf == 2:
-                                m["name"] = b[qv[0]:qv[1]].decode("utf-8", "replace")
-                            elif qf == 4:
-                                m["display"] = b[qv[0]:qv[1]].decode("utf-8", "replace")
-                            elif qf == 5:
-                                m["stats"].append(qv)
-                emeta[key] = m
+    for pi, p in enumerate(planes(b)):
+        name = p["name"]
+        lines = p["lines"]
+        stat_names = p["stats"]
+        emeta = p["emeta"]
         klass = plane_class(name)
         if klass == "book" or not lines:
             continue
@@ -181,7 +109,7 @@ def main(path):
                 elif sf in (3, 4):
                     kind, val = "num", sv
                 elif sf == 5:
-                    kind, val = "str", b[sv[0]:sv[1]].decode("utf-8", "replace")
+                    kind, val = "str", text(b, sv)
                 elif sf == 6:
                     kind, val = "bytes", None
                 elif sf == 7:
@@ -198,7 +126,7 @@ def main(path):
                 elif lf == 10:
                     did = s64(lvv)
                 elif lf == 2:
-                    lname = b[lvv[0]:lvv[1]].decode("utf-8", "replace")
+                    lname = text(b, lvv)
                 elif lf == 4:
                     evs.append(lvv)
             key = did if did != 0 else lid

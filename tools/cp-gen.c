@@ -8,6 +8,7 @@
  *          [--steps N | --size BYTES] [--seed S] [--truth FILE.json]
  *          [--summary FILE.json] [--level L] [--quiet] [--list]
  *          [--loader-ms MS] [--slow-kernel TEXT [--slow-factor F]]
+ *   cp-gen --job DIR [--ranks N] ... (the ranks of a run: cp-gen-job.c)
  *
  * See tools/README.md for the scenarios, the ground-truth file and how each
  * Kineto construct maps onto XPlane.
@@ -19,6 +20,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <glib/gstdio.h>
 
@@ -245,6 +247,11 @@ main (int   argc,
   double seconds;
   const CpGenRunInfo *run;
   gboolean ok;
+
+  /* A job of several ranks has options of its own (cp-gen-job.c). */
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], "--job") == 0 || g_str_has_prefix (argv[i], "--job="))
+      return cp_gen_job_main (argc, argv);
 
   /* Option help and figures in the user's character set (…, —, µ);
    * numbers stay in the C locale, so the files written stay valid. */

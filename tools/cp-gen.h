@@ -196,4 +196,8 @@ const CpGenRunInfo *cp_gen_sim_run_info   (CpGenSim *sim);
 #define CP_GEN_COUNTER_POWER "power_mw"
 #define CP_GEN_COUNTER_CLOCK "sm_clock_mhz"
 
+/* cp-gen --job DIR ...: the ranks of a simulated run (cp-gen-job.c). */
+int cp_gen_job_main (int    argc,
+                     char **argv);
+
 G_END_DECLS

@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 . tools/setup-common.sh
 
-cp_install_packages
+cp_install_packages "${CP_DEBIAN_TEST_PACKAGES[@]}"
 cp_configure build -Dwerror=true
 ninja -C build
 status=0

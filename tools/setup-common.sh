@@ -10,9 +10,15 @@ CP_DEBIAN_PACKAGES=(
     gcc libc6-dev pkg-config meson ninja-build python3
     libglib2.0-dev libglib2.0-bin libgtk-4-dev libadwaita-1-dev
     libjson-glib-dev libzstd-dev zlib1g-dev libcairo2-dev libpango1.0-dev
+    libsqlite3-dev nettle-dev
     gettext desktop-file-utils appstream shared-mime-info
     librsvg2-common adwaita-icon-theme fonts-cantarell
     xvfb xauth dbus-daemon
+)
+
+# What the tests need on top: test-prometheus runs the real servers.
+CP_DEBIAN_TEST_PACKAGES=(
+    prometheus prometheus-pushgateway
 )
 
 cp_sudo () {
@@ -23,10 +29,11 @@ cp_sudo () {
     fi
 }
 
-# Installs the packages of CP_DEBIAN_PACKAGES that are missing.
+# Installs the packages of CP_DEBIAN_PACKAGES, and those named as
+# arguments (CP_DEBIAN_TEST_PACKAGES), that are missing.
 cp_install_packages () {
     local missing=() pkg
-    for pkg in "${CP_DEBIAN_PACKAGES[@]}"; do
+    for pkg in "${CP_DEBIAN_PACKAGES[@]}" "$@"; do
         if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
             missing+=("$pkg")
         fi

@@ -186,6 +186,7 @@ write_devices (CpAnalysis  *self,
       add_int (b, "kernel_busy_ns", dev->kernel_busy);
       add_int (b, "window_busy_ns", dev->window_busy);
       add_double (b, "utilization", dev->utilization);
+      add_bool (b, "only_copies", dev->n_kernels == 0);
       add_int (b, "window_ns", dev->window_time);
       json_builder_set_member_name (b, "own_windows");
       json_builder_add_boolean_value (b, cp_analysis_device_has_own_windows (self, dev->device));
@@ -419,7 +420,8 @@ write_finding (CpAnalysis  *self,
 {
   const CpFigure *figs;
   const CpEvidence *ev;
-  guint n_figs, n_ev;
+  guint n_figs, n_ev, n_lead;
+  CpFramework order[CP_N_FRAMEWORKS];
 
   json_builder_begin_object (b);
   add_string (b, "rule", cp_finding_get_rule_id (f));
@@ -470,10 +472,13 @@ write_finding (CpAnalysis  *self,
     }
   json_builder_end_array (b);
 
+  n_lead = cp_analysis_get_fix_order (self, order);
+  add_string (b, "fixes_first", n_lead > 0 ? cp_framework_to_string (order[0]) : NULL);
   json_builder_set_member_name (b, "fixes");
   json_builder_begin_object (b);
-  for (guint fw = 0; fw < CP_N_FRAMEWORKS; fw++)
+  for (guint o = 0; o < CP_N_FRAMEWORKS; o++)
     {
+      CpFramework fw = order[o];
       const char * const *fixes = cp_finding_get_fixes (f, fw);
 
       json_builder_set_member_name (b, cp_framework_to_string (fw));
@@ -483,6 +488,42 @@ write_finding (CpAnalysis  *self,
       json_builder_end_array (b);
     }
   json_builder_end_object (b);
+  json_builder_end_object (b);
+}
+
+/* The framework the capture was recorded with, and what told it. */
+static void
+write_framework (CpAnalysis  *self,
+                 JsonBuilder *b)
+{
+  const CpFrameworkInfo *info = cp_analysis_get_framework (self);
+  CpFramework lead;
+
+  json_builder_set_member_name (b, "framework");
+  json_builder_begin_object (b);
+  add_string (b, "name", cp_detected_framework_to_string (info->framework));
+  json_builder_set_member_name (b, "variants");
+  json_builder_begin_array (b);
+  for (guint v = 0; v < CP_N_FRAMEWORK_VARIANTS; v++)
+    if (info->variants & (1u << v))
+      json_builder_add_string_value (b, cp_framework_variant_to_string (1u << v));
+  json_builder_end_array (b);
+  add_string (b, "fixes_first",
+              cp_framework_info_get_fixes_framework (info, &lead) ? cp_framework_to_string (lead) : NULL);
+  json_builder_set_member_name (b, "evidence");
+  json_builder_begin_array (b);
+  for (guint s = 0; s < CP_N_FRAMEWORK_SIGNALS; s++)
+    {
+      if (info->counts[s] == 0)
+        continue;
+      json_builder_begin_object (b);
+      add_string (b, "signal", cp_framework_signal_to_string (s));
+      add_string (b, "framework", cp_detected_framework_to_string (cp_framework_signal_get_framework (s)));
+      add_string (b, "label", cp_framework_signal_get_label (s));
+      add_int (b, "count", (gint64) info->counts[s]);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
   json_builder_end_object (b);
 }
 
@@ -508,6 +549,18 @@ write_rules (JsonBuilder *b)
                              rules[i].idle_cause == CP_IDLE_CAUSE_NONE ? "speedup" : "cause");
       add_string (b, "idle_cause", cp_idle_cause_to_string (rules[i].idle_cause));
       add_string (b, "source", rules[i].source);
+      json_builder_set_member_name (b, "frameworks");
+      json_builder_begin_array (b);
+      for (CpDetectedFramework fw = CP_DETECTED_PYTORCH; fw <= CP_DETECTED_XLA; fw++)
+        if (rules[i].frameworks == 0 || (rules[i].frameworks & (1u << fw)))
+          json_builder_add_string_value (b, cp_detected_framework_to_string (fw));
+      json_builder_end_array (b);
+      json_builder_set_member_name (b, "device_kinds");
+      json_builder_begin_array (b);
+      for (CpDeviceKind k = CP_DEVICE_KIND_GPU; k <= CP_DEVICE_KIND_OTHER; k++)
+        if (rules[i].device_kinds == 0 || (rules[i].device_kinds & (1u << k)))
+          json_builder_add_string_value (b, cp_device_kind_to_string (k));
+      json_builder_end_array (b);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -596,6 +649,26 @@ cp_analysis_to_json (CpAnalysis *self,
     json_builder_add_string_value (b, notes[k]);
   json_builder_end_array (b);
 
+  write_framework (self, b);
+  {
+    guint n_unchecked;
+    const CpRule * const *unchecked = cp_analysis_get_unchecked_rules (self, &n_unchecked);
+
+    json_builder_set_member_name (b, "not_checked");
+    json_builder_begin_array (b);
+    for (guint k = 0; k < n_unchecked; k++)
+      {
+        const char *why = NULL;
+
+        cp_rule_applies (unchecked[k], cp_analysis_get_framework (self)->framework,
+                         cp_analysis_get_rule_device_kind (self), &why);
+        json_builder_begin_object (b);
+        add_string (b, "rule", unchecked[k]->id);
+        add_string (b, "reason", why);
+        json_builder_end_object (b);
+      }
+    json_builder_end_array (b);
+  }
   write_verdict (self, b);
   write_metrics (self, b);
   write_steps (self, b);

@@ -65,6 +65,8 @@ struct _CpAnalysis
 
   CpTrace         *trace;
   CpNameCache     *names;
+  CpFrameworkInfo  framework;      /* cp_framework_detect() */
+  GPtrArray       *not_checked;    /* of const CpRule *: rules that do not apply to the capture */
   double           seconds;
 
   /* XLA ops (XPlane captures only): class + 1 by name and by stats record,

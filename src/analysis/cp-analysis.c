@@ -74,6 +74,7 @@ cp_analysis_finalize (GObject *object)
   g_clear_pointer (&self->steps, g_array_unref);
   g_clear_pointer (&self->windows, g_array_unref);
   g_clear_pointer (&self->notes, g_ptr_array_unref);
+  g_clear_pointer (&self->not_checked, g_ptr_array_unref);
   g_clear_pointer (&self->devices, g_array_unref);
   g_clear_pointer (&self->kernels, g_array_unref);
   g_clear_pointer (&self->host_ops, g_array_unref);
@@ -103,6 +104,7 @@ cp_analysis_init (CpAnalysis *self)
   self->steps = g_array_new (FALSE, TRUE, sizeof (CpStepStats));
   self->windows = g_array_new (FALSE, TRUE, sizeof (CpInterval));
   self->notes = g_ptr_array_new_null_terminated (4, g_free, TRUE);
+  self->not_checked = g_ptr_array_new ();
   self->devices = g_array_new (FALSE, TRUE, sizeof (CpDeviceStats));
   self->kernels = g_array_new (FALSE, TRUE, sizeof (CpKernelStats));
   self->host_ops = g_array_new (FALSE, TRUE, sizeof (CpHostOpStats));
@@ -532,6 +534,7 @@ cp_analysis_new (CpTrace       *trace,
   self = g_object_new (CP_TYPE_ANALYSIS, NULL);
   self->trace = g_object_ref (trace);
   self->names = cp_name_cache_new (trace);
+  cp_framework_detect (trace, &self->framework);
   {
     const CpLoadReport *report = cp_trace_get_load_report (trace);
     const CpStringPool *pool = cp_trace_get_string_pool (trace);
@@ -694,6 +697,48 @@ cp_analysis_device_has_own_windows (CpAnalysis *self,
   g_return_val_if_fail (CP_IS_ANALYSIS (self), FALSE);
   return self->device_windows != NULL &&
          g_hash_table_contains (self->device_windows, GINT_TO_POINTER (device));
+}
+
+const CpFrameworkInfo *
+cp_analysis_get_framework (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  return &self->framework;
+}
+
+guint
+cp_analysis_get_fix_order (CpAnalysis  *self,
+                           CpFramework  order[CP_N_FRAMEWORKS])
+{
+  CpFramework lead;
+  guint n = 0;
+  gboolean known;
+
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), 0);
+
+  known = cp_framework_info_get_fixes_framework (&self->framework, &lead);
+  if (known)
+    order[n++] = lead;
+  for (guint fw = 0; fw < CP_N_FRAMEWORKS; fw++)
+    if (!known || fw != lead)
+      order[n++] = fw;
+  return known ? 1 : 0;
+}
+
+const CpRule * const *
+cp_analysis_get_unchecked_rules (CpAnalysis *self,
+                                 guint      *n_rules)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+  *n_rules = self->not_checked->len;
+  return (const CpRule * const *) self->not_checked->pdata;
+}
+
+CpDeviceKind
+cp_analysis_get_rule_device_kind (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), CP_DEVICE_KIND_GPU);
+  return cp_analysis_devices_are_tpu (self) ? CP_DEVICE_KIND_TPU : CP_DEVICE_KIND_GPU;
 }
 
 const char * const *

@@ -11,6 +11,7 @@
 
 #include "model/cp-trace.h"
 #include "cp-finding.h"
+#include "cp-framework.h"
 #include "cp-rules.h"
 #include "cp-intervals.h"
 
@@ -221,6 +222,20 @@ gboolean             cp_analysis_get_warmup         (CpAnalysis *self,
  * XLA Modules line) rather than the shared ones. */
 gboolean             cp_analysis_device_has_own_windows (CpAnalysis *self,
                                                          gint        device);
+/* The framework the capture was recorded from (cp_framework_detect()). */
+const CpFrameworkInfo *cp_analysis_get_framework    (CpAnalysis *self);
+/* The frameworks in the order their fixes are shown: the capture's first.
+ * Returns how many lead (1, or 0 when the framework is not recognised and
+ * all are shown alike); the others are folded under "Other frameworks". */
+guint                cp_analysis_get_fix_order      (CpAnalysis  *self,
+                                                     CpFramework  order[CP_N_FRAMEWORKS]);
+/* The rules that do not apply to the capture's framework or device kind
+ * (cp_rule_applies() says why), in catalog order. */
+const CpRule * const *cp_analysis_get_unchecked_rules (CpAnalysis *self,
+                                                      guint      *n_rules);
+/* The device kind the rules are chosen for: TPU when every device is one,
+ * else GPU. */
+CpDeviceKind         cp_analysis_get_rule_device_kind (CpAnalysis *self);
 /* Statements about the capture and the window (no steps, no device...). */
 const char * const  *cp_analysis_get_notes          (CpAnalysis *self);
 

@@ -387,6 +387,28 @@ cp_classify_name (const char *name)
     flags |= CP_NAME_TENSOR_CORE;
   if (has_any (lower, half_patterns))
     flags |= CP_NAME_HALF;
+  /* AMD Tensile / hipBLASLt GEMMs, "Cijk_Ailk_Bljk_BBS_BH_MT256x128x64_MI16x16x16x1_…":
+   * the fourth field gives the data types (B bf16, H half, F8 / B8 8-bit
+   * floats, then S / D for 32 / 64 bit), and an MI tile means the matrix
+   * cores (MFMA), AMD's tensor cores. */
+  if (g_str_has_prefix (name, "Cijk_"))
+    {
+      const char *p = name;
+      guint field = 0;
+
+      while (field < 3 && (p = strchr (p, '_')) != NULL)
+        {
+          p++;
+          field++;
+        }
+      if (p != NULL && (((p[0] == 'B' || p[0] == 'H') && g_ascii_isupper (p[1])) ||
+                        ((p[0] == 'F' || p[0] == 'B') && p[1] == '8')))
+        flags |= CP_NAME_HALF;
+      if (strstr (name, "_MI") != NULL && g_ascii_isdigit (strstr (name, "_MI")[3]))
+        flags |= CP_NAME_TENSOR_CORE | CP_NAME_GEMM_LIKE;
+      else
+        flags |= CP_NAME_GEMM_LIKE;
+    }
   if (g_str_has_prefix (lower, "nccl") || g_str_has_prefix (lower, "rccl") ||
       g_str_has_prefix (lower, "hccl") || strstr (name, "ncclKernel") ||
       strstr (name, "ncclDevKernel"))

@@ -336,6 +336,14 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
           /* Tensor-core eligibility (TB tensor_cores_parser): launched by an
            * eligible op, or a matmul / convolution kernel by name. */
           eligible = (nf & CP_NAME_GEMM_LIKE) != 0 || (op != NULL && op->tc_eligible);
+          /* XLA ops: dots and convolutions by their HLO opcode or category
+           * (what runs on the tensor cores of a GPU, the MXU of a TPU). */
+          if (!eligible && self->is_xplane)
+            {
+              CpXlaOpClass xc = _cp_analysis_xla_class (self, l, i);
+
+              eligible = xc == CP_XLA_OP_CONVOLUTION || xc == CP_XLA_OP_MATMUL;
+            }
           if (eligible && c != CP_TIME_COLLECTIVES)
             {
               self->eligible_kernel_time += dur;

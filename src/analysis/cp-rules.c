@@ -251,6 +251,15 @@ static const char * const fix_amp_jax[] = {
   N_("For fp32 matmuls, allow TF32: jax.default_matmul_precision(\"tensorfloat32\")"),
   NULL
 };
+static const char * const fix_amp_tpu_jax[] = {
+  N_("Compute in bfloat16 (model dtype=jnp.bfloat16, or a mixed-precision policy such as jmp) with fp32 master weights: the TPU's MXU multiplies bf16 natively"),
+  N_("Check the precision of the f32 dots and convolutions: precision=HIGHEST (or jax.default_matmul_precision(\"highest\")) makes the MXU take several bf16 passes each"),
+  NULL
+};
+static const char * const fix_amp_tpu_tf[] = {
+  N_("Enable mixed precision: tf.keras.mixed_precision.set_global_policy(\"mixed_bfloat16\"), the TPU's MXU multiplies bf16 natively"),
+  NULL
+};
 static const char * const fix_amp_tf[] = {
   N_("Enable mixed precision: tf.keras.mixed_precision.set_global_policy(\"mixed_float16\") or \"mixed_bfloat16\""),
   N_("Keep TF32 enabled on Ampere and newer: tf.config.experimental.enable_tensor_float_32_execution(True)"),
@@ -336,103 +345,120 @@ static const CpRule rules[] = {
     CP_COMPARE_GE, 3, 15, TRUE, CP_RULE_CAUSE,
     /* xgettext:no-c-format */
     N_("nsys cuda_memcpy_async (N3): any async copy with pageable memory; severity by share of step time at XProf's 3 / 15 % levels (Chokepoint)"),
-    { fix_pageable_pt, fix_pageable_jax, fix_pageable_tf }, CP_IDLE_CAUSE_TRANSFERS },
+    { fix_pageable_pt, fix_pageable_jax, fix_pageable_tf }, CP_IDLE_CAUSE_TRANSFERS,
+    0, CP_RULE_GPU },
   { "sync-stall", N_("Synchronisation stalls"),
     /* xgettext:no-c-format */
     N_("Device idle time after blocking synchronisations, % of step time"), "%",
     CP_COMPARE_GE, 3, 15, TRUE, CP_RULE_CAUSE,
     /* xgettext:no-c-format */
     N_("nsys cuda_api_sync (N6) and cuda_memcpy_sync (N4): any; severity by the idle time that follows, at XProf's 3 / 15 % levels (Chokepoint)"),
-    { fix_sync_pt, fix_sync_jax, fix_sync_tf }, CP_IDLE_CAUSE_SYNC },
+    { fix_sync_pt, fix_sync_jax, fix_sync_tf }, CP_IDLE_CAUSE_SYNC,
+    0, CP_RULE_GPU },
   { "input-pipeline", N_("Slow tf.data input pipeline"),
     /* xgettext:no-c-format */
     N_("Wait for the tf.data input pipeline while the device is idle, % of step time"), "%",
     CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
     /* xgettext:no-c-format */
     N_("XProf input-pipeline analyzer: device waiting for input >= 20% highly, >= 5% moderately input-bound; the slowest stage by self time (Chokepoint)"),
-    { fix_pipeline_pt, fix_pipeline_tf, fix_pipeline_tf }, CP_IDLE_CAUSE_INPUT },
+    { fix_pipeline_pt, fix_pipeline_tf, fix_pipeline_tf }, CP_IDLE_CAUSE_INPUT,
+    CP_RULE_XLA_FW, 0 },
   { "input-bound", N_("Input-bound"),
     /* xgettext:no-c-format */
     N_("Data-loading wait while the device is idle, % of step time"), "%",
     CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
     /* xgettext:no-c-format */
     N_("XProf InputAnalysis (X1): input% >= 20 highly, >= 5 moderately input-bound; Chokepoint reports the host-to-device part of input separately (transfer-bound)"),
-    { fix_input_pt, fix_input_jax, fix_input_tf }, CP_IDLE_CAUSE_INPUT },
+    { fix_input_pt, fix_input_jax, fix_input_tf }, CP_IDLE_CAUSE_INPUT,
+    0, 0 },
   { "dataloader-single-process", N_("Data loading in the training process"),
     N_("DataLoader time with num_workers=0 not claimed by device work, per step time (ratio)"), "ratio",
     CP_COMPARE_GT, 0.05, NAN, TRUE, CP_RULE_CAUSE,
     N_("PyTorch TorchTidy SynchronizedDataLoader (T4); TensorBoard plugin slow data loading (P1): DataLoader / step > 0.05"),
-    { fix_loader_pt, fix_loader_jax, fix_loader_tf }, CP_IDLE_CAUSE_INPUT },
+    { fix_loader_pt, fix_loader_jax, fix_loader_tf }, CP_IDLE_CAUSE_INPUT,
+    CP_RULE_PYTORCH, 0 },
   { "transfer-bound", N_("Host-to-device copies"),
     /* xgettext:no-c-format */
     N_("Host-to-device copy time while the device does not compute, % of step time"), "%",
     CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
     N_("XProf InputAnalysis (X1) levels applied to its host-to-device part; Smart Suggestions DataTransferBound"),
-    { fix_transfer_pt, fix_transfer_jax, fix_transfer_tf }, CP_IDLE_CAUSE_TRANSFERS },
+    { fix_transfer_pt, fix_transfer_jax, fix_transfer_tf }, CP_IDLE_CAUSE_TRANSFERS,
+    0, 0 },
   { "async-wait", N_("Waiting for async copies"),
     /* xgettext:no-c-format */
     N_("Time the device waits in XLA async ops (copy-done, *-done) while it computes nothing, % of step time"), "%",
     CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
     N_("XProf op profile: copy-start / copy-done and other async pairs are waits; levels of XProf's input analysis (X1) applied to them (Chokepoint)"),
-    { fix_async_pt, fix_async_jax, fix_async_tf }, CP_IDLE_CAUSE_TRANSFERS },
+    { fix_async_pt, fix_async_jax, fix_async_tf }, CP_IDLE_CAUSE_TRANSFERS,
+    0, 0 },
   { "output-bound", N_("Device-to-host copies"),
     /* xgettext:no-c-format */
     N_("Device-to-host copy time while the device does not compute, % of step time"), "%",
     CP_COMPARE_GE, 5, 20, FALSE, CP_RULE_CAUSE,
     /* xgettext:no-c-format */
     N_("XProf output analysis (X2): output% >= 20 highly, >= 5 moderately"),
-    { fix_output_pt, fix_output_jax, fix_output_tf }, CP_IDLE_CAUSE_TRANSFERS },
+    { fix_output_pt, fix_output_jax, fix_output_tf }, CP_IDLE_CAUSE_TRANSFERS,
+    0, 0 },
   { "comm-bound", N_("Communication-bound"),
     /* xgettext:no-c-format */
     N_("Collective time not hidden behind compute, % of step time"), "%",
     CP_COMPARE_GE, 3, 15, FALSE, CP_RULE_CAUSE,
     N_("XProf device collectives (X5): >= 15 high, >= 3 moderate"),
-    { fix_comm_pt, fix_comm_jax, fix_comm_tf }, CP_IDLE_CAUSE_COMMUNICATION },
+    { fix_comm_pt, fix_comm_jax, fix_comm_tf }, CP_IDLE_CAUSE_COMMUNICATION,
+    0, 0 },
   { "low-comm-overlap", N_("Communication does not overlap compute"),
     /* xgettext:no-c-format */
     N_("Share of collective time overlapped by compute (ratio), when collectives take >= 3% of step time"), "ratio",
     CP_COMPARE_LT, 0.5, NAN, FALSE, CP_RULE_CAUSE,
     N_("HTA comm/comp overlap (H4), which has no cutoff; Chokepoint flags < 0.5"),
-    { fix_overlap_pt, fix_overlap_jax, fix_overlap_tf }, CP_IDLE_CAUSE_COMMUNICATION },
+    { fix_overlap_pt, fix_overlap_jax, fix_overlap_tf }, CP_IDLE_CAUSE_COMMUNICATION,
+    0, 0 },
   { "launch-bound", N_("Kernel-launch bound"),
     /* xgettext:no-c-format */
     N_("Kernel-launch time while the device is idle, % of step time"), "%",
     CP_COMPARE_GE, 3, 15, FALSE, CP_RULE_CAUSE,
     N_("XProf kernel-launch analysis (X3): >= 15 high, >= 3 moderate; HTA short kernels (H3) as figures"),
-    { fix_launch_pt, fix_launch_jax, fix_launch_tf }, CP_IDLE_CAUSE_HOST },
+    { fix_launch_pt, fix_launch_jax, fix_launch_tf }, CP_IDLE_CAUSE_HOST,
+    0, CP_RULE_GPU },
   { "host-overhead", N_("Host overhead"),
     /* xgettext:no-c-format */
     N_("Host compute, runtime calls and unrecorded time while the device is idle, % of step time"), "%",
     CP_COMPARE_GE, 3, 15, FALSE, CP_RULE_CAUSE,
     N_("XProf all-other time (X4): >= 15 high, >= 3 moderate, with host compute added (where PyTorch's Python and dispatch time shows)"),
-    { fix_host_pt, fix_host_jax, fix_host_tf }, CP_IDLE_CAUSE_HOST },
+    { fix_host_pt, fix_host_jax, fix_host_tf }, CP_IDLE_CAUSE_HOST,
+    0, 0 },
   { "no-mixed-precision", N_("No mixed precision"),
     /* xgettext:no-c-format */
     N_("32-bit matmul / convolution kernel time without tensor cores, % of device compute time, when < 10% of compute is 16-bit"), "%",
     CP_COMPARE_GE, 3, 15, FALSE, CP_RULE_CAUSE,
     /* xgettext:no-c-format */
     N_("XProf precision statement (X6): 16-bit < 10% of compute; TensorBoard plugin AMP rule (P6): no tensor-core kernels while eligible ops run; severity at XProf's 3 / 15 % levels (Chokepoint)"),
-    { fix_amp_pt, fix_amp_jax, fix_amp_tf }, CP_IDLE_CAUSE_NONE },
+    { fix_amp_pt, fix_amp_jax, fix_amp_tf }, CP_IDLE_CAUSE_NONE,
+    0, 0 },
   { "memory-pressure", N_("Memory near the device limit"),
     N_("Peak device memory / device memory (ratio)"), "ratio",
     CP_COMPARE_GT, 0.9, NAN, FALSE, CP_RULE_CAUSE,
     N_("TensorBoard plugin memory rule (P7): peak > 0.9 x totalGlobalMem"),
-    { fix_memory_pt, fix_memory_jax, fix_memory_tf }, CP_IDLE_CAUSE_NONE },
+    { fix_memory_pt, fix_memory_jax, fix_memory_tf }, CP_IDLE_CAUSE_NONE,
+    0, 0 },
   { "dataparallel", N_("Single-process DataParallel"),
     N_("Devices running kernels while torch.nn.DataParallel is used (count)"), "count",
     CP_COMPARE_GT, 1, NAN, FALSE, CP_RULE_CAUSE,
     N_("TensorBoard plugin DataParallel rule (P3): DataParallel.forward seen and > 1 device used"),
-    { fix_dp_pt, fix_dp_jax, fix_dp_tf }, CP_IDLE_CAUSE_NONE },
+    { fix_dp_pt, fix_dp_jax, fix_dp_tf }, CP_IDLE_CAUSE_NONE,
+    CP_RULE_PYTORCH, 0 },
   { "low-utilization", N_("Low GPU utilisation"),
     N_("Kernel busy time / step time of the least busy device (ratio)"), "ratio",
     CP_COMPARE_LT, 0.5, NAN, FALSE, CP_RULE_SYMPTOM,
     N_("TensorBoard plugin low GPU utilization (P5): utilization < 0.5"),
-    { fix_util_pt, fix_util_jax, fix_util_tf }, CP_IDLE_CAUSE_NONE },
+    { fix_util_pt, fix_util_jax, fix_util_tf }, CP_IDLE_CAUSE_NONE,
+    0, 0 },
   { "gpu-gaps", N_("Long GPU gaps"),
     N_("Longest gap between device operations (ms)"), "ms",
     CP_COMPARE_GT, 500, NAN, FALSE, CP_RULE_SYMPTOM,
     N_("nsys gpu_gaps (N1): gaps > 500 ms (the SQL compares with >)"),
-    { fix_gaps_pt, fix_gaps_jax, fix_gaps_tf }, CP_IDLE_CAUSE_NONE },
+    { fix_gaps_pt, fix_gaps_jax, fix_gaps_tf }, CP_IDLE_CAUSE_NONE,
+    0, 0 },
 };
 
 const CpRule *
@@ -502,7 +528,43 @@ cp_rule_grade (const CpRule *rule,
   return FALSE;
 }
 
+gboolean
+cp_rule_applies (const CpRule         *rule,
+                 CpDetectedFramework   framework,
+                 CpDeviceKind          kind,
+                 const char          **why)
+{
+  g_return_val_if_fail (rule != NULL, FALSE);
+
+  if (rule->frameworks != 0 && framework != CP_DETECTED_NONE && !(rule->frameworks & (1u << framework)))
+    {
+      if (why != NULL)
+        *why = rule->frameworks == CP_RULE_PYTORCH ? _("for PyTorch only")
+                                                   : _("for JAX, TensorFlow and XLA only");
+      return FALSE;
+    }
+  if (rule->device_kinds != 0 && !(rule->device_kinds & (1u << kind)))
+    {
+      if (why != NULL)
+        /* Translators: why a rule was not checked on a TPU capture. */
+        *why = _("for GPUs only: it measures CUDA / HIP calls and copies that a TPU does not have");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Evaluation */
+
+/* What a capture already does, so that a fix is not offered as new. */
+typedef enum
+{
+  APPLIED_TORCH_COMPILE = 1u << 0,
+  APPLIED_CUDA_GRAPHS   = 1u << 1,
+  APPLIED_AMP           = 1u << 2,
+  APPLIED_PINNED        = 1u << 3,
+  APPLIED_JAX_JIT       = 1u << 4,
+  APPLIED_TF_FUNCTION   = 1u << 5,
+} Applied;
 
 typedef struct
 {
@@ -510,7 +572,63 @@ typedef struct
   gboolean     has_device;
   gboolean     device_untraced; /* launches recorded, their device work not */
   gboolean     has_host;
+  guint        applied;         /* Applied */
 } Ctx;
+
+/* The technique a fix recommends, when the capture may already use it. */
+static guint
+fix_technique (const char *fix)
+{
+  if (fix == fix_launch_pt[0] || fix == fix_host_pt[1] || fix == fix_util_pt[2])
+    return APPLIED_TORCH_COMPILE;
+  if (fix == fix_launch_pt[1])
+    return APPLIED_CUDA_GRAPHS;
+  if (fix == fix_amp_pt[0])
+    return APPLIED_AMP;
+  if (fix == fix_pageable_pt[0] || fix == fix_transfer_pt[0])
+    return APPLIED_PINNED;
+  if (fix == fix_launch_jax[0] || fix == fix_host_jax[0] || fix == fix_util_jax[1])
+    return APPLIED_JAX_JIT;
+  if (fix == fix_host_tf[0])
+    return APPLIED_TF_FUNCTION;
+  return 0;
+}
+
+/* What to look at instead, in a capture that already applies it. */
+static const char *
+applied_fix (guint technique)
+{
+  switch (technique)
+    {
+    case APPLIED_TORCH_COMPILE:
+      return N_("The capture already runs under torch.compile: look for graph breaks and recompilations (TORCH_LOGS=\"graph_breaks,recompiles\") and for the ops that still run outside the compiled regions");
+    case APPLIED_CUDA_GRAPHS:
+      return N_("The capture already launches CUDA graphs: check that the whole step is captured (kernels launched outside the graph launches) and that graphs are not captured again step after step");
+    case APPLIED_AMP:
+      return N_("16-bit kernels already do most of the compute (autocast or 16-bit weights): look at the matmuls and convolutions left in fp32");
+    case APPLIED_PINNED:
+      return N_("Some copies already come from pinned memory: pin the buffers of the pageable ones too, and check that the copies are non_blocking and overlap compute");
+    case APPLIED_JAX_JIT:
+      return N_("The step already runs under jax.jit: look for recompilations (jax.config.update(\"jax_log_compiles\", True)), Python work between the jitted calls, and functions jitted apart that could be one");
+    case APPLIED_TF_FUNCTION:
+      return N_("The step already runs in tf.function: look for retracing (a fixed input_signature, reduce_retracing=True) and for eager work outside it");
+    default:
+      return NULL;
+    }
+}
+
+/* Replaces the device word in a fix for an all-TPU capture. */
+static char *
+device_fix (Ctx        *ctx,
+            const char *fix)
+{
+  g_auto(GStrv) parts = NULL;
+
+  if (!cp_analysis_devices_are_tpu (ctx->self) || strstr (fix, "GPU") == NULL)
+    return g_strdup (fix);
+  parts = g_strsplit (fix, "GPU", -1);
+  return g_strjoinv ("TPU", parts);
+}
 
 typedef struct
 {
@@ -564,10 +682,24 @@ new_finding (Ctx          *ctx,
   for (guint k = 0; k < CP_N_FRAMEWORKS; k++)
     {
       const char * const *src = rule->fixes[k];
-      g_autoptr(GPtrArray) tr = g_ptr_array_new ();
+      g_autoptr(GPtrArray) tr = g_ptr_array_new_with_free_func (g_free);
+      guint replaced = 0;
 
       for (guint i = 0; src != NULL && src[i] != NULL; i++)
-        g_ptr_array_add (tr, (gpointer) _(src[i]));
+        {
+          guint tech = fix_technique (src[i]);
+
+          /* A fix the capture already applies: what to look at in it
+           * instead, once. */
+          if (tech != 0 && (ctx->applied & tech))
+            {
+              if (!(replaced & tech))
+                g_ptr_array_add (tr, device_fix (ctx, _(applied_fix (tech))));
+              replaced |= tech;
+              continue;
+            }
+          g_ptr_array_add (tr, device_fix (ctx, _(src[i])));
+        }
       g_ptr_array_add (tr, NULL);
       cp_finding_set_fixes (f, (CpFramework) k, (const char * const *) tr->pdata);
     }
@@ -1351,12 +1483,32 @@ eval_precision (Ctx           *ctx,
     sev = CP_SEVERITY_INFO;
 
   f = new_finding (ctx, rule, sev);
+  /* On a TPU the MXU is the tensor core, bf16 its native precision; TF32
+   * does not exist there. */
+  if (cp_analysis_devices_are_tpu (self))
+    {
+      const char * const *lists[] = { fix_amp_tpu_jax, fix_amp_tpu_tf };
+      const CpFramework fws[] = { CP_FRAMEWORK_JAX, CP_FRAMEWORK_TENSORFLOW };
+
+      for (guint k = 0; k < G_N_ELEMENTS (lists); k++)
+        {
+          g_autoptr(GPtrArray) tr = g_ptr_array_new ();
+
+          for (guint i = 0; lists[k][i] != NULL; i++)
+            g_ptr_array_add (tr, (gpointer) _(lists[k][i]));
+          g_ptr_array_add (tr, NULL);
+          cp_finding_set_fixes (f, fws[k], (const char * const *) tr->pdata);
+        }
+    }
   add_metric (f, rule, "fp32_eligible_percent", value);
   cp_finding_add_figure (f, "half_percent", _("16-bit share of device compute time (XProf)"),
                          pct16, "%", "<", 10, NAN);
-  cp_finding_add_figure (f, "tensor_core_ratio", _("Kernel time on tensor cores (TensorBoard plugin)"),
+  if (!cp_analysis_devices_are_tpu (self))
+    cp_finding_add_figure (f, "tensor_core_ratio", _("Kernel time on tensor cores (TensorBoard plugin)"),
                          self->kernel_time > 0 ? (double) tc_time / self->kernel_time : 0.0, "ratio", NULL, NAN, NAN);
-  cp_finding_add_figure (f, "eligible_ratio", _("Kernel time of tensor-core-eligible work"),
+  cp_finding_add_figure (f, "eligible_ratio",
+                         cp_analysis_devices_are_tpu (self) ? _("XLA op time of dots and convolutions (MXU work)")
+                                                            : _("Kernel time of tensor-core-eligible work"),
                          self->kernel_time > 0 ? (double) self->eligible_kernel_time / self->kernel_time : 0.0,
                          "ratio", ">", 0, NAN);
   for (guint k = 0; k < self->eligible_fp32->len; k++)
@@ -1369,8 +1521,10 @@ eval_precision (Ctx           *ctx,
   /* Tensor cores run these at least twice as fast: half the time is at stake. */
   cp_finding_set_time_at_stake (f, eligible_in_w / 2, per_window (ctx, eligible_in_w / 2));
   set_summary (ctx, f, rule,
-               old_gpu ? _("Matmuls and convolutions run in 32-bit without tensor cores; this GPU has none (compute capability < 7).")
-                       : _("Matmuls and convolutions run in 32-bit without tensor cores."),
+               cp_analysis_devices_are_tpu (self)
+               ? _("Dots and convolutions run in f32: the TPU's MXU multiplies bf16 natively and takes several passes for f32.")
+               : old_gpu ? _("Matmuls and convolutions run in 32-bit without tensor cores; this GPU has none (compute capability < 7).")
+                         : _("Matmuls and convolutions run in 32-bit without tensor cores."),
                value);
   *stake = g_steal_pointer (&own);
   return f;
@@ -1514,6 +1668,9 @@ eval_utilization (Ctx           *ctx,
     {
       const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
 
+      /* A device that only copies is not idle by compute. */
+      if (dev->n_kernels == 0)
+        continue;
       if (worst == NULL || dev->utilization < worst->utilization)
         {
           worst = dev;
@@ -1900,7 +2057,9 @@ cp_findings_compare (gconstpointer a,
 void
 _cp_analysis_evaluate_rules (CpAnalysis *self)
 {
-  Ctx ctx = { self, FALSE, FALSE, FALSE };
+  Ctx ctx = { self, FALSE, FALSE, FALSE, 0 };
+  CpDeviceKind kind = cp_analysis_get_rule_device_kind (self);
+  const CpFrameworkInfo *fw = &self->framework;
   Result results[G_N_ELEMENTS (rules)] = { { 0, }, };
   g_autofree guint *order = g_new (guint, G_N_ELEMENTS (rules));
   g_autofree PairStats *pairs = NULL;
@@ -1938,12 +2097,79 @@ _cp_analysis_evaluate_rules (CpAnalysis *self)
     }
 
 
+  /* What the capture already applies. */
+  if (fw->framework == CP_DETECTED_PYTORCH && (fw->variants & CP_VARIANT_TORCH_COMPILE))
+    ctx.applied |= APPLIED_TORCH_COMPILE;
+  if (fw->framework == CP_DETECTED_PYTORCH && (fw->variants & CP_VARIANT_CUDA_GRAPHS))
+    ctx.applied |= APPLIED_CUDA_GRAPHS;
+  if (fw->framework == CP_DETECTED_JAX && (fw->variants & CP_VARIANT_JIT))
+    ctx.applied |= APPLIED_JAX_JIT;
+  if (fw->framework == CP_DETECTED_TENSORFLOW && (fw->variants & CP_VARIANT_TF_FUNCTION))
+    ctx.applied |= APPLIED_TF_FUNCTION;
+  {
+    gint64 c16 = self->summary[CP_TIME_COMPUTE_16].total, c32 = self->summary[CP_TIME_COMPUTE_32].total;
+
+    /* AMP: 16-bit kernels do most of the device compute. */
+    if (c16 > 0 && c16 >= c32)
+      ctx.applied |= APPLIED_AMP;
+  }
+  for (guint l = 0; l < self->n_lanes && !(ctx.applied & APPLIED_PINNED); l++)
+    {
+      const CpSlices *s;
+
+      if (self->lanes[l].kind != CP_LANE_TRANSFER || cp_lane_get_transfer_kind (self->lanes[l].lane) != CP_TRANSFER_HTOD)
+        continue;
+      s = self->lanes[l].slices;
+      for (guint i = 0; i < s->n; i++)
+        if (s->flags[i] & CP_SLICE_PINNED)
+          {
+            ctx.applied |= APPLIED_PINNED;
+            break;
+          }
+    }
+
+  /* Rules for another framework or device kind: not checked, said once per
+   * reason. */
+  {
+    g_autoptr(GHashTable) by_why = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, NULL);
+    g_autoptr(GPtrArray) whys = g_ptr_array_new ();
+
+    for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
+      {
+        const char *why = NULL;
+        GString *ids;
+
+        if (cp_rule_applies (&rules[i], fw->framework, kind, &why))
+          continue;
+        g_ptr_array_add (self->not_checked, (gpointer) &rules[i]);
+        ids = g_hash_table_lookup (by_why, why);
+        if (ids == NULL)
+          {
+            ids = g_string_new (rules[i].id);
+            g_hash_table_insert (by_why, (gpointer) why, ids);
+            g_ptr_array_add (whys, (gpointer) why);
+          }
+        else
+          g_string_append_printf (ids, ", %s", rules[i].id);
+      }
+    for (guint k = 0; k < whys->len; k++)
+      {
+        GString *ids = g_hash_table_lookup (by_why, g_ptr_array_index (whys, k));
+
+        /* Translators: "Not checked (for PyTorch only): dataparallel, dataloader-single-process". */
+        _cp_analysis_add_note (self, _("Not checked (%s): %s"), (const char *) g_ptr_array_index (whys, k), ids->str);
+        g_string_free (ids, TRUE);
+      }
+  }
+
   for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
     {
       Result *r = &results[i];
       CpIntervals *stake = NULL;
 
       r->rule = &rules[i];
+      if (!cp_rule_applies (&rules[i], fw->framework, kind, NULL))
+        continue;
       /* Time-based rules read device idle time that is not really idle. */
       if (ctx.device_untraced && !(g_str_equal (rules[i].id, "pageable-memcpy") ||
                                    g_str_equal (rules[i].id, "no-mixed-precision") ||

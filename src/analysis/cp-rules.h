@@ -7,6 +7,7 @@
 #pragma once
 
 #include "cp-finding.h"
+#include "cp-framework.h"
 
 G_BEGIN_DECLS
 
@@ -52,7 +53,17 @@ typedef struct
   const char         *source;       /* where metric and thresholds come from */
   const char * const *fixes[CP_N_FRAMEWORKS]; /* N_() strings, NULL-terminated */
   CpIdleCause         idle_cause;   /* NONE: a symptom or a speed-up */
+  /* Where the rule applies: bits of CpDetectedFramework (1 << framework)
+   * and of CpDeviceKind (1 << kind); 0 for all. Elsewhere it is listed
+   * as not checked, with why. A capture whose framework is not recognised
+   * gets every rule. */
+  guint               frameworks;
+  guint               device_kinds;
 } CpRule;
+
+#define CP_RULE_PYTORCH   (1u << CP_DETECTED_PYTORCH)
+#define CP_RULE_XLA_FW    ((1u << CP_DETECTED_JAX) | (1u << CP_DETECTED_TENSORFLOW) | (1u << CP_DETECTED_XLA))
+#define CP_RULE_GPU       (1u << CP_DEVICE_KIND_GPU)
 
 /* The one order of findings, shared by the Findings pane, the report and
  * `chokepoint diagnose`: the idle causes above info (with symptoms left
@@ -78,6 +89,13 @@ const char   *cp_compare_to_string (CpCompare      compare);
 gboolean      cp_rule_grade        (const CpRule  *rule,
                                     double         value,
                                     CpSeverity    *severity);
+
+/* Whether the rule applies to a capture of this framework whose devices
+ * are of this kind; when not, why (translated: "for PyTorch only"). */
+gboolean      cp_rule_applies      (const CpRule        *rule,
+                                    CpDetectedFramework  framework,
+                                    CpDeviceKind         kind,
+                                    const char         **why);
 
 const char   *cp_idle_cause_to_string  (CpIdleCause  cause);
 /* Translated, lower case: "input", "host overhead and launches"... */

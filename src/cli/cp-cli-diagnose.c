@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 #include <stdio.h>
 
 #include "analysis/cp-analysis.h"
@@ -118,7 +119,16 @@ print_devices (CpAnalysis *a)
       g_autofree char *kw = cp_format_ns (dev->idle_kernel_wait);
       g_autofree char *ow = cp_format_ns (dev->idle_other);
 
-      if (cp_trace_get_device_kind (trace, dev->device) == CP_DEVICE_KIND_TPU)
+      if (dev->n_kernels == 0)
+        {
+          g_autofree char *copying = cp_format_ns (dev->window_time - dev->idle);
+
+          /* Translators: a device that runs no kernel, only copies and memsets. */
+          g_print (_("  %s %d: runs no kernels, only copies and memsets (%s of them in the windows)\n"),
+                   cp_trace_get_device_kind (trace, dev->device) == CP_DEVICE_KIND_TPU ? "TPU" : "GPU",
+                   dev->device, copying);
+        }
+      else if (cp_trace_get_device_kind (trace, dev->device) == CP_DEVICE_KIND_TPU)
         g_print (_("  TPU %d: utilisation %.1f%% (ops busy %s), %u XLA ops, op time %s\n"),
                  dev->device, 100 * dev->utilization, busy, dev->n_kernels, kt);
       else
@@ -215,7 +225,8 @@ print_finding (CpAnalysis *a,
   CpTrace *trace = cp_analysis_get_trace (a);
   const CpFigure *figs;
   const CpEvidence *ev;
-  guint n_figs, n_ev;
+  guint n_figs, n_ev, n_lead;
+  CpFramework order[CP_N_FRAMEWORKS];
   CpSeverity sev = cp_finding_get_severity (f);
   g_autofree char *upper = g_utf8_strup (cp_severity_get_label (sev), -1);
 
@@ -260,13 +271,26 @@ print_finding (CpAnalysis *a,
       g_print (_("    %s – %s (%s) on “%s”\n"), s, e, d, lane);
     }
 
-  g_print ("  %s\n", _("Fixes:"));
-  for (guint fw = 0; fw < CP_N_FRAMEWORKS; fw++)
+  /* The capture's framework first; the others after, marked. */
+  n_lead = cp_analysis_get_fix_order (a, order);
+  if (n_lead > 0)
     {
-      const char * const *fixes = cp_finding_get_fixes (f, fw);
+      const char * const *fixes = cp_finding_get_fixes (f, order[0]);
+
+      /* Translators: "Fixes (JAX, this capture's framework):". */
+      g_print (_("  Fixes (%s, this capture's framework):\n"), cp_framework_get_label (order[0]));
+      for (guint i = 0; fixes[i] != NULL; i++)
+        g_print ("    %s\n", fixes[i]);
+      g_print ("  %s\n", _("Other frameworks:"));
+    }
+  else
+    g_print ("  %s\n", _("Fixes:"));
+  for (guint k = n_lead; k < CP_N_FRAMEWORKS; k++)
+    {
+      const char * const *fixes = cp_finding_get_fixes (f, order[k]);
 
       for (guint i = 0; fixes[i] != NULL; i++)
-        g_print ("    %s: %s\n", cp_framework_get_label (fw), fixes[i]);
+        g_print ("    %s: %s\n", cp_framework_get_label (order[k]), fixes[i]);
     }
 }
 
@@ -286,6 +310,17 @@ print_text (CpAnalysis *a)
   g_print (_("Verdict:  %s\n\n"), cp_analysis_get_verdict (a)->text);
   g_print (_("Capture:  %s (%s)\n"), path ? path : cp_trace_get_title (trace), r && r->format ? r->format : "?");
   print_window (a);
+  {
+    const CpFrameworkInfo *fw = cp_analysis_get_framework (a);
+    g_autofree char *name = cp_framework_info_describe (fw);
+    g_autofree char *from = cp_framework_info_describe_evidence (fw);
+
+    if (from != NULL)
+      /* Translators: "Framework: JAX (jax.jit), inferred from “PjitFunction” calls (218)". */
+      g_print (_("Framework: %s, inferred from %s\n"), name, from);
+    else
+      g_print (_("Framework: %s\n"), name);
+  }
   for (guint i = 0; notes[i] != NULL; i++)
     g_print (_("Note:     %s\n"), notes[i]);
 
@@ -325,13 +360,29 @@ int
 cp_cli_diagnose (int    argc,
                  char **argv)
 {
-  gboolean json = FALSE;
+  gboolean json = FALSE, record = FALSE, no_align = FALSE;
   g_autofree char *fail_on = NULL;
+  g_autofree char *database = NULL;
+  g_auto(GStrv) labels = NULL;
+  g_auto(GStrv) fail_if = NULL;
+  g_autofree char *format = NULL;
+  g_autoptr(GPtrArray) conditions = NULL;
+  g_autoptr(CpCliHash) hash = NULL;
   g_auto(GStrv) files = NULL;
   const GOptionEntry entries[] = {
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_("Print the metrics and findings as JSON (see docs/diagnose-json.md)"), NULL },
     { "fail-on", 0, 0, G_OPTION_ARG_STRING, &fail_on,
       N_("Exit with status 3 when a finding of this severity or worse exists"), N_("high|moderate") },
+    { "fail-if", 0, 0, G_OPTION_ARG_STRING_ARRAY, &fail_if,
+      N_("Exit with status 3 when this condition on a metric holds (docs/history.md)"), N_("METRIC<VALUE") },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format,
+      N_("text (default), json, or openmetrics: the run's metrics as Prometheus gauges"), N_("FORMAT") },
+    { "record", 0, 0, G_OPTION_ARG_NONE, &record, N_("Also record the run in the history (docs/history.md)"), NULL },
+    { "label", 0, 0, G_OPTION_ARG_STRING_ARRAY, &labels,
+      N_("With --record or --format openmetrics: give the run this label"), N_("KEY=VALUE") },
+    { "database", 0, 0, G_OPTION_ARG_FILENAME, &database, N_("With --record: the history database"), N_("PATH") },
+    { "no-clock-align", 0, 0, G_OPTION_ARG_NONE, &no_align,
+      N_("With several ranks: keep each capture's clock instead of aligning hosts by their collectives"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
   };
@@ -351,7 +402,8 @@ cp_cli_diagnose (int    argc,
                                   "for PyTorch, JAX and TensorFlow. Needs no display."));
   g_option_context_set_description (context,
                                     _("Exit status: 0 done, 1 the file could not be read, 2 bad arguments, "
-                                      "3 a finding at or above the --fail-on severity exists."));
+                                      "3 a finding at or above the --fail-on severity exists, or a --fail-if "
+                                      "condition holds (e.g. 'gpu.utilization<80%' or 'input.share>10%')."));
   g_set_prgname ("chokepoint diagnose");
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
@@ -365,14 +417,52 @@ cp_cli_diagnose (int    argc,
       g_printerr (_("chokepoint diagnose: --fail-on takes “high” or “moderate”, not “%s”\n"), fail_on);
       return CP_EXIT_USAGE;
     }
+  if (format != NULL && strcmp (format, "json") == 0)
+    json = TRUE;
+  else if (format != NULL && strcmp (format, "text") != 0 && strcmp (format, "openmetrics") != 0)
+    {
+      g_printerr (_("chokepoint diagnose: --format takes “text”, “json” or “openmetrics”, not “%s”\n"), format);
+      return CP_EXIT_USAGE;
+    }
+  if (json && format != NULL && strcmp (format, "json") != 0)
+    {
+      g_printerr (_("chokepoint diagnose: --json and --format=%s contradict each other\n"), format);
+      return CP_EXIT_USAGE;
+    }
+  if (database != NULL && !record)
+    {
+      g_printerr (_("chokepoint diagnose: --database goes with --record\n"));
+      return CP_EXIT_USAGE;
+    }
+  if (labels != NULL && !record && g_strcmp0 (format, "openmetrics") != 0)
+    {
+      g_printerr (_("chokepoint diagnose: --label goes with --record or --format openmetrics\n"));
+      return CP_EXIT_USAGE;
+    }
+  if (fail_if != NULL && (conditions = cp_cli_parse_conditions (fail_if, labels)) == NULL)
+    return CP_EXIT_USAGE;
+  if (files != NULL && files[0] != NULL && (files[1] != NULL || cp_cli_is_job_folder (files[0])))
+    {
+      int t = (int) threshold;
+
+      if (record || conditions != NULL || g_strcmp0 (format, "openmetrics") == 0)
+        {
+          g_printerr (_("chokepoint diagnose: --record, --fail-if and --format=openmetrics take one capture, not the ranks of a job\n"));
+          return CP_EXIT_USAGE;
+        }
+      return cp_cli_diagnose_job (files, json, !no_align, fail_on != NULL ? &t : NULL);
+    }
   if (files == NULL || files[0] == NULL || files[1] != NULL)
     {
-      g_printerr (_("chokepoint diagnose: give exactly one capture file\n"));
-      g_printerr (_("Usage: chokepoint diagnose [--json] [--fail-on=high|moderate] FILE\n"));
+      g_printerr (_("chokepoint diagnose: give a capture file, the captures of several ranks, or a folder of them\n"));
+      g_printerr (_("Usage: chokepoint diagnose [--json|--format=openmetrics] [--fail-on=high|moderate] "
+                    "[--fail-if=CONDITION]... [--record] [--no-clock-align] FILE… | DIR\n"));
       return CP_EXIT_USAGE;
     }
 
   file = g_file_new_for_commandline_arg (files[0]);
+  if (record)
+    hash = cp_cli_hash_start (file);
   trace = cp_cli_load ("diagnose", file, &error);
   if (trace == NULL)
     {
@@ -386,7 +476,13 @@ cp_cli_diagnose (int    argc,
       return CP_EXIT_FAILURE;
     }
 
-  if (json)
+  if (g_strcmp0 (format, "openmetrics") == 0)
+    {
+      g_autofree char *text = cp_cli_openmetrics (analysis, labels);
+
+      g_print ("%s", text);
+    }
+  else if (json)
     {
       g_autofree char *text = cp_analysis_to_json (analysis, TRUE);
 
@@ -400,6 +496,12 @@ cp_cli_diagnose (int    argc,
       g_printerr (_("chokepoint diagnose: could not write the output\n"));
       return CP_EXIT_FAILURE;
     }
+
+  if (record && !cp_cli_record (analysis, hash, labels, database))
+    return CP_EXIT_FAILURE;
+
+  if (conditions != NULL && cp_cli_conditions_hold (conditions, analysis))
+    return CP_EXIT_FINDINGS;
 
   if (fail_on != NULL && cp_analysis_get_worst_severity (analysis, &worst) && worst >= threshold)
     return CP_EXIT_FINDINGS;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "cp-cli.h"
+#include "analysis/cp-framework.h"
 #include "formats/cp-loader.h"
 
 typedef struct
@@ -138,6 +139,20 @@ print_text (CpTrace *trace)
   g_print (_("Processes:   %u\n"), cp_trace_get_n_processes (trace));
   g_print (_("Devices:     %u%s%s%s\n"), cp_trace_get_n_devices (trace),
            devices->len ? " (" : "", devices->str, devices->len ? ")" : "");
+  {
+    CpFrameworkInfo fw;
+    g_autofree char *name = NULL;
+    g_autofree char *from = NULL;
+
+    cp_framework_detect (trace, &fw);
+    name = cp_framework_info_describe (&fw);
+    from = cp_framework_info_describe_evidence (&fw);
+    if (from != NULL)
+      /* Translators: "Framework:   JAX (jax.jit), inferred from “PjitFunction” calls (218)". */
+      g_print (_("Framework:   %s, inferred from %s\n"), name, from);
+    else
+      g_print (_("Framework:   %s\n"), name);
+  }
   g_print (_("Steps:       %u\n"), n_steps);
   g_print (_("Time span:   %s\n"), span);
   g_print (_("Load time:   %.3f s\n"), r->load_seconds);
@@ -258,6 +273,13 @@ print_json (CpTrace *trace)
   json_builder_add_int_value (b, cp_trace_get_n_processes (trace));
   json_builder_set_member_name (b, "devices");
   json_builder_add_int_value (b, cp_trace_get_n_devices (trace));
+  {
+    CpFrameworkInfo fw;
+
+    cp_framework_detect (trace, &fw);
+    json_builder_set_member_name (b, "framework");
+    json_builder_add_string_value (b, cp_detected_framework_to_string (fw.framework));
+  }
   json_builder_set_member_name (b, "steps");
   json_builder_add_int_value (b, n_steps);
   json_builder_set_member_name (b, "duration_ns");

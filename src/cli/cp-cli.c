@@ -33,6 +33,9 @@ static const Command commands[] = {
 #ifdef CP_CLI_HAVE_REPORT
   { "report", cp_cli_report, N_("Write an annotated report image") },
 #endif
+#ifdef CP_CLI_HAVE_HISTORY
+  { "history", cp_cli_history, N_("Record runs and show them over time") },
+#endif
   { NULL, NULL, NULL }
 };
 

@@ -8,6 +8,7 @@
 
 #include <gio/gio.h>
 
+#include "analysis/cp-analysis.h"
 #include "model/cp-trace.h"
 
 G_BEGIN_DECLS
@@ -36,6 +37,36 @@ CpTrace *cp_cli_load (const char  *name,
 /* The start of a long name, with "…" (newly allocated). */
 char    *cp_cli_short_name (const char *name);
 
+/* diagnose --record: the capture's content hash, computed in a thread of
+ * its own while the capture loads (freeing it waits for the thread). */
+typedef struct _CpCliHash CpCliHash;
+
+CpCliHash *cp_cli_hash_start (GFile     *file);
+void       cp_cli_hash_free  (CpCliHash *hash);
+
+/* Stores the analysis in the history (database, or the default one) with
+ * these KEY=VALUE labels and the hash, saying so on stderr. FALSE, with the
+ * reason on stderr, when it could not. */
+gboolean cp_cli_record (CpAnalysis   *analysis,
+                        CpCliHash    *hash,
+                        char * const *labels,
+                        const char   *database);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpCliHash, cp_cli_hash_free)
+
+/* diagnose --fail-if: parses each condition (with the labels, checked
+ * here too); prints the first bad one, with where it goes wrong, and
+ * returns NULL. A GPtrArray of CpHistoryCondition otherwise. */
+GPtrArray *cp_cli_parse_conditions (char * const *texts,
+                                    char * const *labels);
+/* Prints on stderr each condition that holds for the analysis, with the
+ * metric's value; TRUE when one does. */
+gboolean   cp_cli_conditions_hold  (GPtrArray    *conditions,
+                                    CpAnalysis   *analysis);
+/* diagnose --format openmetrics: the run's metrics, with these labels. */
+char      *cp_cli_openmetrics      (CpAnalysis   *analysis,
+                                    char * const *labels);
+
 /* One command: argv[0] is the command name. */
 typedef int (*CpCliCommand) (int    argc,
                              char **argv);
@@ -48,5 +79,16 @@ int cp_cli_report   (int    argc,
                      char **argv);
 int cp_cli_compare  (int    argc,
                      char **argv);
+int cp_cli_history  (int    argc,
+                     char **argv);
+
+/* `diagnose` of several ranks (cp-cli-job.c): files are the captures, or
+ * one folder of them; threshold NULL when there is no --fail-on. */
+int  cp_cli_diagnose_job (char * const *files,
+                          gboolean      json,
+                          gboolean      align_clocks,
+                          const int    *threshold);
+/* TRUE when path is a folder of per-rank Kineto captures (*.pt.trace.json[.gz]). */
+gboolean cp_cli_is_job_folder (const char *path);
 
 G_END_DECLS

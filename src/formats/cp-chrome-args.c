@@ -17,9 +17,9 @@
 /* Arguments */
 
 guint32
-add_args_text (CpChromeReader *self,
-               const char     *text,
-               gsize           len)
+cp_chrome_add_args_text (CpChromeReader *self,
+                         const char     *text,
+                         gsize           len)
 {
   if (len == 0)
     return 0;
@@ -27,20 +27,20 @@ add_args_text (CpChromeReader *self,
 }
 
 guint32
-event_args (CpChromeReader *self,
-            const Event    *e)
+cp_chrome_event_args (CpChromeReader *self,
+                      const Event    *e)
 {
   if (!(e->have & HAVE_ARGS))
     return 0;
   if (self->mapped)
     return cp_trace_builder_add_args_ref (self->b, CP_ARGS_JSON, e->args_off, e->args_len);
-  return add_args_text (self, self->args_buf->str, self->args_buf->len);
+  return cp_chrome_add_args_text (self, self->args_buf->str, self->args_buf->len);
 }
 
 const char *
-args_text (CpChromeReader *self,
-           const Event    *e,
-           gsize          *len)
+cp_chrome_args_text (CpChromeReader *self,
+                     const Event    *e,
+                     gsize          *len)
 {
   if (!(e->have & HAVE_ARGS))
     {
@@ -57,8 +57,8 @@ args_text (CpChromeReader *self,
 }
 
 void
-args_scalar (CpChromeReader    *self,
-             const CpJsonToken *t)
+cp_chrome_args_scalar (CpChromeReader    *self,
+                       const CpJsonToken *t)
 {
   Event *e = &self->ev;
   gint64 v;
@@ -67,36 +67,36 @@ args_scalar (CpChromeReader    *self,
   switch (self->arg_field)
     {
     case A_CORR:
-      if (token_int (self, t, &v))
+      if (cp_chrome_token_int (self, t, &v))
         e->corr = v;
       break;
     case A_EXT:
-      if (token_int (self, t, &v))
+      if (cp_chrome_token_int (self, t, &v))
         e->ext = v;
       break;
     case A_DEVICE:
-      if (token_int (self, t, &v) && v >= G_MININT32 && v <= G_MAXINT32)
+      if (cp_chrome_token_int (self, t, &v) && v >= G_MININT32 && v <= G_MAXINT32)
         {
           e->gpu.device = (gint32) v;
           e->have |= HAVE_GPU;
         }
       break;
     case A_STREAM:
-      if (token_int (self, t, &v) && v >= G_MININT32 && v <= G_MAXINT32)
+      if (cp_chrome_token_int (self, t, &v) && v >= G_MININT32 && v <= G_MAXINT32)
         {
           e->gpu.stream = (gint32) v;
           e->have |= HAVE_GPU;
         }
       break;
     case A_BYTES:
-      if (token_int (self, t, &v))
+      if (cp_chrome_token_int (self, t, &v))
         {
           e->gpu.bytes = v;
           e->have |= HAVE_GPU;
         }
       break;
     case A_SIZE:
-      if (token_int (self, t, &v))
+      if (cp_chrome_token_int (self, t, &v))
         e->size = v;
       break;
     case A_DIRECTION:
@@ -113,35 +113,35 @@ args_scalar (CpChromeReader    *self,
         }
       break;
     case A_REGS:
-      if (token_int (self, t, &v))
+      if (cp_chrome_token_int (self, t, &v))
         {
           e->gpu.registers = (gint32) CLAMP (v, G_MININT32, G_MAXINT32);
           e->have |= HAVE_GPU;
         }
       break;
     case A_SHMEM:
-      if (token_int (self, t, &v))
+      if (cp_chrome_token_int (self, t, &v))
         {
           e->gpu.shared_mem = (gint32) CLAMP (v, G_MININT32, G_MAXINT32);
           e->have |= HAVE_GPU;
         }
       break;
     case A_BPSM:
-      if (token_double (self, t, &d))
+      if (cp_chrome_token_double (self, t, &d))
         {
           e->gpu.blocks_per_sm = (float) d;
           e->have |= HAVE_GPU;
         }
       break;
     case A_WPSM:
-      if (token_double (self, t, &d))
+      if (cp_chrome_token_double (self, t, &d))
         {
           e->gpu.warps_per_sm = (float) d;
           e->have |= HAVE_GPU;
         }
       break;
     case A_OCC:
-      if (token_double (self, t, &d))
+      if (cp_chrome_token_double (self, t, &d))
         {
           e->gpu.occupancy = (float) d;
           e->have |= HAVE_GPU;
@@ -149,14 +149,14 @@ args_scalar (CpChromeReader    *self,
       break;
     case A_NAME:
       if ((e->ph == 'M' || e->ph == 0) && t->type == CP_JSON_STRING)
-        e->m_name = intern_token (self, t);
+        e->m_name = cp_chrome_intern_token (self, t);
       break;
     case A_LABELS:
       if ((e->ph == 'M' || e->ph == 0) && t->type == CP_JSON_STRING)
-        e->m_labels = intern_token (self, t);
+        e->m_labels = cp_chrome_intern_token (self, t);
       break;
     case A_SORT:
-      if ((e->ph == 'M' || e->ph == 0) && token_int (self, t, &v))
+      if ((e->ph == 'M' || e->ph == 0) && cp_chrome_token_int (self, t, &v))
         {
           e->m_sort = v;
           e->have |= HAVE_MSORT;
@@ -168,7 +168,7 @@ args_scalar (CpChromeReader    *self,
 
   /* Counter series: every numeric argument. */
   if ((e->ph == 'C' || e->ph == 0) && (t->type == CP_JSON_NUMBER || t->type == CP_JSON_STRING) &&
-      token_double (self, t, &d))
+      cp_chrome_token_double (self, t, &d))
     {
       CounterPair cp;
 
@@ -182,11 +182,11 @@ args_scalar (CpChromeReader    *self,
  * mapped input, or for other input as its text (NULL when it was longer than
  * could be kept). */
 void
-keep_args (CpChromeReader *self,
-           guint64         start,
-           guint64         end,
-           const char     *text,
-           gsize           len)
+cp_chrome_keep_args (CpChromeReader *self,
+                     guint64         start,
+                     guint64         end,
+                     const char     *text,
+                     gsize           len)
 {
   Event *e = &self->ev;
 
@@ -212,13 +212,13 @@ keep_args (CpChromeReader *self,
 
 too_big:
   self->big_args++;
-  warn_once (self, W_BIG_ARGS, start,
-             _("Event arguments larger than 16 MiB were not kept"));
+  cp_chrome_warn_once (self, W_BIG_ARGS, start,
+                       _("Event arguments larger than 16 MiB were not kept"));
 }
 
 void
-end_args (CpChromeReader    *self,
-          const CpJsonToken *t)
+cp_chrome_end_args (CpChromeReader    *self,
+                    const CpJsonToken *t)
 {
   guint64 end = t->offset + 1;
   const char *text = NULL;
@@ -227,5 +227,5 @@ end_args (CpChromeReader    *self,
   self->in_args = FALSE;
   if (!self->mapped)
     text = cp_json_tokenizer_capture_end (self->tok, end, &n);
-  keep_args (self, self->args_start, end, text, n);
+  cp_chrome_keep_args (self, self->args_start, end, text, n);
 }

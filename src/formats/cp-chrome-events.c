@@ -24,8 +24,8 @@ ascii_equal (const char *a,
 }
 
 guint
-cat_class (CpChromeReader *self,
-           CpStr           cat)
+cp_chrome_cat_class (CpChromeReader *self,
+                     CpStr           cat)
 {
   guint8 c;
 
@@ -101,8 +101,8 @@ cp_chrome_transfer_kind (const char *name,
 }
 
 guint16
-name_info (CpChromeReader *self,
-           CpStr           name)
+cp_chrome_name_info (CpChromeReader *self,
+                     CpStr           name)
 {
   guint16 v;
 
@@ -128,8 +128,8 @@ name_info (CpChromeReader *self,
 }
 
 guint
-process_for (CpChromeReader *self,
-             const IdKey    *pid)
+cp_chrome_process_for (CpChromeReader *self,
+                       const IdKey    *pid)
 {
   guint64 key;
   gpointer v;
@@ -173,11 +173,11 @@ process_for (CpChromeReader *self,
 }
 
 guint
-lane_for (CpChromeReader *self,
-          guint           process,
-          CpLaneKind      kind,
-          CpLaneKey       key,
-          gboolean       *created)
+cp_chrome_lane_for (CpChromeReader *self,
+                    guint           process,
+                    CpLaneKind      kind,
+                    CpLaneKey       key,
+                    gboolean       *created)
 {
   guint64 h = mix64 (((guint64) process << 40) ^ ((guint64) kind << 32) ^ (guint64) key.num ^ ((guint64) key.str << 20));
   LaneCacheEntry *e = &self->lane_cache[h & (LANE_CACHE_SIZE - 1)];
@@ -202,7 +202,7 @@ lane_for (CpChromeReader *self,
 }
 
 CpLaneKey
-tid_lane_key (const IdKey *tid)
+cp_chrome_tid_lane_key (const IdKey *tid)
 {
   CpLaneKey k;
 
@@ -213,8 +213,8 @@ tid_lane_key (const IdKey *tid)
 
 /* The stream of a GPU event: numeric tid, "stream 7" (old Kineto), or args. */
 gint64
-event_stream (CpChromeReader *self,
-              const Event    *e)
+cp_chrome_event_stream (CpChromeReader *self,
+                        const Event    *e)
 {
   if (!e->tid.is_str && (e->have & HAVE_TID))
     return e->tid.num;
@@ -279,12 +279,12 @@ choose_lane (CpChromeReader *self,
              Event          *e,
              LaneChoice     *c)
 {
-  guint cls = cat_class (self, e->cat);
-  guint16 info = name_info (self, e->name);
+  guint cls = cp_chrome_cat_class (self, e->cat);
+  guint16 info = cp_chrome_name_info (self, e->name);
   gboolean created = FALSE;
   CpLaneKey key;
 
-  c->process = process_for (self, &e->pid);
+  c->process = cp_chrome_process_for (self, &e->pid);
   c->flags = 0;
   c->device_lane = FALSE;
   c->device = -1;
@@ -309,12 +309,12 @@ choose_lane (CpChromeReader *self,
               e->have |= HAVE_GPU;
             }
           c->device = event_device (e);
-          c->stream = event_stream (self, e);
+          c->stream = cp_chrome_event_stream (self, e);
           c->device_lane = TRUE;
           mark_device (self, c->process, c->device);
           key.num = kind;
           key.str = CP_STR_EMPTY;
-          c->lane = lane_for (self, c->process, CP_LANE_TRANSFER, key, &created);
+          c->lane = cp_chrome_lane_for (self, c->process, CP_LANE_TRANSFER, key, &created);
           if (created)
             cp_trace_builder_set_lane_device (self->b, c->lane, c->device, -1);
           return;
@@ -338,14 +338,14 @@ choose_lane (CpChromeReader *self,
             break;
         }
       c->device = event_device (e);
-      c->stream = event_stream (self, e);
+      c->stream = cp_chrome_event_stream (self, e);
       c->device_lane = TRUE;
       mark_device (self, c->process, c->device);
       key.num = cls == CAT_SYNC && !e->tid.is_str ? e->tid.num : c->stream;
       key.str = CP_STR_EMPTY;
-      c->lane = lane_for (self, c->process,
-                          cls == CAT_GPU_ANNOTATION ? CP_LANE_DEVICE_ANNOTATION : CP_LANE_KERNEL,
-                          key, &created);
+      c->lane = cp_chrome_lane_for (self, c->process,
+                                    cls == CAT_GPU_ANNOTATION ? CP_LANE_DEVICE_ANNOTATION : CP_LANE_KERNEL,
+                                    key, &created);
       if (created)
         cp_trace_builder_set_lane_device (self->b, c->lane, c->device, key.num);
       return;
@@ -362,12 +362,12 @@ choose_lane (CpChromeReader *self,
         if (info & NAME_PINNED)
           c->flags |= CP_SLICE_PINNED;
         c->device = event_device (e);
-        c->stream = event_stream (self, e);
+        c->stream = cp_chrome_event_stream (self, e);
         c->device_lane = TRUE;
         mark_device (self, c->process, c->device);
         key.num = kind;
         key.str = CP_STR_EMPTY;
-        c->lane = lane_for (self, c->process, CP_LANE_TRANSFER, key, &created);
+        c->lane = cp_chrome_lane_for (self, c->process, CP_LANE_TRANSFER, key, &created);
         if (created)
           cp_trace_builder_set_lane_device (self->b, c->lane, c->device, -1);
         return;
@@ -377,7 +377,7 @@ choose_lane (CpChromeReader *self,
       break;
     }
 
-  c->lane = lane_for (self, c->process, CP_LANE_HOST_THREAD, tid_lane_key (&e->tid), &created);
+  c->lane = cp_chrome_lane_for (self, c->process, CP_LANE_HOST_THREAD, cp_chrome_tid_lane_key (&e->tid), &created);
 }
 
 /* Times */
@@ -449,12 +449,12 @@ add_complete (CpChromeReader *self,
   choose_lane (self, e, &c);
   fill_init (self, e, &c, &init, start, dur);
   init.flags |= extra_flags;
-  init.args = event_args (self, e);
+  init.args = cp_chrome_event_args (self, e);
   if (c.device_lane)
     {
       fill_gpu (e, &c, &gpu);
       init.gpu = &gpu;
-      if (cat_class (self, e->cat) == CAT_MEMCPY || cat_class (self, e->cat) == CAT_MEMSET)
+      if (cp_chrome_cat_class (self, e->cat) == CAT_MEMCPY || cp_chrome_cat_class (self, e->cat) == CAT_MEMSET)
         {
           TransferKey tk = { pack_id (&e->pid), pack_id (&e->tid), start };
 
@@ -487,7 +487,7 @@ pending_from_event (CpChromeReader *self,
       fill_gpu (e, c, &p->gpu);
       p->has_gpu = TRUE;
     }
-  text = args_text (self, e, &len);
+  text = cp_chrome_args_text (self, e, &len);
   if (text != NULL)
     {
       if (self->mapped)
@@ -513,15 +513,15 @@ pending_from_event (CpChromeReader *self,
 /* Adds a pending begin as a slice ending at end; end_event (may be NULL)
  * contributes its arguments. */
 void
-close_pending (CpChromeReader *self,
-               Pending        *p,
-               gint64          end,
-               guint16         flags,
-               Event          *end_event)
+cp_chrome_close_pending (CpChromeReader *self,
+                         Pending        *p,
+                         gint64          end,
+                         guint16         flags,
+                         Event          *end_event)
 {
   CpSliceInit init = p->init;
   gsize elen = 0;
-  const char *etext = end_event ? args_text (self, end_event, &elen) : NULL;
+  const char *etext = end_event ? cp_chrome_args_text (self, end_event, &elen) : NULL;
   CpSliceRef ref;
 
   init.dur = end - init.start;
@@ -544,7 +544,7 @@ close_pending (CpChromeReader *self,
           g_string_append_len (merged, btext, bl - 1);
           g_string_append_c (merged, ',');
           g_string_append_len (merged, etext + 1, elen - 1);
-          init.args = add_args_text (self, merged->str, merged->len);
+          init.args = cp_chrome_add_args_text (self, merged->str, merged->len);
         }
     }
   else if (p->args_len > 0)
@@ -552,10 +552,10 @@ close_pending (CpChromeReader *self,
       if (self->mapped)
         init.args = cp_trace_builder_add_args_ref (self->b, CP_ARGS_JSON, p->args_off, p->args_len);
       else
-        init.args = add_args_text (self, p->args_copy, p->args_len);
+        init.args = cp_chrome_add_args_text (self, p->args_copy, p->args_len);
     }
   else if (etext != NULL)
-    init.args = event_args (self, end_event);
+    init.args = cp_chrome_event_args (self, end_event);
 
   if (end_event != NULL)
     {
@@ -596,10 +596,10 @@ b_stack (CpChromeReader *self,
 }
 
 void
-warn_once (CpChromeReader *self,
-           guint32         what,
-           guint64         offset,
-           const char     *message)
+cp_chrome_warn_once (CpChromeReader *self,
+                     guint32         what,
+                     guint64         offset,
+                     const char     *message)
 {
   if (self->warned & what)
     return;
@@ -620,28 +620,37 @@ on_begin (CpChromeReader *self,
   note_end (self, p.init.start, 0);
 }
 
+/* Closes the newest pending begin of stack (may be NULL) at e's time, with
+ * end_event's arguments (may be NULL); FALSE when there is none. */
+static gboolean
+pop_and_close (CpChromeReader *self,
+               GArray         *stack,
+               Event          *e,
+               Event          *end_event)
+{
+  Pending p;
+
+  if (stack == NULL || stack->len == 0)
+    return FALSE;
+  p = g_array_index (stack, Pending, stack->len - 1);
+  g_array_set_size (stack, stack->len - 1);
+  cp_chrome_close_pending (self, &p, abs_time (self, e->ts), 0, end_event);
+  return TRUE;
+}
+
 static void
 on_end (CpChromeReader *self,
         Event          *e)
 {
   LaneChoice c;
-  GArray *stack;
 
   choose_lane (self, e, &c);
-  stack = b_stack (self, c.lane, FALSE);
-  if (stack == NULL || stack->len == 0)
+  if (!pop_and_close (self, b_stack (self, c.lane, FALSE), e, e))
     {
       self->report->unmatched_end++;
-      warn_once (self, W_UNMATCHED_E, e->offset,
-                 _("An end event (E) without a matching begin (B) was dropped"));
-      return;
+      cp_chrome_warn_once (self, W_UNMATCHED_E, e->offset,
+                           _("An end event (E) without a matching begin (B) was dropped"));
     }
-  {
-    Pending p = g_array_index (stack, Pending, stack->len - 1);
-
-    g_array_set_size (stack, stack->len - 1);
-    close_pending (self, &p, abs_time (self, e->ts), 0, e);
-  }
 }
 
 static guint64
@@ -663,22 +672,59 @@ async_lane (CpChromeReader *self,
   gboolean created;
   CpLaneKey key = { 0, e->name };
 
-  return lane_for (self, process, CP_LANE_ASYNC, key, &created);
+  return cp_chrome_lane_for (self, process, CP_LANE_ASYNC, key, &created);
+}
+
+/* Opens a pending begin for e on c's lane, on the async stack of key (async
+ * b and S events, object N events). */
+static void
+push_async (CpChromeReader   *self,
+            guint64           key,
+            Event            *e,
+            const LaneChoice *c)
+{
+  GArray *stack = g_hash_table_lookup (self->async_stacks, &key);
+  Pending p;
+
+  pending_from_event (self, e, &p, c->lane, c);
+  if (stack == NULL)
+    {
+      stack = g_array_new (FALSE, FALSE, sizeof (Pending));
+      g_hash_table_insert (self->async_stacks, g_memdup2 (&key, sizeof key), stack);
+    }
+  g_array_append_val (stack, p);
+  note_end (self, p.init.start, 0);
+}
+
+/* An instant on c's async lane (async n events, object O snapshots). */
+static void
+add_async_instant (CpChromeReader   *self,
+                   Event            *e,
+                   const LaneChoice *c)
+{
+  CpSliceInit init;
+  gint64 start = abs_time (self, e->ts);
+
+  fill_init (self, e, c, &init, start, 0);
+  init.flags |= CP_SLICE_ASYNC_INSTANT;
+  init.args = cp_chrome_event_args (self, e);
+  cp_trace_builder_add_slice (self->b, c->lane, &init);
+  self->n_added++;
+  note_end (self, start, 0);
 }
 
 static void
 on_async (CpChromeReader *self,
           Event          *e)
 {
-  guint process = process_for (self, &e->pid);
+  guint process = cp_chrome_process_for (self, &e->pid);
   guint64 key;
-  GArray *stack;
   LaneChoice c = { 0 };
 
   if (!(e->have & HAVE_ID))
     {
       self->report->skipped++;
-      warn_once (self, W_BAD_ASYNC, e->offset, _("Async events without an id were skipped"));
+      cp_chrome_warn_once (self, W_BAD_ASYNC, e->offset, _("Async events without an id were skipped"));
       return;
     }
   key = async_key (self, e);
@@ -690,53 +736,23 @@ on_async (CpChromeReader *self,
     {
     case 'b':
     case 'S':
-      {
-        Pending p;
-
-        c.lane = async_lane (self, e, process);
-        pending_from_event (self, e, &p, c.lane, &c);
-        stack = g_hash_table_lookup (self->async_stacks, &key);
-        if (stack == NULL)
-          {
-            stack = g_array_new (FALSE, FALSE, sizeof (Pending));
-            g_hash_table_insert (self->async_stacks, g_memdup2 (&key, sizeof key), stack);
-          }
-        g_array_append_val (stack, p);
-        note_end (self, p.init.start, 0);
-        break;
-      }
+      c.lane = async_lane (self, e, process);
+      push_async (self, key, e, &c);
+      break;
     case 'e':
     case 'F':
-      stack = g_hash_table_lookup (self->async_stacks, &key);
-      if (stack == NULL || stack->len == 0)
+      if (!pop_and_close (self, g_hash_table_lookup (self->async_stacks, &key), e, e))
         {
           self->report->unmatched_end++;
-          warn_once (self, W_UNMATCHED_E, e->offset,
-                     _("An async end event without a matching begin was dropped"));
-          return;
+          cp_chrome_warn_once (self, W_UNMATCHED_E, e->offset,
+                               _("An async end event without a matching begin was dropped"));
         }
-      {
-        Pending p = g_array_index (stack, Pending, stack->len - 1);
-
-        g_array_set_size (stack, stack->len - 1);
-        close_pending (self, &p, abs_time (self, e->ts), 0, e);
-      }
       break;
     case 'n':
     default:
-      {
-        CpSliceInit init;
-        gint64 start = abs_time (self, e->ts);
-
-        c.lane = async_lane (self, e, process);
-        fill_init (self, e, &c, &init, start, 0);
-        init.flags |= CP_SLICE_ASYNC_INSTANT;
-        init.args = event_args (self, e);
-        cp_trace_builder_add_slice (self->b, c.lane, &init);
-        self->n_added++;
-        note_end (self, start, 0);
-        break;
-      }
+      c.lane = async_lane (self, e, process);
+      add_async_instant (self, e, &c);
+      break;
     }
 }
 
@@ -747,15 +763,14 @@ static void
 on_object (CpChromeReader *self,
            Event          *e)
 {
-  guint process = process_for (self, &e->pid);
+  guint process = cp_chrome_process_for (self, &e->pid);
   guint64 key = mix64 (e->id_hash ^ mix64 (pack_id (&e->pid) ^ ((guint64) e->name << 24)) ^ 0x4f);
-  GArray *stack;
   LaneChoice c = { 0 };
 
   if (!(e->have & HAVE_ID))
     {
       self->report->skipped++;
-      warn_once (self, W_BAD_ASYNC, e->offset, _("Object events without an id were skipped"));
+      cp_chrome_warn_once (self, W_BAD_ASYNC, e->offset, _("Object events without an id were skipped"));
       return;
     }
   c.process = process;
@@ -766,48 +781,19 @@ on_object (CpChromeReader *self,
   switch (e->ph)
     {
     case 'N':
-      {
-        Pending p;
-
-        pending_from_event (self, e, &p, c.lane, &c);
-        stack = g_hash_table_lookup (self->async_stacks, &key);
-        if (stack == NULL)
-          {
-            stack = g_array_new (FALSE, FALSE, sizeof (Pending));
-            g_hash_table_insert (self->async_stacks, g_memdup2 (&key, sizeof key), stack);
-          }
-        g_array_append_val (stack, p);
-        note_end (self, p.init.start, 0);
-        break;
-      }
+      push_async (self, key, e, &c);
+      break;
     case 'D':
-      stack = g_hash_table_lookup (self->async_stacks, &key);
-      if (stack != NULL && stack->len > 0)
-        {
-          Pending p = g_array_index (stack, Pending, stack->len - 1);
-
-          g_array_set_size (stack, stack->len - 1);
-          close_pending (self, &p, abs_time (self, e->ts), 0, NULL);
-        }
-      else
+      if (!pop_and_close (self, g_hash_table_lookup (self->async_stacks, &key), e, NULL))
         note_end (self, abs_time (self, e->ts), 0);
       break;
     case 'O':
     default:
-      {
-        CpSliceInit init;
-        gint64 start = abs_time (self, e->ts);
-
-        fill_init (self, e, &c, &init, start, 0);
-        init.flags |= CP_SLICE_ASYNC_INSTANT;
-        init.args = event_args (self, e);
-        cp_trace_builder_add_slice (self->b, c.lane, &init);
-        self->n_added++;
-        note_end (self, start, 0);
-        break;
-      }
+      add_async_instant (self, e, &c);
+      break;
     }
 }
+
 
 static void
 on_instant (CpChromeReader *self,
@@ -824,7 +810,7 @@ on_instant (CpChromeReader *self,
       break;
     case 'p':
       cp_trace_builder_add_instant (self->b, ts, e->name, e->cat,
-                                    process_for (self, &e->pid), -1, 'p');
+                                    cp_chrome_process_for (self, &e->pid), -1, 'p');
       self->n_added++;
       note_end (self, ts, 0);
       break;
@@ -844,10 +830,10 @@ on_counter (CpChromeReader *self,
   if (self->counters->len == 0)
     {
       self->report->skipped++;
-      warn_once (self, W_BAD_COUNTER, e->offset, _("Counter events without numeric values were skipped"));
+      cp_chrome_warn_once (self, W_BAD_COUNTER, e->offset, _("Counter events without numeric values were skipped"));
       return;
     }
-  process = process_for (self, &e->pid);
+  process = cp_chrome_process_for (self, &e->pid);
   for (guint i = 0; i < self->counters->len; i++)
     {
       const CounterPair *cp = &g_array_index (self->counters, CounterPair, i);
@@ -866,7 +852,7 @@ on_counter (CpChromeReader *self,
           lk.str = cp_trace_builder_intern (self->b, series, -1);
         }
       lk.num = 0;
-      lane = lane_for (self, process, CP_LANE_COUNTER, lk, &created);
+      lane = cp_chrome_lane_for (self, process, CP_LANE_COUNTER, lk, &created);
       cp_trace_builder_add_counter (self->b, lane, ts, cp->value);
     }
   self->n_added++;
@@ -874,7 +860,7 @@ on_counter (CpChromeReader *self,
 }
 
 void
-commit_event (CpChromeReader *self)
+cp_chrome_commit_event (CpChromeReader *self)
 {
   Event *e = &self->ev;
   guint8 ph = (guint8) e->ph;
@@ -886,7 +872,7 @@ commit_event (CpChromeReader *self)
   if (ph == 0)
     {
       self->report->skipped++;
-      warn_once (self, W_NO_PH, e->offset, _("Events without a phase (“ph”) were skipped"));
+      cp_chrome_warn_once (self, W_NO_PH, e->offset, _("Events without a phase (“ph”) were skipped"));
       return;
     }
   self->report->by_phase[ph & 127]++;
@@ -898,7 +884,7 @@ commit_event (CpChromeReader *self)
     {
       self->report->skipped++;
       self->no_ts++;
-      warn_once (self, W_NO_TS, e->offset, _("Events without a usable timestamp (“ts” missing, not a number or out of range) were skipped"));
+      cp_chrome_warn_once (self, W_NO_TS, e->offset, _("Events without a usable timestamp (“ts” missing, not a number or out of range) were skipped"));
       return;
     }
 
@@ -906,9 +892,9 @@ commit_event (CpChromeReader *self)
     {
     case 'X':
       if (!(e->have & HAVE_DUR))
-        warn_once (self, W_NO_DUR, e->offset,
-                   _("Complete events (X) without a usable duration (“dur” missing, not a number "
-                     "or out of range) were given none"));
+        cp_chrome_warn_once (self, W_NO_DUR, e->offset,
+                             _("Complete events (X) without a usable duration (“dur” missing, not a number "
+                               "or out of range) were given none"));
       add_complete (self, e, (e->have & HAVE_DUR) ? e->dur : 0, 0);
       break;
     case 'T':
@@ -942,13 +928,13 @@ commit_event (CpChromeReader *self)
     case 's':
     case 't':
     case 'f':
-      on_flow (self, e);
+      cp_chrome_on_flow (self, e);
       break;
     case 'M':
-      on_metadata (self, e);
+      cp_chrome_on_metadata (self, e);
       break;
     case 'P':
-      on_sample (self, e);
+      cp_chrome_on_sample (self, e);
       break;
     case 'N':
     case 'O':

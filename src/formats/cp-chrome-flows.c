@@ -15,22 +15,22 @@
 #include "cp-chrome-private.h"
 
 void
-on_flow (CpChromeReader *self,
-         Event          *e)
+cp_chrome_on_flow (CpChromeReader *self,
+                   Event          *e)
 {
   FlowPt p;
-  guint cls = cat_class (self, e->cat);
+  guint cls = cp_chrome_cat_class (self, e->cat);
   const char *cat = cp_trace_builder_get_string (self->b, e->cat);
   const char *name = cp_trace_builder_get_string (self->b, e->name);
 
   if (!(e->have & HAVE_ID))
     {
       self->report->skipped++;
-      warn_once (self, W_BAD_FLOW, e->offset, _("Flow events without an id were skipped"));
+      cp_chrome_warn_once (self, W_BAD_FLOW, e->offset, _("Flow events without an id were skipped"));
       return;
     }
   p.key = mix64 (e->id_hash ^ mix64 (((guint64) e->cat << 32) | e->name));
-  p.process = process_for (self, &e->pid);
+  p.process = cp_chrome_process_for (self, &e->pid);
   p.tid = e->tid;
   p.ts = abs_time (self, e->ts);
   p.name = e->cat != CP_STR_EMPTY ? e->cat : e->name;
@@ -64,7 +64,7 @@ on_flow (CpChromeReader *self,
 }
 
 void
-add_flows (CpChromeReader *self)
+cp_chrome_add_flows (CpChromeReader *self)
 {
   guint unbound = 0;
 
@@ -72,7 +72,7 @@ add_flows (CpChromeReader *self)
     {
       const FlowPt *p = &g_array_index (self->flow_pts, FlowPt, i);
       const CpProcess *proc = cp_trace_builder_get_process (self->b, p->process);
-      CpLaneKey lk = tid_lane_key (&p->tid);
+      CpLaneKey lk = cp_chrome_tid_lane_key (&p->tid);
       guint lane;
       gboolean found = FALSE;
 
@@ -94,7 +94,7 @@ add_flows (CpChromeReader *self)
 
               fake.tid = p->tid;
               fake.have = HAVE_TID;
-              sk.num = event_stream (self, &fake);
+              sk.num = cp_chrome_event_stream (self, &fake);
               sk.str = CP_STR_EMPTY;
               found = cp_trace_builder_has_lane (self->b, p->process, CP_LANE_KERNEL, sk, &lane);
             }
@@ -122,7 +122,7 @@ add_flows (CpChromeReader *self)
     {
       CpStr name = cp_trace_builder_intern (self->b, "flow", -1);
 
-      g_array_sort (self->bind_pts, cmp_bind);
+      g_array_sort (self->bind_pts, cp_chrome_cmp_bind);
       for (guint i = 0; i + 1 < self->bind_pts->len; i++)
         {
           const BindPt *a = &g_array_index (self->bind_pts, BindPt, i);

@@ -16,8 +16,8 @@
 #include "cp-chrome-private.h"
 
 void
-on_metadata (CpChromeReader *self,
-             Event          *e)
+cp_chrome_on_metadata (CpChromeReader *self,
+                       Event          *e)
 {
   const char *what = cp_trace_builder_get_string (self->b, e->name);
 
@@ -126,9 +126,9 @@ parse_devices (CpChromeReader *self,
 }
 
 void
-top_value (CpChromeReader *self,
-           const char     *json,
-           gsize           len)
+cp_chrome_top_value (CpChromeReader *self,
+                     const char     *json,
+                     gsize           len)
 {
   const char *key = self->top_key->str;
 
@@ -197,7 +197,7 @@ parse_rfc3339_ns (const char *text,
  * kind, labels}]}), which the Chrome trace viewer also opens: every span is
  * a slice on one lane; nesting shows as rows. */
 void
-read_cloud_spans (CpChromeReader *self)
+cp_chrome_read_cloud_spans (CpChromeReader *self)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   JsonNode *root;
@@ -242,7 +242,7 @@ read_cloud_spans (CpChromeReader *self)
         {
           g_autofree char *text = json_to_string (labels, FALSE);
 
-          init.args = add_args_text (self, text, strlen (text));
+          init.args = cp_chrome_add_args_text (self, text, strlen (text));
         }
       cp_trace_builder_add_slice (self->b, lane, &init);
       self->n_added++;
@@ -273,7 +273,7 @@ parse_gpu_label (const char *labels,
 }
 
 void
-apply_metadata (CpChromeReader *self)
+cp_chrome_apply_metadata (CpChromeReader *self)
 {
   GHashTableIter iter;
   gpointer key, value;
@@ -341,7 +341,7 @@ apply_metadata (CpChromeReader *self)
           tid.num = (gint64) m->tid;
           tid.str = 0;
         }
-      lk = tid_lane_key (&tid);
+      lk = cp_chrome_tid_lane_key (&tid);
       if (cp_trace_builder_has_lane (self->b, proc, CP_LANE_HOST_THREAD, lk, &lane))
         {
           if (m->has_name)

@@ -357,87 +357,87 @@ typedef struct
 } TransferKey;
 
 /* cp-chrome-reader.c */
-guint64 hash_text (const char *s,
-                   gsize       n);
-gint cmp_bind (gconstpointer a,
-               gconstpointer b);
+guint64 cp_chrome_hash_text (const char *s,
+                             gsize       n);
+gint cp_chrome_cmp_bind (gconstpointer a,
+                         gconstpointer b);
 
 /* cp-chrome-tokens.c */
-CpStr intern_token (CpChromeReader    *self,
-                    const CpJsonToken *t);
-gboolean token_int (CpChromeReader    *self,
-                    const CpJsonToken *t,
-                    gint64            *out);
-gboolean token_double (CpChromeReader    *self,
-                       const CpJsonToken *t,
-                       double            *out);
-gboolean on_token (CpJsonTokenizer   *tok,
-                   const CpJsonToken *t,
-                   gpointer           data);
+CpStr cp_chrome_intern_token (CpChromeReader    *self,
+                              const CpJsonToken *t);
+gboolean cp_chrome_token_int (CpChromeReader    *self,
+                              const CpJsonToken *t,
+                              gint64            *out);
+gboolean cp_chrome_token_double (CpChromeReader    *self,
+                                 const CpJsonToken *t,
+                                 double            *out);
+gboolean cp_chrome_on_token (CpJsonTokenizer   *tok,
+                             const CpJsonToken *t,
+                             gpointer           data);
 
 /* cp-chrome-events.c */
-guint cat_class (CpChromeReader *self,
-                 CpStr           cat);
-guint16 name_info (CpChromeReader *self,
-                   CpStr           name);
-guint process_for (CpChromeReader *self,
-                   const IdKey    *pid);
-guint lane_for (CpChromeReader *self,
-                guint           process,
-                CpLaneKind      kind,
-                CpLaneKey       key,
-                gboolean       *created);
-CpLaneKey tid_lane_key (const IdKey *tid);
-gint64 event_stream (CpChromeReader *self,
-                     const Event    *e);
-void close_pending (CpChromeReader *self,
-                    Pending        *p,
-                    gint64          end,
-                    guint16         flags,
-                    Event          *end_event);
-void warn_once (CpChromeReader *self,
-                guint32         what,
-                guint64         offset,
-                const char     *message);
-void commit_event (CpChromeReader *self);
+guint cp_chrome_cat_class (CpChromeReader *self,
+                           CpStr           cat);
+guint16 cp_chrome_name_info (CpChromeReader *self,
+                             CpStr           name);
+guint cp_chrome_process_for (CpChromeReader *self,
+                             const IdKey    *pid);
+guint cp_chrome_lane_for (CpChromeReader *self,
+                          guint           process,
+                          CpLaneKind      kind,
+                          CpLaneKey       key,
+                          gboolean       *created);
+CpLaneKey cp_chrome_tid_lane_key (const IdKey *tid);
+gint64 cp_chrome_event_stream (CpChromeReader *self,
+                               const Event    *e);
+void cp_chrome_close_pending (CpChromeReader *self,
+                              Pending        *p,
+                              gint64          end,
+                              guint16         flags,
+                              Event          *end_event);
+void cp_chrome_warn_once (CpChromeReader *self,
+                          guint32         what,
+                          guint64         offset,
+                          const char     *message);
+void cp_chrome_commit_event (CpChromeReader *self);
 
 /* cp-chrome-args.c */
-guint32 add_args_text (CpChromeReader *self,
-                       const char     *text,
-                       gsize           len);
-guint32 event_args (CpChromeReader *self,
-                    const Event    *e);
-const char *args_text (CpChromeReader *self,
-                       const Event    *e,
-                       gsize          *len);
-void args_scalar (CpChromeReader    *self,
-                  const CpJsonToken *t);
-void keep_args (CpChromeReader *self,
-                guint64         start,
-                guint64         end,
-                const char     *text,
-                gsize           len);
-void end_args (CpChromeReader    *self,
-               const CpJsonToken *t);
+guint32 cp_chrome_add_args_text (CpChromeReader *self,
+                                 const char     *text,
+                                 gsize           len);
+guint32 cp_chrome_event_args (CpChromeReader *self,
+                              const Event    *e);
+const char *cp_chrome_args_text (CpChromeReader *self,
+                                 const Event    *e,
+                                 gsize          *len);
+void cp_chrome_args_scalar (CpChromeReader    *self,
+                            const CpJsonToken *t);
+void cp_chrome_keep_args (CpChromeReader *self,
+                          guint64         start,
+                          guint64         end,
+                          const char     *text,
+                          gsize           len);
+void cp_chrome_end_args (CpChromeReader    *self,
+                         const CpJsonToken *t);
 
 /* cp-chrome-flows.c */
-void on_flow (CpChromeReader *self,
-              Event          *e);
-void add_flows (CpChromeReader *self);
+void cp_chrome_on_flow (CpChromeReader *self,
+                        Event          *e);
+void cp_chrome_add_flows (CpChromeReader *self);
 
 /* cp-chrome-samples.c */
-void on_sample (CpChromeReader *self,
-                Event          *e);
-void add_samples (CpChromeReader *self);
+void cp_chrome_on_sample (CpChromeReader *self,
+                          Event          *e);
+void cp_chrome_add_samples (CpChromeReader *self);
 
 /* cp-chrome-metadata.c */
-void on_metadata (CpChromeReader *self,
-                  Event          *e);
-void top_value (CpChromeReader *self,
-                const char     *json,
-                gsize           len);
-void read_cloud_spans (CpChromeReader *self);
-void apply_metadata (CpChromeReader *self);
+void cp_chrome_on_metadata (CpChromeReader *self,
+                            Event          *e);
+void cp_chrome_top_value (CpChromeReader *self,
+                          const char     *json,
+                          gsize           len);
+void cp_chrome_read_cloud_spans (CpChromeReader *self);
+void cp_chrome_apply_metadata (CpChromeReader *self);
 
 static inline guint64
 mix64 (guint64 x)

@@ -38,8 +38,8 @@
 /* Hashing */
 
 guint64
-hash_text (const char *s,
-           gsize       n)
+cp_chrome_hash_text (const char *s,
+                     gsize       n)
 {
   guint64 h = G_GUINT64_CONSTANT (1469598103934665603);
 
@@ -130,7 +130,7 @@ cp_chrome_reader_new (CpTraceBuilder *builder,
       cp_trace_builder_set_args_source (builder, mapped);
     }
   self->name = g_strdup (name ? name : "");
-  self->tok = cp_json_tokenizer_new (on_token, self);
+  self->tok = cp_json_tokenizer_new (cp_chrome_on_token, self);
   self->decode = g_string_new (NULL);
   self->args_buf = g_string_new (NULL);
   self->key_buf = g_string_new (NULL);
@@ -248,8 +248,8 @@ cp_chrome_reader_input_damaged (CpChromeReader *self,
 /* Finishing */
 
 gint
-cmp_bind (gconstpointer a,
-          gconstpointer b)
+cp_chrome_cmp_bind (gconstpointer a,
+                    gconstpointer b)
 {
   const BindPt *x = a, *y = b;
 
@@ -277,7 +277,7 @@ close_all_pending (CpChromeReader *self)
       /* Innermost first, so the outer slices end no earlier than inner ones. */
       for (guint k = a->len; k > 0; k--)
         {
-          close_pending (self, &g_array_index (a, Pending, k - 1), end, CP_SLICE_UNCLOSED, NULL);
+          cp_chrome_close_pending (self, &g_array_index (a, Pending, k - 1), end, CP_SLICE_UNCLOSED, NULL);
           n++;
         }
       g_array_set_size (a, 0);
@@ -289,7 +289,7 @@ close_all_pending (CpChromeReader *self)
 
       for (guint k = a->len; k > 0; k--)
         {
-          close_pending (self, &g_array_index (a, Pending, k - 1), end, CP_SLICE_UNCLOSED, NULL);
+          cp_chrome_close_pending (self, &g_array_index (a, Pending, k - 1), end, CP_SLICE_UNCLOSED, NULL);
           n++;
         }
       g_array_set_size (a, 0);
@@ -413,7 +413,7 @@ cp_chrome_reader_finish (CpChromeReader  *self,
 
   if (self->form == FORM_OBJECT && !self->saw_trace_events && self->cloud_spans != NULL &&
       is_cloud_trace (self))
-    read_cloud_spans (self);
+    cp_chrome_read_cloud_spans (self);
 
   if (self->report->events == 0 && self->n_added == 0)
     {
@@ -457,9 +457,9 @@ cp_chrome_reader_finish (CpChromeReader  *self,
     self->report->skipped++;
 
   close_all_pending (self);
-  add_samples (self);
-  apply_metadata (self);
-  add_flows (self);
+  cp_chrome_add_samples (self);
+  cp_chrome_apply_metadata (self);
+  cp_chrome_add_flows (self);
 
   {
     g_autoptr(GString) phases = g_string_new (NULL);

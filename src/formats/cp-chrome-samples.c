@@ -26,7 +26,7 @@
  * (args.data.cpuProfile.nodes: id, callFrame.functionName, parent) and
  * samples (args.data.cpuProfile.samples, node ids) with the µs between them
  * (args.data.timeDeltas). The samples become one flame-chart lane per
- * thread at the end (add_samples()). */
+ * thread at the end (cp_chrome_add_samples()). */
 
 static guint64
 frame_key (guint64 a,
@@ -60,7 +60,7 @@ add_sample (CpChromeReader *self,
 {
   Sample smp;
 
-  smp.process = process_for (self, &e->pid);
+  smp.process = cp_chrome_process_for (self, &e->pid);
   smp.tid = e->tid;
   smp.ts = ts;
   smp.frame = frame;
@@ -76,7 +76,7 @@ sample_data (CpChromeReader *self,
              JsonParser     *parser)
 {
   gsize len;
-  const char *text = args_text (self, e, &len);
+  const char *text = cp_chrome_args_text (self, e, &len);
   JsonNode *root;
   JsonObject *args;
 
@@ -207,8 +207,8 @@ on_profile_chunk (CpChromeReader *self,
 }
 
 void
-on_sample (CpChromeReader *self,
-           Event          *e)
+cp_chrome_on_sample (CpChromeReader *self,
+                     Event          *e)
 {
   const char *name = cp_trace_builder_get_string (self->b, e->name);
   gboolean profile = strcmp (name, "Profile") == 0;
@@ -285,9 +285,9 @@ read_stack_frames (CpChromeReader *self)
           else if (json_node_get_value_type (parent) == G_TYPE_INT64)
             text = g_strdup_printf ("%" G_GINT64_FORMAT, json_node_get_int (parent));
           if (text != NULL)
-            parent_key = frame_key (hash_text (text, strlen (text)), 0x5f);
+            parent_key = frame_key (cp_chrome_hash_text (text, strlen (text)), 0x5f);
         }
-      add_frame (self, frame_key (hash_text (id, strlen (id)), 0x5f),
+      add_frame (self, frame_key (cp_chrome_hash_text (id, strlen (id)), 0x5f),
                  cp_trace_builder_intern (self->b, fname, -1), parent_key);
     }
 }
@@ -377,7 +377,7 @@ sample_stack (CpChromeReader *self,
 }
 
 void
-add_samples (CpChromeReader *self)
+cp_chrome_add_samples (CpChromeReader *self)
 {
   Sample *smp;
   guint n = self->samples->len;
@@ -417,7 +417,7 @@ add_samples (CpChromeReader *self)
       lane_key = g_strdup_printf ("%s cpu samples", tid);
       key.num = smp[a].tid.is_str ? 0 : smp[a].tid.num;
       key.str = cp_trace_builder_intern (self->b, lane_key, -1);
-      lane = lane_for (self, smp[a].process, CP_LANE_HOST_THREAD, key, &created);
+      lane = cp_chrome_lane_for (self, smp[a].process, CP_LANE_HOST_THREAD, key, &created);
       lane_name = g_strdup_printf (_("CPU samples, thread %s"), tid);
       cp_trace_builder_set_lane_name (self->b, lane, lane_name);
       threads++;

@@ -45,8 +45,8 @@ intern_cached (CpChromeReader *self,
 }
 
 CpStr
-intern_token (CpChromeReader    *self,
-              const CpJsonToken *t)
+cp_chrome_intern_token (CpChromeReader    *self,
+                        const CpJsonToken *t)
 {
   gsize len;
   const char *s;
@@ -60,9 +60,9 @@ intern_token (CpChromeReader    *self,
 }
 
 gboolean
-token_int (CpChromeReader    *self,
-           const CpJsonToken *t,
-           gint64            *out)
+cp_chrome_token_int (CpChromeReader    *self,
+                     const CpJsonToken *t,
+                     gint64            *out)
 {
   if (t->type == CP_JSON_NUMBER)
     return !(t->flags & CP_JSON_NONFINITE) && cp_json_parse_int64 (t->text, t->len, out);
@@ -72,9 +72,9 @@ token_int (CpChromeReader    *self,
 }
 
 gboolean
-token_double (CpChromeReader    *self,
-              const CpJsonToken *t,
-              double            *out)
+cp_chrome_token_double (CpChromeReader    *self,
+                        const CpJsonToken *t,
+                        double            *out)
 {
   if (t->type == CP_JSON_NUMBER || (t->type == CP_JSON_STRING && !(t->flags & CP_JSON_ESCAPED)))
     return cp_json_parse_double (t->text, t->len, out);
@@ -128,7 +128,7 @@ token_id_key (CpChromeReader    *self,
     }
   k->is_str = TRUE;
   k->num = 0;
-  k->str = intern_token (self, t);
+  k->str = cp_chrome_intern_token (self, t);
 }
 
 static guint64
@@ -136,7 +136,7 @@ token_hash (CpChromeReader    *self,
             const CpJsonToken *t)
 {
   /* Numbers and strings with the same text name the same id. */
-  return hash_text (t->text, t->len);
+  return cp_chrome_hash_text (t->text, t->len);
 }
 
 /* Keys */
@@ -300,11 +300,11 @@ event_scalar (CpChromeReader    *self,
       break;
     case F_NAME:
       if (t->type == CP_JSON_STRING || t->type == CP_JSON_NUMBER)
-        e->name = intern_token (self, t);
+        e->name = cp_chrome_intern_token (self, t);
       break;
     case F_CAT:
       if (t->type == CP_JSON_STRING || t->type == CP_JSON_NUMBER)
-        e->cat = intern_token (self, t);
+        e->cat = cp_chrome_intern_token (self, t);
       break;
     case F_TS:
       if (token_time (self, t, &v))
@@ -348,7 +348,7 @@ event_scalar (CpChromeReader    *self,
     case F_SF:
       if (t->type == CP_JSON_NUMBER || t->type == CP_JSON_STRING)
         {
-          e->sf_hash = hash_text (t->text, t->len);
+          e->sf_hash = cp_chrome_hash_text (t->text, t->len);
           e->have |= HAVE_SF;
         }
       break;
@@ -358,7 +358,7 @@ event_scalar (CpChromeReader    *self,
       break;
     case F_SCOPE:
       if (t->type == CP_JSON_STRING)
-        e->id_hash = mix64 (e->id_hash ^ hash_text (t->text, t->len));
+        e->id_hash = mix64 (e->id_hash ^ cp_chrome_hash_text (t->text, t->len));
       break;
     case F_BIND_ID:
       if (t->type == CP_JSON_NUMBER || t->type == CP_JSON_STRING)
@@ -395,7 +395,7 @@ event_token (CpChromeReader    *self,
           return TRUE;
         case CP_JSON_OBJECT_END:
           self->in_event = FALSE;
-          commit_event (self);
+          cp_chrome_commit_event (self);
           self->last_event_end = t->offset + 1;
           return TRUE;
         default:
@@ -430,7 +430,7 @@ event_token (CpChromeReader    *self,
           return TRUE;
         case CP_JSON_OBJECT_END:
           if (self->in_args)
-            end_args (self, t);
+            cp_chrome_end_args (self, t);
           self->in_id2 = FALSE;
           return TRUE;
         case CP_JSON_ARRAY_END:
@@ -460,7 +460,7 @@ event_token (CpChromeReader    *self,
           return TRUE;
         default:
           if (self->in_args)
-            args_scalar (self, t);
+            cp_chrome_args_scalar (self, t);
           else if (self->in_id2 && self->id2_field != 0 &&
                    (t->type == CP_JSON_STRING || t->type == CP_JSON_NUMBER))
             {
@@ -725,7 +725,7 @@ direct_args (CpChromeReader *self,
         {
           if (!direct_scalar (c, &t))
             return FALSE;
-          args_scalar (self, &t);
+          cp_chrome_args_scalar (self, &t);
         }
       if (!direct_next (c, '}', &closed))
         return FALSE;
@@ -791,10 +791,10 @@ read_event (CpChromeReader *self,
     }
 
   if (args_from != NULL)
-    keep_args (self, offset + (args_from - (const guchar *) text), offset + (args_to - (const guchar *) text),
-               (const char *) args_from, args_to - args_from);
+    cp_chrome_keep_args (self, offset + (args_from - (const guchar *) text), offset + (args_to - (const guchar *) text),
+                         (const char *) args_from, args_to - args_from);
   self->in_event = FALSE;
-  commit_event (self);
+  cp_chrome_commit_event (self);
   self->last_event_end = offset + (c.p - (const guchar *) text) + 1;
   return c.p - (const guchar *) text + 1;
 }
@@ -906,7 +906,7 @@ outer_token (CpChromeReader    *self,
           {
             g_autofree char *quoted = g_strdup_printf ("\"%.*s\"", (int) t->len, t->text);
 
-            top_value (self, quoted, strlen (quoted));
+            cp_chrome_top_value (self, quoted, strlen (quoted));
             return TRUE;
           }
         case CP_JSON_NUMBER:
@@ -920,10 +920,10 @@ outer_token (CpChromeReader    *self,
                   self->has_base = TRUE;
                 }
             }
-          top_value (self, t->text, t->len);
+          cp_chrome_top_value (self, t->text, t->len);
           return TRUE;
         default:
-          top_value (self, t->text, t->len);
+          cp_chrome_top_value (self, t->text, t->len);
           return TRUE;
         }
     }
@@ -944,7 +944,7 @@ outer_token (CpChromeReader    *self,
           G_GNUC_FALLTHROUGH;
         case CP_JSON_OBJECT_START:
           if (strcmp (self->top_key->str, "traceEvents") == 0)
-            warn_once (self, W_BAD_EVENTS, t->offset, _("“traceEvents” is not an array and was ignored"));
+            cp_chrome_warn_once (self, W_BAD_EVENTS, t->offset, _("“traceEvents” is not an array and was ignored"));
           cp_json_tokenizer_capture_begin (self->tok, t->offset, CP_CHROME_MAX_METADATA);
           self->metadata_capture = TRUE;
           cp_json_tokenizer_skip (self->tok);
@@ -957,7 +957,7 @@ outer_token (CpChromeReader    *self,
               const char *text = cp_json_tokenizer_capture_end (self->tok, t->offset + 1, &n);
 
               self->metadata_capture = FALSE;
-              top_value (self, text, n);
+              cp_chrome_top_value (self, text, n);
             }
           return TRUE;
         default:
@@ -968,15 +968,15 @@ outer_token (CpChromeReader    *self,
 }
 
 gboolean
-on_token (CpJsonTokenizer   *tok,
-          const CpJsonToken *t,
-          gpointer           data)
+cp_chrome_on_token (CpJsonTokenizer   *tok,
+                    const CpJsonToken *t,
+                    gpointer           data)
 {
   CpChromeReader *self = data;
 
   if (G_UNLIKELY (t->flags & CP_JSON_REPAIRED))
-    warn_once (self, W_REPAIRED, t->offset,
-               _("Strings with unescaped quotes (written by old PyTorch versions) were read whole"));
+    cp_chrome_warn_once (self, W_REPAIRED, t->offset,
+                         _("Strings with unescaped quotes (written by old PyTorch versions) were read whole"));
   if (G_LIKELY (self->in_event))
     return event_token (self, t);
   return outer_token (self, t);

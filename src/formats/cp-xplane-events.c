@@ -51,7 +51,7 @@ line_lane_locked (Ctx   *ctx,
   guint process, lane;
   gboolean existed;
 
-  process = plane_process (plane);
+  process = cp_xplane_plane_process (plane);
   switch (line->klass)
     {
     case LINE_HOST:
@@ -76,10 +76,10 @@ line_lane_locked (Ctx   *ctx,
       if (!plane->lane_limit_warned)
         {
           plane->lane_limit_warned = TRUE;
-          out_warn (ctx, G_MAXUINT64,
-                    _("Plane “%s” has more than %d lines with events; the events "
-                      "of the others were skipped"),
-                    plane->name, MAX_LANES_PER_PLANE);
+          cp_xplane_out_warn (ctx, G_MAXUINT64,
+                              _("Plane “%s” has more than %d lines with events; the events "
+                                "of the others were skipped"),
+                              plane->name, MAX_LANES_PER_PLANE);
         }
       line->skip = TRUE;
       return G_MAXUINT;
@@ -114,7 +114,7 @@ transfer_lane (Plane          *plane,
   if (plane->transfer_lanes[kind] != 0)
     return plane->transfer_lanes[kind] - 1;
   g_rec_mutex_lock (&plane->space->lock);
-  process = plane_process (plane);
+  process = cp_xplane_plane_process (plane);
   lane = cp_trace_builder_lane (reader->builder, process, CP_LANE_TRANSFER,
                                 (CpLaneKey) { kind, CP_STR_EMPTY });
   cp_trace_builder_set_lane_transfer_kind (reader->builder, lane, kind);
@@ -160,7 +160,7 @@ event_kernel_info (EvStats    *es,
         {
           /* Another thread may parse it too: the first one stays. */
           k = g_new (KernelInfo, 1);
-          parse_kernel_details (es->kernel_details, es->kernel_details_len, k);
+          cp_xplane_parse_kernel_details (es->kernel_details, es->kernel_details_len, k);
           if (!g_atomic_pointer_compare_and_exchange (&es->kernel_ref->kernel, NULL, k))
             {
               g_free (k);
@@ -169,7 +169,7 @@ event_kernel_info (EvStats    *es,
         }
       return k;
     }
-  parse_kernel_details (es->kernel_details, es->kernel_details_len, scratch);
+  cp_xplane_parse_kernel_details (es->kernel_details, es->kernel_details_len, scratch);
   return scratch;
 }
 
@@ -186,7 +186,7 @@ event_copy_info (EvStats  *es,
       if (c == NULL)
         {
           c = g_new (CopyInfo, 1);
-          parse_copy_details (es->copy_details, es->copy_details_len, es->copy_is_memset, c);
+          cp_xplane_parse_copy_details (es->copy_details, es->copy_details_len, es->copy_is_memset, c);
           if (!g_atomic_pointer_compare_and_exchange (&es->copy_ref->copy, NULL, c))
             {
               g_free (c);
@@ -195,7 +195,7 @@ event_copy_info (EvStats  *es,
         }
       return c;
     }
-  parse_copy_details (es->copy_details, es->copy_details_len, es->copy_is_memset, scratch);
+  cp_xplane_parse_copy_details (es->copy_details, es->copy_details_len, es->copy_is_memset, scratch);
   return scratch;
 }
 
@@ -241,13 +241,13 @@ shared_args (Ctx  *ctx,
         }
     }
   g_rec_mutex_lock (&space->lock);
-  id = dedup_lookup (&reader->args_dedup, h, args_equal, reader->builder, pack->data, pack->len,
+  id = dedup_lookup (&reader->args_dedup, h, cp_xplane_args_equal, reader->builder, pack->data, pack->len,
                      &slot);
   if (id == 0)
     {
       id = cp_trace_builder_add_args (reader->builder, CP_ARGS_XSTATS, pack->data, pack->len);
       if (id != 0)
-        dedup_insert (&reader->args_dedup, slot, h, id);
+        cp_xplane_dedup_insert (&reader->args_dedup, slot, h, id);
     }
   g_rec_mutex_unlock (&space->lock);
   if (ce != NULL && id != 0)
@@ -281,7 +281,7 @@ shared_gpu_info (Ctx             *ctx,
     return ctx->last_gpu;
   h = hash_bytes ((const guint8 *) gpu, sizeof *gpu);
   g_rec_mutex_lock (&space->lock);
-  index = dedup_lookup (&reader->gpu_dedup, h, gpu_equal, reader->gpu_copies, gpu, sizeof *gpu,
+  index = dedup_lookup (&reader->gpu_dedup, h, cp_xplane_gpu_equal, reader->gpu_copies, gpu, sizeof *gpu,
                         &slot);
   if (index == 0)
     {
@@ -290,7 +290,7 @@ shared_gpu_info (Ctx             *ctx,
       g_array_append_val (reader->gpu_copies, *gpu);
       g_array_append_val (reader->gpu_ids, id);
       index = reader->gpu_copies->len;
-      dedup_insert (&reader->gpu_dedup, slot, h, index);
+      cp_xplane_dedup_insert (&reader->gpu_dedup, slot, h, index);
     }
   ctx->last_gpu = g_array_index (reader->gpu_ids, guint32, index - 1);
   g_rec_mutex_unlock (&space->lock);
@@ -412,7 +412,7 @@ parse_stat_fast (const guint8 *p,
   return TRUE;
 }
 
-/* One XEvent while read_event () reads it. */
+/* One XEvent while cp_xplane_read_event () reads it. */
 typedef struct
 {
   Ctx            *ctx;
@@ -492,13 +492,13 @@ event_read_fields (EvRead  *ev,
   if (r.error != CP_PB_OK)
     {
       if (r.error == CP_PB_ERROR_TRUNCATED)
-        out_note_truncated (ctx, ev_offset);
+        cp_xplane_out_note_truncated (ctx, ev_offset);
       else
         {
           ctx->skipped++;
-          out_note_error (ctx, r.error, r.error_offset);
-          out_warn (ctx, r.error_offset, _("Skipped a damaged event at byte %" PRIu64 ": %s"),
-                    r.error_offset, cp_pb_error_to_string (r.error));
+          cp_xplane_out_note_error (ctx, r.error, r.error_offset);
+          cp_xplane_out_warn (ctx, r.error_offset, _("Skipped a damaged event at byte %" PRIu64 ": %s"),
+                              r.error_offset, cp_pb_error_to_string (r.error));
         }
       return FALSE;
     }
@@ -530,7 +530,7 @@ event_read_meta (EvRead *ev)
 
       ev->meta = meta;
       if (!g_atomic_int_get (&meta->decoded))
-        event_meta_decode (ev->ctx, plane, meta);
+        cp_xplane_event_meta_decode (ev->ctx, plane, meta);
       if (meta->stats.has != 0 || meta->stats.has_number)
         ev->es = meta->stats;
       else
@@ -596,7 +596,7 @@ event_read_stats (EvRead *ev)
               CpPbReader sr;
 
               reader_at (space, &sr, p, v);
-              parse_xstat_reader (&sr, &sv);
+              cp_xplane_parse_xstat_reader (&sr, &sv);
               if (sr.error != CP_PB_OK)
                 {
                   r.error = sr.error;
@@ -604,7 +604,7 @@ event_read_stats (EvRead *ev)
                   break;
                 }
             }
-          apply_stat (plane, &ev->es, &sv, pack, TRUE, &ctx->unknown_stat_ids);
+          cp_xplane_apply_stat (plane, &ev->es, &sv, pack, TRUE, &ctx->unknown_stat_ids);
           p += v;
         }
     }
@@ -614,16 +614,16 @@ event_read_stats (EvRead *ev)
 
       if (f.number != XEVENT_STATS)
         continue;
-      if (!parse_xstat (&r, &f, &sv))
+      if (!cp_xplane_parse_xstat (&r, &f, &sv))
         break;
-      apply_stat (plane, &ev->es, &sv, pack, TRUE, &ctx->unknown_stat_ids);
+      cp_xplane_apply_stat (plane, &ev->es, &sv, pack, TRUE, &ctx->unknown_stat_ids);
     }
   if (r.error != CP_PB_OK)
     {
       ctx->skipped++;
-      out_note_error (ctx, r.error, r.error_offset);
-      out_warn (ctx, r.error_offset, _("Skipped a damaged event at byte %" PRIu64 ": %s"),
-                r.error_offset, cp_pb_error_to_string (r.error));
+      cp_xplane_out_note_error (ctx, r.error, r.error_offset);
+      cp_xplane_out_warn (ctx, r.error_offset, _("Skipped a damaged event at byte %" PRIu64 ": %s"),
+                          r.error_offset, cp_pb_error_to_string (r.error));
       return FALSE;
     }
   ev->init.args = shared_args (ctx, pack);
@@ -644,7 +644,7 @@ event_add_counter (EvRead *ev)
       return;
     }
   g_rec_mutex_lock (&space->lock);
-  clane = cp_trace_builder_lane (reader->builder, plane_process (ev->plane), CP_LANE_COUNTER,
+  clane = cp_trace_builder_lane (reader->builder, cp_xplane_plane_process (ev->plane), CP_LANE_COUNTER,
                                  (CpLaneKey) { 0, ev->name });
   cp_trace_builder_add_counter (reader->builder, clane, ev->start, ev->es.number);
   g_rec_mutex_unlock (&space->lock);
@@ -792,7 +792,7 @@ event_add_flows (EvRead   *ev,
   if (HAS (es, SK_CORRELATION_ID) && es->v[SK_CORRELATION_ID] != CP_NONE)
     {
       if (device_side)
-        link_point (ctx, &line->link, &line->link_lane, ref.lane, ev->sink, FALSE, plane->ordinal);
+        cp_xplane_link_point (ctx, &line->link, &line->link_lane, ref.lane, ev->sink, FALSE, plane->ordinal);
       else if (line->klass == LINE_HOST)
         {
           gint32 device = -1;
@@ -803,20 +803,20 @@ event_add_flows (EvRead   *ev,
                 if (g_array_index (space->gpu_planes, gint64, i) == es->v[SK_DEVICE_ID])
                   device = (gint32) es->v[SK_DEVICE_ID] + space->device_offset;
             }
-          link_point (ctx, &line->link, &line->link_lane, ref.lane, ev->sink, TRUE, device);
+          cp_xplane_link_point (ctx, &line->link, &line->link_lane, ref.lane, ev->sink, TRUE, device);
         }
     }
   if (HAS (es, SK_P))
     {
       PcPoint p = { HAS (es, SK_PT) ? es->v[SK_PT] : 0, es->v[SK_P], start, ref };
 
-      g_array_append_val (out_array (&ctx_out (ctx)->producers, sizeof (PcPoint)), p);
+      g_array_append_val (out_array (&cp_xplane_ctx_out (ctx)->producers, sizeof (PcPoint)), p);
     }
   if (HAS (es, SK_C))
     {
       PcPoint p = { HAS (es, SK_CT) ? es->v[SK_CT] : 0, es->v[SK_C], start, ref };
 
-      g_array_append_val (out_array (&ctx_out (ctx)->consumers, sizeof (PcPoint)), p);
+      g_array_append_val (out_array (&cp_xplane_ctx_out (ctx)->consumers, sizeof (PcPoint)), p);
     }
   if (HAS (es, SK_FLOW))
     {
@@ -831,7 +831,7 @@ event_add_flows (EvRead   *ev,
           fp.start = start;
           fp.ref = ref;
           fp.category = (guint8) (bits >> 58);
-          g_array_append_val (out_array (&ctx_out (ctx)->flow_points, sizeof (FlowPoint)), fp);
+          g_array_append_val (out_array (&cp_xplane_ctx_out (ctx)->flow_points, sizeof (FlowPoint)), fp);
         }
     }
 }
@@ -849,7 +849,7 @@ event_add_steps (EvRead *ev)
       gint64 number = 0;
       gboolean ok = FALSE;
 
-      LineOut *out = ctx_out (ctx);
+      LineOut *out = cp_xplane_ctx_out (ctx);
 
       out->steps_ordinal = ev->plane->ordinal;
       if (HAS (es, SK_STEP_NUM))
@@ -863,7 +863,7 @@ event_add_steps (EvRead *ev)
           g_rec_mutex_lock (&ev->space->lock);
           s = g_strdup (cp_trace_builder_get_string (ev->reader->builder, ev->name));
           g_rec_mutex_unlock (&ev->space->lock);
-          number = parse_int (s, s + strlen (s), &ok);
+          number = cp_xplane_parse_int (s, s + strlen (s), &ok);
         }
       add_step_candidate (out_array (&out->device_steps, sizeof (StepCand)), ok ? number : 0, !ok,
                           ev->start, ev->end, ev->ref);
@@ -877,7 +877,7 @@ event_add_steps (EvRead *ev)
                     : HAS (es, SK_GROUP_ID) ? es->v[SK_GROUP_ID]
                     : 0;
 
-      add_step_candidate (out_array (&ctx_out (ctx)->root_steps, sizeof (StepCand)), number, by_position,
+      add_step_candidate (out_array (&cp_xplane_ctx_out (ctx)->root_steps, sizeof (StepCand)), number, by_position,
                           ev->start, ev->end, ev->ref);
     }
 }
@@ -887,7 +887,7 @@ static void
 event_add_group (EvRead *ev)
 {
   gint64 g = ev->es.v[SK_GROUP_ID];
-  LineOut *out = ctx_out (ev->ctx);
+  LineOut *out = cp_xplane_ctx_out (ev->ctx);
   StepCand *c;
 
   if (out->group_spans == NULL)
@@ -918,12 +918,12 @@ event_add_group (EvRead *ev)
 
 /* One XEvent. */
 void
-read_event (Ctx          *ctx,
-            Plane        *plane,
-            Line         *line,
-            const guint8 *data,
-            gsize         len,
-            guint64       ev_offset)
+cp_xplane_read_event (Ctx          *ctx,
+                      Plane        *plane,
+                      Line         *line,
+                      const guint8 *data,
+                      gsize         len,
+                      guint64       ev_offset)
 {
   EvRead ev;
   CpGpuInfo gpu;
@@ -1024,8 +1024,8 @@ read_event (Ctx          *ctx,
 }
 
 LineClass
-classify_line (Plane *plane,
-               Line  *line)
+cp_xplane_classify_line (Plane *plane,
+                         Line  *line)
 {
   if (bytes_equal (line->name, line->name_len, "_counters_"))
     return LINE_COUNTERS;
@@ -1035,13 +1035,13 @@ classify_line (Plane *plane,
     case PLANE_OTHER_HOST:
       return LINE_HOST;
     case PLANE_GPU:
-      if (line->id >= DERIVED_LINE_ID || is_ml_line_name (line->name, line->name_len) ||
+      if (line->id >= DERIVED_LINE_ID || cp_xplane_is_ml_line_name (line->name, line->name_len) ||
           bytes_equal (line->name, line->name_len, "CUPTI overhead"))
         return LINE_ANNOTATION;
       return LINE_KERNEL;
     case PLANE_TPU:
     case PLANE_CUSTOM:
-      return is_op_line_name (line->name, line->name_len) ? LINE_KERNEL : LINE_ANNOTATION;
+      return cp_xplane_is_op_line_name (line->name, line->name_len) ? LINE_KERNEL : LINE_ANNOTATION;
     case PLANE_OTHER:
     case PLANE_BOOKKEEPING:
     default:

@@ -113,7 +113,7 @@ typedef struct
 } Group;
 
 void
-group_free (gpointer data)
+cp_xplane_group_free (gpointer data)
 {
   Group *g = data;
 
@@ -236,12 +236,12 @@ line_header (Plane          *plane,
           g_autofree char *where = g_strdup_printf (_("plane “%s”"), plane->name);
 
           if (first)
-            report_pb_error (space, &r, where);
+            cp_xplane_report_pb_error (space, &r, where);
         }
     }
 
-  line.klass = classify_line (plane, &line);
-  line.is_steps = is_steps_line_name (line.name, line.name_len) &&
+  line.klass = cp_xplane_classify_line (plane, &line);
+  line.is_steps = cp_xplane_is_steps_line_name (line.name, line.name_len) &&
                   (plane->klass == PLANE_GPU || plane->klass == PLANE_TPU || plane->klass == PLANE_CUSTOM);
   if (space->has_start && line.timestamp_ns < space->start_ns / 2)
     line.base = sat_add (space->start_ns, line.timestamp_ns);
@@ -379,7 +379,7 @@ plane_queue_lines (Plane *plane)
           else
             big_device = TRUE;
         }
-      if (!check_progress (space, ls->offset / HEADER_SHARE))
+      if (!cp_xplane_check_progress (space, ls->offset / HEADER_SHARE))
         break;
     }
 
@@ -397,7 +397,7 @@ plane_queue_lines (Plane *plane)
           g_free (info[i].line);
           continue;
         }
-      plane_process (plane);
+      cp_xplane_plane_process (plane);
       tl.plane = plane;
       tl.index = i;
       tl.seq = space->n_lines++;
@@ -450,8 +450,8 @@ line_progress (Ctx          *ctx,
       __atomic_fetch_add (&space->done, (guint64) (p - from), __ATOMIC_RELAXED);
     }
   if (ctx->main &&
-      !check_progress (space, space->len / HEADER_SHARE +
-                              space_done (space) / HEADER_SHARE * (HEADER_SHARE - 1)))
+      !cp_xplane_check_progress (space, space->len / HEADER_SHARE +
+                                        space_done (space) / HEADER_SHARE * (HEADER_SHARE - 1)))
     g_atomic_int_set (&space->stop, TRUE);
   return !g_atomic_int_get (&space->stop);
 }
@@ -496,7 +496,7 @@ line_read_events (Ctx      *ctx,
           cp_pb_read_varint_within (&p, end, limit, &v, &err);
           if (tag == ((XLINE_EVENTS << 3) | CP_PB_WIRE_LEN))
             {
-              read_event (ctx, plane, line, p, (gsize) v, (guint64) (at - space->data));
+              cp_xplane_read_event (ctx, plane, line, p, (gsize) v, (guint64) (at - space->data));
               p += v;
               if ((++n & 0xffff) == 0 && p - discarded >= PROGRESS_STEP)
                 {
@@ -517,7 +517,7 @@ line_read_events (Ctx      *ctx,
         {
           if (f.number != XLINE_EVENTS || f.wire_type != CP_PB_WIRE_LEN)
             continue;
-          read_event (ctx, plane, line, f.data, f.len, f.offset);
+          cp_xplane_read_event (ctx, plane, line, f.data, f.len, f.offset);
           if ((ctx->events & 0xffff) == 0 && !line_progress (ctx, f.data, f.data))
             break;
         }
@@ -531,12 +531,12 @@ line_read_events (Ctx      *ctx,
 
 /* The line being read's results, made on first use. */
 LineOut *
-ctx_out (Ctx *ctx)
+cp_xplane_ctx_out (Ctx *ctx)
 {
   if (ctx->out == NULL)
     {
       ctx->out = g_new (LineOut, 1);
-      line_out_init (ctx->out);
+      cp_xplane_line_out_init (ctx->out);
       /* Each line is read by one thread: its slot is its own. */
       g_ptr_array_index (ctx->space->outs, ctx->line_seq) = ctx->out;
     }
@@ -545,9 +545,9 @@ ctx_out (Ctx *ctx)
 
 /* Indexes a plane, reads its stats and queues its lines. */
 void
-read_plane (Space      *space,
-            const Span *span,
-            guint       index)
+cp_xplane_read_plane (Space      *space,
+                      const Span *span,
+                      guint       index)
 {
   CpXPlaneReader *reader = space->reader;
   Plane plane = { 0 };
@@ -556,12 +556,12 @@ read_plane (Space      *space,
   plane.space = space;
   plane.index = index;
   plane.offset = span->offset;
-  if (!plane_index (space, span, &plane))
+  if (!cp_xplane_plane_index (space, span, &plane))
     {
-      plane_clear (&plane);
+      cp_xplane_plane_clear (&plane);
       return;
     }
-  plane.klass = classify_plane (plane.name, plane.id, &plane.ordinal, &plane.sparse_core);
+  plane.klass = cp_xplane_classify_plane (plane.name, plane.id, &plane.ordinal, &plane.sparse_core);
   if (plane.ordinal >= 0)
     {
       plane.ordinal += space->device_offset;
@@ -571,8 +571,8 @@ read_plane (Space      *space,
   if (plane.lines->len == 0 && (plane.klass == PLANE_GPU || plane.klass == PLANE_TPU))
     {
       /* A device without events: still a device of the capture. */
-      plane_read_stats (&plane, NULL);
-      plane_clear (&plane);
+      cp_xplane_plane_read_stats (&plane, NULL);
+      cp_xplane_plane_clear (&plane);
       return;
     }
   if (plane.klass == PLANE_BOOKKEEPING || plane.lines->len == 0)
@@ -585,11 +585,11 @@ read_plane (Space      *space,
 
       if (plane.stats->len == 0 && plane.event_meta->len == 0)
         {
-          plane_clear (&plane);
+          cp_xplane_plane_clear (&plane);
           return;
         }
       json_builder_begin_object (json);
-      plane_read_stats (&plane, json);
+      cp_xplane_plane_read_stats (&plane, json);
       if (plane.event_meta->len > 0)
         {
           json_builder_set_member_name (json, "event_metadata");
@@ -613,11 +613,11 @@ read_plane (Space      *space,
       else
         key = g_strdup (plane.name);
       cp_trace_builder_add_metadata (reader->builder, key, text, -1);
-      plane_clear (&plane);
+      cp_xplane_plane_clear (&plane);
       return;
     }
 
-  plane_read_stats (&plane, NULL);
+  cp_xplane_plane_read_stats (&plane, NULL);
   if ((plane.klass == PLANE_GPU || plane.klass == PLANE_TPU) && !plane.sparse_core)
     plane.warp_size = cp_trace_builder_device (reader->builder, plane.ordinal)->warp_size;
   kept = g_memdup2 (&plane, sizeof plane);
@@ -744,7 +744,7 @@ cmp_link_lane (gconstpointer a,
 /* Reads every queued line, merges their results in file order, and makes
  * the space's link lanes in the order their lines started them. */
 void
-space_read_lines (Space *space)
+cp_xplane_space_read_lines (Space *space)
 {
   CpXPlaneReader *reader = space->reader;
   CpLoadReport *report = reader->report;
@@ -807,8 +807,8 @@ space_read_lines (Space *space)
     {
       g_cond_wait_until (&job.cond, &job.lock, g_get_monotonic_time () + G_TIME_SPAN_SECOND / 10);
       g_mutex_unlock (&job.lock);
-      if (!check_progress (space, space->len / HEADER_SHARE +
-                                  space_done (space) / HEADER_SHARE * (HEADER_SHARE - 1)))
+      if (!cp_xplane_check_progress (space, space->len / HEADER_SHARE +
+                                            space_done (space) / HEADER_SHARE * (HEADER_SHARE - 1)))
         g_atomic_int_set (&space->stop, TRUE);
       g_mutex_lock (&job.lock);
     }
@@ -830,7 +830,7 @@ space_read_lines (Space *space)
   for (guint i = 0; i < space->outs->len; i++)
     if (g_ptr_array_index (space->outs, i) != NULL)
       {
-        line_out_merge (space, g_ptr_array_index (space->outs, i));
+        cp_xplane_line_out_merge (space, g_ptr_array_index (space->outs, i));
         g_ptr_array_index (space->outs, i) = NULL;
       }
   for (guint i = 0; i < space->group_list->len; i++)
@@ -853,7 +853,7 @@ space_read_lines (Space *space)
   g_ptr_array_set_size (space->group_list, 0);
   space->rest = NULL;
   for (guint i = 0; i < space->planes->len; i++)
-    plane_done (g_ptr_array_index (space->planes, i));
+    cp_xplane_plane_done (g_ptr_array_index (space->planes, i));
   g_ptr_array_set_size (space->planes, 0);
   if (space->release != NULL && space->len > 0)
     space->release (space->len, space->release_data);
@@ -861,7 +861,7 @@ space_read_lines (Space *space)
 
 /* After its lines are read and merged. */
 void
-plane_done (Plane *plane)
+cp_xplane_plane_done (Plane *plane)
 {
   CpXPlaneReader *reader = plane->space->reader;
 
@@ -875,6 +875,6 @@ plane_done (Plane *plane)
                          _("Plane “%s” was cut off before its event names; its events have no "
                            "names"),
                          plane->name);
-  plane_clear (plane);
+  cp_xplane_plane_clear (plane);
   g_free (plane);
 }

@@ -355,7 +355,7 @@ sort_pc_points (gpointer data)
 }
 
 void
-space_link (Space *space)
+cp_xplane_space_link (Space *space)
 {
   CpXPlaneReader *reader = space->reader;
   GThread *sorter = NULL;

@@ -19,10 +19,10 @@
 /* Planes                                                                    */
 
 PlaneClass
-classify_plane (const char *name,
-                gint64      id,
-                gint       *ordinal,
-                gboolean   *sparse_core)
+cp_xplane_classify_plane (const char *name,
+                          gint64      id,
+                          gint       *ordinal,
+                          gboolean   *sparse_core)
 {
   const char *p;
 
@@ -41,7 +41,7 @@ classify_plane (const char *name,
       gint64 n;
 
       p = name + strlen ("/device:GPU:");
-      n = parse_int (p, p + strlen (p), &ok);
+      n = cp_xplane_parse_int (p, p + strlen (p), &ok);
       *ordinal = ok && n >= 0 && n < 100000 ? (gint) n : (gint) CLAMP (id, 0, 100000);
       return PLANE_GPU;
     }
@@ -55,7 +55,7 @@ classify_plane (const char *name,
       e = p;
       while (g_ascii_isdigit (*e))
         e++;
-      n = parse_int (p, e, &ok);
+      n = cp_xplane_parse_int (p, e, &ok);
       *ordinal = ok && n >= 0 && n < 100000 ? (gint) n : (gint) CLAMP (id, 0, 100000);
       *sparse_core = strstr (e, "SparseCore") != NULL;
       return PLANE_TPU;
@@ -70,8 +70,8 @@ classify_plane (const char *name,
 }
 
 gboolean
-is_ml_line_name (const guint8 *name,
-                 gsize         len)
+cp_xplane_is_ml_line_name (const guint8 *name,
+                           gsize         len)
 {
   static const char *const names[] = {
     "Steps", "XLA Modules", "XLA Ops", "Async XLA Ops", "Framework Ops", "Framework Name Scope",
@@ -92,21 +92,21 @@ is_ml_line_name (const guint8 *name,
 }
 
 gboolean
-is_op_line_name (const guint8 *name,
-                 gsize         len)
+cp_xplane_is_op_line_name (const guint8 *name,
+                           gsize         len)
 {
   return bytes_equal (name, len, "XLA Ops") || bytes_equal (name, len, "Sparse Core Ops");
 }
 
 gboolean
-is_steps_line_name (const guint8 *name,
-                    gsize         len)
+cp_xplane_is_steps_line_name (const guint8 *name,
+                              gsize         len)
 {
   return bytes_equal (name, len, "Steps") || bytes_has_prefix (name, len, "Steps - from");
 }
 
 void
-plane_clear (Plane *plane)
+cp_xplane_plane_clear (Plane *plane)
 {
   if (plane->stat_meta != NULL)
     {
@@ -125,8 +125,8 @@ plane_clear (Plane *plane)
     g_array_unref (plane->lines);
   if (plane->stats != NULL)
     g_array_unref (plane->stats);
-  idmap_clear (&plane->stat_ids);
-  idmap_clear (&plane->event_ids);
+  cp_xplane_idmap_clear (&plane->stat_ids);
+  cp_xplane_idmap_clear (&plane->event_ids);
   g_free (plane->name);
 }
 
@@ -171,7 +171,7 @@ plane_add_stat_meta (CpXPlaneReader *reader,
   if (m.raw == NULL)
     m.raw = (const guint8 *) "";
   m.name = cp_trace_builder_intern (reader->builder, (const char *) m.raw, m.raw_len);
-  m.kind = stat_kind_for (m.raw, m.raw_len);
+  m.kind = cp_xplane_stat_kind_for (m.raw, m.raw_len);
   g_array_append_val (plane->stat_meta, m);
   g_array_append_val (stat_ids, id);
 }
@@ -238,7 +238,7 @@ plane_add_event_meta (CpXPlaneReader *reader,
     }
   else
     m.name = cp_trace_builder_intern (reader->builder, (const char *) m.raw, m.raw_len);
-  m.name_transfer = transfer_from_name (m.raw, m.raw_len);
+  m.name_transfer = cp_xplane_transfer_from_name (m.raw, m.raw_len);
   m.name_is_memset = bytes_has_prefix (m.raw, m.raw_len, "Memset");
   m.name_is_memcpy = bytes_has_prefix (m.raw, m.raw_len, "Memcpy") ||
                      (bytes_has_prefix (m.raw, m.raw_len, "Copy") &&
@@ -252,9 +252,9 @@ plane_add_event_meta (CpXPlaneReader *reader,
 /* Reads a plane's top-level fields: name, id, spans of lines and stats, and
  * the metadata tables. */
 gboolean
-plane_index (Space      *space,
-             const Span *span,
-             Plane      *plane)
+cp_xplane_plane_index (Space      *space,
+                       const Span *span,
+                       Plane      *plane)
 {
   CpXPlaneReader *reader = space->reader;
   CpPbReader r;
@@ -308,8 +308,8 @@ plane_index (Space      *space,
         }
     }
 
-  idmap_build (&plane->stat_ids, (const gint64 *) stat_ids->data, stat_ids->len);
-  idmap_build (&plane->event_ids, (const gint64 *) event_ids->data, event_ids->len);
+  cp_xplane_idmap_build (&plane->stat_ids, (const gint64 *) stat_ids->data, stat_ids->len);
+  cp_xplane_idmap_build (&plane->event_ids, (const gint64 *) event_ids->data, event_ids->len);
 
   if (r.error == CP_PB_ERROR_TRUNCATED && f.partial && f.number == XPLANE_LINES &&
       f.wire_type == CP_PB_WIRE_LEN)
@@ -323,7 +323,7 @@ plane_index (Space      *space,
     {
       g_autofree char *where = g_strdup_printf (_("plane “%s”"), plane->name);
 
-      report_pb_error (space, &r, where);
+      cp_xplane_report_pb_error (space, &r, where);
       plane->partial = TRUE;
     }
   return TRUE;
@@ -361,9 +361,9 @@ event_meta_decode_locked (Plane     *plane,
 
       if (f.number != XEVMETA_STATS)
         continue;
-      if (!parse_xstat (&r, &f, &sv))
+      if (!cp_xplane_parse_xstat (&r, &f, &sv))
         break;
-      apply_stat (plane, &m->stats, &sv, pack, FALSE, unknown_stat_ids);
+      cp_xplane_apply_stat (plane, &m->stats, &sv, pack, FALSE, unknown_stat_ids);
     }
   if (pack->len > 0)
     m->args_id = cp_trace_builder_add_args (reader->builder, CP_ARGS_XSTATS, pack->data, pack->len);
@@ -372,9 +372,9 @@ event_meta_decode_locked (Plane     *plane,
 /* Decodes an event metadata's stats on first use, whichever thread uses it
  * first. */
 void
-event_meta_decode (Ctx       *ctx,
-                   Plane     *plane,
-                   EventMeta *m)
+cp_xplane_event_meta_decode (Ctx       *ctx,
+                             Plane     *plane,
+                             EventMeta *m)
 {
   g_rec_mutex_lock (&plane->space->lock);
   if (!m->decoded)
@@ -479,20 +479,20 @@ device_apply_stat (Plane          *plane,
         }
       break;
     case SK_CORE_COUNT:
-      if (stat_as_int (sv, &iv))
-        dev->num_sms = clamp_i32 (iv);
+      if (cp_xplane_stat_as_int (sv, &iv))
+        dev->num_sms = cp_xplane_clamp_i32 (iv);
       break;
     case SK_MEMORY_SIZE:
-      if (stat_as_int (sv, &iv) && iv >= 0)
+      if (cp_xplane_stat_as_int (sv, &iv) && iv >= 0)
         dev->total_memory = iv;
       break;
     case SK_CC_MAJOR:
-      if (stat_as_int (sv, &iv))
-        dev->compute_major = clamp_i32 (iv);
+      if (cp_xplane_stat_as_int (sv, &iv))
+        dev->compute_major = cp_xplane_clamp_i32 (iv);
       break;
     case SK_CC_MINOR:
-      if (stat_as_int (sv, &iv))
-        dev->compute_minor = clamp_i32 (iv);
+      if (cp_xplane_stat_as_int (sv, &iv))
+        dev->compute_minor = cp_xplane_clamp_i32 (iv);
       break;
     case SK_PEAK_TFLOPS:
       if (stat_as_double (sv, &dv) && isfinite (dv) && dv >= 0)
@@ -545,8 +545,8 @@ device_fill_in (Plane    *plane,
 
 /* Plane stats: devices and metadata. */
 void
-plane_read_stats (Plane       *plane,
-                  JsonBuilder *json)
+cp_xplane_plane_read_stats (Plane       *plane,
+                            JsonBuilder *json)
 {
   Space *space = plane->space;
   CpXPlaneReader *reader = space->reader;
@@ -563,9 +563,9 @@ plane_read_stats (Plane       *plane,
       StatMeta *m;
       gint64 iv;
 
-      if (!parse_xstat_span (space, s, &sv))
+      if (!cp_xplane_parse_xstat_span (space, s, &sv))
         continue;
-      m = plane_stat (plane, sv.metadata_id);
+      m = cp_xplane_plane_stat (plane, sv.metadata_id);
 
       if (json != NULL)
         plane_stat_to_json (plane, json, m, &sv);
@@ -574,8 +574,8 @@ plane_read_stats (Plane       *plane,
         continue;
       if (m->kind == SK_PROFILE_START)
         continue;
-      if (m->kind == SK_CORE_COUNT && stat_as_int (&sv, &iv))
-        plane->core_count = clamp_i32 (iv);
+      if (m->kind == SK_CORE_COUNT && cp_xplane_stat_as_int (&sv, &iv))
+        plane->core_count = cp_xplane_clamp_i32 (iv);
       if (dev == NULL)
         continue;
       device_apply_stat (plane, dev, m, &sv);
@@ -586,7 +586,7 @@ plane_read_stats (Plane       *plane,
 }
 
 guint
-plane_process (Plane *plane)
+cp_xplane_plane_process (Plane *plane)
 {
   Space *space = plane->space;
   CpXPlaneReader *reader = space->reader;

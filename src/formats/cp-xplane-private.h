@@ -495,125 +495,125 @@ typedef struct
 } Line;
 
 /* cp-xplane-stats.c */
-StatKind stat_kind_for (const guint8 *name,
-                        gsize         len);
-void parse_xstat_reader (CpPbReader *rp,
-                         XStatVal   *sv);
-gboolean parse_xstat (CpPbReader      *parent,
-                      const CpPbField *field,
-                      XStatVal        *sv);
-gboolean parse_xstat_span (Space      *space,
-                           const Span *span,
-                           XStatVal   *sv);
-gboolean stat_as_int (const XStatVal *sv,
-                      gint64         *out);
-StatMeta *plane_stat (Plane  *plane,
-                      gint64  id);
-void link_point (Ctx        *ctx,
-                 LinkLane  **cache,
-                 guint      *cache_lane,
-                 guint       lane,
-                 CpLaneSink *sink,
-                 gboolean    host,
-                 gint32      device);
-void dedup_insert (Dedup   *d,
-                   gsize    slot,
-                   guint64  h,
-                   guint32  id);
-gboolean args_equal (gpointer      data,
-                     guint32       id,
-                     gconstpointer key,
-                     gsize         len);
-gboolean gpu_equal (gpointer      data,
-                    guint32       id,
-                    gconstpointer key,
-                    gsize         len);
-void apply_stat (Plane          *plane,
-                 EvStats        *es,
-                 const XStatVal *sv,
-                 Pack           *pack,
-                 gboolean        event_level,
-                 guint64        *unknown_stat_ids);
-gint64 parse_int (const char *s,
-                  const char *end,
-                  gboolean   *ok);
-gint32 clamp_i32 (gint64 v);
-void parse_kernel_details (const guint8 *text,
-                           gsize         len,
-                           KernelInfo   *k);
-void parse_copy_details (const guint8 *text,
-                         gsize         len,
-                         gboolean      memset_,
-                         CopyInfo     *info);
-CpTransferKind transfer_from_name (const guint8 *name,
-                                   gsize         len);
+StatKind cp_xplane_stat_kind_for (const guint8 *name,
+                                  gsize         len);
+void cp_xplane_parse_xstat_reader (CpPbReader *rp,
+                                   XStatVal   *sv);
+gboolean cp_xplane_parse_xstat (CpPbReader      *parent,
+                                const CpPbField *field,
+                                XStatVal        *sv);
+gboolean cp_xplane_parse_xstat_span (Space      *space,
+                                     const Span *span,
+                                     XStatVal   *sv);
+gboolean cp_xplane_stat_as_int (const XStatVal *sv,
+                                gint64         *out);
+StatMeta *cp_xplane_plane_stat (Plane  *plane,
+                                gint64  id);
+void cp_xplane_link_point (Ctx        *ctx,
+                           LinkLane  **cache,
+                           guint      *cache_lane,
+                           guint       lane,
+                           CpLaneSink *sink,
+                           gboolean    host,
+                           gint32      device);
+void cp_xplane_dedup_insert (Dedup   *d,
+                             gsize    slot,
+                             guint64  h,
+                             guint32  id);
+gboolean cp_xplane_args_equal (gpointer      data,
+                               guint32       id,
+                               gconstpointer key,
+                               gsize         len);
+gboolean cp_xplane_gpu_equal (gpointer      data,
+                              guint32       id,
+                              gconstpointer key,
+                              gsize         len);
+void cp_xplane_apply_stat (Plane          *plane,
+                           EvStats        *es,
+                           const XStatVal *sv,
+                           Pack           *pack,
+                           gboolean        event_level,
+                           guint64        *unknown_stat_ids);
+gint64 cp_xplane_parse_int (const char *s,
+                            const char *end,
+                            gboolean   *ok);
+gint32 cp_xplane_clamp_i32 (gint64 v);
+void cp_xplane_parse_kernel_details (const guint8 *text,
+                                     gsize         len,
+                                     KernelInfo   *k);
+void cp_xplane_parse_copy_details (const guint8 *text,
+                                   gsize         len,
+                                   gboolean      memset_,
+                                   CopyInfo     *info);
+CpTransferKind cp_xplane_transfer_from_name (const guint8 *name,
+                                             gsize         len);
 
 /* cp-xplane-reader.c */
-void idmap_build (IdMap        *map,
-                  const gint64 *ids,
-                  guint         n);
-void idmap_clear (IdMap *map);
-void report_pb_error (Space      *space,
-                      CpPbReader *r,
-                      const char *where);
-void line_out_init (LineOut *out);
-void out_warn (Ctx        *ctx,
-               guint64     offset,
-               const char *format,
-               ...) G_GNUC_PRINTF (3, 4);
-void out_note_error (Ctx       *ctx,
-                     CpPbError  error,
-                     guint64    offset);
-void out_note_truncated (Ctx     *ctx,
-                         guint64  offset);
-void line_out_merge (Space   *space,
-                     LineOut *out);
-gboolean check_progress (Space   *space,
-                         guint64  offset);
+void cp_xplane_idmap_build (IdMap        *map,
+                            const gint64 *ids,
+                            guint         n);
+void cp_xplane_idmap_clear (IdMap *map);
+void cp_xplane_report_pb_error (Space      *space,
+                                CpPbReader *r,
+                                const char *where);
+void cp_xplane_line_out_init (LineOut *out);
+void cp_xplane_out_warn (Ctx        *ctx,
+                         guint64     offset,
+                         const char *format,
+                         ...) G_GNUC_PRINTF (3, 4);
+void cp_xplane_out_note_error (Ctx       *ctx,
+                               CpPbError  error,
+                               guint64    offset);
+void cp_xplane_out_note_truncated (Ctx     *ctx,
+                                   guint64  offset);
+void cp_xplane_line_out_merge (Space   *space,
+                               LineOut *out);
+gboolean cp_xplane_check_progress (Space   *space,
+                                   guint64  offset);
 
 /* cp-xplane-planes.c */
-PlaneClass classify_plane (const char *name,
-                           gint64      id,
-                           gint       *ordinal,
-                           gboolean   *sparse_core);
-gboolean is_ml_line_name (const guint8 *name,
-                          gsize         len);
-gboolean is_op_line_name (const guint8 *name,
-                          gsize         len);
-gboolean is_steps_line_name (const guint8 *name,
-                             gsize         len);
-void plane_clear (Plane *plane);
-gboolean plane_index (Space      *space,
-                      const Span *span,
-                      Plane      *plane);
-void event_meta_decode (Ctx       *ctx,
-                        Plane     *plane,
-                        EventMeta *m);
-void plane_read_stats (Plane       *plane,
-                       JsonBuilder *json);
-guint plane_process (Plane *plane);
+PlaneClass cp_xplane_classify_plane (const char *name,
+                                     gint64      id,
+                                     gint       *ordinal,
+                                     gboolean   *sparse_core);
+gboolean cp_xplane_is_ml_line_name (const guint8 *name,
+                                    gsize         len);
+gboolean cp_xplane_is_op_line_name (const guint8 *name,
+                                    gsize         len);
+gboolean cp_xplane_is_steps_line_name (const guint8 *name,
+                                       gsize         len);
+void cp_xplane_plane_clear (Plane *plane);
+gboolean cp_xplane_plane_index (Space      *space,
+                                const Span *span,
+                                Plane      *plane);
+void cp_xplane_event_meta_decode (Ctx       *ctx,
+                                  Plane     *plane,
+                                  EventMeta *m);
+void cp_xplane_plane_read_stats (Plane       *plane,
+                                 JsonBuilder *json);
+guint cp_xplane_plane_process (Plane *plane);
 
 /* cp-xplane-events.c */
-void read_event (Ctx          *ctx,
-                 Plane        *plane,
-                 Line         *line,
-                 const guint8 *data,
-                 gsize         len,
-                 guint64       ev_offset);
-LineClass classify_line (Plane *plane,
-                         Line  *line);
+void cp_xplane_read_event (Ctx          *ctx,
+                           Plane        *plane,
+                           Line         *line,
+                           const guint8 *data,
+                           gsize         len,
+                           guint64       ev_offset);
+LineClass cp_xplane_classify_line (Plane *plane,
+                                   Line  *line);
 
 /* cp-xplane-lines.c */
-void group_free (gpointer data);
-LineOut *ctx_out (Ctx *ctx);
-void read_plane (Space      *space,
-                 const Span *span,
-                 guint       index);
-void space_read_lines (Space *space);
-void plane_done (Plane *plane);
+void cp_xplane_group_free (gpointer data);
+LineOut *cp_xplane_ctx_out (Ctx *ctx);
+void cp_xplane_read_plane (Space      *space,
+                           const Span *span,
+                           guint       index);
+void cp_xplane_space_read_lines (Space *space);
+void cp_xplane_plane_done (Plane *plane);
 
 /* cp-xplane-link.c */
-void space_link (Space *space);
+void cp_xplane_space_link (Space *space);
 
 static inline gboolean
 bytes_equal (const guint8 *data,
@@ -745,7 +745,7 @@ stat_string (Plane           *plane,
     }
   if (sv->type == XSTAT_REF)
     {
-      StatMeta *m = plane_stat (plane, (gint64) sv->u);
+      StatMeta *m = cp_xplane_plane_stat (plane, (gint64) sv->u);
 
       if (m == NULL)
         return FALSE;

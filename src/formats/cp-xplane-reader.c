@@ -25,9 +25,9 @@
 /* Small helpers                                                             */
 
 void
-idmap_build (IdMap        *map,
-             const gint64 *ids,
-             guint         n)
+cp_xplane_idmap_build (IdMap        *map,
+                       const gint64 *ids,
+                       guint         n)
 {
   gint64 max = -1;
   gboolean dense = TRUE;
@@ -60,7 +60,7 @@ idmap_build (IdMap        *map,
 }
 
 void
-idmap_clear (IdMap *map)
+cp_xplane_idmap_clear (IdMap *map)
 {
   g_clear_pointer (&map->dense, g_free);
   g_clear_pointer (&map->sparse, g_hash_table_unref);
@@ -93,9 +93,9 @@ note_truncated (Space   *space,
 /* Reports a walker error: truncation or damage. Returns the message's
  * offset. */
 void
-report_pb_error (Space      *space,
-                 CpPbReader *r,
-                 const char *where)
+cp_xplane_report_pb_error (Space      *space,
+                           CpPbReader *r,
+                           const char *where)
 {
   if (r->error == CP_PB_ERROR_TRUNCATED)
     {
@@ -112,7 +112,7 @@ report_pb_error (Space      *space,
 /* Line results (see LineOut). */
 
 void
-line_out_init (LineOut *out)
+cp_xplane_line_out_init (LineOut *out)
 {
   memset (out, 0, sizeof *out);
   out->first_error = CP_PB_OK;
@@ -120,12 +120,12 @@ line_out_init (LineOut *out)
 }
 
 void
-out_warn (Ctx        *ctx,
-          guint64     offset,
-          const char *format,
-          ...)
+cp_xplane_out_warn (Ctx        *ctx,
+                    guint64     offset,
+                    const char *format,
+                    ...)
 {
-  LineOut *out = ctx_out (ctx);
+  LineOut *out = cp_xplane_ctx_out (ctx);
   va_list args;
   Deferred d;
 
@@ -137,11 +137,11 @@ out_warn (Ctx        *ctx,
 }
 
 void
-out_note_error (Ctx       *ctx,
-                CpPbError  error,
-                guint64    offset)
+cp_xplane_out_note_error (Ctx       *ctx,
+                          CpPbError  error,
+                          guint64    offset)
 {
-  LineOut *out = ctx_out (ctx);
+  LineOut *out = cp_xplane_ctx_out (ctx);
 
   if (out->first_error == CP_PB_OK)
     {
@@ -151,10 +151,10 @@ out_note_error (Ctx       *ctx,
 }
 
 void
-out_note_truncated (Ctx     *ctx,
-                    guint64  offset)
+cp_xplane_out_note_truncated (Ctx     *ctx,
+                              guint64  offset)
 {
-  LineOut *out = ctx_out (ctx);
+  LineOut *out = cp_xplane_ctx_out (ctx);
 
   if (!out->truncated || offset < out->stopped_at)
     out->stopped_at = offset;
@@ -180,8 +180,8 @@ merge_steps (GArray *into,
 
 /* Hands a line's results to the space and the report, and frees them. */
 void
-line_out_merge (Space   *space,
-                LineOut *out)
+cp_xplane_line_out_merge (Space   *space,
+                          LineOut *out)
 {
   CpXPlaneReader *reader = space->reader;
   CpLoadReport *report = reader->report;
@@ -245,8 +245,8 @@ line_out_merge (Space   *space,
 }
 
 gboolean
-check_progress (Space   *space,
-                guint64  offset)
+cp_xplane_check_progress (Space   *space,
+                          guint64  offset)
 {
   if (offset < space->next_progress)
     return !space->cancelled;
@@ -322,7 +322,7 @@ space_clear (Space *space)
     {
       /* Left when reading stopped early. */
       for (guint i = 0; i < space->planes->len; i++)
-        plane_done (g_ptr_array_index (space->planes, i));
+        cp_xplane_plane_done (g_ptr_array_index (space->planes, i));
       g_ptr_array_unref (space->planes);
       space->planes = NULL;
     }
@@ -374,9 +374,9 @@ read_start_time (Space      *space,
   Plane plane = { 0 };
 
   plane.space = space;
-  if (!plane_index (space, span, &plane))
+  if (!cp_xplane_plane_index (space, span, &plane))
     {
-      plane_clear (&plane);
+      cp_xplane_plane_clear (&plane);
       return;
     }
   if (g_str_equal (plane.name, "Task Environment"))
@@ -388,17 +388,17 @@ read_start_time (Space      *space,
           StatMeta *m;
           gint64 v;
 
-          if (!parse_xstat_span (space, s, &sv))
+          if (!cp_xplane_parse_xstat_span (space, s, &sv))
             continue;
-          m = plane_stat (&plane, sv.metadata_id);
-          if (m != NULL && m->kind == SK_PROFILE_START && stat_as_int (&sv, &v) && v > 0)
+          m = cp_xplane_plane_stat (&plane, sv.metadata_id);
+          if (m != NULL && m->kind == SK_PROFILE_START && cp_xplane_stat_as_int (&sv, &v) && v > 0)
             {
               space->has_start = TRUE;
               space->start_ns = v;
             }
         }
     }
-  plane_clear (&plane);
+  cp_xplane_plane_clear (&plane);
 }
 
 static char *
@@ -462,7 +462,7 @@ space_init (CpXPlaneReader      *self,
   g_rec_mutex_init (&space->lock);
   space->planes = g_ptr_array_new ();
   space->groups = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  space->group_list = g_ptr_array_new_with_free_func (group_free);
+  space->group_list = g_ptr_array_new_with_free_func (cp_xplane_group_free);
   space->gpu_planes = g_array_new (FALSE, FALSE, sizeof (gint64));
   space->link_lanes = g_array_new (FALSE, FALSE, sizeof (LinkLane));
   space->link_slot = g_array_new (FALSE, TRUE, sizeof (guint));
@@ -688,10 +688,10 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
     {
       const Span *s = &g_array_index (planes, Span, i);
 
-      read_plane (&space, s, i);
-      check_progress (&space, (s->offset + s->len) / HEADER_SHARE);
+      cp_xplane_read_plane (&space, s, i);
+      cp_xplane_check_progress (&space, (s->offset + s->len) / HEADER_SHARE);
     }
-  space_read_lines (&space);
+  cp_xplane_space_read_lines (&space);
 
   if (space.cancelled)
     {
@@ -712,7 +712,7 @@ cp_xplane_reader_add_space (CpXPlaneReader      *self,
     }
   space_warn_read (&space, input, events_before);
 
-  space_link (&space);
+  cp_xplane_space_link (&space);
   self->device_offset = MAX (self->device_offset, space.max_device + 1);
   if (space.progress != NULL)
     space.progress (space.progress_base + space.progress_span, space.progress_total,

@@ -71,8 +71,8 @@ stat_name_table (void)
 }
 
 StatKind
-stat_kind_for (const guint8 *name,
-               gsize         len)
+cp_xplane_stat_kind_for (const guint8 *name,
+                         gsize         len)
 {
   char buf[64];
 
@@ -84,8 +84,8 @@ stat_kind_for (const guint8 *name,
 }
 
 void
-parse_xstat_reader (CpPbReader *rp,
-                    XStatVal   *sv)
+cp_xplane_parse_xstat_reader (CpPbReader *rp,
+                              XStatVal   *sv)
 {
   CpPbReader r = *rp;
   CpPbField f;
@@ -133,16 +133,16 @@ parse_xstat_reader (CpPbReader *rp,
 }
 
 gboolean
-parse_xstat (CpPbReader      *parent,
-             const CpPbField *field,
-             XStatVal        *sv)
+cp_xplane_parse_xstat (CpPbReader      *parent,
+                       const CpPbField *field,
+                       XStatVal        *sv)
 {
   CpPbReader r;
 
   memset (sv, 0, sizeof *sv);
   if (field->wire_type != CP_PB_WIRE_LEN || !cp_pb_reader_init_sub (&r, parent, field))
     return FALSE;
-  parse_xstat_reader (&r, sv);
+  cp_xplane_parse_xstat_reader (&r, sv);
   if (r.error != CP_PB_OK)
     {
       parent->error = r.error;
@@ -153,21 +153,21 @@ parse_xstat (CpPbReader      *parent,
 }
 
 gboolean
-parse_xstat_span (Space      *space,
-                  const Span *span,
-                  XStatVal   *sv)
+cp_xplane_parse_xstat_span (Space      *space,
+                            const Span *span,
+                            XStatVal   *sv)
 {
   CpPbReader r;
 
   reader_at (space, &r, span->data, span->len);
-  parse_xstat_reader (&r, sv);
+  cp_xplane_parse_xstat_reader (&r, sv);
   return r.error == CP_PB_OK;
 }
 
 /* The one place where int64, uint64 and double stats become an integer. */
 gboolean
-stat_as_int (const XStatVal *sv,
-             gint64         *out)
+cp_xplane_stat_as_int (const XStatVal *sv,
+                       gint64         *out)
 {
   switch (sv->type)
     {
@@ -189,8 +189,8 @@ stat_as_int (const XStatVal *sv,
 }
 
 StatMeta *
-plane_stat (Plane  *plane,
-            gint64  id)
+cp_xplane_plane_stat (Plane  *plane,
+                      gint64  id)
 {
   gint i = idmap_lookup (&plane->stat_ids, id);
 
@@ -203,13 +203,13 @@ plane_stat (Plane  *plane,
  * latest correlation id. The lane's LinkLane is the task's (lanes are filled
  * by one task). */
 void
-link_point (Ctx        *ctx,
-            LinkLane  **cache,
-            guint      *cache_lane,
-            guint       lane,
-            CpLaneSink *sink,
-            gboolean    host,
-            gint32      device)
+cp_xplane_link_point (Ctx        *ctx,
+                      LinkLane  **cache,
+                      guint      *cache_lane,
+                      guint       lane,
+                      CpLaneSink *sink,
+                      gboolean    host,
+                      gint32      device)
 {
   LinkLane *ll;
 
@@ -247,10 +247,10 @@ link_point (Ctx        *ctx,
 }
 
 void
-dedup_insert (Dedup   *d,
-              gsize    slot,
-              guint64  h,
-              guint32  id)
+cp_xplane_dedup_insert (Dedup   *d,
+                        gsize    slot,
+                        guint64  h,
+                        guint32  id)
 {
   d->hashes[slot] = h;
   d->ids[slot] = id;
@@ -280,10 +280,10 @@ dedup_insert (Dedup   *d,
 }
 
 gboolean
-args_equal (gpointer      data,
-            guint32       id,
-            gconstpointer key,
-            gsize         len)
+cp_xplane_args_equal (gpointer      data,
+                      guint32       id,
+                      gconstpointer key,
+                      gsize         len)
 {
   const guint8 *stored;
   gsize stored_len;
@@ -293,10 +293,10 @@ args_equal (gpointer      data,
 }
 
 gboolean
-gpu_equal (gpointer      data,
-           guint32       id,
-           gconstpointer key,
-           gsize         len)
+cp_xplane_gpu_equal (gpointer      data,
+                     guint32       id,
+                     gconstpointer key,
+                     gsize         len)
 {
   GArray *copies = data;
 
@@ -366,7 +366,7 @@ pack_entry (Space          *space,
       break;
     case XSTAT_REF:
       {
-        StatMeta *m = plane_stat (plane, (gint64) sv->u);
+        StatMeta *m = cp_xplane_plane_stat (plane, (gint64) sv->u);
 
         type = CP_XSTAT_STRING;
         pack_byte (buf, type);
@@ -398,14 +398,14 @@ is_internal_stat (StatKind kind)
 
 /* Applies one stat to es and, when pack is not NULL, appends it. */
 void
-apply_stat (Plane          *plane,
-            EvStats        *es,
-            const XStatVal *sv,
-            Pack           *pack,
-            gboolean        event_level,
-            guint64        *unknown_stat_ids)
+cp_xplane_apply_stat (Plane          *plane,
+                      EvStats        *es,
+                      const XStatVal *sv,
+                      Pack           *pack,
+                      gboolean        event_level,
+                      guint64        *unknown_stat_ids)
 {
-  StatMeta *m = plane_stat (plane, sv->metadata_id);
+  StatMeta *m = cp_xplane_plane_stat (plane, sv->metadata_id);
   gint64 iv;
 
   if (m == NULL)
@@ -442,7 +442,7 @@ apply_stat (Plane          *plane,
     case SK_R:
     case SK_FLOPS:
     case SK_BYTES_ACCESSED:
-      if (stat_as_int (sv, &iv))
+      if (cp_xplane_stat_as_int (sv, &iv))
         {
           es->v[m->kind] = iv;
           es->has |= 1u << m->kind;
@@ -498,9 +498,9 @@ apply_stat (Plane          *plane,
 /* Details strings                                                           */
 
 gint64
-parse_int (const char *s,
-           const char *end,
-           gboolean   *ok)
+cp_xplane_parse_int (const char *s,
+                     const char *end,
+                     gboolean   *ok)
 {
   gint64 v = 0;
   gboolean neg = FALSE, digits = FALSE;
@@ -522,7 +522,7 @@ parse_int (const char *s,
 }
 
 gint32
-clamp_i32 (gint64 v)
+cp_xplane_clamp_i32 (gint64 v)
 {
   return v < 0 || v > G_MAXINT32 ? -1 : (gint32) v;
 }
@@ -537,9 +537,9 @@ parse_triple (const char *s,
       const char *comma = memchr (s, ',', end - s);
       const char *stop = comma != NULL ? comma : end;
       gboolean ok;
-      gint64 v = parse_int (s, stop, &ok);
+      gint64 v = cp_xplane_parse_int (s, stop, &ok);
 
-      out[k] = ok ? clamp_i32 (v) : -1;
+      out[k] = ok ? cp_xplane_clamp_i32 (v) : -1;
       if (comma == NULL)
         break;
       s = comma + 1;
@@ -594,14 +594,14 @@ kernel_token (const char *key,
     parse_triple (value, value_end, k->block);
   else if (KEY_IS ("regs"))
     {
-      v = parse_int (value, value_end, &ok);
-      k->registers = ok ? clamp_i32 (v) : -1;
+      v = cp_xplane_parse_int (value, value_end, &ok);
+      k->registers = ok ? cp_xplane_clamp_i32 (v) : -1;
     }
   else if (KEY_IS ("static_shared") || KEY_IS ("dynamic_shared") || KEY_IS ("group_mem"))
     {
-      v = parse_int (value, value_end, &ok);
+      v = cp_xplane_parse_int (value, value_end, &ok);
       if (ok && v >= 0)
-        k->shared_mem = clamp_i32 ((k->shared_mem < 0 ? 0 : k->shared_mem) + v);
+        k->shared_mem = cp_xplane_clamp_i32 ((k->shared_mem < 0 ? 0 : k->shared_mem) + v);
     }
   else if (KEY_IS ("occ_pct"))
     {
@@ -615,9 +615,9 @@ kernel_token (const char *key,
 }
 
 void
-parse_kernel_details (const guint8 *text,
-                      gsize         len,
-                      KernelInfo   *k)
+cp_xplane_parse_kernel_details (const guint8 *text,
+                                gsize         len,
+                                KernelInfo   *k)
 {
   for (guint i = 0; i < 3; i++)
     k->grid[i] = k->block[i] = -1;
@@ -649,7 +649,7 @@ copy_token (const char *key,
 
   if (KEY_IS ("size") || KEY_IS ("num_bytes"))
     {
-      v = parse_int (value, value_end, &ok);
+      v = cp_xplane_parse_int (value, value_end, &ok);
       if (ok && v >= 0)
         cp->info->bytes = v;
     }
@@ -683,10 +683,10 @@ memory_side (const char *s,
 }
 
 void
-parse_copy_details (const guint8 *text,
-                    gsize         len,
-                    gboolean      memset_,
-                    CopyInfo     *info)
+cp_xplane_parse_copy_details (const guint8 *text,
+                              gsize         len,
+                              gboolean      memset_,
+                              CopyInfo     *info)
 {
   CopyParse cp = { info, NULL, 0, NULL, 0 };
   int src, dst;
@@ -719,8 +719,8 @@ parse_copy_details (const guint8 *text,
 /* Direction from an event name: CUPTI's MemcpyH2D..., ROCm's
  * CopyHostToDevice..., Kineto-style HtoD. */
 CpTransferKind
-transfer_from_name (const guint8 *name,
-                    gsize         len)
+cp_xplane_transfer_from_name (const guint8 *name,
+                              gsize         len)
 {
   if (bytes_has_prefix (name, len, "Memset"))
     return CP_TRANSFER_MEMSET;

@@ -371,7 +371,7 @@ finish_lane (BLane   *l,
   for (guint i = 0; i < l->n; i++)
     l->start[i] -= origin;
   blane_layout_rows (l);
-  blane_finish_durations (l);
+  cp_builder_blane_finish_durations (l);
 
   cols.n = l->n;
   cols.dur32 = l->dur32 != NULL ? l->dur32 : g_new0 (guint32, 1);
@@ -517,7 +517,7 @@ flow_index_job (gpointer data)
 {
   FlowIndexJob *job = data;
 
-  sort_flow_index (job->order, job->flows, job->n, job->n_lanes, job->by_to);
+  cp_builder_sort_flow_index (job->order, job->flows, job->n, job->n_lanes, job->by_to);
   return NULL;
 }
 
@@ -738,12 +738,12 @@ finish_flow_points (CpTraceBuilder *self,
     {
       BLane *l = g_ptr_array_index (self->lanes, points[i].lane);
 
-      refs[i] = bind_point (trace, &points[i], l->final_index, origin, &hints[l->final_index]);
+      refs[i] = cp_builder_bind_point (trace, &points[i], l->final_index, origin, &hints[l->final_index]);
       order[i].key = points[i].key;
       order[i].sub = points[i].order;
       order[i].idx = i;
     }
-  sort_by_key (order, n_points, cmp_points, (gpointer) points);
+  cp_builder_sort_by_key (order, n_points, cp_builder_cmp_points, (gpointer) points);
   for (guint k = 0; k < n_points; k++)
     {
       const FlowPoint *p = &points[order[k].idx];
@@ -810,7 +810,7 @@ finish_flow_indexes (CpTraceBuilder *self,
         (self->finish_threads == 0 && n >= FINISH_MIN_PARALLEL && g_get_num_processors () > 1))
       th = g_thread_try_new ("cp-flow-index", flow_index_job, &job, NULL);
     trace->flows_by_to = g_new (guint32, n);
-    sort_flow_index (trace->flows_by_to, flows, n, trace->lane_array->len, TRUE);
+    cp_builder_sort_flow_index (trace->flows_by_to, flows, n, trace->lane_array->len, TRUE);
     if (th != NULL)
       g_thread_join (th);
     else
@@ -912,12 +912,12 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
   if (self->flow_points->len > 0)
     finish_flow_points (self, trace, origin);
 
-  /* link_correlations() reads the slices' GPU info: hand it over first. */
+  /* cp_builder_link_correlations() reads the slices' GPU info: hand it over first. */
   g_array_unref (trace->gpu_infos);
   trace->gpu_infos = g_steal_pointer (&self->gpu_infos);
 
   if (self->link_correlations)
-    link_correlations (trace, trace->flows, cp_string_pool_intern (self->strings, "correlation", -1));
+    cp_builder_link_correlations (trace, trace->flows, cp_string_pool_intern (self->strings, "correlation", -1));
 
   if (trace->flows->len > 0)
     finish_flow_indexes (self, trace);

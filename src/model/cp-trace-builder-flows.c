@@ -40,10 +40,10 @@ cmp_key_idx (gconstpointer a,
  * sorted on its own (insertion sort when short, merge sort when a file puts
  * many elements in one). */
 void
-sort_by_key (KeyIdx           *v,
-             guint             n,
-             GCompareDataFunc  tie,
-             gpointer          data)
+cp_builder_sort_by_key (KeyIdx           *v,
+                        guint             n,
+                        GCompareDataFunc  tie,
+                        gpointer          data)
 {
   g_autofree KeyIdx *tmp = NULL;
   g_autofree guint32 *start = NULL;
@@ -132,7 +132,7 @@ sort_corr_entries (GArray *entries)
       v[i].sub = 0;
       v[i].idx = i;
     }
-  sort_by_key (v, entries->len, cmp_corr_start, entries->data);
+  cp_builder_sort_by_key (v, entries->len, cmp_corr_start, entries->data);
   return v;
 }
 
@@ -149,9 +149,9 @@ sort_corr_entries (GArray *entries)
  *    flow start and an end per op, which chain op to op, so each of those
  *    flows is moved to start at the launch. */
 void
-link_correlations (CpTrace *trace,
-                   GArray  *flows,
-                   CpStr    name)
+cp_builder_link_correlations (CpTrace *trace,
+                              GArray  *flows,
+                              CpStr    name)
 {
   g_autoptr(GArray) host = g_array_new (FALSE, FALSE, sizeof (CorrEntry));
   g_autoptr(GArray) dev = g_array_new (FALSE, FALSE, sizeof (CorrEntry));
@@ -308,9 +308,9 @@ link_correlations (CpTrace *trace,
 
 /* Orders the points of one key: by order (s, t, f), time, then insertion. */
 gint
-cmp_points (gconstpointer a,
-            gconstpointer b,
-            gpointer      user_data)
+cp_builder_cmp_points (gconstpointer a,
+                       gconstpointer b,
+                       gpointer      user_data)
 {
   const FlowPoint *points = user_data;
   const FlowPoint *x = &points[*(const guint32 *) a], *y = &points[*(const guint32 *) b];
@@ -391,11 +391,11 @@ gallop_bound (const CpSlices *s,
 }
 
 CpSliceRef
-bind_point (CpTrace         *trace,
-            const FlowPoint *p,
-            guint            final_lane,
-            gint64           origin,
-            guint           *hint)
+cp_builder_bind_point (CpTrace         *trace,
+                       const FlowPoint *p,
+                       guint            final_lane,
+                       gint64           origin,
+                       guint           *hint)
 {
   CpLane *lane = g_ptr_array_index (trace->lane_array, final_lane);
   const CpSlices *s = cp_lane_get_slices (lane);
@@ -455,11 +455,11 @@ bind_point (CpTrace         *trace,
 #define MAX_FLOW_RUNS 8
 
 void
-sort_flow_index (guint32      *order,
-                 const CpFlow *flows,
-                 guint         n,
-                 guint         n_lanes,
-                 gboolean      by_to)
+cp_builder_sort_flow_index (guint32      *order,
+                            const CpFlow *flows,
+                            guint         n,
+                            guint         n_lanes,
+                            gboolean      by_to)
 {
   g_autofree guint32 *start = g_new0 (guint32, n_lanes + 1);
   g_autofree guint32 *fill = g_new (guint32, n_lanes + 1);

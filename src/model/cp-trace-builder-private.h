@@ -131,29 +131,29 @@ typedef struct
 } KeyIdx;
 
 /* cp-trace-builder.c */
-void blane_finish_durations (BLane *l);
+void cp_builder_blane_finish_durations (BLane *l);
 
 /* cp-trace-builder-flows.c */
-void sort_by_key (KeyIdx           *v,
-                  guint             n,
-                  GCompareDataFunc  tie,
-                  gpointer          data);
-void link_correlations (CpTrace *trace,
-                        GArray  *flows,
-                        CpStr    name);
-gint cmp_points (gconstpointer a,
-                 gconstpointer b,
-                 gpointer      user_data);
-CpSliceRef bind_point (CpTrace         *trace,
-                       const FlowPoint *p,
-                       guint            final_lane,
-                       gint64           origin,
-                       guint           *hint);
-void sort_flow_index (guint32      *order,
-                      const CpFlow *flows,
-                      guint         n,
-                      guint         n_lanes,
-                      gboolean      by_to);
+void cp_builder_sort_by_key (KeyIdx           *v,
+                             guint             n,
+                             GCompareDataFunc  tie,
+                             gpointer          data);
+void cp_builder_link_correlations (CpTrace *trace,
+                                   GArray  *flows,
+                                   CpStr    name);
+gint cp_builder_cmp_points (gconstpointer a,
+                            gconstpointer b,
+                            gpointer      user_data);
+CpSliceRef cp_builder_bind_point (CpTrace         *trace,
+                                  const FlowPoint *p,
+                                  guint            final_lane,
+                                  gint64           origin,
+                                  guint           *hint);
+void cp_builder_sort_flow_index (guint32      *order,
+                                 const CpFlow *flows,
+                                 guint         n,
+                                 guint         n_lanes,
+                                 gboolean      by_to);
 
 /* Durations are 32-bit ns from the start, as in CpSlices; the few of
  * G_MAXUINT32 ns or more are in long_durs (index -> gint64). */

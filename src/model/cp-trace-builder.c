@@ -46,7 +46,7 @@ cmp_guint32 (gconstpointer a,
 /* The long durations as the sorted side table of CpSlices (once the lane is
  * sorted). */
 void
-blane_finish_durations (BLane *l)
+cp_builder_blane_finish_durations (BLane *l)
 {
   guint n_long = l->long_durs != NULL ? g_hash_table_size (l->long_durs) : 0;
 

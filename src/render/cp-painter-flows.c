@@ -83,7 +83,7 @@ draw_flow (CpPainter    *self,
 }
 
 void
-paint_flows (CpPainter *self)
+cp_painter_flows (CpPainter *self)
 {
   guint n_flows;
   const CpFlow *flows = cp_trace_get_flows (self->trace, &n_flows);

@@ -522,9 +522,9 @@ paint_group_summary (CpPainter          *self,
 
 /* The visible items of one area: pinned (never scrolled) or scrolled. */
 void
-for_each_visible (CpPainter *self,
-                  gboolean   pinned,
-                  ItemFunc   func)
+cp_painter_for_each_visible (CpPainter *self,
+                             gboolean   pinned,
+                             ItemFunc   func)
 {
   guint n = cp_timeline_layout_get_n_items (self->tl);
 
@@ -547,10 +547,10 @@ for_each_visible (CpPainter *self,
 }
 
 void
-item_background (CpPainter          *self,
-                 guint               index,
-                 const CpLayoutItem *item,
-                 double              y)
+cp_painter_item_background (CpPainter          *self,
+                            guint               index,
+                            const CpLayoutItem *item,
+                            double              y)
 {
   cairo_t *cr = self->cr;
 
@@ -566,10 +566,10 @@ item_background (CpPainter          *self,
 }
 
 void
-item_content (CpPainter          *self,
-              guint               index,
-              const CpLayoutItem *item,
-              double              y)
+cp_painter_item_content (CpPainter          *self,
+                         guint               index,
+                         const CpLayoutItem *item,
+                         double              y)
 {
   if (item->kind == CP_LAYOUT_GROUP)
     {
@@ -581,8 +581,8 @@ item_content (CpPainter          *self,
 }
 
 void
-paint_grid (CpPainter *self,
-            gint64     step)
+cp_painter_grid (CpPainter *self,
+                 gint64     step)
 {
   cairo_t *cr = self->cr;
   gint64 first = (self->t0 / step) * step;

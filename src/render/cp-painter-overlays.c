@@ -16,13 +16,13 @@
 /* Overlays */
 
 gboolean
-slice_rect (CpPainter  *self,
-            CpSliceRef  ref,
-            double     *x,
-            double     *y,
-            double     *w,
-            double     *h,
-            gboolean   *pinned)
+cp_painter_find_slice_rect (CpPainter  *self,
+                            CpSliceRef  ref,
+                            double     *x,
+                            double     *y,
+                            double     *w,
+                            double     *h,
+                            gboolean   *pinned)
 {
   gint item;
   const CpSlices *s;
@@ -50,13 +50,13 @@ slice_rect (CpPainter  *self,
 }
 
 void
-outline_rect (CpPainter *self,
-              double     x,
-              double     y,
-              double     w,
-              double     h,
-              double     line,
-              guint32    rgba)
+cp_painter_outline_rect (CpPainter *self,
+                         double     x,
+                         double     y,
+                         double     w,
+                         double     h,
+                         double     line,
+                         guint32    rgba)
 {
   cairo_t *cr = self->cr;
 
@@ -83,19 +83,19 @@ outline_rect (CpPainter *self,
 }
 
 void
-paint_selection (CpPainter *self,
-                 gboolean   pinned_area)
+cp_painter_selection (CpPainter *self,
+                      gboolean   pinned_area)
 {
   double x, y, w, h;
   gboolean pinned;
   CpSliceRef sel = cp_view_state_get_selected (self->view);
 
-  if (cp_slice_ref_is_none (sel) || !slice_rect (self, sel, &x, &y, &w, &h, &pinned) || pinned != pinned_area)
+  if (cp_slice_ref_is_none (sel) || !cp_painter_find_slice_rect (self, sel, &x, &y, &w, &h, &pinned) || pinned != pinned_area)
     return;
   /* An accent ring with a thin ring of the background inside, readable on
    * any slice colour. */
-  outline_rect (self, x - 2, y - 2, w + 4, h + 4, 2, self->colors->accent);
-  outline_rect (self, x, y, w, h, 1, self->colors->background);
+  cp_painter_outline_rect (self, x - 2, y - 2, w + 4, h + 4, 2, self->colors->accent);
+  cp_painter_outline_rect (self, x, y, w, h, 1, self->colors->background);
 }
 
 static void
@@ -127,8 +127,8 @@ lane_band (CpPainter *self,
 }
 
 void
-paint_highlights (CpPainter *self,
-                  gboolean   pinned_area)
+cp_painter_highlights (CpPainter *self,
+                       gboolean   pinned_area)
 {
   guint n;
   const CpHighlight *hl = cp_view_state_get_highlights (self->view, &n);
@@ -173,13 +173,13 @@ paint_highlights (CpPainter *self,
       set_rgba (cr, fill);
       cairo_rectangle (cr, x0, y, x1 - x0, h);
       cairo_fill (cr);
-      outline_rect (self, x0, y, x1 - x0, h, 1.5, line);
+      cp_painter_outline_rect (self, x0, y, x1 - x0, h, 1.5, line);
     }
 }
 
 void
-paint_search (CpPainter *self,
-              gboolean   pinned_area)
+cp_painter_search (CpPainter *self,
+                   gboolean   pinned_area)
 {
   guint n;
   const CpSliceRef *m = cp_view_state_get_search_matches (self->view, &n);
@@ -291,8 +291,8 @@ paint_search (CpPainter *self,
 }
 
 void
-paint_marks (CpPainter *self,
-             gboolean   pinned_area)
+cp_painter_marks (CpPainter *self,
+                  gboolean   pinned_area)
 {
   guint n;
   const CpMark *marks = cp_view_state_get_marks (self->view, &n);
@@ -329,20 +329,20 @@ paint_marks (CpPainter *self,
        * every lane carry it on the ruler. */
       if (lane != CP_LANE_ALL && mk->label && *mk->label && x0 >= self->gx)
         {
-          double tw = MIN (paint_text_width (self, mk->label) + 8, 240);
+          double tw = MIN (cp_painter_text_width (self, mk->label) + 8, 240);
 
           set_rgba (cr, color | 0xff);
           cairo_rectangle (cr, floor (x0) + 1, y, tw, self->text_height + 2);
           cairo_fill (cr);
-          paint_text (self, mk->label, self->font, floor (x0) + 5, y + 1, tw - 8,
-                      self->text_height, cp_palette_text_on (color | 0xff));
+          cp_painter_text (self, mk->label, self->font, floor (x0) + 5, y + 1, tw - 8,
+                           self->text_height, cp_palette_text_on (color | 0xff));
         }
     }
 }
 
 void
-paint_time_selection (CpPainter *self,
-                      gboolean   pinned_area)
+cp_painter_time_selection (CpPainter *self,
+                           gboolean   pinned_area)
 {
   gint64 a, b;
   double x0, x1, top;

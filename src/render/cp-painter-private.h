@@ -107,66 +107,66 @@ typedef void (*ItemFunc) (CpPainter          *self,
                           double              y);
 
 /* cp-painter.c */
-double paint_text (CpPainter                  *self,
-                   const char                 *text,
-                   const PangoFontDescription *font,
-                   double                      x,
-                   double                      y,
-                   double                      max_w,
-                   double                      h,
-                   guint32                     rgba);
-double paint_text_width (CpPainter  *self,
-                         const char *text);
+double cp_painter_text (CpPainter                  *self,
+                        const char                 *text,
+                        const PangoFontDescription *font,
+                        double                      x,
+                        double                      y,
+                        double                      max_w,
+                        double                      h,
+                        guint32                     rgba);
+double cp_painter_text_width (CpPainter  *self,
+                              const char *text);
 
 /* cp-painter-lanes.c */
-void for_each_visible (CpPainter *self,
-                       gboolean   pinned,
-                       ItemFunc   func);
-void item_background (CpPainter          *self,
-                      guint               index,
-                      const CpLayoutItem *item,
-                      double              y);
-void item_content (CpPainter          *self,
-                   guint               index,
-                   const CpLayoutItem *item,
-                   double              y);
-void paint_grid (CpPainter *self,
-                 gint64     step);
+void cp_painter_for_each_visible (CpPainter *self,
+                                  gboolean   pinned,
+                                  ItemFunc   func);
+void cp_painter_item_background (CpPainter          *self,
+                                 guint               index,
+                                 const CpLayoutItem *item,
+                                 double              y);
+void cp_painter_item_content (CpPainter          *self,
+                              guint               index,
+                              const CpLayoutItem *item,
+                              double              y);
+void cp_painter_grid (CpPainter *self,
+                      gint64     step);
 
 /* cp-painter-overlays.c */
-gboolean slice_rect (CpPainter  *self,
-                     CpSliceRef  ref,
-                     double     *x,
-                     double     *y,
-                     double     *w,
-                     double     *h,
-                     gboolean   *pinned);
-void outline_rect (CpPainter *self,
-                   double     x,
-                   double     y,
-                   double     w,
-                   double     h,
-                   double     line,
-                   guint32    rgba);
-void paint_selection (CpPainter *self,
-                      gboolean   pinned_area);
-void paint_highlights (CpPainter *self,
-                       gboolean   pinned_area);
-void paint_search (CpPainter *self,
-                   gboolean   pinned_area);
-void paint_marks (CpPainter *self,
-                  gboolean   pinned_area);
-void paint_time_selection (CpPainter *self,
+gboolean cp_painter_find_slice_rect (CpPainter  *self,
+                                     CpSliceRef  ref,
+                                     double     *x,
+                                     double     *y,
+                                     double     *w,
+                                     double     *h,
+                                     gboolean   *pinned);
+void cp_painter_outline_rect (CpPainter *self,
+                              double     x,
+                              double     y,
+                              double     w,
+                              double     h,
+                              double     line,
+                              guint32    rgba);
+void cp_painter_selection (CpPainter *self,
                            gboolean   pinned_area);
+void cp_painter_highlights (CpPainter *self,
+                            gboolean   pinned_area);
+void cp_painter_search (CpPainter *self,
+                        gboolean   pinned_area);
+void cp_painter_marks (CpPainter *self,
+                       gboolean   pinned_area);
+void cp_painter_time_selection (CpPainter *self,
+                                gboolean   pinned_area);
 
 /* cp-painter-flows.c */
-void paint_flows (CpPainter *self);
+void cp_painter_flows (CpPainter *self);
 
 /* cp-painter-ruler.c */
-void paint_gutter (CpPainter *self);
-gint64 pick_ruler_step (CpPainter *self);
-void paint_ruler (CpPainter *self,
-                  gint64     step);
+void cp_painter_gutter (CpPainter *self);
+gint64 cp_painter_pick_ruler_step (CpPainter *self);
+void cp_painter_ruler (CpPainter *self,
+                       gint64     step);
 
 static inline void
 set_rgba (cairo_t *cr,

@@ -71,14 +71,14 @@ gutter_item (CpPainter          *self,
         }
       cairo_close_path (cr);
       cairo_fill (cr);
-      lw = paint_text (self, label, self->bold_font, pad + 14, y, gw - pad - 20, item->height,
-                       self->colors->text);
+      lw = cp_painter_text (self, label, self->bold_font, pad + 14, y, gw - pad - 20, item->height,
+                            self->colors->text);
       if (item->n_hidden > 0 && lw + pad + 14 + 40 < gw)
         {
           g_autofree char *hidden = g_strdup_printf (_("(%u hidden)"), item->n_hidden);
 
-          paint_text (self, hidden, self->font, pad + 14 + lw + 6, y,
-                      gw - (pad + 14 + lw + 6) - 6, item->height, self->colors->dim_text);
+          cp_painter_text (self, hidden, self->font, pad + 14 + lw + 6, y,
+                           gw - (pad + 14 + lw + 6) - 6, item->height, self->colors->dim_text);
         }
     }
   else
@@ -103,7 +103,7 @@ gutter_item (CpPainter          *self,
           cairo_fill (cr);
           x += 12;
         }
-      paint_text (self, label, self->font, x, text_y, gw - x - 6, lh, self->colors->text);
+      cp_painter_text (self, label, self->font, x, text_y, gw - x - 6, lh, self->colors->text);
       if (cp_lane_get_kind (lane) == CP_LANE_COUNTER)
         {
           double vmin, vmax;
@@ -114,7 +114,7 @@ gutter_item (CpPainter          *self,
               /* Translators: the largest value of a counter, "max 604k". */
               g_autofree char *range = g_strdup_printf (_("max %s"), value);
 
-              paint_text (self, range, self->font, x, text_y + lh, gw - x - 6, lh, self->colors->dim_text);
+              cp_painter_text (self, range, self->font, x, text_y + lh, gw - x - 6, lh, self->colors->dim_text);
             }
         }
     }
@@ -124,7 +124,7 @@ gutter_item (CpPainter          *self,
 }
 
 void
-paint_gutter (CpPainter *self)
+cp_painter_gutter (CpPainter *self)
 {
   cairo_t *cr = self->cr;
   double gw = self->m->gutter_width;
@@ -139,7 +139,7 @@ paint_gutter (CpPainter *self)
   cairo_save (cr);
   cairo_rectangle (cr, 0, self->scroll_top, gw, self->height - self->scroll_top);
   cairo_clip (cr);
-  for_each_visible (self, FALSE, gutter_item);
+  cp_painter_for_each_visible (self, FALSE, gutter_item);
   cairo_restore (cr);
 
   if (pinned_h > 0)
@@ -147,7 +147,7 @@ paint_gutter (CpPainter *self)
       cairo_save (cr);
       cairo_rectangle (cr, 0, self->lanes_top, gw, pinned_h);
       cairo_clip (cr);
-      for_each_visible (self, TRUE, gutter_item);
+      cp_painter_for_each_visible (self, TRUE, gutter_item);
       cairo_restore (cr);
     }
   cairo_restore (cr);
@@ -161,7 +161,7 @@ paint_gutter (CpPainter *self)
 /* Ruler */
 
 gint64
-pick_ruler_step (CpPainter *self)
+cp_painter_pick_ruler_step (CpPainter *self)
 {
   gint64 step = cp_time_pick_step (self->ns_per_px, 64);
 
@@ -169,7 +169,7 @@ pick_ruler_step (CpPainter *self)
   for (guint tries = 0; tries < 4; tries++)
     {
       g_autofree char *sample = cp_time_format_tick (self->t1 - self->t1 % step, step, self->t1);
-      double need = paint_text_width (self, sample) + 16;
+      double need = cp_painter_text_width (self, sample) + 16;
 
       if ((double) step * self->px_per_ns >= need)
         break;
@@ -201,7 +201,7 @@ paint_ruler_mark (CpPainter    *self,
   cairo_fill (cr);
   if (mark->label && *mark->label)
     {
-      double tw = MIN (paint_text_width (self, mark->label) + 8, 200);
+      double tw = MIN (cp_painter_text_width (self, mark->label) + 8, 200);
       double lx = x + 6;
 
       /* The ruler's ticks and times stay in sight. The label goes in
@@ -213,9 +213,9 @@ paint_ruler_mark (CpPainter    *self,
       gint64 prev_t = mark->start / step * step;
       g_autofree char *prev_label = cp_time_format_tick (prev_t, step, self->t1);
       g_autofree char *next_label = cp_time_format_tick (prev_t + step, step, self->t1);
-      double prev_end = floor (time_x (self, prev_t)) + 4 + paint_text_width (self, prev_label) + 2;
+      double prev_end = floor (time_x (self, prev_t)) + 4 + cp_painter_text_width (self, prev_label) + 2;
       double next_tick = floor (time_x (self, prev_t + step));
-      double next_end = next_tick + 4 + paint_text_width (self, next_label) + 2;
+      double next_end = next_tick + 4 + cp_painter_text_width (self, next_label) + 2;
       double area_end = self->gx + self->area_w;
       double gaps[3][2] = {
         { MAX (x + 6, prev_end), MIN (next_tick - 2, area_end) },
@@ -250,14 +250,14 @@ paint_ruler_mark (CpPainter    *self,
       /* Above the minor ticks, which start 5 px from the bottom. */
       cairo_rectangle (cr, lx, rh - self->text_height - 6, tw, self->text_height + 1);
       cairo_fill (cr);
-      paint_text (self, mark->label, self->font, lx + 4, rh - self->text_height - 5, tw - 8,
-                  self->text_height, cp_palette_text_on (color | 0xff));
+      cp_painter_text (self, mark->label, self->font, lx + 4, rh - self->text_height - 5, tw - 8,
+                       self->text_height, cp_palette_text_on (color | 0xff));
     }
 }
 
 void
-paint_ruler (CpPainter *self,
-             gint64     step)
+cp_painter_ruler (CpPainter *self,
+                  gint64     step)
 {
   cairo_t *cr = self->cr;
   const CpLayoutMetrics *m = self->m;
@@ -312,8 +312,8 @@ paint_ruler (CpPainter *self,
         continue;
       label = cp_time_format_tick (t, step, self->t1);
 
-      paint_text (self, label, self->font, floor (time_x (self, t)) + 4, 0, -1, rh * 0.6,
-                  self->colors->dim_text);
+      cp_painter_text (self, label, self->font, floor (time_x (self, t)) + 4, 0, -1, rh * 0.6,
+                       self->colors->dim_text);
     }
 
   /* The duration of the selected range, over the ticks. */
@@ -321,7 +321,7 @@ paint_ruler (CpPainter *self,
     {
       double x0 = MAX (time_x (self, a), self->gx), x1 = MIN (time_x (self, b), self->gx + self->area_w);
       g_autofree char *dur = cp_time_format_duration (b - a);
-      double tw = paint_text_width (self, dur) + 10;
+      double tw = cp_painter_text_width (self, dur) + 10;
       double cx = CLAMP ((x0 + x1) / 2, self->gx + tw / 2, self->gx + self->area_w - tw / 2);
 
       set_rgba (cr, self->colors->accent);
@@ -330,8 +330,8 @@ paint_ruler (CpPainter *self,
       cairo_fill (cr);
       cairo_rectangle (cr, floor (cx - tw / 2), rh - self->text_height - 4, tw, self->text_height + 2);
       cairo_fill (cr);
-      paint_text (self, dur, self->bold_font, floor (cx - tw / 2) + 5, rh - self->text_height - 3,
-                  -1, self->text_height, cp_palette_text_on (self->colors->accent));
+      cp_painter_text (self, dur, self->bold_font, floor (cx - tw / 2) + 5, rh - self->text_height - 3,
+                       -1, self->text_height, cp_palette_text_on (self->colors->accent));
     }
   cairo_restore (cr);
 
@@ -344,7 +344,7 @@ paint_ruler (CpPainter *self,
     set_rgba (cr, self->colors->gutter);
     cairo_rectangle (cr, 0, 0, self->gx, rh);
     cairo_fill (cr);
-    paint_text (self, text, self->font, 8, 0, self->gx - 16, rh, self->colors->dim_text);
+    cp_painter_text (self, text, self->font, 8, 0, self->gx - 16, rh, self->colors->dim_text);
   }
 
   set_rgba (cr, self->colors->separator);

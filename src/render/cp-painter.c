@@ -150,14 +150,14 @@ ensure_text (CpPainter *self)
 /* Draws text left-aligned at (x, y top), elided to max_w (no limit if < 0),
  * centred vertically in h. Returns the width drawn. */
 double
-paint_text (CpPainter                  *self,
-            const char                 *text,
-            const PangoFontDescription *font,
-            double                      x,
-            double                      y,
-            double                      max_w,
-            double                      h,
-            guint32                     rgba)
+cp_painter_text (CpPainter                  *self,
+                 const char                 *text,
+                 const PangoFontDescription *font,
+                 double                      x,
+                 double                      y,
+                 double                      max_w,
+                 double                      h,
+                 guint32                     rgba)
 {
   int w, th;
 
@@ -174,8 +174,8 @@ paint_text (CpPainter                  *self,
 }
 
 double
-paint_text_width (CpPainter  *self,
-                  const char *text)
+cp_painter_text_width (CpPainter  *self,
+                       const char *text)
 {
   int w, h;
 
@@ -259,7 +259,7 @@ flush (CpPainter *self)
     {
       const TextJob *t = &g_array_index (self->texts, TextJob, k);
 
-      paint_text (self, t->text, self->font, t->x, t->y, t->w, t->h, t->rgba);
+      cp_painter_text (self, t->text, self->font, t->x, t->y, t->w, t->h, t->rgba);
       self->stats.labels++;
     }
   g_array_set_size (self->texts, 0);
@@ -298,14 +298,14 @@ paint_area (CpPainter *self,
   cairo_rectangle (cr, self->gx, top, self->area_w, bottom - top);
   cairo_clip (cr);
 
-  for_each_visible (self, pinned, item_background);
-  paint_highlights (self, pinned);
-  for_each_visible (self, pinned, item_content);
+  cp_painter_for_each_visible (self, pinned, cp_painter_item_background);
+  cp_painter_highlights (self, pinned);
+  cp_painter_for_each_visible (self, pinned, cp_painter_item_content);
   flush (self);
-  paint_marks (self, pinned);
-  paint_time_selection (self, pinned);
-  paint_search (self, pinned);
-  paint_selection (self, pinned);
+  cp_painter_marks (self, pinned);
+  cp_painter_time_selection (self, pinned);
+  cp_painter_search (self, pinned);
+  cp_painter_selection (self, pinned);
 
   cairo_restore (cr);
 }
@@ -382,14 +382,14 @@ cp_painter_draw (CpPainter        *self,
   cairo_rectangle (cr, 0, 0, width, height);
   cairo_clip (cr);
   begin (self, cr, view, layout, width, height);
-  step = pick_ruler_step (self);
+  step = cp_painter_pick_ruler_step (self);
 
   if (flags & CP_PAINT_LANES)
     {
       set_rgba (cr, self->colors->background);
       cairo_rectangle (cr, self->gx, self->lanes_top, self->area_w, height - self->lanes_top);
       cairo_fill (cr);
-      paint_grid (self, step);
+      cp_painter_grid (self, step);
       if (self->trace)
         {
           paint_area (self, FALSE);
@@ -404,21 +404,21 @@ cp_painter_draw (CpPainter        *self,
           cairo_save (cr);
           cairo_rectangle (cr, self->gx, self->lanes_top, self->area_w, height - self->lanes_top);
           cairo_clip (cr);
-          paint_flows (self);
+          cp_painter_flows (self);
           cairo_restore (cr);
         }
     }
   if ((flags & CP_PAINT_GUTTER) && self->trace)
-    paint_gutter (self);
+    cp_painter_gutter (self);
   if (flags & CP_PAINT_RULER)
-    paint_ruler (self, step);
+    cp_painter_ruler (self, step);
   if ((flags & CP_PAINT_HOVER) && self->trace)
     {
       CpSliceRef hov = cp_view_state_get_hovered (view);
       double x, y, w, h;
       gboolean pinned;
 
-      if (!cp_slice_ref_is_none (hov) && slice_rect (self, hov, &x, &y, &w, &h, &pinned))
+      if (!cp_slice_ref_is_none (hov) && cp_painter_find_slice_rect (self, hov, &x, &y, &w, &h, &pinned))
         {
           double top = pinned ? self->lanes_top : self->scroll_top;
           double bottom = pinned ? self->scroll_top : height;
@@ -426,7 +426,7 @@ cp_painter_draw (CpPainter        *self,
           cairo_save (cr);
           cairo_rectangle (cr, self->gx, top, self->area_w, bottom - top);
           cairo_clip (cr);
-          outline_rect (self, x - 1, y - 1, w + 2, h + 2, 1, self->colors->hover);
+          cp_painter_outline_rect (self, x - 1, y - 1, w + 2, h + 2, 1, self->colors->hover);
           cairo_restore (cr);
         }
     }

@@ -181,14 +181,14 @@ compare_header (Ctx    *ctx,
 {
   CpReport *self = ctx->self;
   CpComparison *c = self->comparison;
-  g_autofree char *generated = format_date (self->options.generated, FALSE);
+  g_autofree char *generated = cp_report_format_date (self->options.generated, FALSE);
   g_autofree char *gen_line = g_strdup_printf (_("Generated %s"), generated);
   g_autofree char *title = NULL;
   guint n_a, n_b;
 
-  text (ctx, _("CHOKEPOINT COMPARISON"), ctx->f_small_bold, ctx->x0, y, -1, ctx->c->accent);
-  text (ctx, gen_line, ctx->f_small, ctx->x0 + ctx->inner - text_width (ctx, gen_line, ctx->f_small), y, -1,
-        ctx->c->dim);
+  cp_report_text (ctx, _("CHOKEPOINT COMPARISON"), ctx->f_small_bold, ctx->x0, y, -1, ctx->c->accent);
+  cp_report_text (ctx, gen_line, ctx->f_small, ctx->x0 + ctx->inner - cp_report_text_width (ctx, gen_line, ctx->f_small), y, -1,
+                  ctx->c->dim);
   y += 22;
 
   if (self->title != NULL)
@@ -196,8 +196,8 @@ compare_header (Ctx    *ctx,
   else
     /* Translators: the report's title: capture A, then capture B. */
     title = g_strdup_printf (_("%s → %s"), side_title (c, 0), side_title (c, 1));
-  y += text_full (ctx, title, FALSE, ctx->f_title, ctx->x0, y, ctx->inner, ctx->c->text,
-                  PANGO_ALIGN_LEFT, 2, NULL) + 6;
+  y += cp_report_text_full (ctx, title, FALSE, ctx->f_title, ctx->x0, y, ctx->inner, ctx->c->text,
+                            PANGO_ALIGN_LEFT, 2, NULL) + 6;
 
   cp_comparison_get_n_steps (c, &n_a, &n_b);
   for (guint side = 0; side < 2; side++)
@@ -212,8 +212,8 @@ compare_header (Ctx    *ctx,
       else
         /* Translators: capture B's name and its number of steps. */
         line = g_strdup_printf (_("B (after): %s, %s"), side_title (c, 1), steps);
-      y += text_full (ctx, line, FALSE, ctx->f_body, ctx->x0, y, ctx->inner, ctx->c->dim,
-                      PANGO_ALIGN_LEFT, 1, NULL) + 2;
+      y += cp_report_text_full (ctx, line, FALSE, ctx->f_body, ctx->x0, y, ctx->inner, ctx->c->dim,
+                                PANGO_ALIGN_LEFT, 1, NULL) + 2;
     }
   return y + 16;
 }
@@ -233,19 +233,19 @@ compare_headline (Ctx    *ctx,
   ta = cp_time_format_duration (mean_a);
   tb = cp_time_format_duration (mean_b);
   d = signed_duration (delta);
-  text (ctx, _("Mean step time"), ctx->f_small_bold, ctx->x0, y, -1, ctx->c->dim);
+  cp_report_text (ctx, _("Mean step time"), ctx->f_small_bold, ctx->x0, y, -1, ctx->c->dim);
   y += 20;
   value = g_strdup_printf ("%s → %s", ta, tb);
-  text_full (ctx, value, FALSE, ctx->f_value, ctx->x0, y, -1, ctx->c->text, PANGO_ALIGN_LEFT, 1, &w);
+  cp_report_text_full (ctx, value, FALSE, ctx->f_value, ctx->x0, y, -1, ctx->c->text, PANGO_ALIGN_LEFT, 1, &w);
   if (isnan (percent))
     change = g_strdup (d);
   else
     change = g_strdup_printf ("%s (%s%.1f %%)", d, percent < 0 ? "−" : "+", fabs (percent));
   color = delta > 0 ? ctx->c->high : delta < 0 ? ctx->c->ok : ctx->c->dim;
-  text (ctx, change, ctx->f_h2, ctx->x0 + w + 20, y + 8, -1, color);
+  cp_report_text (ctx, change, ctx->f_h2, ctx->x0 + w + 20, y + 8, -1, color);
   y += 44;
   for (guint i = 0; notes != NULL && notes[i] != NULL; i++)
-    y += text (ctx, notes[i], ctx->f_small, ctx->x0, y, ctx->inner, ctx->c->dim) + 2;
+    y += cp_report_text (ctx, notes[i], ctx->f_small, ctx->x0, y, ctx->inner, ctx->c->dim) + 2;
   return y + 20;
 }
 
@@ -274,8 +274,8 @@ compare_waterfall (Ctx    *ctx,
   double bx = ctx->x0 + LABEL_W, bw = MAX (ctx->inner - LABEL_W - VALUE_W - 12, 40);
 
   cp_comparison_get_step_time (c, &mean_a, &mean_b, NULL, NULL);
-  y += heading (ctx, _("What changed the step time"),
-                _("categories of the step, per step, largest change first"), y);
+  y += cp_report_heading (ctx, _("What changed the step time"),
+                          _("categories of the step, per step, largest change first"), y);
 
   g_array_set_size (self->waterfall, 0);
   add_bar (self, _("Step time of A"), -1, mean_a, 0, mean_a);
@@ -326,19 +326,19 @@ compare_waterfall (Ctx    *ctx,
 
       bar->x0 = bx + (double) (a - lo) * bw / (double) (hi - lo);
       bar->x1 = bx + (double) (b - lo) * bw / (double) (hi - lo);
-      text_full (ctx, bar->label, FALSE, total ? ctx->f_body_bold : ctx->f_body, ctx->x0, y + 3,
-                 LABEL_W - 12, ctx->c->text, PANGO_ALIGN_LEFT, 1, NULL);
-      text_full (ctx, value, FALSE, total ? ctx->f_body_bold : ctx->f_body, ctx->x0 + ctx->inner - VALUE_W,
-                 y + 3, VALUE_W, total ? ctx->c->text : fill, PANGO_ALIGN_RIGHT, 1, NULL);
+      cp_report_text_full (ctx, bar->label, FALSE, total ? ctx->f_body_bold : ctx->f_body, ctx->x0, y + 3,
+                           LABEL_W - 12, ctx->c->text, PANGO_ALIGN_LEFT, 1, NULL);
+      cp_report_text_full (ctx, value, FALSE, total ? ctx->f_body_bold : ctx->f_body, ctx->x0 + ctx->inner - VALUE_W,
+                           y + 3, VALUE_W, total ? ctx->c->text : fill, PANGO_ALIGN_RIGHT, 1, NULL);
       if (ctx->draw)
         {
-          set_rgba (ctx->cr, fill);
+          cp_report_set_rgba (ctx->cr, fill);
           cairo_rectangle (ctx->cr, bar->x0, y + 4, MAX (bar->x1 - bar->x0, 1.5), ROW_H - 8);
           cairo_fill (ctx->cr);
           if (MIN (bar->from, bar->to) < lo)
             {
               /* Cut: a break at the left end. */
-              set_rgba (ctx->cr, ctx->c->page);
+              cp_report_set_rgba (ctx->cr, ctx->c->page);
               cairo_set_line_width (ctx->cr, 3);
               cairo_move_to (ctx->cr, bar->x0 + 6, y + 2);
               cairo_line_to (ctx->cr, bar->x0 + 2, y + ROW_H - 2);
@@ -352,7 +352,7 @@ compare_waterfall (Ctx    *ctx,
               double xr = bx + (double) (bar->to - lo) * bw / (double) (hi - lo);
               static const double dash[] = { 3, 3 };
 
-              set_rgba (ctx->cr, ctx->c->dim);
+              cp_report_set_rgba (ctx->cr, ctx->c->dim);
               cairo_set_line_width (ctx->cr, 1);
               cairo_set_dash (ctx->cr, dash, G_N_ELEMENTS (dash), 0);
               cairo_move_to (ctx->cr, floor (xr) + 0.5, y + ROW_H - 4);
@@ -368,7 +368,7 @@ compare_waterfall (Ctx    *ctx,
       g_autofree char *from = cp_time_format_duration (lo);
       g_autofree char *note = g_strdup_printf (_("The scale starts at %s so that the changes show."), from);
 
-      y += 4 + text (ctx, note, ctx->f_small, bx, y + 4, bw, ctx->c->dim);
+      y += 4 + cp_report_text (ctx, note, ctx->f_small, bx, y + 4, bw, ctx->c->dim);
     }
   return y + 24;
 }
@@ -382,7 +382,7 @@ compare_timelines (Ctx    *ctx,
   g_autofree char *span = cp_time_format_duration (self->end - self->start);
   g_autofree char *aside = g_strdup_printf (_("one time scale, %s across"), span);
 
-  y += heading (ctx, _("Timelines, aligned at the typical step"), aside, y);
+  y += cp_report_heading (ctx, _("Timelines, aligned at the typical step"), aside, y);
   for (guint side = 0; side < 2; side++)
     {
       Ctx *sc = ctx->side[side];
@@ -408,14 +408,14 @@ compare_timelines (Ctx    *ctx,
         line = g_strdup_printf (side == 0 ? _("A: %s, no steps: from the start of the capture")
                                           : _("B: %s, no steps: from the start of the capture"),
                                 side_title (c, side));
-      y += text_full (ctx, line, FALSE, ctx->f_body_bold, ctx->x0, y, ctx->inner, ctx->c->text,
-                      PANGO_ALIGN_LEFT, 1, NULL) + 8;
+      y += cp_report_text_full (ctx, line, FALSE, ctx->f_body_bold, ctx->x0, y, ctx->inner, ctx->c->text,
+                                PANGO_ALIGN_LEFT, 1, NULL) + 8;
 
       sc->cr = ctx->cr;
       sc->draw = ctx->draw;
       sc->text = ctx->text;
       pango_cairo_update_context (ctx->cr, sc->pango);
-      y = timeline_body (sc, y);
+      y = cp_report_timeline_body (sc, y);
       sc->cr = NULL;
       sc->text = NULL;
     }
@@ -434,19 +434,19 @@ compare_changes (Ctx    *ctx,
   const char *heads[3] = { _("A per step"), _("B per step"), _("Change") };
 
   g_array_set_size (self->changes, 0);
-  y += heading (ctx, _("Kernels that changed most"),
-                cp_comparison_get_kernel_key (c) == CP_COMPARE_KERNELS_BY_OP ? _("grouped by the op that launched them")
-                                                                            : _("matched by name"), y);
+  y += cp_report_heading (ctx, _("Kernels that changed most"),
+                          cp_comparison_get_kernel_key (c) == CP_COMPARE_KERNELS_BY_OP ? _("grouped by the op that launched them")
+                                                                                      : _("matched by name"), y);
   if (n == 0)
     {
-      y += text (ctx, _("Neither capture has kernels."), ctx->f_body, ctx->x0, y, ctx->inner, ctx->c->dim);
+      y += cp_report_text (ctx, _("Neither capture has kernels."), ctx->f_body, ctx->x0, y, ctx->inner, ctx->c->dim);
       return y + 24;
     }
 
-  text (ctx, _("Kernel"), ctx->f_small_bold, ctx->x0, y, name_w, ctx->c->dim);
+  cp_report_text (ctx, _("Kernel"), ctx->f_small_bold, ctx->x0, y, name_w, ctx->c->dim);
   for (guint k = 0; k < 3; k++)
-    text_full (ctx, heads[k], FALSE, ctx->f_small_bold, ctx->x0 + name_w + k * VALUE_W, y, VALUE_W,
-               ctx->c->dim, PANGO_ALIGN_RIGHT, 1, NULL);
+    cp_report_text_full (ctx, heads[k], FALSE, ctx->f_small_bold, ctx->x0 + name_w + k * VALUE_W, y, VALUE_W,
+                         ctx->c->dim, PANGO_ALIGN_RIGHT, 1, NULL);
   y += 22;
 
   for (guint i = 0; i < n && i < CP_REPORT_MAX_CHANGES; i++)
@@ -461,16 +461,16 @@ compare_changes (Ctx    *ctx,
       g_array_append_val (self->changes, ch);
       if (ctx->draw && i % 2 == 1)
         {
-          set_rgba (ctx->cr, ctx->c->card);
+          cp_report_set_rgba (ctx->cr, ctx->c->card);
           cairo_rectangle (ctx->cr, ctx->x0 - 6, y - 3, ctx->inner + 12, ROW_H);
           cairo_fill (ctx->cr);
         }
-      text_full (ctx, name, FALSE, ctx->f_body, ctx->x0, y, name_w - 12, ctx->c->text, PANGO_ALIGN_LEFT, 1, NULL);
-      text_full (ctx, va, FALSE, ctx->f_body, ctx->x0 + name_w, y, VALUE_W, ctx->c->text, PANGO_ALIGN_RIGHT, 1, NULL);
-      text_full (ctx, vb, FALSE, ctx->f_body, ctx->x0 + name_w + VALUE_W, y, VALUE_W, ctx->c->text,
-                 PANGO_ALIGN_RIGHT, 1, NULL);
-      text_full (ctx, vd, FALSE, ctx->f_body_bold, ctx->x0 + name_w + 2 * VALUE_W, y, VALUE_W,
-                 it->delta > 0 ? ctx->c->high : it->delta < 0 ? ctx->c->ok : ctx->c->dim, PANGO_ALIGN_RIGHT, 1, NULL);
+      cp_report_text_full (ctx, name, FALSE, ctx->f_body, ctx->x0, y, name_w - 12, ctx->c->text, PANGO_ALIGN_LEFT, 1, NULL);
+      cp_report_text_full (ctx, va, FALSE, ctx->f_body, ctx->x0 + name_w, y, VALUE_W, ctx->c->text, PANGO_ALIGN_RIGHT, 1, NULL);
+      cp_report_text_full (ctx, vb, FALSE, ctx->f_body, ctx->x0 + name_w + VALUE_W, y, VALUE_W, ctx->c->text,
+                           PANGO_ALIGN_RIGHT, 1, NULL);
+      cp_report_text_full (ctx, vd, FALSE, ctx->f_body_bold, ctx->x0 + name_w + 2 * VALUE_W, y, VALUE_W,
+                           it->delta > 0 ? ctx->c->high : it->delta < 0 ? ctx->c->ok : ctx->c->dim, PANGO_ALIGN_RIGHT, 1, NULL);
       y += ROW_H;
     }
   if (n > CP_REPORT_MAX_CHANGES)
@@ -481,19 +481,19 @@ compare_changes (Ctx    *ctx,
                                                             n - CP_REPORT_MAX_CHANGES),
                                                n - CP_REPORT_MAX_CHANGES);
 
-      y += 4 + text (ctx, more, ctx->f_small, ctx->x0, y + 4, ctx->inner, ctx->c->dim);
+      y += 4 + cp_report_text (ctx, more, ctx->f_small, ctx->x0, y + 4, ctx->inner, ctx->c->dim);
     }
   return y + 24;
 }
 
 double
-compose_compare (Ctx *ctx)
+cp_report_compose_compare (Ctx *ctx)
 {
   double y = PAD;
 
   if (ctx->draw)
     {
-      set_rgba (ctx->cr, ctx->c->page);
+      cp_report_set_rgba (ctx->cr, ctx->c->page);
       cairo_paint (ctx->cr);
     }
   y = compare_header (ctx, y);
@@ -508,7 +508,7 @@ compose_compare (Ctx *ctx)
                                                "the start of its capture."),
                                              PACKAGE_VERSION);
 
-    y += text (ctx, foot, ctx->f_small, ctx->x0, y, ctx->inner, ctx->c->dim);
+    y += cp_report_text (ctx, foot, ctx->f_small, ctx->x0, y, ctx->inner, ctx->c->dim);
   }
   return ceil (y + PAD);
 }

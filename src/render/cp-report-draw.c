@@ -17,16 +17,16 @@
 /* Drawing context --------------------------------------------------------------- */
 
 void
-set_rgba (cairo_t *cr,
-          guint32  c)
+cp_report_set_rgba (cairo_t *cr,
+                    guint32  c)
 {
   cairo_set_source_rgba (cr, cp_rgba_r (c), cp_rgba_g (c), cp_rgba_b (c), cp_rgba_a (c));
 }
 
 PangoFontDescription *
-font (const char *family,
-      double      px,
-      PangoWeight weight)
+cp_report_font (const char *family,
+                double      px,
+                PangoWeight weight)
 {
   PangoFontDescription *d = pango_font_description_from_string (family);
 
@@ -35,21 +35,21 @@ font (const char *family,
   return d;
 }
 
-/* Lays out text (Pango markup when `markup`) in `f`, wrapped at width
+/* Lays out cp_report_text (Pango markup when `markup`) in `f`, wrapped at width
  * (unwrapped when width <= 0), at most max_lines lines (0: any); draws it
  * at (x, y) when drawing. Returns its height; its width in *out_w. */
 double
-text_full (Ctx                        *ctx,
-           const char                 *text,
-           gboolean                    markup,
-           const PangoFontDescription *f,
-           double                      x,
-           double                      y,
-           double                      width,
-           guint32                     color,
-           PangoAlignment              align,
-           int                         max_lines,
-           double                     *out_w)
+cp_report_text_full (Ctx                        *ctx,
+                     const char                 *text,
+                     gboolean                    markup,
+                     const PangoFontDescription *f,
+                     double                      x,
+                     double                      y,
+                     double                      width,
+                     guint32                     color,
+                     PangoAlignment              align,
+                     int                         max_lines,
+                     double                     *out_w)
 {
   PangoLayout *l = ctx->layout;
   int w, h;
@@ -81,7 +81,7 @@ text_full (Ctx                        *ctx,
   pango_layout_get_pixel_size (l, &w, &h);
   if (ctx->draw)
     {
-      set_rgba (ctx->cr, color);
+      cp_report_set_rgba (ctx->cr, color);
       cairo_move_to (ctx->cr, x, y);
       pango_cairo_show_layout (ctx->cr, l);
     }
@@ -91,38 +91,38 @@ text_full (Ctx                        *ctx,
 }
 
 double
-text (Ctx                        *ctx,
-      const char                 *str,
-      const PangoFontDescription *f,
-      double                      x,
-      double                      y,
-      double                      width,
-      guint32                     color)
+cp_report_text (Ctx                        *ctx,
+                const char                 *str,
+                const PangoFontDescription *f,
+                double                      x,
+                double                      y,
+                double                      width,
+                guint32                     color)
 {
-  return text_full (ctx, str, FALSE, f, x, y, width, color, PANGO_ALIGN_LEFT, 0, NULL);
+  return cp_report_text_full (ctx, str, FALSE, f, x, y, width, color, PANGO_ALIGN_LEFT, 0, NULL);
 }
 
 double
-text_width (Ctx                        *ctx,
-            const char                 *str,
-            const PangoFontDescription *f)
+cp_report_text_width (Ctx                        *ctx,
+                      const char                 *str,
+                      const PangoFontDescription *f)
 {
   gboolean draw = ctx->draw;
   double w;
 
   ctx->draw = FALSE;
-  text_full (ctx, str, FALSE, f, 0, 0, -1, 0, PANGO_ALIGN_LEFT, 0, &w);
+  cp_report_text_full (ctx, str, FALSE, f, 0, 0, -1, 0, PANGO_ALIGN_LEFT, 0, &w);
   ctx->draw = draw;
   return w;
 }
 
 void
-rounded_rect (cairo_t *cr,
-              double   x,
-              double   y,
-              double   w,
-              double   h,
-              double   r)
+cp_report_rounded_rect (cairo_t *cr,
+                        double   x,
+                        double   y,
+                        double   w,
+                        double   h,
+                        double   r)
 {
   r = MIN (r, MIN (w, h) / 2);
   cairo_new_sub_path (cr);
@@ -134,27 +134,27 @@ rounded_rect (cairo_t *cr,
 }
 
 void
-card (Ctx    *ctx,
-      double  x,
-      double  y,
-      double  w,
-      double  h,
-      guint32 stripe)
+cp_report_card (Ctx    *ctx,
+                double  x,
+                double  y,
+                double  w,
+                double  h,
+                guint32 stripe)
 {
   if (!ctx->draw)
     return;
-  rounded_rect (ctx->cr, x, y, w, h, 8);
-  set_rgba (ctx->cr, ctx->c->card);
+  cp_report_rounded_rect (ctx->cr, x, y, w, h, 8);
+  cp_report_set_rgba (ctx->cr, ctx->c->card);
   cairo_fill_preserve (ctx->cr);
-  set_rgba (ctx->cr, ctx->c->border);
+  cp_report_set_rgba (ctx->cr, ctx->c->border);
   cairo_set_line_width (ctx->cr, 1);
   cairo_stroke (ctx->cr);
   if (stripe != 0)
     {
       cairo_save (ctx->cr);
-      rounded_rect (ctx->cr, x, y, w, h, 8);
+      cp_report_rounded_rect (ctx->cr, x, y, w, h, 8);
       cairo_clip (ctx->cr);
-      set_rgba (ctx->cr, stripe);
+      cp_report_set_rgba (ctx->cr, stripe);
       cairo_rectangle (ctx->cr, x, y, 5, h);
       cairo_fill (ctx->cr);
       cairo_restore (ctx->cr);
@@ -171,37 +171,37 @@ label_box (Ctx        *ctx,
            guint32     fill,
            gboolean    round)
 {
-  double w = MAX (text_width (ctx, label, ctx->f_small_bold) + 14, 20);
+  double w = MAX (cp_report_text_width (ctx, label, ctx->f_small_bold) + 14, 20);
   double h = 20;
 
   if (ctx->draw)
     {
-      rounded_rect (ctx->cr, x, y, w, h, round ? h / 2 : 3);
-      set_rgba (ctx->cr, fill | 0xff);
+      cp_report_rounded_rect (ctx->cr, x, y, w, h, round ? h / 2 : 3);
+      cp_report_set_rgba (ctx->cr, fill | 0xff);
       cairo_fill (ctx->cr);
     }
-  text_full (ctx, label, FALSE, ctx->f_small_bold, x + (w - text_width (ctx, label, ctx->f_small_bold)) / 2,
-             y + 2, -1, cp_palette_text_on (fill | 0xff), PANGO_ALIGN_LEFT, 0, NULL);
+  cp_report_text_full (ctx, label, FALSE, ctx->f_small_bold, x + (w - cp_report_text_width (ctx, label, ctx->f_small_bold)) / 2,
+                       y + 2, -1, cp_palette_text_on (fill | 0xff), PANGO_ALIGN_LEFT, 0, NULL);
   return w;
 }
 
 double
-pill (Ctx        *ctx,
-      const char *label,
-      double      x,
-      double      y,
-      guint32     fill)
+cp_report_pill (Ctx        *ctx,
+                const char *label,
+                double      x,
+                double      y,
+                guint32     fill)
 {
   return label_box (ctx, label, x, y, fill, TRUE);
 }
 
 /* A finding's number, as on the timeline and in the list. */
 double
-finding_tag (Ctx        *ctx,
-             const char *label,
-             double      x,
-             double      y,
-             guint32     fill)
+cp_report_finding_tag (Ctx        *ctx,
+                       const char *label,
+                       double      x,
+                       double      y,
+                       guint32     fill)
 {
   return label_box (ctx, label, x, y, fill, FALSE);
 }
@@ -209,7 +209,7 @@ finding_tag (Ctx        *ctx,
 /* Notes are lettered (A, B, ... Z, AA, AB...) so that they never read as
  * the findings' numbers. */
 char *
-note_letter (guint index)
+cp_report_note_letter (guint index)
 {
   if (index < 26)
     return g_strdup_printf ("%c", 'A' + index);
@@ -218,50 +218,50 @@ note_letter (guint index)
 
 /* A lettered disc centred at (cx, cy) for the index-th note. */
 void
-badge (Ctx    *ctx,
-       guint   index,
-       double  cx,
-       double  cy,
-       guint32 fill)
+cp_report_badge (Ctx    *ctx,
+                 guint   index,
+                 double  cx,
+                 double  cy,
+                 guint32 fill)
 {
-  g_autofree char *label = note_letter (index);
+  g_autofree char *label = cp_report_note_letter (index);
   double r = 9, tw;
 
   if (!ctx->draw)
     return;
-  tw = text_width (ctx, label, ctx->f_small_bold);
+  tw = cp_report_text_width (ctx, label, ctx->f_small_bold);
   r = MAX (r, tw / 2 + 4);
   cairo_arc (ctx->cr, cx, cy, r + 1.5, 0, 2 * G_PI);
-  set_rgba (ctx->cr, ctx->theme == CP_THEME_DARK ? 0x000000cc : 0xffffffee);
+  cp_report_set_rgba (ctx->cr, ctx->theme == CP_THEME_DARK ? 0x000000cc : 0xffffffee);
   cairo_fill (ctx->cr);
   cairo_arc (ctx->cr, cx, cy, r, 0, 2 * G_PI);
-  set_rgba (ctx->cr, fill | 0xff);
+  cp_report_set_rgba (ctx->cr, fill | 0xff);
   cairo_fill (ctx->cr);
-  text_full (ctx, label, FALSE, ctx->f_small_bold, cx - tw / 2, cy - 8, -1,
-             cp_palette_text_on (fill | 0xff), PANGO_ALIGN_LEFT, 0, NULL);
+  cp_report_text_full (ctx, label, FALSE, ctx->f_small_bold, cx - tw / 2, cy - 8, -1,
+                       cp_palette_text_on (fill | 0xff), PANGO_ALIGN_LEFT, 0, NULL);
 }
 
 double
-heading (Ctx        *ctx,
-         const char *title,
-         const char *aside,
-         double      y)
+cp_report_heading (Ctx        *ctx,
+                   const char *title,
+                   const char *aside,
+                   double      y)
 {
-  double h = text (ctx, title, ctx->f_h2, ctx->x0, y, -1, ctx->c->text);
+  double h = cp_report_text (ctx, title, ctx->f_h2, ctx->x0, y, -1, ctx->c->text);
 
   if (aside != NULL)
     {
-      double tw = text_width (ctx, title, ctx->f_h2);
+      double tw = cp_report_text_width (ctx, title, ctx->f_h2);
 
-      text_full (ctx, aside, FALSE, ctx->f_body, ctx->x0 + tw + 12, y + 4,
-                 ctx->inner - tw - 12, ctx->c->dim, PANGO_ALIGN_LEFT, 1, NULL);
+      cp_report_text_full (ctx, aside, FALSE, ctx->f_body, ctx->x0 + tw + 12, y + 4,
+                           ctx->inner - tw - 12, ctx->c->dim, PANGO_ALIGN_LEFT, 1, NULL);
     }
   return h + 10;
 }
 
 char *
-format_date (gint64 unix_seconds,
-             gboolean seconds)
+cp_report_format_date (gint64 unix_seconds,
+                       gboolean seconds)
 {
   g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc (unix_seconds);
 
@@ -271,7 +271,7 @@ format_date (gint64 unix_seconds,
 }
 
 char *
-format_percent (double v)
+cp_report_format_percent (double v)
 {
   if (isnan (v))
     return g_strdup ("—");

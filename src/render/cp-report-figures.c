@@ -35,8 +35,8 @@ tile_clear (gpointer data)
 }
 
 double
-section_figures (Ctx    *ctx,
-                 double  y)
+cp_report_section_figures (Ctx    *ctx,
+                           double  y)
 {
   CpAnalysis *a = ctx->analysis;
   g_autoptr(GArray) tiles = g_array_new (FALSE, TRUE, sizeof (Tile));
@@ -75,50 +75,62 @@ section_figures (Ctx    *ctx,
       gboolean tpu = cp_analysis_devices_are_tpu (a);
       gint64 window = cp_analysis_get_window_time (a);
       gint lowest_dev = 0;
+      guint n_busy = 0, only = 0;
 
+      /* Utilisation over the devices that run kernels: a device that only
+       * copies is not idle by compute (its copies are in the breakdown). */
+      for (guint i = 0; i < n_dev; i++)
+        if (dev[i].n_kernels > 0)
+          n_busy++;
       for (guint i = 0; i < n_dev; i++)
         {
-          util += dev[i].utilization;
-          if (dev[i].utilization < lowest)
+          if (n_busy == 0 || dev[i].n_kernels > 0)
             {
-              lowest = dev[i].utilization;
-              lowest_dev = dev[i].device;
+              util += dev[i].utilization;
+              only = i;
+              if (dev[i].utilization < lowest)
+                {
+                  lowest = dev[i].utilization;
+                  lowest_dev = dev[i].device;
+                }
             }
           idle += dev[i].idle;
           host += dev[i].idle_host_wait;
           kern += dev[i].idle_kernel_wait;
           other += dev[i].idle_other;
         }
-      util /= n_dev;
+      if (n_busy == 0)
+        n_busy = n_dev;
+      util /= n_busy;
       t.label = g_strdup (tpu ? _("TPU utilisation") : _("GPU utilisation"));
-      t.value = format_percent (100 * util);
-      if (n_dev == 1)
+      t.value = cp_report_format_percent (100 * util);
+      if (n_busy == 1)
         {
-          g_autofree char *busy = cp_time_format_duration (dev[0].window_busy / MAX (n_steps, 1));
+          g_autofree char *busy = cp_time_format_duration (dev[only].window_busy / MAX (n_steps, 1));
 
           if (tpu)
-            t.sub = n_steps > 0 ? g_strdup_printf (_("TPU %d runs XLA ops %s per step"), dev[0].device, busy)
-                                : g_strdup_printf (_("TPU %d runs XLA ops %s"), dev[0].device, busy);
+            t.sub = n_steps > 0 ? g_strdup_printf (_("TPU %d runs XLA ops %s per step"), dev[only].device, busy)
+                                : g_strdup_printf (_("TPU %d runs XLA ops %s"), dev[only].device, busy);
           else
-            t.sub = n_steps > 0 ? g_strdup_printf (_("GPU %d runs kernels %s per step"), dev[0].device, busy)
-                                : g_strdup_printf (_("GPU %d runs kernels %s"), dev[0].device, busy);
+            t.sub = n_steps > 0 ? g_strdup_printf (_("GPU %d runs kernels %s per step"), dev[only].device, busy)
+                                : g_strdup_printf (_("GPU %d runs kernels %s"), dev[only].device, busy);
         }
       else
         {
-          g_autofree char *lo = format_percent (100 * lowest);
+          g_autofree char *lo = cp_report_format_percent (100 * lowest);
 
-          t.sub = tpu ? g_strdup_printf (_("mean of %u TPUs; lowest TPU %d at %s"), n_dev, lowest_dev, lo)
-                      : g_strdup_printf (_("mean of %u GPUs; lowest GPU %d at %s"), n_dev, lowest_dev, lo);
+          t.sub = tpu ? g_strdup_printf (_("mean of %u TPUs; lowest TPU %d at %s"), n_busy, lowest_dev, lo)
+                      : g_strdup_printf (_("mean of %u GPUs; lowest GPU %d at %s"), n_busy, lowest_dev, lo);
         }
       g_array_append_val (tiles, t);
 
       t.label = g_strdup (tpu ? _("TPU idle") : _("GPU idle"));
-      t.value = format_percent (window > 0 ? 100.0 * idle / ((double) window * n_dev) : NAN);
+      t.value = cp_report_format_percent (window > 0 ? 100.0 * idle / ((double) window * n_dev) : NAN);
       if (idle > 0)
         {
-          g_autofree char *h = format_percent (100.0 * host / idle);
-          g_autofree char *k = format_percent (100.0 * kern / idle);
-          g_autofree char *o = format_percent (100.0 * other / idle);
+          g_autofree char *h = cp_report_format_percent (100.0 * host / idle);
+          g_autofree char *k = cp_report_format_percent (100.0 * kern / idle);
+          g_autofree char *o = cp_report_format_percent (100.0 * other / idle);
 
           t.sub = g_strdup_printf (_("of it: waiting for the host %s · between kernels %s · other %s"), h, k, o);
         }
@@ -157,7 +169,7 @@ section_figures (Ctx    *ctx,
         g_autofree char *mean = cp_time_format_duration (best_s.mean);
 
         t.label = g_strdup (_("Largest share besides compute"));
-        t.value = format_percent (best_s.percent);
+        t.value = cp_report_format_percent (best_s.percent);
         t.sub = g_strdup_printf (n_steps > 0 ? _("%s, %s per step") : _("%s, %s"),
                                  cp_time_category_get_label (best), mean);
         g_array_append_val (tiles, t);
@@ -179,13 +191,13 @@ section_figures (Ctx    *ctx,
           double yy = y + CARD_PAD;
 
           if (pass == 1)
-            card (ctx, x, y, tw, th, 0);
-          yy += text_full (ctx, ti->label, FALSE, ctx->f_small_bold, x + CARD_PAD, yy, tw - 2 * CARD_PAD,
-                           ctx->c->dim, PANGO_ALIGN_LEFT, 1, NULL) + 2;
-          yy += text_full (ctx, ti->value, FALSE, ctx->f_value, x + CARD_PAD, yy, tw - 2 * CARD_PAD,
-                           ctx->c->text, PANGO_ALIGN_LEFT, 1, NULL) + 2;
-          yy += text_full (ctx, ti->sub, FALSE, ctx->f_small, x + CARD_PAD, yy, tw - 2 * CARD_PAD,
-                           ctx->c->dim, PANGO_ALIGN_LEFT, 3, NULL);
+            cp_report_card (ctx, x, y, tw, th, 0);
+          yy += cp_report_text_full (ctx, ti->label, FALSE, ctx->f_small_bold, x + CARD_PAD, yy, tw - 2 * CARD_PAD,
+                                     ctx->c->dim, PANGO_ALIGN_LEFT, 1, NULL) + 2;
+          yy += cp_report_text_full (ctx, ti->value, FALSE, ctx->f_value, x + CARD_PAD, yy, tw - 2 * CARD_PAD,
+                                     ctx->c->text, PANGO_ALIGN_LEFT, 1, NULL) + 2;
+          yy += cp_report_text_full (ctx, ti->sub, FALSE, ctx->f_small, x + CARD_PAD, yy, tw - 2 * CARD_PAD,
+                                     ctx->c->dim, PANGO_ALIGN_LEFT, 3, NULL);
           if (pass == 0)
             th = MAX (th, yy + CARD_PAD - y);
         }

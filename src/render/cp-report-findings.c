@@ -35,14 +35,16 @@ format_threshold (const CpFigure *f)
   return g_strjoinv ("≤", le);
 }
 
+/* The fixes of the capture's framework (PyTorch's when not recognised). */
 static CpFramework
-guess_framework (CpTrace *trace)
+report_framework (Ctx *ctx)
 {
-  const CpLoadReport *lr = cp_trace_get_load_report (trace);
+  CpFramework order[CP_N_FRAMEWORKS];
 
-  if (lr != NULL && lr->format != NULL && g_str_has_prefix (lr->format, "xplane"))
-    return CP_FRAMEWORK_JAX;
-  return CP_FRAMEWORK_PYTORCH;
+  if (ctx->analysis == NULL)
+    return CP_FRAMEWORK_PYTORCH;
+  cp_analysis_get_fix_order (ctx->analysis, order);
+  return order[0];
 }
 
 static double
@@ -58,7 +60,7 @@ finding_card (Ctx       *ctx,
   double right_w = ctx->inner - (right_x - ctx->x0) - CARD_PAD;
   double lx = ctx->x0 + CARD_PAD + 8;
   double h = 0;
-  CpFramework fw = guess_framework (ctx->self->trace);
+  CpFramework fw = report_framework (ctx);
 
   for (int pass = 0; pass < 2; pass++)
     {
@@ -71,29 +73,29 @@ finding_card (Ctx       *ctx,
       if (pass == 0)
         ctx->draw = FALSE;
       else
-        card (ctx, ctx->x0, y, ctx->inner, h, color);
+        cp_report_card (ctx, ctx->x0, y, ctx->inner, h, color);
 
       /* Left: number, severity, title, summary, fixes. */
       {
         g_autofree char *num = g_strdup_printf ("%u", number);
-        double nw = finding_tag (ctx, num, lx, ly + 2, color);
+        double nw = cp_report_finding_tag (ctx, num, lx, ly + 2, color);
 
-        pw = pill (ctx, cp_severity_get_label (sev), lx + nw + 6, ly + 2, color);
-        ly += text_full (ctx, cp_finding_get_title (f), FALSE, ctx->f_h2, lx + nw + pw + 16, ly,
-                         left_w - nw - pw - 16, ctx->c->text, PANGO_ALIGN_LEFT, 2, NULL) + 8;
+        pw = cp_report_pill (ctx, cp_severity_get_label (sev), lx + nw + 6, ly + 2, color);
+        ly += cp_report_text_full (ctx, cp_finding_get_title (f), FALSE, ctx->f_h2, lx + nw + pw + 16, ly,
+                                   left_w - nw - pw - 16, ctx->c->text, PANGO_ALIGN_LEFT, 2, NULL) + 8;
       }
       if (cp_finding_get_summary (f) != NULL)
-        ly += text (ctx, cp_finding_get_summary (f), ctx->f_body, lx, ly, left_w, ctx->c->text) + 10;
+        ly += cp_report_text (ctx, cp_finding_get_summary (f), ctx->f_body, lx, ly, left_w, ctx->c->text) + 10;
       fixes = cp_finding_get_fixes (f, fw);
       if (fixes != NULL && fixes[0] != NULL)
         {
           g_autofree char *head = g_strdup_printf (_("What to change (%s)"), cp_framework_get_label (fw));
 
-          ly += text (ctx, head, ctx->f_small_bold, lx, ly, left_w, ctx->c->dim) + 4;
+          ly += cp_report_text (ctx, head, ctx->f_small_bold, lx, ly, left_w, ctx->c->dim) + 4;
           for (guint k = 0; fixes[k] != NULL && k < 3; k++)
             {
-              text (ctx, "•", ctx->f_body, lx + 2, ly, -1, color);
-              ly += text (ctx, fixes[k], ctx->f_body, lx + 16, ly, left_w - 16, ctx->c->text) + 4;
+              cp_report_text (ctx, "•", ctx->f_body, lx + 2, ly, -1, color);
+              ly += cp_report_text (ctx, fixes[k], ctx->f_body, lx + 16, ly, left_w - 16, ctx->c->text) + 4;
             }
         }
 
@@ -104,12 +106,12 @@ finding_card (Ctx       *ctx,
         g_autofree char *d = cp_time_format_duration (per_step > 0 ? per_step : total);
         g_autofree char *stake = g_strdup_printf (per_step > 0 ? _("up to %s per step") : _("up to %s in total"), d);
 
-        ry += text (ctx, _("Time at stake"), ctx->f_small_bold, right_x, ry, right_w, ctx->c->dim) + 2;
-        ry += text (ctx, stake, ctx->f_body_bold, right_x, ry, right_w, ctx->c->text) + 10;
+        ry += cp_report_text (ctx, _("Time at stake"), ctx->f_small_bold, right_x, ry, right_w, ctx->c->dim) + 2;
+        ry += cp_report_text (ctx, stake, ctx->f_body_bold, right_x, ry, right_w, ctx->c->text) + 10;
       }
       figs = cp_finding_get_figures (f, &n_figs);
       if (n_figs > 0)
-        ry += text (ctx, _("Measured"), ctx->f_small_bold, right_x, ry, right_w, ctx->c->dim) + 4;
+        ry += cp_report_text (ctx, _("Measured"), ctx->f_small_bold, right_x, ry, right_w, ctx->c->dim) + 4;
       for (guint k = 0; k < n_figs && k < 6; k++)
         {
           g_autofree char *raw_v = cp_figure_format (&figs[k], figs[k].value);
@@ -122,8 +124,8 @@ finding_card (Ctx       *ctx,
           g_autofree char *line = th ? g_strdup_printf ("<b>%s</b>  %s <span alpha=\"70%%\">(%s)</span>", v, ev, th)
                                      : g_strdup_printf ("<b>%s</b>  %s", v, ev);
 
-          ry += text_full (ctx, line, TRUE, ctx->f_small, right_x, ry, right_w, ctx->c->text,
-                           PANGO_ALIGN_LEFT, 3, NULL) + 4;
+          ry += cp_report_text_full (ctx, line, TRUE, ctx->f_small, right_x, ry, right_w, ctx->c->text,
+                                     PANGO_ALIGN_LEFT, 3, NULL) + 4;
         }
       if (cp_finding_get_evidence_total (f) > 0)
         {
@@ -133,7 +135,7 @@ finding_card (Ctx       *ctx,
                                                                cp_finding_get_evidence_total (f)),
                                                   cp_finding_get_evidence_total (f));
 
-          ry += 4 + text (ctx, evl, ctx->f_small, right_x, ry + 4, right_w, ctx->c->dim);
+          ry += 4 + cp_report_text (ctx, evl, ctx->f_small, right_x, ry + 4, right_w, ctx->c->dim);
         }
       ctx->draw = draw;
       if (pass == 0)
@@ -143,8 +145,8 @@ finding_card (Ctx       *ctx,
 }
 
 double
-section_findings (Ctx    *ctx,
-                  double  y)
+cp_report_section_findings (Ctx    *ctx,
+                            double  y)
 {
   guint n_main = 0, n_info = 0;
   g_autofree char *aside = NULL;
@@ -158,10 +160,10 @@ section_findings (Ctx    *ctx,
     }
   aside = g_strdup_printf (_("%u above info, %u for information; idle causes first, each by time at stake"),
                            n_main, n_info);
-  y += heading (ctx, _("Findings"), aside, y);
+  y += cp_report_heading (ctx, _("Findings"), aside, y);
   if (ctx->findings->len == 0)
-    return y + text (ctx, _("No findings: no rule’s threshold is reached."), ctx->f_body, ctx->x0, y,
-                     ctx->inner, ctx->c->dim) + 28;
+    return y + cp_report_text (ctx, _("No findings: no rule’s threshold is reached."), ctx->f_body, ctx->x0, y,
+                               ctx->inner, ctx->c->dim) + 28;
 
   /* In the one order, under a title per section. */
   for (guint i = 0; i < ctx->findings->len; i++)
@@ -172,13 +174,13 @@ section_findings (Ctx    *ctx,
       if (section == CP_FINDING_SECTION_INFO)
         continue;
       if (i == 0 || cp_finding_get_section (g_ptr_array_index (ctx->findings, i - 1)) != section)
-        y += text (ctx, cp_analysis_get_section_title (ctx->analysis, section), ctx->f_body_bold,
-                   ctx->x0, y, ctx->inner, ctx->c->dim) + 8;
+        y += cp_report_text (ctx, cp_analysis_get_section_title (ctx->analysis, section), ctx->f_body_bold,
+                             ctx->x0, y, ctx->inner, ctx->c->dim) + 8;
       y = finding_card (ctx, f, i + 1, y);
     }
   if (n_info > 0)
-    y += text (ctx, cp_analysis_get_section_title (ctx->analysis, CP_FINDING_SECTION_INFO), ctx->f_body_bold,
-               ctx->x0, y, ctx->inner, ctx->c->dim) + 8;
+    y += cp_report_text (ctx, cp_analysis_get_section_title (ctx->analysis, CP_FINDING_SECTION_INFO), ctx->f_body_bold,
+                         ctx->x0, y, ctx->inner, ctx->c->dim) + 8;
   /* Info findings: one line each. */
   for (guint i = 0; i < ctx->findings->len; i++)
     {
@@ -202,9 +204,9 @@ section_findings (Ctx    *ctx,
       else if (cp_finding_get_summary (f) != NULL)
         sum = g_markup_escape_text (cp_finding_get_summary (f), -1);
       t = g_strdup_printf ("<b>%s</b>%s%s", esc, sum ? "  —  " : "", sum ? sum : "");
-      pw = pill (ctx, cp_severity_get_label (CP_SEVERITY_INFO), ctx->x0, y, ctx->c->info);
-      y += MAX (22, text_full (ctx, t, TRUE, ctx->f_body, ctx->x0 + pw + 10, y + 1, ctx->inner - pw - 10,
-                               ctx->c->text, PANGO_ALIGN_LEFT, 2, NULL)) + 8;
+      pw = cp_report_pill (ctx, cp_severity_get_label (CP_SEVERITY_INFO), ctx->x0, y, ctx->c->info);
+      y += MAX (22, cp_report_text_full (ctx, t, TRUE, ctx->f_body, ctx->x0 + pw + 10, y + 1, ctx->inner - pw - 10,
+                                         ctx->c->text, PANGO_ALIGN_LEFT, 2, NULL)) + 8;
     }
   return y + 20;
 }

@@ -30,13 +30,13 @@ worst_finding (Ctx *ctx)
 }
 
 double
-section_header (Ctx    *ctx,
-                double  y)
+cp_report_section_header (Ctx    *ctx,
+                          double  y)
 {
   CpReport *self = ctx->self;
   CpTrace *trace = self->trace;
   const CpLoadReport *lr = cp_trace_get_load_report (trace);
-  g_autofree char *generated = format_date (self->options.generated, FALSE);
+  g_autofree char *generated = cp_report_format_date (self->options.generated, FALSE);
   g_autofree char *gen_line = g_strdup_printf (_("Generated %s"), generated);
   g_autoptr(GPtrArray) meta = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GString) devices = g_string_new (NULL);
@@ -46,19 +46,21 @@ section_header (Ctx    *ctx,
   guint n_steps = 0;
   CpFinding *worst;
 
-  gw = text_width (ctx, gen_line, ctx->f_small);
-  text (ctx, _("CHOKEPOINT REPORT"), ctx->f_small_bold, ctx->x0, y, -1, ctx->c->accent);
-  text (ctx, gen_line, ctx->f_small, ctx->x0 + ctx->inner - gw, y, -1, ctx->c->dim);
+  gw = cp_report_text_width (ctx, gen_line, ctx->f_small);
+  cp_report_text (ctx, _("CHOKEPOINT REPORT"), ctx->f_small_bold, ctx->x0, y, -1, ctx->c->accent);
+  cp_report_text (ctx, gen_line, ctx->f_small, ctx->x0 + ctx->inner - gw, y, -1, ctx->c->dim);
   y += 22;
 
   if (title == NULL)
     title = cp_trace_get_title (trace);
-  y += text_full (ctx, title ? title : _("Capture"), FALSE, ctx->f_title, ctx->x0, y, ctx->inner,
-                  ctx->c->text, PANGO_ALIGN_LEFT, 2, NULL) + 6;
+  y += cp_report_text_full (ctx, title ? title : _("Capture"), FALSE, ctx->f_title, ctx->x0, y, ctx->inner,
+                            ctx->c->text, PANGO_ALIGN_LEFT, 2, NULL) + 6;
 
-  /* Format, devices, date, span, steps. */
+  /* Format, framework, devices, date, span, steps. */
   if (lr != NULL && lr->format != NULL)
     g_ptr_array_add (meta, g_strdup (lr->format));
+  if (cp_analysis_get_framework (ctx->analysis)->framework != CP_DETECTED_NONE)
+    g_ptr_array_add (meta, cp_framework_info_describe (cp_analysis_get_framework (ctx->analysis)));
   for (guint i = 0; i < cp_trace_get_n_devices (trace); i++)
     {
       const CpDevice *d = cp_trace_get_device (trace, i);
@@ -84,7 +86,7 @@ section_header (Ctx    *ctx,
     g_ptr_array_add (meta, g_strdup (_("no device described")));
   if (cp_trace_get_origin_is_epoch (trace))
     {
-      g_autofree char *when = format_date (cp_trace_get_origin_abs (trace) / CP_NS_PER_S, TRUE);
+      g_autofree char *when = cp_report_format_date (cp_trace_get_origin_abs (trace) / CP_NS_PER_S, TRUE);
 
       g_ptr_array_add (meta, g_strdup_printf (_("captured %s"), when));
     }
@@ -112,27 +114,27 @@ section_header (Ctx    *ctx,
   }
   g_ptr_array_add (meta, NULL);
   meta_line = g_strjoinv ("  ·  ", (char **) meta->pdata);
-  y += text (ctx, meta_line, ctx->f_body, ctx->x0, y, ctx->inner, ctx->c->dim) + 16;
+  y += cp_report_text (ctx, meta_line, ctx->f_body, ctx->x0, y, ctx->inner, ctx->c->dim) + 16;
 
   /* The verdict: the worst finding, or that there is none. */
   worst = worst_finding (ctx);
   if (worst != NULL)
     {
       CpSeverity sev = cp_finding_get_severity (worst);
-      double pw = pill (ctx, cp_severity_get_label (sev), ctx->x0, y + 3,
-                        cp_report_severity_color (sev, ctx->theme));
+      double pw = cp_report_pill (ctx, cp_severity_get_label (sev), ctx->x0, y + 3,
+                                  cp_report_severity_color (sev, ctx->theme));
       const char *verdict = cp_analysis_get_verdict (ctx->analysis)->text;
 
       /* The answer first: the verdict, as plain text. */
-      y += MAX (26, text_full (ctx, verdict, FALSE, ctx->f_h2, ctx->x0 + pw + 10, y,
-                               ctx->inner - pw - 10, ctx->c->text, PANGO_ALIGN_LEFT, 4, NULL)) + 18;
+      y += MAX (26, cp_report_text_full (ctx, verdict, FALSE, ctx->f_h2, ctx->x0 + pw + 10, y,
+                                         ctx->inner - pw - 10, ctx->c->text, PANGO_ALIGN_LEFT, 4, NULL)) + 18;
     }
   else
     {
-      double pw = pill (ctx, _("Healthy"), ctx->x0, y + 3, ctx->c->ok);
+      double pw = cp_report_pill (ctx, _("Healthy"), ctx->x0, y + 3, ctx->c->ok);
 
-      y += MAX (26, text (ctx, cp_analysis_get_verdict (ctx->analysis)->text,
-                          ctx->f_h2, ctx->x0 + pw + 10, y, ctx->inner - pw - 10, ctx->c->text)) + 18;
+      y += MAX (26, cp_report_text (ctx, cp_analysis_get_verdict (ctx->analysis)->text,
+                                    ctx->f_h2, ctx->x0 + pw + 10, y, ctx->inner - pw - 10, ctx->c->text)) + 18;
     }
   return y;
 }

@@ -17,15 +17,15 @@
 /* Notes ------------------------------------------------------------------------- */
 
 double
-section_notes (Ctx    *ctx,
-               double  y)
+cp_report_section_notes (Ctx    *ctx,
+                         double  y)
 {
   CpReport *self = ctx->self;
   guint shown = MIN (self->notes->len, MAX_NOTES_LISTED);
   double col_w = (ctx->inner - GAP) / 2;
   double col_y[2];
 
-  y += heading (ctx, _("Notes"), NULL, y);
+  y += cp_report_heading (ctx, _("Notes"), NULL, y);
   col_y[0] = col_y[1] = y;
   for (guint i = 0; i < shown; i++)
     {
@@ -51,12 +51,12 @@ section_notes (Ctx    *ctx,
       if (n->detached)
         g_string_append_printf (meta, " · %s", _("detached: its slice is not in this capture"));
 
-      badge (ctx, i, x + 10, yy + 10, n->rgba);
-      yy += text (ctx, n->title, ctx->f_body_bold, x + 28, yy, col_w - 28, ctx->c->text) + 1;
-      yy += text (ctx, meta->str, ctx->f_small, x + 28, yy, col_w - 28, ctx->c->dim) + 2;
+      cp_report_badge (ctx, i, x + 10, yy + 10, n->rgba);
+      yy += cp_report_text (ctx, n->title, ctx->f_body_bold, x + 28, yy, col_w - 28, ctx->c->text) + 1;
+      yy += cp_report_text (ctx, meta->str, ctx->f_small, x + 28, yy, col_w - 28, ctx->c->dim) + 2;
       if (n->body != NULL)
-        yy += text_full (ctx, n->body, FALSE, ctx->f_body, x + 28, yy, col_w - 28, ctx->c->text,
-                         PANGO_ALIGN_LEFT, 6, NULL) + 2;
+        yy += cp_report_text_full (ctx, n->body, FALSE, ctx->f_body, x + 28, yy, col_w - 28, ctx->c->text,
+                                   PANGO_ALIGN_LEFT, 6, NULL) + 2;
       col_y[col] = yy + 12;
     }
   y = MAX (col_y[0], col_y[1]);
@@ -64,7 +64,7 @@ section_notes (Ctx    *ctx,
     {
       g_autofree char *more = g_strdup_printf (_("and %u more"), self->notes->len - shown);
 
-      y += text (ctx, more, ctx->f_small, ctx->x0, y, -1, ctx->c->dim) + 4;
+      y += cp_report_text (ctx, more, ctx->f_small, ctx->x0, y, -1, ctx->c->dim) + 4;
     }
   return y + 20;
 }

@@ -129,102 +129,102 @@ struct _Ctx
 };
 
 /* cp-report.c */
-gboolean lane_has_content (CpTrace *trace,
-                           guint    lane_index,
-                           gint64   t0,
-                           gint64   t1);
+gboolean cp_report_lane_has_content (CpTrace *trace,
+                                     guint    lane_index,
+                                     gint64   t0,
+                                     gint64   t1);
 
 /* cp-report-draw.c */
-void set_rgba (cairo_t *cr,
-               guint32  c);
-PangoFontDescription *font (const char *family,
-                            double      px,
-                            PangoWeight weight);
-double text_full (Ctx                        *ctx,
-                  const char                 *text,
-                  gboolean                    markup,
-                  const PangoFontDescription *f,
-                  double                      x,
-                  double                      y,
-                  double                      width,
-                  guint32                     color,
-                  PangoAlignment              align,
-                  int                         max_lines,
-                  double                     *out_w);
-double text (Ctx                        *ctx,
-             const char                 *str,
-             const PangoFontDescription *f,
-             double                      x,
-             double                      y,
-             double                      width,
-             guint32                     color);
-double text_width (Ctx                        *ctx,
-                   const char                 *str,
-                   const PangoFontDescription *f);
-void rounded_rect (cairo_t *cr,
-                   double   x,
-                   double   y,
-                   double   w,
-                   double   h,
-                   double   r);
-void card (Ctx    *ctx,
-           double  x,
-           double  y,
-           double  w,
-           double  h,
-           guint32 stripe);
-double pill (Ctx        *ctx,
-             const char *label,
-             double      x,
-             double      y,
-             guint32     fill);
-double finding_tag (Ctx        *ctx,
-                    const char *label,
-                    double      x,
-                    double      y,
-                    guint32     fill);
-char *note_letter (guint index);
-void badge (Ctx    *ctx,
-            guint   index,
-            double  cx,
-            double  cy,
-            guint32 fill);
-double heading (Ctx        *ctx,
-                const char *title,
-                const char *aside,
-                double      y);
-char *format_date (gint64 unix_seconds,
-                   gboolean seconds);
-char *format_percent (double v);
+void cp_report_set_rgba (cairo_t *cr,
+                         guint32  c);
+PangoFontDescription *cp_report_font (const char *family,
+                                      double      px,
+                                      PangoWeight weight);
+double cp_report_text_full (Ctx                        *ctx,
+                            const char                 *text,
+                            gboolean                    markup,
+                            const PangoFontDescription *f,
+                            double                      x,
+                            double                      y,
+                            double                      width,
+                            guint32                     color,
+                            PangoAlignment              align,
+                            int                         max_lines,
+                            double                     *out_w);
+double cp_report_text (Ctx                        *ctx,
+                       const char                 *str,
+                       const PangoFontDescription *f,
+                       double                      x,
+                       double                      y,
+                       double                      width,
+                       guint32                     color);
+double cp_report_text_width (Ctx                        *ctx,
+                             const char                 *str,
+                             const PangoFontDescription *f);
+void cp_report_rounded_rect (cairo_t *cr,
+                             double   x,
+                             double   y,
+                             double   w,
+                             double   h,
+                             double   r);
+void cp_report_card (Ctx    *ctx,
+                     double  x,
+                     double  y,
+                     double  w,
+                     double  h,
+                     guint32 stripe);
+double cp_report_pill (Ctx        *ctx,
+                       const char *label,
+                       double      x,
+                       double      y,
+                       guint32     fill);
+double cp_report_finding_tag (Ctx        *ctx,
+                              const char *label,
+                              double      x,
+                              double      y,
+                              guint32     fill);
+char *cp_report_note_letter (guint index);
+void cp_report_badge (Ctx    *ctx,
+                      guint   index,
+                      double  cx,
+                      double  cy,
+                      guint32 fill);
+double cp_report_heading (Ctx        *ctx,
+                          const char *title,
+                          const char *aside,
+                          double      y);
+char *cp_report_format_date (gint64 unix_seconds,
+                             gboolean seconds);
+char *cp_report_format_percent (double v);
 
 /* cp-report-header.c */
-double section_header (Ctx    *ctx,
-                       double  y);
+double cp_report_section_header (Ctx    *ctx,
+                                 double  y);
 
 /* cp-report-figures.c */
-double section_figures (Ctx    *ctx,
-                        double  y);
+double cp_report_section_figures (Ctx    *ctx,
+                                  double  y);
 
 /* cp-report-timeline.c */
-void prepare_timeline (Ctx *ctx);
-double section_timeline (Ctx    *ctx,
-                         double  y);
-double timeline_body (Ctx    *ctx,
-                      double  y);
+void cp_report_prepare_timeline (Ctx *ctx);
+double cp_report_section_timeline (Ctx    *ctx,
+                                   double  y);
+double cp_report_timeline_body (Ctx    *ctx,
+                                 double  y);
 
 /* cp-report-findings.c */
-double section_findings (Ctx    *ctx,
-                         double  y);
+double cp_report_section_findings (Ctx    *ctx,
+                                   double  y);
 
 /* cp-report-steps.c */
-double section_steps (Ctx    *ctx,
-                      double  y);
+double cp_report_section_steps (Ctx    *ctx,
+                                double  y);
 
 /* cp-report-compare.c */
-double compose_compare (Ctx *ctx);
+double cp_report_compose_compare (Ctx *ctx);
 
 /* cp-report-notes.c */
-double section_notes (Ctx    *ctx,
-                      double  y);
+double cp_report_section_notes (Ctx    *ctx,
+                                double  y);
 
 G_END_DECLS

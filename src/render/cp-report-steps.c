@@ -96,12 +96,12 @@ steps_draw_columns (Ctx              *ctx,
     {
       double gy = y + chart_h - chart_h * v / max_len;
       g_autofree char *label = cp_time_format_duration (v);
-      double lw = text_width (ctx, label, ctx->f_small);
+      double lw = cp_report_text_width (ctx, label, ctx->f_small);
 
-      set_rgba (cr, ctx->c->border);
+      cp_report_set_rgba (cr, ctx->c->border);
       cairo_rectangle (cr, cx, floor (gy), cw, 1);
       cairo_fill (cr);
-      text (ctx, label, ctx->f_small, cx - lw - 8, gy - 8, -1, ctx->c->dim);
+      cp_report_text (ctx, label, ctx->f_small, cx - lw - 8, gy - 8, -1, ctx->c->dim);
     }
 
   for (guint col = 0; col < n_cols; col++)
@@ -140,14 +140,14 @@ steps_draw_columns (Ctx              *ctx,
 
           if (hh <= 0)
             continue;
-          set_rgba (cr, category_color (ctx, c));
+          cp_report_set_rgba (cr, category_color (ctx, c));
           cairo_rectangle (cr, bx, by - hh, bar_w, hh);
           cairo_fill (cr);
           by -= hh;
         }
       if (outlier)
         {
-          set_rgba (cr, ctx->c->high);
+          cp_report_set_rgba (cr, ctx->c->high);
           cairo_move_to (cr, bx + bar_w / 2 - 5, by - 10);
           cairo_line_to (cr, bx + bar_w / 2 + 5, by - 10);
           cairo_line_to (cr, bx + bar_w / 2, by - 3);
@@ -179,11 +179,11 @@ steps_draw_numbers (Ctx              *ctx,
       else
         label = g_strdup_printf ("#%" G_GINT64_FORMAT "–%" G_GINT64_FORMAT, steps[col * per_col].number,
                                  steps[MIN (n_steps, (col + 1) * per_col) - 1].number);
-      lw = text_width (ctx, label, ctx->f_small);
+      lw = cp_report_text_width (ctx, label, ctx->f_small);
       lx = cx + col * (cw / n_cols) + (cw / n_cols - lw) / 2;
       if (lx < last_end + 10)
         continue;
-      text (ctx, label, ctx->f_small, lx, sc->y + sc->chart_h + 6, -1, ctx->c->dim);
+      cp_report_text (ctx, label, ctx->f_small, lx, sc->y + sc->chart_h + 6, -1, ctx->c->dim);
       last_end = lx + lw;
     }
 }
@@ -213,9 +213,9 @@ steps_legend (Ctx               *ctx,
       if (s.total <= 0)
         continue;
       mean = cp_time_format_duration (s.mean);
-      pct = format_percent (s.percent);
+      pct = cp_report_format_percent (s.percent);
       label = g_strdup_printf ("%s  %s · %s", cp_time_category_get_label (c), mean, pct);
-      lw = text_width (ctx, label, ctx->f_small) + 16 + 24;
+      lw = cp_report_text_width (ctx, label, ctx->f_small) + 16 + 24;
       if (x + lw > ctx->x0 + ctx->inner)
         {
           x = ctx->x0;
@@ -223,32 +223,32 @@ steps_legend (Ctx               *ctx,
         }
       if (ctx->draw)
         {
-          set_rgba (ctx->cr, category_color (ctx, c));
+          cp_report_set_rgba (ctx->cr, category_color (ctx, c));
           cairo_rectangle (ctx->cr, x, y + 3, 12, 12);
           cairo_fill (ctx->cr);
         }
-      text (ctx, label, ctx->f_small, x + 18, y, -1, ctx->c->text);
+      cp_report_text (ctx, label, ctx->f_small, x + 18, y, -1, ctx->c->text);
       x += lw;
     }
   if (any_outlier)
     {
       const char *o = _("▼ outlier step");
-      double lw = text_width (ctx, o, ctx->f_small) + 16;
+      double lw = cp_report_text_width (ctx, o, ctx->f_small) + 16;
 
       if (x + lw > ctx->x0 + ctx->inner)
         {
           x = ctx->x0;
           y += row_h;
         }
-      text (ctx, o, ctx->f_small, x, y, -1, ctx->c->high);
+      cp_report_text (ctx, o, ctx->f_small, x, y, -1, ctx->c->high);
     }
   y += row_h + 28;
   return y;
 }
 
 double
-section_steps (Ctx    *ctx,
-               double  y)
+cp_report_section_steps (Ctx    *ctx,
+                         double  y)
 {
   CpAnalysis *a = ctx->analysis;
   guint n_steps = 0, n_windows = 0;
@@ -264,7 +264,7 @@ section_steps (Ctx    *ctx,
     aside = g_strdup (_("time per step, by what the device and the host were doing"));
   else
     aside = g_strdup (_("no steps marked: the whole capture as one window"));
-  y += heading (ctx, _("Step breakdown"), aside, y);
+  y += cp_report_heading (ctx, _("Step breakdown"), aside, y);
 
   /* Columns: one per step, or per group of steps when they are many. */
   if (n_steps > 0)

@@ -97,11 +97,11 @@ place_callouts (Ctx    *ctx,
         c.ax += 10;
 
       {
-        g_autofree char *letter = note_letter (i);
+        g_autofree char *letter = cp_report_note_letter (i);
 
         label = g_strdup_printf ("%s  %s", letter, n->title);
       }
-      c.bw = MIN (text_width (ctx, label, ctx->f_small_bold) + 20, 340);
+      c.bw = MIN (cp_report_text_width (ctx, label, ctx->f_small_bold) + 20, 340);
       c.bx = CLAMP (c.ax - 14, ctx->x0, ctx->x0 + ctx->inner - c.bw);
       for (guint r = 0; r < MAX_CALLOUT_ROWS; r++)
         {
@@ -118,7 +118,7 @@ place_callouts (Ctx    *ctx,
 }
 
 void
-prepare_timeline (Ctx *ctx)
+cp_report_prepare_timeline (Ctx *ctx)
 {
   CpReport *self = ctx->self;
   CpTrace *trace = self->trace;
@@ -153,7 +153,7 @@ prepare_timeline (Ctx *ctx)
         cp_view_state_set_devices_first (ctx->rv, cp_view_state_get_devices_first (self->view));
       for (guint i = 0; i < cp_trace_get_n_lanes (trace); i++)
         {
-          gboolean show = lane_has_content (trace, i, self->start, self->end);
+          gboolean show = cp_report_lane_has_content (trace, i, self->start, self->end);
 
           if (show && self->options.lanes == CP_REPORT_LANES_PATTERN)
             show = cp_report_lane_matches (trace, i, self->lane_pattern);
@@ -262,15 +262,15 @@ timeline_evidence_tags (Ctx    *ctx,
         {
           g_autofree char *label = g_strdup_printf ("%u", i + 1);
 
-          finding_tag (ctx, label, spot.x + 2, spot.y + 2, cp_report_severity_color (cp_finding_get_severity (f),
-                                                                                ctx->theme));
+          cp_report_finding_tag (ctx, label, spot.x + 2, spot.y + 2, cp_report_severity_color (cp_finding_get_severity (f),
+                                                                                          ctx->theme));
         }
     }
 }
 
 double
-section_timeline (Ctx    *ctx,
-                  double  y)
+cp_report_section_timeline (Ctx    *ctx,
+                            double  y)
 {
   CpReport *self = ctx->self;
   g_autofree char *from = self->start == 0 ? g_strdup ("0") : cp_time_format_duration (self->start);
@@ -282,7 +282,7 @@ section_timeline (Ctx    *ctx,
     aside = g_strdup_printf (_("the whole capture, %s – %s"), from, to);
   else
     aside = g_strdup_printf (_("%s – %s from the start of the capture"), from, to);
-  y += heading (ctx, _("Timeline"), aside, y);
+  y += cp_report_heading (ctx, _("Timeline"), aside, y);
 
   /* Legend. */
   {
@@ -290,32 +290,32 @@ section_timeline (Ctx    *ctx,
 
     if (ctx->draw)
       {
-        set_rgba (ctx->cr, pc->finding_fill);
+        cp_report_set_rgba (ctx->cr, pc->finding_fill);
         cairo_rectangle (ctx->cr, x, y + 3, 22, 12);
         cairo_fill (ctx->cr);
-        set_rgba (ctx->cr, pc->finding);
+        cp_report_set_rgba (ctx->cr, pc->finding);
         cairo_set_line_width (ctx->cr, 1.5);
         cairo_rectangle (ctx->cr, x + 0.75, y + 3.75, 20.5, 10.5);
         cairo_stroke (ctx->cr);
       }
     x += 28;
-    text (ctx, _("evidence of a finding (numbered as in Findings)"), ctx->f_small, x, y + 1, -1, ctx->c->dim);
-    x += text_width (ctx, _("evidence of a finding (numbered as in Findings)"), ctx->f_small) + 24;
+    cp_report_text (ctx, _("evidence of a finding (numbered as in Findings)"), ctx->f_small, x, y + 1, -1, ctx->c->dim);
+    x += cp_report_text_width (ctx, _("evidence of a finding (numbered as in Findings)"), ctx->f_small) + 24;
     if (self->notes->len > 0)
       {
-        badge (ctx, 0, x + 9, y + 9, g_array_index (self->notes, Note, 0).rgba);
+        cp_report_badge (ctx, 0, x + 9, y + 9, g_array_index (self->notes, Note, 0).rgba);
         x += 24;
-        text (ctx, _("annotation (lettered as in Notes)"), ctx->f_small, x, y + 1, -1, ctx->c->dim);
+        cp_report_text (ctx, _("annotation (lettered as in Notes)"), ctx->f_small, x, y + 1, -1, ctx->c->dim);
       }
     y += 28;
   }
-  return timeline_body (ctx, y);
+  return cp_report_timeline_body (ctx, y);
 }
 
 /* The callouts, the lanes and their evidence from y down. */
 double
-timeline_body (Ctx    *ctx,
-               double  y)
+cp_report_timeline_body (Ctx    *ctx,
+                         double  y)
 {
   CpReport *self = ctx->self;
   g_autoptr(GArray) callouts = g_array_new (FALSE, FALSE, sizeof (Callout));
@@ -338,7 +338,7 @@ timeline_body (Ctx    *ctx,
       cairo_clip (ctx->cr);
       cp_painter_draw (ctx->painter, ctx->cr, ctx->rv, ctx->tl, ctx->inner, ctx->tl_height, CP_PAINT_BASE);
       cairo_restore (ctx->cr);
-      set_rgba (ctx->cr, ctx->c->border);
+      cp_report_set_rgba (ctx->cr, ctx->c->border);
       cairo_set_line_width (ctx->cr, 1);
       cairo_rectangle (ctx->cr, ctx->x0 - 0.5, tl_top - 0.5, ctx->inner + 1, ctx->tl_height + 1);
       cairo_stroke (ctx->cr);
@@ -362,24 +362,24 @@ timeline_body (Ctx    *ctx,
       if (c->row >= 0)
         {
           double by = y + c->row * (box_h + 8);
-          g_autofree char *letter = note_letter (c->note);
+          g_autofree char *letter = cp_report_note_letter (c->note);
           g_autofree char *label = g_strdup_printf ("%s  %s", letter, n->title);
 
           if (ctx->draw)
             {
               cairo_set_line_width (ctx->cr, 1.5);
-              set_rgba (ctx->cr, n->rgba | 0xff);
+              cp_report_set_rgba (ctx->cr, n->rgba | 0xff);
               cairo_move_to (ctx->cr, floor (c->ax) + 0.5, by + box_h);
               cairo_line_to (ctx->cr, floor (c->ax) + 0.5, c->ay);
               cairo_stroke (ctx->cr);
-              rounded_rect (ctx->cr, c->bx, by, c->bw, box_h, 5);
-              set_rgba (ctx->cr, n->rgba | 0xff);
+              cp_report_rounded_rect (ctx->cr, c->bx, by, c->bw, box_h, 5);
+              cp_report_set_rgba (ctx->cr, n->rgba | 0xff);
               cairo_fill (ctx->cr);
             }
-          text_full (ctx, label, FALSE, ctx->f_small_bold, c->bx + 8, by + 4, c->bw - 14,
-                     cp_palette_text_on (n->rgba | 0xff), PANGO_ALIGN_LEFT, 1, NULL);
+          cp_report_text_full (ctx, label, FALSE, ctx->f_small_bold, c->bx + 8, by + 4, c->bw - 14,
+                               cp_palette_text_on (n->rgba | 0xff), PANGO_ALIGN_LEFT, 1, NULL);
         }
-      badge (ctx, c->note, c->ax, c->ay, n->rgba);
+      cp_report_badge (ctx, c->note, c->ax, c->ay, n->rgba);
     }
 
   y = tl_top + ctx->tl_height + 8;
@@ -391,7 +391,7 @@ timeline_body (Ctx    *ctx,
                                                            ctx->lanes_cut),
                                               ctx->lanes_cut);
 
-      y += text (ctx, cut, ctx->f_small, ctx->x0, y, ctx->inner, ctx->c->dim) + 4;
+      y += cp_report_text (ctx, cut, ctx->f_small, ctx->x0, y, ctx->inner, ctx->c->dim) + 4;
     }
   return y + 24;
 }

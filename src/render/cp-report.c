@@ -351,10 +351,10 @@ cp_report_set_view_marks (CpViewState   *view,
 /* Construction ------------------------------------------------------------------ */
 
 gboolean
-lane_has_content (CpTrace *trace,
-                  guint    lane_index,
-                  gint64   t0,
-                  gint64   t1)
+cp_report_lane_has_content (CpTrace *trace,
+                            guint    lane_index,
+                            gint64   t0,
+                            gint64   t1)
 {
   CpLane *lane = cp_trace_get_lane (trace, lane_index);
 
@@ -605,27 +605,27 @@ compose (Ctx *ctx)
   double y = PAD;
 
   if (self->comparison != NULL)
-    return compose_compare (ctx);
+    return cp_report_compose_compare (ctx);
   if (ctx->draw)
     {
-      set_rgba (ctx->cr, ctx->c->page);
+      cp_report_set_rgba (ctx->cr, ctx->c->page);
       cairo_paint (ctx->cr);
     }
-  y = section_header (ctx, y);
-  y = section_figures (ctx, y);
-  y = section_timeline (ctx, y);
+  y = cp_report_section_header (ctx, y);
+  y = cp_report_section_figures (ctx, y);
+  y = cp_report_section_timeline (ctx, y);
   if (self->options.findings)
-    y = section_findings (ctx, y);
+    y = cp_report_section_findings (ctx, y);
   if (self->options.steps)
-    y = section_steps (ctx, y);
+    y = cp_report_section_steps (ctx, y);
   if (self->options.annotations && self->notes->len > 0)
-    y = section_notes (ctx, y);
+    y = cp_report_section_notes (ctx, y);
   {
     g_autofree char *foot = g_strdup_printf (_("Made with Chokepoint %s. Times are from the start of the "
                                                "capture; findings and figures cover the whole capture."),
                                              PACKAGE_VERSION);
 
-    y += text (ctx, foot, ctx->f_small, ctx->x0, y, ctx->inner, ctx->c->dim);
+    y += cp_report_text (ctx, foot, ctx->f_small, ctx->x0, y, ctx->inner, ctx->c->dim);
   }
   return ceil (y + PAD);
 }
@@ -687,13 +687,13 @@ ctx_init (Ctx           *ctx,
   pango_cairo_context_set_font_options (ctx->pango, fo);
   cairo_font_options_destroy (fo);
   ctx->layout = pango_layout_new (ctx->pango);
-  ctx->f_body = font ("Sans", 14, PANGO_WEIGHT_NORMAL);
-  ctx->f_body_bold = font ("Sans", 14, PANGO_WEIGHT_BOLD);
-  ctx->f_small = font ("Sans", 12, PANGO_WEIGHT_NORMAL);
-  ctx->f_small_bold = font ("Sans", 12, PANGO_WEIGHT_BOLD);
-  ctx->f_title = font ("Sans", 26, PANGO_WEIGHT_BOLD);
-  ctx->f_h2 = font ("Sans", 18, PANGO_WEIGHT_BOLD);
-  ctx->f_value = font ("Sans", 28, PANGO_WEIGHT_BOLD);
+  ctx->f_body = cp_report_font ("Sans", 14, PANGO_WEIGHT_NORMAL);
+  ctx->f_body_bold = cp_report_font ("Sans", 14, PANGO_WEIGHT_BOLD);
+  ctx->f_small = cp_report_font ("Sans", 12, PANGO_WEIGHT_NORMAL);
+  ctx->f_small_bold = cp_report_font ("Sans", 12, PANGO_WEIGHT_BOLD);
+  ctx->f_title = cp_report_font ("Sans", 26, PANGO_WEIGHT_BOLD);
+  ctx->f_h2 = cp_report_font ("Sans", 18, PANGO_WEIGHT_BOLD);
+  ctx->f_value = cp_report_font ("Sans", 28, PANGO_WEIGHT_BOLD);
 
   ctx->findings = g_ptr_array_new_with_free_func (g_object_unref);
   if (self->comparison != NULL)
@@ -713,7 +713,7 @@ ctx_init (Ctx           *ctx,
     g_ptr_array_add (ctx->findings, g_list_model_get_item (findings, i));
   /* The model is in the one order of findings (cp_findings_compare()). */
 
-  prepare_timeline (ctx);
+  cp_report_prepare_timeline (ctx);
   return TRUE;
 }
 

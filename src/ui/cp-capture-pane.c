@@ -139,6 +139,23 @@ fill_file_group (CpCapturePane *self)
   if (where != NULL)
     add_row (self, self->file_group, _("Location"), where);
   add_row (self, self->file_group, _("Format"), format);
+  {
+    CpAnalysis *a = cp_pane_get_analysis (CP_PANE (self));
+
+    /* The framework, from the analysis of this trace. */
+    if (a != NULL && cp_analysis_get_trace (a) == trace)
+      {
+        const CpFrameworkInfo *fw = cp_analysis_get_framework (a);
+        g_autofree char *name = cp_framework_info_describe (fw);
+        g_autofree char *from = cp_framework_info_describe_evidence (fw);
+
+        add_row (self, self->file_group, _("Framework"), name);
+        if (from != NULL)
+          add_row (self, self->file_group, _("Framework Inferred From"), from);
+      }
+    else
+      add_row (self, self->file_group, _("Framework"), _("Analysing the capture…"));
+  }
   if (report != NULL && report->file_bytes > 0)
     {
       g_autofree char *size = g_format_size (report->file_bytes);
@@ -157,7 +174,15 @@ fill_file_group (CpCapturePane *self)
   add_row (self, self->file_group, _("Start"), origin);
   add_row (self, self->file_group, _("Time Span"), span);
   add_row (self, self->file_group, _("Slices"), slices);
-  add_row (self, self->file_group, _("Kernels"), kernels);
+  {
+    guint n_dev = cp_trace_get_n_devices (trace), n_tpu = 0;
+
+    for (guint d = 0; d < n_dev; d++)
+      if (cp_trace_get_device_kind (trace, cp_trace_get_device (trace, d)->ordinal) == CP_DEVICE_KIND_TPU)
+        n_tpu++;
+    /* What a TPU executes are XLA ops, not kernels. */
+    add_row (self, self->file_group, n_dev > 0 && n_tpu == n_dev ? _("XLA Ops") : _("Kernels"), kernels);
+  }
   add_row (self, self->file_group, _("Transfers"), transfers);
   add_row (self, self->file_group, _("Flows"), flows);
   add_row (self, self->file_group, _("Steps"), steps);
@@ -389,6 +414,12 @@ cp_capture_pane_trace_changed (CpPane *pane)
   rebuild (CP_CAPTURE_PANE (pane));
 }
 
+static void
+cp_capture_pane_analysis_changed (CpPane *pane)
+{
+  rebuild (CP_CAPTURE_PANE (pane));
+}
+
 void
 cp_capture_pane_show_load_report (CpCapturePane *self)
 {
@@ -433,6 +464,7 @@ cp_capture_pane_class_init (CpCapturePaneClass *klass)
   object_class->dispose = cp_capture_pane_dispose;
   object_class->finalize = cp_capture_pane_finalize;
   CP_PANE_CLASS (klass)->trace_changed = cp_capture_pane_trace_changed;
+  CP_PANE_CLASS (klass)->analysis_changed = cp_capture_pane_analysis_changed;
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/chokepoint/Chokepoint/ui/cp-capture-pane.ui");

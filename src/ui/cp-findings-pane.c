@@ -337,28 +337,51 @@ figures_box (CpFinding *f)
   return box;
 }
 
+static void
+append_fixes (GtkWidget          *box,
+              CpFramework         fw,
+              const char * const *fixes)
+{
+  GtkWidget *title = make_label (cp_framework_get_label (fw), "caption-heading");
+
+  gtk_widget_set_margin_top (title, 4);
+  gtk_box_append (GTK_BOX (box), title);
+  for (guint i = 0; fixes[i] != NULL; i++)
+    {
+      g_autofree char *bullet = g_strdup_printf ("•  %s", fixes[i]);
+
+      gtk_box_append (GTK_BOX (box), make_label (bullet, NULL));
+    }
+}
+
+/* The capture's framework's fixes; the others folded in "Other
+ * Frameworks" (all alike when the framework is not recognised). */
 static GtkWidget *
-fixes_box (CpFinding *f)
+fixes_box (CpAnalysis *a,
+           CpFinding  *f)
 {
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  GtkWidget *others = box;
+  CpFramework order[CP_N_FRAMEWORKS];
+  guint n_lead = cp_analysis_get_fix_order (a, order);
 
   gtk_box_append (GTK_BOX (box), make_label (_("What to try"), "heading"));
-  for (guint fw = 0; fw < CP_N_FRAMEWORKS; fw++)
+  for (guint k = 0; k < CP_N_FRAMEWORKS; k++)
     {
-      const char * const *fixes = cp_finding_get_fixes (f, fw);
-      GtkWidget *title;
+      const char * const *fixes = cp_finding_get_fixes (f, order[k]);
 
       if (fixes[0] == NULL)
         continue;
-      title = make_label (cp_framework_get_label (fw), "caption-heading");
-      gtk_widget_set_margin_top (title, 4);
-      gtk_box_append (GTK_BOX (box), title);
-      for (guint i = 0; fixes[i] != NULL; i++)
+      if (k == n_lead && n_lead > 0)
         {
-          g_autofree char *bullet = g_strdup_printf ("•  %s", fixes[i]);
+          GtkWidget *expander = gtk_expander_new (_("Other Frameworks"));
 
-          gtk_box_append (GTK_BOX (box), make_label (bullet, NULL));
+          others = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+          gtk_widget_set_margin_top (expander, 6);
+          gtk_expander_set_child (GTK_EXPANDER (expander), others);
+          gtk_box_append (GTK_BOX (box), expander);
         }
+      append_fixes (k < n_lead ? box : others, order[k], fixes);
     }
   return box;
 }
@@ -430,7 +453,7 @@ make_row (CpFindingsPane *self,
   adw_expander_row_add_row (ADW_EXPANDER_ROW (row), detail_row (summary));
   adw_expander_row_add_row (ADW_EXPANDER_ROW (row), detail_row (figures_box (f)));
   adw_expander_row_add_row (ADW_EXPANDER_ROW (row), detail_row (evidence_box (self, row)));
-  adw_expander_row_add_row (ADW_EXPANDER_ROW (row), detail_row (fixes_box (f)));
+  adw_expander_row_add_row (ADW_EXPANDER_ROW (row), detail_row (fixes_box (ANALYSIS (self), f)));
   adw_expander_row_add_row (ADW_EXPANDER_ROW (row), detail_row (src));
   g_signal_connect (row, "notify::expanded", G_CALLBACK (row_expanded_cb), self);
   return row;

@@ -330,6 +330,35 @@ table_clear (Table *t)
   g_clear_object (&t->store);
 }
 
+/* The device word: "XLA ops" and their TPU time on an all-TPU capture
+ * (there are no CUDA kernels, tensor cores or occupancy there). */
+static void
+relabel (CpKernelsPane *self,
+         gboolean       tpu)
+{
+  static const struct { const char *id; const char *gpu; const char *tpu; } names[] = {
+    { "name", N_("Kernel"), N_("XLA op") },
+  };
+  static const struct { const char *id; const char *gpu; const char *tpu; } op_names[] = {
+    { "kernel-share", N_("GPU share"), N_("TPU share") },
+    { "kernel-time", N_("GPU time"), N_("TPU time") },
+    { "kernels", N_("Kernels"), N_("XLA ops") },
+  };
+  GtkColumnViewColumn *col;
+
+  gtk_button_set_label (GTK_BUTTON (self->kernels_button), tpu ? _("_XLA Ops") : _("_Kernels"));
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if ((col = g_hash_table_lookup (self->kernels.columns, names[i].id)) != NULL)
+      gtk_column_view_column_set_title (col, _(tpu ? names[i].tpu : names[i].gpu));
+  for (guint i = 0; i < G_N_ELEMENTS (op_names); i++)
+    if ((col = g_hash_table_lookup (self->ops.columns, op_names[i].id)) != NULL)
+      gtk_column_view_column_set_title (col, _(tpu ? op_names[i].tpu : op_names[i].gpu));
+  if ((col = g_hash_table_lookup (self->kernels.columns, "tensor-core")) != NULL)
+    gtk_column_view_column_set_visible (col, !tpu);
+  if ((col = g_hash_table_lookup (self->kernels.columns, "occupancy")) != NULL)
+    gtk_column_view_column_set_visible (col, !tpu);
+}
+
 static void
 rebuild (CpKernelsPane *self)
 {
@@ -346,6 +375,7 @@ rebuild (CpKernelsPane *self)
       const CpHostOpStats *hs;
       guint n;
 
+      relabel (self, cp_analysis_devices_are_tpu (analysis));
       ks = cp_analysis_get_kernels (analysis, &n);
       for (guint i = 0; i < n; i++)
         g_ptr_array_add (kernels, cp_stat_item_new_kernel (trace, &ks[i]));

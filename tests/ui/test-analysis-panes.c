@@ -72,9 +72,10 @@ open_window (const char *scenario)
 }
 
 static gboolean
-allocated (gpointer data)
+shown_cond (gpointer data)
 {
-  return gtk_widget_get_width (data) > 0 && gtk_widget_get_height (data) > 0;
+  return gtk_widget_get_mapped (data) &&
+         gtk_widget_get_width (data) > 0 && gtk_widget_get_height (data) > 0;
 }
 
 static void
@@ -84,40 +85,9 @@ show_page (CpWindow   *window,
   AdwViewStack *stack = ADW_VIEW_STACK (gtk_widget_get_ancestor (pane, ADW_TYPE_VIEW_STACK));
 
   adw_view_stack_set_visible_child (stack, pane);
-  cp_ui_run_for (200);
-  /* A slow machine (sanitizers) may take longer to lay the page out. */
-  cp_ui_wait_for (allocated, pane, "the page to be laid out");
-}
-
-/* Writes the window as a PNG when CP_SCREENSHOT_DIR is set. */
-static void
-screenshot (CpWindow   *window,
-            const char *name)
-{
-  const char *dir = g_getenv ("CP_SCREENSHOT_DIR");
-  g_autoptr(GdkPaintable) paintable = NULL;
-  g_autoptr(GtkSnapshot) snapshot = NULL;
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  g_autofree char *path = NULL;
-  int w, h;
-
-  if (dir == NULL)
-    return;
-  cp_ui_run_for (300);
-  w = gtk_widget_get_width (GTK_WIDGET (window));
-  h = gtk_widget_get_height (GTK_WIDGET (window));
-  paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
-  snapshot = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), w, h);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, w, h));
-  g_mkdir_with_parents (dir, 0755);
-  path = g_build_filename (dir, name, NULL);
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("wrote %s", path);
+  cp_ui_wait_for (shown_cond, pane, "the page to be shown");
+  /* Laid out and drawn at its size. */
+  cp_ui_wait_frame (pane);
 }
 
 static guint
@@ -199,7 +169,7 @@ test_input_bound (void)
   g_assert_cmpuint (highlights_of (view, CP_HIGHLIGHT_FINDING), ==, n_ev);
   g_assert_cmpint (cp_view_state_get_visible_start (view), <=, ev[0].start);
   g_assert_cmpint (cp_view_state_get_visible_end (view), >=, ev[n_ev - 1].end);
-  screenshot (window, "findings-light.png");
+  cp_ui_screenshot (GTK_WIDGET (window), "findings-light.png");
 
   /* F8 (findings.next-evidence) steps through the evidence, and wraps. */
   g_assert_true (gtk_widget_activate_action (findings, "findings.next-evidence", NULL));
@@ -269,7 +239,7 @@ test_input_bound (void)
     g_assert_cmpint (cp_view_state_get_visible_end (view) - cp_view_state_get_visible_start (view), <,
                      2 * (st[2].end - st[2].start));
   }
-  screenshot (window, "steps-light.png");
+  cp_ui_screenshot (GTK_WIDGET (window), "steps-light.png");
 
   /* Kernels: sorted by total time; selecting a row highlights its slices. */
   show_page (window, kernels);
@@ -284,7 +254,7 @@ test_input_bound (void)
     cp_kernels_pane_select_row (CP_KERNELS_PANE (kernels), 0);
     g_assert_cmpuint (highlights_of (view, CP_HIGHLIGHT_SEARCH), ==, ks[0].count);
   }
-  screenshot (window, "kernels-light.png");
+  cp_ui_screenshot (GTK_WIDGET (window), "kernels-light.png");
   g_assert_true (cp_kernels_pane_sort_by (CP_KERNELS_PANE (kernels), "count", TRUE));
   {
     const char *first = cp_kernels_pane_get_row_name (CP_KERNELS_PANE (kernels), 0);
@@ -305,25 +275,24 @@ test_input_bound (void)
   g_assert_cmpuint (cp_kernels_pane_get_n_rows (CP_KERNELS_PANE (kernels)), >, 0);
   cp_kernels_pane_select_row (CP_KERNELS_PANE (kernels), 0);
   g_assert_cmpuint (highlights_of (view, CP_HIGHLIGHT_SEARCH), >, 0);
-  screenshot (window, "host-ops-light.png");
+  cp_ui_screenshot (GTK_WIDGET (window), "host-ops-light.png");
 
   /* The same pages in the dark style. */
   if (g_getenv ("CP_SCREENSHOT_DIR") != NULL)
     {
       adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
       show_page (window, findings);
-      screenshot (window, "findings-dark.png");
+      cp_ui_screenshot (GTK_WIDGET (window), "findings-dark.png");
       show_page (window, steps);
-      screenshot (window, "steps-dark.png");
+      cp_ui_screenshot (GTK_WIDGET (window), "steps-dark.png");
       show_page (window, kernels);
-      screenshot (window, "host-ops-dark.png");
+      cp_ui_screenshot (GTK_WIDGET (window), "host-ops-dark.png");
       cp_kernels_pane_show_kernels (CP_KERNELS_PANE (kernels), TRUE);
-      screenshot (window, "kernels-dark.png");
+      cp_ui_screenshot (GTK_WIDGET (window), "kernels-dark.png");
       adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
     }
 
-  gtk_window_destroy (GTK_WINDOW (window));
-  cp_ui_run_for (100);
+  cp_ui_destroy_window (GTK_WINDOW (window));
 }
 
 static void
@@ -341,12 +310,11 @@ test_healthy (void)
   g_assert_cmpstr (adw_view_stack_get_visible_child_name (
                      ADW_VIEW_STACK (gtk_widget_get_ancestor (findings, ADW_TYPE_VIEW_STACK))), ==, "capture");
   show_page (window, findings);
-  screenshot (window, "findings-healthy-light.png");
+  cp_ui_screenshot (GTK_WIDGET (window), "findings-healthy-light.png");
   g_assert_cmpint (cp_findings_pane_step_evidence (CP_FINDINGS_PANE (findings), 1), ==,
                    cp_findings_pane_get_n_findings (CP_FINDINGS_PANE (findings)) > 0 ? 0 : -1);
 
-  gtk_window_destroy (GTK_WINDOW (window));
-  cp_ui_run_for (100);
+  cp_ui_destroy_window (GTK_WINDOW (window));
 }
 
 static void
@@ -360,8 +328,7 @@ test_reload_replaces_analysis (void)
   g_assert_true (cp_pane_get_analysis (CP_PANE (findings)) == first);
   g_assert_cmpuint (cp_findings_pane_get_n_problems (CP_FINDINGS_PANE (findings)), ==, 1);
 
-  gtk_window_destroy (GTK_WINDOW (window));
-  cp_ui_run_for (100);
+  cp_ui_destroy_window (GTK_WINDOW (window));
 }
 
 /* Markup safety in the panes: a capture whose file, process, thread, device,
@@ -419,11 +386,9 @@ test_markup (void)
   show_page (window, findings);
   g_assert_true (cp_ui_label_tree_has (findings, cp_analysis_get_verdict (analysis)->text));
   g_assert_true (cp_findings_pane_select (CP_FINDINGS_PANE (findings), "no-mixed-precision"));
-  cp_ui_run_for (200);
-  g_assert_true (cp_ui_label_tree_has (findings, "16-bit share of device compute time (XProf)"));
+  cp_ui_wait_shows (findings, "16-bit share of device compute time (XProf)");
   g_assert_true (cp_ui_label_tree_has (findings, "< 10.0%"));
   g_assert_true (cp_findings_pane_step_evidence (CP_FINDINGS_PANE (findings), 1) >= 0);
-  cp_ui_run_for (100);
 
   /* Capture: process and device names. */
   show_page (window, capture);
@@ -458,8 +423,7 @@ test_markup (void)
             break;
           }
     }
-  cp_ui_run_for (100);
-  g_assert_true (cp_ui_label_tree_has (details, "cudaLaunchKernel"));
+  cp_ui_wait_shows (details, "cudaLaunchKernel");
   g_assert_true (cp_ui_label_tree_has (details, kernel));
 
   /* A note, on the Notes page. */
@@ -469,9 +433,9 @@ test_markup (void)
   show_page (window, notes_pane);
   g_assert_true (cp_ui_label_tree_has (notes_pane, HOSTILE_NOTE));
 
-  gtk_window_destroy (GTK_WINDOW (window));
-  cp_ui_run_for (100);
+  cp_ui_destroy_window (GTK_WINDOW (window));
 }
+
 
 int
 main (int   argc,

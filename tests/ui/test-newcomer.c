@@ -71,59 +71,6 @@ capture_json (void)
   return g_string_free (s, FALSE);
 }
 
-static gpointer
-find_controller (GtkWidget *widget,
-                 GType      type)
-{
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
-
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
-    {
-      g_autoptr(GObject) c = g_list_model_get_item (controllers, i);
-
-      if (G_TYPE_CHECK_INSTANCE_TYPE (c, type))
-        return c;
-    }
-  g_assert_not_reached ();
-  return NULL;
-}
-
-/* A press, an optional drag, and a release of the primary button. */
-static void
-drag (GtkWidget *widget,
-      double     x,
-      double     y,
-      double     dx)
-{
-  GtkGesture *gesture = find_controller (widget, GTK_TYPE_GESTURE_DRAG);
-
-  g_signal_emit_by_name (find_controller (widget, GTK_TYPE_EVENT_CONTROLLER_MOTION), "motion", x, y);
-  g_signal_emit_by_name (gesture, "drag-begin", x, y);
-  if (dx != 0)
-    {
-      g_signal_emit_by_name (gesture, "drag-update", dx / 2, 0.0);
-      g_signal_emit_by_name (gesture, "drag-update", dx, 0.0);
-    }
-  g_signal_emit_by_name (gesture, "drag-end", dx, 0.0);
-}
-
-static GtkWidget *
-find_named (GtkWidget  *root,
-            const char *name)
-{
-  if (g_strcmp0 (gtk_widget_get_name (root), name) == 0)
-    return root;
-  for (GtkWidget *child = gtk_widget_get_first_child (root); child;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_named (child, name);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* The label whose tooltip is the text. */
 static GtkLabel *
 find_label_with_tooltip (GtkWidget  *root,
@@ -181,46 +128,13 @@ kernel_row_cond (gpointer data)
 static gboolean
 range_counted_cond (gpointer data)
 {
-  return find_named (data, "range-lanes") != NULL;
+  return cp_ui_find_named (data, "range-lanes") != NULL;
 }
 
 static gboolean
-screen_shows_cond (gpointer data)
+has_tooltip_cond (gpointer data)
 {
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWidget) window = g_list_model_get_item (toplevels, i);
-
-      if (gtk_widget_get_visible (window) && cp_ui_label_tree_has (window, data))
-        return TRUE;
-    }
-  return FALSE;
-}
-
-static gboolean
-no_windows_cond (gpointer data)
-{
-  return gtk_application_get_windows (GTK_APPLICATION (app)) == NULL;
-}
-
-static CpSliceRef
-find_slice (CpTrace    *trace,
-            const char *name)
-{
-  for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
-    {
-      const CpSlices *s = cp_lane_get_slices (cp_trace_get_lane (trace, l));
-
-      for (guint i = 0; i < s->n; i++)
-        {
-          if (g_strcmp0 (cp_trace_get_string (trace, cp_slices_get_name (s, i)), name) == 0)
-            return (CpSliceRef) { l, i };
-        }
-    }
-  g_error ("No slice %s", name);
-  return CP_SLICE_REF_NONE;
+  return gtk_widget_get_has_tooltip (data);
 }
 
 static GtkWidget *
@@ -320,7 +234,7 @@ test_window (void)
   vs = cp_window_get_view_state (window);
   trace = cp_window_get_trace (window);
   cp_ui_wait_for (view_ready_cond, view, "the timeline");
-  cp_ui_run_for (100);
+  cp_ui_wait_frame (GTK_WIDGET (view));
 
   /* The forced dark theme reaches what Cairo draws. */
   g_assert_true (cp_ui_widget_is_dark (GTK_WIDGET (view)));
@@ -377,17 +291,16 @@ test_window (void)
 
   /* A click on the kernel shows its Details, though the Kernels page was
    * open; its times are exact without trailing zeros. */
-  kernel = find_slice (trace, LONG_KERNEL);
+  kernel = cp_ui_find_slice (trace, LONG_KERNEL);
   g_assert_true (cp_timeline_view_get_slice_point (view, kernel, &x, &y));
-  drag (GTK_WIDGET (view), x, y, 0);
+  cp_ui_drag (GTK_WIDGET (view), x, y, 0, 0);
   g_assert_true (cp_slice_ref_equal (cp_view_state_get_selected (vs), kernel));
-  cp_ui_run_for (50);
-  g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "details");
+  cp_ui_wait_page (GTK_WIDGET (stack), "details");
   g_assert_nonnull (find_label_with_text (details, "300 µs"));
   g_assert_nonnull (find_label_with_text (details, "400 µs"));
   g_assert_null (find_label_with_text (details, "300.000 µs"));
   {
-    GtkLabel *title = GTK_LABEL (find_named (details, "slice-name"));
+    GtkLabel *title = GTK_LABEL (cp_ui_find_named (details, "slice-name"));
     PangoAttrList *attrs = gtk_label_get_attributes (title);
     g_autoptr(GSList) list = NULL;
     gboolean no_hyphens = FALSE;
@@ -411,7 +324,8 @@ test_window (void)
   adw_view_stack_set_visible_child_name (stack, "kernels");
   cp_view_state_set_selected (vs, CP_SLICE_REF_NONE);
   cp_view_state_set_selected (vs, kernel);
-  cp_ui_run_for (50);
+  /* Whatever the selection queued has run and been drawn. */
+  cp_ui_wait_frame (GTK_WIDGET (stack));
   g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "kernels");
 
   /* A range dragged on the ruler: whole lane names, a header on every
@@ -419,10 +333,10 @@ test_window (void)
    * reports a negative width). */
   gutter = cp_timeline_layout_get_metrics (layout)->gutter_width;
   adw_view_stack_set_visible_child_name (stack, "details");
-  drag (GTK_WIDGET (view), gutter + 101, 5, 400);
+  cp_ui_drag (GTK_WIDGET (view), gutter + 101, 5, 400, 0);
   cp_ui_wait_for (range_counted_cond, details, "the range's lanes");
-  cp_ui_run_for (100);
-  range = find_named (details, "range-lanes");
+  cp_ui_wait_frame (details);
+  range = cp_ui_find_named (details, "range-lanes");
   {
     GtkLabel *lane = find_label_with_text (range, "thread 3745515072 · python3 (pid 4242)");
 
@@ -454,8 +368,7 @@ test_window (void)
     g_assert_true (gtk_widget_get_visible (menu));
     g_assert_false (gtk_widget_get_has_tooltip (GTK_WIDGET (view)));
     gtk_popover_popdown (GTK_POPOVER (menu));
-    cp_ui_run_for (50);
-    g_assert_true (gtk_widget_get_has_tooltip (GTK_WIDGET (view)));
+    cp_ui_wait_for (has_tooltip_cond, view, "the timeline's tooltips to come back");
   }
 
   /* The user's order wins from then on and is remembered. */
@@ -482,12 +395,10 @@ test_window (void)
     cp_export_dialog_confirm (CP_EXPORT_DIALOG (dialog));
   }
   toast = g_strdup_printf ("Report saved as “newcomer-report.png” in “%s”", folder_text);
-  cp_ui_wait_for (screen_shows_cond, toast, "the report's toast, with its folder");
+  cp_ui_wait_for (cp_ui_screen_shows, toast, "the report's toast, with its folder");
   g_assert_true (g_file_test (report, G_FILE_TEST_EXISTS));
 
-  gtk_window_destroy (GTK_WINDOW (window));
-  cp_ui_wait_for (no_windows_cond, NULL, "the window to close");
-  cp_ui_run_for (50);
+  cp_ui_destroy_window (GTK_WINDOW (window));
   g_unlink (report);
   g_unlink (path);
 }
@@ -511,15 +422,15 @@ test_choice_remembered (void)
   view = cp_timeline_pane_get_view (CP_TIMELINE_PANE (cp_ui_find_widget (GTK_WIDGET (window),
                                                                             CP_TYPE_TIMELINE_PANE)));
   cp_ui_wait_for (view_ready_cond, view, "the timeline");
-  cp_ui_run_for (100);
+  /* Laid out at its size, where the view would put devices first. */
+  cp_ui_wait_frame (GTK_WIDGET (view));
   g_assert_false (cp_view_state_get_devices_first (cp_window_get_view_state (window)));
   g_assert_false (cp_timeline_layout_get_item (cp_timeline_view_get_layout (view), 0)->is_device);
 
-  gtk_window_destroy (GTK_WINDOW (window));
-  cp_ui_wait_for (no_windows_cond, NULL, "the window to close");
-  cp_ui_run_for (50);
+  cp_ui_destroy_window (GTK_WINDOW (window));
   g_unlink (path);
 }
+
 
 int
 main (int   argc,

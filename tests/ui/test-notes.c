@@ -35,21 +35,6 @@
 static CpApplication *app;
 static char *tmpdir;
 
-static gboolean
-screen_shows_cond (gpointer data)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWidget) window = g_list_model_get_item (toplevels, i);
-
-      if (gtk_widget_get_visible (window) && cp_ui_label_tree_has (window, data))
-        return TRUE;
-    }
-  return FALSE;
-}
-
 /* The first toplevel of a type. */
 static GtkWidget *
 find_toplevel (GType type)
@@ -64,88 +49,6 @@ find_toplevel (GType type)
         return window;
     }
   return NULL;
-}
-
-static void
-press_key (GtkWidget *widget,
-           guint      keyval)
-{
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
-
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
-    {
-      g_autoptr(GObject) c = g_list_model_get_item (controllers, i);
-
-      if (!GTK_IS_SHORTCUT_CONTROLLER (c))
-        continue;
-      for (guint k = 0; k < g_list_model_get_n_items (G_LIST_MODEL (c)); k++)
-        {
-          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (c), k);
-          GtkShortcutTrigger *trigger = gtk_shortcut_get_trigger (shortcut);
-
-          if (GTK_IS_KEYVAL_TRIGGER (trigger) &&
-              gtk_keyval_trigger_get_keyval (GTK_KEYVAL_TRIGGER (trigger)) == keyval &&
-              gtk_keyval_trigger_get_modifiers (GTK_KEYVAL_TRIGGER (trigger)) == 0)
-            {
-              g_assert_true (gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut),
-                                                           GTK_SHORTCUT_ACTION_EXCLUSIVE, widget,
-                                                           gtk_shortcut_get_arguments (shortcut)));
-              return;
-            }
-        }
-    }
-  g_error ("No key binding for %s", gdk_keyval_name (keyval));
-}
-
-static void
-pointer_at (GtkWidget *widget,
-            double     x,
-            double     y)
-{
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
-
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
-    {
-      g_autoptr(GObject) c = g_list_model_get_item (controllers, i);
-
-      if (GTK_IS_EVENT_CONTROLLER_MOTION (c))
-        {
-          g_signal_emit_by_name (c, "motion", x, y);
-          return;
-        }
-    }
-  g_error ("No motion controller");
-}
-
-/* Writes a window as a PNG when CP_SCREENSHOT_DIR is set. */
-static void
-screenshot (GtkWidget  *window,
-            const char *name)
-{
-  const char *dir = g_getenv ("CP_SCREENSHOT_DIR");
-  g_autoptr(GdkPaintable) paintable = NULL;
-  g_autoptr(GtkSnapshot) snapshot = NULL;
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  g_autofree char *path = NULL;
-  int w, h;
-
-  if (dir == NULL)
-    return;
-  cp_ui_run_for (300);
-  w = gtk_widget_get_width (window);
-  h = gtk_widget_get_height (window);
-  paintable = gtk_widget_paintable_new (window);
-  snapshot = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), w, h);
-  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, w, h));
-  g_mkdir_with_parents (dir, 0755);
-  path = g_build_filename (dir, name, NULL);
-  g_assert_true (gdk_texture_save_to_png (texture, path));
-  g_test_message ("wrote %s", path);
 }
 
 static char *
@@ -186,6 +89,21 @@ open_window (const char *path)
   cp_window_open (window, file);
   cp_ui_wait_for (ready_cond, window, "the capture and its analysis");
   return window;
+}
+
+/* Closes the window as the user does, and waits until it is gone. */
+static void
+close_window (CpWindow *window)
+{
+  g_object_ref (window);
+  gtk_window_close (GTK_WINDOW (window));
+  cp_ui_wait_finalized (window, "the closed window to be finalized");
+}
+
+static gboolean
+popover_closed_cond (gpointer data)
+{
+  return !gtk_widget_get_visible (data);
 }
 
 static CpAnnotations *
@@ -231,7 +149,7 @@ write_note (CpWindow   *window,
   cp_note_popover_set_text (CP_NOTE_POPOVER (popover), text);
   cp_note_popover_pick_color (CP_NOTE_POPOVER (popover), color);
   gtk_popover_popdown (GTK_POPOVER (popover));
-  cp_ui_run_for (50);
+  cp_ui_wait_for (popover_closed_cond, popover, "the note popover to close");
 }
 
 typedef struct
@@ -282,9 +200,9 @@ test_notes_and_export (void)
   /* M with the pointer over the timeline: a marker there, and the popover
    * to write it. */
   cp_view_state_fit_all (view);
-  pointer_at (timeline, cp_view_state_time_to_x (view, duration / 4) + 240, 100);
+  cp_ui_pointer_at (timeline, cp_view_state_time_to_x (view, duration / 4) + 240, 100);
   g_assert_true (cp_timeline_view_get_pointer_time (CP_TIMELINE_VIEW (timeline), &t));
-  press_key (timeline, GDK_KEY_m);
+  cp_ui_press_key (timeline, GDK_KEY_m, 0);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (notes)), ==, 1);
   marker = nth (notes, 0);
   g_assert_cmpint (cp_annotation_get_kind (marker), ==, CP_ANNOTATION_MARKER);
@@ -301,7 +219,7 @@ test_notes_and_export (void)
   g_assert_cmpint (cp_annotation_get_kind (note), ==, CP_ANNOTATION_NOTE);
   g_assert_cmpint (cp_annotation_get_start (note), ==, duration / 2);
   g_assert_cmpint (cp_annotation_get_end (note), ==, duration / 2 + duration / 10);
-  screenshot (GTK_WIDGET (window), "note-popover.png");
+  cp_ui_screenshot (GTK_WIDGET (window), "note-popover.png");
   write_note (window, "Why does the GPU wait here?", 1);
   cp_view_state_clear_time_selection (view);
 
@@ -322,15 +240,14 @@ test_notes_and_export (void)
 
   /* The Notes page lists them; activating one shows it. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-notes", NULL));
-  cp_ui_run_for (100);
-  cp_ui_wait_for (screen_shows_cond, (gpointer) "Why does the GPU wait here?", "the note in the Notes page");
+  cp_ui_wait_for (cp_ui_screen_shows, (gpointer) "Why does the GPU wait here?", "the note in the Notes page");
   cp_view_state_fit_all (view);
   cp_notes_pane_activate (CP_NOTES_PANE (notes_pane), cp_annotations_find (notes, note));
   g_assert_cmpint (cp_view_state_get_visible_start (view), <=, cp_annotation_get_start (note));
   g_assert_cmpint (cp_view_state_get_visible_end (view), >=, cp_annotation_get_end (note));
   g_assert_cmpint (cp_view_state_get_visible_end (view) - cp_view_state_get_visible_start (view), <, duration / 2);
   cp_view_state_fit_all (view);
-  screenshot (GTK_WIDGET (window), "notes-page.png");
+  cp_ui_screenshot (GTK_WIDGET (window), "notes-page.png");
 
   /* Saved beside the capture soon after. */
   saved.n = 3;
@@ -350,10 +267,10 @@ test_notes_and_export (void)
     o.theme = CP_THEME_DARK;
     cp_export_dialog_set_options (CP_EXPORT_DIALOG (dialog), &o);
     cp_export_dialog_set_file (CP_EXPORT_DIALOG (dialog), out);
-    screenshot (dialog, "export-dialog.png");
+    cp_ui_screenshot (dialog, "export-dialog.png");
     cp_export_dialog_confirm (CP_EXPORT_DIALOG (dialog));
   }
-  cp_ui_wait_for (screen_shows_cond, (gpointer) "Report saved as", "the report's toast");
+  cp_ui_wait_for (cp_ui_screen_shows, (gpointer) "Report saved as", "the report's toast");
   g_assert_true (g_file_test (report, G_FILE_TEST_EXISTS));
   g_assert_null (find_toplevel (CP_TYPE_EXPORT_DIALOG));
   {
@@ -390,8 +307,7 @@ test_notes_and_export (void)
 
   /* Deleting from the Notes page; closing saves at once. */
   cp_annotations_remove (notes, note);
-  gtk_window_close (GTK_WINDOW (window));
-  cp_ui_run_for (100);
+  close_window (window);
   saved.n = 2;
   g_assert_true (saved_cond (&saved));
 
@@ -403,8 +319,7 @@ test_notes_and_export (void)
   pinned = find_text (notes, "Input-bound");
   g_assert_nonnull (pinned);
   g_assert_false (cp_annotation_is_detached (pinned));
-  gtk_window_close (GTK_WINDOW (window));
-  cp_ui_run_for (100);
+  close_window (window);
 }
 
 static void
@@ -421,8 +336,8 @@ test_damaged_sidecar (void)
   g_assert_true (g_file_set_contents (sidecar, garbage, -1, NULL));
   window = open_window (capture);
   /* Told, with the file named and where it was kept. */
-  cp_ui_wait_for (screen_shows_cond, (gpointer) "not valid JSON", "the damaged file's message");
-  g_assert_true (screen_shows_cond ((gpointer) "damaged.pt.trace.json.chokepoint.json.damaged"));
+  cp_ui_wait_for (cp_ui_screen_shows, (gpointer) "not valid JSON", "the damaged file's message");
+  g_assert_true (cp_ui_screen_shows ((gpointer) "damaged.pt.trace.json.chokepoint.json.damaged"));
   g_assert_true (g_file_get_contents (kept, &text, NULL, NULL));
   g_assert_cmpstr (text, ==, garbage);
 
@@ -430,21 +345,10 @@ test_damaged_sidecar (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.pin-evidence", "(su)", "input-bound", 0));
   cp_ui_wait_for (saved_cond, &saved, "a fresh annotations file");
   gtk_window_close (GTK_WINDOW (window));
-  cp_ui_run_for (100);
-  {
-    GListModel *toplevels = gtk_window_get_toplevels ();
-
-    /* The message dialog, if still open, goes too. */
-    for (guint i = g_list_model_get_n_items (toplevels); i > 0; i--)
-      {
-        g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i - 1);
-
-        if (ADW_IS_MESSAGE_DIALOG (w))
-          gtk_window_destroy (GTK_WINDOW (w));
-      }
-  }
-  cp_ui_run_for (100);
+  /* The message dialog, if still open, goes too. */
+  cp_ui_close_all ();
 }
+
 
 int
 main (int   argc,

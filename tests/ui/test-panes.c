@@ -86,33 +86,13 @@ fixture_set_up (Fixture       *f,
   }
 }
 
-static gboolean
-weak_cleared_cond (gpointer data)
-{
-  return *(gpointer *) data == NULL;
-}
-
-/* Drops the last reference the test holds and waits until the object is
- * finalized: g_assert_finalize_object() for objects that a worker
- * thread's task may still hold until its callback has run. */
-static void
-wait_finalized (gpointer    object,
-                const char *what)
-{
-  gpointer weak = object;
-
-  g_object_add_weak_pointer (object, &weak);
-  g_object_unref (object);
-  cp_ui_wait_for (weak_cleared_cond, &weak, what);
-}
-
 static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
   g_assert_finalize_object (f->analysis);
   /* The timeline's index and the Details pane's range count hold it. */
-  wait_finalized (f->trace, "the trace to be finalized");
+  cp_ui_wait_finalized (f->trace, "the trace to be finalized");
 }
 
 /* Helpers */
@@ -493,7 +473,7 @@ test_timeline (Fixture       *f,
 
   /* The index's task keeps the view until its callback has run, after
    * the index is there. */
-  wait_finalized (pane, "the timeline pane to be finalized");
+  cp_ui_wait_finalized (pane, "the timeline pane to be finalized");
 }
 
 int

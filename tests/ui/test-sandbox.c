@@ -111,26 +111,6 @@ start_portal (void)
 
 /* Helpers --------------------------------------------------------------- */
 
-static gboolean
-no_windows_cond (gpointer data)
-{
-  return gtk_application_get_windows (GTK_APPLICATION (app)) == NULL;
-}
-
-static void
-close_all (void)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  while (g_list_model_get_n_items (toplevels) > 0)
-    {
-      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, 0);
-
-      gtk_window_destroy (window);
-    }
-  cp_ui_wait_for (no_windows_cond, NULL, "every window to close");
-  cp_ui_run_for (50);
-}
 
 static CpWindow *
 new_window (gboolean sandboxed)
@@ -146,6 +126,27 @@ static gboolean
 loaded_cond (gpointer data)
 {
   return cp_window_get_state (data) == CP_WINDOW_LOADED;
+}
+
+/* args: the file, the location the recent list should name for it. */
+static gboolean
+recent_location_cond (gpointer data)
+{
+  gpointer *args = data;
+  g_autofree char *location = cp_application_dup_recent_location (app, args[0]);
+
+  return g_strcmp0 (location, args[1]) == 0;
+}
+
+static const char *subtitle_of (CpWindow *window);
+
+/* args: the window, its subtitle. */
+static gboolean
+subtitle_is_cond (gpointer data)
+{
+  gpointer *args = data;
+
+  return g_strcmp0 (subtitle_of (args[0]), args[1]) == 0;
 }
 
 /* A document of the portal: a file under $XDG_RUNTIME_DIR/doc/ID/. */
@@ -293,18 +294,6 @@ file_chooser_shown_cond (gpointer data)
   return FALSE;
 }
 
-static gboolean
-chooser_in_folder_cond (gpointer data)
-{
-  gpointer *args = data;
-  g_autoptr(GFile) current = NULL;
-
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
-  current = gtk_file_chooser_get_current_folder (GTK_FILE_CHOOSER (args[0]));
-  G_GNUC_END_IGNORE_DEPRECATIONS
-  return current != NULL && g_file_equal (current, args[1]);
-}
-
 /* The report file Export Report proposes. */
 static GFile *
 proposed_report_file (CpWindow *window)
@@ -366,7 +355,11 @@ test_location (void)
 
   /* The recent list keeps the document (the sandbox opens it again) and
    * names its real folder. */
-  cp_ui_run_for (100);
+  {
+    gpointer args[2] = { file, (gpointer) (HOST_FOLDER "/" CAPTURE_NAME) };
+
+    cp_ui_wait_for (recent_location_cond, args, "the recent list to name the real folder");
+  }
   location = cp_application_dup_recent_location (app, file);
   g_assert_cmpstr (location, ==, HOST_FOLDER "/" CAPTURE_NAME);
   labels = recent_labels ();
@@ -383,7 +376,7 @@ test_location (void)
     g_assert_cmpstr (path, ==, HOST_FOLDER "/worker0-report.png");
   }
 
-  close_all ();
+  cp_ui_close_all ();
 }
 
 /* A document the portal does not know (or a portal before version 5): the
@@ -399,7 +392,9 @@ test_location_unknown (void)
   cp_ui_wait_for (loaded_cond, window, "the capture to load");
   while (portal_calls == calls)
     g_main_context_iteration (NULL, TRUE);
-  cp_ui_run_for (200);
+  /* The portal's empty answer must change nothing, so nothing shows that
+   * it has arrived. */
+  cp_ui_wait_elapsed (200, "the portal's empty answer to arrive (it changes nothing)");
 
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "step9.pt.trace.json");
   g_assert_true (subtitle_of (window) == NULL || subtitle_of (window)[0] == '\0');
@@ -416,7 +411,7 @@ test_location_unknown (void)
     g_assert_true (g_str_has_suffix (path, "/step9-report.png"));
   }
 
-  close_all ();
+  cp_ui_close_all ();
 }
 
 /* A capture outside the portal keeps its own folder, and nothing is asked. */
@@ -431,12 +426,15 @@ test_location_plain (void)
   g_assert_true (g_file_set_contents (path, capture_json, -1, NULL));
   cp_window_open (window, file);
   cp_ui_wait_for (loaded_cond, window, "the capture to load");
-  cp_ui_run_for (100);
-  g_assert_cmpstr (subtitle_of (window), ==, tmpdir);
+  {
+    gpointer args[2] = { window, tmpdir };
+
+    cp_ui_wait_for (subtitle_is_cond, args, "the folder as the subtitle");
+  }
   g_assert_cmpstr (capture_row (window, "Location"), ==, path);
   g_assert_cmpuint (portal_calls, ==, calls);
 
-  close_all ();
+  cp_ui_close_all ();
 }
 
 /* A drop naming a file the sandbox cannot see (a bare URI list): the
@@ -473,19 +471,17 @@ test_drop_unseen (void)
   g_assert_nonnull (button);
   gtk_widget_activate (button);
   cp_ui_wait_for (file_chooser_shown_cond, &chooser, "the file chooser");
-  {
-    gpointer args[2] = { chooser, folder };
+  cp_ui_wait_chooser_folder (chooser, folder);
 
-    cp_ui_wait_for (chooser_in_folder_cond, args, "the file chooser to show the file's folder");
-  }
   /* GTK 4.18's chooser fills its path bar after it changed folder;
-   * cancelling it before then trips a critical inside GTK. */
-  cp_ui_run_for (500);
+   * cancelling it before then trips a critical inside GTK, and nothing
+   * outside GTK shows when it is done. */
+  cp_ui_wait_elapsed (500, "GTK 4.18's file chooser to fill its path bar");
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS
   gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
   G_GNUC_END_IGNORE_DEPRECATIONS
-  cp_ui_run_for (100);
-  close_all ();
+
+  cp_ui_close_all ();
 
   /* A document of the portal that is gone is missing, sandbox or not. */
   gone = g_file_new_build_filename (cp_document_portal_mount_point (), "5ca1ab1e", "gone.json", NULL);
@@ -493,14 +489,14 @@ test_drop_unseen (void)
   g_assert_true (drop_files (window, gone));
   wait_for_text (window, "does not exist");
   g_assert_false (cp_ui_label_tree_has (GTK_WIDGET (window), "sandbox"));
-  close_all ();
+  cp_ui_close_all ();
 
   /* Outside the sandbox, the same missing file keeps today's message. */
   window = new_window (FALSE);
   g_assert_true (drop_files (window, file));
   wait_for_text (window, "“worker1.pt.trace.json.gz” does not exist");
   g_assert_false (cp_ui_label_tree_has (GTK_WIDGET (window), "sandbox"));
-  close_all ();
+  cp_ui_close_all ();
 }
 
 /* A window busy with a capture: the message shows there, nothing opens. */
@@ -518,7 +514,7 @@ test_drop_unseen_busy (void)
   g_assert_true (cp_ui_label_tree_has (GTK_WIDGET (window), "a.json"));
   g_assert_cmpuint (g_list_length (gtk_application_get_windows (GTK_APPLICATION (app))), ==, 1);
   g_assert_cmpint (cp_window_get_state (window), ==, CP_WINDOW_LOADED);
-  close_all ();
+  cp_ui_close_all ();
 }
 
 int

@@ -5,7 +5,8 @@
  *
  * Runs CpApplication in this process and drives it the way a user does:
  * activation, drops (through the window's own GtkDropTarget), the Open
- * path, cancellation and the command line. Run by run-ui-test.sh inside
+ * path and cancellation (the command line has its own program,
+ * test-command-line.c). Run by run-ui-test.sh inside
  * dbus-run-session with G_DEBUG=fatal-warnings and the memory GSettings
  * backend; skipped (exit 77) without a display.
  */
@@ -168,20 +169,12 @@ no_windows_cond (gpointer data)
   return n_windows () == 0;
 }
 
-/* Closes every window and dialog, and waits until they are gone. */
-static void
-close_all (void)
+/* The window's reference count now: what it holds while nothing of it
+ * runs, for cp_ui_wait_released(). */
+static guint
+refs_of (gpointer object)
 {
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  while (g_list_model_get_n_items (toplevels) > 0)
-    {
-      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, 0);
-
-      gtk_window_destroy (window);
-    }
-  cp_ui_wait_for (no_windows_cond, NULL, "every window to close");
-  cp_ui_run_for (50);
+  return g_atomic_int_get ((gint *) &G_OBJECT (object)->ref_count);
 }
 
 /* Closes the windows that are not application windows (message dialogs). */
@@ -200,7 +193,7 @@ close_dialogs (void)
       else
         i++;
     }
-  cp_ui_run_for (50);
+  cp_ui_drain ();
 }
 
 static CpWindow *
@@ -412,7 +405,7 @@ test_empty_state (void)
   g_action_group_activate_action (G_ACTION_GROUP (app), "new-window", NULL);
   g_assert_cmpuint (n_windows (), ==, 2);
 
-  close_all ();
+  cp_ui_close_all ();
 }
 
 /* Whether the timeline names a lane group or lane with this text (it draws
@@ -493,7 +486,7 @@ test_drop_file (void)
     g_assert_cmpuint (cp_timeline_layout_get_n_items (layout), ==, n_groups + cp_trace_get_n_lanes (trace));
   }
 
-  close_all ();
+  cp_ui_close_all ();
 }
 
 static void
@@ -525,8 +518,14 @@ test_drop_gfile_and_text (void)
    * stays the only one (a capture opens once). */
   g_value_reset (&text);
   g_value_set_string (&text, uri_text);
-  g_assert_true (drop_value (window, &text));
-  cp_ui_run_for (300);
+  {
+    guint refs = refs_of (window);
+
+    g_assert_true (drop_value (window, &text));
+    /* The dropped file is checked before anything opens. */
+    cp_ui_wait_released (window, refs, "the dropped file to be checked");
+  }
+  cp_ui_drain ();
   g_assert_cmpuint (n_windows (), ==, 1);
 
   /* Another capture dropped on a window that shows one opens beside it. */
@@ -545,7 +544,7 @@ test_drop_gfile_and_text (void)
     g_assert_true (g_file_equal (cp_window_get_file (window), file));
   }
 
-  close_all ();
+  cp_ui_close_all ();
 }
 
 static void
@@ -592,7 +591,7 @@ test_bad_drops (void)
   wait_for_state (window, CP_WINDOW_LOADED);
   check_loaded (window, "after-errors.json");
 
-  close_all ();
+  cp_ui_close_all ();
 }
 
 /* A TensorBoard run folder (plugins/profile/<run>/ with .xplane.pb files) opens as one
@@ -633,7 +632,7 @@ test_drop_profile_folder (void)
   g_assert_cmpstr (report->format, ==, "xplane-folder");
   g_assert_cmpuint (cp_trace_get_n_lanes (cp_window_get_trace (window)), >, 0);
 
-  close_all ();
+  cp_ui_close_all ();
 }
 
 static void
@@ -642,6 +641,7 @@ test_cancel (void)
   CpWindow *window = new_window ();
   g_autoptr(GFile) file = write_capture ("cancelled.json", capture_json);
   GtkWidget *weak = NULL;
+  guint refs = refs_of (window);
 
   /* Cancel as soon as the load starts: the window is back to empty at once,
    * whatever the worker does, and a late result is dropped. */
@@ -652,7 +652,9 @@ test_cancel (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel-load", NULL));
   g_assert_cmpint (cp_window_get_state (window), ==, CP_WINDOW_EMPTY);
   g_assert_null (cp_window_get_file (window));
-  cp_ui_run_for (500);
+  /* The worker has finished and its late result been dropped. */
+  cp_ui_wait_released (window, refs, "the cancelled load's worker to let go of the window");
+  cp_ui_drain ();
   g_assert_cmpint (cp_window_get_state (window), ==, CP_WINDOW_EMPTY);
   g_assert_null (cp_window_get_trace (window));
 
@@ -674,7 +676,7 @@ test_cancel (void)
       g_main_context_iteration (NULL, TRUE);
   }
 
-  close_all ();
+  cp_ui_close_all ();
 }
 
 static void
@@ -783,11 +785,20 @@ file_chooser_shown_cond (gpointer data)
   return FALSE;
 }
 
+static gboolean
+chooser_gone_cond (gpointer data)
+{
+  GtkWidget *chooser = NULL;
+
+  return !file_chooser_shown_cond (&chooser);
+}
+
 typedef struct
 {
   GtkWidget *chooser;
   GFile     *file;
 } Selection;
+
 
 /* The chooser has selected exactly the file (not whatever row it started on). */
 static gboolean
@@ -843,7 +854,8 @@ test_open_dialog (void)
   /* Cancelling changes nothing. */
   gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_CANCEL);
   G_GNUC_END_IGNORE_DEPRECATIONS
-  cp_ui_run_for (200);
+  cp_ui_wait_for (chooser_gone_cond, NULL, "the file chooser to close");
+  cp_ui_drain ();
   g_assert_cmpint (cp_window_get_state (window), ==, CP_WINDOW_EMPTY);
 
   /* Choosing a capture opens it in this window. */
@@ -855,7 +867,7 @@ test_open_dialog (void)
     g_autoptr(GFile) parent = g_file_get_parent (file);
 
     g_assert_true (gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), parent, NULL));
-    cp_ui_run_for (500);
+    cp_ui_wait_chooser_folder (chooser, parent);
     g_assert_true (gtk_file_chooser_set_file (GTK_FILE_CHOOSER (chooser), file, NULL));
   }
   G_GNUC_END_IGNORE_DEPRECATIONS
@@ -871,45 +883,7 @@ test_open_dialog (void)
   wait_for_state (window, CP_WINDOW_LOADED);
   check_loaded (window, "chosen.json");
 
-  close_all ();
-}
-
-/* Runs last: g_application_run() ends with the application's shutdown. */
-static gboolean
-command_line_step_cb (gpointer data)
-{
-  GList *windows = gtk_application_get_windows (GTK_APPLICATION (app));
-  CpWindow *window;
-
-  if (windows == NULL)
-    return G_SOURCE_CONTINUE;
-  window = windows->data;
-  if (cp_window_get_state (window) != CP_WINDOW_LOADED)
-    return G_SOURCE_CONTINUE;
-
-  check_loaded (window, "from-command-line.json");
-  *(gboolean *) data = TRUE;
-  /* Ctrl+Q closes every window, which ends g_application_run(). */
-  g_action_group_activate_action (G_ACTION_GROUP (app), "quit", NULL);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-test_zz_command_line (void)
-{
-  g_autoptr(GFile) file = write_capture ("from-command-line.json", capture_json);
-  g_autofree char *path = g_file_get_path (file);
-  char *argv[] = { (char *) "chokepoint", path, NULL };
-  gboolean checked = FALSE;
-  guint id;
-  int status;
-
-  id = g_timeout_add (20, command_line_step_cb, &checked);
-  status = g_application_run (G_APPLICATION (app), 2, argv);
-  g_assert_cmpint (status, ==, 0);
-  g_assert_true (checked);
-  g_assert_cmpuint (n_windows (), ==, 0);
-  (void) id;
+  cp_ui_close_all ();
 }
 
 int
@@ -945,7 +919,6 @@ main (int   argc,
   g_test_add_func ("/ui/open/cancel", test_cancel);
   g_test_add_func ("/ui/open/dialog", test_open_dialog);
   g_test_add_func ("/ui/window-state", test_window_state);
-  g_test_add_func ("/ui/zz/command-line", test_zz_command_line);
 
   status = g_test_run ();
 

@@ -139,6 +139,9 @@ else
   # NCCL needs one GPU per rank: with fewer than two, record gloo on the CPU.
   run "torch-comm-bound-gloo-cpu" 120 torch_comm_bound.py --device cpu --threads 1 --out "$out/torch-comm-bound-gloo-cpu.json.gz"
 fi
+# A job of three ranks, one slow on purpose: a folder of per-rank captures.
+run "torch-ddp-straggler-gloo-cpu" 150 torch_ddp_straggler.py --device cpu --threads 1 \
+  --out "$out/torch-ddp-straggler-gloo-cpu/rank.pt.trace.json.gz"
 
 if [ "$mode" = gpu ]; then
   if "$python" -c 'import jax' 2>/dev/null; then

@@ -1,0 +1,433 @@
+/* cp-job-find.c: findings across the ranks of a job
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * job-collective-mismatch  any collective whose name, size or dtype differ
+ *                          across ranks, or ranks with different numbers
+ *                          of collectives: high.
+ * job-straggler            the rank that came last to the collectives that
+ *                          cost the others most wait: moderate when the
+ *                          wait per other rank is 5% of its step time,
+ *                          high at 15%; with what it was doing meanwhile.
+ * job-exposed-comm         a rank whose communication not hidden by its
+ *                          compute is 10% of its step time (high at 30%).
+ * job-load-imbalance       compute per step differs across ranks by 10%
+ *                          of the largest (high at 30%).
+ * job-slow-link            collectives of one operation and group size
+ *                          (at least 4 with a bus bandwidth) of which some
+ *                          reach under half the median bus bandwidth:
+ *                          moderate.
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/cp-classify.h"
+#include "analysis/cp-job-private.h"
+#include "model/cp-string-pool.h"
+
+#define STRAGGLER_MODERATE 0.05
+#define STRAGGLER_HIGH     0.15
+#define EXPOSED_MODERATE   0.10
+#define EXPOSED_HIGH       0.30
+#define IMBALANCE_MODERATE 0.10
+#define IMBALANCE_HIGH     0.30
+#define SLOW_LINK_SHARE    0.5
+#define SLOW_LINK_MIN      4
+
+static CpJobFinding *
+add (CpJob       *self,
+     const char  *id,
+     CpSeverity   severity,
+     gint         rank,
+     gint64       at_stake,
+     char        *title,
+     char        *summary)
+{
+  CpJobFinding f = { id, severity, title, summary, rank, at_stake, { { NULL } } };
+
+  g_array_append_val (self->findings, f);
+  return &g_array_index (self->findings, CpJobFinding, self->findings->len - 1);
+}
+
+static void
+set_fixes (CpJobFinding *f,
+           const char   *pytorch0,
+           const char   *pytorch1,
+           const char   *jax,
+           const char   *tf)
+{
+  f->fixes[CP_FRAMEWORK_PYTORCH][0] = pytorch0;
+  f->fixes[CP_FRAMEWORK_PYTORCH][1] = pytorch1;
+  f->fixes[CP_FRAMEWORK_JAX][0] = jax;
+  f->fixes[CP_FRAMEWORK_TENSORFLOW][0] = tf;
+}
+
+/* What a rank did in [t0, t1) of its own time: the name with the most
+ * time there (the deepest of those within 80% of it), collectives and
+ * step markers aside. */
+static char *
+doing (Slot   *s,
+       gint64 *windows,
+       guint   n_windows)
+{
+  CpTrace *trace = s->r.trace;
+  g_autoptr(GHashTable) time = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) depth = g_hash_table_new (NULL, NULL);
+  GHashTableIter it;
+  gpointer key, value;
+  gint64 best = 0;
+  CpStr best_name = CP_STR_EMPTY;
+  guint best_depth = 0;
+
+  for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
+    {
+      CpLane *lane = cp_trace_get_lane (trace, l);
+      const CpSlices *sl = cp_lane_get_slices (lane);
+
+      if (cp_lane_get_kind (lane) != CP_LANE_HOST_THREAD && cp_lane_get_kind (lane) != CP_LANE_KERNEL)
+        continue;
+      for (guint w = 0; w < n_windows; w++)
+        {
+          gint64 t0 = windows[2 * w], t1 = windows[2 * w + 1];
+
+          for (guint i = cp_lane_first_ending_after (lane, t0); i < sl->n; i++)
+            {
+              gint64 a = cp_slices_get_start (sl, i), b = cp_slices_get_end (sl, i), o;
+              CpStr name = cp_slices_get_name (sl, i);
+              const char *text;
+
+              if (a >= t1)
+                break;
+              /* Spans of the whole capture ("PyTorch Profiler (0)") say nothing. */
+              if (2 * (b - a) > cp_trace_get_duration (trace))
+                continue;
+              o = MIN (b, t1) - MAX (a, t0);
+              if (o <= 0)
+                continue;
+              text = cp_trace_get_string (trace, name);
+              if ((cp_classify_name (text) & (CP_NAME_STEP | CP_NAME_COLLECTIVE | CP_NAME_HOST_COMM)) ||
+                  g_str_has_prefix (text, "nccl:"))
+                continue;
+              g_hash_table_insert (time, GUINT_TO_POINTER (name),
+                                   GSIZE_TO_POINTER (GPOINTER_TO_SIZE (g_hash_table_lookup (time, GUINT_TO_POINTER (name))) + (gsize) o));
+              g_hash_table_insert (depth, GUINT_TO_POINTER (name), GUINT_TO_POINTER ((guint) sl->row[i] + 1));
+            }
+        }
+    }
+  g_hash_table_iter_init (&it, time);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    best = MAX (best, (gint64) GPOINTER_TO_SIZE (value));
+  g_hash_table_iter_init (&it, time);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    {
+      guint d = GPOINTER_TO_UINT (g_hash_table_lookup (depth, key));
+
+      if ((gint64) GPOINTER_TO_SIZE (value) * 5 >= best * 4 && d > best_depth)
+        {
+          best_depth = d;
+          best_name = GPOINTER_TO_UINT (key);
+        }
+    }
+  return best > 0 ? g_strdup (cp_trace_get_string (trace, best_name)) : NULL;
+}
+
+static void
+find_straggler (CpJob *self)
+{
+  guint worst = 0, n_last = 0;
+  gint64 total = 0, per_rank, step;
+  Slot *s;
+  g_autofree gint64 *windows = NULL;
+  g_autofree char *what = NULL, *wait = NULL, *each = NULL, *summary = NULL;
+  guint n_windows = 0;
+  double share;
+  CpJobFinding *f;
+
+  if (self->n_ranks < 2)
+    return;
+  for (guint k = 0; k < self->n_ranks; k++)
+    {
+      total += self->slots[self->order[k]].r.caused_wait;
+      if (self->slots[self->order[k]].r.caused_wait > self->slots[self->order[worst]].r.caused_wait)
+        worst = k;
+    }
+  s = &self->slots[self->order[worst]];
+  if (s->r.caused_wait <= 0 || s->r.caused_wait * 2 < total)
+    return;
+  per_rank = s->r.caused_wait / (self->n_ranks - 1);
+  step = cp_analysis_get_window_time (s->r.analysis);
+  share = step > 0 ? (double) per_rank / step : 0;
+  if (share < STRAGGLER_MODERATE)
+    return;
+
+  /* Its timeline while the others waited: from the second-last arrival to its own. */
+  windows = g_new (gint64, 2 * self->n_colls);
+  for (guint c = 0; c < self->n_colls; c++)
+    {
+      const CpJobCollective *jc = &self->colls[c];
+      gint64 second = jc->first_arrival;
+
+      if (jc->last_rank != worst)
+        continue;
+      n_last++;
+      for (guint k = 0; k < self->n_ranks; k++)
+        if (k != worst)
+          second = MAX (second, jc->arrival[k]);
+      windows[2 * n_windows] = second - s->to_job;
+      windows[2 * n_windows + 1] = jc->last_arrival - s->to_job;
+      n_windows++;
+    }
+  what = doing (s, windows, n_windows);
+  wait = cp_format_ns (s->r.caused_wait);
+  each = cp_format_ns (per_rank);
+  if (what != NULL)
+    summary = g_strdup_printf (_("Rank %d arrived last at %u of %u collectives; the other ranks waited %s for it "
+                                 "(%s each, %.0f%% of their step time). Meanwhile it was mostly in “%s”."),
+                               s->r.rank, n_last, self->n_colls, wait, each, 100 * share, what);
+  else
+    summary = g_strdup_printf (_("Rank %d arrived last at %u of %u collectives; the other ranks waited %s for it "
+                                 "(%s each, %.0f%% of their step time)."),
+                               s->r.rank, n_last, self->n_colls, wait, each, 100 * share);
+  f = add (self, "job-straggler", share >= STRAGGLER_HIGH ? CP_SEVERITY_HIGH : CP_SEVERITY_MODERATE, s->r.rank,
+           per_rank, g_strdup_printf (_("Rank %d is the straggler"), s->r.rank), g_steal_pointer (&summary));
+  set_fixes (f,
+             N_("Look at what the straggler does before each collective (its input loading, logging or "
+                "checkpoints on one rank only, a slower or throttled GPU) and even it out or move it off the step"),
+             N_("With DDP, use no_sync() during gradient accumulation so ranks meet once per optimiser step, "
+                "and a larger bucket_cap_mb so fewer all-reduces wait for the slowest rank"),
+             N_("Collectives wait for the slowest process: check its input pipeline and host work, and shard "
+                "the data evenly across processes"),
+             N_("Balance the input shards across workers and keep chief-only work (checkpoints, summaries) "
+                "out of the training step"));
+}
+
+static void
+find_exposed (CpJob *self)
+{
+  guint worst = 0;
+  double worst_share = 0;
+  GString *list = g_string_new (NULL);
+  Slot *s;
+  CpJobFinding *f;
+  g_autofree char *t = NULL;
+
+  for (guint k = 0; k < self->n_ranks; k++)
+    {
+      Slot *r = &self->slots[self->order[k]];
+      gint64 win = cp_analysis_get_window_time (r->r.analysis);
+      double share = win > 0 ? (double) r->r.exposed_comm / win : 0;
+      g_autofree char *e = cp_format_ns (r->r.exposed_comm);
+
+      if (k < 8)
+        g_string_append_printf (list, "%s%d: %s (%.0f%%)", k > 0 ? ", " : "", r->r.rank, e, 100 * share);
+      if (share > worst_share)
+        {
+          worst_share = share;
+          worst = k;
+        }
+    }
+  if (self->n_ranks > 8)
+    g_string_append (list, ", …");
+  if (worst_share < EXPOSED_MODERATE)
+    {
+      g_string_free (list, TRUE);
+      return;
+    }
+  s = &self->slots[self->order[worst]];
+  t = cp_format_ns (s->r.exposed_comm);
+  f = add (self, "job-exposed-comm", worst_share >= EXPOSED_HIGH ? CP_SEVERITY_HIGH : CP_SEVERITY_MODERATE,
+           s->r.rank, s->r.exposed_comm,
+           g_strdup (_("Communication is not hidden by compute")),
+           g_strdup_printf (_("On rank %d, %s (%.0f%% of its step time) is in collectives that no compute overlaps. "
+                              "Exposed communication per rank: %s."),
+                            s->r.rank, t, 100 * worst_share, list->str));
+  g_string_free (list, TRUE);
+  set_fixes (f,
+             N_("DDP overlaps all-reduce with backward bucket by bucket: tune bucket_cap_mb (smaller buckets start "
+                "sooner) and avoid find_unused_parameters=True, which holds the first bucket back"),
+             N_("With FSDP, set forward_prefetch=True and backward_prefetch=BACKWARD_PRE so the next all-gather "
+                "runs under the current layer’s compute"),
+             N_("Let XLA overlap collectives with compute: --xla_gpu_enable_async_collectives and "
+                "--xla_gpu_enable_latency_hiding_scheduler in XLA_FLAGS"),
+             N_("Pack gradients with tf.distribute.experimental.CommunicationOptions(bytes_per_pack=…) so "
+                "all-reduce starts during the backward pass"));
+}
+
+static void
+find_imbalance (CpJob *self)
+{
+  gint64 lo = G_MAXINT64, hi = 0, sum = 0;
+  guint k_hi = 0, k_lo = 0, n_steps;
+  double spread;
+  Slot *s;
+  CpJobFinding *f;
+  g_autofree char *a = NULL, *b = NULL;
+
+  if (self->n_ranks < 2)
+    return;
+  for (guint k = 0; k < self->n_ranks; k++)
+    {
+      gint64 c = self->slots[self->order[k]].r.compute_time;
+
+      sum += c;
+      if (c > hi)
+        hi = c, k_hi = k;
+      if (c < lo)
+        lo = c, k_lo = k;
+    }
+  if (hi <= 0)
+    return;
+  spread = (double) (hi - lo) / hi;
+  if (spread < IMBALANCE_MODERATE)
+    return;
+  s = &self->slots[self->order[k_hi]];
+  cp_analysis_get_windows (s->r.analysis, &n_steps);
+  a = cp_format_ns (hi);
+  b = cp_format_ns (lo);
+  f = add (self, "job-load-imbalance", spread >= IMBALANCE_HIGH ? CP_SEVERITY_HIGH : CP_SEVERITY_MODERATE,
+           s->r.rank, (hi - sum / self->n_ranks) * MAX (n_steps, 1u),
+           g_strdup (_("The ranks do unequal work")),
+           g_strdup_printf (_("Compute per step is %s on rank %d but %s on rank %d (%.0f%% less); "
+                              "the others wait for the busiest rank at every collective."),
+                            a, s->r.rank, b, self->slots[self->order[k_lo]].r.rank, 100 * spread));
+  set_fixes (f,
+             N_("Give every rank the same work: DistributedSampler with drop_last=True, sequences of equal "
+                "length per rank (bucketing or packing), balanced pipeline stages or experts"),
+             NULL,
+             N_("Shard the batch evenly across processes, with equal local shapes on each"),
+             N_("Use tf.data shard() with equal shards per worker and drop_remainder=True"));
+}
+
+static void
+find_mismatch (CpJob *self)
+{
+  const char *first = NULL;
+  CpJobFinding *f;
+
+  if (self->n_mismatches == 0)
+    return;
+  for (guint c = 0; c < self->n_colls && first == NULL; c++)
+    first = self->colls[c].mismatch;
+  f = add (self, "job-collective-mismatch", CP_SEVERITY_HIGH, -1, 0,
+           g_strdup (_("Collectives do not match across ranks")),
+           first != NULL ?
+           g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                         "%u collective differs across ranks; the first: %s. A real run hangs "
+                                         "or reduces the wrong data when ranks disagree.",
+                                         "%u collectives differ across ranks; the first: %s. A real run hangs "
+                                         "or reduces the wrong data when ranks disagree.", self->n_mismatches),
+                            self->n_mismatches, first) :
+           g_strdup (_("The ranks issued different numbers of collectives (see the notes). A real run hangs "
+                       "when ranks disagree.")));
+  set_fixes (f,
+             N_("Make every rank call the same collectives in the same order with the same shapes and dtypes: "
+                "look for branches on the rank around all_reduce, broadcast or barrier"),
+             N_("Run with TORCH_DISTRIBUTED_DEBUG=DETAIL so c10d checks the order and shapes of collectives"),
+             N_("Keep collectives independent of jax.process_index(): every process must run the same program"),
+             N_("Run the same replica function on every worker, issuing collectives in one order"));
+}
+
+static int
+compare_doubles (const void *a,
+                 const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* Per operation and group size: the collectives far below the median bus
+ * bandwidth of their kind. */
+static void
+find_slow_links (CpJob *self)
+{
+  g_autofree gboolean *done = g_new0 (gboolean, self->n_colls);
+  g_autofree double *bw = g_new (double, self->n_colls);
+
+  for (guint c = 0; c < self->n_colls; c++)
+    {
+      const CpJobCollective *a = &self->colls[c];
+      guint n = 0, n_slow = 0, slowest = G_MAXUINT;
+      gint64 lost = 0;
+      double median;
+      CpJobFinding *f;
+      g_autofree char *mb = NULL, *sb = NULL, *t = NULL;
+
+      if (done[c] || !isfinite (a->bus_bandwidth))
+        continue;
+      for (guint d = c; d < self->n_colls; d++)
+        {
+          const CpJobCollective *b = &self->colls[d];
+
+          if (!done[d] && isfinite (b->bus_bandwidth) && b->group_size == a->group_size &&
+              strcmp (b->name, a->name) == 0)
+            {
+              done[d] = TRUE;
+              bw[n++] = b->bus_bandwidth;
+            }
+        }
+      if (n < SLOW_LINK_MIN)
+        continue;
+      qsort (bw, n, sizeof (double), compare_doubles);
+      median = bw[n / 2];
+      for (guint d = c; d < self->n_colls; d++)
+        {
+          const CpJobCollective *b = &self->colls[d];
+
+          if (isfinite (b->bus_bandwidth) && b->group_size == a->group_size && strcmp (b->name, a->name) == 0 &&
+              b->bus_bandwidth < SLOW_LINK_SHARE * median)
+            {
+              n_slow++;
+              lost += b->transfer_time - (gint64) (b->transfer_time * b->bus_bandwidth / median);
+              if (slowest == G_MAXUINT || b->bus_bandwidth < self->colls[slowest].bus_bandwidth)
+                slowest = d;
+            }
+        }
+      if (n_slow == 0)
+        continue;
+      mb = g_strdup_printf ("%.2f GB/s", median);
+      sb = g_strdup_printf ("%.2f GB/s", self->colls[slowest].bus_bandwidth);
+      t = cp_format_ns (lost);
+      f = add (self, "job-slow-link", CP_SEVERITY_MODERATE, -1, lost,
+               g_strdup (_("Some collectives run far below the usual bandwidth")),
+               g_strdup_printf (_("%u of %u %s collectives of group size %d reached under half their median bus "
+                                  "bandwidth of %s; the slowest, %s#%u, %s. At the median they would have taken %s less."),
+                                n_slow, n, a->name, a->group_size, mb, self->colls[slowest].group,
+                                self->colls[slowest].index, sb, t));
+      set_fixes (f,
+                 N_("Check the links those collectives crossed: NCCL_DEBUG=INFO shows the transport and topology "
+                    "chosen, and a slow NIC, PCIe switch or a degraded NVLink shows in nccl-tests' bus bandwidth"),
+                 N_("Keep other traffic (checkpoint uploads, data loading over the same network) off the "
+                    "training interconnect"),
+                 N_("Check the interconnect with XLA's collective benchmarks and look for hosts with slower links"),
+                 N_("Check the interconnect between workers and keep other traffic off it"));
+    }
+}
+
+static gint
+compare_findings (gconstpointer a,
+                  gconstpointer b)
+{
+  const CpJobFinding *x = a, *y = b;
+
+  if (x->severity != y->severity)
+    return x->severity > y->severity ? -1 : 1;
+  return (x->time_at_stake < y->time_at_stake) - (x->time_at_stake > y->time_at_stake);
+}
+
+void
+cp_job_find (CpJob *self)
+{
+  find_mismatch (self);
+  find_straggler (self);
+  find_exposed (self);
+  find_imbalance (self);
+  find_slow_links (self);
+  g_array_sort (self->findings, compare_findings);
+}

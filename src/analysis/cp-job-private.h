@@ -1,0 +1,60 @@
+/* cp-job-private.h: what cp-job.c and cp-job-json.c share
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "analysis/cp-intervals.h"
+#include "analysis/cp-job.h"
+
+G_BEGIN_DECLS
+
+/* A collective as one rank saw it, in the rank's own time. */
+typedef struct
+{
+  gint64      start;
+  gint64      end;
+  char       *name;        /* the slice's name */
+  char       *op;          /* "all_reduce"... (record_param_comms' name when known) */
+  gint64      bytes;       /* -1 unknown */
+  char       *dtype;
+  gint        group_size;  /* -1 unknown */
+  char       *group;       /* NULL: the default group */
+  CpSliceRef  ref;
+} RankColl;
+
+typedef struct
+{
+  GFile       *file;
+  CpJobRank    r;
+  gboolean     have_rank;
+  gboolean     used;       /* part of the job */
+  char        *error;      /* why it could not be read */
+  GArray      *colls;      /* RankColl, by start */
+  CpIntervals *compute;    /* kernels (or host aten ops) other than collectives */
+  guint        n_params;   /* record_param_comms with a name, when not one per collective */
+  gint64       to_job;     /* job ns = rank ns + to_job */
+} Slot;
+
+struct _CpJob
+{
+  GObject          parent_instance;
+  Slot            *slots;
+  guint            n_slots;
+  guint           *order;      /* slots used, by rank */
+  guint            n_ranks;
+  gint             world_size;
+  gboolean         align;
+  CpJobCollective *colls;
+  guint            n_colls;
+  guint            n_mismatches;
+  GArray          *findings;   /* CpJobFinding */
+  GPtrArray       *notes;      /* char *, NULL-ended on demand */
+};
+
+/* The job findings (cp-job-find.c), once the figures are in. */
+void cp_job_find (CpJob *self);
+
+G_END_DECLS

@@ -1,0 +1,1133 @@
+/* cp-job.c: the ranks of one distributed run, opened as one job (see cp-job.h)
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/cp-classify.h"
+#include "analysis/cp-intervals.h"
+#include "analysis/cp-job-private.h"
+#include "formats/cp-args.h"
+#include "formats/cp-loader.h"
+
+G_DEFINE_FINAL_TYPE (CpJob, cp_job, G_TYPE_OBJECT)
+
+const char *
+cp_rank_source_to_string (CpRankSource source)
+{
+  switch (source)
+    {
+    case CP_RANK_FROM_DISTRIBUTED_INFO: return "distributed_info";
+    case CP_RANK_FROM_FILE_NAME: return "file_name";
+    case CP_RANK_FROM_ORDER: default: return "order";
+    }
+}
+
+static void
+rank_coll_clear (RankColl *c)
+{
+  g_free (c->name);
+  g_free (c->op);
+  g_free (c->dtype);
+  g_free (c->group);
+}
+
+static void
+slot_clear (Slot *s)
+{
+  g_clear_object (&s->file);
+  g_free (s->r.path);
+  g_clear_object (&s->r.trace);
+  g_clear_object (&s->r.analysis);
+  g_free (s->r.backend);
+  g_free (s->r.host);
+  g_free (s->error);
+  if (s->colls != NULL)
+    g_array_unref (s->colls);
+  if (s->compute != NULL)
+    cp_intervals_free (s->compute);
+}
+
+static void
+cp_job_finalize (GObject *object)
+{
+  CpJob *self = CP_JOB (object);
+
+  for (guint i = 0; i < self->n_slots; i++)
+    slot_clear (&self->slots[i]);
+  g_free (self->slots);
+  g_free (self->order);
+  for (guint i = 0; i < self->n_colls; i++)
+    {
+      CpJobCollective *c = &self->colls[i];
+
+      g_free (c->group);
+      g_free (c->name);
+      g_free (c->dtype);
+      g_free (c->arrival);
+      g_free (c->end);
+      g_free (c->exposed);
+      g_free (c->slices);
+      g_free (c->mismatch);
+    }
+  g_free (self->colls);
+  for (guint i = 0; i < self->findings->len; i++)
+    {
+      CpJobFinding *f = &g_array_index (self->findings, CpJobFinding, i);
+
+      g_free (f->title);
+      g_free (f->summary);
+    }
+  g_array_unref (self->findings);
+  g_ptr_array_unref (self->notes);
+  G_OBJECT_CLASS (cp_job_parent_class)->finalize (object);
+}
+
+static void
+cp_job_class_init (CpJobClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = cp_job_finalize;
+}
+
+static void
+cp_job_init (CpJob *self)
+{
+  self->findings = g_array_new (FALSE, TRUE, sizeof (CpJobFinding));
+  self->notes = g_ptr_array_new_with_free_func (g_free);
+  self->world_size = -1;
+}
+
+static void
+note (CpJob      *self,
+      const char *format,
+      ...) G_GNUC_PRINTF (2, 3);
+
+static void
+note (CpJob      *self,
+      const char *format,
+      ...)
+{
+  va_list ap;
+
+  va_start (ap, format);
+  g_ptr_array_add (self->notes, g_strdup_vprintf (format, ap));
+  va_end (ap);
+}
+
+/* ---- Folders ---------------------------------------------------------- */
+
+static gint
+compare_files (gconstpointer a,
+               gconstpointer b)
+{
+  g_autofree char *pa = g_file_get_basename (*(GFile **) a);
+  g_autofree char *pb = g_file_get_basename (*(GFile **) b);
+
+  return strcmp (pa, pb);
+}
+
+GPtrArray *
+cp_job_list_folder (GFile   *folder,
+                    GError **error)
+{
+  g_autoptr(GFileEnumerator) en = NULL;
+  g_autoptr(GPtrArray) kineto = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) json = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autofree char *shown = g_file_get_parse_name (folder);
+  GFileInfo *info;
+
+  en = g_file_enumerate_children (folder, G_FILE_ATTRIBUTE_STANDARD_NAME "," G_FILE_ATTRIBUTE_STANDARD_TYPE,
+                                  G_FILE_QUERY_INFO_NONE, NULL, error);
+  if (en == NULL)
+    return NULL;
+  while ((info = g_file_enumerator_next_file (en, NULL, error)) != NULL)
+    {
+      const char *name = g_file_info_get_name (info);
+
+      if (g_file_info_get_file_type (info) == G_FILE_TYPE_REGULAR)
+        {
+          if (g_str_has_suffix (name, ".pt.trace.json") || g_str_has_suffix (name, ".pt.trace.json.gz"))
+            g_ptr_array_add (kineto, g_file_get_child (folder, name));
+          else if (g_str_has_suffix (name, ".json") || g_str_has_suffix (name, ".json.gz"))
+            g_ptr_array_add (json, g_file_get_child (folder, name));
+        }
+      g_object_unref (info);
+    }
+  if (error != NULL && *error != NULL)
+    return NULL;
+  if (kineto->len == 0 && json->len == 0)
+    {
+      g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY,
+                   _("%s: the folder holds no captures (*.pt.trace.json, *.json or their .gz)"), shown);
+      return NULL;
+    }
+  g_ptr_array_sort (kineto->len > 0 ? kineto : json, compare_files);
+  return g_ptr_array_ref (kineto->len > 0 ? kineto : json);
+}
+
+/* ---- Reading ranks in parallel ----------------------------------------- */
+
+typedef struct
+{
+  Slot         *slots;
+  GCancellable *cancellable;
+} ReadCtx;
+
+static void
+read_one (gpointer data,
+          gpointer user_data)
+{
+  Slot *s = data;
+  ReadCtx *ctx = user_data;
+  g_autoptr(GError) error = NULL;
+
+  s->r.trace = cp_load_file (s->file, ctx->cancellable, NULL, NULL, &error);
+  if (s->r.trace != NULL)
+    s->r.analysis = cp_analysis_new (s->r.trace, ctx->cancellable, &error);
+  if (s->r.analysis == NULL)
+    {
+      g_clear_object (&s->r.trace);
+      s->error = g_strdup (error != NULL ? error->message : "?");
+    }
+}
+
+/* ---- Ranks ------------------------------------------------------------- */
+
+static JsonNode *
+metadata_node (CpTrace    *trace,
+               const char *key)
+{
+  const char *text = cp_trace_lookup_metadata (trace, key);
+
+  if (text == NULL)
+    return NULL;
+  return json_from_string (text, NULL);
+}
+
+static void
+read_distributed_info (Slot *s)
+{
+  g_autoptr(JsonNode) di = metadata_node (s->r.trace, "distributedInfo");
+  g_autoptr(JsonNode) host = metadata_node (s->r.trace, "hostname");
+
+  s->r.world_size = -1;
+  if (di != NULL && JSON_NODE_HOLDS_OBJECT (di))
+    {
+      JsonObject *o = json_node_get_object (di);
+      JsonNode *n;
+
+      n = json_object_get_member (o, "rank");
+      if (n != NULL && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_INT64 &&
+          json_node_get_int (n) >= 0 && json_node_get_int (n) < G_MAXINT)
+        {
+          s->r.rank = (gint) json_node_get_int (n);
+          s->r.rank_source = CP_RANK_FROM_DISTRIBUTED_INFO;
+          s->have_rank = TRUE;
+        }
+      n = json_object_get_member (o, "world_size");
+      if (n != NULL && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_INT64 &&
+          json_node_get_int (n) > 0 && json_node_get_int (n) < G_MAXINT)
+        s->r.world_size = (gint) json_node_get_int (n);
+      n = json_object_get_member (o, "backend");
+      if (n != NULL && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING)
+        s->r.backend = g_strdup (json_node_get_string (n));
+      n = json_object_get_member (o, "hostname");
+      if (n != NULL && JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING)
+        s->r.host = g_strdup (json_node_get_string (n));
+    }
+  if (s->r.host == NULL && host != NULL && JSON_NODE_HOLDS_VALUE (host) &&
+      json_node_get_value_type (host) == G_TYPE_STRING)
+    s->r.host = g_strdup (json_node_get_string (host));
+}
+
+/* "rank-3", "rank_3", "rank3" (any case) in the base name. */
+static gboolean
+rank_from_name (GFile *file,
+                gint  *rank)
+{
+  g_autofree char *base = g_file_get_basename (file);
+  g_autofree char *lower = g_ascii_strdown (base, -1);
+  const char *p = lower;
+
+  while ((p = strstr (p, "rank")) != NULL)
+    {
+      const char *q = p + 4;
+      char *end;
+      guint64 v;
+
+      if (*q == '-' || *q == '_')
+        q++;
+      if (g_ascii_isdigit (*q))
+        {
+          v = g_ascii_strtoull (q, &end, 10);
+          if (v < G_MAXINT)
+            {
+              *rank = (gint) v;
+              return TRUE;
+            }
+        }
+      p += 4;
+    }
+  return FALSE;
+}
+
+static gint
+compare_ranks (gconstpointer a,
+               gconstpointer b,
+               gpointer      user_data)
+{
+  const Slot *slots = user_data;
+  gint ra = slots[*(const guint *) a].r.rank, rb = slots[*(const guint *) b].r.rank;
+
+  return (ra > rb) - (ra < rb);
+}
+
+/* ---- Collectives of one rank ------------------------------------------- */
+
+/* "AllReduce" → "all_reduce". */
+static char *
+snake_case (const char *camel,
+            gsize       len)
+{
+  GString *s = g_string_new (NULL);
+
+  for (gsize i = 0; i < len; i++)
+    {
+      if (g_ascii_isupper (camel[i]) && i > 0)
+        g_string_append_c (s, '_');
+      g_string_append_c (s, g_ascii_tolower (camel[i]));
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* The operation of a collective kernel or annotation: "nccl:all_reduce" and
+ * "gloo:all_reduce" → "all_reduce"; "ncclKernel_AllReduce_RING_LL_Sum_float"
+ * and "ncclDevKernel_AllGather_RING_LL" → "all_reduce", "all_gather". */
+static char *
+collective_op (const char *name)
+{
+  const char *p, *q;
+
+  if (g_str_has_prefix (name, "nccl:") || g_str_has_prefix (name, "gloo:"))
+    return g_strdup (name + 5);
+  p = strchr (name, '_');
+  if (p != NULL && (g_str_has_prefix (name, "ncclKernel_") || g_str_has_prefix (name, "ncclDevKernel_") ||
+                    g_str_has_prefix (name, "rcclKernel_")))
+    {
+      p++;
+      q = p;
+      while (*q != '\0' && *q != '_' && *q != '(')
+        q++;
+      return snake_case (p, q - p);
+    }
+  return g_strdup (name);
+}
+
+static gint
+dtype_size (const char *dtype)
+{
+  static const struct { const char *name; gint size; } sizes[] = {
+    { "Float", 4 }, { "float", 4 }, { "Int", 4 }, { "int", 4 },
+    { "Double", 8 }, { "double", 8 }, { "Long", 8 }, { "long", 8 }, { "long int", 8 },
+    { "Half", 2 }, { "BFloat16", 2 }, { "c10::Half", 2 }, { "c10::BFloat16", 2 }, { "Short", 2 },
+    { "Byte", 1 }, { "Char", 1 }, { "Bool", 1 }, { "unsigned char", 1 },
+  };
+
+  if (dtype == NULL)
+    return -1;
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    if (strcmp (dtype, sizes[i].name) == 0)
+      return sizes[i].size;
+  if (g_str_has_prefix (dtype, "Float8"))
+    return 1;
+  return -1;
+}
+
+/* The arguments record_param_comms carries (PyTorch 2.1 and later). */
+typedef struct
+{
+  gint64  start;
+  char   *op;
+  gint64  nelems;
+  char   *dtype;
+  gint    group_size;
+  char   *group;
+} CommParams;
+
+static void
+comm_params_clear (CommParams *p)
+{
+  g_free (p->op);
+  g_free (p->dtype);
+  g_free (p->group);
+}
+
+static gboolean
+read_comm_params (CpTrace    *trace,
+                  CpSliceRef  ref,
+                  CommParams *p)
+{
+  g_autoptr(GPtrArray) args = cp_args_decode (trace, ref, NULL);
+
+  memset (p, 0, sizeof *p);
+  p->nelems = -1;
+  p->group_size = -1;
+  if (args == NULL)
+    return FALSE;
+  for (guint i = 0; i < args->len; i++)
+    {
+      CpArg *a = g_ptr_array_index (args, i);
+
+      if (strcmp (a->key, "Collective name") == 0)
+        p->op = g_strdup (a->value);
+      else if (strcmp (a->key, "In msg nelems") == 0)
+        p->nelems = g_ascii_strtoll (a->value, NULL, 10);
+      else if (strcmp (a->key, "dtype") == 0)
+        p->dtype = g_strdup (a->value);
+      else if (strcmp (a->key, "Group size") == 0)
+        p->group_size = (gint) CLAMP (g_ascii_strtoll (a->value, NULL, 10), -1, G_MAXINT);
+      else if (strcmp (a->key, "Process Group Name") == 0)
+        p->group = g_strdup (a->value);
+    }
+  if (p->op == NULL)
+    {
+      comm_params_clear (p);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gint
+compare_colls (gconstpointer a,
+               gconstpointer b)
+{
+  const RankColl *x = a, *y = b;
+
+  return (x->start > y->start) - (x->start < y->start);
+}
+
+static gboolean
+is_host_compute (const char *name,
+                 const char *cat)
+{
+  return strcmp (cat, "cpu_op") == 0 && g_str_has_prefix (name, "aten::") &&
+         strstr (name, "wait") == NULL;
+}
+
+/* The collectives of a rank (device kernels when there are any, else host
+ * annotations) and its compute intervals, in the rank's own time. */
+static void
+find_collectives (Slot *s)
+{
+  CpTrace *trace = s->r.trace;
+  g_autoptr(GArray) dev = g_array_new (FALSE, TRUE, sizeof (RankColl));
+  g_autoptr(GArray) host = g_array_new (FALSE, TRUE, sizeof (RankColl));
+  g_autoptr(GArray) params = g_array_new (FALSE, TRUE, sizeof (CommParams));
+  CpIntervals *kernels = cp_intervals_new (), *host_compute = cp_intervals_new ();
+  GArray *chosen;
+
+  g_array_set_clear_func (params, (GDestroyNotify) comm_params_clear);
+  for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
+    {
+      CpLane *lane = cp_trace_get_lane (trace, l);
+      const CpSlices *sl = cp_lane_get_slices (lane);
+      CpLaneKind kind = cp_lane_get_kind (lane);
+
+      if (kind != CP_LANE_KERNEL && kind != CP_LANE_HOST_THREAD)
+        continue;
+      for (guint i = 0; i < sl->n; i++)
+        {
+          const char *name = cp_trace_get_string (trace, cp_slices_get_name (sl, i));
+          gint64 start = cp_slices_get_start (sl, i), end = cp_slices_get_end (sl, i);
+
+          if (kind == CP_LANE_KERNEL)
+            {
+              if (sl->flags[i] & CP_SLICE_SYNC)
+                continue;
+              if (cp_classify_name (name) & CP_NAME_COLLECTIVE)
+                {
+                  RankColl c = { start, end, g_strdup (name), collective_op (name), -1, NULL, -1, NULL, { l, i } };
+
+                  g_array_append_val (dev, c);
+                }
+              else
+                cp_intervals_add (kernels, start, end);
+            }
+          else if (g_str_has_prefix (name, "gloo:") || g_str_has_prefix (name, "nccl:"))
+            {
+              RankColl c = { start, end, g_strdup (name), collective_op (name), -1, NULL, -1, NULL, { l, i } };
+
+              g_array_append_val (host, c);
+            }
+          else if (strcmp (name, "record_param_comms") == 0)
+            {
+              CommParams p;
+              CpSliceRef ref = { l, i };
+
+              if (read_comm_params (trace, ref, &p))
+                {
+                  p.start = start;
+                  g_array_append_val (params, p);
+                }
+            }
+          else if (is_host_compute (name, cp_trace_get_string (trace, cp_slices_get_cat (sl, i))))
+            cp_intervals_add (host_compute, start, end);
+        }
+    }
+
+  s->r.device_collectives = dev->len > 0;
+  chosen = dev->len > 0 ? dev : host;
+  g_array_sort (chosen, compare_colls);
+  g_array_set_clear_func (dev, (GDestroyNotify) rank_coll_clear);
+  g_array_set_clear_func (host, (GDestroyNotify) rank_coll_clear);
+  cp_intervals_normalize (kernels);
+  cp_intervals_normalize (host_compute);
+  if (dev->len > 0 || cp_intervals_length (kernels) > 0)
+    {
+      s->compute = kernels;
+      cp_intervals_free (host_compute);
+    }
+  else
+    {
+      s->compute = host_compute;
+      cp_intervals_free (kernels);
+    }
+
+  /* One record_param_comms per collective: take their sizes, in order. */
+  if (params->len == chosen->len)
+    {
+      g_array_sort (params, compare_colls);
+      for (guint i = 0; i < chosen->len; i++)
+        {
+          RankColl *c = &g_array_index (chosen, RankColl, i);
+          CommParams *p = &g_array_index (params, CommParams, i);
+          gint size = dtype_size (p->dtype);
+
+          c->bytes = p->nelems >= 0 && size > 0 ? p->nelems * size : -1;
+          c->dtype = g_strdup (p->dtype);
+          c->group_size = p->group_size;
+          c->group = g_strdup (p->group);
+          g_free (c->op);
+          c->op = g_strdup (p->op);
+        }
+    }
+  else
+    s->n_params = params->len;
+
+  s->colls = g_array_ref (chosen);
+  s->r.n_collectives = chosen->len;
+}
+
+/* ---- Naming the ranks -------------------------------------------------- */
+
+static void
+assign_ranks (CpJob *self)
+{
+  g_autoptr(GHashTable) taken = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) sizes = g_hash_table_new (NULL, NULL);
+  guint best_count = 0;
+  gint next = 0;
+
+  /* The world size most ranks say; those saying another are another job. */
+  for (guint i = 0; i < self->n_slots; i++)
+    if (self->slots[i].r.trace != NULL && self->slots[i].r.world_size > 0)
+      {
+        gpointer key = GINT_TO_POINTER (self->slots[i].r.world_size);
+        guint c = GPOINTER_TO_UINT (g_hash_table_lookup (sizes, key)) + 1;
+
+        g_hash_table_insert (sizes, key, GUINT_TO_POINTER (c));
+        if (c > best_count)
+          {
+            best_count = c;
+            self->world_size = self->slots[i].r.world_size;
+          }
+      }
+
+  for (guint pass = 0; pass < 3; pass++)
+    for (guint i = 0; i < self->n_slots; i++)
+      {
+        Slot *s = &self->slots[i];
+
+        if (s->r.trace == NULL || s->used || (pass == 0 && !s->have_rank))
+          continue;
+        if (pass == 0 && s->r.world_size > 0 && s->r.world_size != self->world_size)
+          {
+            note (self, _("%s: world size %d, not the job’s %d: a capture of another run, left out"),
+                  s->r.path, s->r.world_size, self->world_size);
+            g_clear_object (&s->r.trace);
+            continue;
+          }
+        if (pass == 1)
+          {
+            if (s->have_rank || !rank_from_name (s->file, &s->r.rank))
+              continue;
+            s->r.rank_source = CP_RANK_FROM_FILE_NAME;
+          }
+        else if (pass == 2)
+          {
+            while (g_hash_table_contains (taken, GINT_TO_POINTER (next)))
+              next++;
+            s->r.rank = next;
+            s->r.rank_source = CP_RANK_FROM_ORDER;
+          }
+        if (g_hash_table_contains (taken, GINT_TO_POINTER (s->r.rank)))
+          {
+            note (self, _("%s: rank %d is given twice; this file is left out"), s->r.path, s->r.rank);
+            g_clear_object (&s->r.trace);
+            continue;
+          }
+        g_hash_table_add (taken, GINT_TO_POINTER (s->r.rank));
+        s->used = TRUE;
+        if (pass == 1)
+          note (self, _("%s: rank %d guessed from the file name (the capture has no distributedInfo)"),
+                s->r.path, s->r.rank);
+        else if (pass == 2)
+          note (self, _("%s: rank %d guessed from the order of the files (no distributedInfo, no rank in the name)"),
+                s->r.path, s->r.rank);
+      }
+
+  self->order = g_new0 (guint, self->n_slots);
+  for (guint i = 0; i < self->n_slots; i++)
+    if (self->slots[i].used)
+      self->order[self->n_ranks++] = i;
+  g_qsort_with_data (self->order, self->n_ranks, sizeof (guint), compare_ranks, self->slots);
+
+  if (self->world_size > 0 && (gint) self->n_ranks < self->world_size)
+    {
+      GString *missing = g_string_new (NULL);
+      guint listed = 0;
+
+      for (gint r = 0; r < self->world_size && listed < 16; r++)
+        if (!g_hash_table_contains (taken, GINT_TO_POINTER (r)))
+          {
+            g_string_append_printf (missing, "%s%d", listed > 0 ? ", " : "", r);
+            listed++;
+          }
+      if ((gint) (self->n_ranks + listed) < self->world_size)
+        g_string_append (missing, ", …");
+      note (self, _("%u of the job’s %d ranks were given; missing: %s"), self->n_ranks, self->world_size, missing->str);
+      g_string_free (missing, TRUE);
+    }
+}
+
+/* ---- Matching, clocks, figures ------------------------------------------ */
+
+static int
+compare_gint64 (const void *a,
+                const void *b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return (x > y) - (x < y);
+}
+
+static const char *
+group_of (const RankColl *c)
+{
+  return c->group != NULL ? c->group : "0";
+}
+
+static double
+bus_factor (const char *op,
+            gint        n,
+            gboolean   *gather)
+{
+  g_autofree char *flat = g_strdelimit (g_ascii_strdown (op, -1), "_", ' ');
+  g_autofree char *key = NULL;
+  char **parts = g_strsplit (flat, " ", -1);
+
+  key = g_strjoinv ("", parts);
+  g_strfreev (parts);
+  *gather = FALSE;
+  if (n < 1)
+    return NAN;
+  if (strstr (key, "allreduce"))
+    return 2.0 * (n - 1) / n;
+  if (strstr (key, "allgather"))
+    {
+      *gather = TRUE;
+      return (double) (n - 1) / n;
+    }
+  if (strstr (key, "reducescatter") || strstr (key, "alltoall"))
+    return (double) (n - 1) / n;
+  if (strstr (key, "broadcast") || strcmp (key, "reduce") == 0)
+    return 1.0;
+  return NAN;
+}
+
+static char *
+describe_coll (const RankColl *c)
+{
+  g_autofree char *size = c->bytes >= 0 ? g_format_size_full (c->bytes, G_FORMAT_SIZE_IEC_UNITS) : g_strdup ("?");
+
+  return g_strdup_printf ("%s %s %s", c->op, size, c->dtype != NULL ? c->dtype : "?");
+}
+
+static void
+match_collectives (CpJob *self)
+{
+  g_autoptr(GPtrArray) groups = g_ptr_array_new ();
+  g_autoptr(GArray) table = g_array_new (FALSE, FALSE, sizeof (const RankColl *));
+  g_autoptr(GArray) meta = g_array_new (FALSE, FALSE, sizeof (guint) * 2);
+  guint n = self->n_ranks;
+  const RankColl **row;
+  gint64 *off = g_new0 (gint64, n);
+  gint64 job_origin = G_MAXINT64;
+  guint n_matched = 0;
+
+  for (guint k = 0; k < n; k++)
+    {
+      GArray *colls = self->slots[self->order[k]].colls;
+
+      for (guint i = 0; i < colls->len; i++)
+        {
+          const char *g = group_of (&g_array_index (colls, RankColl, i));
+          gboolean seen = FALSE;
+
+          for (guint j = 0; j < groups->len && !seen; j++)
+            seen = strcmp (g_ptr_array_index (groups, j), g) == 0;
+          if (!seen)
+            g_ptr_array_add (groups, (gpointer) g);
+        }
+    }
+
+  /* The n-th collective of a group on each rank is one operation. */
+  for (guint gi = 0; gi < groups->len; gi++)
+    {
+      const char *g = g_ptr_array_index (groups, gi);
+      g_autofree guint *count = g_new0 (guint, n);
+      g_autofree guint *pos = g_new0 (guint, n);
+      guint lo = G_MAXUINT, hi = 0, k_lo = 0, k_hi = 0;
+
+      for (guint k = 0; k < n; k++)
+        {
+          GArray *colls = self->slots[self->order[k]].colls;
+
+          for (guint i = 0; i < colls->len; i++)
+            count[k] += strcmp (group_of (&g_array_index (colls, RankColl, i)), g) == 0;
+          if (count[k] < lo)
+            lo = count[k], k_lo = k;
+          if (count[k] > hi)
+            hi = count[k], k_hi = k;
+        }
+      if (lo != hi)
+        {
+          self->n_mismatches++;
+          note (self, _("Process group %s: rank %d has %u collectives, rank %d has %u; only the first %u are matched "
+                        "(a rank that skips or adds a collective hangs a real run)"),
+                g, self->slots[self->order[k_lo]].r.rank, lo, self->slots[self->order[k_hi]].r.rank, hi, lo);
+        }
+      for (guint c = 0; c < lo; c++)
+        {
+          guint m[2] = { gi, c };
+
+          for (guint k = 0; k < n; k++)
+            {
+              GArray *colls = self->slots[self->order[k]].colls;
+              const RankColl *rc;
+
+              while (strcmp (group_of (&g_array_index (colls, RankColl, pos[k])), g) != 0)
+                pos[k]++;
+              rc = &g_array_index (colls, RankColl, pos[k]);
+              g_array_append_val (table, rc);
+              pos[k]++;
+            }
+          g_array_append_val (meta, m);
+          n_matched++;
+        }
+    }
+
+  /* Clocks: ranks naming the first rank's host keep its clock; every other
+   * host is shifted by the median difference of its collective ends. */
+  for (guint k = 1; k < n && self->align && n_matched > 0; k++)
+    {
+      Slot *s = &self->slots[self->order[k]];
+      const char *host0 = self->slots[self->order[0]].r.host;
+      g_autofree gint64 *diffs = NULL;
+      guint nd = 0;
+      gint64 o0 = cp_trace_get_origin_abs (self->slots[self->order[0]].r.trace);
+      gboolean shared = FALSE;
+
+      if (s->r.host != NULL && host0 != NULL && strcmp (s->r.host, host0) == 0)
+        continue;
+      /* An earlier rank on the same host already has the host's offset. */
+      for (guint j = 1; j < k && s->r.host != NULL && !shared; j++)
+        if (self->slots[self->order[j]].r.host != NULL &&
+            strcmp (self->slots[self->order[j]].r.host, s->r.host) == 0)
+          {
+            off[k] = off[j];
+            s->r.clock_aligned = self->slots[self->order[j]].r.clock_aligned;
+            shared = TRUE;
+          }
+      if (shared)
+        continue;
+      diffs = g_new (gint64, (gsize) n_matched * n);
+      for (guint j = k; j < n; j++)
+        {
+          Slot *t = &self->slots[self->order[j]];
+          gint64 oj = cp_trace_get_origin_abs (t->r.trace);
+
+          if (j != k && (t->r.host == NULL || s->r.host == NULL || strcmp (t->r.host, s->r.host) != 0))
+            continue;
+          for (guint c = 0; c < n_matched; c++)
+            {
+              const RankColl *ref = g_array_index (table, const RankColl *, c * n);
+              const RankColl *rc = g_array_index (table, const RankColl *, c * n + j);
+
+              diffs[nd++] = (o0 + ref->end) - (oj + rc->end);
+            }
+        }
+      qsort (diffs, nd, sizeof (gint64), compare_gint64);
+      off[k] = diffs[nd / 2];
+      /* An offset within the scatter of the differences (three median
+       * absolute deviations) is no evidence of another clock: keep it. */
+      for (guint i = 0; i < nd; i++)
+        diffs[i] = ABS (diffs[i] - off[k]);
+      qsort (diffs, nd, sizeof (gint64), compare_gint64);
+      if (ABS (off[k]) <= 3 * diffs[nd / 2])
+        off[k] = 0;
+      else
+        s->r.clock_aligned = TRUE;
+    }
+
+  for (guint k = 0; k < n; k++)
+    {
+      Slot *s = &self->slots[self->order[k]];
+
+      s->r.clock_offset = off[k];
+      job_origin = MIN (job_origin, cp_trace_get_origin_abs (s->r.trace) + off[k]);
+    }
+  for (guint k = 0; k < n; k++)
+    {
+      Slot *s = &self->slots[self->order[k]];
+
+      s->to_job = cp_trace_get_origin_abs (s->r.trace) + off[k] - job_origin;
+    }
+
+  self->colls = g_new0 (CpJobCollective, n_matched);
+  self->n_colls = n_matched;
+  for (guint c = 0; c < n_matched; c++)
+    {
+      CpJobCollective *jc = &self->colls[c];
+      const guint *m = &g_array_index (meta, guint, 2 * c);
+      const RankColl *r0;
+      GString *mismatch = NULL;
+      gboolean gather = FALSE;
+      double factor;
+      gint64 max_arrival = G_MININT64;
+
+      row = &g_array_index (table, const RankColl *, c * n);
+      r0 = row[0];
+      jc->index = m[1];
+      jc->group = g_strdup (g_ptr_array_index (groups, m[0]));
+      jc->name = g_strdup (r0->op);
+      jc->bytes = r0->bytes;
+      jc->dtype = g_strdup (r0->dtype);
+      jc->group_size = r0->group_size > 0 ? r0->group_size :
+                       (r0->group == NULL && self->world_size > 0) ? self->world_size : -1;
+      jc->arrival = g_new (gint64, n);
+      jc->end = g_new (gint64, n);
+      jc->exposed = g_new (gint64, n);
+      jc->slices = g_new (CpSliceRef, n);
+      jc->first_arrival = G_MAXINT64;
+      for (guint k = 0; k < n; k++)
+        {
+          Slot *s = &self->slots[self->order[k]];
+          const RankColl *rc = row[k];
+
+          jc->arrival[k] = rc->start + s->to_job;
+          jc->end[k] = rc->end + s->to_job;
+          jc->slices[k] = rc->ref;
+          jc->first_arrival = MIN (jc->first_arrival, jc->arrival[k]);
+          if (jc->arrival[k] > max_arrival)
+            {
+              max_arrival = jc->arrival[k];
+              jc->last_rank = k;
+            }
+          if (k > 0 && (g_strcmp0 (rc->op, r0->op) != 0 || rc->bytes != r0->bytes ||
+                        g_strcmp0 (rc->dtype, r0->dtype) != 0))
+            {
+              g_autofree char *a = describe_coll (rc), *b = describe_coll (r0);
+
+              if (mismatch == NULL)
+                mismatch = g_string_new (NULL);
+              else
+                g_string_append (mismatch, "; ");
+              /* Translators: "rank 3: all_gather 4.0 MiB Float, rank 0: all_reduce 4.0 MiB Float". */
+              g_string_append_printf (mismatch, _("rank %d: %s, rank %d: %s"), s->r.rank, a,
+                                      self->slots[self->order[0]].r.rank, b);
+            }
+        }
+      jc->last_arrival = max_arrival;
+      jc->skew = jc->last_arrival - jc->first_arrival;
+      /* Exposed: the transfer (from the last arrival on) that no compute
+       * of the rank overlaps; the wait before it is counted apart. */
+      for (guint k = 0; k < n; k++)
+        {
+          Slot *s = &self->slots[self->order[k]];
+          gint64 t0 = MIN (MAX (jc->arrival[k], jc->last_arrival), jc->end[k]) - s->to_job;
+          gint64 t1 = jc->end[k] - s->to_job;
+
+          jc->wait_total += jc->last_arrival - jc->arrival[k];
+          jc->exposed[k] = (t1 - t0) - cp_intervals_length_in (s->compute, t0, t1);
+        }
+      jc->transfer_time = jc->end[jc->last_rank] - jc->arrival[jc->last_rank];
+      factor = bus_factor (jc->name, jc->group_size, &gather);
+      jc->bus_bandwidth = NAN;
+      if (jc->bytes > 0 && jc->transfer_time > 0 && isfinite (factor))
+        jc->bus_bandwidth = (double) jc->bytes * (gather ? jc->group_size : 1) / jc->transfer_time * factor;
+      if (mismatch != NULL)
+        {
+          jc->mismatch = g_string_free (mismatch, FALSE);
+          self->n_mismatches++;
+        }
+    }
+
+  /* Residuals: how far the ends still are from the first rank's. */
+  for (guint k = 1; k < n; k++)
+    {
+      Slot *s = &self->slots[self->order[k]];
+
+      for (guint c = 0; c < n_matched; c++)
+        s->r.clock_residual = MAX (s->r.clock_residual, ABS (self->colls[c].end[k] - self->colls[c].end[0]));
+    }
+  g_free (off);
+}
+
+static gint
+compare_job_colls (gconstpointer a,
+                   gconstpointer b)
+{
+  const CpJobCollective *x = a, *y = b;
+
+  return (x->first_arrival > y->first_arrival) - (x->first_arrival < y->first_arrival);
+}
+
+static void
+rank_figures (CpJob *self)
+{
+  for (guint k = 0; k < self->n_ranks; k++)
+    {
+      Slot *s = &self->slots[self->order[k]];
+      CpIntervals *comm = cp_intervals_new ();
+      const CpInterval *win;
+      guint n_win;
+      gint64 compute = 0;
+
+      for (guint i = 0; i < s->colls->len; i++)
+        cp_intervals_add (comm, g_array_index (s->colls, RankColl, i).start, g_array_index (s->colls, RankColl, i).end);
+      cp_intervals_normalize (comm);
+      s->r.comm_time = cp_intervals_length (comm);
+      win = cp_analysis_get_windows (s->r.analysis, &n_win);
+      for (guint w = 0; w < n_win; w++)
+        compute += cp_intervals_length_in (s->compute, win[w].start, win[w].end);
+      s->r.compute_time = n_win > 0 ? compute / n_win : 0;
+      cp_intervals_free (comm);
+    }
+  for (guint c = 0; c < self->n_colls; c++)
+    {
+      CpJobCollective *jc = &self->colls[c];
+
+      for (guint k = 0; k < self->n_ranks; k++)
+        {
+          self->slots[self->order[k]].r.wait_time += jc->last_arrival - jc->arrival[k];
+          self->slots[self->order[k]].r.exposed_comm += jc->exposed[k];
+        }
+      self->slots[self->order[jc->last_rank]].r.caused_wait += jc->wait_total;
+    }
+}
+
+CpJob *
+cp_job_open (GFile * const      *files,
+             guint               n_files,
+             const CpJobOptions *options,
+             GCancellable       *cancellable,
+             GError            **error)
+{
+  g_autoptr(CpJob) self = g_object_new (CP_TYPE_JOB, NULL);
+  ReadCtx ctx;
+  GThreadPool *pool;
+
+  g_return_val_if_fail (n_files > 0, NULL);
+  self->align = options != NULL ? options->align_clocks : TRUE;
+  self->n_slots = n_files;
+  self->slots = g_new0 (Slot, n_files);
+  ctx.slots = self->slots;
+  ctx.cancellable = cancellable;
+  pool = g_thread_pool_new (read_one, &ctx, (gint) MAX (1, MIN (g_get_num_processors (), n_files)), FALSE, NULL);
+  for (guint i = 0; i < n_files; i++)
+    {
+      self->slots[i].file = g_object_ref (files[i]);
+      self->slots[i].r.path = g_file_get_parse_name (files[i]);
+      g_thread_pool_push (pool, &self->slots[i], NULL);
+    }
+  g_thread_pool_free (pool, FALSE, TRUE);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  for (guint i = 0; i < n_files; i++)
+    {
+      Slot *s = &self->slots[i];
+
+      if (s->r.trace == NULL)
+        note (self, _("%s could not be read and is left out: %s"), s->r.path, s->error);
+      else
+        read_distributed_info (s);
+    }
+  assign_ranks (self);
+  if (self->n_ranks == 0)
+    {
+      /* Translators: the second %s is the first file's reason, "x.json could not be read and is left out: …". */
+      g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY, _("None of the %u captures of the job could be used; %s"),
+                   n_files, self->notes->len > 0 ? (const char *) g_ptr_array_index (self->notes, 0) : "?");
+      return NULL;
+    }
+  for (guint k = 0; k < self->n_ranks; k++)
+    {
+      Slot *s = &self->slots[self->order[k]];
+
+      find_collectives (s);
+      if (s->n_params > 0)
+        note (self, _("%s: %u record_param_comms events for %u collectives, so their sizes are not known"),
+              s->r.path, s->n_params, s->colls->len);
+    }
+  match_collectives (self);
+  rank_figures (self);
+  qsort (self->colls, self->n_colls, sizeof (CpJobCollective), (int (*) (const void *, const void *)) compare_job_colls);
+  cp_job_find (self);
+  g_ptr_array_add (self->notes, NULL);
+  return g_steal_pointer (&self);
+}
+
+typedef struct
+{
+  GPtrArray    *files;
+  CpJobOptions  options;
+} OpenData;
+
+static void
+open_data_free (OpenData *d)
+{
+  g_ptr_array_unref (d->files);
+  g_free (d);
+}
+
+static void
+open_thread (GTask        *task,
+             gpointer      source,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  OpenData *d = task_data;
+  GError *error = NULL;
+  CpJob *job = cp_job_open ((GFile * const *) d->files->pdata, d->files->len, &d->options, cancellable, &error);
+
+  if (job == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, job, g_object_unref);
+}
+
+void
+cp_job_open_async (GFile * const      *files,
+                   guint               n_files,
+                   const CpJobOptions *options,
+                   GCancellable       *cancellable,
+                   GAsyncReadyCallback callback,
+                   gpointer            user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  OpenData *d = g_new0 (OpenData, 1);
+
+  d->files = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < n_files; i++)
+    g_ptr_array_add (d->files, g_object_ref (files[i]));
+  d->options.align_clocks = options != NULL ? options->align_clocks : TRUE;
+  g_task_set_source_tag (task, cp_job_open_async);
+  g_task_set_task_data (task, d, (GDestroyNotify) open_data_free);
+  g_task_run_in_thread (task, open_thread);
+}
+
+CpJob *
+cp_job_open_finish (GAsyncResult  *result,
+                    GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+guint
+cp_job_get_n_ranks (CpJob *self)
+{
+  return self->n_ranks;
+}
+
+const CpJobRank *
+cp_job_get_rank (CpJob *self,
+                 guint  index)
+{
+  g_return_val_if_fail (index < self->n_ranks, NULL);
+  return &self->slots[self->order[index]].r;
+}
+
+gint
+cp_job_get_world_size (CpJob *self)
+{
+  return self->world_size;
+}
+
+gint64
+cp_job_rank_to_job_offset (CpJob *self,
+                           guint  index)
+{
+  g_return_val_if_fail (index < self->n_ranks, 0);
+  return self->slots[self->order[index]].to_job;
+}
+
+guint
+cp_job_get_n_collectives (CpJob *self)
+{
+  return self->n_colls;
+}
+
+const CpJobCollective *
+cp_job_get_collective (CpJob *self,
+                       guint  index)
+{
+  g_return_val_if_fail (index < self->n_colls, NULL);
+  return &self->colls[index];
+}
+
+guint
+cp_job_get_n_mismatches (CpJob *self)
+{
+  return self->n_mismatches;
+}
+
+guint
+cp_job_get_n_findings (CpJob *self)
+{
+  return self->findings->len;
+}
+
+const CpJobFinding *
+cp_job_get_finding (CpJob *self,
+                    guint  index)
+{
+  g_return_val_if_fail (index < self->findings->len, NULL);
+  return &g_array_index (self->findings, CpJobFinding, index);
+}
+
+const char * const *
+cp_job_get_notes (CpJob *self)
+{
+  return (const char * const *) self->notes->pdata;
+}

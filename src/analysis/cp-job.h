@@ -1,0 +1,178 @@
+/* cp-job.h: the ranks of one distributed run, opened as one job
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A job is several captures of one run, one per rank. cp_job_open() reads
+ * them in parallel (one thread per core), analyses each alone with
+ * cp_analysis_new(), then:
+ *
+ *  - names each rank: from Kineto's distributedInfo (rank, world_size,
+ *    backend), else from "rank<N>" in the file name, else by order, and
+ *    says which (CpRankSource). A file that cannot be read, that repeats a
+ *    rank, or whose world size differs from the others' is left out with a
+ *    note; the rest opens.
+ *  - finds each rank's collectives: NCCL/RCCL kernels on the device when
+ *    the rank has them, else the host's "gloo:" / "nccl:" annotations; the
+ *    n-th collective of each rank is the same operation. Sizes come from
+ *    record_param_comms ("Collective name", "In msg nelems", "dtype",
+ *    "Group size", "Process Group Name") when a rank has one per collective.
+ *  - aligns clocks: ranks that name the same host share its clock; the
+ *    others are shifted so that the ends of their collectives meet those
+ *    of the first rank (median of the differences) unless that offset is
+ *    within three median absolute deviations of them (no evidence of
+ *    another clock); the residual (the largest difference left) is kept.
+ *  - per collective: arrival and end on every rank, skew, the last rank,
+ *    the wait of the others, bus bandwidth by NCCL's formulas, and the
+ *    time each rank had its transfer exposed (not overlapped by compute).
+ *  - job findings (CpJobFinding): straggler, exposed communication, load
+ *    imbalance, collective mismatch.
+ *
+ * Times in CpJobCollective are ns from the job origin (the earliest
+ * aligned rank origin). A rank's own time t maps to job time
+ * t + cp_job_rank_to_job_offset(). Nothing here includes GTK.
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "analysis/cp-analysis.h"
+#include "analysis/cp-finding.h"
+#include "model/cp-trace.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  CP_RANK_FROM_DISTRIBUTED_INFO,  /* Kineto's distributedInfo.rank */
+  CP_RANK_FROM_FILE_NAME,         /* "rank-3", "rank_3", "rank3" in the name */
+  CP_RANK_FROM_ORDER,             /* the order the files were given in */
+} CpRankSource;
+
+/* "distributed_info", "file_name", "order" for JSON. */
+const char *cp_rank_source_to_string (CpRankSource source);
+
+typedef struct
+{
+  gboolean align_clocks;     /* TRUE: align hosts by collective ends */
+} CpJobOptions;
+
+typedef struct
+{
+  char         *path;            /* as the user gave it (parse name) */
+  CpTrace      *trace;
+  CpAnalysis   *analysis;
+  gint          rank;
+  gint          world_size;      /* -1 when the capture does not say */
+  char         *backend;         /* "nccl", "gloo"... or NULL */
+  CpRankSource  rank_source;
+  char         *host;            /* the capture's host name, NULL when unknown */
+  gint64        clock_offset;    /* ns added to this rank's absolute times */
+  gint64        clock_residual;  /* largest |end − reference end| after alignment */
+  gboolean      clock_aligned;   /* the offset came from the collectives */
+  gboolean      device_collectives; /* collectives are device kernels */
+  guint         n_collectives;
+  gint64        comm_time;       /* |U(this rank's collectives)| */
+  gint64        exposed_comm;    /* Σ exposed of its matched collectives */
+  gint64        wait_time;       /* Σ waits for later ranks */
+  gint64        compute_time;    /* |U(compute)| between its first and last collective */
+  gint64        caused_wait;     /* Σ waits of others at collectives it came last to */
+} CpJobRank;
+
+typedef struct
+{
+  guint    index;          /* the n-th collective of its group */
+  char    *group;          /* process group name ("0" when not said) */
+  char    *name;           /* "all_reduce", "all_gather"... */
+  gint64   bytes;          /* message size per rank, -1 unknown */
+  char    *dtype;          /* NULL unknown */
+  gint     group_size;     /* -1 unknown */
+  gint64  *arrival;        /* per job rank (index into cp_job_get_rank()); job ns */
+  gint64  *end;
+  CpSliceRef *slices;      /* per rank: the collective's slice in that rank's trace */
+  gint64  *exposed;        /* per rank: ns of the transfer (from the last
+                            * arrival to its end) no compute of the rank
+                            * overlaps; the wait before is not counted */
+  gint64   first_arrival;
+  gint64   last_arrival;
+  gint64   skew;           /* last − first arrival */
+  guint    last_rank;      /* job rank index of the last to arrive */
+  gint64   wait_total;     /* Σ over ranks of last_arrival − arrival */
+  gint64   transfer_time;  /* end − arrival of the last rank */
+  double   bus_bandwidth;  /* GB/s by NCCL's formulas; NaN unknown */
+  char    *mismatch;       /* what disagrees across ranks, NULL when all agree */
+} CpJobCollective;
+
+typedef struct
+{
+  const char  *id;            /* "job-straggler", "job-exposed-comm", ... */
+  CpSeverity   severity;
+  char        *title;
+  char        *summary;
+  gint         rank;          /* the rank concerned, -1 for the job */
+  gint64       time_at_stake; /* ns */
+  const char  *fixes[CP_N_FRAMEWORKS][3]; /* untranslated (N_), NULL-ended */
+} CpJobFinding;
+
+#define CP_TYPE_JOB (cp_job_get_type ())
+G_DECLARE_FINAL_TYPE (CpJob, cp_job, CP, JOB, GObject)
+
+/* The captures of a folder: its *.pt.trace.json[.gz] files, or when there
+ * are none its *.json[.gz] files, sorted by name. NULL with error set when
+ * the folder cannot be listed or holds none. */
+GPtrArray             *cp_job_list_folder      (GFile         *folder,
+                                                GError       **error);
+
+/* Reads and analyses the files as the ranks of one job. Fails (NULL, error
+ * set) only when fewer than one rank could be read, or when cancelled; the
+ * files left out are named in cp_job_get_notes(). options may be NULL
+ * (clocks aligned). */
+CpJob                 *cp_job_open             (GFile * const      *files,
+                                                guint               n_files,
+                                                const CpJobOptions *options,
+                                                GCancellable       *cancellable,
+                                                GError            **error);
+
+/* The same in a worker thread (GTask), for the window; the files are
+ * copied. */
+void                   cp_job_open_async       (GFile * const      *files,
+                                                guint               n_files,
+                                                const CpJobOptions *options,
+                                                GCancellable       *cancellable,
+                                                GAsyncReadyCallback callback,
+                                                gpointer            user_data);
+CpJob                 *cp_job_open_finish      (GAsyncResult       *result,
+                                                GError            **error);
+
+/* Ranks sorted by rank number. */
+guint                  cp_job_get_n_ranks      (CpJob *self);
+const CpJobRank       *cp_job_get_rank         (CpJob *self,
+                                                guint  index);
+/* The world size the ranks agree on, -1 when none says. */
+gint                   cp_job_get_world_size   (CpJob *self);
+/* Job ns = rank ns + this. */
+gint64                 cp_job_rank_to_job_offset (CpJob *self,
+                                                  guint  index);
+
+/* Collectives in order of their first arrival. */
+guint                  cp_job_get_n_collectives (CpJob *self);
+const CpJobCollective *cp_job_get_collective   (CpJob *self,
+                                                guint  index);
+/* Number of collectives whose name, size or dtype disagree across ranks,
+ * plus one when the ranks have different numbers of collectives. */
+guint                  cp_job_get_n_mismatches (CpJob *self);
+
+/* Job findings: the most severe first, then by time at stake. */
+guint                  cp_job_get_n_findings   (CpJob *self);
+const CpJobFinding    *cp_job_get_finding      (CpJob *self,
+                                                guint  index);
+
+/* What was guessed or left out, one translated sentence each; NULL-ended. */
+const char * const    *cp_job_get_notes        (CpJob *self);
+
+/* The job as JSON (docs/diagnose-json.md, "Jobs"). */
+char                  *cp_job_to_json          (CpJob    *self,
+                                                gboolean  pretty);
+
+G_END_DECLS

@@ -1,0 +1,169 @@
+/* cp-cli-job.c: `chokepoint diagnose A B C...` and `chokepoint diagnose DIR`
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/cp-job.h"
+#include "cp-cli.h"
+
+/* How many collectives the text lists, by skew. */
+#define TOP_COLLECTIVES 10
+
+gboolean
+cp_cli_is_job_folder (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
+  g_autoptr(GPtrArray) files = NULL;
+  g_autofree char *first = NULL;
+
+  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
+    return FALSE;
+  files = cp_job_list_folder (file, NULL);
+  if (files == NULL)
+    return FALSE;
+  first = g_file_get_basename (g_ptr_array_index (files, 0));
+  return strstr (first, ".pt.trace.json") != NULL;
+}
+
+static gint
+by_skew (gconstpointer a,
+         gconstpointer b)
+{
+  const CpJobCollective *x = *(const CpJobCollective **) a, *y = *(const CpJobCollective **) b;
+
+  return (x->skew < y->skew) - (x->skew > y->skew);
+}
+
+static void
+print_job (CpJob *job)
+{
+  const char * const *notes = cp_job_get_notes (job);
+  guint n = cp_job_get_n_ranks (job), n_colls = cp_job_get_n_collectives (job);
+  const CpJobRank *r0 = cp_job_get_rank (job, 0);
+  g_autoptr(GPtrArray) sorted = g_ptr_array_new ();
+  gboolean aligned = FALSE;
+
+  for (guint k = 0; k < n; k++)
+    aligned |= cp_job_get_rank (job, k)->clock_aligned;
+  if (cp_job_get_world_size (job) > 0)
+    g_print (_("Job:      %u of %d ranks (%s)\n"), n, cp_job_get_world_size (job), r0->backend ? r0->backend : "?");
+  else
+    g_print (_("Job:      %u ranks (world size not given)\n"), n);
+  g_print (aligned ? _("Clocks:   hosts aligned by the ends of their collectives\n")
+                   : _("Clocks:   as recorded (the ranks agree on one clock, or alignment is off)\n"));
+  for (guint i = 0; notes[i] != NULL; i++)
+    g_print (_("Note:     %s\n"), notes[i]);
+
+  g_print ("\n%s\n", _("Ranks (clock offset, residual, mean step, collectives, comm, exposed, waited, made others wait, compute per step)"));
+  for (guint k = 0; k < n; k++)
+    {
+      const CpJobRank *r = cp_job_get_rank (job, k);
+      CpTimeSummary st;
+      g_autofree char *off = cp_format_ns (r->clock_offset), *res = cp_format_ns (r->clock_residual);
+      g_autofree char *step = NULL, *comm = cp_format_ns (r->comm_time), *exp = cp_format_ns (r->exposed_comm);
+      g_autofree char *wait = cp_format_ns (r->wait_time), *caused = cp_format_ns (r->caused_wait);
+      g_autofree char *comp = cp_format_ns (r->compute_time), *base = g_path_get_basename (r->path);
+
+      cp_analysis_get_step_summary (r->analysis, &st);
+      step = cp_format_ns (st.mean);
+      g_print ("  %4d %10s %10s %10s %5u %10s %10s %10s %10s %10s  %s\n", r->rank, off, res, step,
+               r->n_collectives, comm, exp, wait, caused, comp, base);
+    }
+
+  g_print ("\n");
+  g_print (_("Collectives: %u matched across the ranks, %u mismatched\n"), n_colls, cp_job_get_n_mismatches (job));
+  for (guint c = 0; c < n_colls; c++)
+    g_ptr_array_add (sorted, (gpointer) cp_job_get_collective (job, c));
+  g_ptr_array_sort (sorted, by_skew);
+  if (n_colls > 0)
+    g_print ("%s\n", _("  Largest skews (group#index, operation, size, skew, last rank, transfer, bus bandwidth)"));
+  for (guint i = 0; i < MIN (sorted->len, TOP_COLLECTIVES); i++)
+    {
+      const CpJobCollective *c = g_ptr_array_index (sorted, i);
+      g_autofree char *skew = cp_format_ns (c->skew), *tr = cp_format_ns (c->transfer_time);
+      g_autofree char *size = c->bytes >= 0 ? g_format_size_full (c->bytes, G_FORMAT_SIZE_IEC_UNITS) : g_strdup ("—");
+      g_autofree char *bw = isnan (c->bus_bandwidth) ? g_strdup ("—") : g_strdup_printf ("%.2f GB/s", c->bus_bandwidth);
+
+      g_print (_("  %s#%-5u %-16s %10s %10s  rank %-4d %10s %12s%s\n"), c->group, c->index, c->name, size, skew,
+               cp_job_get_rank (job, c->last_rank)->rank, tr, bw, c->mismatch ? _("  MISMATCH") : "");
+    }
+
+  g_print ("\n%s\n", _("Job findings"));
+  for (guint i = 0; i < cp_job_get_n_findings (job); i++)
+    {
+      const CpJobFinding *f = cp_job_get_finding (job, i);
+      g_autofree char *upper = g_utf8_strup (cp_severity_get_label (f->severity), -1);
+
+      g_print ("\n[%s] %s (%s)\n  %s\n  %s\n", upper, f->title, f->id, f->summary, _("Fixes:"));
+      for (guint fw = 0; fw < CP_N_FRAMEWORKS; fw++)
+        for (guint j = 0; j < 3 && f->fixes[fw][j] != NULL; j++)
+          g_print ("    %s: %s\n", cp_framework_get_label (fw), _(f->fixes[fw][j]));
+    }
+  if (cp_job_get_n_findings (job) == 0)
+    g_print ("\n%s\n", _("No problems found across the ranks."));
+}
+
+int
+cp_cli_diagnose_job (char * const *files,
+                     gboolean      json,
+                     gboolean      align_clocks,
+                     const int    *threshold)
+{
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpJob) job = NULL;
+  CpJobOptions options = { align_clocks };
+
+  if (files[1] == NULL)
+    {
+      g_autoptr(GFile) folder = g_file_new_for_commandline_arg (files[0]);
+
+      list = cp_job_list_folder (folder, &error);
+      if (list == NULL)
+        {
+          g_printerr ("chokepoint diagnose: %s\n", error->message);
+          return CP_EXIT_FAILURE;
+        }
+    }
+  else
+    {
+      list = g_ptr_array_new_with_free_func (g_object_unref);
+      for (guint i = 0; files[i] != NULL; i++)
+        g_ptr_array_add (list, g_file_new_for_commandline_arg (files[i]));
+    }
+  job = cp_job_open ((GFile * const *) list->pdata, list->len, &options, NULL, &error);
+  if (job == NULL)
+    {
+      g_printerr ("chokepoint diagnose: %s\n", error->message);
+      return CP_EXIT_FAILURE;
+    }
+  for (guint i = 0; cp_job_get_notes (job)[i] != NULL; i++)
+    if (json)
+      g_printerr ("chokepoint diagnose: %s\n", cp_job_get_notes (job)[i]);
+  if (json)
+    {
+      g_autofree char *text = cp_job_to_json (job, TRUE);
+
+      g_print ("%s\n", text);
+    }
+  else
+    print_job (job);
+  if (fflush (stdout) != 0)
+    {
+      g_printerr (_("chokepoint diagnose: could not write the output\n"));
+      return CP_EXIT_FAILURE;
+    }
+  if (threshold != NULL)
+    for (guint i = 0; i < cp_job_get_n_findings (job); i++)
+      if ((int) cp_job_get_finding (job, i)->severity >= *threshold)
+        return CP_EXIT_FINDINGS;
+  return CP_EXIT_OK;
+}

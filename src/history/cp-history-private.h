@@ -1,0 +1,36 @@
+/* cp-history-private.h: what the history's files share
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "cp-history.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  CP_HISTORY_METRIC_FIXED,
+  CP_HISTORY_METRIC_BREAKDOWN,     /* breakdown.<category>.percent */
+  CP_HISTORY_METRIC_FINDING,       /* finding.<rule>.time_at_stake */
+  CP_HISTORY_METRIC_DEVICE,        /* device.<n>.utilization */
+} CpHistoryMetricKind;
+
+typedef struct
+{
+  const char *name;
+  const char *sql;        /* its value over runs r */
+  const char *unit;       /* "ns", "%", "count" */
+} CpHistoryMetric;
+
+/* Parses a metric name: its kind, the fixed one, or the middle part
+ * (category, rule id, device ordinal) to free. */
+gboolean _cp_history_metric_parse (const char              *name,
+                                   CpHistoryMetricKind     *kind,
+                                   const CpHistoryMetric  **fixed,
+                                   char                   **part,
+                                   GError                 **error);
+
+G_END_DECLS

@@ -1,0 +1,677 @@
+/* test-job.c: several ranks of one run opened as a job (cp-job.h)
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Oracles: the truth `cp-gen --job` writes (true arrivals, ends, last rank,
+ * straggler and clock offsets of its simulated run), tests/collective-count.py
+ * over the raw events of HTA's two sampled ranks, and each rank loaded and
+ * analysed alone.
+ */
+
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "analysis/cp-job.h"
+#include "cp-test-util.h"
+#include "formats/cp-loader.h"
+
+typedef struct
+{
+  char       *dir;
+  JsonParser *truth;
+} Gen;
+
+static void
+gen_clear (Gen *g)
+{
+  cp_test_rm_rf (g->dir);
+  g_free (g->dir);
+  g_clear_object (&g->truth);
+}
+
+/* Runs cp-gen --job with extra arguments (NULL-ended) into a fresh folder. */
+static void
+gen_job (Gen        *g,
+         const char *first,
+         ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *truth = NULL, *err = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+  va_list ap;
+
+  g->dir = cp_test_make_tmpdir ();
+  truth = g_build_filename (g->dir, "truth.json.txt", NULL);
+  g_ptr_array_add (argv, g_strdup (g_getenv ("CP_GEN")));
+  g_ptr_array_add (argv, g_strdup ("--job"));
+  g_ptr_array_add (argv, g_build_filename (g->dir, "ranks", NULL));
+  g_ptr_array_add (argv, g_strdup ("--truth"));
+  g_ptr_array_add (argv, g_strdup (truth));
+  va_start (ap, first);
+  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, g_strdup (a));
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, &err,
+                               &status, &error));
+  g_assert_no_error (error);
+  if (status != 0)
+    g_printerr ("%s", err);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g->truth = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (g->truth, truth, &error));
+  g_assert_no_error (error);
+}
+
+static JsonObject *
+truth_of (Gen *g)
+{
+  return json_node_get_object (json_parser_get_root (g->truth));
+}
+
+static CpJob *
+open_dir (const char *dir,
+          gboolean    align)
+{
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) files = cp_job_list_folder (folder, &error);
+  CpJobOptions options = { align };
+  CpJob *job;
+
+  g_assert_no_error (error);
+  job = cp_job_open ((GFile * const *) files->pdata, files->len, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (job);
+  return job;
+}
+
+static const CpJobFinding *
+find (CpJob      *job,
+      const char *id)
+{
+  for (guint i = 0; i < cp_job_get_n_findings (job); i++)
+    if (strcmp (cp_job_get_finding (job, i)->id, id) == 0)
+      return cp_job_get_finding (job, i);
+  return NULL;
+}
+
+/* Every collective's skew and last rank against the simulation's truth,
+ * within the latency the alignment allows (per rank: its residual). */
+static void
+check_collectives (CpJob      *job,
+                   JsonObject *truth,
+                   gint64      tolerance)
+{
+  JsonArray *colls = json_object_get_array_member (truth, "collectives");
+  guint n_ranks = cp_job_get_n_ranks (job);
+
+  g_assert_cmpuint (cp_job_get_n_collectives (job), ==, json_array_get_length (colls));
+  for (guint c = 0; c < cp_job_get_n_collectives (job); c++)
+    {
+      const CpJobCollective *jc = cp_job_get_collective (job, c);
+      JsonObject *t = json_array_get_object_element (colls, jc->index);
+      JsonArray *arr = json_object_get_array_member (t, "arrival_ns");
+      gint64 lo = G_MAXINT64, hi = G_MININT64, second = G_MININT64;
+
+      for (guint k = 0; k < n_ranks; k++)
+        {
+          gint64 a = json_array_get_int_element (arr, cp_job_get_rank (job, k)->rank);
+
+          lo = MIN (lo, a);
+          hi = MAX (hi, a);
+        }
+      for (guint k = 0; k < n_ranks; k++)
+        {
+          gint64 a = json_array_get_int_element (arr, cp_job_get_rank (job, k)->rank);
+
+          if (a < hi)
+            second = MAX (second, a);
+        }
+      g_assert_cmpint (ABS (jc->skew - (hi - lo)), <=, tolerance);
+      g_assert_cmpstr (jc->name, ==, "allreduce");
+      g_assert_cmpint (jc->bytes, >, 0);
+      g_assert_cmpint (jc->group_size, ==, json_object_get_int_member (truth, "ranks"));
+      g_assert_true (jc->bus_bandwidth > 0);
+      if (hi - second > 2 * tolerance)
+        g_assert_cmpint (cp_job_get_rank (job, jc->last_rank)->rank, ==,
+                         json_object_get_int_member (t, "last_rank"));
+    }
+}
+
+static void
+check_offsets (CpJob      *job,
+               JsonObject *truth)
+{
+  JsonArray *offs = json_object_get_array_member (truth, "clock_offset_ns");
+  gint64 latency = json_object_get_int_member (truth, "latency_ns");
+
+  for (guint k = 0; k < cp_job_get_n_ranks (job); k++)
+    {
+      const CpJobRank *r = cp_job_get_rank (job, k);
+
+      g_assert_cmpint (ABS (r->clock_offset - json_array_get_int_element (offs, r->rank)), <=, latency);
+      g_assert_cmpint (r->clock_residual, <=, 2 * latency);
+    }
+}
+
+static void
+test_straggler (void)
+{
+  Gen g = { 0 };
+  g_autoptr(CpJob) job = NULL;
+  g_autofree char *dir = NULL;
+  const CpJobFinding *f;
+
+  gen_job (&g, "--ranks", "8", "--steps", "4", "--straggler", "5", "--delay", "30000000", NULL);
+  dir = g_build_filename (g.dir, "ranks", NULL);
+  job = open_dir (dir, TRUE);
+  g_assert_cmpuint (cp_job_get_n_ranks (job), ==, 8);
+  g_assert_cmpint (cp_job_get_world_size (job), ==, 8);
+  g_assert_null (cp_job_get_notes (job)[0]);
+  for (guint k = 0; k < 8; k++)
+    {
+      g_assert_cmpint (cp_job_get_rank (job, k)->rank, ==, (gint) k);
+      g_assert_cmpint (cp_job_get_rank (job, k)->rank_source, ==, CP_RANK_FROM_DISTRIBUTED_INFO);
+      g_assert_true (cp_job_get_rank (job, k)->device_collectives);
+      g_assert_false (cp_job_get_rank (job, k)->clock_aligned);   /* one host */
+    }
+  check_offsets (job, truth_of (&g));
+  check_collectives (job, truth_of (&g), 1);
+  g_assert_cmpuint (cp_job_get_n_mismatches (job), ==, 0);
+  f = find (job, "job-straggler");
+  g_assert_nonnull (f);
+  g_assert_cmpint (f->rank, ==, json_object_get_int_member (truth_of (&g), "straggler"));
+  g_assert_nonnull (strstr (f->summary, "slow_data_loading"));
+  g_assert_null (find (job, "job-collective-mismatch"));
+  g_assert_null (find (job, "job-slow-link"));
+  gen_clear (&g);
+}
+
+/* Two hosts whose clocks are 5 s apart: the offset is found within the
+ * latency, and the skews stay true; without alignment they do not. */
+static void
+test_clock_offset (void)
+{
+  Gen g = { 0 };
+  g_autoptr(CpJob) job = NULL, raw = NULL;
+  g_autofree char *dir = NULL;
+  gboolean wrong = FALSE;
+
+  gen_job (&g, "--ranks", "8", "--hosts", "2", "--host-offset", "5000000000", "--straggler", "2",
+           "--delay", "12000000", NULL);
+  dir = g_build_filename (g.dir, "ranks", NULL);
+  job = open_dir (dir, TRUE);
+  for (guint k = 0; k < 8; k++)
+    g_assert_cmpint (cp_job_get_rank (job, k)->clock_aligned, ==, k >= 4);
+  check_offsets (job, truth_of (&g));
+  check_collectives (job, truth_of (&g), 2 * json_object_get_int_member (truth_of (&g), "latency_ns"));
+  g_assert_cmpint (find (job, "job-straggler")->rank, ==, 2);
+
+  raw = open_dir (dir, FALSE);
+  for (guint k = 0; k < 8; k++)
+    g_assert_cmpint (cp_job_get_rank (raw, k)->clock_offset, ==, 0);
+  for (guint c = 0; c < cp_job_get_n_collectives (raw); c++)
+    wrong |= cp_job_get_collective (raw, c)->skew > 4000000000;
+  g_assert_true (wrong);
+  gen_clear (&g);
+}
+
+static void
+test_64_ranks (void)
+{
+  Gen g = { 0 };
+  g_autoptr(CpJob) job = NULL;
+  g_autofree char *dir = NULL;
+
+  gen_job (&g, "--ranks", "64", "--hosts", "8", "--host-offset", "-700000000", "--steps", "3",
+           "--straggler", "41", "--delay", "20000000", NULL);
+  dir = g_build_filename (g.dir, "ranks", NULL);
+  job = open_dir (dir, TRUE);
+  g_assert_cmpuint (cp_job_get_n_ranks (job), ==, 64);
+  check_offsets (job, truth_of (&g));
+  check_collectives (job, truth_of (&g), 2 * json_object_get_int_member (truth_of (&g), "latency_ns"));
+  g_assert_cmpint (find (job, "job-straggler")->rank, ==, 41);
+  gen_clear (&g);
+}
+
+static void
+test_mismatch (void)
+{
+  Gen g = { 0 };
+  g_autoptr(CpJob) job = NULL;
+  g_autofree char *dir = NULL;
+
+  gen_job (&g, "--ranks", "4", "--mismatch", "3", NULL);
+  dir = g_build_filename (g.dir, "ranks", NULL);
+  job = open_dir (dir, TRUE);
+  g_assert_cmpuint (cp_job_get_n_mismatches (job), ==, 1);
+  for (guint c = 0; c < cp_job_get_n_collectives (job); c++)
+    {
+      const CpJobCollective *jc = cp_job_get_collective (job, c);
+
+      g_assert_cmpint (jc->mismatch != NULL, ==, jc->index == 3);
+      if (jc->mismatch != NULL)
+        g_assert_nonnull (strstr (jc->mismatch, "rank 3"));
+    }
+  g_assert_nonnull (find (job, "job-collective-mismatch"));
+  g_assert_cmpint (cp_job_get_finding (job, 0)->severity, ==, CP_SEVERITY_HIGH);
+  gen_clear (&g);
+}
+
+/* No distributedInfo: ranks from the file names whatever the order given,
+ * said in the notes. */
+static void
+test_rank_from_name (void)
+{
+  Gen g = { 0 };
+  g_autoptr(CpJob) job = NULL;
+  g_autoptr(GError) error = NULL;
+  GFile *files[3];
+
+  gen_job (&g, "--ranks", "3", "--no-distributed-info", NULL);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("rank-%u.pt.trace.json", 2 - i);
+      g_autofree char *path = g_build_filename (g.dir, "ranks", name, NULL);
+
+      files[i] = g_file_new_for_path (path);
+    }
+  job = cp_job_open (files, 3, NULL, NULL, &error);
+  g_assert_no_error (error);
+  for (guint k = 0; k < 3; k++)
+    {
+      const CpJobRank *r = cp_job_get_rank (job, k);
+      g_autofree char *name = g_strdup_printf ("rank-%u.pt.trace.json", k);
+
+      g_assert_cmpint (r->rank, ==, (gint) k);
+      g_assert_cmpint (r->rank_source, ==, CP_RANK_FROM_FILE_NAME);
+      g_assert_true (g_str_has_suffix (r->path, name));
+      g_assert_cmpint (r->world_size, ==, -1);
+    }
+  for (guint k = 0; k < 3; k++)
+    g_assert_nonnull (strstr (cp_job_get_notes (job)[k], "file name"));
+  g_assert_null (cp_job_get_notes (job)[3]);
+  check_collectives (job, truth_of (&g), 2 * json_object_get_int_member (truth_of (&g), "latency_ns"));
+  for (guint i = 0; i < 3; i++)
+    g_object_unref (files[i]);
+  gen_clear (&g);
+}
+
+/* A missing file, a damaged one and one of another job are named; the
+ * rest opens. */
+static void
+test_bad_ranks (void)
+{
+  Gen g = { 0 }, other = { 0 };
+  g_autoptr(CpJob) job = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *damaged = NULL, *missing = NULL, *foreign = NULL;
+  GFile *files[6];
+  const char * const *notes;
+
+  gen_job (&g, "--ranks", "4", NULL);
+  gen_job (&other, "--ranks", "16", NULL);
+  damaged = g_build_filename (g.dir, "ranks", "rank-2.pt.trace.json", NULL);
+  g_assert_true (g_file_set_contents (damaged, "{\"traceEvents\": [{\"ph\": \"X\", \"na", -1, NULL));
+  missing = g_build_filename (g.dir, "ranks", "rank-7.pt.trace.json", NULL);
+  foreign = g_build_filename (other.dir, "ranks", "rank-5.pt.trace.json", NULL);
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("rank-%u.pt.trace.json", i);
+      g_autofree char *path = g_build_filename (g.dir, "ranks", name, NULL);
+
+      files[i] = g_file_new_for_path (path);
+    }
+  files[4] = g_file_new_for_path (missing);
+  files[5] = g_file_new_for_path (foreign);
+  job = cp_job_open (files, 6, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cp_job_get_n_ranks (job), ==, 3);
+  g_assert_cmpint (cp_job_get_world_size (job), ==, 4);
+  notes = cp_job_get_notes (job);
+  g_assert_nonnull (strstr (notes[0], "rank-2.pt.trace.json could not be read"));
+  g_assert_nonnull (strstr (notes[1], "rank-7.pt.trace.json could not be read"));
+  g_assert_nonnull (strstr (notes[2], "world size 16, not the job’s 4"));
+  g_assert_nonnull (strstr (notes[3], "3 of the job’s 4 ranks were given; missing: 2"));
+  g_assert_null (notes[4]);
+  g_assert_cmpuint (cp_job_get_n_collectives (job), ==, 8);
+  for (guint i = 0; i < 6; i++)
+    g_object_unref (files[i]);
+  gen_clear (&g);
+  gen_clear (&other);
+}
+
+/* Every per-rank figure equals that of the rank loaded and analysed alone. */
+static void
+test_rank_equals_alone (void)
+{
+  Gen g = { 0 };
+  g_autoptr(CpJob) job = NULL;
+  g_autofree char *dir = NULL;
+
+  gen_job (&g, "--ranks", "4", "--straggler", "1", "--delay", "5000000", NULL);
+  dir = g_build_filename (g.dir, "ranks", NULL);
+  job = open_dir (dir, TRUE);
+  for (guint k = 0; k < 4; k++)
+    {
+      const CpJobRank *r = cp_job_get_rank (job, k);
+      g_autoptr(GFile) file = g_file_new_for_path (r->path);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CpTrace) trace = cp_load_file (file, NULL, NULL, NULL, &error);
+      g_autoptr(CpAnalysis) alone = NULL;
+      CpTimeSummary a, b;
+      const CpDeviceStats *da, *db;
+      guint na, nb;
+
+      g_assert_no_error (error);
+      alone = cp_analysis_new (trace, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (cp_trace_get_n_slices (trace), ==, cp_trace_get_n_slices (r->trace));
+      g_assert_cmpint (cp_analysis_get_window_time (alone), ==, cp_analysis_get_window_time (r->analysis));
+      cp_analysis_get_step_summary (alone, &a);
+      cp_analysis_get_step_summary (r->analysis, &b);
+      g_assert_cmpmem (&a, sizeof a, &b, sizeof b);
+      for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
+        {
+          cp_analysis_get_time_summary (alone, c, &a);
+          cp_analysis_get_time_summary (r->analysis, c, &b);
+          g_assert_cmpmem (&a, sizeof a, &b, sizeof b);
+        }
+      da = cp_analysis_get_devices (alone, &na);
+      db = cp_analysis_get_devices (r->analysis, &nb);
+      g_assert_cmpuint (na, ==, nb);
+      for (guint d = 0; d < na; d++)
+        {
+          g_assert_cmpfloat (da[d].utilization, ==, db[d].utilization);
+          g_assert_cmpint (da[d].comm_time, ==, db[d].comm_time);
+        }
+      /* Its collectives' time is that of the rank's own NCCL kernels. */
+      g_assert_cmpint (r->comm_time, ==, da[0].comm_time);
+    }
+  gen_clear (&g);
+}
+
+/* HTA's two sampled ranks (NCCL, world size 128) against collective-count.py. */
+static void
+test_hta_ranks (void)
+{
+  const char *shared = cp_test_shared_traces ();
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = NULL, *r0 = NULL, *r1 = NULL, *out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(CpJob) job = NULL;
+  GFile *files[2];
+  CpJobOptions options = { FALSE };
+  JsonArray *colls;
+  int status = 0;
+
+  if (shared == NULL || python == NULL)
+    {
+      g_test_skip ("../shared/traces or python3 is missing");
+      return;
+    }
+  r0 = g_build_filename (shared, "facebookresearch__HolisticTraceAnalysis", "tests", "data", "timeline_analysis",
+                         "sampled_rank-0.json.gz", NULL);
+  r1 = g_build_filename (shared, "facebookresearch__HolisticTraceAnalysis", "tests", "data", "trace_filter",
+                         "sampled_rank-1.json.gz", NULL);
+  if (!g_file_test (r0, G_FILE_TEST_EXISTS) || !g_file_test (r1, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("HTA's sampled ranks are missing");
+      return;
+    }
+  script = g_build_filename (g_getenv ("CP_SOURCE_ROOT"), "tests", "collective-count.py", NULL);
+  {
+    const char *argv[] = { python, script, r1, r0, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  colls = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "collectives");
+
+  files[0] = g_file_new_for_path (r1);
+  files[1] = g_file_new_for_path (r0);
+  job = cp_job_open (files, 2, &options, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cp_job_get_n_ranks (job), ==, 2);
+  g_assert_cmpint (cp_job_get_rank (job, 0)->rank, ==, 0);
+  g_assert_cmpint (cp_job_get_rank (job, 1)->rank, ==, 1);
+  g_assert_cmpstr (cp_job_get_rank (job, 0)->backend, ==, "nccl");
+  g_assert_cmpint (cp_job_get_world_size (job), ==, 128);
+  g_assert_nonnull (strstr (cp_job_get_notes (job)[0], "2 of the job’s 128 ranks were given"));
+  g_assert_cmpuint (cp_job_get_n_collectives (job), ==, json_array_get_length (colls));
+  g_assert_cmpuint (cp_job_get_n_collectives (job), >, 0);
+  for (guint c = 0; c < cp_job_get_n_collectives (job); c++)
+    {
+      const CpJobCollective *jc = cp_job_get_collective (job, c);
+      JsonObject *t = json_array_get_object_element (colls, jc->index);
+      JsonArray *arr = json_object_get_array_member (t, "arrival_ns");
+      JsonArray *end = json_object_get_array_member (t, "end_ns");
+
+      g_assert_cmpint (jc->skew, ==, json_object_get_int_member (t, "skew_ns"));
+      g_assert_cmpint (cp_job_get_rank (job, jc->last_rank)->rank, ==, json_object_get_int_member (t, "last_rank"));
+      /* Same clock: the job's times are the raw ones less the job origin. */
+      g_assert_cmpint (jc->arrival[1] - jc->arrival[0], ==,
+                       json_array_get_int_element (arr, 1) - json_array_get_int_element (arr, 0));
+      g_assert_cmpint (jc->end[1] - jc->arrival[1], ==,
+                       json_array_get_int_element (end, 1) - json_array_get_int_element (arr, 1));
+      g_assert_cmpstr (jc->name, ==, "send_recv");
+    }
+  g_object_unref (files[0]);
+  g_object_unref (files[1]);
+}
+
+/* The real DDP run (tests/data/captures/torch-ddp-straggler-gloo-cpu: 3
+ * gloo processes on one machine, rank 2 made slow by 200 ms per step)
+ * against collective-count.py: the skews and last ranks exactly, no clock
+ * offset found between processes of one machine, and rank 2 the straggler. */
+static void
+test_real_ddp (void)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *dir = cp_test_data_path ("captures/torch-ddp-straggler-gloo-cpu");
+  g_autofree char *script = g_build_filename (g_getenv ("CP_SOURCE_ROOT"), "tests", "collective-count.py", NULL);
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(CpJob) job = NULL, aligned = NULL;
+  JsonArray *colls;
+  int status = 0;
+
+  if (python == NULL)
+    {
+      g_test_skip ("python3 is missing");
+      return;
+    }
+  {
+    g_autofree char *r0 = g_build_filename (dir, "rank-rank0.pt.trace.json.gz", NULL);
+    g_autofree char *r1 = g_build_filename (dir, "rank-rank1.pt.trace.json.gz", NULL);
+    g_autofree char *r2 = g_build_filename (dir, "rank-rank2.pt.trace.json.gz", NULL);
+    const char *argv[] = { python, script, r0, r1, r2, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  colls = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "collectives");
+
+  job = open_dir (dir, FALSE);
+  g_assert_cmpuint (cp_job_get_n_ranks (job), ==, 3);
+  g_assert_null (cp_job_get_notes (job)[0]);
+  for (guint k = 0; k < 3; k++)
+    {
+      g_assert_cmpint (cp_job_get_rank (job, k)->rank_source, ==, CP_RANK_FROM_DISTRIBUTED_INFO);
+      g_assert_cmpstr (cp_job_get_rank (job, k)->backend, ==, "gloo");
+      g_assert_false (cp_job_get_rank (job, k)->device_collectives);
+    }
+  g_assert_cmpuint (cp_job_get_n_collectives (job), ==, json_array_get_length (colls));
+  g_assert_cmpuint (cp_job_get_n_collectives (job), ==, 16);
+  for (guint c = 0; c < cp_job_get_n_collectives (job); c++)
+    {
+      const CpJobCollective *jc = cp_job_get_collective (job, c);
+      JsonObject *t = json_array_get_object_element (colls, jc->index);
+
+      g_assert_cmpint (jc->skew, ==, json_object_get_int_member (t, "skew_ns"));
+      g_assert_cmpint (cp_job_get_rank (job, jc->last_rank)->rank, ==, json_object_get_int_member (t, "last_rank"));
+      g_assert_cmpstr (jc->name, ==, "all_reduce");
+      /* Each rank's slice is the gloo:all_reduce that arrived there. */
+      for (guint k = 0; k < 3; k++)
+        {
+          CpTrace *trace = cp_job_get_rank (job, k)->trace;
+          const CpSlices *sl = cp_lane_get_slices (cp_trace_get_lane (trace, jc->slices[k].lane));
+
+          g_assert_cmpstr (cp_trace_get_string (trace, cp_slices_get_name (sl, jc->slices[k].index)), ==,
+                           "gloo:all_reduce");
+          g_assert_cmpint (cp_slices_get_start (sl, jc->slices[k].index) + cp_job_rank_to_job_offset (job, k), ==,
+                           jc->arrival[k]);
+        }
+    }
+  g_assert_cmpint (find (job, "job-straggler")->rank, ==, 2);
+
+  aligned = open_dir (dir, TRUE);
+  for (guint k = 0; k < 3; k++)
+    g_assert_cmpint (cp_job_get_rank (aligned, k)->clock_offset, ==, 0);
+  g_assert_cmpint (find (aligned, "job-straggler")->rank, ==, 2);
+}
+
+/* `chokepoint diagnose DIR --json` has ranks, collectives and findings. */
+static void
+test_cli_json (void)
+{
+  Gen g = { 0 };
+  g_autofree char *dir = NULL, *out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *root;
+  int status = 0;
+
+  gen_job (&g, "--ranks", "4", "--straggler", "3", "--delay", "20000000", NULL);
+  dir = g_build_filename (g.dir, "ranks", NULL);
+  {
+    const char *argv[] = { g_getenv ("CP_CHOKEPOINT"), "diagnose", "--json", dir, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, &error));
+  }
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "ranks")), ==, 4);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "collectives")), ==, 8);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (
+                     json_object_get_array_member (root, "findings"), 0), "id"), ==, "job-straggler");
+  g_clear_pointer (&out, g_free);
+  {
+    const char *argv[] = { g_getenv ("CP_CHOKEPOINT"), "diagnose", "--fail-on=high", dir, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, &error));
+  }
+  g_assert_cmpint (WEXITSTATUS (status), ==, 3);
+  g_assert_nonnull (strstr (out, "Rank 3 is the straggler"));
+  gen_clear (&g);
+}
+
+/* One collective whose transfer takes 4 times longer is named, and only it;
+ * without one there is no such finding (test_straggler). */
+static void
+test_slow_link (void)
+{
+  Gen g = { 0 };
+  g_autoptr(CpJob) job = NULL;
+  g_autofree char *dir = NULL, *name = NULL;
+  const CpJobFinding *f;
+
+  gen_job (&g, "--ranks", "8", "--steps", "5", "--slow-link", "6", NULL);
+  dir = g_build_filename (g.dir, "ranks", NULL);
+  job = open_dir (dir, TRUE);
+  f = find (job, "job-slow-link");
+  g_assert_nonnull (f);
+  name = g_strdup_printf ("0#%" G_GINT64_FORMAT ",", json_object_get_int_member (truth_of (&g), "slow_link"));
+  g_assert_nonnull (strstr (f->summary, name));
+  g_assert_nonnull (strstr (f->summary, "1 of 10 allreduce collectives of group size 8"));
+  /* 3 of the 4 transfer times are lost (2.4 ms), within the latency. */
+  g_assert_cmpint (ABS (f->time_at_stake - 2400000), <=, 10000);
+  gen_clear (&g);
+}
+
+static void
+on_opened (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  CpJob **out = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *out = cp_job_open_finish (result, &error);
+  g_assert_no_error (error);
+}
+
+/* The worker-thread form gives the same job; a job of no readable file
+ * fails with a message. */
+static void
+test_async (void)
+{
+  Gen g = { 0 };
+  g_autofree char *dir = NULL, *bad = NULL;
+  g_autoptr(GFile) folder = NULL, missing = NULL;
+  g_autoptr(GPtrArray) files = NULL;
+  g_autoptr(CpJob) job = NULL, sync = NULL;
+  g_autoptr(GError) error = NULL;
+  CpJob *none;
+
+  gen_job (&g, "--ranks", "5", "--straggler", "4", "--delay", "9000000", NULL);
+  dir = g_build_filename (g.dir, "ranks", NULL);
+  folder = g_file_new_for_path (dir);
+  files = cp_job_list_folder (folder, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (files->len, ==, 5);
+  cp_job_open_async ((GFile * const *) files->pdata, files->len, NULL, NULL, on_opened, &job);
+  while (job == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  sync = open_dir (dir, TRUE);
+  g_assert_cmpuint (cp_job_get_n_collectives (job), ==, cp_job_get_n_collectives (sync));
+  for (guint c = 0; c < cp_job_get_n_collectives (job); c++)
+    g_assert_cmpint (cp_job_get_collective (job, c)->skew, ==, cp_job_get_collective (sync, c)->skew);
+  g_assert_cmpint (find (job, "job-straggler")->rank, ==, 4);
+
+  bad = g_build_filename (g.dir, "nothing-here.pt.trace.json", NULL);
+  missing = g_file_new_for_path (bad);
+  none = cp_job_open (&missing, 1, NULL, NULL, &error);
+  g_assert_null (none);
+  g_assert_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY);
+  g_assert_nonnull (strstr (error->message, "None of the 1 captures of the job could be used"));
+  g_assert_nonnull (strstr (error->message, "nothing-here.pt.trace.json could not be read"));
+  g_clear_error (&error);
+  g_assert_null (cp_job_list_folder (missing, &error));
+  g_assert_nonnull (error);
+  gen_clear (&g);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/job/straggler", test_straggler);
+  g_test_add_func ("/job/clock-offset", test_clock_offset);
+  g_test_add_func ("/job/64-ranks", test_64_ranks);
+  g_test_add_func ("/job/mismatch", test_mismatch);
+  g_test_add_func ("/job/rank-from-name", test_rank_from_name);
+  g_test_add_func ("/job/bad-ranks", test_bad_ranks);
+  g_test_add_func ("/job/rank-equals-alone", test_rank_equals_alone);
+  g_test_add_func ("/job/hta-ranks", test_hta_ranks);
+  g_test_add_func ("/job/real-ddp-gloo", test_real_ddp);
+  g_test_add_func ("/job/cli-json", test_cli_json);
+  g_test_add_func ("/job/async", test_async);
+  g_test_add_func ("/job/slow-link", test_slow_link);
+  return g_test_run ();
+}
