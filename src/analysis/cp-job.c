@@ -1001,7 +1001,8 @@ cp_job_open (GFile * const      *files,
     }
   match_collectives (self);
   rank_figures (self);
-  qsort (self->colls, self->n_colls, sizeof (CpJobCollective), (int (*) (const void *, const void *)) compare_job_colls);
+  if (self->n_colls > 1) /* none at all: colls is NULL, which qsort must not get */
+    qsort (self->colls, self->n_colls, sizeof (CpJobCollective), (int (*) (const void *, const void *)) compare_job_colls);
   cp_job_find (self);
   g_ptr_array_add (self->notes, NULL);
   return g_steal_pointer (&self);
