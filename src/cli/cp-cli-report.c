@@ -1,4 +1,5 @@
-/* cp-cli-report.c: `chokepoint report FILE -o OUT.png [options]`
+/* cp-cli-report.c: `chokepoint report FILE -o OUT.png [options]`, and
+ * `chokepoint report --compare A B -o OUT.png`
  *
  * Copyright 2026 The Chokepoint authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -23,6 +24,79 @@ usage_error (const char *message)
   return CP_EXIT_USAGE;
 }
 
+static int
+print_size (CpReport       *report,
+            CpReportFormat  format,
+            const char     *output,
+            double          scale)
+{
+  int w, h;
+
+  cp_report_get_size (report, &w, &h);
+  if (format == CP_REPORT_FORMAT_PNG)
+    g_print (_("%s: %d × %d pixels\n"), output, (int) (w * scale + 0.999), (int) (h * scale + 0.999));
+  else
+    g_print (_("%s: %d × %d points\n"), output, w, h);
+  return CP_EXIT_OK;
+}
+
+/* `--compare A B`: both captures loaded and analysed, then one image. */
+static int
+report_compare (char                  **files,
+                gboolean                by_op,
+                const CpReportOptions  *options,
+                GFile                  *out,
+                CpReportFormat          format,
+                const char             *output)
+{
+  g_autoptr(CpAnalysis) a = NULL;
+  g_autoptr(CpAnalysis) b = NULL;
+  g_autoptr(CpComparison) c = NULL;
+  g_autoptr(CpReport) report = NULL;
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GFile) file = g_file_new_for_commandline_arg (files[i]);
+      g_autoptr(CpTrace) trace = cp_cli_load ("report", file, &error);
+      const CpLoadReport *lr = trace != NULL ? cp_trace_get_load_report (trace) : NULL;
+      CpAnalysis *an = NULL;
+
+      if (lr != NULL && lr->truncated)
+        {
+          g_autofree char *name = g_file_get_parse_name (file);
+
+          /* Translators: the second %s is A or B, the side of the comparison. */
+          g_printerr (_("%s: %s: “%s” ends early: only the events before the cut are compared\n"),
+                      PROG, i == 0 ? "A" : "B", name);
+        }
+      if (trace != NULL)
+        an = cp_analysis_new (trace, NULL, &error);
+      if (an == NULL)
+        {
+          g_printerr ("%s: %s: %s\n", PROG, i == 0 ? "A" : "B", error->message);
+          return CP_EXIT_FAILURE;
+        }
+      if (i == 0)
+        a = an;
+      else
+        b = an;
+    }
+  c = cp_comparison_new (a, b, by_op ? CP_COMPARE_KERNELS_BY_OP : CP_COMPARE_KERNELS_BY_NAME);
+  report = cp_report_new_compare (c, options, &error);
+  if (report == NULL)
+    {
+      g_printerr ("%s: %s\n", PROG, error->message);
+      return g_error_matches (error, CP_REPORT_ERROR, CP_REPORT_ERROR_INVALID) ? CP_EXIT_USAGE : CP_EXIT_FAILURE;
+    }
+  if (!cp_report_write (report, out, NULL, &error))
+    {
+      g_printerr ("%s: %s\n", PROG, error->message);
+      return CP_EXIT_FAILURE;
+    }
+  return print_size (report, format, output, options->scale);
+}
+
 int
 cp_cli_report (int    argc,
                char **argv)
@@ -36,7 +110,13 @@ cp_cli_report (int    argc,
   int width = CP_REPORT_DEFAULT_WIDTH;
   double scale = 1.0;
   gboolean no_findings = FALSE, no_steps = FALSE, no_annotations = FALSE;
+  gboolean compare = FALSE, by_op = FALSE;
   const GOptionEntry entries[] = {
+    { "compare", 0, 0, G_OPTION_ARG_NONE, &compare,
+      N_("Compare two captures, A (before) and B (after): the step time, what changed it, both timelines "
+         "at their typical step, the kernels that changed most"), NULL },
+    { "by-op", 0, 0, G_OPTION_ARG_NONE, &by_op,
+      N_("With --compare: match kernels by the host op that launched them, not by name"), NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       N_("Write the report to OUT; .png, .svg or .pdf chooses the format"), N_("OUT") },
     { "range", 'r', 0, G_OPTION_ARG_STRING, &range,
@@ -72,7 +152,6 @@ cp_cli_report (int    argc,
   g_autofree char *out_name = NULL;
   CpReportOptions options;
   CpReportFormat format = CP_REPORT_FORMAT_PNG;
-  int w, h;
 
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
@@ -84,13 +163,24 @@ cp_cli_report (int    argc,
                                     _("Times are from the start of the capture. Examples:\n"
                                       "  chokepoint report run.pt.trace.json.gz -o report.png\n"
                                       "  chokepoint report run.json -o gpu.svg --range 1.5s:2s --lanes 'kernel,transfer'\n"
-                                      "  chokepoint report run.json -o slide.png --width 1280 --scale 2 --theme dark\n"));
+                                      "  chokepoint report run.json -o slide.png --width 1280 --scale 2 --theme dark\n"
+                                      "  chokepoint report --compare before.json after.json -o change.png\n"));
   g_set_prgname (PROG);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return usage_error (error->message);
 
   cp_report_options_init (&options);
-  if (files == NULL || files[0] == NULL || files[1] != NULL)
+  if (compare)
+    {
+      if (files == NULL || files[0] == NULL || files[1] == NULL || files[2] != NULL)
+        return usage_error (_("--compare takes exactly two capture files, A and B"));
+      if (range != NULL || lanes != NULL)
+        return usage_error (_("--range and --lanes do not go with --compare: the timelines show each "
+                              "capture's typical step"));
+    }
+  else if (by_op)
+    return usage_error (_("--by-op goes with --compare"));
+  else if (files == NULL || files[0] == NULL || files[1] != NULL)
     return usage_error (_("give exactly one capture file"));
   if (output == NULL)
     return usage_error (_("give the output file with -o OUT.png (or .svg, .pdf)"));
@@ -154,6 +244,9 @@ cp_cli_report (int    argc,
       return CP_EXIT_FAILURE;
     }
 
+  if (compare)
+    return report_compare (files, by_op, &options, out, format, output);
+
   file = g_file_new_for_commandline_arg (files[0]);
   trace = cp_cli_load ("report", file, &error);
   if (trace == NULL)
@@ -202,10 +295,5 @@ cp_cli_report (int    argc,
       g_printerr ("%s: %s\n", PROG, error->message);
       return CP_EXIT_FAILURE;
     }
-  cp_report_get_size (report, &w, &h);
-  if (format == CP_REPORT_FORMAT_PNG)
-    g_print (_("%s: %d × %d pixels\n"), output, (int) (w * scale + 0.999), (int) (h * scale + 0.999));
-  else
-    g_print (_("%s: %d × %d points\n"), output, w, h);
-  return CP_EXIT_OK;
+  return print_size (report, format, output, scale);
 }

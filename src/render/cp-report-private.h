@@ -9,6 +9,7 @@
 #include <pango/pangocairo.h>
 
 #include "cp-painter.h"
+#include "analysis/cp-compare.h"
 #include "cp-report.h"
 #include "cp-time-format.h"
 
@@ -63,6 +64,14 @@ struct _CpReport
 {
   GObject          parent_instance;
 
+  /* A comparison report (cp_report_new_compare()): the two sides' timeline
+   * reports, and what the last drawing showed. NULL for one capture. */
+  CpComparison    *comparison;
+  CpReport        *side[2];
+  GArray          *waterfall;      /* of CpReportBar */
+  GArray          *changes;        /* of CpReportChange */
+  gint64           axis_span;      /* a side: the shared time scale's span (0: none) */
+
   CpTrace         *trace;
   CpAnalysis      *analysis;
   CpViewState     *view;         /* a frozen copy, or NULL */
@@ -80,7 +89,9 @@ struct _CpReport
   GArray          *evidence_spots; /* of Spot, one per finding listed */
 };
 
-typedef struct
+typedef struct _Ctx Ctx;
+
+struct _Ctx
 {
   CpReport              *self;
   CpAnalysis            *analysis;
@@ -113,7 +124,9 @@ typedef struct
   guint                  lanes_cut;  /* lanes below what is drawn */
 
   GString               *text;       /* when set, every text laid out, a line each */
-} Ctx;
+
+  Ctx                   *side[2];    /* a comparison's timelines, each with its own report */
+};
 
 /* cp-report.c */
 gboolean cp_report_lane_has_content (CpTrace *trace,
@@ -196,6 +209,8 @@ double cp_report_section_figures (Ctx    *ctx,
 void cp_report_prepare_timeline (Ctx *ctx);
 double cp_report_section_timeline (Ctx    *ctx,
                                    double  y);
+double cp_report_timeline_body (Ctx    *ctx,
+                                 double  y);
 
 /* cp-report-findings.c */
 double cp_report_section_findings (Ctx    *ctx,
@@ -204,6 +219,9 @@ double cp_report_section_findings (Ctx    *ctx,
 /* cp-report-steps.c */
 double cp_report_section_steps (Ctx    *ctx,
                                 double  y);
+
+/* cp-report-compare.c */
+double cp_report_compose_compare (Ctx *ctx);
 
 /* cp-report-notes.c */
 double cp_report_section_notes (Ctx    *ctx,

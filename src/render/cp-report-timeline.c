@@ -133,6 +133,9 @@ cp_report_prepare_timeline (Ctx *ctx)
   cp_painter_set_font (ctx->painter, painter_font);
   m = cp_painter_get_metrics (ctx->painter);
   gutter = m->gutter_width;
+  if (self->axis_span > 0)
+    /* A side of a comparison: its window's share of the shared time scale. */
+    ctx->inner = gutter + (ctx->inner - gutter) * (double) (self->end - self->start) / (double) self->axis_span;
 
   if (self->options.lanes == CP_REPORT_LANES_VISIBLE && self->view != NULL)
     {
@@ -273,10 +276,7 @@ cp_report_section_timeline (Ctx    *ctx,
   g_autofree char *from = self->start == 0 ? g_strdup ("0") : cp_time_format_duration (self->start);
   g_autofree char *to = cp_time_format_duration (self->end);
   g_autofree char *aside = NULL;
-  g_autoptr(GArray) callouts = g_array_new (FALSE, FALSE, sizeof (Callout));
   const CpPaletteColors *pc = cp_palette_get_colors (ctx->theme);
-  guint n_rows = 0;
-  double box_h = 24, band, tl_top;
 
   if (self->start == 0 && self->end >= cp_trace_get_duration (self->trace))
     aside = g_strdup_printf (_("the whole capture, %s – %s"), from, to);
@@ -309,6 +309,18 @@ cp_report_section_timeline (Ctx    *ctx,
       }
     y += 28;
   }
+  return cp_report_timeline_body (ctx, y);
+}
+
+/* The callouts, the lanes and their evidence from y down. */
+double
+cp_report_timeline_body (Ctx    *ctx,
+                         double  y)
+{
+  CpReport *self = ctx->self;
+  g_autoptr(GArray) callouts = g_array_new (FALSE, FALSE, sizeof (Callout));
+  guint n_rows = 0;
+  double box_h = 24, band, tl_top;
 
   /* Callout boxes above the timeline. */
   tl_top = y;   /* provisional, for placing */

@@ -604,6 +604,8 @@ compose (Ctx *ctx)
   CpReport *self = ctx->self;
   double y = PAD;
 
+  if (self->comparison != NULL)
+    return cp_report_compose_compare (ctx);
   if (ctx->draw)
     {
       cp_report_set_rgba (ctx->cr, ctx->c->page);
@@ -631,6 +633,12 @@ compose (Ctx *ctx)
 static void
 ctx_clear (Ctx *ctx)
 {
+  for (guint i = 0; i < G_N_ELEMENTS (ctx->side); i++)
+    if (ctx->side[i] != NULL)
+      {
+        ctx_clear (ctx->side[i]);
+        g_clear_pointer (&ctx->side[i], g_free);
+      }
   g_clear_object (&ctx->layout);
   g_clear_object (&ctx->pango);
   g_clear_pointer (&ctx->f_body, pango_font_description_free);
@@ -688,6 +696,18 @@ ctx_init (Ctx           *ctx,
   ctx->f_value = cp_report_font ("Sans", 28, PANGO_WEIGHT_BOLD);
 
   ctx->findings = g_ptr_array_new_with_free_func (g_object_unref);
+  if (self->comparison != NULL)
+    {
+      /* Each side's timeline is laid out by its own report, to the width
+       * its window takes of the shared time scale. */
+      for (guint i = 0; i < G_N_ELEMENTS (self->side); i++)
+        {
+          ctx->side[i] = g_new0 (Ctx, 1);
+          if (!ctx_init (ctx->side[i], self->side[i], cancellable, error))
+            return FALSE;
+        }
+      return TRUE;
+    }
   findings = cp_analysis_get_findings (ctx->analysis);
   for (guint i = 0; i < g_list_model_get_n_items (findings); i++)
     g_ptr_array_add (ctx->findings, g_list_model_get_item (findings, i));
@@ -990,6 +1010,11 @@ cp_report_finalize (GObject *object)
   g_array_unref (self->evidence_spots);
   g_free (self->lane_pattern);
   g_free (self->title);
+  g_clear_object (&self->comparison);
+  g_clear_object (&self->side[0]);
+  g_clear_object (&self->side[1]);
+  g_array_unref (self->waterfall);
+  g_array_unref (self->changes);
 
   G_OBJECT_CLASS (cp_report_parent_class)->finalize (object);
 }
@@ -1009,4 +1034,6 @@ cp_report_init (CpReport *self)
   g_array_set_clear_func (self->notes, note_clear);
   self->note_spots = g_array_new (FALSE, TRUE, sizeof (Spot));
   self->evidence_spots = g_array_new (FALSE, TRUE, sizeof (Spot));
+  self->waterfall = g_array_new (FALSE, TRUE, sizeof (CpReportBar));
+  self->changes = g_array_new (FALSE, TRUE, sizeof (CpReportChange));
 }

@@ -10,6 +10,7 @@
 #include <gio/gio.h>
 
 #include "analysis/cp-analysis.h"
+#include "analysis/cp-compare.h"
 #include "model/cp-annotations.h"
 #include "cp-palette.h"
 #include "cp-view-state.h"
@@ -92,6 +93,57 @@ CpReport      *cp_report_new            (CpTrace                *trace,
                                          CpViewState            *view,
                                          const CpReportOptions  *options,
                                          GError                **error);
+
+/* A report comparing two captures: the step time A → B, the waterfall of
+ * the categories whose change adds up to it (cp_comparison_explain()),
+ * both timelines on one time scale, each from the start of its typical
+ * step (cp_comparison_get_typical_step()) for as long as the longer of the
+ * two typical steps, and the kernels that changed most. Of the options
+ * only width, scale, theme, generated and title count. The typical steps
+ * are read here. Fails (CP_REPORT_ERROR_INVALID) for options that make no
+ * report. */
+CpReport      *cp_report_new_compare    (CpComparison           *comparison,
+                                         const CpReportOptions  *options,
+                                         GError                **error);
+
+/* The most kernel changes a comparison report lists. */
+#define CP_REPORT_MAX_CHANGES 12
+
+/* A bar of a comparison report's waterfall as last drawn: the first is
+ * A's mean step time (from 0), then one per category, from the running sum
+ * before it to the one after, and the last is B's mean step time. */
+typedef struct
+{
+  const char *label;     /* as drawn */
+  gint        category;  /* CpTimeCategory, or -1 for the step times */
+  gint64      value;     /* ns: the step time, or the category's delta per step */
+  gint64      from;      /* ns: where the bar starts on the scale */
+  gint64      to;        /* ns: where it ends */
+  double      x0;        /* logical pixels: the bar's left and right edges */
+  double      x1;
+} CpReportBar;
+
+/* A row of a comparison report's kernel changes as last drawn. */
+typedef struct
+{
+  const char    *key;    /* the kernel's key (cp_comparison_get_kernels()) */
+  CpCompareSide  side;
+  gint64         a;      /* ns per step */
+  gint64         b;
+  gint64         delta;
+} CpReportChange;
+
+const CpReportBar    *cp_report_get_waterfall (CpReport *self,
+                                               guint    *n_bars);
+const CpReportChange *cp_report_get_changes   (CpReport *self,
+                                               guint    *n_changes);
+/* The time window a comparison report's timeline of a side (0: A, 1: B)
+ * shows, in ns from that capture's start; FALSE for a report of one
+ * capture. */
+gboolean       cp_report_get_compare_window (CpReport *self,
+                                             guint     side,
+                                             gint64   *start,
+                                             gint64   *end);
 
 /* Draws the report into a new image surface (width x scale pixels wide). */
 cairo_surface_t *cp_report_render_image (CpReport               *self,
