@@ -260,8 +260,40 @@ sample_annotations (void)
   cp_annotations_add_marker (a, 100 * CP_NS_PER_MS, CP_ANNOTATION_ALL_LANES, "Warm-up ends", 0x26a269ff);
   cp_annotations_add_note (a, 150 * CP_NS_PER_MS, 170 * CP_NS_PER_MS, stream, "Kernel gap\nWhy here?",
                            0x3584e4ff);
-  g_assert_nonnull (cp_report_pin_finding (a, cp_analysis_lookup_finding (sample_analysis, "input-bound"), 2));
+  g_assert_nonnull (cp_report_pin_finding (a, cp_analysis_lookup_finding (sample_analysis, "input-bound"), 2,
+                                           CP_FRAMEWORK_PYTORCH));
   return a;
+}
+
+/* A pinned finding's note carries the first fix of the framework it is
+ * given: the DataLoader for PyTorch, tf.data or Grain for JAX, prefetch for
+ * TensorFlow, never PyTorch's advice to a JAX or TensorFlow user. */
+static void
+test_pin_framework (void)
+{
+  static const struct { CpFramework fw; const char *has; } cases[] = {
+    { CP_FRAMEWORK_PYTORCH, "DataLoader(num_workers=N)" },
+    { CP_FRAMEWORK_JAX, "Grain" },
+    { CP_FRAMEWORK_TENSORFLOW, ".prefetch(tf.data.AUTOTUNE)" },
+  };
+  CpFinding *f = cp_analysis_lookup_finding (sample_analysis, "input-bound");
+
+  g_assert_nonnull (f);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(CpAnnotations) a = cp_annotations_new ();
+      CpAnnotation *note;
+      const char *text;
+
+      cp_annotations_set_trace (a, sample_trace);
+      note = cp_report_pin_finding (a, f, 0, cases[i].fw);
+      g_assert_nonnull (note);
+      text = cp_annotation_get_text (note);
+      g_assert_true (g_str_has_prefix (text, cp_finding_get_title (f)));
+      g_assert_nonnull (strstr (text, cases[i].has));
+      if (cases[i].fw != CP_FRAMEWORK_PYTORCH)
+        g_assert_null (strstr (text, "DataLoader"));
+    }
 }
 
 /* Markup safety: labels with <, & and quotes in every section of the report
@@ -796,6 +828,7 @@ main (int   argc,
   g_test_add_func ("/report/themes", test_themes);
   g_test_add_func ("/report/range-and-lanes", test_range_and_lanes);
   g_test_add_func ("/report/markup", test_markup);
+  g_test_add_func ("/report/pin-framework", test_pin_framework);
   g_test_add ("/report/cli/matches-window", Fixture, NULL, fixture_setup, test_cli_matches_window,
               fixture_teardown);
   g_test_add ("/report/cli/formats", Fixture, NULL, fixture_setup, test_cli_formats, fixture_teardown);

@@ -213,7 +213,7 @@ main (int   argc,
     guint n_ev = 0;
 
     if (f != NULL && (cp_finding_get_evidence (f, &n_ev), n_ev > 0))
-      cp_report_pin_finding (notes, f, n_ev / 2);
+      cp_report_pin_finding (notes, f, n_ev / 2, CP_FRAMEWORK_PYTORCH);
   }
 
   /* The LOD index is built on the first drawing (the window has it already

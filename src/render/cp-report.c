@@ -279,7 +279,8 @@ cp_report_severity_color (CpSeverity severity,
 CpAnnotation *
 cp_report_pin_finding (CpAnnotations *annotations,
                        CpFinding     *finding,
-                       guint          evidence_index)
+                       guint          evidence_index,
+                       CpFramework    framework)
 {
   const CpEvidence *ev;
   guint n_ev = 0;
@@ -305,7 +306,7 @@ cp_report_pin_finding (CpAnnotations *annotations,
     }
   else
     g_string_append_printf (text, "\n%s", cp_severity_get_label (cp_finding_get_severity (finding)));
-  fixes = cp_finding_get_fixes (finding, CP_FRAMEWORK_PYTORCH);
+  fixes = cp_finding_get_fixes (finding, framework);
   if (fixes != NULL && fixes[0] != NULL)
     g_string_append_printf (text, "\n%s", fixes[0]);
 

@@ -220,10 +220,13 @@ guint32        cp_report_severity_color (CpSeverity              severity,
                                          CpTheme                 theme);
 
 /* Pins the n-th evidence of a finding as a note: its title, the time at
- * stake and the first fix as text, its severity's colour, its rule id. */
+ * stake and the first fix for framework (the one that leads the capture's
+ * fix order, cp_analysis_get_fix_order()) as text, its severity's colour,
+ * its rule id. */
 CpAnnotation  *cp_report_pin_finding    (CpAnnotations          *annotations,
                                          CpFinding              *finding,
-                                         guint                   evidence_index);
+                                         guint                   evidence_index,
+                                         CpFramework             framework);
 
 /* Sets view's marks to the annotations (labels: their titles), so the
  * timeline draws them. */

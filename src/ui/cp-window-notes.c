@@ -264,6 +264,7 @@ pin_evidence_action (GtkWidget  *widget,
   const char *rule;
   guint index, n_ev = 0;
   CpFinding *finding;
+  CpFramework order[CP_N_FRAMEWORKS];
   AdwToast *toast;
 
   g_variant_get (param, "(&su)", &rule, &index);
@@ -272,7 +273,8 @@ pin_evidence_action (GtkWidget  *widget,
   cp_finding_get_evidence (finding, &n_ev);
   if (index >= n_ev)
     return;
-  cp_report_pin_finding (self->annotations, finding, index);
+  cp_analysis_get_fix_order (self->analysis, order);
+  cp_report_pin_finding (self->annotations, finding, index, order[0]);
 
   toast = adw_toast_new (_("Evidence pinned as a note"));
   adw_toast_set_button_label (toast, _("_Show Notes"));
