@@ -16,7 +16,10 @@
 #include "analysis/cp-analysis.h"
 #include "analysis/cp-classify.h"
 #include "cp-test-util.h"
+#include "cp-test-xspace.h"
 #include "formats/cp-loader.h"
+#include "formats/cp-xplane-reader.h"
+#include "model/cp-trace-builder.h"
 
 static void
 test_op_classes (void)
@@ -110,7 +113,9 @@ check_kinds (CpTrace    *trace,
   if (n == 0)
     return;
   g_assert_cmpint (cp_analysis_devices_are_tpu (a), ==, n_tpu == n);
-  g_assert_cmpstr (cp_analysis_get_device_word (a), ==, n_tpu == n ? "TPU" : "GPU");
+  g_assert_cmpint (cp_analysis_devices_are_mixed (a), ==, n_tpu > 0 && n_tpu < n);
+  g_assert_cmpstr (cp_analysis_get_device_word (a), ==,
+                   n_tpu == n ? "TPU" : n_tpu > 0 ? "device" : "GPU");
 
   /* The JSON gives each device its kind. */
   json = cp_analysis_to_json (a, FALSE);
@@ -478,6 +483,104 @@ test_tpu_figures (void)
   }
 }
 
+/* A space with one device plane per name in planes, each with a busy XLA
+ * line (a fusion every 100 µs for 40 µs, ten times), analysed. */
+static CpAnalysis *
+analyse_planes (const char * const *planes,
+                CpTrace           **trace_out)
+{
+  g_autoptr(GByteArray) space = g_byte_array_new ();
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  g_autoptr(CpXPlaneReader) r = cp_xplane_reader_new (b);
+  g_autoptr(GError) error = NULL;
+  CpXPlaneInput input = { 0 };
+  CpTrace *trace;
+  CpAnalysis *a;
+
+  for (guint p = 0; planes[p] != NULL; p++)
+    {
+      XpPlane *plane = xp_plane_new (p + 1, planes[p]);
+
+      xp_line (plane, 1, 0, "XLA Ops", NULL, 1000,
+               xp_event (plane, "fusion.1", 0, 40000000, NULL),
+               xp_event (plane, "fusion.1", 100000000, 40000000, NULL),
+               xp_event (plane, "fusion.1", 200000000, 40000000, NULL),
+               xp_event (plane, "fusion.1", 300000000, 40000000, NULL),
+               xp_event (plane, "fusion.1", 400000000, 40000000, NULL),
+               xp_event (plane, "fusion.1", 500000000, 40000000, NULL),
+               xp_event (plane, "fusion.1", 600000000, 40000000, NULL),
+               xp_event (plane, "fusion.1", 700000000, 40000000, NULL),
+               xp_event (plane, "fusion.1", 800000000, 40000000, NULL),
+               xp_event (plane, "fusion.1", 900000000, 40000000, NULL),
+               NULL);
+      xp_space_add_plane (space, plane);
+    }
+  input.data = space->data;
+  input.len = space->len;
+  input.host_hint = "testhost";
+  input.progress_total = space->len;
+  g_assert_true (cp_xplane_reader_add_space (r, &input, NULL, &error));
+  g_assert_no_error (error);
+  cp_xplane_reader_finish (r);
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  a = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  *trace_out = trace;
+  return a;
+}
+
+/* A capture that mixes device kinds (a GPU beside a TPU) calls them
+ * "device" in the verdict and "Devices" in the section titles; all-TPU
+ * says "TPU"; all-GPU "GPU". Each device keeps its own kind. */
+static void
+test_mixed_kinds (void)
+{
+  static const char * const mixed[] = { "/device:GPU:0", "/device:TPU:0", NULL };
+  static const char * const tpus[] = { "/device:TPU:0", "/device:TPU:1", NULL };
+  static const char * const gpus[] = { "/device:GPU:0", NULL };
+  static const struct { const char * const *planes; const char *word; gboolean tpu, mixed; } cases[] = {
+    { mixed, "device", FALSE, TRUE },
+    { tpus, "TPU", TRUE, FALSE },
+    { gpus, "GPU", FALSE, FALSE },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr(CpTrace) trace = NULL;
+      g_autoptr(CpAnalysis) a = analyse_planes (cases[c].planes, &trace);
+      const CpVerdict *v = cp_analysis_get_verdict (a);
+      const char *idle = cp_analysis_get_section_title (a, CP_FINDING_SECTION_IDLE);
+      guint n_gpu = 0, n_tpu = 0;
+
+      for (guint i = 0; i < cp_trace_get_n_processes (trace); i++)
+        {
+          const CpProcess *p = cp_trace_get_process (trace, i);
+
+          if (!p->is_device || p->device < 0)
+            continue;
+          n_gpu += cp_process_get_device_kind (trace, p) == CP_DEVICE_KIND_GPU;
+          n_tpu += cp_process_get_device_kind (trace, p) == CP_DEVICE_KIND_TPU;
+        }
+      g_assert_cmpuint (n_gpu + n_tpu, ==, g_strv_length ((char **) cases[c].planes));
+      g_assert_cmpstr (cp_analysis_get_device_word (a), ==, cases[c].word);
+      g_assert_cmpint (cp_analysis_devices_are_tpu (a), ==, cases[c].tpu);
+      g_assert_cmpint (cp_analysis_devices_are_mixed (a), ==, cases[c].mixed);
+      g_assert_cmpstr (v->device_word, ==, cases[c].word);
+      if (cases[c].mixed)
+        {
+          g_assert_cmpstr (idle, ==, "Why the Devices Wait");
+          g_assert_cmpint (cp_analysis_get_rule_device_kind (a), ==, CP_DEVICE_KIND_GPU);
+        }
+      else
+        {
+          g_autofree char *want = g_strdup_printf ("Why the %s Waits", cases[c].word);
+
+          g_assert_cmpstr (idle, ==, want);
+        }
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -489,6 +592,7 @@ main (int   argc,
   g_test_add_func ("/xla/scenarios", test_scenarios);
   g_test_add_func ("/xla/two-workers", test_two_workers);
   g_test_add_func ("/xla/tpu-figures", test_tpu_figures);
+  g_test_add_func ("/xla/mixed-kinds", test_mixed_kinds);
 
   return g_test_run ();
 }

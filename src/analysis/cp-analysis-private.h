@@ -66,6 +66,10 @@ struct _CpAnalysis
   CpTrace         *trace;
   CpNameCache     *names;
   CpFrameworkInfo  framework;      /* cp_framework_detect() */
+  /* The kind every device of the capture has, once at the start; mixed:
+   * TRUE when two kinds meet (GPU and TPU, or another accelerator). */
+  CpDeviceKind     devices_kind;
+  gboolean         devices_mixed;
   GPtrArray       *not_checked;    /* of const CpRule *: rules that do not apply to the capture */
   double           seconds;
 
@@ -140,6 +144,7 @@ struct _CpAnalysis
 extern const char * const _cp_analysis_phase_names[CP_ANALYSIS_N_PHASES];
 
 /* The parts, in the order cp_analysis_new() runs them. */
+void _cp_analysis_find_devices_kind (CpAnalysis *self); /* cp-verdict.c */
 void _cp_analysis_prepare_lanes   (CpAnalysis *self);
 void _cp_analysis_build_steps     (CpAnalysis *self);
 void _cp_analysis_breakdown       (CpAnalysis *self);

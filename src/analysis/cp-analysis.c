@@ -535,6 +535,7 @@ cp_analysis_new (CpTrace       *trace,
   self->trace = g_object_ref (trace);
   self->names = cp_name_cache_new (trace);
   cp_framework_detect (trace, &self->framework);
+  _cp_analysis_find_devices_kind (self);
   {
     const CpLoadReport *report = cp_trace_get_load_report (trace);
     const CpStringPool *pool = cp_trace_get_string_pool (trace);
@@ -738,7 +739,8 @@ CpDeviceKind
 cp_analysis_get_rule_device_kind (CpAnalysis *self)
 {
   g_return_val_if_fail (CP_IS_ANALYSIS (self), CP_DEVICE_KIND_GPU);
-  return cp_analysis_devices_are_tpu (self) ? CP_DEVICE_KIND_TPU : CP_DEVICE_KIND_GPU;
+  return self->devices_kind == CP_DEVICE_KIND_TPU && !self->devices_mixed ? CP_DEVICE_KIND_TPU
+                                                                           : CP_DEVICE_KIND_GPU;
 }
 
 const char * const *

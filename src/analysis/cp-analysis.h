@@ -299,10 +299,13 @@ typedef struct
 
 const CpVerdict     *cp_analysis_get_verdict        (CpAnalysis *self);
 /* The one word the verdict and the section titles use for the device:
- * "GPU" (translated). */
+ * "GPU", "TPU", or "device" when the capture mixes kinds (translated). */
 const char          *cp_analysis_get_device_word    (CpAnalysis *self);
 /* Whether every device of the capture is a TPU (device word "TPU"). */
 gboolean             cp_analysis_devices_are_tpu    (CpAnalysis *self);
+/* Whether the capture's devices are of more than one kind (a GPU and a
+ * TPU, or another accelerator): fixes then say "device". */
+gboolean             cp_analysis_devices_are_mixed  (CpAnalysis *self);
 /* "Why the GPU Waits", "Speed-ups Once the GPU Is Busy", "Also Noted". */
 const char          *cp_analysis_get_section_title  (CpAnalysis       *self,
                                                      CpFindingSection  section);

@@ -617,7 +617,8 @@ applied_fix (guint technique)
     }
 }
 
-/* Replaces the device word in a fix for an all-TPU capture. */
+/* Replaces the device word in a fix for an all-TPU capture. Where kinds are
+ * mixed the fixes keep "GPU": they are the GPUs' fixes. */
 static char *
 device_fix (Ctx        *ctx,
             const char *fix)

@@ -209,9 +209,21 @@ _cp_analysis_build_verdict (CpAnalysis *self)
   for (guint k = 0; k < CP_N_FINDING_SECTIONS; k++)
     g_clear_pointer (&self->section_titles[k], g_free);
   /* Translators: the heading of the idle causes, "Why the GPU Waits". */
-  self->section_titles[CP_FINDING_SECTION_IDLE] = g_strdup_printf (_("Why the %s Waits"), word);
-  /* Translators: the heading of the speed-ups, "Speed-ups Once the GPU Is Busy". */
-  self->section_titles[CP_FINDING_SECTION_SPEEDUP] = g_strdup_printf (_("Speed-ups Once the %s Is Busy"), word);
+  if (self->devices_mixed)
+    {
+      /* Translators: the heading of the idle causes when GPUs and TPUs or
+       * other accelerators are mixed. */
+      self->section_titles[CP_FINDING_SECTION_IDLE] = g_strdup (_("Why the Devices Wait"));
+      /* Translators: the heading of the speed-ups when device kinds are mixed. */
+      self->section_titles[CP_FINDING_SECTION_SPEEDUP] = g_strdup (_("Speed-ups Once the Devices Are Busy"));
+    }
+  else
+    {
+      self->section_titles[CP_FINDING_SECTION_IDLE] = g_strdup_printf (_("Why the %s Waits"), word);
+      /* Translators: the heading of the speed-ups, "Speed-ups Once the GPU Is Busy". */
+      self->section_titles[CP_FINDING_SECTION_SPEEDUP] = g_strdup_printf (_("Speed-ups Once the %s Is Busy"),
+                                                                          word);
+    }
   self->section_titles[CP_FINDING_SECTION_INFO] = g_strdup (_("Also Noted"));
 }
 
@@ -222,24 +234,40 @@ cp_analysis_get_verdict (CpAnalysis *self)
   return &self->verdict;
 }
 
-gboolean
-cp_analysis_devices_are_tpu (CpAnalysis *self)
+void
+_cp_analysis_find_devices_kind (CpAnalysis *self)
 {
-  guint n_tpu = 0, n_dev = 0;
+  guint n_dev = 0;
 
-  if (self->trace == NULL)
-    return FALSE;
+  self->devices_kind = CP_DEVICE_KIND_GPU;
+  self->devices_mixed = FALSE;
   for (guint i = 0; i < cp_trace_get_n_processes (self->trace); i++)
     {
       const CpProcess *p = cp_trace_get_process (self->trace, i);
+      CpDeviceKind kind;
 
       if (!p->is_device || p->device < 0)
         continue;
-      n_dev++;
-      if (cp_process_get_device_kind (self->trace, p) == CP_DEVICE_KIND_TPU)
-        n_tpu++;
+      kind = cp_process_get_device_kind (self->trace, p);
+      if (n_dev++ == 0)
+        self->devices_kind = kind;
+      else if (kind != self->devices_kind)
+        self->devices_mixed = TRUE;
     }
-  return n_dev > 0 && n_tpu == n_dev;
+}
+
+gboolean
+cp_analysis_devices_are_tpu (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), FALSE);
+  return self->devices_kind == CP_DEVICE_KIND_TPU && !self->devices_mixed;
+}
+
+gboolean
+cp_analysis_devices_are_mixed (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), FALSE);
+  return self->devices_mixed;
 }
 
 const char *
@@ -248,8 +276,14 @@ cp_analysis_get_device_word (CpAnalysis *self)
   g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
 
   /* The one place that names the devices for people: "TPU" when every
-   * device of the capture is one, else "GPU" (Kineto's devices, XPlane
-   * GPU planes, and the rare capture that mixes kinds). */
+   * device of the capture is one, "device" when kinds are mixed (a GPU
+   * beside a TPU or another accelerator), else "GPU" (Kineto's devices,
+   * XPlane GPU planes). */
+  if (self->devices_mixed)
+    /* Translators: the devices of a capture that mixes GPUs and TPUs or
+     * other accelerators, "The device waits mostly for…", "Why the Device
+     * Waits" (German: "die Recheneinheit", to agree with "die GPU"). */
+    return C_("device word", "device");
   if (cp_analysis_devices_are_tpu (self))
     /* Translators: the devices of a TPU capture, "The TPU waits mostly for…". */
     return _("TPU");
