@@ -1,5 +1,5 @@
 /* cp-json-util.h: the members the JSON writers of the analysis and the
- * comparison add (defined in cp-analysis-json.c)
+ * comparison and the history add (defined in cp-analysis-json.c)
  *
  * Copyright 2026 The Chokepoint authors
  * SPDX-License-Identifier: GPL-3.0-or-later

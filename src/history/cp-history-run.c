@@ -17,7 +17,12 @@
 #include <nettle/sha2.h>
 #include <string.h>
 
+#include "analysis/cp-json-util.h"
 #include "cp-history.h"
+
+#define add_int _cp_json_add_int
+#define add_double _cp_json_add_double
+#define add_string _cp_json_add_string
 
 G_DEFINE_QUARK (cp-history-error-quark, cp_history_error)
 
@@ -444,39 +449,6 @@ cp_history_run_new_from_analysis (CpAnalysis *analysis,
 
   labels_from_metadata (run, trace);
   return run;
-}
-
-static void
-add_int (JsonBuilder *b,
-         const char  *key,
-         gint64       value)
-{
-  json_builder_set_member_name (b, key);
-  json_builder_add_int_value (b, value);
-}
-
-static void
-add_double (JsonBuilder *b,
-            const char  *key,
-            double       value)
-{
-  json_builder_set_member_name (b, key);
-  if (isfinite (value))
-    json_builder_add_double_value (b, value);
-  else
-    json_builder_add_null_value (b);
-}
-
-static void
-add_string (JsonBuilder *b,
-            const char  *key,
-            const char  *value)
-{
-  json_builder_set_member_name (b, key);
-  if (value != NULL)
-    json_builder_add_string_value (b, value);
-  else
-    json_builder_add_null_value (b);
 }
 
 void
