@@ -487,7 +487,8 @@ test_tpu_figures (void)
  * line (a fusion every 100 µs for 40 µs, ten times), analysed. */
 static CpAnalysis *
 analyse_planes (const char * const *planes,
-                CpTrace           **trace_out)
+                CpTrace           **trace_out,
+                GByteArray        **space_out)
 {
   g_autoptr(GByteArray) space = g_byte_array_new ();
   CpTraceBuilder *b = cp_trace_builder_new ();
@@ -527,7 +528,24 @@ analyse_planes (const char * const *planes,
   a = cp_analysis_new (trace, NULL, &error);
   g_assert_no_error (error);
   *trace_out = trace;
+  *space_out = g_steal_pointer (&space);
   return a;
+}
+
+/* What `chokepoint CMD path` prints on stdout; it must succeed. */
+static char *
+run_cli (const char *cmd,
+         const char *path)
+{
+  const char *argv[] = { g_getenv ("CP_CHOKEPOINT"), cmd, path, NULL };
+  g_autoptr(GError) error = NULL;
+  char *out = NULL;
+  int status;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  return out;
 }
 
 /* A capture that mixes device kinds (a GPU beside a TPU) calls them
@@ -544,11 +562,14 @@ test_mixed_kinds (void)
     { tpus, "TPU", TRUE, FALSE },
     { gpus, "GPU", FALSE, FALSE },
   };
+  const char *exe = g_getenv ("CP_CHOKEPOINT");
+  g_autofree char *dir = cp_test_make_tmpdir ();
 
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
     {
       g_autoptr(CpTrace) trace = NULL;
-      g_autoptr(CpAnalysis) a = analyse_planes (cases[c].planes, &trace);
+      g_autoptr(GByteArray) space = NULL;
+      g_autoptr(CpAnalysis) a = analyse_planes (cases[c].planes, &trace, &space);
       const CpVerdict *v = cp_analysis_get_verdict (a);
       const char *idle = cp_analysis_get_section_title (a, CP_FINDING_SECTION_IDLE);
       guint n_gpu = 0, n_tpu = 0;
@@ -578,7 +599,35 @@ test_mixed_kinds (void)
 
           g_assert_cmpstr (idle, ==, want);
         }
+
+      /* `info` names each device by its kind: "TPU 0 (pid …" for a TPU
+       * plane, "GPU 0 (pid …" for a GPU's, never a TPU as a GPU. */
+      if (exe != NULL && g_file_test (exe, G_FILE_TEST_IS_EXECUTABLE))
+        {
+          g_autofree char *name = g_strdup_printf ("case%u.xplane.pb", c);
+          g_autofree char *path = cp_test_write_file (dir, name, (const char *) space->data, space->len);
+          g_autofree char *info = run_cli ("info", path);
+          g_auto(GStrv) lines = g_strsplit (info, "\n", -1);
+          guint n_tpu_lines = 0, n_gpu_lines = 0;
+
+          for (guint i = 0; lines[i] != NULL; i++)
+            {
+              gboolean is_tpu_plane = strstr (lines[i], "/device:TPU:") != NULL;
+              gboolean is_gpu_plane = strstr (lines[i], "/device:GPU:") != NULL;
+
+              if (!is_tpu_plane && !is_gpu_plane)
+                continue;
+              g_assert_nonnull (strstr (lines[i], is_tpu_plane ? "TPU " : "GPU "));
+              g_assert_null (strstr (lines[i], is_tpu_plane ? "GPU " : "TPU "));
+              n_tpu_lines += is_tpu_plane;
+              n_gpu_lines += is_gpu_plane;
+            }
+          g_assert_cmpuint (n_tpu_lines + n_gpu_lines, ==, g_strv_length ((char **) cases[c].planes));
+          if (cases[c].tpu)
+            g_assert_null (strstr (info, "GPU"));
+        }
     }
+  cp_test_rm_rf (dir);
 }
 
 int

@@ -75,8 +75,17 @@ process_label (CpTrace         *trace,
   const char *key = cp_trace_get_string (trace, p->key);
 
   if (p->is_device)
-    return g_strdup_printf (_("GPU %d (pid %s%s%s)"), p->device, key,
-                            *name ? ", " : "", name);
+    switch (cp_process_get_device_kind (trace, p))
+      {
+      case CP_DEVICE_KIND_TPU:
+        return g_strdup_printf (_("TPU %d (pid %s%s%s)"), p->device, key, *name ? ", " : "", name);
+      case CP_DEVICE_KIND_OTHER:
+        /* Translators: a device that is neither a GPU nor a TPU. */
+        return g_strdup_printf (_("Device %d (pid %s%s%s)"), p->device, key, *name ? ", " : "", name);
+      case CP_DEVICE_KIND_GPU:
+      default:
+        return g_strdup_printf (_("GPU %d (pid %s%s%s)"), p->device, key, *name ? ", " : "", name);
+      }
   if (*name)
     return g_strdup_printf (_("%s (pid %s)"), name, key);
   /* Kineto names some processes with a string in place of a number
