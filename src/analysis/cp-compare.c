@@ -19,6 +19,8 @@ struct _CpComparison
 
   CpAnalysis         *side[2];
   CpCompareKernelKey  kernel_key;
+  CpCompareStepMatch  step_match;
+  gint                steps_note;     /* index in notes of the step counts' note, or -1 */
   guint               windows[2];     /* ≥ 1: the per-step divisor */
   guint               n_steps[2];
   gint                typical[2];
@@ -539,30 +541,70 @@ compare_step_order (const void *pa,
   return a->index < b->index ? -1 : (a->index > b->index);
 }
 
+/* The step pairs of match: in order, or by number (NULL when no number is
+ * on both sides). */
+static GArray *
+pair_steps (CpComparison       *self,
+            CpCompareStepMatch  match)
+{
+  guint n[2];
+  const CpStepStats *st[2];
+  GArray *steps = g_array_new (FALSE, TRUE, sizeof (CpCompareStep));
+  g_autoptr(GHashTable) b_by_number = NULL;
+
+  for (guint s = 0; s < 2; s++)
+    st[s] = cp_analysis_get_steps (self->side[s], &n[s]);
+  if (match == CP_COMPARE_STEPS_BY_NUMBER)
+    {
+      /* B's first step of each number. */
+      b_by_number = g_hash_table_new (g_int64_hash, g_int64_equal);
+      for (guint j = n[1]; j-- > 0;)
+        g_hash_table_insert (b_by_number, (gpointer) &st[1][j].number, GUINT_TO_POINTER (j + 1));
+    }
+  for (guint i = 0; i < n[0]; i++)
+    {
+      CpCompareStep cs = { 0 };
+      guint j = i;
+
+      if (b_by_number != NULL)
+        {
+          guint found = GPOINTER_TO_UINT (g_hash_table_lookup (b_by_number, &st[0][i].number));
+
+          if (found == 0)
+            continue;
+          j = found - 1;
+          /* A number A repeats pairs once. */
+          g_hash_table_remove (b_by_number, &st[0][i].number);
+        }
+      else if (i >= n[1])
+        break;
+      cs.index = i;
+      cs.index_b = j;
+      cs.number_a = st[0][i].number;
+      cs.number_b = st[1][j].number;
+      cs.duration_a = st[0][i].end - st[0][i].start;
+      cs.duration_b = st[1][j].end - st[1][j].start;
+      cs.delta = cs.duration_b - cs.duration_a;
+      g_array_append_val (steps, cs);
+    }
+  if (match == CP_COMPARE_STEPS_BY_NUMBER && steps->len == 0)
+    g_clear_pointer (&steps, g_array_unref);
+  return steps;
+}
+
 static void
 match_steps (CpComparison *self)
 {
   guint n[2];
   const CpStepStats *st[2];
 
-  self->steps = g_array_new (FALSE, TRUE, sizeof (CpCompareStep));
   for (guint s = 0; s < 2; s++)
     {
       st[s] = cp_analysis_get_steps (self->side[s], &n[s]);
       self->n_steps[s] = n[s];
     }
-  for (guint i = 0; i < MIN (n[0], n[1]); i++)
-    {
-      CpCompareStep cs = { 0 };
-
-      cs.index = i;
-      cs.number_a = st[0][i].number;
-      cs.number_b = st[1][i].number;
-      cs.duration_a = st[0][i].end - st[0][i].start;
-      cs.duration_b = st[1][i].end - st[1][i].start;
-      cs.delta = cs.duration_b - cs.duration_a;
-      g_array_append_val (self->steps, cs);
-    }
+  self->step_match = CP_COMPARE_STEPS_IN_ORDER;
+  self->steps = pair_steps (self, CP_COMPARE_STEPS_IN_ORDER);
 
   /* The median step by duration (the lower one of an even count), ties by
    * position. */
@@ -646,6 +688,17 @@ add_note (CpComparison *self,
   g_ptr_array_insert (self->notes, self->notes->len - 1, note);
 }
 
+/* The note on unequal step counts, for the matching in force. */
+static char *
+steps_note (CpComparison *self)
+{
+  if (self->step_match == CP_COMPARE_STEPS_BY_NUMBER)
+    return g_strdup_printf (_("A has %u steps and B %u: per-step figures divide by each side’s own count, and the %u steps numbered on both sides are matched by number"),
+                            self->n_steps[0], self->n_steps[1], self->steps->len);
+  return g_strdup_printf (_("A has %u steps and B %u: per-step figures divide by each side’s own count, and the first %u steps are matched in order"),
+                          self->n_steps[0], self->n_steps[1], MIN (self->n_steps[0], self->n_steps[1]));
+}
+
 static void
 decide_comparable (CpComparison *self)
 {
@@ -668,9 +721,12 @@ decide_comparable (CpComparison *self)
   else
     add_note (self, g_strdup (steps_a ? _("B has no steps: its whole capture is one window, so step times and the breakdown per step do not compare")
                                       : _("A has no steps: its whole capture is one window, so step times and the breakdown per step do not compare")));
+  self->steps_note = -1;
   if (steps_a && steps_b && self->n_steps[0] != self->n_steps[1])
-    add_note (self, g_strdup_printf (_("A has %u steps and B %u: per-step figures divide by each side’s own count, and the first %u steps are matched in order"),
-                                     self->n_steps[0], self->n_steps[1], MIN (self->n_steps[0], self->n_steps[1])));
+    {
+      self->steps_note = self->notes->len - 1;
+      add_note (self, steps_note (self));
+    }
 
   if (kernels_both > 0)
     self->comparable |= CP_COMPARE_GROUP_KERNELS;
@@ -904,6 +960,43 @@ cp_comparison_get_steps (CpComparison *self,
   if (n_steps)
     *n_steps = self->steps->len;
   return (const CpCompareStep *) self->steps->data;
+}
+
+const char *
+cp_compare_step_match_to_string (CpCompareStepMatch match)
+{
+  return match == CP_COMPARE_STEPS_BY_NUMBER ? "number" : "order";
+}
+
+gboolean
+cp_comparison_set_step_match (CpComparison       *self,
+                              CpCompareStepMatch  match)
+{
+  GArray *steps;
+
+  g_return_val_if_fail (CP_IS_COMPARISON (self), FALSE);
+  g_return_val_if_fail (match == CP_COMPARE_STEPS_IN_ORDER || match == CP_COMPARE_STEPS_BY_NUMBER, FALSE);
+
+  if (match == self->step_match)
+    return TRUE;
+  if ((steps = pair_steps (self, match)) == NULL)
+    return FALSE;
+  g_array_unref (self->steps);
+  self->steps = steps;
+  self->step_match = match;
+  if (self->steps_note >= 0)
+    {
+      g_free (self->notes->pdata[self->steps_note]);
+      self->notes->pdata[self->steps_note] = steps_note (self);
+    }
+  return TRUE;
+}
+
+CpCompareStepMatch
+cp_comparison_get_step_match (CpComparison *self)
+{
+  g_return_val_if_fail (CP_IS_COMPARISON (self), CP_COMPARE_STEPS_IN_ORDER);
+  return self->step_match;
 }
 
 void
