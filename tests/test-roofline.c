@@ -318,6 +318,43 @@ test_inherit_by_share (void)
   g_assert_cmpint (find (a, TRUE, "aten::mm")->time, ==, 40000);
 }
 
+/* below-roofline: 13 of the 15 kernels (10 µs each) have a roofline, all
+ * under 1% of it; the other two have no FLOPs and do not count. */
+static void
+test_rule (void)
+{
+  g_autoptr(CpAnalysis) a = analyse_ops ("NVIDIA H100 80GB HBM3", shape_ops, G_N_ELEMENTS (shape_ops), NULL, 0);
+  g_autoptr(CpAnalysis) unknown = analyse_ops ("Quadro GP100", shape_ops, G_N_ELEMENTS (shape_ops), NULL, 0);
+  CpFinding *f = cp_analysis_lookup_finding (a, "below-roofline");
+  guint n;
+  const CpRooflineStats *st = cp_analysis_get_roofline (a, FALSE, &n);
+  double saved = 0;
+  guint far = 0;
+
+  CpSeverity sev;
+
+  g_assert_nonnull (f);
+  /* High by its thresholds (the idle time around these short kernels,
+   * host overhead, may then explain it and demote it to info). */
+  g_assert_true (cp_rule_grade (cp_rules_lookup ("below-roofline"),
+                                cp_finding_lookup_figure (f, "far_below_percent")->value, &sev));
+  g_assert_cmpint (sev, ==, CP_SEVERITY_HIGH);
+  g_assert_nonnull (cp_finding_lookup_figure (f, "far_below_percent"));
+  assert_close (cp_finding_lookup_figure (f, "far_below_percent")->value, 100.0 * 13 / 15);
+  for (guint k = 0; k < n; k++)
+    if (!isnan (st[k].roofline_percent))
+      {
+        g_assert_cmpfloat (st[k].roofline_percent, <, 30);
+        saved += (double) st[k].time * (1 - st[k].roofline_percent / 30);
+        far++;
+      }
+  g_assert_cmpuint (far, ==, 13);
+  /* No steps: the whole capture is the window, and every kernel is in it. */
+  g_assert_cmpint (cp_finding_get_time_at_stake (f), ==, (gint64) saved);
+  /* Without a ceiling nothing is far from it. */
+  g_assert_null (cp_analysis_lookup_finding (unknown, "below-roofline"));
+}
+
 static void
 test_unknown_device (void)
 {
@@ -475,6 +512,7 @@ main (int    argc,
   g_test_add_func ("/roofline/shapes", test_shapes);
   g_test_add_func ("/roofline/inherit-by-share", test_inherit_by_share);
   g_test_add_func ("/roofline/unknown-device", test_unknown_device);
+  g_test_add_func ("/roofline/rule", test_rule);
   g_test_add_func ("/roofline/real-captures", test_real_captures);
   return g_test_run ();
 }
