@@ -301,6 +301,35 @@ test_shapes (void)
   g_assert_cmpint (st->time, ==, 10000);
 }
 
+/* Shapes that fit no formula give no figures rather than wrong ones. */
+static void
+test_bad_shapes (void)
+{
+  static const Op ops[] = {
+    { "aten::mm", "\"Input Dims\": [[-4, 8], [8, 2]], \"Input type\": [\"float\", \"float\"]", "k_negative", 10 },
+    { "aten::mm", "\"Input Dims\": [[4, 8], [9, 2]], \"Input type\": [\"float\", \"float\"]", "k_mismatch", 10 },
+    { "aten::mm", "\"Input Dims\": [[1e30, 8], [8, 2]], \"Input type\": [\"float\", \"float\"]", "k_float_dim", 10 },
+    { "aten::mm", "\"Input Dims\": [[4, 8], [8, 2]], \"Input type\": [\"Scalar\", \"float\"]", "k_not_tensor", 10 },
+    { "aten::bmm", "\"Input Dims\": \"nope\"", "k_not_array", 10 },
+    { "aten::conv2d", "\"Input Dims\": [[2, 3, 32, 32], [16, 3, 3, 3], [16], [], [], [], []], "
+      "\"Input type\": [\"float\", \"float\", \"float\", \"\", \"\", \"\", \"\"], "
+      "\"Concrete Inputs\": [\"\", \"\", \"\", \"[0, 1]\", \"[1, 1]\", \"[1, 1]\", \"1\"]", "k_stride0", 10 },
+    { "aten::mm", "\"flops\": -5, \"Input type\": [\"float\"]", "k_negative_flops", 10 },
+    { "aten::mm", "\"Input Dims\": [[1099511627777, 1], [1, 1]], \"Input type\": [\"float\", \"float\"]",
+      "k_huge", 10 },
+  };
+  g_autoptr(CpAnalysis) a = analyse_ops ("NVIDIA H100 80GB HBM3", ops, G_N_ELEMENTS (ops), NULL, 0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    {
+      const CpRooflineStats *st = find (a, FALSE, ops[i].kernel);
+
+      if (st->source != CP_FLOPS_NONE)
+        g_error ("%s got figures", ops[i].kernel);
+      g_assert_true (isnan (st->achieved_tflops));
+    }
+}
+
 static void
 test_inherit_by_share (void)
 {
@@ -511,6 +540,7 @@ main (int    argc,
   g_test_add_func ("/roofline/device-table", test_device_table);
   g_test_add_func ("/roofline/shapes", test_shapes);
   g_test_add_func ("/roofline/inherit-by-share", test_inherit_by_share);
+  g_test_add_func ("/roofline/bad-shapes", test_bad_shapes);
   g_test_add_func ("/roofline/unknown-device", test_unknown_device);
   g_test_add_func ("/roofline/rule", test_rule);
   g_test_add_func ("/roofline/real-captures", test_real_captures);
