@@ -4,7 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * In a temporary history (CHOKEPOINT_HISTORY): the empty page and a damaged
- * database's page; the preference asked once, after the first capture
+ * database's page, the damaged database left as it is when recording and
+ * the user told once; the preference asked once, after the first capture
  * loads, and recording only while it is on (the same capture twice is one
  * run); then a history of cp-gen captures, one of them made slower (a
  * DataLoader of 40 ms): the step-time chart's points are the oracle's
@@ -36,6 +37,7 @@
 static CpApplication *app;
 static char *tmpdir;
 static char *db;
+static char *paths[6];
 
 static char *
 generate (int         seed,
@@ -168,7 +170,7 @@ test_damaged (void)
 {
   g_autofree char *bad = g_build_filename (tmpdir, "damaged.sqlite", NULL);
   g_autofree char *saved = g_strdup (db);
-  g_autofree char *before = NULL, *after = NULL;
+  g_autofree char *after = NULL;
   CpHistoryWindow *window;
 
   g_assert_true (g_file_set_contents (bad, "this is not a database, and it is long enough to look like one", -1, NULL));
@@ -177,12 +179,30 @@ test_damaged (void)
   g_assert_cmpstr (cp_history_window_get_page (window), ==, "error");
   g_assert_true (cp_ui_screen_shows ((gpointer) "The History Cannot Be Read"));
   cp_ui_destroy_window (GTK_WINDOW (window));
+
+  /* Recording into it: the window says so once, the file stays as it is. */
+  {
+    GSettings *settings = cp_application_get_settings (app);
+    guint started = cp_history_record_get_started ();
+    CpWindow *capture;
+
+    g_settings_set_boolean (settings, "keep-history", TRUE);
+    capture = open_window (paths[5]);
+    cp_ui_wait_for (finished_cond, GUINT_TO_POINTER (started + 1), "the recording refused");
+    g_assert_true (cp_ui_screen_shows ((gpointer) "Opened captures are not recorded in the history"));
+    cp_ui_destroy_window (GTK_WINDOW (capture));
+    capture = open_window (paths[4]);
+    cp_ui_wait_for (finished_cond, GUINT_TO_POINTER (started + 2), "the recording refused again");
+    cp_ui_drain ();
+    g_assert_false (cp_ui_screen_shows ((gpointer) "Opened captures are not recorded in the history"));
+    cp_ui_destroy_window (GTK_WINDOW (capture));
+    g_settings_reset (settings, "keep-history");
+    g_assert_false (g_settings_get_boolean (settings, "keep-history-asked"));
+  }
   g_assert_true (g_file_get_contents (bad, &after, NULL, NULL));
   g_assert_cmpstr (after, ==, "this is not a database, and it is long enough to look like one");
   g_setenv ("CHOKEPOINT_HISTORY", saved, TRUE);
 }
-
-static char *paths[6];
 
 static void
 test_ask_once (void)
