@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -421,7 +422,7 @@ tool_lane_slices (CpMcpServer  *self,
   if (lane_index >= cp_trace_get_n_lanes (e->trace))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   _("The capture has %u lanes (0 to %u); there is no lane %" G_GINT64_FORMAT " (capture_summary lists them)"),
+                   _("The capture has %u lanes (0 to %u); there is no lane %" PRId64 " (capture_summary lists them)"),
                    cp_trace_get_n_lanes (e->trace), MAX (cp_trace_get_n_lanes (e->trace), 1) - 1, lane_index);
       return NULL;
     }
