@@ -401,16 +401,46 @@ def session(tmp):
     ok(warm < cold, f"the cached call is faster ({warm * 1000:.0f} ms against {cold * 1000:.0f} ms)")
     ok(s.close() == 0, "the server ends with its input")
 
-    # A memory limit smaller than a capture's peak refuses it; one that holds
-    # one capture at a time drops the least recently used.
+    # A 16 MiB cache over 14 captures of about 1.3 MiB each: the least
+    # recently used are dropped. The oracle replays the calls on an LRU of
+    # the sizes the log gives.
+    many = os.path.join(root, "many")
+    os.makedirs(many)
+    paths = []
+    for seed in range(1, 15):
+        p = os.path.join(many, f"seed-{seed}.json")
+        subprocess.run([CP_GEN, "--scenario", "input-bound", "--seed", str(seed), "-o", p, "-q"], check=True)
+        paths.append(p)
     s = Session("--root", root, "--memory-limit", "16", env=env)
     s.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                              "clientInfo": {"name": "test-mcp", "version": "1"}})
-    s.tool("capture_summary", path=a_path)
-    s.tool("capture_summary", path=os.path.join(ranks, "rank-0.pt.trace.json"))
-    s.tool("capture_summary", path=a_path)
-    log = s.stderr()
-    ok(s.close() == 0 and log.count(f"loaded {a_path} ") == 1, "a 16 MiB cache keeps both small captures")
+    calls = paths + [paths[-1], paths[-2], paths[0]]
+    for p in calls:
+        s.tool("capture_summary", path=p) if p is calls[0] else s.call("capture_summary", path=p)
+    ok(s.close() == 0, "the server ends with its input")
+    log = s.stderr().splitlines()
+    sizes = {}
+    for line in log:
+        if " loaded " in line and " MiB in memory" in line:
+            name = line.split(" loaded ", 1)[1].rsplit(" (", 1)[0]
+            sizes[name] = float(line.rsplit(" (", 1)[1].split()[0])
+    lru, used, loads, drops = [], 0.0, 0, 0
+    for p in calls:
+        if p in lru:
+            lru.remove(p)
+            lru.insert(0, p)
+            continue
+        lru.insert(0, p)
+        used += sizes[p]
+        loads += 1
+        while used > 16 and len(lru) > 1:
+            used -= sizes[lru.pop()]
+            drops += 1
+    ok(drops > 0, f"the LRU model drops {drops} captures")
+    ok(sum(" loaded " in line for line in log) == loads, f"the server read {loads} captures, as an LRU of 16 MiB does")
+    ok(sum(" dropped " in line for line in log) == drops, f"and dropped {drops}")
+    ok(sum(f"loaded {paths[0]} " in line for line in log) == 2, "the first capture, dropped, was read again")
+    ok(sum(f"loaded {paths[-1]} " in line for line in log) == 1, "the most recent ones were not")
     ok(cli("mcp", "--memory-limit", "1")[0] == 2 and cli("mcp", "--root", os.path.join(tmp, "nope"))[0] == 2 and
        cli("mcp", "stray")[0] == 2, "bad options are usage errors")
 

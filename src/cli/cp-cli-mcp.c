@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <glib/gi18n.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -155,6 +156,9 @@ cp_cli_mcp (int    argc,
   if (isatty (STDIN_FILENO))
     g_printerr (_("chokepoint mcp: reading MCP messages from the terminal; an agent starts this command itself\n"));
 
+  /* A client that goes away mid-reply ends the session with a message
+   * (EPIPE), not with a signal. */
+  signal (SIGPIPE, SIG_IGN);
   server = cp_mcp_server_new (roots != NULL && roots[0] != NULL ? roots : here,
                               (guint64) memory_mb * 1024 * 1024, database, &error);
   if (server == NULL)
