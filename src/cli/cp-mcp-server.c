@@ -113,6 +113,9 @@ reply_error (JsonNode   *id,
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonNode) root = NULL;
+  /* json-glib's parse errors quote the input with its escapes decoded
+   * ("\222" as the byte 0x92): the reply must stay UTF-8. */
+  g_autofree char *valid = g_utf8_make_valid (message, -1);
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "jsonrpc");
@@ -127,7 +130,7 @@ reply_error (JsonNode   *id,
   json_builder_set_member_name (b, "code");
   json_builder_add_int_value (b, code);
   json_builder_set_member_name (b, "message");
-  json_builder_add_string_value (b, message);
+  json_builder_add_string_value (b, valid);
   json_builder_end_object (b);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
@@ -471,7 +474,11 @@ handle_tools_call (CpMcpServer *self,
       json_builder_add_string_value (b, text);
     }
   else
-    json_builder_add_string_value (b, error->message);
+    {
+      g_autofree char *valid = g_utf8_make_valid (error->message, -1);
+
+      json_builder_add_string_value (b, valid);
+    }
   json_builder_end_object (b);
   json_builder_end_array (b);
   if (data != NULL)
