@@ -115,8 +115,10 @@ category_total (CpComparison   *c,
 }
 
 /* Every figure compare-count.py counts, exactly: steps, windows, mean step,
- * input wait, kernel time, and each kernel key's count and total on both
- * sides (which also checks the name folding and the only-in sides). */
+ * input wait, kernel time, each kernel key's count and total on both
+ * sides (which also checks the name folding and the only-in sides), and
+ * each host op call path's; the slices of the largest change of call path
+ * are as many as its count on each side. */
 static void
 check_against_oracle (CpComparison *c,
                       JsonObject   *o)
@@ -161,6 +163,32 @@ check_against_oracle (CpComparison *c,
       g_assert_cmpint (it->side, ==, ca == 0 ? CP_COMPARE_ONLY_B : cb == 0 ? CP_COMPARE_ONLY_A : CP_COMPARE_BOTH);
       g_assert_cmpint (it->delta, ==, it->b.per_step - it->a.per_step);
     }
+
+  {
+    JsonObject *paths = json_object_get_object_member (o, "paths");
+    const CpCompareItem *items = cp_comparison_get_host_op_paths (c, &n_items);
+
+    g_assert_cmpuint (n_items, ==, json_object_get_size (paths));
+    for (guint i = 0; i < n_items; i++)
+      {
+        JsonObject *p = json_object_get_object_member (paths, items[i].key);
+
+        if (p == NULL)
+          g_error ("call path “%s” is not one of compare-count.py's", items[i].key);
+        g_assert_cmpint (items[i].a.count, ==, json_object_get_int_member (p, "a_count"));
+        g_assert_cmpint (items[i].b.count, ==, json_object_get_int_member (p, "b_count"));
+        g_assert_cmpint (items[i].a.total, ==, json_object_get_int_member (p, "a_total_ns"));
+        g_assert_cmpint (items[i].b.total, ==, json_object_get_int_member (p, "b_total_ns"));
+      }
+    if (n_items > 0)
+      for (guint s = 0; s < 2; s++)
+        {
+          g_autoptr(GArray) refs = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
+
+          cp_comparison_collect_slices (c, &items[0], s, refs);
+          g_assert_cmpint (refs->len, ==, s == 0 ? items[0].a.count : items[0].b.count);
+        }
+  }
 }
 
 /* The categories partition every window: their per-step deltas add up to

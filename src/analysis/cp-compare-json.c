@@ -192,6 +192,9 @@ cp_comparison_to_json (CpComparison *self,
   items = cp_comparison_get_host_ops (self, &n);
   add_items (b, "host_ops", items, n, MAX_LISTED);
   _cp_json_add_int (b, "n_host_ops", n);
+  items = cp_comparison_get_host_op_paths (self, &n);
+  add_items (b, "host_op_paths", items, n, MAX_LISTED);
+  _cp_json_add_int (b, "n_host_op_paths", n);
 
   devs = cp_comparison_get_devices (self, &n);
   json_builder_set_member_name (b, "devices");

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cp-compare.h"
+#include "cp-op-paths.h"
 
 struct _CpComparison
 {
@@ -32,6 +33,8 @@ struct _CpComparison
   GArray             *categories;     /* CpCompareItem */
   GArray             *kernels;
   GArray             *host_ops;
+  GArray             *host_op_paths;  /* NULL until asked for */
+  CpOpPaths          *paths[2];
   GArray             *devices;        /* CpCompareDevice */
   GArray             *findings;       /* CpCompareFinding */
   GHashTable         *kernel_index;   /* key → index in kernels */
@@ -423,6 +426,50 @@ match_host_ops (CpComparison *self)
   self->host_ops = finish_matches (self, order, TRUE);
 }
 
+typedef struct
+{
+  GArray *acc;   /* Acc by path id */
+} PathSums;
+
+static void
+sum_path (CpSliceRef  op,
+          guint       path,
+          gint64      dur,
+          gpointer    user_data)
+{
+  PathSums *sums = user_data;
+  Acc *acc;
+
+  if (path >= sums->acc->len)
+    g_array_set_size (sums->acc, path + 1);
+  acc = &g_array_index (sums->acc, Acc, path);
+  acc->count++;
+  acc->total += dur;
+}
+
+static void
+match_host_op_paths (CpComparison *self)
+{
+  g_autoptr(GHashTable) table = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_autoptr(GPtrArray) order = g_ptr_array_new ();
+
+  for (guint s = 0; s < 2; s++)
+    {
+      PathSums sums = { g_array_new (FALSE, TRUE, sizeof (Acc)) };
+
+      self->paths[s] = _cp_op_paths_new (self->side[s], sum_path, &sums);
+      for (guint id = 0; id < sums.acc->len; id++)
+        {
+          const Acc *acc = &g_array_index (sums.acc, Acc, id);
+          const char *key = _cp_op_paths_get_string (self->paths[s], id);
+
+          match_add (match_get (table, order, self->strings, key), s, key, acc->count, acc->total);
+        }
+      g_array_unref (sums.acc);
+    }
+  self->host_op_paths = finish_matches (self, order, TRUE);
+}
+
 static void
 match_categories (CpComparison *self)
 {
@@ -770,6 +817,9 @@ cp_comparison_finalize (GObject *object)
   g_clear_pointer (&self->categories, g_array_unref);
   g_clear_pointer (&self->kernels, g_array_unref);
   g_clear_pointer (&self->host_ops, g_array_unref);
+  g_clear_pointer (&self->host_op_paths, g_array_unref);
+  g_clear_pointer (&self->paths[0], _cp_op_paths_free);
+  g_clear_pointer (&self->paths[1], _cp_op_paths_free);
   g_clear_pointer (&self->devices, g_array_unref);
   g_clear_pointer (&self->findings, g_array_unref);
   g_clear_pointer (&self->kernel_index, g_hash_table_unref);
@@ -1149,6 +1199,36 @@ item_in (const CpCompareItem *item,
          item < &g_array_index (items, CpCompareItem, 0) + items->len;
 }
 
+const CpCompareItem *
+cp_comparison_get_host_op_paths (CpComparison *self,
+                                 guint        *n_items)
+{
+  g_return_val_if_fail (CP_IS_COMPARISON (self), NULL);
+  if (self->host_op_paths == NULL)
+    match_host_op_paths (self);
+  if (n_items)
+    *n_items = self->host_op_paths->len;
+  return (const CpCompareItem *) self->host_op_paths->data;
+}
+
+typedef struct
+{
+  guint   path;
+  GArray *out;
+} PathCollect;
+
+static void
+collect_path (CpSliceRef  op,
+              guint       path,
+              gint64      dur,
+              gpointer    user_data)
+{
+  PathCollect *pc = user_data;
+
+  if (path == pc->path)
+    g_array_append_val (pc->out, op);
+}
+
 void
 cp_comparison_collect_slices (CpComparison        *self,
                               const CpCompareItem *item,
@@ -1185,6 +1265,17 @@ cp_comparison_collect_slices (CpComparison        *self,
       for (guint i = 0; i < n; i++)
         if (g_str_equal (cp_trace_get_string (trace, ops[i].name), item->key))
           cp_analysis_collect_host_slices (a, ops[i].name, out);
+    }
+  else if (self->host_op_paths != NULL && item_in (item, self->host_op_paths))
+    {
+      for (guint id = 0; id < _cp_op_paths_get_n (self->paths[side]); id++)
+        if (g_str_equal (_cp_op_paths_get_string (self->paths[side], id), item->key))
+          {
+            PathCollect pc = { id, out };
+
+            _cp_op_paths_free (_cp_op_paths_new (a, collect_path, &pc));
+            break;
+          }
     }
   else
     g_critical ("cp_comparison_collect_slices: the item is not one of this comparison’s kernels or host ops");

@@ -250,8 +250,15 @@ const CpCompareFinding *cp_comparison_get_findings  (CpComparison *self,
  * finds it when no other key holds that part. */
 const CpCompareItem *cp_comparison_lookup_kernel    (CpComparison *self,
                                                      const char   *name);
+/* Host ops by call path: the ops around each op on its thread, outermost
+ * first, joined by " > " ("aten::linear > aten::addmm"), so one op called
+ * from two places is two items. Worked out on the first call (one walk of
+ * each side's host threads). */
+const CpCompareItem *cp_comparison_get_host_op_paths (CpComparison *self,
+                                                      guint        *n_items);
 /* The slices of one side (0 for A, 1 for B) that an item of
- * cp_comparison_get_kernels() or cp_comparison_get_host_ops() stands for,
+ * cp_comparison_get_kernels(), cp_comparison_get_host_ops() or
+ * cp_comparison_get_host_op_paths() stands for,
  * appended to out (CpSliceRef), for highlighting the match on both
  * timelines: the device slices of every full name folded into a kernel
  * key; the host slices of an op (with CP_COMPARE_KERNELS_BY_OP, a kernel

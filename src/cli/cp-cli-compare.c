@@ -284,6 +284,8 @@ print_text (CpComparison *c)
     {
       items = cp_comparison_get_host_ops (c, &n);
       print_items_text (_("Host ops, largest change first (per step A, B, delta, ratio, count A, B)"), items, n);
+      items = cp_comparison_get_host_op_paths (c, &n);
+      print_items_text (_("Host ops by call path (outer > inner), largest change first"), items, n);
     }
 
   fs = cp_comparison_get_findings (c, &n);
