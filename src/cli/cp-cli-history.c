@@ -807,7 +807,7 @@ cp_cli_record (CpAnalysis   *analysis,
       return FALSE;
     }
   if (added)
-    g_printerr (_("chokepoint diagnose: recorded as run %" PRId64 " in %s\n"), run->id, location);
+    g_printerr (_("chokepoint diagnose: recorded as run %" PRId64 " in %s\n"), run->id, cp_history_get_location (history));
   else
     g_printerr (_("chokepoint diagnose: already in the history as run %" PRId64 "\n"), run->id);
   return TRUE;
