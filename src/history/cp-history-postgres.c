@@ -6,8 +6,8 @@
  * The location is a libpq connection URI (postgresql://user@host/db). The
  * history's tables live in the connection's current schema, beside a
  * one-row table chokepoint_history that marks the schema as ours and holds
- * its version. Every write transaction first takes one advisory lock, so
- * that writers on many machines queue as SQLite's do (a run is a few rows;
+ * its version. Every write transaction first takes one advisory lock (before
+ * its BEGIN), so that writers on many machines queue as SQLite's do (a run is a few rows;
  * the wait is milliseconds) and a migration never races another; the
  * unique content hash makes a capture recorded twice at once one run.
  *
@@ -34,8 +34,9 @@
 
 struct _CpHistoryConn
 {
-  PGconn *pg;
-  char   *shown;                 /* the location without its password */
+  PGconn  *pg;
+  char    *shown;                /* the location without its password */
+  gboolean locked;               /* holds the writers' advisory lock */
 };
 
 struct _CpHistoryStmt
@@ -471,18 +472,42 @@ pg_finalize (CpHistoryStmt *s)
   g_free (s);
 }
 
+/* The writers' lock is taken before the transaction begins, so that the
+ * transaction's snapshots (and catalogue) are those after the previous
+ * writer's commit: a migration then sees the tables another process made. */
+static void
+unlock (CpHistoryConn *conn)
+{
+  if (conn->locked)
+    {
+      PQclear (PQexec (conn->pg, "SELECT pg_advisory_unlock(" CP_HISTORY_PG_LOCK ")"));
+      conn->locked = FALSE;
+    }
+}
+
 static gboolean
 pg_begin (CpHistoryConn  *conn,
           GError        **error)
 {
-  return pg_exec (conn, "BEGIN; SELECT pg_advisory_xact_lock(" CP_HISTORY_PG_LOCK ")", error);
+  if (!pg_exec (conn, "SELECT pg_advisory_lock(" CP_HISTORY_PG_LOCK ")", error))
+    return FALSE;
+  conn->locked = TRUE;
+  if (!pg_exec (conn, "BEGIN", error))
+    {
+      unlock (conn);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static gboolean
 pg_commit (CpHistoryConn  *conn,
            GError        **error)
 {
-  return pg_exec (conn, "COMMIT", error);
+  gboolean done = pg_exec (conn, "COMMIT", error);
+
+  unlock (conn);
+  return done;
 }
 
 static void
@@ -490,6 +515,7 @@ pg_rollback (CpHistoryConn *conn)
 {
   if (PQtransactionStatus (conn->pg) != PQTRANS_IDLE)
     PQclear (PQexec (conn->pg, "ROLLBACK"));
+  unlock (conn);
 }
 
 const CpHistoryBackend cp_history_postgres_backend = {
