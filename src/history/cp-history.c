@@ -845,3 +845,35 @@ cp_history_trend (CpHistory              *self,
     return NULL;
   return g_steal_pointer (&points);
 }
+
+/* For the other files of src/history (cp-history-private.h). */
+
+const CpHistoryBackend *
+_cp_history_get_backend (CpHistory *self)
+{
+  return self->be;
+}
+
+CpHistoryConn *
+_cp_history_get_conn (CpHistory *self)
+{
+  return self->conn;
+}
+
+void
+_cp_history_filter_sql (const CpHistoryFilter *filter,
+                        GString               *sql)
+{
+  filter_sql (filter, sql);
+}
+
+void
+_cp_history_filter_bind (CpHistory             *self,
+                         CpHistoryStmt         *stmt,
+                         const CpHistoryFilter *filter,
+                         guint                 *k)
+{
+  Stmt s = { self->be, stmt };
+
+  filter_bind (self->be, &s, filter, k);
+}
