@@ -29,7 +29,6 @@ import json
 import math
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -37,6 +36,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pg_cluster  # noqa: E402
+import slurm_cluster  # noqa: E402
 
 SOURCE = os.environ.get("CP_SOURCE_ROOT", os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 SUBMIT = os.path.join(SOURCE, "tools", "fleet", "submit.sh")
@@ -69,16 +69,10 @@ def close(a, b, rel=1e-9):
     return math.isclose(a, b, rel_tol=rel, abs_tol=1e-6)
 
 
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def why_not(chokepoint):
     if os.geteuid() != 0:
         return "needs root to start slurmctld and slurmd (run the suite as root, as CI does)"
-    missing = [p for p in ("munged", "munge", "slurmctld", "slurmd", "sbatch", "sinfo") if shutil.which(p) is None]
+    missing = slurm_cluster.missing()
     if missing:
         return f"{', '.join(missing)} not installed (apt-get install slurm-wlm munge)"
     why = pg_cluster.why_not()
@@ -111,83 +105,6 @@ def figures(diag):
     }
 
 
-def start_slurm(tmp, env):
-    key = os.path.join(tmp, "munge.key")
-    with open(key, "wb") as f:
-        f.write(os.urandom(1024))
-    os.chmod(key, 0o400)
-    sock = os.path.join(tmp, "munge.sock")
-    procs = [subprocess.Popen(["munged", "-F", "-f", f"--key-file={key}", "-S", sock,
-                               f"--log-file={tmp}/munged.log", f"--pid-file={tmp}/munged.pid",
-                               f"--seed-file={tmp}/munged.seed"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
-    host = socket.gethostname().split(".")[0]
-    cpus = os.cpu_count() or 1
-    for d in ("state", "spool"):
-        os.makedirs(os.path.join(tmp, d), exist_ok=True)
-    with open(os.path.join(tmp, "slurm.conf"), "w") as f:
-        f.write(f"""ClusterName=cptest
-SlurmctldHost={host}(127.0.0.1)
-SlurmctldPort={free_port()}
-SlurmdPort={free_port()}
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket={sock}
-CredType=cred/munge
-StateSaveLocation={tmp}/state
-SlurmdSpoolDir={tmp}/spool
-SlurmctldPidFile={tmp}/slurmctld.pid
-SlurmdPidFile={tmp}/slurmd.pid
-SlurmctldLogFile={tmp}/slurmctld.log
-SlurmdLogFile={tmp}/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-SchedulerType=sched/builtin
-MpiDefault=none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-ReturnToService=2
-InactiveLimit=0
-MinJobAge=300
-KillWait=5
-Waittime=0
-NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} RealMemory=2000 State=UNKNOWN
-PartitionName=fleet Nodes={host} Default=YES MaxTime=INFINITE State=UP
-""")
-    for _ in range(50):
-        if os.path.exists(sock):
-            break
-        time.sleep(0.1)
-    procs.append(subprocess.Popen(["slurmctld", "-D", "-i"], env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-    procs.append(subprocess.Popen(["slurmd", "-D"], env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-    deadline = time.monotonic() + 40
-    state = ""
-    while time.monotonic() < deadline:
-        r = subprocess.run(["sinfo", "-h", "-o", "%t"], env=env, capture_output=True, text=True)
-        state = r.stdout.strip()
-        if state == "idle":
-            break
-        time.sleep(0.5)
-    return procs, state
-
-
-def stop(procs):
-    for p in reversed(procs):
-        if p.poll() is None:
-            p.terminate()
-    for p in reversed(procs):
-        try:
-            p.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-
-
 def main():
     chokepoint = os.environ["CP_CHOKEPOINT"]
     gen = os.environ["CP_GEN"]
@@ -206,7 +123,7 @@ def main():
     try:
         cluster.start()
         cluster.createdb("fleet")
-        procs, state = start_slurm(tmp, env)
+        procs, state = slurm_cluster.start(tmp, env)
         ok(state == "idle", f"munged, slurmctld and slurmd are up, the node is {state or 'not reported'}")
 
         # The captures and their labels: 44 generated, 6 real.
@@ -365,7 +282,7 @@ def main():
         elapsed = time.monotonic() - started
         ok(elapsed < 180, f"the whole test took {elapsed:.0f} s (under 3 minutes)")
     finally:
-        stop(procs)
+        slurm_cluster.stop(procs)
         cluster.stop()
         shutil.rmtree(tmp, ignore_errors=True)
     return 1 if failed else 0

@@ -65,7 +65,7 @@ print_usage (void)
                 "       chokepoint history forget RUN...\n"
                 "       chokepoint history fleet [--since WHEN] [--label KEY=VALUE]... [--by KEY]... [--until WHEN]\n"
                 "                                [--worst N] [--json | --format text|markdown|json]\n"
-                "Every subcommand takes --database PATH (default: $CHOKEPOINT_HISTORY, else the user data folder).\n"));
+                "Every subcommand takes --database PATH or postgresql://... (default: $CHOKEPOINT_DATABASE, else the user data folder).\n"));
 }
 
 static int
@@ -987,7 +987,7 @@ cp_cli_history (int    argc,
   g_auto(Options) o = { .threshold = 5 };
   const GOptionEntry entries[] = {
     { "database", 'd', 0, G_OPTION_ARG_FILENAME, &o.database,
-      N_("The history database (default: $CHOKEPOINT_HISTORY, else DATADIR/chokepoint/history.sqlite)"), N_("PATH") },
+      N_("The history: an SQLite file or postgresql://... (default: $CHOKEPOINT_DATABASE, else DATADIR/chokepoint/history.sqlite)"), N_("PATH") },
     { "label", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &o.labels,
       N_("add: give every run this label; list, trend: only runs with it"), N_("KEY=VALUE") },
     { "since", 's', 0, G_OPTION_ARG_STRING, &o.since,
