@@ -94,11 +94,11 @@ class Cluster:
     def uri(self, db="postgres"):
         return f"postgresql://{self.user}@127.0.0.1:{self.port}/{db}"
 
-    def psql(self, sql, db="postgres"):
+    def psql(self, sql, db="postgres", timeout=120):
         """Rows of a query as lists of strings (psql -A, unaligned)."""
         r = subprocess.run([os.path.join(self.bin, "psql") if os.path.exists(os.path.join(self.bin, "psql"))
                             else "psql", "-X", "-q", "-A", "-t", "-F", "\x1f", "-v", "ON_ERROR_STOP=1",
-                            "-d", self.uri(db), "-c", sql], capture_output=True, text=True, timeout=120)
+                            "-d", self.uri(db), "-c", sql], capture_output=True, text=True, timeout=timeout)
         if r.returncode != 0:
             raise RuntimeError(f"psql {sql!r}: {r.stderr}")
         return [line.split("\x1f") for line in r.stdout.splitlines() if line != ""]

@@ -215,7 +215,7 @@ def main():
             expect = values[:5]
             gotv = [(x["value"], x["id"]) for x in w["runs"]]
             if len(gotv) != len(expect) or not all(close(a[0], b[0]) for a, b in zip(gotv, expect)) or \
-                    any(runs[x["id"]]["path"] != x["path"] for x in w["runs"]):
+                    any(os.path.realpath(runs[x["id"]]["path"]) != os.path.realpath(x["path"]) for x in w["runs"]):
                 bad.append(f"{metric}: {gotv} vs {expect}")
         ok(len(fleet.get("worst", [])) == 4 and not bad, f"the worst 5 runs of 4 metrics {bad[:2]}")
 

@@ -3,11 +3,12 @@
  * Copyright 2026 The Chokepoint authors
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * A handful of aggregate queries over the runs a filter selects, each one
- * statement that both engines run as written: counts and sums grouped in
- * SQL, the utilisation values fetched sorted per group so that the
- * percentiles are exact (nearest rank) without an engine's percentile
- * function, which SQLite lacks.
+ * Statements both engines run as written: the findings counted and summed
+ * in SQL; each run's four metrics read once (one row per run, with its
+ * least busy device's utilisation from one grouping pass over
+ * run_devices), and each grouping label's (run, value) pairs once, then
+ * worst runs, exact nearest-rank percentiles (SQLite has no percentile
+ * function) and weekly means computed here. 100,000 runs are a few MB.
  */
 
 #include "config.h"
@@ -116,7 +117,14 @@ query_new (CpHistory   *self,
   return q;
 }
 
-/* The SQL of a fixed metric over runs r. */
+/* Every query here reads runs r with this join: the least busy device's
+ * utilisation of each run as gu.u, what gpu.utilization is (one grouping
+ * pass over run_devices instead of a subquery per run). */
+#define RUNS_FROM \
+  " FROM runs r LEFT JOIN (SELECT d.run_id, 100.0 * MIN(d.utilization) AS u FROM run_devices d" \
+  " GROUP BY d.run_id) AS gu ON gu.run_id = r.id"
+
+/* The SQL of a fixed metric over runs r (and gu). */
 static const char *
 metric_sql (const char *metric)
 {
@@ -124,29 +132,11 @@ metric_sql (const char *metric)
   const CpHistoryMetric *fixed = NULL;
   g_autofree char *part = NULL;
 
+  if (strcmp (metric, "gpu.utilization") == 0)
+    return "gu.u";
   if (!_cp_history_metric_parse (metric, &kind, &fixed, &part, NULL) || kind != CP_HISTORY_METRIC_FIXED)
     g_return_val_if_reached ("NULL");
   return fixed->sql;
-}
-
-static gboolean
-count_runs (CpHistory              *self,
-            const CpHistoryFilter  *filter,
-            gint64                 *runs,
-            GError                **error)
-{
-  g_autoptr(GString) sql = g_string_new ("SELECT count(*) FROM runs r");
-  g_autoptr(Query) q = NULL;
-  guint k = 1;
-
-  _cp_history_filter_sql (filter, sql);
-  if ((q = query_new (self, sql->str, error)) == NULL)
-    return FALSE;
-  _cp_history_filter_bind (self, q->stmt, filter, &k);
-  if (q->be->step (q->stmt, error) != CP_HISTORY_STEP_ROW)
-    return FALSE;
-  *runs = q->be->column_int (q->stmt, 0);
-  return TRUE;
 }
 
 static gboolean
@@ -157,14 +147,18 @@ read_findings (CpHistory              *self,
 {
   g_autoptr(GString) sql = g_string_new ("SELECT f.rule, count(*),"
                                          " sum(CASE WHEN f.severity <> 'info' THEN 1 ELSE 0 END),"
-                                         " sum(f.time_at_stake_ns) FROM run_findings f"
-                                         " WHERE f.run_id IN (SELECT r.id FROM runs r");
+                                         " sum(f.time_at_stake_ns) FROM run_findings f");
   g_autoptr(Query) q = NULL;
   CpHistoryStep step;
   guint k = 1;
 
-  _cp_history_filter_sql (filter, sql);
-  g_string_append (sql, ") GROUP BY f.rule ORDER BY count(*) DESC, f.rule");
+  if (filter != NULL && (filter->has_since || (filter->labels != NULL && filter->labels->len > 0)))
+    {
+      g_string_append (sql, " WHERE f.run_id IN (SELECT r.id FROM runs r");
+      _cp_history_filter_sql (filter, sql);
+      g_string_append (sql, ")");
+    }
+  g_string_append (sql, " GROUP BY f.rule ORDER BY count(*) DESC, f.rule");
   if ((q = query_new (self, sql->str, error)) == NULL)
     return FALSE;
   _cp_history_filter_bind (self, q->stmt, filter, &k);
@@ -182,45 +176,205 @@ read_findings (CpHistory              *self,
   return step == CP_HISTORY_STEP_DONE;
 }
 
-static gboolean
-read_worst (CpHistory              *self,
-            const CpHistoryFilter  *filter,
-            const char             *metric,
-            guint                   limit,
-            CpHistoryFleet         *fleet,
-            GError                **error)
+/* One run's figures, in the order of cp_history_fleet_metrics. */
+#define N_METRICS (G_N_ELEMENTS (cp_history_fleet_metrics) - 1)
+
+typedef struct
 {
-  CpFleetWorst *w = g_new0 (CpFleetWorst, 1);
-  g_autoptr(GString) sql = g_string_new (NULL);
+  gint64 id;
+  gint64 time_ns;
+  double v[N_METRICS];       /* NAN: the run lacks it */
+} RunFigures;
+
+#define UTIL 2                /* gpu.utilization's place */
+
+G_STATIC_ASSERT (N_METRICS == 4);
+
+static GArray *
+read_runs (CpHistory              *self,
+           const CpHistoryFilter  *filter,
+           GError                **error)
+{
+  g_autoptr(GString) sql = g_string_new ("SELECT r.id, r.time_ns");
+  g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (RunFigures));
   g_autoptr(Query) q = NULL;
   CpHistoryStep step;
   guint k = 1;
 
-  w->metric = g_strdup (metric);
-  w->unit = g_strdup (cp_history_metric_unit (metric));
-  w->worse = cp_history_metric_worse (metric);
+  for (guint i = 0; i < N_METRICS; i++)
+    g_string_append_printf (sql, ", %s", metric_sql (cp_history_fleet_metrics[i]));
+  g_string_append (sql, RUNS_FROM);
+  _cp_history_filter_sql (filter, sql);
+  g_string_append (sql, " ORDER BY r.id");
+  if ((q = query_new (self, sql->str, error)) == NULL)
+    return NULL;
+  _cp_history_filter_bind (self, q->stmt, filter, &k);
+  while ((step = q->be->step (q->stmt, error)) == CP_HISTORY_STEP_ROW)
+    {
+      RunFigures r;
+
+      r.id = q->be->column_int (q->stmt, 0);
+      r.time_ns = q->be->column_int (q->stmt, 1);
+      for (guint i = 0; i < N_METRICS; i++)
+        r.v[i] = q->be->column_is_null (q->stmt, 2 + i) ? NAN : q->be->column_double (q->stmt, 2 + i);
+      g_array_append_val (runs, r);
+    }
+  if (step != CP_HISTORY_STEP_DONE)
+    return NULL;
+  return g_steal_pointer (&runs);
+}
+
+static int
+compare_ids (gconstpointer a,
+             gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = ((const RunFigures *) b)->id;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Per value of the label key: the places (guint) in runs of the runs with
+ * it, in a table value → GArray. */
+static GHashTable *
+read_groups (CpHistory              *self,
+             const CpHistoryFilter  *filter,
+             const char             *key,
+             GArray                 *runs,
+             GError                **error)
+{
+  g_autoptr(GHashTable) groups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                        (GDestroyNotify) g_array_unref);
+  g_autoptr(GString) sql = g_string_new ("SELECT l.run_id, l.value FROM run_labels l WHERE l.key = ?");
+  g_autoptr(Query) q = NULL;
+  CpHistoryStep step;
+  guint k = 1;
+
+  if (filter != NULL && (filter->has_since || (filter->labels != NULL && filter->labels->len > 0)))
+    {
+      g_string_append (sql, " AND l.run_id IN (SELECT r.id FROM runs r");
+      _cp_history_filter_sql (filter, sql);
+      g_string_append (sql, ")");
+    }
+  if ((q = query_new (self, sql->str, error)) == NULL)
+    return NULL;
+  q->be->bind_text (q->stmt, k++, key);
+  _cp_history_filter_bind (self, q->stmt, filter, &k);
+  while ((step = q->be->step (q->stmt, error)) == CP_HISTORY_STEP_ROW)
+    {
+      gint64 id = q->be->column_int (q->stmt, 0);
+      const char *value = q->be->column_text (q->stmt, 1);
+      const RunFigures *r = bsearch (&id, runs->data, runs->len, sizeof (RunFigures), compare_ids);
+      GArray *members;
+      guint place;
+
+      if (r == NULL || value == NULL)
+        continue;
+      place = (guint) (r - (const RunFigures *) (gconstpointer) runs->data);
+      members = g_hash_table_lookup (groups, value);
+      if (members == NULL)
+        {
+          members = g_array_new (FALSE, FALSE, sizeof (guint));
+          g_hash_table_insert (groups, g_strdup (value), members);
+        }
+      g_array_append_val (members, place);
+    }
+  if (step != CP_HISTORY_STEP_DONE)
+    return NULL;
+  return g_steal_pointer (&groups);
+}
+
+typedef struct
+{
+  double value;
+  gint64 id;
+} Ranked;
+
+static int
+compare_ranked_up (gconstpointer a,
+                   gconstpointer b)
+{
+  const Ranked *x = a, *y = b;
+
+  if (x->value != y->value)
+    return x->value < y->value ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int
+compare_ranked_down (gconstpointer a,
+                     gconstpointer b)
+{
+  const Ranked *x = a, *y = b;
+
+  if (x->value != y->value)
+    return x->value > y->value ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static gboolean
+read_path (CpHistory   *self,
+           gint64       id,
+           char       **path,
+           GError     **error)
+{
+  g_autoptr(Query) q = query_new (self, "SELECT path FROM runs WHERE id = ?", error);
+
+  if (q == NULL)
+    return FALSE;
+  q->be->bind_int (q->stmt, 1, id);
+  if (q->be->step (q->stmt, error) != CP_HISTORY_STEP_ROW)
+    return FALSE;
+  *path = g_strdup (q->be->column_text (q->stmt, 0));
+  return TRUE;
+}
+
+static gboolean
+add_worst (CpHistory       *self,
+           GArray          *runs,
+           guint            metric,
+           guint            limit,
+           CpHistoryFleet  *fleet,
+           GError         **error)
+{
+  const char *name = cp_history_fleet_metrics[metric];
+  CpFleetWorst *w = g_new0 (CpFleetWorst, 1);
+  g_autoptr(GArray) ranked = g_array_new (FALSE, FALSE, sizeof (Ranked));
+
+  w->metric = g_strdup (name);
+  w->unit = g_strdup (cp_history_metric_unit (name));
+  w->worse = cp_history_metric_worse (name);
   w->runs = g_array_new (FALSE, TRUE, sizeof (CpFleetRun));
   g_array_set_clear_func (w->runs, fleet_run_clear);
   g_ptr_array_add (fleet->worst, w);
 
-  g_string_printf (sql, "SELECT w.id, w.v, w.path FROM (SELECT r.id, %s AS v, r.path FROM runs r",
-                   metric_sql (metric));
-  _cp_history_filter_sql (filter, sql);
-  g_string_append_printf (sql, ") AS w WHERE w.v IS NOT NULL ORDER BY w.v %s, w.id LIMIT %u",
-                          w->worse < 0 ? "ASC" : "DESC", limit);
-  if ((q = query_new (self, sql->str, error)) == NULL)
-    return FALSE;
-  _cp_history_filter_bind (self, q->stmt, filter, &k);
-  while ((step = q->be->step (q->stmt, error)) == CP_HISTORY_STEP_ROW)
+  for (guint i = 0; i < runs->len; i++)
     {
-      CpFleetRun r = { 0 };
+      const RunFigures *r = &g_array_index (runs, RunFigures, i);
+      Ranked x = { r->v[metric], r->id };
 
-      r.id = q->be->column_int (q->stmt, 0);
-      r.value = q->be->column_double (q->stmt, 1);
-      r.path = g_strdup (q->be->column_text (q->stmt, 2));
+      if (isfinite (x.value))
+        g_array_append_val (ranked, x);
+    }
+  g_array_sort (ranked, w->worse < 0 ? compare_ranked_up : compare_ranked_down);
+  for (guint i = 0; i < ranked->len && i < limit; i++)
+    {
+      const Ranked *x = &g_array_index (ranked, Ranked, i);
+      CpFleetRun r = { x->id, x->value, NULL };
+
+      if (!read_path (self, x->id, &r.path, error))
+        return FALSE;
       g_array_append_val (w->runs, r);
     }
-  return step == CP_HISTORY_STEP_DONE;
+  return TRUE;
+}
+
+static int
+compare_doubles (gconstpointer a,
+                 gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y;
 }
 
 /* Nearest rank: the smallest value with at least p of the values at or
@@ -238,23 +392,37 @@ nearest_rank (const GArray *sorted,
   return g_array_index (sorted, double, i - 1);
 }
 
+/* members NULL: every run. */
 static void
 add_distribution (CpHistoryFleet *fleet,
                   const char     *key,
                   const char     *value,
-                  GArray         *sorted)
+                  GArray         *runs,
+                  GArray         *members)
 {
+  g_autoptr(GArray) sorted = g_array_new (FALSE, FALSE, sizeof (double));
+  guint n = members != NULL ? members->len : runs->len;
   CpFleetUtilization *u;
   double sum = 0;
 
+  for (guint i = 0; i < n; i++)
+    {
+      guint place = members != NULL ? g_array_index (members, guint, i) : i;
+      double v = g_array_index (runs, RunFigures, place).v[UTIL];
+
+      if (isfinite (v))
+        {
+          g_array_append_val (sorted, v);
+          sum += v;
+        }
+    }
   if (sorted->len == 0)
     return;
+  g_array_sort (sorted, compare_doubles);
   u = g_new0 (CpFleetUtilization, 1);
   u->key = g_strdup (key);
   u->value = g_strdup (value);
   u->runs = sorted->len;
-  for (guint i = 0; i < sorted->len; i++)
-    sum += g_array_index (sorted, double, i);
   u->mean = sum / sorted->len;
   u->min = g_array_index (sorted, double, 0);
   u->max = g_array_index (sorted, double, sorted->len - 1);
@@ -262,109 +430,60 @@ add_distribution (CpHistoryFleet *fleet,
   u->p50 = nearest_rank (sorted, 0.50);
   u->p90 = nearest_rank (sorted, 0.90);
   g_ptr_array_add (fleet->utilization, u);
-  g_array_set_size (sorted, 0);
 }
 
-/* key NULL: one group of every run. */
-static gboolean
-read_utilization (CpHistory              *self,
-                  const CpHistoryFilter  *filter,
-                  const char             *key,
-                  CpHistoryFleet         *fleet,
-                  GError                **error)
+/* members NULL: every run. */
+static void
+add_changes (CpHistoryFleet *fleet,
+             const char     *key,
+             const char     *value,
+             GArray         *runs,
+             GArray         *members)
 {
-  g_autoptr(GString) sql = g_string_new (NULL);
-  g_autoptr(GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autoptr(Query) q = NULL;
-  g_autofree char *group = NULL;
-  CpHistoryStep step;
-  guint k = 1;
-
-  g_string_printf (sql, "SELECT u.g, u.v FROM (SELECT %s AS g, %s AS v FROM runs r%s",
-                   key != NULL ? "l.value" : "''", metric_sql ("gpu.utilization"),
-                   key != NULL ? " JOIN run_labels l ON l.run_id = r.id AND l.key = ?" : "");
-  _cp_history_filter_sql (filter, sql);
-  g_string_append (sql, ") AS u WHERE u.v IS NOT NULL ORDER BY u.g, u.v");
-  if ((q = query_new (self, sql->str, error)) == NULL)
-    return FALSE;
-  if (key != NULL)
-    q->be->bind_text (q->stmt, k++, key);
-  _cp_history_filter_bind (self, q->stmt, filter, &k);
-  while ((step = q->be->step (q->stmt, error)) == CP_HISTORY_STEP_ROW)
-    {
-      const char *g = q->be->column_text (q->stmt, 0);
-      double v = q->be->column_double (q->stmt, 1);
-
-      if (g == NULL)
-        g = "";
-      if (group != NULL && strcmp (group, g) != 0)
-        add_distribution (fleet, key, group, values);
-      if (group == NULL || strcmp (group, g) != 0)
-        {
-          g_free (group);
-          group = g_strdup (g);
-        }
-      g_array_append_val (values, v);
-    }
-  if (step != CP_HISTORY_STEP_DONE)
-    return FALSE;
-  if (group != NULL)
-    add_distribution (fleet, key, key != NULL ? group : NULL, values);
-  return TRUE;
-}
-
-typedef struct
-{
-  gint64 runs[G_N_ELEMENTS (cp_history_fleet_metrics) - 1];
-  double mean[G_N_ELEMENTS (cp_history_fleet_metrics) - 1];
-} WeekFigures;
-
-/* Per group: the means of each metric over runs in [from, to). */
-static GHashTable *
-read_week (CpHistory              *self,
-           const CpHistoryFilter  *filter,
-           const char             *key,
-           gint64                  from,
-           gint64                  to,
-           GError                **error)
-{
-  g_autoptr(GHashTable) groups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autoptr(GString) sql = g_string_new ("SELECT w.g");
-  g_autoptr(Query) q = NULL;
-  const guint n = G_N_ELEMENTS (cp_history_fleet_metrics) - 1;
-  CpHistoryStep step;
-  guint k = 1;
+  guint n = members != NULL ? members->len : runs->len;
+  gint64 count[2][N_METRICS] = { { 0 } };
+  double sum[2][N_METRICS] = { { 0 } };
 
   for (guint i = 0; i < n; i++)
-    g_string_append_printf (sql, ", avg(w.m%u), count(w.m%u)", i, i);
-  g_string_append_printf (sql, " FROM (SELECT %s AS g, r.time_ns AS t", key != NULL ? "l.value" : "''");
-  for (guint i = 0; i < n; i++)
-    g_string_append_printf (sql, ", %s AS m%u", metric_sql (cp_history_fleet_metrics[i]), i);
-  g_string_append_printf (sql, " FROM runs r%s", key != NULL ? " JOIN run_labels l ON l.run_id = r.id AND l.key = ?" : "");
-  _cp_history_filter_sql (filter, sql);
-  g_string_append (sql, ") AS w WHERE w.t >= ? AND w.t < ? GROUP BY w.g");
-  if ((q = query_new (self, sql->str, error)) == NULL)
-    return NULL;
-  if (key != NULL)
-    q->be->bind_text (q->stmt, k++, key);
-  _cp_history_filter_bind (self, q->stmt, filter, &k);
-  q->be->bind_int (q->stmt, k++, from);
-  q->be->bind_int (q->stmt, k++, to);
-  while ((step = q->be->step (q->stmt, error)) == CP_HISTORY_STEP_ROW)
     {
-      WeekFigures *f = g_new0 (WeekFigures, 1);
-      const char *g = q->be->column_text (q->stmt, 0);
+      guint place = members != NULL ? g_array_index (members, guint, i) : i;
+      const RunFigures *r = &g_array_index (runs, RunFigures, place);
+      int week;
 
-      for (guint i = 0; i < n; i++)
-        {
-          f->mean[i] = q->be->column_double (q->stmt, 1 + 2 * i);
-          f->runs[i] = q->be->column_int (q->stmt, 2 + 2 * i);
-        }
-      g_hash_table_insert (groups, g_strdup (g != NULL ? g : ""), f);
+      if (r->time_ns >= fleet->until_ns - WEEK_NS && r->time_ns < fleet->until_ns)
+        week = 1;
+      else if (r->time_ns >= fleet->until_ns - 2 * WEEK_NS && r->time_ns < fleet->until_ns - WEEK_NS)
+        week = 0;
+      else
+        continue;
+      for (guint m = 0; m < N_METRICS; m++)
+        if (isfinite (r->v[m]))
+          {
+            count[week][m]++;
+            sum[week][m] += r->v[m];
+          }
     }
-  if (step != CP_HISTORY_STEP_DONE)
-    return NULL;
-  return g_steal_pointer (&groups);
+  for (guint m = 0; m < N_METRICS; m++)
+    {
+      const char *metric = cp_history_fleet_metrics[m];
+      CpFleetChange *c;
+
+      if (count[0][m] == 0 || count[1][m] == 0)
+        continue;
+      c = g_new0 (CpFleetChange, 1);
+      c->key = g_strdup (key);
+      c->value = g_strdup (value);
+      c->metric = g_strdup (metric);
+      c->unit = g_strdup (cp_history_metric_unit (metric));
+      c->runs_before = count[0][m];
+      c->runs_after = count[1][m];
+      c->before = sum[0][m] / count[0][m];
+      c->after = sum[1][m] / count[1][m];
+      c->change_percent = c->before != 0 ? 100.0 * (c->after - c->before) / fabs (c->before) : NAN;
+      c->regression = isfinite (c->change_percent) &&
+                      cp_history_metric_worse (metric) * c->change_percent > fleet->threshold;
+      g_ptr_array_add (fleet->changes, c);
+    }
 }
 
 static int
@@ -372,55 +491,6 @@ compare_strings (gconstpointer a,
                  gconstpointer b)
 {
   return strcmp (*(const char * const *) a, *(const char * const *) b);
-}
-
-static gboolean
-read_changes (CpHistory              *self,
-              const CpHistoryFilter  *filter,
-              const char             *key,
-              CpHistoryFleet         *fleet,
-              GError                **error)
-{
-  g_autoptr(GHashTable) after = read_week (self, filter, key, fleet->until_ns - WEEK_NS, fleet->until_ns, error);
-  g_autoptr(GHashTable) before = after != NULL ?
-    read_week (self, filter, key, fleet->until_ns - 2 * WEEK_NS, fleet->until_ns - WEEK_NS, error) : NULL;
-  g_autofree gpointer *names = NULL;
-  guint n_names = 0;
-
-  if (before == NULL)
-    return FALSE;
-  names = g_hash_table_get_keys_as_array (after, &n_names);
-  qsort (names, n_names, sizeof (gpointer), compare_strings);
-  for (guint g = 0; g < n_names; g++)
-    {
-      const WeekFigures *a = g_hash_table_lookup (after, names[g]);
-      const WeekFigures *b = g_hash_table_lookup (before, names[g]);
-
-      if (b == NULL)
-        continue;
-      for (guint i = 0; cp_history_fleet_metrics[i] != NULL; i++)
-        {
-          const char *metric = cp_history_fleet_metrics[i];
-          CpFleetChange *c;
-          int worse = cp_history_metric_worse (metric);
-
-          if (a->runs[i] == 0 || b->runs[i] == 0)
-            continue;
-          c = g_new0 (CpFleetChange, 1);
-          c->key = g_strdup (key);
-          c->value = key != NULL ? g_strdup (names[g]) : NULL;
-          c->metric = g_strdup (metric);
-          c->unit = g_strdup (cp_history_metric_unit (metric));
-          c->runs_before = b->runs[i];
-          c->runs_after = a->runs[i];
-          c->before = b->mean[i];
-          c->after = a->mean[i];
-          c->change_percent = c->before != 0 ? 100.0 * (c->after - c->before) / fabs (c->before) : NAN;
-          c->regression = isfinite (c->change_percent) && worse * c->change_percent > fleet->threshold;
-          g_ptr_array_add (fleet->changes, c);
-        }
-    }
-  return TRUE;
 }
 
 CpHistoryFleet *
@@ -433,6 +503,7 @@ cp_history_fleet (CpHistory              *self,
                   GError                **error)
 {
   g_autoptr(CpHistoryFleet) fleet = g_new0 (CpHistoryFleet, 1);
+  g_autoptr(GArray) runs = NULL;
 
   fleet->keys = g_strdupv ((char **) (keys != NULL ? keys : default_keys));
   fleet->until_ns = until_ns;
@@ -442,18 +513,30 @@ cp_history_fleet (CpHistory              *self,
   fleet->utilization = g_ptr_array_new_with_free_func ((GDestroyNotify) utilization_free);
   fleet->changes = g_ptr_array_new_with_free_func ((GDestroyNotify) change_free);
 
-  if (!count_runs (self, filter, &fleet->runs, error) ||
-      !read_findings (self, filter, fleet, error))
+  if ((runs = read_runs (self, filter, error)) == NULL)
     return NULL;
-  for (guint i = 0; cp_history_fleet_metrics[i] != NULL; i++)
-    if (!read_worst (self, filter, cp_history_fleet_metrics[i], worst, fleet, error))
+  fleet->runs = runs->len;
+  if (!read_findings (self, filter, fleet, error))
+    return NULL;
+  for (guint m = 0; m < N_METRICS; m++)
+    if (!add_worst (self, runs, m, worst, fleet, error))
       return NULL;
-  if (!read_utilization (self, filter, NULL, fleet, error) ||
-      !read_changes (self, filter, NULL, fleet, error))
-    return NULL;
+  add_distribution (fleet, NULL, NULL, runs, NULL);
+  add_changes (fleet, NULL, NULL, runs, NULL);
   for (guint i = 0; fleet->keys[i] != NULL; i++)
-    if (!read_utilization (self, filter, fleet->keys[i], fleet, error) ||
-        !read_changes (self, filter, fleet->keys[i], fleet, error))
-      return NULL;
+    {
+      g_autoptr(GHashTable) groups = read_groups (self, filter, fleet->keys[i], runs, error);
+      g_autofree gpointer *values = NULL;
+      guint n_values = 0;
+
+      if (groups == NULL)
+        return NULL;
+      values = g_hash_table_get_keys_as_array (groups, &n_values);
+      qsort (values, n_values, sizeof (gpointer), compare_strings);
+      for (guint v = 0; v < n_values; v++)
+        add_distribution (fleet, fleet->keys[i], values[v], runs, g_hash_table_lookup (groups, values[v]));
+      for (guint v = 0; v < n_values; v++)
+        add_changes (fleet, fleet->keys[i], values[v], runs, g_hash_table_lookup (groups, values[v]));
+    }
   return g_steal_pointer (&fleet);
 }
