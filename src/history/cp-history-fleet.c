@@ -282,36 +282,51 @@ read_utilization (CpHistory              *self,
   return step == CP_HISTORY_STEP_DONE;
 }
 
-/* Per value of the label key: the places (guint) in runs of the runs with
- * it, in a table value → GArray. */
-static GHashTable *
+/* For each key, per value: the places (guint) in runs of the runs with
+ * it, as a table value → GArray; one scan of run_labels for all keys. */
+static GPtrArray *
 read_groups (CpHistory              *self,
              const CpHistoryFilter  *filter,
-             const char             *key,
+             char                  **keys,
              GArray                 *runs,
              GError                **error)
 {
-  g_autoptr(GHashTable) groups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                        (GDestroyNotify) g_array_unref);
-  g_autoptr(GString) sql = g_string_new ("SELECT l.run_id, l.value FROM run_labels l WHERE l.key = ?");
+  g_autoptr(GPtrArray) tables = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
+  g_autoptr(GString) sql = g_string_new ("SELECT l.run_id, l.key, l.value FROM run_labels l WHERE l.key IN (");
   g_autoptr(Query) q = NULL;
+  guint n_keys = g_strv_length (keys);
   CpHistoryStep step;
   guint k = 1;
 
+  for (guint i = 0; i < n_keys; i++)
+    {
+      g_ptr_array_add (tables, g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                      (GDestroyNotify) g_array_unref));
+      g_string_append (sql, i == 0 ? "?" : ", ?");
+    }
+  if (n_keys == 0)
+    return g_steal_pointer (&tables);
+  g_string_append (sql, ")");
   filter_runs_sql (filter, " AND ", "l.run_id", sql);
   if ((q = query_new (self, sql->str, error)) == NULL)
     return NULL;
-  q->be->bind_text (q->stmt, k++, key);
+  for (guint i = 0; i < n_keys; i++)
+    q->be->bind_text (q->stmt, k++, keys[i]);
   _cp_history_filter_bind (self, q->stmt, filter, &k);
   while ((step = q->be->step (q->stmt, error)) == CP_HISTORY_STEP_ROW)
     {
       gint64 id = q->be->column_int (q->stmt, 0);
-      const char *value = q->be->column_text (q->stmt, 1);
+      const char *key = q->be->column_text (q->stmt, 1);
+      const char *value = q->be->column_text (q->stmt, 2);
       const RunFigures *r = bsearch (&id, runs->data, runs->len, sizeof (RunFigures), compare_ids);
+      GHashTable *groups = NULL;
       GArray *members;
       guint place;
 
-      if (r == NULL || value == NULL)
+      for (guint i = 0; key != NULL && i < n_keys; i++)
+        if (strcmp (keys[i], key) == 0)
+          groups = tables->pdata[i];
+      if (r == NULL || value == NULL || groups == NULL)
         continue;
       place = (guint) (r - (const RunFigures *) (gconstpointer) runs->data);
       members = g_hash_table_lookup (groups, value);
@@ -324,7 +339,7 @@ read_groups (CpHistory              *self,
     }
   if (step != CP_HISTORY_STEP_DONE)
     return NULL;
-  return g_steal_pointer (&groups);
+  return g_steal_pointer (&tables);
 }
 
 typedef struct
@@ -548,6 +563,7 @@ cp_history_fleet (CpHistory              *self,
 {
   g_autoptr(CpHistoryFleet) fleet = g_new0 (CpHistoryFleet, 1);
   g_autoptr(GArray) runs = NULL;
+  g_autoptr(GPtrArray) tables = NULL;
 
   fleet->keys = g_strdupv ((char **) (keys != NULL ? keys : default_keys));
   fleet->until_ns = until_ns;
@@ -567,14 +583,14 @@ cp_history_fleet (CpHistory              *self,
       return NULL;
   add_distribution (fleet, NULL, NULL, runs, NULL);
   add_changes (fleet, NULL, NULL, runs, NULL);
+  if ((tables = read_groups (self, filter, fleet->keys, runs, error)) == NULL)
+    return NULL;
   for (guint i = 0; fleet->keys[i] != NULL; i++)
     {
-      g_autoptr(GHashTable) groups = read_groups (self, filter, fleet->keys[i], runs, error);
+      GHashTable *groups = tables->pdata[i];
       g_autofree gpointer *values = NULL;
       guint n_values = 0;
 
-      if (groups == NULL)
-        return NULL;
       values = g_hash_table_get_keys_as_array (groups, &n_values);
       qsort (values, n_values, sizeof (gpointer), compare_strings);
       for (guint v = 0; v < n_values; v++)
