@@ -10,15 +10,17 @@ CP_DEBIAN_PACKAGES=(
     gcc libc6-dev pkg-config meson ninja-build python3
     libglib2.0-dev libglib2.0-bin libgtk-4-dev libadwaita-1-dev
     libjson-glib-dev libzstd-dev zlib1g-dev libcairo2-dev libpango1.0-dev
-    libsqlite3-dev nettle-dev
+    libsqlite3-dev nettle-dev libpq-dev
     gettext desktop-file-utils appstream shared-mime-info
     librsvg2-common adwaita-icon-theme fonts-cantarell
     xvfb xauth dbus-daemon
 )
 
-# What the tests need on top: test-prometheus runs the real servers.
+# What the tests need on top: test-prometheus, test-history-postgres and
+# test-fleet-slurm run the real servers.
 CP_DEBIAN_TEST_PACKAGES=(
     prometheus prometheus-pushgateway
+    postgresql slurm-wlm munge
 )
 
 cp_sudo () {

@@ -33,6 +33,10 @@ typedef struct
   int        jobs;
   double     threshold;
   char      *metric;
+  char      *format;
+  char      *until;
+  char     **by;
+  int        worst;
   char     **args;
 } Options;
 
@@ -43,6 +47,9 @@ options_clear (Options *o)
   g_strfreev (o->labels);
   g_free (o->since);
   g_free (o->metric);
+  g_free (o->format);
+  g_free (o->until);
+  g_strfreev (o->by);
   g_strfreev (o->args);
 }
 
@@ -56,7 +63,9 @@ print_usage (void)
                 "       chokepoint history show RUN [--json]\n"
                 "       chokepoint history trend --metric NAME [--since WHEN] [--label KEY=VALUE]... [--json]\n"
                 "       chokepoint history forget RUN...\n"
-                "Every subcommand takes --database PATH (default: $CHOKEPOINT_HISTORY, else the user data folder).\n"));
+                "       chokepoint history fleet [--since WHEN] [--label KEY=VALUE]... [--by KEY]... [--until WHEN]\n"
+                "                                [--worst N] [--json | --format text|markdown|json]\n"
+                "Every subcommand takes --database PATH or postgresql://... (default: $CHOKEPOINT_DATABASE, else the user data folder).\n"));
 }
 
 static int
@@ -807,7 +816,7 @@ cp_cli_record (CpAnalysis   *analysis,
       return FALSE;
     }
   if (added)
-    g_printerr (_("chokepoint diagnose: recorded as run %" PRId64 " in %s\n"), run->id, location);
+    g_printerr (_("chokepoint diagnose: recorded as run %" PRId64 " in %s\n"), run->id, cp_history_get_location (history));
   else
     g_printerr (_("chokepoint diagnose: already in the history as run %" PRId64 "\n"), run->id);
   return TRUE;
@@ -893,6 +902,70 @@ cp_cli_openmetrics (CpAnalysis   *analysis,
   return cp_history_run_to_openmetrics (run);
 }
 
+/* fleet */
+
+static int
+history_fleet (Options *o)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpHistory) history = NULL;
+  g_autoptr(GArray) labels = new_label_array ();
+  g_autoptr(CpHistoryFleet) fleet = NULL;
+  g_autofree char *text = NULL;
+  CpCliFleetFormat format = o->json ? CP_CLI_FLEET_JSON : CP_CLI_FLEET_TEXT;
+  CpHistoryFilter filter;
+  gint64 until_ns = g_get_real_time () * 1000;
+
+  if (o->args != NULL && o->args[0] != NULL)
+    {
+      g_printerr (_("chokepoint history fleet: unexpected argument “%s”\n"), o->args[0]);
+      return CP_EXIT_USAGE;
+    }
+  if (o->format != NULL)
+    {
+      if (strcmp (o->format, "markdown") == 0 && !o->json)
+        format = CP_CLI_FLEET_MARKDOWN;
+      else if (strcmp (o->format, "json") == 0)
+        format = CP_CLI_FLEET_JSON;
+      else if (strcmp (o->format, "text") != 0 || o->json)
+        {
+          g_printerr (_("chokepoint history fleet: --format takes text, markdown or json (and not with --json), not “%s”\n"),
+                      o->format);
+          return CP_EXIT_USAGE;
+        }
+    }
+  if (!(o->threshold >= 0 && o->threshold <= 1000))
+    {
+      g_printerr (_("chokepoint history fleet: --threshold takes a percentage from 0 to 1000\n"));
+      return CP_EXIT_USAGE;
+    }
+  if (o->worst < 0 || o->worst > 1000)
+    {
+      g_printerr (_("chokepoint history fleet: --worst takes a count from 0 to 1000, not %d\n"), o->worst);
+      return CP_EXIT_USAGE;
+    }
+  for (guint i = 0; o->by != NULL && o->by[i] != NULL; i++)
+    {
+      g_autofree char *key = NULL, *value = NULL, *pair = g_strconcat (o->by[i], "=x", NULL);
+
+      if (!cp_history_parse_label (pair, &key, &value, &error))
+        return report_error ("fleet", error);
+    }
+  if (!make_filter (o, &filter, labels, &error) ||
+      (o->until != NULL && !parse_since (o->until, &until_ns, &error)))
+    return report_error ("fleet", error);
+  history = open_history (o, FALSE, &error);
+  if (history == NULL)
+    return report_error ("fleet", error);
+  fleet = cp_history_fleet (history, &filter, (const char * const *) o->by, o->worst == 0 ? 5 : (guint) o->worst,
+                            until_ns, o->threshold, &error);
+  if (fleet == NULL)
+    return report_error ("fleet", error);
+  text = cp_cli_fleet_format (fleet, cp_history_get_location (history), format);
+  g_print ("%s%s", text, format == CP_CLI_FLEET_JSON ? "\n" : "");
+  return CP_EXIT_OK;
+}
+
 typedef int (*Subcommand) (Options *o);
 
 int
@@ -909,11 +982,12 @@ cp_cli_history (int    argc,
     { "show", history_show },
     { "trend", history_trend },
     { "forget", history_forget },
+    { "fleet", history_fleet },
   };
   g_auto(Options) o = { .threshold = 5 };
   const GOptionEntry entries[] = {
     { "database", 'd', 0, G_OPTION_ARG_FILENAME, &o.database,
-      N_("The history database (default: $CHOKEPOINT_HISTORY, else DATADIR/chokepoint/history.sqlite)"), N_("PATH") },
+      N_("The history: an SQLite file or postgresql://... (default: $CHOKEPOINT_DATABASE, else DATADIR/chokepoint/history.sqlite)"), N_("PATH") },
     { "label", 'l', 0, G_OPTION_ARG_STRING_ARRAY, &o.labels,
       N_("add: give every run this label; list, trend: only runs with it"), N_("KEY=VALUE") },
     { "since", 's', 0, G_OPTION_ARG_STRING, &o.since,
@@ -924,10 +998,16 @@ cp_cli_history (int    argc,
          "device.N.utilization"), N_("NAME") },
     { "limit", 'n', 0, G_OPTION_ARG_INT, &o.limit, N_("list: only the latest N runs"), N_("N") },
     { "threshold", 't', 0, G_OPTION_ARG_DOUBLE, &o.threshold,
-      N_("trend: mark a run worse than the median of the runs before it by more than this (default 5)"),
+      N_("trend: mark a run worse than the median of the runs before it by more than this; fleet: a group worse than the week before by more than this (default 5)"),
       N_("PERCENT") },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &o.jobs, N_("add: captures read at once (default: one per core)"), N_("N") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json, N_("Print JSON (see docs/history.md)"), NULL },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &o.format, N_("fleet: text (default), markdown or json"), N_("FORMAT") },
+    { "by", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.by,
+      N_("fleet: group utilisation and regressions by this label (default: node, image, model)"), N_("KEY") },
+    { "until", 0, 0, G_OPTION_ARG_STRING, &o.until,
+      N_("fleet: the end of the last week compared (default: now)"), N_("WHEN") },
+    { "worst", 0, 0, G_OPTION_ARG_INT, &o.worst, N_("fleet: the worst N runs per metric (default 5)"), N_("N") },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.args, NULL, N_("ARGS") },
     { NULL }
   };
@@ -950,7 +1030,7 @@ cp_cli_history (int    argc,
       g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
       g_option_context_set_summary (context,
                                     _("Records the figures of captures in a database and shows them over "
-                                      "time: add, list, show, trend, forget. See docs/history.md."));
+                                      "time: add, list, show, trend, forget, fleet. See docs/history.md."));
       g_option_context_set_description (context,
                                         _("Exit status: 0 done, 1 a capture could not be read or the "
                                           "database could not be used (it is then left as it is), "

@@ -10,6 +10,7 @@
 
 #include "analysis/cp-analysis.h"
 #include "model/cp-trace.h"
+#include "history/cp-history-fleet.h"
 
 G_BEGIN_DECLS
 
@@ -57,6 +58,18 @@ gboolean cp_cli_record (CpAnalysis   *analysis,
                         const char   *database);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpCliHash, cp_cli_hash_free)
+
+/* history fleet (cp-cli-fleet.c): the summary as text, Markdown or JSON. */
+typedef enum
+{
+  CP_CLI_FLEET_TEXT,
+  CP_CLI_FLEET_MARKDOWN,
+  CP_CLI_FLEET_JSON,
+} CpCliFleetFormat;
+
+char *cp_cli_fleet_format (const CpHistoryFleet *fleet,
+                           const char           *location,
+                           CpCliFleetFormat      format);
 
 /* diagnose --fail-if: parses each condition (with the labels, checked
  * here too); prints the first bad one, with where it goes wrong, and

@@ -112,6 +112,11 @@ typedef struct
 
 /* The engines built in. */
 extern const CpHistoryBackend cp_history_sqlite_backend;
+#if HAVE_POSTGRESQL
+extern const CpHistoryBackend cp_history_postgres_backend;
+/* The location with any password replaced by *** (free it). */
+char *cp_history_postgres_redact (const char *location);
+#endif
 
 /* The schema (cp-history-schema.c): the statements that take a database
  * from version n - 1 to n, written with the dialect's placeholders, for n

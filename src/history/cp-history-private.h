@@ -7,6 +7,7 @@
 #pragma once
 
 #include "cp-history.h"
+#include "cp-history-backend.h"
 
 G_BEGIN_DECLS
 
@@ -32,5 +33,17 @@ gboolean _cp_history_metric_parse (const char              *name,
                                    const CpHistoryMetric  **fixed,
                                    char                   **part,
                                    GError                 **error);
+
+/* For the queries of other files (cp-history-fleet.c): the history's
+ * engine and connection, and the filter's " WHERE ..." over runs r with
+ * its bindings from *k on. */
+const CpHistoryBackend *_cp_history_get_backend (CpHistory             *self);
+CpHistoryConn          *_cp_history_get_conn    (CpHistory             *self);
+void                    _cp_history_filter_sql  (const CpHistoryFilter *filter,
+                                                 GString               *sql);
+void                    _cp_history_filter_bind (CpHistory             *self,
+                                                 CpHistoryStmt         *stmt,
+                                                 const CpHistoryFilter *filter,
+                                                 guint                 *k);
 
 G_END_DECLS

@@ -704,8 +704,10 @@ cp_history_hash_file (GFile         *file,
 char *
 cp_history_default_location (void)
 {
-  const char *env = g_getenv ("CHOKEPOINT_HISTORY");
+  const char *env = g_getenv ("CHOKEPOINT_DATABASE");
 
+  if (env == NULL || env[0] == '\0')
+    env = g_getenv ("CHOKEPOINT_HISTORY");
   if (env != NULL && env[0] != '\0')
     return g_strdup (env);
   return g_build_filename (g_get_user_data_dir (), "chokepoint", "history.sqlite", NULL);

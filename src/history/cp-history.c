@@ -110,9 +110,24 @@ cp_history_open (const char  *location,
 
   g_return_val_if_fail (location != NULL, NULL);
 
-  self->be = &cp_history_sqlite_backend;
-  self->location = g_strdup (location);
-  if (create)
+  if (cp_history_location_is_postgres (location))
+    {
+#if HAVE_POSTGRESQL
+      self->be = &cp_history_postgres_backend;
+      self->location = cp_history_postgres_redact (location);
+#else
+      g_set_error (error, CP_HISTORY_ERROR, CP_HISTORY_ERROR_IO,
+                   _("This Chokepoint was built without PostgreSQL, so it cannot use the history %s "
+                     "(build it with -Dpostgresql=enabled, or give an SQLite file)"), location);
+      return NULL;
+#endif
+    }
+  else
+    {
+      self->be = &cp_history_sqlite_backend;
+      self->location = g_strdup (location);
+    }
+  if (create && self->be == &cp_history_sqlite_backend)
     {
       g_autofree char *dir = g_path_get_dirname (location);
 
@@ -134,7 +149,7 @@ cp_history_open (const char  *location,
     {
       g_set_error (error, CP_HISTORY_ERROR, CP_HISTORY_ERROR_FOREIGN,
                    _("%s is a database of another program, not a Chokepoint history; it was left as it is"),
-                   location);
+                   self->location);
       return NULL;
     }
   if (version > CP_HISTORY_SCHEMA_VERSION)
@@ -142,7 +157,7 @@ cp_history_open (const char  *location,
       g_set_error (error, CP_HISTORY_ERROR, CP_HISTORY_ERROR_NEWER,
                    _("The history %s was written by a newer Chokepoint (schema version %" PRId64
                      ", this one reads up to %d); it was left as it is"),
-                   location, version, CP_HISTORY_SCHEMA_VERSION);
+                   self->location, version, CP_HISTORY_SCHEMA_VERSION);
       return NULL;
     }
   if (!self->be->ready (self->conn, error))
@@ -150,6 +165,12 @@ cp_history_open (const char  *location,
   if (version < CP_HISTORY_SCHEMA_VERSION && !migrate (self, error))
     return NULL;
   return g_steal_pointer (&self);
+}
+
+gboolean
+cp_history_location_is_postgres (const char *location)
+{
+  return g_str_has_prefix (location, "postgresql://") || g_str_has_prefix (location, "postgres://");
 }
 
 void
@@ -823,4 +844,36 @@ cp_history_trend (CpHistory              *self,
   if (step == CP_HISTORY_STEP_ERROR)
     return NULL;
   return g_steal_pointer (&points);
+}
+
+/* For the other files of src/history (cp-history-private.h). */
+
+const CpHistoryBackend *
+_cp_history_get_backend (CpHistory *self)
+{
+  return self->be;
+}
+
+CpHistoryConn *
+_cp_history_get_conn (CpHistory *self)
+{
+  return self->conn;
+}
+
+void
+_cp_history_filter_sql (const CpHistoryFilter *filter,
+                        GString               *sql)
+{
+  filter_sql (filter, sql);
+}
+
+void
+_cp_history_filter_bind (CpHistory             *self,
+                         CpHistoryStmt         *stmt,
+                         const CpHistoryFilter *filter,
+                         guint                 *k)
+{
+  Stmt s = { self->be, stmt };
+
+  filter_bind (self->be, &s, filter, k);
 }

@@ -168,9 +168,13 @@ char         *cp_history_hash_file          (GFile        *file,
                                              GCancellable *cancellable,
                                              GError      **error);
 
-/* Where the history lives: $CHOKEPOINT_HISTORY when set, else
- * g_get_user_data_dir()/chokepoint/history.sqlite. */
+/* Where the history lives: $CHOKEPOINT_DATABASE when set, else
+ * $CHOKEPOINT_HISTORY, else g_get_user_data_dir()/chokepoint/history.sqlite.
+ * A location starting with postgresql:// (or postgres://) is a libpq
+ * connection URI, used when built with PostgreSQL; anything else is an
+ * SQLite file. */
 char         *cp_history_default_location   (void);
+gboolean      cp_history_location_is_postgres (const char *location);
 
 typedef struct _CpHistory CpHistory;
 
@@ -181,6 +185,7 @@ CpHistory    *cp_history_open               (const char  *location,
                                              gboolean     create,
                                              GError     **error);
 void          cp_history_close              (CpHistory   *self);
+/* For messages: a PostgreSQL location without its password. */
 const char   *cp_history_get_location       (CpHistory   *self);
 
 /* Stores a run in one transaction. *added is FALSE when a run with its hash
