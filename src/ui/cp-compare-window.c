@@ -105,6 +105,7 @@ struct _CpCompareWindow
 
   GtkWidget            *waterfall;
   GtkWidget            *timelines[2];
+  CpViewState          *views[2];     /* the timelines' view states */
   GtkWidget            *typical_spins[2];
   GtkWidget            *lock_button;
   gint64                anchors[2];   /* each side's typical step start, ns */
@@ -172,7 +173,7 @@ static CpViewState *
 side_view (CpCompareWindow *self,
            guint            side)
 {
-  return cp_timeline_view_get_view_state (CP_TIMELINE_VIEW (self->timelines[side]));
+  return self->views[side];
 }
 
 static void
@@ -373,9 +374,12 @@ build_side (CpCompareWindow *self,
   gtk_widget_set_hexpand (view, TRUE);
   gtk_widget_set_vexpand (view, TRUE);
   cp_view_state_set_trace (state, self->traces[side]);
+  /* Kernels are what matches best between two captures: devices on top. */
+  cp_view_state_set_devices_first (state, TRUE);
   cp_timeline_view_set_view_state (CP_TIMELINE_VIEW (view), state);
   cp_timeline_view_set_trace (CP_TIMELINE_VIEW (view), self->traces[side]);
-  g_signal_connect_object (state, "changed", G_CALLBACK (view_changed_cb), self, 0);
+  g_signal_connect (state, "changed", G_CALLBACK (view_changed_cb), self);
+  self->views[side] = g_object_ref (state);
   self->timelines[side] = view;
   gtk_box_append (GTK_BOX (row), view);
   gtk_box_append (GTK_BOX (row),
@@ -588,7 +592,6 @@ named_label (const char *name,
   gtk_widget_set_name (label, name);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   return label;
 }
 
@@ -620,8 +623,6 @@ build_compare_page (CpCompareWindow *self)
 
   text = g_strdup_printf ("%s → %s", a, b);
   headline = named_label ("step-time", text);
-  /* Selectable, it would take the focus and show selected. */
-  gtk_label_set_selectable (GTK_LABEL (headline), FALSE);
   gtk_widget_add_css_class (headline, "title-1");
   gtk_box_append (GTK_BOX (box), headline);
   g_free (text);
@@ -800,6 +801,7 @@ build_table (CpCompareWindow     *self,
 
       g_list_store_append (store, row);
     }
+  /* The filter model owns the filter; the entry's handler holds a reference. */
   filter = gtk_string_filter_new (gtk_property_expression_new (CP_TYPE_COMPARE_ROW, NULL, "key"));
   gtk_string_filter_set_match_mode (filter, GTK_STRING_FILTER_MATCH_MODE_SUBSTRING);
   gtk_string_filter_set_ignore_case (filter, TRUE);
@@ -814,12 +816,12 @@ build_table (CpCompareWindow     *self,
     {
       GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
       GtkColumnViewColumn *column;
+      g_autoptr(GtkSorter) sorter = GTK_SORTER (gtk_custom_sorter_new (row_compare, GINT_TO_POINTER (c), NULL));
 
       g_signal_connect (factory, "setup", G_CALLBACK (cell_setup), GINT_TO_POINTER (c));
       g_signal_connect (factory, "bind", G_CALLBACK (cell_bind), GINT_TO_POINTER (c));
       column = gtk_column_view_column_new (c == COL_NAME ? name_title : _(titles[c]), factory);
-      gtk_column_view_column_set_sorter (column,
-                                         GTK_SORTER (gtk_custom_sorter_new (row_compare, GINT_TO_POINTER (c), NULL)));
+      gtk_column_view_column_set_sorter (column, sorter);
       gtk_column_view_column_set_resizable (column, TRUE);
       if (c == COL_NAME)
         gtk_column_view_column_set_expand (column, TRUE);
@@ -845,7 +847,6 @@ build_table (CpCompareWindow     *self,
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (view));
   gtk_widget_set_vexpand (scrolled, TRUE);
   gtk_box_append (GTK_BOX (box), scrolled);
-  g_object_unref (filter);
   return box;
 }
 
@@ -1281,6 +1282,12 @@ cp_compare_window_dispose (GObject *object)
   CpCompareWindow *self = CP_COMPARE_WINDOW (object);
 
   g_cancellable_cancel (self->cancellable);
+  for (guint side = 0; side < 2; side++)
+    if (self->views[side] != NULL)
+      {
+        g_signal_handlers_disconnect_by_data (self->views[side], self);
+        g_clear_object (&self->views[side]);
+      }
   gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_COMPARE_WINDOW);
 
   G_OBJECT_CLASS (cp_compare_window_parent_class)->dispose (object);
