@@ -10,8 +10,9 @@
  * change on the Compare page, the Kernels table's top row, its filter, the
  * two timelines locked at the typical steps (and not when unlocked),
  * another typical step, the matched slices outlined on both sides when one
- * is selected, the exported report; then a damaged B gets its message on
- * the status page. With CP_SCREENSHOT_DIR set it writes the pages light
+ * is selected, the exported report; then a damaged B, a pair without a
+ * kernel in common and a cancelled read each get their message on the
+ * status page. With CP_SCREENSHOT_DIR set it writes the pages light
  * and dark. Run by run-ui-test.sh (skipped without a display).
  */
 
@@ -430,6 +431,62 @@ test_damaged (void)
   cp_ui_destroy_window (GTK_WINDOW (window));
 }
 
+/* Two steps with one kernel each, named kernel. */
+static char *
+write_one_kernel (const char *name,
+                  const char *kernel)
+{
+  g_autofree char *text = g_strdup_printf (
+    "{\"traceEvents\": [\n"
+    " {\"ph\": \"X\", \"name\": \"ProfilerStep#1\", \"cat\": \"user_annotation\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 1000},\n"
+    " {\"ph\": \"X\", \"name\": \"%s\", \"cat\": \"kernel\", \"pid\": 0, \"tid\": 7, \"ts\": 20, \"dur\": 500, \"args\": {\"device\": 0, \"stream\": 7}},\n"
+    " {\"ph\": \"X\", \"name\": \"ProfilerStep#2\", \"cat\": \"user_annotation\", \"pid\": 1, \"tid\": 1, \"ts\": 1000, \"dur\": 1000},\n"
+    " {\"ph\": \"X\", \"name\": \"%s\", \"cat\": \"kernel\", \"pid\": 0, \"tid\": 7, \"ts\": 1020, \"dur\": 500, \"args\": {\"device\": 0, \"stream\": 7}}\n"
+    "]}\n", kernel, kernel);
+  char *path = g_build_filename (tmpdir, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, text, -1, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
+/* Two captures without a kernel in common: the status page says so. */
+static void
+test_not_comparable (void)
+{
+  g_autofree char *a = write_one_kernel ("kernel-one.json", "kernel_one");
+  g_autofree char *b = write_one_kernel ("kernel-two.json", "kernel_two");
+  CpCompareWindow *window = compare_through_action (a, b);
+
+  g_assert_cmpstr (cp_compare_window_get_state (window), ==, "error");
+  g_assert_null (cp_compare_window_get_comparison (window));
+  g_assert_nonnull (strstr (cp_compare_window_get_error (window), "No kernel is found on both sides"));
+  g_assert_true (cp_ui_label_tree_has (GTK_WIDGET (window), cp_compare_window_get_error (window)));
+  cp_ui_destroy_window (GTK_WINDOW (window));
+}
+
+/* Cancel while reading: the window says the comparison was cancelled. */
+static void
+test_cancel (void)
+{
+  g_autofree char *a = generate ("healthy", NULL, NULL);
+  g_autofree char *b = generate ("slow-flash", "--slow-kernel=flash_fwd_kernel", "--slow-factor=2");
+  CpCompareWindow *window;
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "compare", g_variant_new ("(ss)", a, b));
+  window = find_compare_window ();
+  g_assert_nonnull (window);
+  g_assert_cmpstr (cp_compare_window_get_state (window), ==, "loading");
+  /* Before the main loop runs again: neither side can have finished. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "compare.cancel", NULL);
+  cp_ui_wait_for (not_loading, window, "the cancelled reads to end");
+  g_assert_cmpstr (cp_compare_window_get_state (window), ==, "error");
+  g_assert_null (cp_compare_window_get_comparison (window));
+  g_assert_cmpstr (cp_compare_window_get_error (window), ==, "Reading the captures was cancelled.");
+  cp_ui_destroy_window (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -447,6 +504,8 @@ main (int   argc,
 
   g_test_add_func ("/compare-window/slow-kernel", test_slow_kernel);
   g_test_add_func ("/compare-window/damaged", test_damaged);
+  g_test_add_func ("/compare-window/not-comparable", test_not_comparable);
+  g_test_add_func ("/compare-window/cancel", test_cancel);
 
   status = g_test_run ();
   g_object_unref (app);
