@@ -473,7 +473,8 @@ draw_bar (GtkWidget  *widget,
 {
   GdkRGBA fg;
   double bx = WF_LABEL, bw = MAX (width - WF_LABEL - WF_VALUE - 12, 40);
-  double x0 = bx + (MIN (from, to) - lo) / (hi - lo) * bw;
+  gboolean cut = MIN (from, to) < lo;
+  double x0 = bx + (MAX (MIN (from, to), lo) - lo) / (hi - lo) * bw;
   double x1 = bx + (MAX (from, to) - lo) / (hi - lo) * bw;
 
 #if GTK_CHECK_VERSION (4, 10, 0)
@@ -487,6 +488,17 @@ draw_bar (GtkWidget  *widget,
   set_source_rgba (cr, rgba, 0.85);
   cairo_rectangle (cr, x0, y + 4, MAX (x1 - x0, 1.5), WF_ROW - 8);
   cairo_fill (cr);
+  if (cut)
+    {
+      /* The bar starts below the scale: a break in it says so. */
+      cairo_save (cr);
+      cairo_set_operator (cr, CAIRO_OPERATOR_CLEAR);
+      cairo_set_line_width (cr, 3);
+      cairo_move_to (cr, x0 + 6, y + WF_ROW - 3);
+      cairo_line_to (cr, x0 + 12, y + 3);
+      cairo_stroke (cr);
+      cairo_restore (cr);
+    }
 }
 
 /* The step time of A, each category's change per step (from the running
@@ -513,8 +525,10 @@ draw_waterfall (GtkDrawingArea *area,
   n = cp_comparison_explain (self->comparison, items);
   cp_comparison_get_step_time (self->comparison, &mean_a, &mean_b, NULL, NULL);
 
-  /* The scale spans every running sum and both step times, from 0. */
-  lo = 0;
+  /* The scale spans every running sum and both step times; when they
+   * differ little against the step time it starts above 0 (the step
+   * times' bars are cut, with a mark), so that the changes show. */
+  lo = MIN (mean_a, mean_b);
   hi = MAX (MAX (mean_a, mean_b), 1);
   run = mean_a;
   for (guint i = 0; i < n; i++)
@@ -523,6 +537,11 @@ draw_waterfall (GtkDrawingArea *area,
       lo = MIN (lo, run);
       hi = MAX (hi, run);
     }
+  if (lo > 0 && hi - lo < hi / 2)
+    lo = MAX (lo - (hi - lo), 0);
+  else
+    lo = MIN (lo, 0);
+  hi = MAX (hi, lo + 1);
 
   {
     g_autofree char *value = cp_ui_format_duration (mean_a);
