@@ -14,6 +14,7 @@
 #include "cp-timeline-view.h"
 #include "formats/cp-loader.h"
 #include "render/cp-report.h"
+#include "render/cp-time-format.h"
 
 /* A row of the Kernels and Host Ops tables: one matched item. ------------ */
 
@@ -107,6 +108,7 @@ struct _CpCompareWindow
   GtkWidget            *timelines[2];
   CpViewState          *views[2];     /* the timelines' view states */
   GtkWidget            *typical_spins[2];
+  GtkWidget            *anchor_labels[2];  /* where each side's typical step starts */
   GtkWidget            *lock_button;
   gint64                anchors[2];   /* each side's typical step start, ns */
   gboolean              syncing;
@@ -209,6 +211,16 @@ align_views (CpCompareWindow *self)
         span = MAX (span, cp_trace_get_duration (self->traces[side]));
     }
   span = MAX (span, 1000);
+  for (guint side = 0; side < 2; side++)
+    if (self->anchor_labels[side] != NULL)
+      {
+        g_autofree char *at = cp_time_format_offset (self->anchors[side]);
+        /* Translators: where the typical step starts in its capture; each
+         * timeline's ruler reads its own capture's time. */
+        g_autofree char *text = g_strdup_printf (_("step starts at %s"), at);
+
+        gtk_label_set_text (GTK_LABEL (self->anchor_labels[side]), text);
+      }
   self->syncing = TRUE;
   for (guint side = 0; side < 2; side++)
     cp_view_state_set_visible_range (side_view (self, side), self->anchors[side],
@@ -367,6 +379,11 @@ build_side (CpCompareWindow *self,
   self->typical_spins[side] = spin;
   gtk_box_append (GTK_BOX (header), label);
   gtk_box_append (GTK_BOX (header), spin);
+  self->anchor_labels[side] = gtk_label_new (NULL);
+  gtk_widget_set_name (self->anchor_labels[side], side == 0 ? "anchor-a" : "anchor-b");
+  gtk_widget_add_css_class (self->anchor_labels[side], "dim-label");
+  gtk_widget_add_css_class (self->anchor_labels[side], "numeric");
+  gtk_box_append (GTK_BOX (header), self->anchor_labels[side]);
   gtk_box_append (GTK_BOX (box), header);
 
   view = cp_timeline_view_new ();

@@ -29,6 +29,7 @@
 #include "cp-test-util.h"
 #include "cp-timeline-view.h"
 #include "cp-ui-test-util.h"
+#include "render/cp-time-format.h"
 
 static CpApplication *app;
 static char *tmpdir;
@@ -323,6 +324,12 @@ test_slow_kernel (void)
   anchor_b = typical_start (window, 1);
   g_assert_cmpint (cp_view_state_get_visible_start (view_of (window, 0)), ==, anchor_a);
   g_assert_cmpint (cp_view_state_get_visible_start (view_of (window, 1)), ==, anchor_b);
+  {
+    g_autofree char *at = cp_time_format_offset (anchor_b);
+    g_autofree char *label = g_strdup_printf ("step starts at %s", at);
+
+    cp_ui_wait_label_text (GTK_WIDGET (window), "anchor-b", label);
+  }
 
   /* Locked: moving A moves B by as much from its own typical step. */
   g_assert_true (cp_compare_window_get_locked (window));
