@@ -317,6 +317,20 @@ test_slow_kernel (void)
   wait.n = n_filtered;
   cp_ui_wait_for (rows_are, &wait, "the filtered kernels");
   cp_ui_screenshot (GTK_WIDGET (window), "compare-kernels");
+  /* Activating a row outlines its launches on both timelines and shows them. */
+  {
+    g_autofree char *first = row_key (rows, 0);
+    guint n_a, n_b;
+
+    g_assert_cmpstr (first, ==, slow_key);
+    g_signal_emit_by_name (table, "activate", 0);
+    cp_view_state_get_search_matches (view_of (window, 0), &n_a);
+    cp_view_state_get_search_matches (view_of (window, 1), &n_b);
+    g_assert_cmpint (n_a, ==, json_object_get_int_member (slow_counts, "a_count"));
+    g_assert_cmpint (n_b, ==, json_object_get_int_member (slow_counts, "b_count"));
+    g_assert_cmpstr (adw_view_stack_get_visible_child_name (ADW_VIEW_STACK (cp_ui_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK))),
+                     ==, "timelines");
+  }
 
   /* Both timelines start at their typical step. */
   show_page (window, "timelines");
