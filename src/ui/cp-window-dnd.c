@@ -238,7 +238,9 @@ show_open_dialog (CpWindow *self,
                   GFile    *folder,
                   gboolean  select_folder)
 {
-  const char *title = select_folder ? _("Open Profile Folder") : _("Open Capture");
+  gboolean compare = g_object_get_data (G_OBJECT (self), "cp-compare-with") != NULL;
+  const char *title = compare ? _("Compare With") : select_folder ? _("Open Profile Folder") : _("Open Capture");
+  const char *accept = compare ? _("_Compare") : _("_Open");
   GtkFileFilter *all = NULL;
   g_autoptr(GListStore) filters = select_folder ? NULL : make_filters (&all);
   /* Owns the filter for the scope (only read through "all"). */
@@ -248,7 +250,7 @@ show_open_dialog (CpWindow *self,
   g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
 
   gtk_file_dialog_set_title (dialog, title);
-  gtk_file_dialog_set_accept_label (dialog, _("_Open"));
+  gtk_file_dialog_set_accept_label (dialog, accept);
   gtk_file_dialog_set_modal (dialog, TRUE);
   if (filters != NULL)
     {
@@ -272,7 +274,7 @@ show_open_dialog (CpWindow *self,
   native = gtk_file_chooser_native_new (title, GTK_WINDOW (self),
                                         select_folder ? GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER
                                                       : GTK_FILE_CHOOSER_ACTION_OPEN,
-                                        _("_Open"), _("_Cancel"));
+                                        accept, _("_Cancel"));
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
   if (filters != NULL)
     {
