@@ -215,16 +215,20 @@ align_views (CpCompareWindow *self)
     if (self->anchor_labels[side] != NULL)
       {
         g_autofree char *at = cp_time_format_offset (self->anchors[side]);
-        /* Translators: where the typical step starts in its capture; each
-         * timeline's ruler reads its own capture's time. */
+        /* Translators: where the typical step starts in its capture; the
+         * rulers count from there. */
         g_autofree char *text = g_strdup_printf (_("step starts at %s"), at);
 
         gtk_label_set_text (GTK_LABEL (self->anchor_labels[side]), text);
       }
   self->syncing = TRUE;
   for (guint side = 0; side < 2; side++)
-    cp_view_state_set_visible_range (side_view (self, side), self->anchors[side],
-                                     self->anchors[side] + span);
+    {
+      /* One time axis: both rulers count from their typical step. */
+      cp_view_state_set_ruler_origin (side_view (self, side), self->anchors[side]);
+      cp_view_state_set_visible_range (side_view (self, side), self->anchors[side],
+                                       self->anchors[side] + span);
+    }
   self->syncing = FALSE;
 }
 

@@ -338,6 +338,9 @@ test_slow_kernel (void)
   anchor_b = typical_start (window, 1);
   g_assert_cmpint (cp_view_state_get_visible_start (view_of (window, 0)), ==, anchor_a);
   g_assert_cmpint (cp_view_state_get_visible_start (view_of (window, 1)), ==, anchor_b);
+  /* One time axis: both rulers count from the typical step. */
+  g_assert_cmpint (cp_view_state_get_ruler_origin (view_of (window, 0)), ==, anchor_a);
+  g_assert_cmpint (cp_view_state_get_ruler_origin (view_of (window, 1)), ==, anchor_b);
   {
     g_autofree char *at = cp_time_format_offset (anchor_b);
     g_autofree char *label = g_strdup_printf ("step starts at %s", at);
@@ -370,6 +373,7 @@ test_slow_kernel (void)
     gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), other + 1);
     g_assert_cmpint (cp_comparison_get_typical_step (c, 1), ==, other);
     g_assert_cmpint (cp_view_state_get_visible_start (view_of (window, 1)), ==, steps_b[other].start);
+    g_assert_cmpint (cp_view_state_get_ruler_origin (view_of (window, 1)), ==, steps_b[other].start);
     g_assert_cmpint (cp_view_state_get_visible_start (view_of (window, 0)), ==, anchor_a);
   }
 
