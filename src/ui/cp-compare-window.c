@@ -130,6 +130,22 @@ file_display_name (GFile *file)
   return base != NULL ? g_strdup (base) : g_file_get_uri (file);
 }
 
+/* A side's name for its headers: the file name, with its folder when both
+ * sides' file names are the same (worker0.pt.trace.json.gz twice). */
+static char *
+side_name (GFile *file,
+           GFile *other)
+{
+  g_autofree char *name = file_display_name (file);
+  g_autofree char *other_name = file_display_name (other);
+  g_autoptr(GFile) parent = g_file_get_parent (file);
+  g_autofree char *folder = parent != NULL ? g_file_get_basename (parent) : NULL;
+
+  if (g_strcmp0 (name, other_name) != 0 || folder == NULL)
+    return g_steal_pointer (&name);
+  return g_build_filename (folder, name, NULL);
+}
+
 static char *
 format_signed_duration (gint64 ns)
 {
@@ -355,8 +371,9 @@ build_side (CpCompareWindow *self,
   GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
   GtkWidget *title, *spin, *label, *view;
   g_autoptr(CpViewState) state = cp_view_state_new ();
-  g_autofree char *name = file_display_name (self->files[side]);
-  g_autofree char *text = g_strdup_printf ("<b>%s</b>  %s", side_letter (side), name);
+  g_autofree char *name = side_name (self->files[side], self->files[1 - side]);
+  g_autofree char *escaped = g_markup_escape_text (name, -1);
+  g_autofree char *text = g_strdup_printf ("<b>%s</b>  %s", side_letter (side), escaped);
   g_autofree char *widget_name = g_strdup_printf ("typical-%s", side == 0 ? "a" : "b");
   guint n_steps;
 
@@ -646,14 +663,16 @@ build_compare_page (CpCompareWindow *self)
   gint64 mean_a, mean_b, delta;
   double percent;
   g_autofree char *a = NULL, *b = NULL, *d = NULL, *p = NULL, *text = NULL;
-  g_autofree char *name_a = file_display_name (self->files[0]);
-  g_autofree char *name_b = file_display_name (self->files[1]);
+  g_autofree char *name_a = side_name (self->files[0], self->files[1]);
+  g_autofree char *name_b = side_name (self->files[1], self->files[0]);
 
   cp_comparison_get_step_time (self->comparison, &mean_a, &mean_b, &delta, &percent);
   a = cp_ui_format_duration (mean_a);
   b = cp_ui_format_duration (mean_b);
   d = format_signed_duration (delta);
-  p = isnan (percent) ? g_strdup ("—") : g_strdup_printf ("%+.1f%%", percent);
+  /* The same minus sign as the durations'. */
+  p = isnan (percent) ? g_strdup ("—")
+                      : g_strdup_printf ("%s%.1f%%", percent < 0 ? "\xe2\x88\x92" : "+", fabs (percent));
 
   adw_clamp_set_maximum_size (ADW_CLAMP (clamp), 960);
   gtk_widget_set_margin_start (box, 18);
@@ -1061,7 +1080,7 @@ start_loading (CpCompareWindow *self)
   for (guint side = 0; side < 2; side++)
     {
       GtkProgressBar *bar = side == 0 ? self->progress_a : self->progress_b;
-      g_autofree char *name = file_display_name (self->files[side]);
+      g_autofree char *name = side_name (self->files[side], self->files[1 - side]);
       g_autofree char *text = g_strdup_printf ("%s: %s", side_letter (side), name);
 
       gtk_progress_bar_set_text (bar, text);
@@ -1236,8 +1255,8 @@ cp_compare_window_new (CpApplication *app,
   self = g_object_new (CP_TYPE_COMPARE_WINDOW, "application", app, NULL);
   self->files[0] = g_object_ref (a);
   self->files[1] = g_object_ref (b);
-  name_a = file_display_name (a);
-  name_b = file_display_name (b);
+  name_a = side_name (a, b);
+  name_b = side_name (b, a);
   /* Translators: the window title, "before.json → after.json". */
   title = g_strdup_printf (_("%s → %s"), name_a, name_b);
   gtk_window_set_title (GTK_WINDOW (self), title);
