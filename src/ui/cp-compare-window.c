@@ -101,6 +101,7 @@ struct _CpCompareWindow
   GCancellable         *cancellable;
   guint                 pending;      /* loads and analyses still running */
   gboolean              failed;
+  gboolean              disposed;     /* closed: late callbacks only count */
   char                 *error_text;
   CpComparison         *comparison;
 
@@ -162,7 +163,7 @@ show_error (CpCompareWindow *self,
             const char      *title,
             const char      *text)
 {
-  if (self->failed)
+  if (self->failed || self->disposed)
     return;
   self->failed = TRUE;
   g_free (self->error_text);
@@ -962,7 +963,7 @@ compare_done_cb (GObject      *source,
   g_autoptr(CpComparison) comparison = g_task_propagate_pointer (G_TASK (result), NULL);
   g_autoptr(GError) error = NULL;
 
-  if (self->failed)
+  if (self->failed || self->disposed)
     return;
   if (g_cancellable_is_cancelled (self->cancellable))
     {
@@ -985,7 +986,7 @@ side_done (CpCompareWindow *self)
 {
   g_autoptr(GTask) task = NULL;
 
-  if (--self->pending > 0 || self->failed)
+  if (--self->pending > 0 || self->failed || self->disposed)
     return;
   task = g_task_new (self, self->cancellable, compare_done_cb, NULL);
   g_task_run_in_thread (task, compare_thread);
@@ -1035,12 +1036,12 @@ load_done (CpCompareWindow *self,
       side_done (self);
       return;
     }
-  gtk_progress_bar_set_fraction (bar, 1.0);
-  if (self->failed)
+  if (self->failed || self->disposed)
     {
       side_done (self);
       return;
     }
+  gtk_progress_bar_set_fraction (bar, 1.0);
   cp_analysis_new_async (self->traces[side], self->cancellable,
                          side == 0 ? analysis_done_a : analysis_done_b, g_object_ref (self));
 }
@@ -1123,6 +1124,8 @@ export_written_cb (GObject      *source,
   g_autofree char *text = NULL;
   GFile *file = g_object_get_data (source, "cp-file");
 
+  if (self->disposed)
+    return;
   if (cp_report_write_finish (CP_REPORT (source), result, &error))
     {
       g_autofree char *name = file_display_name (file);
@@ -1340,6 +1343,7 @@ cp_compare_window_dispose (GObject *object)
 {
   CpCompareWindow *self = CP_COMPARE_WINDOW (object);
 
+  self->disposed = TRUE;
   g_cancellable_cancel (self->cancellable);
   for (guint side = 0; side < 2; side++)
     if (self->views[side] != NULL)

@@ -512,6 +512,23 @@ test_cancel (void)
   cp_ui_destroy_window (GTK_WINDOW (window));
 }
 
+/* Closed while reading: the reads are cancelled, nothing is shown on the
+ * gone window, and it is finalized once they end. */
+static void
+test_close_while_loading (void)
+{
+  g_autofree char *a = generate ("healthy", NULL, NULL);
+  g_autofree char *b = generate ("slow-flash", "--slow-kernel=flash_fwd_kernel", "--slow-factor=2");
+  CpCompareWindow *window;
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "compare", g_variant_new ("(ss)", a, b));
+  window = find_compare_window ();
+  g_assert_nonnull (window);
+  g_assert_cmpstr (cp_compare_window_get_state (window), ==, "loading");
+  cp_ui_destroy_window (GTK_WINDOW (window));
+  g_assert_null (find_compare_window ());
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -531,6 +548,7 @@ main (int   argc,
   g_test_add_func ("/compare-window/damaged", test_damaged);
   g_test_add_func ("/compare-window/not-comparable", test_not_comparable);
   g_test_add_func ("/compare-window/cancel", test_cancel);
+  g_test_add_func ("/compare-window/close-while-loading", test_close_while_loading);
 
   status = g_test_run ();
   g_object_unref (app);
