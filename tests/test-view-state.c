@@ -251,6 +251,31 @@ test_select_and_reveal (void)
   g_assert_finalize_object (view);
 }
 
+/* The ruler's origin: 0 until set, a redraw (a range change) when set,
+ * kept by a copy (what a worker draws), and no signal when unchanged. */
+static void
+test_ruler_origin (void)
+{
+  g_autoptr(CpTrace) trace = make_trace (10 * CP_NS_PER_MS);
+  CpViewState *view = cp_view_state_new ();
+  CpViewState *copy;
+
+  cp_view_state_set_trace (view, trace);
+  g_assert_cmpint (cp_view_state_get_ruler_origin (view), ==, 0);
+  g_signal_connect (view, "changed", G_CALLBACK (changed_cb), NULL);
+  n_changes = 0;
+  cp_view_state_set_ruler_origin (view, 3 * CP_NS_PER_MS);
+  g_assert_cmpuint (n_changes, ==, 1);
+  g_assert_cmpuint (last_change, ==, CP_VIEW_CHANGE_RANGE);
+  cp_view_state_set_ruler_origin (view, 3 * CP_NS_PER_MS);
+  g_assert_cmpuint (n_changes, ==, 1);
+  g_assert_cmpint (cp_view_state_get_ruler_origin (view), ==, 3 * CP_NS_PER_MS);
+  copy = cp_view_state_copy (view);
+  g_assert_cmpint (cp_view_state_get_ruler_origin (copy), ==, 3 * CP_NS_PER_MS);
+  g_assert_finalize_object (copy);
+  g_assert_finalize_object (view);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -261,6 +286,7 @@ main (int   argc,
   g_test_add_func ("/view-state/zoom-keeps-anchor", test_zoom_keeps_anchor);
   g_test_add_func ("/view-state/selection-and-signals", test_selection_and_signals);
   g_test_add_func ("/view-state/select-and-reveal", test_select_and_reveal);
+  g_test_add_func ("/view-state/ruler-origin", test_ruler_origin);
 
   return g_test_run ();
 }

@@ -585,7 +585,7 @@ cp_painter_grid (CpPainter *self,
                  gint64     step)
 {
   cairo_t *cr = self->cr;
-  gint64 first = (self->t0 / step) * step;
+  gint64 first = first_tick (self, step);
 
   set_rgba (cr, self->colors->grid);
   for (gint64 t = first; t <= self->t1; t += step)

@@ -189,4 +189,17 @@ col_time (CpPainter *self,
   return self->t0 + (gint64) floor ((double) c * self->ns_per_px);
 }
 
+/* The first tick of step at or before the view's start, counted from the
+ * view state's ruler origin. */
+static inline gint64
+first_tick (CpPainter *self,
+            gint64     step)
+{
+  gint64 origin = cp_view_state_get_ruler_origin (self->view);
+  gint64 d = self->t0 - origin;
+  gint64 k = d >= 0 ? d / step : -((-d + step - 1) / step);
+
+  return origin + k * step;
+}
+
 G_END_DECLS

@@ -287,10 +287,10 @@ cp_painter_ruler (CpPainter *self,
   set_rgba (cr, self->colors->tick);
   if ((double) minor * self->px_per_ns >= 6)
     {
-      for (gint64 t = (self->t0 / minor) * minor; t <= self->t1; t += minor)
+      for (gint64 t = first_tick (self, minor); t <= self->t1; t += minor)
         cairo_rectangle (cr, floor (time_x (self, t)), rh - 5, 1, 5);
     }
-  for (gint64 t = (self->t0 / step) * step; t <= self->t1; t += step)
+  for (gint64 t = first_tick (self, step); t <= self->t1; t += step)
     cairo_rectangle (cr, floor (time_x (self, t)), rh * 0.35, 1, rh * 0.65);
   cairo_fill (cr);
 
@@ -303,14 +303,15 @@ cp_painter_ruler (CpPainter *self,
       paint_ruler_mark (self, &marks[i], step);
   }
 
-  for (gint64 t = (self->t0 / step) * step; t <= self->t1; t += step)
+  for (gint64 t = first_tick (self, step); t <= self->t1; t += step)
     {
       g_autofree char *label = NULL;
 
       /* A tick left of the area would show a clipped label. */
       if (time_x (self, t) < self->gx)
         continue;
-      label = cp_time_format_tick (t, step, self->t1);
+      label = cp_time_format_tick (t - cp_view_state_get_ruler_origin (self->view), step,
+                                   self->t1 - cp_view_state_get_ruler_origin (self->view));
 
       cp_painter_text (self, label, self->font, floor (time_x (self, t)) + 4, 0, -1, rh * 0.6,
                        self->colors->dim_text);

@@ -33,6 +33,7 @@ struct _CpViewState
   guint       has_time_selection : 1;
   guint       show_all_flows : 1;
   guint       devices_first : 1;
+  gint64      ruler_origin;
 
   GArray     *highlights;      /* of CpHighlight, grouped by kind */
   GArray     *matches;         /* of CpSliceRef, sorted */
@@ -252,6 +253,7 @@ cp_view_state_copy (CpViewState *self)
   copy->has_time_selection = self->has_time_selection;
   copy->show_all_flows = self->show_all_flows;
   copy->devices_first = self->devices_first;
+  copy->ruler_origin = self->ruler_origin;
   g_array_append_vals (copy->highlights, self->highlights->data, self->highlights->len);
   g_array_append_vals (copy->matches, self->matches->data, self->matches->len);
   cp_view_state_set_marks (copy, (const CpMark *) (gpointer) self->marks->data, self->marks->len);
@@ -910,6 +912,26 @@ cp_view_state_set_show_all_flows (CpViewState *self,
   self->show_all_flows = show;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_ALL_FLOWS]);
   emit_changed (self, CP_VIEW_CHANGE_FLOWS);
+}
+
+gint64
+cp_view_state_get_ruler_origin (CpViewState *self)
+{
+  g_return_val_if_fail (CP_IS_VIEW_STATE (self), 0);
+
+  return self->ruler_origin;
+}
+
+void
+cp_view_state_set_ruler_origin (CpViewState *self,
+                                gint64       origin)
+{
+  g_return_if_fail (CP_IS_VIEW_STATE (self));
+
+  if (origin == self->ruler_origin)
+    return;
+  self->ruler_origin = origin;
+  emit_changed (self, CP_VIEW_CHANGE_RANGE);
 }
 
 /* Layout preferences */

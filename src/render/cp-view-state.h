@@ -179,6 +179,13 @@ void              cp_view_state_set_show_all_flows  (CpViewState *self,
                                                      gboolean     show);
 
 /* Lane layout preferences. */
+/* The time the ruler and the grid count from (ns from the trace origin;
+ * 0 by default): a comparison puts each side's typical step start here so
+ * that both rulers read time from the step. Emits CP_VIEW_CHANGE_RANGE. */
+gint64            cp_view_state_get_ruler_origin    (CpViewState *self);
+void              cp_view_state_set_ruler_origin    (CpViewState *self,
+                                                     gint64       origin);
+
 gboolean          cp_view_state_get_devices_first   (CpViewState *self);
 void              cp_view_state_set_devices_first   (CpViewState *self,
                                                      gboolean     devices_first);

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "cp-application.h"
+#include "cp-compare-window.h"
 #include "cp-history-window.h"
 #include "cp-style.h"
 #include "cp-window-private.h"
@@ -24,6 +25,9 @@ struct _CpApplication
   /* The "Open Recent" submenu: recent_items is rebuilt from the settings. */
   GMenu          *recent_menu;
   GMenu          *recent_items;
+
+  /* `--compare A B`: the two captures, taken out of the arguments. */
+  char          **compare_args;
 };
 
 G_DEFINE_FINAL_TYPE (CpApplication, cp_application, ADW_TYPE_APPLICATION)
@@ -386,6 +390,35 @@ cp_application_open_capture (CpApplication *self,
     cp_window_open (CP_WINDOW (window), file);
 }
 
+/* Comparing two captures ----------------------------------------------- */
+
+void
+cp_application_compare (CpApplication *self,
+                        GFile         *a,
+                        GFile         *b)
+{
+  g_return_if_fail (CP_IS_APPLICATION (self));
+  g_return_if_fail (G_IS_FILE (a) && G_IS_FILE (b));
+
+  gtk_window_present (GTK_WINDOW (cp_compare_window_new (self, a, b)));
+}
+
+/* app.compare (ss): two URIs or paths, A (before) and B (after). */
+static void
+compare_action (GSimpleAction *action,
+                GVariant      *param,
+                gpointer       user_data)
+{
+  CpApplication *self = user_data;
+  const char *a, *b;
+  g_autoptr(GFile) file_a = NULL, file_b = NULL;
+
+  g_variant_get (param, "(&s&s)", &a, &b);
+  file_a = g_file_new_for_commandline_arg (a);
+  file_b = g_file_new_for_commandline_arg (b);
+  cp_application_compare (self, file_a, file_b);
+}
+
 /* Actions --------------------------------------------------------------- */
 
 static void
@@ -499,6 +532,7 @@ static const GActionEntry app_actions[] = {
   { "about", about_action },
   { "clear-recent", clear_recent_action },
   { "no-recent", NULL },
+  { "compare", compare_action, "(ss)" },
 };
 
 /* GApplication ---------------------------------------------------------- */
@@ -590,14 +624,81 @@ cp_application_open (GApplication  *app,
     cp_application_open_capture (self, files[i]);
 }
 
+/* `--compare A B`: the two file arguments after --compare are taken out
+ * here, before GApplication would open them as two windows. */
+static gboolean
+cp_application_local_command_line (GApplication   *app,
+                                   char         ***arguments,
+                                   int            *exit_status)
+{
+  CpApplication *self = CP_APPLICATION (app);
+  char **argv = *arguments;
+  gboolean compare = FALSE;
+  GPtrArray *files = g_ptr_array_new ();
+  guint out = 0;
+
+  for (guint i = 0; argv[i] != NULL; i++)
+    if (g_str_equal (argv[i], "--compare"))
+      compare = TRUE;
+  if (compare)
+    {
+      for (guint i = 0; argv[i] != NULL; i++)
+        {
+          if (i > 0 && argv[i][0] != '-' && files->len < 2)
+            {
+              g_ptr_array_add (files, argv[i]);
+              continue;
+            }
+          argv[out++] = argv[i];
+        }
+      argv[out] = NULL;
+      g_ptr_array_add (files, NULL);
+      g_strfreev (self->compare_args);
+      self->compare_args = (char **) g_ptr_array_free (files, FALSE);
+    }
+  else
+    g_ptr_array_free (files, TRUE);
+
+  return G_APPLICATION_CLASS (cp_application_parent_class)->local_command_line (app, arguments,
+                                                                                exit_status);
+}
+
 static int
 cp_application_handle_local_options (GApplication *app,
                                      GVariantDict *options)
 {
+  CpApplication *self = CP_APPLICATION (app);
+
   if (g_variant_dict_contains (options, "version"))
     {
       g_print ("%s %s\n", "chokepoint", PACKAGE_VERSION);
       return 0;
+    }
+  if (g_variant_dict_contains (options, "compare"))
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GFile) a = NULL, b = NULL;
+      g_autofree char *uri_a = NULL, *uri_b = NULL;
+
+      if (self->compare_args == NULL || g_strv_length (self->compare_args) != 2)
+        {
+          g_printerr (_("--compare needs two captures: chokepoint --compare BEFORE AFTER\n"));
+          return 2;
+        }
+      /* Paths are made absolute here: a running instance has another
+       * working folder. */
+      a = g_file_new_for_commandline_arg (self->compare_args[0]);
+      b = g_file_new_for_commandline_arg (self->compare_args[1]);
+      uri_a = g_file_get_uri (a);
+      uri_b = g_file_get_uri (b);
+      if (!g_application_register (app, NULL, &error))
+        {
+          g_printerr ("%s\n", error->message);
+          return 1;
+        }
+      g_action_group_activate_action (G_ACTION_GROUP (app), "compare",
+                                      g_variant_new ("(ss)", uri_a, uri_b));
+      return g_application_get_is_remote (app) ? 0 : -1;
     }
   return -1;
 }
@@ -610,6 +711,7 @@ cp_application_dispose (GObject *object)
   g_clear_object (&self->recent_items);
   g_clear_object (&self->recent_menu);
   g_clear_object (&self->settings);
+  g_clear_pointer (&self->compare_args, g_strfreev);
 
   G_OBJECT_CLASS (cp_application_parent_class)->dispose (object);
 }
@@ -626,6 +728,7 @@ cp_application_class_init (CpApplicationClass *klass)
   app_class->activate = cp_application_activate;
   app_class->open = cp_application_open;
   app_class->handle_local_options = cp_application_handle_local_options;
+  app_class->local_command_line = cp_application_local_command_line;
 }
 
 static void
@@ -633,6 +736,7 @@ cp_application_init (CpApplication *self)
 {
   static const GOptionEntry options[] = {
     { "version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and exit"), NULL },
+    { "compare", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Compare two captures, before and after"), NULL },
     { NULL }
   };
 
@@ -645,5 +749,6 @@ cp_application_init (CpApplication *self)
                                               "  chokepoint info FILE       the summary of a capture\n"
                                               "  chokepoint diagnose FILE   its bottlenecks, with figures and fixes\n"
                                               "  chokepoint report FILE -o OUT.png   an annotated report\n"
+                                              "  chokepoint compare A B     what changed from A to B\n"
                                               "Each of these takes --help."));
 }

@@ -28,6 +28,11 @@ GSettings     *cp_application_get_settings    (CpApplication *self);
  * empty window, else a new window. */
 void           cp_application_open_capture    (CpApplication *self,
                                                GFile         *file);
+/* Opens a comparison window of a (before) and b (after); the same as the
+ * application action "compare" with ("A", "B"), URIs or paths. */
+void           cp_application_compare         (CpApplication *self,
+                                               GFile         *a,
+                                               GFile         *b);
 
 /* A new, empty window, not yet presented. */
 GtkWindow     *cp_application_new_window      (CpApplication *self);

@@ -12,6 +12,32 @@
 
 /* Drops ----------------------------------------------------------------- */
 
+/* Compares the shown capture (A) with file (B) in a comparison window. */
+static void
+compare_with (CpWindow *self,
+              GFile    *file)
+{
+  g_autofree char *a = g_file_get_uri (cp_window_get_file (self));
+  g_autofree char *b = g_file_get_uri (file);
+
+  g_action_group_activate_action (G_ACTION_GROUP (gtk_window_get_application (GTK_WINDOW (self))),
+                                  "compare", g_variant_new ("(ss)", a, b));
+}
+
+/* Ctrl or Shift held while dropping one file on a shown capture: the
+ * modifiers that change what a drop does (HIG), read from the keyboard,
+ * since GTK 4.8's drop events carry none. */
+static gboolean
+drop_wants_compare (CpWindow *self)
+{
+  GdkSeat *seat = gdk_display_get_default_seat (gtk_widget_get_display (GTK_WIDGET (self)));
+  GdkDevice *keyboard = seat != NULL ? gdk_seat_get_keyboard (seat) : NULL;
+
+  if (cp_window_get_file (self) == NULL || keyboard == NULL)
+    return FALSE;
+  return (gdk_device_get_modifier_state (keyboard) & (GDK_CONTROL_MASK | GDK_SHIFT_MASK)) != 0;
+}
+
 static gboolean
 drop_cb (CpWindow      *self,
          const GValue  *value,
@@ -50,6 +76,11 @@ drop_cb (CpWindow      *self,
       return FALSE;
     }
 
+  if (files->len == 1 && drop_wants_compare (self))
+    {
+      compare_with (self, g_ptr_array_index (files, 0));
+      return TRUE;
+    }
   for (guint i = 0; i < files->len; i++)
     cp_window_open (self, g_ptr_array_index (files, i));
   return TRUE;
@@ -120,6 +151,18 @@ open_files (CpWindow   *self,
             GListModel *files)
 {
   guint n = g_list_model_get_n_items (files);
+
+  if (g_object_get_data (G_OBJECT (self), "cp-compare-with") != NULL)
+    {
+      g_object_set_data (G_OBJECT (self), "cp-compare-with", NULL);
+      if (n > 0 && cp_window_get_file (self) != NULL)
+        {
+          g_autoptr(GFile) file = g_list_model_get_item (files, 0);
+
+          compare_with (self, file);
+        }
+      return;
+    }
 
   for (guint i = 0; i < n; i++)
     {
@@ -195,7 +238,9 @@ show_open_dialog (CpWindow *self,
                   GFile    *folder,
                   gboolean  select_folder)
 {
-  const char *title = select_folder ? _("Open Profile Folder") : _("Open Capture");
+  gboolean compare = g_object_get_data (G_OBJECT (self), "cp-compare-with") != NULL;
+  const char *title = compare ? _("Compare With") : select_folder ? _("Open Profile Folder") : _("Open Capture");
+  const char *accept = compare ? _("_Compare") : _("_Open");
   GtkFileFilter *all = NULL;
   g_autoptr(GListStore) filters = select_folder ? NULL : make_filters (&all);
   /* Owns the filter for the scope (only read through "all"). */
@@ -205,7 +250,7 @@ show_open_dialog (CpWindow *self,
   g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
 
   gtk_file_dialog_set_title (dialog, title);
-  gtk_file_dialog_set_accept_label (dialog, _("_Open"));
+  gtk_file_dialog_set_accept_label (dialog, accept);
   gtk_file_dialog_set_modal (dialog, TRUE);
   if (filters != NULL)
     {
@@ -229,7 +274,7 @@ show_open_dialog (CpWindow *self,
   native = gtk_file_chooser_native_new (title, GTK_WINDOW (self),
                                         select_folder ? GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER
                                                       : GTK_FILE_CHOOSER_ACTION_OPEN,
-                                        _("_Open"), _("_Cancel"));
+                                        accept, _("_Cancel"));
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
   if (filters != NULL)
     {
@@ -259,6 +304,9 @@ open_action (GtkWidget  *widget,
   CpWindow *self = CP_WINDOW (widget);
   g_autoptr(GFile) folder = dup_initial_folder (self);
 
+  /* An Open after a dismissed Compare With… opens. */
+  g_object_set_data (G_OBJECT (self), "cp-compare-with", NULL);
+
   show_open_dialog (self, folder, FALSE);
 }
 
@@ -274,6 +322,9 @@ open_in_folder_action (GtkWidget  *widget,
   const char *uri = g_variant_get_string (param, NULL);
   g_autoptr(GFile) folder = uri[0] != '\0' ? g_file_new_for_uri (uri) : dup_initial_folder (self);
 
+  /* An Open after a dismissed Compare With… opens. */
+  g_object_set_data (G_OBJECT (self), "cp-compare-with", NULL);
+
   show_open_dialog (self, folder, FALSE);
 }
 
@@ -287,7 +338,28 @@ open_folder_action (GtkWidget  *widget,
   CpWindow *self = CP_WINDOW (widget);
   g_autoptr(GFile) folder = dup_initial_folder (self);
 
+  /* An Open after a dismissed Compare With… opens. */
+  g_object_set_data (G_OBJECT (self), "cp-compare-with", NULL);
+
   show_open_dialog (self, folder, TRUE);
+}
+
+/* Compare With…: a second capture, B, against the shown one, A. */
+static void
+compare_with_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *param)
+{
+  CpWindow *self = CP_WINDOW (widget);
+  g_autoptr(GFile) folder = dup_initial_folder (self);
+
+  if (cp_window_get_file (self) == NULL)
+    {
+      _cp_window_show_toast (self, _("Open a capture first, then compare it with another"));
+      return;
+    }
+  g_object_set_data (G_OBJECT (self), "cp-compare-with", GINT_TO_POINTER (TRUE));
+  show_open_dialog (self, folder, FALSE);
 }
 
 static void
@@ -325,4 +397,5 @@ _cp_window_dnd_class_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.open-in-folder", "s", open_in_folder_action);
   gtk_widget_class_install_action (widget_class, "win.open-folder", NULL, open_folder_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
+  gtk_widget_class_install_action (widget_class, "win.compare-with", NULL, compare_with_action);
 }

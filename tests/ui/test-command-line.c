@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cp-application.h"
+#include "cp-compare-window.h"
 #include "cp-test-util.h"
 #include "cp-timeline-pane.h"
 #include "cp-ui-test-util.h"
@@ -108,6 +109,69 @@ test_command_line (void)
   cp_test_rm_rf (tmpdir);
 }
 
+static gboolean
+compared_cond (gpointer data)
+{
+  return g_strcmp0 (cp_compare_window_get_state (data), "loading") != 0;
+}
+
+static gboolean
+check_compare_and_quit_cb (gpointer data)
+{
+  Run *run = data;
+  GtkWindow *window = gtk_application_get_windows (GTK_APPLICATION (run->app))->data;
+
+  g_assert_true (CP_IS_COMPARE_WINDOW (window));
+  cp_ui_wait_for (compared_cond, window, "the two captures named after --compare");
+  g_assert_cmpstr (cp_compare_window_get_state (CP_COMPARE_WINDOW (window)), ==, "content");
+  g_assert_cmpstr (gtk_window_get_title (window), ==, "before.json → after.json");
+  run->checked = TRUE;
+  g_action_group_activate_action (G_ACTION_GROUP (run->app), "quit", NULL);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+compare_window_added_cb (GtkApplication *application,
+                         GtkWindow      *window,
+                         Run            *run)
+{
+  if (run->n_windows_added++ > 0)
+    return;
+  g_idle_add (check_compare_and_quit_cb, run);
+}
+
+/* `chokepoint --compare A B` opens one comparison window, not two
+ * capture windows. In a subprocess: an application names itself once per
+ * process. */
+static void
+test_compare (void)
+{
+  g_autofree char *tmpdir = NULL, *a = NULL, *b = NULL;
+  char *argv[5] = { (char *) "chokepoint", (char *) "--compare", NULL, NULL, NULL };
+  Run run = { 0 };
+  int status;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDOUT | G_TEST_SUBPROCESS_INHERIT_STDERR);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  tmpdir = cp_test_make_tmpdir ();
+  a = cp_test_write_file (tmpdir, "before.json", capture_json, -1);
+  b = cp_test_write_file (tmpdir, "after.json", capture_json, -1);
+  argv[2] = a;
+  argv[3] = b;
+  run.app = cp_application_new_with_flags (G_APPLICATION_NON_UNIQUE);
+  g_signal_connect (run.app, "window-added", G_CALLBACK (compare_window_added_cb), &run);
+  status = g_application_run (G_APPLICATION (run.app), 4, argv);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_true (run.checked);
+  g_assert_cmpuint (run.n_windows_added, ==, 1);
+  g_assert_finalize_object (run.app);
+  cp_test_rm_rf (tmpdir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -123,5 +187,6 @@ main (int   argc,
 
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ui/command-line", test_command_line);
+  g_test_add_func ("/ui/command-line/compare", test_compare);
   return g_test_run ();
 }
