@@ -21,16 +21,8 @@ gboolean
 cp_cli_is_job_folder (const char *path)
 {
   g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
-  g_autoptr(GPtrArray) files = NULL;
-  g_autofree char *first = NULL;
 
-  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
-    return FALSE;
-  files = cp_job_list_folder (file, NULL);
-  if (files == NULL)
-    return FALSE;
-  first = g_file_get_basename (g_ptr_array_index (files, 0));
-  return strstr (first, ".pt.trace.json") != NULL;
+  return cp_job_is_folder (file);
 }
 
 static gint
