@@ -17,7 +17,7 @@ G_STATIC_ASSERT (CP_TIME_IDLE == CP_TIME_N_CATEGORIES - 1);
 
 #define HEAT_MIN_ROW   6.0
 #define HEAT_MAX_ROW  20.0
-#define HEAT_MAX_H   720.0
+#define HEAT_MAX_H   400.0   /* 64 ranks in 6 px rows fit a screen */
 #define LEGEND_H      34.0
 #define GUTTER_PAD     8.0
 
@@ -324,7 +324,7 @@ cp_job_bars_layout (CpJob        *job,
     max = MAX (max, cp_job_bars_rank_step (job, k));
   out->scale_max = max;
   tick = cp_time_format_duration (max);
-  axis = text_width (layout, tick) + GUTTER_PAD;
+  axis = MAX (text_width (layout, tick), text_width (layout, _("rank"))) + GUTTER_PAD;
   out->x = x + axis;
   out->y = y;
   out->width = MAX (width - axis, 1.0);
@@ -401,7 +401,7 @@ cp_job_bars_draw (const CpJobBars *bars,
                  pc->text);
     }
   /* Translators: the horizontal axis of the per-rank step bars. */
-  show_text (cr, layout, _("rank"), bars->x + bars->width, bars->y + bars->height + 4 + th / 2, 1.0,
+  show_text (cr, layout, _("rank"), bars->x - GUTTER_PAD, bars->y + bars->height + 4 + th / 2, 1.0,
              pc->dim_text);
 
   /* Legend: the categories drawn. */

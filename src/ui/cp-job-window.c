@@ -206,7 +206,6 @@ wrapped (const char *name)
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   gtk_widget_set_name (label, name);
   return label;
 }
@@ -485,8 +484,6 @@ build_ranks_page (CpJobWindow *self)
   gtk_widget_set_margin_top (card, 6);
   self->straggler_title = GTK_LABEL (wrapped ("straggler-title"));
   gtk_widget_add_css_class (GTK_WIDGET (self->straggler_title), "title-3");
-  /* Only the summary takes a selection: the focus would select the title. */
-  gtk_label_set_selectable (self->straggler_title, FALSE);
   self->straggler_summary = GTK_LABEL (wrapped ("straggler-summary"));
   for (GtkWidget *w = GTK_WIDGET (self->straggler_title); w != NULL;
        w = w == GTK_WIDGET (self->straggler_title) ? GTK_WIDGET (self->straggler_summary) : NULL)
