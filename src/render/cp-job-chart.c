@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "cp-job-chart.h"
+#include "analysis/cp-intervals.h"
 #include "cp-time-format.h"
 
 G_STATIC_ASSERT (CP_TIME_IDLE == CP_TIME_N_CATEGORIES - 1);
@@ -446,4 +447,221 @@ cp_job_bars_hit (const CpJobBars *bars,
   k = floor ((px - bars->x) / slot);
   *rank = MIN ((guint) k, n - 1);
   return TRUE;
+}
+
+/* Timeline ------------------------------------------------------------------------ */
+
+#define TL_RULER   22.0
+#define TL_MAX_H  480.0   /* 64 ranks in rows of 7 px */
+
+void
+cp_job_timeline_layout (CpJob         *job,
+                        PangoLayout   *layout,
+                        double         x,
+                        double         y,
+                        double         width,
+                        CpJobTimeline *out)
+{
+  double gutter = 0;
+
+  out->n_ranks = cp_job_get_n_ranks (job);
+  out->start = 0;
+  out->end = 1;
+  for (guint k = 0; k < out->n_ranks; k++)
+    {
+      const CpJobRank *r = cp_job_get_rank (job, k);
+      g_autofree char *label = rank_label (job, k);
+
+      out->end = MAX (out->end, cp_job_rank_to_job_offset (job, k) + cp_trace_get_duration (r->trace));
+      gutter = MAX (gutter, text_width (layout, label));
+    }
+  out->label_x = x + gutter;
+  out->x = out->label_x + GUTTER_PAD;
+  out->width = MAX (width - (out->x - x), 1.0);
+  out->y = y + TL_RULER;
+  out->row_height = out->n_ranks > 0 ? CLAMP (floor (TL_MAX_H / out->n_ranks), 7.0, 24.0) : 24.0;
+  out->height = out->row_height * out->n_ranks;
+  out->total_height = TL_RULER + out->height;
+}
+
+double
+cp_job_timeline_x (const CpJobTimeline *tl,
+                   gint64               t)
+{
+  return tl->x + tl->width * (double) (t - tl->start) / (double) MAX (tl->end - tl->start, 1);
+}
+
+/* Fills [t0, t1) of a row, at least a pixel wide. */
+static void
+fill_span (cairo_t             *cr,
+           const CpJobTimeline *tl,
+           gint64               t0,
+           gint64               t1,
+           double               y,
+           double               h)
+{
+  double x0 = cp_job_timeline_x (tl, t0), x1 = cp_job_timeline_x (tl, t1);
+
+  cairo_rectangle (cr, x0, y, MAX (x1 - x0, 1.0), h);
+}
+
+/* A nice tick step: 1, 2 or 5 times a power of ten, about every 120 px. */
+static gint64
+tick_step (gint64 span,
+           double width)
+{
+  double raw = span / MAX (width / 120.0, 1.0);
+  double p = pow (10, floor (log10 (MAX (raw, 1.0))));
+  double m = raw / p;
+
+  return (gint64) MAX (1.0, (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p);
+}
+
+void
+cp_job_timeline_draw (const CpJobTimeline *tl,
+                      CpJob               *job,
+                      cairo_t             *cr,
+                      PangoLayout         *layout,
+                      CpTheme              theme,
+                      gint                 selected)
+{
+  const CpPaletteColors *pc = cp_palette_get_colors (theme);
+  double th = text_height (layout);
+  guint label_every = MAX (1, (guint) ceil ((th + 2) / tl->row_height));
+  guint32 comm = cp_palette_category_color (theme, CP_TIME_COLLECTIVES);
+  gint64 step = tick_step (tl->end - tl->start, tl->width);
+
+  cairo_save (cr);
+  set_rgba (cr, pc->background);
+  cairo_rectangle (cr, tl->x, tl->y, tl->width, tl->height);
+  cairo_fill (cr);
+
+  /* Ruler. */
+  cairo_set_line_width (cr, 1);
+  for (gint64 t = tl->start; t <= tl->end; t += step)
+    {
+      double x = floor (cp_job_timeline_x (tl, t)) + 0.5;
+      g_autofree char *label = cp_time_format_duration (t);
+
+      set_rgba (cr, pc->grid);
+      cairo_move_to (cr, x, tl->y - 4);
+      cairo_line_to (cr, x, tl->y + tl->height);
+      cairo_stroke (cr);
+      if (x + text_width (layout, label) + 2 < tl->x + tl->width)
+        show_text (cr, layout, label, x + 2, tl->y - TL_RULER / 2, 0.0, pc->dim_text);
+    }
+
+  for (guint k = 0; k < tl->n_ranks; k++)
+    {
+      const CpJobRank *r = cp_job_get_rank (job, k);
+      gint64 off = cp_job_rank_to_job_offset (job, k);
+      double y = tl->y + k * tl->row_height, h = MAX (tl->row_height - 2, 1);
+
+      /* What the rank's steps spent time on, in the bars' colours. */
+      for (guint c = 0; c < CP_TIME_IDLE; c++)
+        {
+          const CpIntervals *set;
+
+          if (c == CP_TIME_COLLECTIVES)
+            continue;
+          set = cp_analysis_get_category_set (r->analysis, c);
+          if (set == NULL || set->n == 0)
+            continue;
+          set_rgba (cr, cp_palette_category_color (theme, c));
+          for (gsize i = 0; i < set->n; i++)
+            fill_span (cr, tl, set->v[i].start + off, set->v[i].end + off, y + h * 0.25, h * 0.5);
+          cairo_fill (cr);
+        }
+      /* Collectives: the wait pale, the transfer solid. */
+      for (guint c = 0; c < cp_job_get_n_collectives (job); c++)
+        {
+          const CpJobCollective *jc = cp_job_get_collective (job, c);
+          gint64 wait_end = MIN (MAX (jc->last_arrival, jc->arrival[k]), jc->end[k]);
+
+          cairo_set_source_rgba (cr, cp_rgba_r (comm), cp_rgba_g (comm), cp_rgba_b (comm), 0.35);
+          fill_span (cr, tl, jc->arrival[k], wait_end, y, h);
+          cairo_fill (cr);
+          set_rgba (cr, comm);
+          fill_span (cr, tl, wait_end, jc->end[k], y, h);
+          cairo_fill (cr);
+        }
+      if (k % label_every == 0)
+        {
+          g_autofree char *label = rank_label (job, k);
+
+          show_text (cr, layout, label, tl->label_x, y + tl->row_height / 2, 1.0, pc->text);
+        }
+    }
+
+  if (selected >= 0 && (guint) selected < cp_job_get_n_collectives (job))
+    {
+      const CpJobCollective *jc = cp_job_get_collective (job, selected);
+      double lx = cp_job_timeline_x (tl, jc->last_arrival);
+
+      set_rgba (cr, pc->accent);
+      cairo_set_line_width (cr, 2);
+      for (guint k = 0; k < tl->n_ranks; k++)
+        {
+          double y = tl->y + k * tl->row_height, h = MAX (tl->row_height - 2, 1);
+          double x0 = cp_job_timeline_x (tl, jc->arrival[k]), x1 = cp_job_timeline_x (tl, jc->end[k]);
+
+          cairo_rectangle (cr, x0 - 1, y - 1, MAX (x1 - x0, 1) + 2, h + 2);
+        }
+      cairo_stroke (cr);
+      /* The arrivals joined across the ranks... */
+      for (guint k = 0; k < tl->n_ranks; k++)
+        {
+          double x = cp_job_timeline_x (tl, jc->arrival[k]), y = tl->y + (k + 0.5) * tl->row_height;
+
+          if (k == 0)
+            cairo_move_to (cr, x, y);
+          else
+            cairo_line_to (cr, x, y);
+        }
+      cairo_stroke (cr);
+      /* ...and the last arrival, when the transfer could start. */
+      cairo_set_line_width (cr, 1);
+      cairo_move_to (cr, floor (lx) + 0.5, tl->y - 4);
+      cairo_line_to (cr, floor (lx) + 0.5, tl->y + tl->height);
+      cairo_stroke (cr);
+    }
+  cairo_restore (cr);
+}
+
+gboolean
+cp_job_timeline_hit (const CpJobTimeline *tl,
+                     CpJob               *job,
+                     double               px,
+                     double               py,
+                     guint               *collective,
+                     guint               *rank)
+{
+  guint k;
+
+  if (tl->n_ranks == 0 || px < tl->x || px >= tl->x + tl->width || py < tl->y || py >= tl->y + tl->height)
+    return FALSE;
+  k = MIN ((guint) floor ((py - tl->y) / tl->row_height), tl->n_ranks - 1);
+  /* The collective under the point, else the nearest within 3 px. */
+  {
+    double best = 3.0;
+    gint found = -1;
+
+    for (guint c = 0; c < cp_job_get_n_collectives (job); c++)
+      {
+        const CpJobCollective *jc = cp_job_get_collective (job, c);
+        double x0 = cp_job_timeline_x (tl, jc->arrival[k]), x1 = MAX (cp_job_timeline_x (tl, jc->end[k]), x0 + 1);
+        double d = px < x0 ? x0 - px : px > x1 ? px - x1 : 0.0;
+
+        if (d < best || (d == 0.0 && found < 0))
+          {
+            best = d;
+            found = c;
+          }
+      }
+    if (found < 0)
+      return FALSE;
+    *collective = found;
+    *rank = k;
+    return TRUE;
+  }
 }

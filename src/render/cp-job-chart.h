@@ -113,4 +113,43 @@ gboolean cp_job_bars_hit           (const CpJobBars *bars,
                                     double           py,
                                     guint           *rank);
 
+/* The job's timeline in job time (each rank's clock offset applied): one
+ * summary row per rank with what its steps spent time on (the breakdown's
+ * categories) and its collectives (the wait for the last rank pale, the
+ * transfer solid); the selected collective outlined on every rank, its
+ * arrivals joined by a line across the ranks and the last arrival marked. */
+typedef struct
+{
+  double  x, y;            /* the rows' area */
+  double  width, height;
+  double  row_height;
+  guint   n_ranks;
+  gint64  start, end;      /* job ns across the width */
+  double  label_x;
+  double  total_height;    /* ruler and rows */
+} CpJobTimeline;
+
+void     cp_job_timeline_layout    (CpJob         *job,
+                                    PangoLayout   *layout,
+                                    double         x,
+                                    double         y,
+                                    double         width,
+                                    CpJobTimeline *out);
+void     cp_job_timeline_draw      (const CpJobTimeline *tl,
+                                    CpJob               *job,
+                                    cairo_t             *cr,
+                                    PangoLayout         *layout,
+                                    CpTheme              theme,
+                                    gint                 selected_collective);
+/* The x of a job time. */
+double   cp_job_timeline_x         (const CpJobTimeline *tl,
+                                    gint64               t);
+/* The collective drawn under a point of a rank's row; FALSE when none. */
+gboolean cp_job_timeline_hit       (const CpJobTimeline *tl,
+                                    CpJob               *job,
+                                    double               px,
+                                    double               py,
+                                    guint               *collective,
+                                    guint               *rank);
+
 G_END_DECLS

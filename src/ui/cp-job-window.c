@@ -29,6 +29,7 @@ struct _CpJobWindow
   GtkWidget            *bars;
   GtkWidget            *heat;
   GtkLabel             *heat_info;
+  GtkWidget            *timeline;
   AdwPreferencesGroup  *findings;
 
   GCancellable         *cancellable;
@@ -37,6 +38,8 @@ struct _CpJobWindow
   CpJob                *job;
   CpJobHeatmap          heat_map;
   gboolean              heat_valid;
+  CpJobTimeline         timeline_layout;
+  gboolean              timeline_valid;
   CpJobBars             bars_layout;
   gboolean              bars_valid;
   gint                  selected;
@@ -95,6 +98,25 @@ draw_heat (GtkDrawingArea *area,
                        cp_ui_widget_is_dark (GTK_WIDGET (area)) ? CP_THEME_DARK : CP_THEME_LIGHT, self->selected);
 }
 
+static void
+draw_timeline (GtkDrawingArea *area,
+               cairo_t        *cr,
+               int             width,
+               int             height,
+               gpointer        data)
+{
+  CpJobWindow *self = data;
+  g_autoptr(PangoLayout) layout = NULL;
+
+  if (self->job == NULL)
+    return;
+  layout = gtk_widget_create_pango_layout (GTK_WIDGET (area), NULL);
+  cp_job_timeline_layout (self->job, layout, 0, 0, width, &self->timeline_layout);
+  self->timeline_valid = TRUE;
+  cp_job_timeline_draw (&self->timeline_layout, self->job, cr, layout,
+                        cp_ui_widget_is_dark (GTK_WIDGET (area)) ? CP_THEME_DARK : CP_THEME_LIGHT, self->selected);
+}
+
 /* What a cell of the heat map says. */
 static char *
 describe_cell (CpJob *job,
@@ -114,6 +136,18 @@ describe_cell (CpJob *job,
                           cp_job_get_rank (job, jc->last_rank)->rank, skew);
 }
 
+/* The collective selected on the heat map and the timeline alike. */
+static void
+select_collective (CpJobWindow *self,
+                   guint        c)
+{
+  if (self->selected == (gint) c)
+    return;
+  self->selected = c;
+  gtk_widget_queue_draw (self->heat);
+  gtk_widget_queue_draw (self->timeline);
+}
+
 static void
 show_cell (CpJobWindow *self,
            double       x,
@@ -127,11 +161,26 @@ show_cell (CpJobWindow *self,
     return;
   text = describe_cell (self->job, c, k);
   gtk_label_set_text (self->heat_info, text);
-  if (select && self->selected != (gint) c)
-    {
-      self->selected = c;
-      gtk_widget_queue_draw (self->heat);
-    }
+  if (select)
+    select_collective (self, c);
+}
+
+static void
+timeline_pressed (GtkGestureClick *click,
+                  int              n_press,
+                  double           x,
+                  double           y,
+                  CpJobWindow     *self)
+{
+  guint c, k;
+  g_autofree char *text = NULL;
+
+  if (self->job == NULL || !self->timeline_valid ||
+      !cp_job_timeline_hit (&self->timeline_layout, self->job, x, y, &c, &k))
+    return;
+  text = describe_cell (self->job, c, k);
+  gtk_label_set_text (self->heat_info, text);
+  select_collective (self, c);
 }
 
 static void
@@ -304,6 +353,13 @@ show_job (CpJobWindow *self)
                                        (int) cp_job_bars_natural_height (job, 800) + 8);
   gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (self->heat),
                                        (int) cp_job_heatmap_natural_height (job, 800) + 4);
+  {
+    CpJobTimeline tl;
+    g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (self->timeline, NULL);
+
+    cp_job_timeline_layout (job, layout, 0, 0, 800, &tl);
+    gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (self->timeline), (int) tl.total_height + 4);
+  }
   if (cp_job_get_n_collectives (job) == 0)
     gtk_label_set_text (self->heat_info, _("The ranks have no collective in common."));
   else
@@ -445,6 +501,18 @@ cp_job_window_get_heatmap (CpJobWindow  *self,
   return TRUE;
 }
 
+gboolean
+cp_job_window_get_timeline (CpJobWindow   *self,
+                            CpJobTimeline *timeline)
+{
+  g_return_val_if_fail (CP_IS_JOB_WINDOW (self), FALSE);
+
+  if (!self->timeline_valid)
+    return FALSE;
+  *timeline = self->timeline_layout;
+  return TRUE;
+}
+
 gint
 cp_job_window_get_selected_collective (CpJobWindow *self)
 {
@@ -519,6 +587,24 @@ build_ranks_page (CpJobWindow *self)
   g_signal_connect (click, "pressed", G_CALLBACK (heat_pressed), self);
   gtk_widget_add_controller (self->heat, GTK_EVENT_CONTROLLER (click));
   gtk_box_append (GTK_BOX (box), self->heat);
+
+  gtk_box_append (GTK_BOX (box), heading (_("Timeline")));
+  {
+    GtkWidget *hint = wrapped ("timeline-hint");
+
+    gtk_label_set_text (GTK_LABEL (hint), _("One row per rank, in job time (each rank's clock offset applied): "
+                                            "what its steps did and its collectives, the wait for the last "
+                                            "rank pale. Click a collective to select it on every rank."));
+    gtk_widget_add_css_class (hint, "dim-label");
+    gtk_box_append (GTK_BOX (box), hint);
+  }
+  self->timeline = gtk_drawing_area_new ();
+  gtk_widget_set_name (self->timeline, "job-timeline");
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->timeline), draw_timeline, self, NULL);
+  click = gtk_gesture_click_new ();
+  g_signal_connect (click, "pressed", G_CALLBACK (timeline_pressed), self);
+  gtk_widget_add_controller (self->timeline, GTK_EVENT_CONTROLLER (click));
+  gtk_box_append (GTK_BOX (box), self->timeline);
 
   self->findings = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   adw_preferences_group_set_title (self->findings, _("Job Findings"));

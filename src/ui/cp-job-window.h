@@ -10,7 +10,9 @@
  * rest opens. The Ranks page shows the straggler with its evidence, the
  * mean step of every rank side by side, the heat map of arrival delays
  * (collective × rank; hover or click tells the collective, rank and delay;
- * a click selects the collective) and the job findings with their fixes.
+ * a click selects the collective), the job timeline (a summary row per
+ * rank in job time, the selected collective on every rank with its
+ * arrivals joined) and the job findings with their fixes.
  */
 
 #pragma once
@@ -42,6 +44,9 @@ CpJob       *cp_job_window_get_job         (CpJobWindow   *self);
  * FALSE before. */
 gboolean     cp_job_window_get_heatmap     (CpJobWindow   *self,
                                             CpJobHeatmap  *map);
+/* Where the job timeline was last drawn; FALSE before. */
+gboolean     cp_job_window_get_timeline    (CpJobWindow   *self,
+                                            CpJobTimeline *timeline);
 /* The selected collective (job order), -1 for none. */
 gint         cp_job_window_get_selected_collective (CpJobWindow *self);
 

@@ -6,7 +6,8 @@
  *
  * Oracles: tests/collective-count.py over the raw events of the real
  * 3-rank gloo run (the straggler, and each heat map cell's delay as the
- * page tells it when pointed at), and the truth `cp-gen --job` writes
+ * page tells it when pointed at; each collective on the timeline where
+ * the oracle's times put it), and the truth `cp-gen --job` writes
  * (the straggler of a 64-rank job over 8 hosts). A damaged rank is named
  * while the others open. Screenshots (CP_SCREENSHOT_DIR) light and dark,
  * 3 and 64 ranks. Run by run-ui-test.sh (skipped without a display).
@@ -126,6 +127,7 @@ test_real_gloo (void)
   CpJob *job;
   GtkWidget *heat;
   CpJobHeatmap map;
+  double x5, y5;
   gint64 caused[3] = { 0 };
   gint straggler = 0;
   int status = 0;
@@ -203,12 +205,50 @@ test_real_gloo (void)
                    want);
       }
   /* A click selects the collective under it. */
+  cp_job_heatmap_cell_center (&map, 5, 1, &x5, &y5);
+  g_assert_cmpint (cp_job_window_get_selected_collective (window), ==, -1);
+  g_signal_emit_by_name (controller_of (heat, GTK_TYPE_GESTURE_CLICK), "pressed", 1, x5, y5);
+  g_assert_cmpint (cp_job_window_get_selected_collective (window), ==, 5);
+  /* The timeline is in job time: one clock, so each arrival there is the
+   * oracle's raw arrival shifted by one constant; a click in the middle of
+   * the oracle's [arrival, end) on a rank's row selects that collective. */
   {
-    double x, y;
+    CpJobTimeline tl;
+    gint64 shift = 0;
 
-    cp_job_heatmap_cell_center (&map, 5, 1, &x, &y);
-    g_assert_cmpint (cp_job_window_get_selected_collective (window), ==, -1);
-    g_signal_emit_by_name (controller_of (heat, GTK_TYPE_GESTURE_CLICK), "pressed", 1, x, y);
+    cp_ui_wait_frame (cp_ui_find_named (GTK_WIDGET (window), "job-timeline"));
+    guint n_clicked = 0;
+
+    g_assert_true (cp_job_window_get_timeline (window, &tl));
+    g_assert_cmpuint (tl.n_ranks, ==, 3);
+    for (guint c = 0; c < cp_job_get_n_collectives (job); c++)
+      for (guint k = 0; k < 3; k++)
+        {
+          const CpJobCollective *jc = cp_job_get_collective (job, c);
+          JsonObject *t = json_array_get_object_element (colls, jc->index);
+          gint rank = cp_job_get_rank (job, k)->rank;
+          gint64 a = json_array_get_int_element (json_object_get_array_member (t, "arrival_ns"), rank);
+          gint64 e = json_array_get_int_element (json_object_get_array_member (t, "end_ns"), rank);
+          GtkWidget *area = cp_ui_find_named (GTK_WIDGET (window), "job-timeline");
+          double x, y = tl.y + (k + 0.5) * tl.row_height;
+
+          if (c == 0 && k == 0)
+            shift = jc->arrival[0] - a;
+          g_assert_cmpint (jc->arrival[k] - a, ==, shift);
+          x = cp_job_timeline_x (&tl, (a + e) / 2 + shift);
+          /* Collectives closer than 4 px to a neighbour share pixels: a
+           * click cannot tell them apart. */
+          if ((c > 0 && x - cp_job_timeline_x (&tl, cp_job_get_collective (job, c - 1)->end[k]) < 4) ||
+              (c + 1 < cp_job_get_n_collectives (job) &&
+               cp_job_timeline_x (&tl, cp_job_get_collective (job, c + 1)->arrival[k]) - x < 4))
+            continue;
+          n_clicked++;
+          g_signal_emit_by_name (controller_of (area, GTK_TYPE_GESTURE_CLICK), "pressed", 1, x, y);
+          g_assert_cmpint (cp_job_window_get_selected_collective (window), ==, c);
+        }
+    g_assert_cmpuint (n_clicked, >=, 20);  /* 25 of the 48 at the default width */
+    cp_job_heatmap_cell_center (&map, 5, 1, &x5, &y5);
+    g_signal_emit_by_name (controller_of (heat, GTK_TYPE_GESTURE_CLICK), "pressed", 1, x5, y5);
     g_assert_cmpint (cp_job_window_get_selected_collective (window), ==, 5);
   }
   screenshots (window, "job-3-light.png", "job-3-dark.png");
