@@ -572,6 +572,8 @@ cp_analysis_new (CpTrace       *trace,
         g_clear_pointer (&self->lanes[l].cat[c], cp_intervals_free);
       g_clear_pointer (&self->lanes[l].sync, cp_intervals_free);
     }
+  /* The rules read arguments all over the capture; their pages go back. */
+  cp_trace_release_args_pages (trace);
 
   self->seconds = (g_get_monotonic_time () - t0) / 1e6;
   return g_steal_pointer (&self);
