@@ -220,9 +220,23 @@ cp_cli_report (int    argc,
   else if (by_op)
     return usage_error (_("--by-op goes with --compare"));
   else if (files == NULL || files[0] == NULL)
-    return usage_error (_("give a capture file, or the ranks of a job (several files or their folder)"));
+    return usage_error (_("give exactly one capture file, or the ranks of a job (several files or their folder)"));
   else
     job = files[1] != NULL || cp_cli_is_job_folder (files[0]);
+  for (guint i = 0; job && files[i] != NULL; i++)
+    for (guint j = i + 1; files[j] != NULL; j++)
+      {
+        g_autoptr(GFile) a = g_file_new_for_commandline_arg (files[i]);
+        g_autoptr(GFile) b = g_file_new_for_commandline_arg (files[j]);
+
+        if (g_file_equal (a, b))
+          {
+            g_autofree char *msg = g_strdup_printf (_("“%s” is given twice: each rank of a job is one file"),
+                                                    files[i]);
+
+            return usage_error (msg);
+          }
+      }
   if (job && (range != NULL || lanes != NULL))
     return usage_error (_("--range and --lanes do not go with the ranks of a job"));
   if (no_align && !job)
