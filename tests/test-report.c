@@ -751,7 +751,7 @@ test_cli_errors (Fixture       *f,
     const char *args[7];
   } cases[] = {
     { 2, "exactly one capture", { "-o", "@O", NULL } },
-    { 2, "exactly one capture", { "@C", "@C", "-o", "@O", NULL } },
+    { 2, "is given twice", { "@C", "@C", "-o", "@O", NULL } },
     { 2, "-o OUT.png", { "@C", NULL } },
     { 2, ".png, .svg or .pdf", { "@C", "-o", "report.jpg", NULL } },
     { 2, "not a range", { "@C", "-o", "@O", "--range", "5s", NULL } },

@@ -134,6 +134,21 @@ compare_files (gconstpointer a,
   return strcmp (pa, pb);
 }
 
+gboolean
+cp_job_is_folder (GFile *file)
+{
+  g_autoptr(GPtrArray) files = NULL;
+  g_autofree char *first = NULL;
+
+  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
+    return FALSE;
+  files = cp_job_list_folder (file, NULL);
+  if (files == NULL)
+    return FALSE;
+  first = g_file_get_basename (g_ptr_array_index (files, 0));
+  return strstr (first, ".pt.trace.json") != NULL;
+}
+
 GPtrArray *
 cp_job_list_folder (GFile   *folder,
                     GError **error)

@@ -124,6 +124,10 @@ G_DECLARE_FINAL_TYPE (CpJob, cp_job, CP, JOB, GObject)
 GPtrArray             *cp_job_list_folder      (GFile         *folder,
                                                 GError       **error);
 
+/* TRUE when file is a folder of per-rank Kineto captures
+ * (*.pt.trace.json[.gz]): a job, not one capture. Blocking. */
+gboolean               cp_job_is_folder        (GFile         *file);
+
 /* Reads and analyses the files as the ranks of one job. Fails (NULL, error
  * set) only when fewer than one rank could be read, or when cancelled; the
  * files left out are named in cp_job_get_notes(). options may be NULL

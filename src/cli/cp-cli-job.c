@@ -21,16 +21,8 @@ gboolean
 cp_cli_is_job_folder (const char *path)
 {
   g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
-  g_autoptr(GPtrArray) files = NULL;
-  g_autofree char *first = NULL;
 
-  if (g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL) != G_FILE_TYPE_DIRECTORY)
-    return FALSE;
-  files = cp_job_list_folder (file, NULL);
-  if (files == NULL)
-    return FALSE;
-  first = g_file_get_basename (g_ptr_array_index (files, 0));
-  return strstr (first, ".pt.trace.json") != NULL;
+  return cp_job_is_folder (file);
 }
 
 static gint
@@ -111,27 +103,21 @@ print_job (CpJob *job)
     g_print ("\n%s\n", _("No problems found across the ranks."));
 }
 
-int
-cp_cli_diagnose_job (char * const *files,
-                     gboolean      json,
-                     gboolean      align_clocks,
-                     const int    *threshold)
+CpJob *
+cp_cli_open_job (char * const  *files,
+                 gboolean       align_clocks,
+                 GError       **error)
 {
   g_autoptr(GPtrArray) list = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(CpJob) job = NULL;
   CpJobOptions options = { align_clocks };
 
   if (files[1] == NULL)
     {
       g_autoptr(GFile) folder = g_file_new_for_commandline_arg (files[0]);
 
-      list = cp_job_list_folder (folder, &error);
+      list = cp_job_list_folder (folder, error);
       if (list == NULL)
-        {
-          g_printerr ("chokepoint diagnose: %s\n", error->message);
-          return CP_EXIT_FAILURE;
-        }
+        return NULL;
     }
   else
     {
@@ -139,7 +125,19 @@ cp_cli_diagnose_job (char * const *files,
       for (guint i = 0; files[i] != NULL; i++)
         g_ptr_array_add (list, g_file_new_for_commandline_arg (files[i]));
     }
-  job = cp_job_open ((GFile * const *) list->pdata, list->len, &options, NULL, &error);
+  return cp_job_open ((GFile * const *) list->pdata, list->len, &options, NULL, error);
+}
+
+int
+cp_cli_diagnose_job (char * const *files,
+                     gboolean      json,
+                     gboolean      align_clocks,
+                     const int    *threshold)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpJob) job = NULL;
+
+  job = cp_cli_open_job (files, align_clocks, &error);
   if (job == NULL)
     {
       g_printerr ("chokepoint diagnose: %s\n", error->message);

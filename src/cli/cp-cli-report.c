@@ -97,6 +97,41 @@ report_compare (char                  **files,
   return print_size (report, format, output, options->scale);
 }
 
+/* Several files, or a folder of per-rank captures: the job's report. */
+static int
+report_job (char                  **files,
+            gboolean                align,
+            const CpReportOptions  *options,
+            GFile                  *out,
+            CpReportFormat          format,
+            const char             *output)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpJob) job = cp_cli_open_job (files, align, &error);
+  g_autoptr(CpReport) report = NULL;
+
+  if (job == NULL)
+    {
+      g_printerr ("%s: %s\n", PROG, error->message);
+      return CP_EXIT_FAILURE;
+    }
+  /* A rank left out is said; the others are drawn. */
+  for (guint i = 0; cp_job_get_notes (job)[i] != NULL; i++)
+    g_printerr ("%s: %s\n", PROG, cp_job_get_notes (job)[i]);
+  report = cp_report_new_job (job, options, &error);
+  if (report == NULL)
+    {
+      g_printerr ("%s: %s\n", PROG, error->message);
+      return CP_EXIT_FAILURE;
+    }
+  if (!cp_report_write (report, out, NULL, &error))
+    {
+      g_printerr ("%s: %s\n", PROG, error->message);
+      return CP_EXIT_FAILURE;
+    }
+  return print_size (report, format, output, options->scale);
+}
+
 int
 cp_cli_report (int    argc,
                char **argv)
@@ -110,13 +145,15 @@ cp_cli_report (int    argc,
   int width = CP_REPORT_DEFAULT_WIDTH;
   double scale = 1.0;
   gboolean no_findings = FALSE, no_steps = FALSE, no_annotations = FALSE;
-  gboolean compare = FALSE, by_op = FALSE;
+  gboolean compare = FALSE, by_op = FALSE, no_align = FALSE, job = FALSE;
   const GOptionEntry entries[] = {
     { "compare", 0, 0, G_OPTION_ARG_NONE, &compare,
       N_("Compare two captures, A (before) and B (after): the step time, what changed it, both timelines "
          "at their typical step, the kernels that changed most"), NULL },
     { "by-op", 0, 0, G_OPTION_ARG_NONE, &by_op,
       N_("With --compare: match kernels by the host op that launched them, not by name"), NULL },
+    { "no-align", 0, 0, G_OPTION_ARG_NONE, &no_align,
+      N_("With the ranks of a job: keep each rank's clock as recorded"), NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       N_("Write the report to OUT; .png, .svg or .pdf chooses the format"), N_("OUT") },
     { "range", 'r', 0, G_OPTION_ARG_STRING, &range,
@@ -164,7 +201,9 @@ cp_cli_report (int    argc,
                                       "  chokepoint report run.pt.trace.json.gz -o report.png\n"
                                       "  chokepoint report run.json -o gpu.svg --range 1.5s:2s --lanes 'kernel,transfer'\n"
                                       "  chokepoint report run.json -o slide.png --width 1280 --scale 2 --theme dark\n"
-                                      "  chokepoint report --compare before.json after.json -o change.png\n"));
+                                      "  chokepoint report --compare before.json after.json -o change.png\n"
+                                      "  chokepoint report rank0.json rank1.json rank2.json -o job.png\n"
+                                      "  chokepoint report ranks/ -o job.pdf\n"));
   g_set_prgname (PROG);
   if (!g_option_context_parse (context, &argc, &argv, &error))
     return usage_error (error->message);
@@ -180,8 +219,28 @@ cp_cli_report (int    argc,
     }
   else if (by_op)
     return usage_error (_("--by-op goes with --compare"));
-  else if (files == NULL || files[0] == NULL || files[1] != NULL)
-    return usage_error (_("give exactly one capture file"));
+  else if (files == NULL || files[0] == NULL)
+    return usage_error (_("give exactly one capture file, or the ranks of a job (several files or their folder)"));
+  else
+    job = files[1] != NULL || cp_cli_is_job_folder (files[0]);
+  for (guint i = 0; job && files[i] != NULL; i++)
+    for (guint j = i + 1; files[j] != NULL; j++)
+      {
+        g_autoptr(GFile) a = g_file_new_for_commandline_arg (files[i]);
+        g_autoptr(GFile) b = g_file_new_for_commandline_arg (files[j]);
+
+        if (g_file_equal (a, b))
+          {
+            g_autofree char *msg = g_strdup_printf (_("“%s” is given twice: each rank of a job is one file"),
+                                                    files[i]);
+
+            return usage_error (msg);
+          }
+      }
+  if (job && (range != NULL || lanes != NULL))
+    return usage_error (_("--range and --lanes do not go with the ranks of a job"));
+  if (no_align && !job)
+    return usage_error (_("--no-align goes with the ranks of a job"));
   if (output == NULL)
     return usage_error (_("give the output file with -o OUT.png (or .svg, .pdf)"));
   out = g_file_new_for_commandline_arg (output);
@@ -246,6 +305,8 @@ cp_cli_report (int    argc,
 
   if (compare)
     return report_compare (files, by_op, &options, out, format, output);
+  if (job)
+    return report_job (files, !no_align, &options, out, format, output);
 
   file = g_file_new_for_commandline_arg (files[0]);
   trace = cp_cli_load ("report", file, &error);

@@ -9,6 +9,7 @@
 #include <gio/gio.h>
 
 #include "analysis/cp-analysis.h"
+#include "analysis/cp-job.h"
 #include "model/cp-trace.h"
 #include "history/cp-history-fleet.h"
 
@@ -107,6 +108,11 @@ int  cp_cli_diagnose_job (char * const *files,
                           gboolean      json,
                           gboolean      align_clocks,
                           const int    *threshold);
+/* Opens the ranks of a job: several capture files, or one folder of them
+ * (cp_job_list_folder()). */
+CpJob   *cp_cli_open_job (char * const  *files,
+                          gboolean       align_clocks,
+                          GError       **error);
 /* TRUE when path is a folder of per-rank Kineto captures (*.pt.trace.json[.gz]). */
 gboolean cp_cli_is_job_folder (const char *path);
 

@@ -242,3 +242,28 @@ cp_rgba_parse (const char *text,
   *rgba = len == 6 ? (guint32) (v << 8 | 0xff) : (guint32) v;
   return TRUE;
 }
+
+static const guint32 category_colors[] = {
+  0x009e73ff, /* CP_TIME_COMPUTE_16 */
+  0x7fcdb4ff, /* CP_TIME_COMPUTE_32 */
+  0xcc79a7ff, /* CP_TIME_DEVICE_TO_HOST */
+  0x9a5b8cff, /* CP_TIME_DEVICE_TO_DEVICE */
+  0x6b4e71ff, /* CP_TIME_ASYNC_WAIT */
+  0xd55e00ff, /* CP_TIME_INPUT_WAIT */
+  0x56b4e9ff, /* CP_TIME_COLLECTIVES */
+  0xf0e442ff, /* CP_TIME_LAUNCH */
+  0x0072b2ff, /* CP_TIME_HOST_TO_DEVICE */
+  0x8c6d46ff, /* CP_TIME_OTHER */
+  0xe69f00ff, /* CP_TIME_RUNTIME */
+  0xa5a5a5ff, /* CP_TIME_HOST_COMPUTE */
+};
+
+guint32
+cp_palette_category_color (CpTheme theme,
+                           guint   category)
+{
+  if (category < G_N_ELEMENTS (category_colors))
+    return category_colors[category];
+  /* CP_TIME_IDLE */
+  return theme == CP_THEME_DARK ? 0x5e5c64ff : 0xdedddaff;
+}

@@ -59,6 +59,11 @@ guint32                cp_palette_indexed_color      (CpTheme     theme,
 guint32                cp_palette_transfer_color     (CpTheme        theme,
                                                       CpTransferKind kind);
 
+/* The step breakdown's colour of a time category (CpTimeCategory; Okabe–Ito
+ * where it matters most), the same in both styles except idle. */
+guint32                cp_palette_category_color     (CpTheme theme,
+                                                      guint   category);
+
 /* Black or white, whichever reads better on the given fill. */
 guint32                cp_palette_text_on            (guint32 fill);
 

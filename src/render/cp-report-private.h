@@ -10,6 +10,8 @@
 
 #include "cp-painter.h"
 #include "analysis/cp-compare.h"
+#include "analysis/cp-job.h"
+#include "cp-job-chart.h"
 #include "cp-report.h"
 #include "cp-time-format.h"
 
@@ -71,6 +73,11 @@ struct _CpReport
   GArray          *waterfall;      /* of CpReportBar */
   GArray          *changes;        /* of CpReportChange */
   gint64           axis_span;      /* a side: the shared time scale's span (0: none) */
+
+  /* A job report (cp_report_new_job()) and its heat map as last drawn;
+   * NULL for one capture. */
+  CpJob           *job;
+  CpJobHeatmap     heatmap;
 
   CpTrace         *trace;
   CpAnalysis      *analysis;
@@ -222,6 +229,9 @@ double cp_report_section_steps (Ctx    *ctx,
 
 /* cp-report-compare.c */
 double cp_report_compose_compare (Ctx *ctx);
+
+/* cp-report-job.c */
+double cp_report_compose_job (Ctx *ctx);
 
 /* cp-report-notes.c */
 double cp_report_section_notes (Ctx    *ctx,

@@ -607,6 +607,8 @@ compose (Ctx *ctx)
 
   if (self->comparison != NULL)
     return cp_report_compose_compare (ctx);
+  if (self->job != NULL)
+    return cp_report_compose_job (ctx);
   if (ctx->draw)
     {
       cp_report_set_rgba (ctx->cr, ctx->c->page);
@@ -1012,6 +1014,7 @@ cp_report_finalize (GObject *object)
   g_free (self->lane_pattern);
   g_free (self->title);
   g_clear_object (&self->comparison);
+  g_clear_object (&self->job);
   g_clear_object (&self->side[0]);
   g_clear_object (&self->side[1]);
   g_array_unref (self->waterfall);

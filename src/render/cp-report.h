@@ -11,6 +11,8 @@
 
 #include "analysis/cp-analysis.h"
 #include "analysis/cp-compare.h"
+#include "analysis/cp-job.h"
+#include "cp-job-chart.h"
 #include "model/cp-annotations.h"
 #include "cp-palette.h"
 #include "cp-view-state.h"
@@ -105,6 +107,19 @@ CpReport      *cp_report_new            (CpTrace                *trace,
 CpReport      *cp_report_new_compare    (CpComparison           *comparison,
                                          const CpReportOptions  *options,
                                          GError                **error);
+
+/* A report of a job (several ranks of one run): the straggler with its
+ * evidence, each rank's mean step as a stacked bar side by side, the heat
+ * map of arrival delays (collective × rank) with its legend, and the job
+ * findings with their fixes. Of the options only width, scale, theme,
+ * generated and title count. */
+CpReport      *cp_report_new_job        (CpJob                  *job,
+                                         const CpReportOptions  *options,
+                                         GError                **error);
+/* Where a job report's heat map was last drawn (logical pixels); FALSE
+ * for other reports or before the first drawing. */
+gboolean       cp_report_get_job_heatmap (CpReport              *self,
+                                          CpJobHeatmap          *map);
 
 /* The most kernel changes a comparison report lists. */
 #define CP_REPORT_MAX_CHANGES 12

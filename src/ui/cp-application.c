@@ -12,6 +12,7 @@
 #include "cp-compare-window.h"
 #include "cp-history-window.h"
 #include "cp-style.h"
+#include "cp-job-window.h"
 #include "cp-window-private.h"
 
 struct _CpApplication
@@ -419,6 +420,26 @@ compare_action (GSimpleAction *action,
   cp_application_compare (self, file_a, file_b);
 }
 
+void
+cp_application_open_files (CpApplication *self,
+                           GFile * const *files,
+                           guint          n_files)
+{
+  g_return_if_fail (CP_IS_APPLICATION (self));
+
+  /* Several files, or a folder of per-rank captures: the ranks of a job. */
+  if (n_files > 1 || (n_files == 1 && cp_job_is_folder (files[0])))
+    {
+      CpJobWindow *window = cp_job_window_new (self);
+
+      gtk_window_present (GTK_WINDOW (window));
+      cp_job_window_open (window, files, n_files);
+      return;
+    }
+  for (guint i = 0; i < n_files; i++)
+    cp_application_open_capture (self, files[i]);
+}
+
 /* Actions --------------------------------------------------------------- */
 
 static void
@@ -620,8 +641,7 @@ cp_application_open (GApplication  *app,
 {
   CpApplication *self = CP_APPLICATION (app);
 
-  for (int i = 0; i < n_files; i++)
-    cp_application_open_capture (self, files[i]);
+  cp_application_open_files (self, files, n_files);
 }
 
 /* `--compare A B`: the two file arguments after --compare are taken out

@@ -26,6 +26,11 @@ GSettings     *cp_application_get_settings    (CpApplication *self);
 
 /* Opens a capture where it belongs: the window already showing it, else an
  * empty window, else a new window. */
+/* Several files, or one folder of per-rank captures, open as one job
+ * (CpJobWindow); one capture opens as cp_application_open_capture(). */
+void           cp_application_open_files      (CpApplication *self,
+                                               GFile * const *files,
+                                               guint          n_files);
 void           cp_application_open_capture    (CpApplication *self,
                                                GFile         *file);
 /* Opens a comparison window of a (before) and b (after); the same as the

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "cp-window-private.h"
+#include "cp-application.h"
 
 /* Drops ----------------------------------------------------------------- */
 
@@ -36,6 +37,21 @@ drop_wants_compare (CpWindow *self)
   if (cp_window_get_file (self) == NULL || keyboard == NULL)
     return FALSE;
   return (gdk_device_get_modifier_state (keyboard) & (GDK_CONTROL_MASK | GDK_SHIFT_MASK)) != 0;
+}
+
+/* Several files, or a folder of per-rank captures, are the ranks of a job:
+ * the application opens them in a job window. */
+static gboolean
+open_job (CpWindow      *self,
+          GFile * const *files,
+          guint          n_files)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  if (!CP_IS_APPLICATION (app) || n_files == 0 || (n_files == 1 && !cp_job_is_folder (files[0])))
+    return FALSE;
+  cp_application_open_files (CP_APPLICATION (app), files, n_files);
+  return TRUE;
 }
 
 static gboolean
@@ -81,6 +97,8 @@ drop_cb (CpWindow      *self,
       compare_with (self, g_ptr_array_index (files, 0));
       return TRUE;
     }
+  if (open_job (self, (GFile * const *) files->pdata, files->len))
+    return TRUE;
   for (guint i = 0; i < files->len; i++)
     cp_window_open (self, g_ptr_array_index (files, i));
   return TRUE;
@@ -151,6 +169,7 @@ open_files (CpWindow   *self,
             GListModel *files)
 {
   guint n = g_list_model_get_n_items (files);
+  g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (g_object_unref);
 
   if (g_object_get_data (G_OBJECT (self), "cp-compare-with") != NULL)
     {
@@ -164,6 +183,10 @@ open_files (CpWindow   *self,
       return;
     }
 
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (list, g_list_model_get_item (files, i));
+  if (open_job (self, (GFile * const *) list->pdata, list->len))
+    return;
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(GFile) file = g_list_model_get_item (files, i);

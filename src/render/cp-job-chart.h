@@ -1,0 +1,155 @@
+/* cp-job-chart.h: a job's ranks drawn with Cairo: the step breakdown of
+ * every rank side by side, and the heat map of arrival delays
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Shared by the window's Ranks page and `chokepoint report` on a job, so
+ * that both draw the same figures. Text goes through the caller's
+ * PangoLayout (its font and options); nothing here includes GTK.
+ */
+
+#pragma once
+
+#include <pango/pangocairo.h>
+
+#include "analysis/cp-job.h"
+#include "cp-palette.h"
+
+G_BEGIN_DECLS
+
+/* The delay of a rank's arrival at a collective: its arrival minus the
+ * first rank's, ns (0 for the first to arrive). */
+gint64   cp_job_chart_delay        (CpJob  *job,
+                                    guint   collective,
+                                    guint   rank);
+/* The largest delay of the job, ns (0 when it has no collective). */
+gint64   cp_job_chart_max_delay    (CpJob  *job);
+/* The heat map's colour of a delay on a scale from 0 to max_delay
+ * (sequential, the same in both styles). */
+guint32  cp_job_chart_heat_color   (gint64  delay,
+                                    gint64  max_delay);
+
+/* Where a heat map was laid out: one column per collective (in the job's
+ * order), one row per rank (in the job's order). */
+typedef struct
+{
+  double  x, y;            /* the cells' area */
+  double  width, height;
+  double  cell_width;
+  double  cell_height;
+  guint   n_collectives;
+  guint   n_ranks;
+  gint64  max_delay;
+  double  label_x;         /* rank labels: right-aligned before x */
+  double  legend_y;        /* the legend's top */
+  double  total_height;    /* cells, axis caption and legend */
+} CpJobHeatmap;
+
+/* The height a heat map of the job wants at width (rows of 6 to 20 px). */
+double   cp_job_heatmap_natural_height (CpJob        *job,
+                                        double        width);
+void     cp_job_heatmap_layout     (CpJob        *job,
+                                    PangoLayout  *layout,
+                                    double        x,
+                                    double        y,
+                                    double        width,
+                                    CpJobHeatmap *out);
+void     cp_job_heatmap_draw       (const CpJobHeatmap *map,
+                                    CpJob              *job,
+                                    cairo_t            *cr,
+                                    PangoLayout        *layout,
+                                    CpTheme             theme,
+                                    gint                selected_collective);
+/* The cell under a point; FALSE outside the cells. */
+gboolean cp_job_heatmap_hit        (const CpJobHeatmap *map,
+                                    double              px,
+                                    double              py,
+                                    guint              *collective,
+                                    guint              *rank);
+void     cp_job_heatmap_cell_center (const CpJobHeatmap *map,
+                                     guint               collective,
+                                     guint               rank,
+                                     double             *x,
+                                     double             *y);
+
+/* The mean step of each rank as a stacked bar (categories in the order
+ * of CpTimeCategory, bottom up), bars side by side on one scale, with a
+ * legend of the categories that occur. */
+typedef struct
+{
+  double  x, y;            /* the plot area */
+  double  width, height;
+  double  bar_width;
+  double  bar_gap;
+  gint64  scale_max;       /* ns at the top of the plot */
+  double  total_height;    /* plot, rank labels and legend */
+} CpJobBars;
+
+double   cp_job_bars_natural_height (CpJob       *job,
+                                     double       width);
+void     cp_job_bars_layout        (CpJob        *job,
+                                    PangoLayout  *layout,
+                                    double        x,
+                                    double        y,
+                                    double        width,
+                                    double        plot_height,
+                                    CpJobBars    *out);
+void     cp_job_bars_draw          (const CpJobBars *bars,
+                                    CpJob           *job,
+                                    cairo_t         *cr,
+                                    PangoLayout     *layout,
+                                    CpTheme          theme);
+/* The mean step time of a rank (ns) and the part of it in a category. */
+gint64   cp_job_bars_rank_step     (CpJob          *job,
+                                    guint           rank);
+gint64   cp_job_bars_rank_part     (CpJob          *job,
+                                    guint           rank,
+                                    CpTimeCategory  category);
+/* Which rank's bar is under a point; FALSE when none. */
+gboolean cp_job_bars_hit           (const CpJobBars *bars,
+                                    CpJob           *job,
+                                    double           px,
+                                    double           py,
+                                    guint           *rank);
+
+/* The job's timeline in job time (each rank's clock offset applied): one
+ * summary row per rank with what its steps spent time on (the breakdown's
+ * categories) and its collectives (the wait for the last rank pale, the
+ * transfer solid); the selected collective outlined on every rank, its
+ * arrivals joined by a line across the ranks and the last arrival marked. */
+typedef struct
+{
+  double  x, y;            /* the rows' area */
+  double  width, height;
+  double  row_height;
+  guint   n_ranks;
+  gint64  start, end;      /* job ns across the width */
+  double  label_x;
+  double  total_height;    /* ruler and rows */
+} CpJobTimeline;
+
+void     cp_job_timeline_layout    (CpJob         *job,
+                                    PangoLayout   *layout,
+                                    double         x,
+                                    double         y,
+                                    double         width,
+                                    CpJobTimeline *out);
+void     cp_job_timeline_draw      (const CpJobTimeline *tl,
+                                    CpJob               *job,
+                                    cairo_t             *cr,
+                                    PangoLayout         *layout,
+                                    CpTheme              theme,
+                                    gint                 selected_collective);
+/* The x of a job time. */
+double   cp_job_timeline_x         (const CpJobTimeline *tl,
+                                    gint64               t);
+/* The collective drawn under a point of a rank's row; FALSE when none. */
+gboolean cp_job_timeline_hit       (const CpJobTimeline *tl,
+                                    CpJob               *job,
+                                    double               px,
+                                    double               py,
+                                    guint               *collective,
+                                    guint               *rank);
+
+G_END_DECLS

@@ -1,0 +1,685 @@
+/* cp-job-window.c: the window of a job and its Ranks page
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "render/cp-time-format.h"
+#include "cp-job-window.h"
+#include "cp-style.h"
+
+struct _CpJobWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  AdwWindowTitle       *title;
+  AdwToastOverlay      *toasts;
+  GtkStack             *stack;
+  AdwStatusPage        *loading_page;
+  GtkProgressBar       *progress;
+  AdwStatusPage        *failed_page;
+  GtkLabel             *notes;
+  GtkLabel             *straggler_title;
+  GtkLabel             *straggler_summary;
+  GtkWidget            *bars;
+  GtkWidget            *heat;
+  GtkLabel             *heat_info;
+  GtkWidget            *timeline;
+  AdwPreferencesGroup  *findings;
+
+  GCancellable         *cancellable;
+  guint                 pulse_id;
+  guint                 n_files;
+  CpJob                *job;
+  CpJobHeatmap          heat_map;
+  gboolean              heat_valid;
+  CpJobTimeline         timeline_layout;
+  gboolean              timeline_valid;
+  CpJobBars             bars_layout;
+  gboolean              bars_valid;
+  gint                  selected;
+};
+
+G_DEFINE_FINAL_TYPE (CpJobWindow, cp_job_window, ADW_TYPE_APPLICATION_WINDOW)
+
+static const CpJobFinding *
+find_finding (CpJob      *job,
+              const char *id)
+{
+  for (guint i = 0; i < cp_job_get_n_findings (job); i++)
+    if (strcmp (cp_job_get_finding (job, i)->id, id) == 0)
+      return cp_job_get_finding (job, i);
+  return NULL;
+}
+
+/* Drawing ------------------------------------------------------------------------- */
+
+static void
+draw_bars (GtkDrawingArea *area,
+           cairo_t        *cr,
+           int             width,
+           int             height,
+           gpointer        data)
+{
+  CpJobWindow *self = data;
+  g_autoptr(PangoLayout) layout = NULL;
+
+  if (self->job == NULL)
+    return;
+  layout = gtk_widget_create_pango_layout (GTK_WIDGET (area), NULL);
+  cp_job_bars_layout (self->job, layout, 0, 8, width, height - 8 - (cp_job_bars_natural_height (self->job, width) - 220),
+                      &self->bars_layout);
+  self->bars_valid = TRUE;
+  cp_job_bars_draw (&self->bars_layout, self->job, cr, layout,
+                    cp_ui_widget_is_dark (GTK_WIDGET (area)) ? CP_THEME_DARK : CP_THEME_LIGHT);
+}
+
+static void
+draw_heat (GtkDrawingArea *area,
+           cairo_t        *cr,
+           int             width,
+           int             height,
+           gpointer        data)
+{
+  CpJobWindow *self = data;
+  g_autoptr(PangoLayout) layout = NULL;
+
+  if (self->job == NULL)
+    return;
+  layout = gtk_widget_create_pango_layout (GTK_WIDGET (area), NULL);
+  cp_job_heatmap_layout (self->job, layout, 0, 0, width, &self->heat_map);
+  self->heat_valid = TRUE;
+  cp_job_heatmap_draw (&self->heat_map, self->job, cr, layout,
+                       cp_ui_widget_is_dark (GTK_WIDGET (area)) ? CP_THEME_DARK : CP_THEME_LIGHT, self->selected);
+}
+
+static void
+draw_timeline (GtkDrawingArea *area,
+               cairo_t        *cr,
+               int             width,
+               int             height,
+               gpointer        data)
+{
+  CpJobWindow *self = data;
+  g_autoptr(PangoLayout) layout = NULL;
+
+  if (self->job == NULL)
+    return;
+  layout = gtk_widget_create_pango_layout (GTK_WIDGET (area), NULL);
+  cp_job_timeline_layout (self->job, layout, 0, 0, width, &self->timeline_layout);
+  self->timeline_valid = TRUE;
+  cp_job_timeline_draw (&self->timeline_layout, self->job, cr, layout,
+                        cp_ui_widget_is_dark (GTK_WIDGET (area)) ? CP_THEME_DARK : CP_THEME_LIGHT, self->selected);
+}
+
+/* What a cell of the heat map says. */
+static char *
+describe_cell (CpJob *job,
+               guint  c,
+               guint  k)
+{
+  const CpJobCollective *jc = cp_job_get_collective (job, c);
+  g_autofree char *delay = cp_time_format_duration (cp_job_chart_delay (job, c, k));
+  g_autofree char *skew = cp_time_format_duration (jc->skew);
+
+  /* Translators: the heat map's cell under the pointer: collective number,
+   * its name, the process group, the rank, its delay, the last rank, the
+   * skew. */
+  return g_strdup_printf (_("Collective %u (%s, group %s): rank %d arrived %s after the first. "
+                            "Rank %d came last; skew %s."),
+                          jc->index, jc->name, jc->group, cp_job_get_rank (job, k)->rank, delay,
+                          cp_job_get_rank (job, jc->last_rank)->rank, skew);
+}
+
+/* The collective selected on the heat map and the timeline alike. */
+static void
+select_collective (CpJobWindow *self,
+                   guint        c)
+{
+  if (self->selected == (gint) c)
+    return;
+  self->selected = c;
+  gtk_widget_queue_draw (self->heat);
+  gtk_widget_queue_draw (self->timeline);
+}
+
+static void
+show_cell (CpJobWindow *self,
+           double       x,
+           double       y,
+           gboolean     select)
+{
+  guint c, k;
+  g_autofree char *text = NULL;
+
+  if (self->job == NULL || !self->heat_valid || !cp_job_heatmap_hit (&self->heat_map, x, y, &c, &k))
+    return;
+  text = describe_cell (self->job, c, k);
+  gtk_label_set_text (self->heat_info, text);
+  if (select)
+    select_collective (self, c);
+}
+
+static void
+timeline_pressed (GtkGestureClick *click,
+                  int              n_press,
+                  double           x,
+                  double           y,
+                  CpJobWindow     *self)
+{
+  guint c, k;
+  g_autofree char *text = NULL;
+
+  if (self->job == NULL || !self->timeline_valid ||
+      !cp_job_timeline_hit (&self->timeline_layout, self->job, x, y, &c, &k))
+    return;
+  text = describe_cell (self->job, c, k);
+  gtk_label_set_text (self->heat_info, text);
+  select_collective (self, c);
+}
+
+static void
+heat_motion (GtkEventControllerMotion *motion,
+             double                    x,
+             double                    y,
+             CpJobWindow              *self)
+{
+  show_cell (self, x, y, FALSE);
+}
+
+static void
+heat_pressed (GtkGestureClick *click,
+              int              n_press,
+              double           x,
+              double           y,
+              CpJobWindow     *self)
+{
+  show_cell (self, x, y, TRUE);
+}
+
+static gboolean
+bars_tooltip (GtkWidget   *widget,
+              int          x,
+              int          y,
+              gboolean     keyboard,
+              GtkTooltip  *tooltip,
+              CpJobWindow *self)
+{
+  GString *text;
+  guint k;
+  g_autofree char *step = NULL;
+
+  if (self->job == NULL || !self->bars_valid || !cp_job_bars_hit (&self->bars_layout, self->job, x, y, &k))
+    return FALSE;
+  step = cp_time_format_duration (cp_job_bars_rank_step (self->job, k));
+  text = g_string_new (NULL);
+  /* Translators: the tooltip of a rank's bar. */
+  g_string_append_printf (text, _("Rank %d: mean step %s"), cp_job_get_rank (self->job, k)->rank, step);
+  for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
+    {
+      gint64 v = cp_job_bars_rank_part (self->job, k, c);
+      g_autofree char *d = NULL;
+
+      if (v <= 0)
+        continue;
+      d = cp_time_format_duration (v);
+      g_string_append_printf (text, "\n%s: %s", cp_time_category_get_label (c), d);
+    }
+  gtk_tooltip_set_text (tooltip, text->str);
+  g_string_free (text, TRUE);
+  return TRUE;
+}
+
+/* The page --------------------------------------------------------------------------- */
+
+static GtkWidget *
+heading (const char *text)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_add_css_class (label, "title-4");
+  gtk_widget_set_margin_top (label, 18);
+  return label;
+}
+
+static GtkWidget *
+wrapped (const char *name)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_widget_set_name (label, name);
+  return label;
+}
+
+static void
+fill_findings (CpJobWindow *self)
+{
+  CpFramework order[CP_N_FRAMEWORKS];
+  guint lead = cp_analysis_get_fix_order (cp_job_get_rank (self->job, 0)->analysis, order);
+
+  if (cp_job_get_n_findings (self->job) == 0)
+    {
+      AdwActionRow *row = ADW_ACTION_ROW (adw_action_row_new ());
+
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("No problems found across the ranks."));
+      adw_preferences_group_add (self->findings, GTK_WIDGET (row));
+      return;
+    }
+  for (guint i = 0; i < cp_job_get_n_findings (self->job); i++)
+    {
+      const CpJobFinding *f = cp_job_get_finding (self->job, i);
+      GtkWidget *row = adw_expander_row_new ();
+      GtkWidget *what = adw_action_row_new ();
+      g_autofree char *title = g_markup_escape_text (f->title, -1);
+      g_autofree char *summary = g_markup_escape_text (f->summary, -1);
+
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+      adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), cp_severity_get_label (f->severity));
+      adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), i == 0);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (what), _("What happened"));
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (what), summary);
+      adw_expander_row_add_row (ADW_EXPANDER_ROW (row), what);
+      for (guint o = 0; o < CP_N_FRAMEWORKS; o++)
+        {
+          CpFramework fw = order[o];
+
+          if (lead > 0 && o >= lead)
+            break;
+          for (guint j = 0; j < 3 && f->fixes[fw][j] != NULL; j++)
+            {
+              GtkWidget *fix = adw_action_row_new ();
+              g_autofree char *label = g_strdup_printf (_("Fix (%s)"), cp_framework_get_label (fw));
+              g_autofree char *text = g_markup_escape_text (_(f->fixes[fw][j]), -1);
+
+              adw_preferences_row_set_title (ADW_PREFERENCES_ROW (fix), label);
+              adw_action_row_set_subtitle (ADW_ACTION_ROW (fix), text);
+              adw_expander_row_add_row (ADW_EXPANDER_ROW (row), fix);
+            }
+        }
+      adw_preferences_group_add (self->findings, row);
+    }
+}
+
+static void
+show_job (CpJobWindow *self)
+{
+  CpJob *job = self->job;
+  const CpJobFinding *straggler = find_finding (job, "job-straggler");
+  const char * const *notes = cp_job_get_notes (job);
+  guint n = cp_job_get_n_ranks (job);
+  g_autofree char *title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Job of %u rank", "Job of %u ranks", n), n);
+
+  adw_window_title_set_title (self->title, title);
+  gtk_window_set_title (GTK_WINDOW (self), title);
+
+  if (notes[0] != NULL)
+    {
+      g_autofree char *text = g_strjoinv ("\n", (char **) notes);
+      g_autofree char *toast = NULL;
+      guint n_notes = g_strv_length ((char **) notes);
+
+      gtk_label_set_text (self->notes, text);
+      gtk_widget_set_visible (GTK_WIDGET (self->notes), TRUE);
+      if (n_notes == 1)
+        toast = g_strdup (notes[0]);
+      else
+        /* Translators: a toast when ranks of a job were guessed or left
+         * out: the first note, then how many more the page lists. */
+        toast = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s (and %u more note on the page)",
+                                              "%s (and %u more notes on the page)", n_notes - 1),
+                                 notes[0], n_notes - 1);
+      adw_toast_overlay_add_toast (self->toasts, adw_toast_new (toast));
+    }
+  if (straggler != NULL)
+    {
+      gtk_label_set_text (self->straggler_title, straggler->title);
+      gtk_label_set_text (self->straggler_summary, straggler->summary);
+    }
+  else
+    {
+      gtk_label_set_text (self->straggler_title, _("No straggler"));
+      gtk_label_set_text (self->straggler_summary,
+                          _("No rank is late to the collectives more than the others."));
+    }
+  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (self->bars),
+                                       (int) cp_job_bars_natural_height (job, 800) + 8);
+  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (self->heat),
+                                       (int) cp_job_heatmap_natural_height (job, 800) + 4);
+  {
+    CpJobTimeline tl;
+    g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (self->timeline, NULL);
+
+    cp_job_timeline_layout (job, layout, 0, 0, 800, &tl);
+    gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (self->timeline), (int) tl.total_height + 4);
+  }
+  if (cp_job_get_n_collectives (job) == 0)
+    gtk_label_set_text (self->heat_info, _("The ranks have no collective in common."));
+  else
+    gtk_label_set_text (self->heat_info, _("Point at a cell for its collective, rank and delay; click to select "
+                                           "the collective."));
+  fill_findings (self);
+  gtk_stack_set_visible_child_name (self->stack, "ranks");
+}
+
+/* Loading ------------------------------------------------------------------------------- */
+
+static gboolean
+pulse (gpointer data)
+{
+  CpJobWindow *self = data;
+
+  gtk_progress_bar_pulse (self->progress);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+stop_pulse (CpJobWindow *self)
+{
+  if (self->pulse_id != 0)
+    {
+      g_source_remove (self->pulse_id);
+      self->pulse_id = 0;
+    }
+}
+
+static void
+opened_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      data)
+{
+  g_autoptr(CpJobWindow) self = data;
+  g_autoptr(GError) error = NULL;
+  CpJob *job = cp_job_open_finish (result, &error);
+
+  stop_pulse (self);
+  g_clear_object (&self->cancellable);
+  if (job == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          adw_status_page_set_title (self->failed_page, _("Opening Cancelled"));
+          adw_status_page_set_description (self->failed_page, _("No rank of the job was opened."));
+        }
+      else
+        {
+          adw_status_page_set_title (self->failed_page, _("The Job Could Not Be Opened"));
+          adw_status_page_set_description (self->failed_page, error->message);
+        }
+      gtk_stack_set_visible_child_name (self->stack, "failed");
+      return;
+    }
+  self->job = job;
+  show_job (self);
+}
+
+void
+cp_job_window_open (CpJobWindow   *self,
+                    GFile * const *files,
+                    guint          n_files)
+{
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *what = NULL, *subtitle = NULL;
+
+  g_return_if_fail (CP_IS_JOB_WINDOW (self));
+  g_return_if_fail (n_files > 0);
+  g_return_if_fail (self->job == NULL && self->cancellable == NULL);
+
+  if (n_files == 1)
+    {
+      list = cp_job_list_folder (files[0], &error);
+      subtitle = g_file_get_basename (files[0]);
+      if (list == NULL)
+        {
+          adw_status_page_set_title (self->failed_page, _("The Job Could Not Be Opened"));
+          adw_status_page_set_description (self->failed_page, error->message);
+          gtk_stack_set_visible_child_name (self->stack, "failed");
+          return;
+        }
+    }
+  else
+    {
+      g_autoptr(GFile) parent = g_file_get_parent (files[0]);
+
+      list = g_ptr_array_new_with_free_func (g_object_unref);
+      for (guint i = 0; i < n_files; i++)
+        g_ptr_array_add (list, g_object_ref (files[i]));
+      subtitle = parent != NULL ? g_file_get_basename (parent) : NULL;
+    }
+  self->n_files = list->len;
+  adw_window_title_set_subtitle (self->title, subtitle != NULL ? subtitle : "");
+  what = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Reading %u rank in parallel…",
+                                       "Reading %u ranks in parallel…", list->len), list->len);
+  adw_status_page_set_title (self->loading_page, what);
+  gtk_stack_set_visible_child_name (self->stack, "loading");
+  self->cancellable = g_cancellable_new ();
+  self->pulse_id = g_timeout_add (100, pulse, self);
+  cp_job_open_async ((GFile * const *) list->pdata, list->len, NULL, self->cancellable, opened_cb,
+                     g_object_ref (self));
+}
+
+void
+cp_job_window_cancel (CpJobWindow *self)
+{
+  g_return_if_fail (CP_IS_JOB_WINDOW (self));
+
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+}
+
+gboolean
+cp_job_window_is_loading (CpJobWindow *self)
+{
+  g_return_val_if_fail (CP_IS_JOB_WINDOW (self), FALSE);
+  return self->cancellable != NULL;
+}
+
+CpJob *
+cp_job_window_get_job (CpJobWindow *self)
+{
+  g_return_val_if_fail (CP_IS_JOB_WINDOW (self), NULL);
+  return self->job;
+}
+
+gboolean
+cp_job_window_get_heatmap (CpJobWindow  *self,
+                           CpJobHeatmap *map)
+{
+  g_return_val_if_fail (CP_IS_JOB_WINDOW (self), FALSE);
+
+  if (!self->heat_valid)
+    return FALSE;
+  *map = self->heat_map;
+  return TRUE;
+}
+
+gboolean
+cp_job_window_get_timeline (CpJobWindow   *self,
+                            CpJobTimeline *timeline)
+{
+  g_return_val_if_fail (CP_IS_JOB_WINDOW (self), FALSE);
+
+  if (!self->timeline_valid)
+    return FALSE;
+  *timeline = self->timeline_layout;
+  return TRUE;
+}
+
+gint
+cp_job_window_get_selected_collective (CpJobWindow *self)
+{
+  g_return_val_if_fail (CP_IS_JOB_WINDOW (self), -1);
+  return self->selected;
+}
+
+/* The widget ------------------------------------------------------------------------------ */
+
+static void
+cancel_clicked (CpJobWindow *self)
+{
+  cp_job_window_cancel (self);
+}
+
+static GtkWidget *
+build_ranks_page (CpJobWindow *self)
+{
+  GtkWidget *scroll = gtk_scrolled_window_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  GtkWidget *card = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  GtkEventController *motion;
+  GtkGesture *click;
+
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_widget_set_margin_start (box, 24);
+  gtk_widget_set_margin_end (box, 24);
+  gtk_widget_set_margin_top (box, 18);
+  gtk_widget_set_margin_bottom (box, 24);
+
+  self->notes = GTK_LABEL (wrapped ("job-notes"));
+  gtk_widget_add_css_class (GTK_WIDGET (self->notes), "warning");
+  gtk_widget_set_visible (GTK_WIDGET (self->notes), FALSE);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->notes));
+
+  gtk_widget_add_css_class (card, "card");
+  gtk_widget_set_margin_top (card, 6);
+  self->straggler_title = GTK_LABEL (wrapped ("straggler-title"));
+  gtk_widget_add_css_class (GTK_WIDGET (self->straggler_title), "title-3");
+  self->straggler_summary = GTK_LABEL (wrapped ("straggler-summary"));
+  for (GtkWidget *w = GTK_WIDGET (self->straggler_title); w != NULL;
+       w = w == GTK_WIDGET (self->straggler_title) ? GTK_WIDGET (self->straggler_summary) : NULL)
+    {
+      gtk_widget_set_margin_start (w, 18);
+      gtk_widget_set_margin_end (w, 18);
+    }
+  gtk_widget_set_margin_top (GTK_WIDGET (self->straggler_title), 12);
+  gtk_widget_set_margin_bottom (GTK_WIDGET (self->straggler_summary), 12);
+  gtk_box_append (GTK_BOX (card), GTK_WIDGET (self->straggler_title));
+  gtk_box_append (GTK_BOX (card), GTK_WIDGET (self->straggler_summary));
+  gtk_box_append (GTK_BOX (box), card);
+
+  gtk_box_append (GTK_BOX (box), heading (_("Mean Step per Rank")));
+  self->bars = gtk_drawing_area_new ();
+  gtk_widget_set_name (self->bars, "rank-bars");
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->bars), draw_bars, self, NULL);
+  gtk_widget_set_has_tooltip (self->bars, TRUE);
+  g_signal_connect (self->bars, "query-tooltip", G_CALLBACK (bars_tooltip), self);
+  gtk_box_append (GTK_BOX (box), self->bars);
+
+  gtk_box_append (GTK_BOX (box), heading (_("Arrival at Each Collective")));
+  self->heat_info = GTK_LABEL (wrapped ("heat-info"));
+  gtk_widget_add_css_class (GTK_WIDGET (self->heat_info), "dim-label");
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->heat_info));
+  self->heat = gtk_drawing_area_new ();
+  gtk_widget_set_name (self->heat, "heat-map");
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->heat), draw_heat, self, NULL);
+  motion = gtk_event_controller_motion_new ();
+  g_signal_connect (motion, "motion", G_CALLBACK (heat_motion), self);
+  gtk_widget_add_controller (self->heat, motion);
+  click = gtk_gesture_click_new ();
+  g_signal_connect (click, "pressed", G_CALLBACK (heat_pressed), self);
+  gtk_widget_add_controller (self->heat, GTK_EVENT_CONTROLLER (click));
+  gtk_box_append (GTK_BOX (box), self->heat);
+
+  gtk_box_append (GTK_BOX (box), heading (_("Timeline")));
+  {
+    GtkWidget *hint = wrapped ("timeline-hint");
+
+    gtk_label_set_text (GTK_LABEL (hint), _("One row per rank, in job time (each rank's clock offset applied): "
+                                            "what its steps did and its collectives, the wait for the last "
+                                            "rank pale. Click a collective to select it on every rank."));
+    gtk_widget_add_css_class (hint, "dim-label");
+    gtk_box_append (GTK_BOX (box), hint);
+  }
+  self->timeline = gtk_drawing_area_new ();
+  gtk_widget_set_name (self->timeline, "job-timeline");
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->timeline), draw_timeline, self, NULL);
+  click = gtk_gesture_click_new ();
+  g_signal_connect (click, "pressed", G_CALLBACK (timeline_pressed), self);
+  gtk_widget_add_controller (self->timeline, GTK_EVENT_CONTROLLER (click));
+  gtk_box_append (GTK_BOX (box), self->timeline);
+
+  self->findings = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+  adw_preferences_group_set_title (self->findings, _("Job Findings"));
+  gtk_widget_set_margin_top (GTK_WIDGET (self->findings), 18);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->findings));
+
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), box);
+  return scroll;
+}
+
+static void
+cp_job_window_dispose (GObject *object)
+{
+  CpJobWindow *self = CP_JOB_WINDOW (object);
+
+  stop_pulse (self);
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->job);
+  G_OBJECT_CLASS (cp_job_window_parent_class)->dispose (object);
+}
+
+static void
+cp_job_window_class_init (CpJobWindowClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = cp_job_window_dispose;
+}
+
+static void
+cp_job_window_init (CpJobWindow *self)
+{
+  GtkWidget *content = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *header = adw_header_bar_new ();
+  GtkWidget *loading_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  GtkWidget *cancel = gtk_button_new_with_mnemonic (_("_Cancel"));
+
+  self->selected = -1;
+  gtk_window_set_default_size (GTK_WINDOW (self), 1200, 860);
+  self->title = ADW_WINDOW_TITLE (adw_window_title_new (_("Job"), ""));
+  adw_header_bar_set_title_widget (ADW_HEADER_BAR (header), GTK_WIDGET (self->title));
+  gtk_box_append (GTK_BOX (content), header);
+
+  self->toasts = ADW_TOAST_OVERLAY (adw_toast_overlay_new ());
+  gtk_widget_set_vexpand (GTK_WIDGET (self->toasts), TRUE);
+  self->stack = GTK_STACK (gtk_stack_new ());
+  adw_toast_overlay_set_child (self->toasts, GTK_WIDGET (self->stack));
+  gtk_box_append (GTK_BOX (content), GTK_WIDGET (self->toasts));
+
+  self->loading_page = ADW_STATUS_PAGE (adw_status_page_new ());
+  self->progress = GTK_PROGRESS_BAR (gtk_progress_bar_new ());
+  gtk_widget_set_size_request (GTK_WIDGET (self->progress), 320, -1);
+  gtk_widget_set_halign (GTK_WIDGET (self->progress), GTK_ALIGN_CENTER);
+  gtk_widget_set_halign (cancel, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (cancel, "pill");
+  gtk_widget_set_name (cancel, "job-cancel");
+  g_signal_connect_swapped (cancel, "clicked", G_CALLBACK (cancel_clicked), self);
+  gtk_box_append (GTK_BOX (loading_box), GTK_WIDGET (self->progress));
+  gtk_box_append (GTK_BOX (loading_box), cancel);
+  adw_status_page_set_child (self->loading_page, loading_box);
+  adw_status_page_set_icon_name (self->loading_page, "document-open-symbolic");
+  gtk_stack_add_named (self->stack, GTK_WIDGET (self->loading_page), "loading");
+
+  self->failed_page = ADW_STATUS_PAGE (adw_status_page_new ());
+  adw_status_page_set_icon_name (self->failed_page, "dialog-error-symbolic");
+  gtk_widget_set_name (GTK_WIDGET (self->failed_page), "job-failed");
+  gtk_stack_add_named (self->stack, GTK_WIDGET (self->failed_page), "failed");
+
+  gtk_stack_add_named (self->stack, build_ranks_page (self), "ranks");
+  gtk_stack_set_visible_child_name (self->stack, "loading");
+  adw_application_window_set_content (ADW_APPLICATION_WINDOW (self), content);
+}
+
+CpJobWindow *
+cp_job_window_new (CpApplication *application)
+{
+  return g_object_new (CP_TYPE_JOB_WINDOW, "application", application, NULL);
+}

@@ -1,0 +1,368 @@
+/* test-job-window.c: several ranks of one run opened as one job window,
+ * and its Ranks page
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Oracles: tests/collective-count.py over the raw events of the real
+ * 3-rank gloo run (the straggler, and each heat map cell's delay as the
+ * page tells it when pointed at; each collective on the timeline where
+ * the oracle's times put it), and the truth `cp-gen --job` writes
+ * (the straggler of a 64-rank job over 8 hosts). A damaged rank is named
+ * while the others open. Screenshots (CP_SCREENSHOT_DIR) light and dark,
+ * 3 and 64 ranks. Run by run-ui-test.sh (skipped without a display).
+ */
+
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+#include <glib/gstdio.h>
+#include <locale.h>
+#include <string.h>
+
+#include "cp-ui-test-util.h"
+#include "../cp-test-util.h"
+#include "render/cp-time-format.h"
+#include "ui/cp-application.h"
+#include "ui/cp-job-window.h"
+
+static CpApplication *app;
+static char *tmpdir;
+
+static gboolean
+job_window_cond (gpointer data)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+    if (CP_IS_JOB_WINDOW (l->data))
+      {
+        *(CpJobWindow **) data = l->data;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static gboolean
+loaded_cond (gpointer data)
+{
+  return !cp_job_window_is_loading (data) && cp_job_window_get_job (data) != NULL;
+}
+
+static gboolean
+heatmap_cond (gpointer data)
+{
+  CpJobHeatmap map;
+
+  return cp_job_window_get_heatmap (data, &map);
+}
+
+/* Opens the files as the application does for the command line, then
+ * waits for the job window's Ranks page to be drawn. */
+static CpJobWindow *
+open_job (GFile **files,
+          guint   n_files)
+{
+  CpJobWindow *window = NULL;
+
+  cp_application_open_files (app, files, n_files);
+  cp_ui_wait_for (job_window_cond, &window, "a job window");
+  cp_ui_wait_for (loaded_cond, window, "the ranks to be read");
+  cp_ui_wait_for (heatmap_cond, window, "the heat map to be drawn");
+  return window;
+}
+
+static GtkEventController *
+controller_of (GtkWidget *widget,
+               GType      type)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) c = g_list_model_get_item (controllers, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (c, type))
+        return GTK_EVENT_CONTROLLER (c);
+    }
+  g_assert_not_reached ();
+}
+
+static const char *
+label_text (GtkWidget  *root,
+            const char *name)
+{
+  GtkWidget *w = cp_ui_find_named (root, name);
+
+  g_assert_nonnull (w);
+  return gtk_label_get_text (GTK_LABEL (w));
+}
+
+static void
+screenshots (CpJobWindow *window,
+             const char  *light,
+             const char  *dark)
+{
+  if (g_getenv ("CP_SCREENSHOT_DIR") == NULL)
+    return;
+  cp_ui_screenshot (GTK_WIDGET (window), light);
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  cp_ui_screenshot (GTK_WIDGET (window), dark);
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+}
+
+/* The real run: 3 gloo processes on one machine, rank 2 made slow. */
+static void
+test_real_gloo (void)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *dir = g_build_filename (g_getenv ("CP_SOURCE_ROOT"), "tests", "data", "captures",
+                                           "torch-ddp-straggler-gloo-cpu", NULL);
+  g_autofree char *script = g_build_filename (g_getenv ("CP_SOURCE_ROOT"), "tests", "collective-count.py", NULL);
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  GFile *files[3];
+  char *paths[3];
+  JsonArray *colls;
+  CpJobWindow *window;
+  CpJob *job;
+  GtkWidget *heat;
+  CpJobHeatmap map;
+  double x5, y5;
+  gint64 caused[3] = { 0 };
+  gint straggler = 0;
+  int status = 0;
+
+  if (python == NULL)
+    {
+      g_test_skip ("python3 is missing");
+      return;
+    }
+  for (guint k = 0; k < 3; k++)
+    {
+      paths[k] = g_strdup_printf ("%s/rank-rank%u.pt.trace.json.gz", dir, k);
+      files[k] = g_file_new_for_path (paths[k]);
+    }
+  {
+    const char *argv[] = { python, script, paths[0], paths[1], paths[2], NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status,
+                                 &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  colls = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "collectives");
+  /* The oracle's straggler: the rank whose late arrivals cost the others
+   * the most wait. */
+  for (guint c = 0; c < json_array_get_length (colls); c++)
+    {
+      JsonObject *t = json_array_get_object_element (colls, c);
+      JsonArray *arr = json_object_get_array_member (t, "arrival_ns");
+      gint last = json_object_get_int_member (t, "last_rank");
+
+      for (guint k = 0; k < 3; k++)
+        caused[last] += json_array_get_int_element (arr, last) - json_array_get_int_element (arr, k);
+    }
+  for (guint k = 1; k < 3; k++)
+    if (caused[k] > caused[straggler])
+      straggler = k;
+  g_assert_cmpint (straggler, ==, 2);
+
+  window = open_job (files, 3);
+  job = cp_job_window_get_job (window);
+  g_assert_cmpuint (cp_job_get_n_ranks (job), ==, 3);
+  {
+    g_autofree char *want = g_strdup_printf ("Rank %d is the straggler", straggler);
+
+    g_assert_cmpstr (label_text (GTK_WIDGET (window), "straggler-title"), ==, want);
+  }
+  g_assert_false (gtk_widget_get_visible (cp_ui_find_named (GTK_WIDGET (window), "job-notes")));
+
+  /* Every cell, pointed at, tells the oracle's delay of that rank. */
+  heat = cp_ui_find_named (GTK_WIDGET (window), "heat-map");
+  g_assert_true (cp_job_window_get_heatmap (window, &map));
+  g_assert_cmpuint (map.n_collectives, ==, json_array_get_length (colls));
+  g_assert_cmpuint (map.n_ranks, ==, 3);
+  for (guint c = 0; c < map.n_collectives; c++)
+    for (guint k = 0; k < map.n_ranks; k++)
+      {
+        const CpJobCollective *jc = cp_job_get_collective (job, c);
+        JsonArray *arr = json_object_get_array_member (json_array_get_object_element (colls, jc->index), "arrival_ns");
+        gint rank = cp_job_get_rank (job, k)->rank;
+        gint64 lo = G_MAXINT64;
+        g_autofree char *delay = NULL, *want = NULL;
+        double x, y;
+
+        for (guint r = 0; r < 3; r++)
+          lo = MIN (lo, json_array_get_int_element (arr, r));
+        delay = cp_time_format_duration (json_array_get_int_element (arr, rank) - lo);
+        want = g_strdup_printf ("Collective %u (all_reduce, group %s): rank %d arrived %s after the first.",
+                                jc->index, jc->group, rank, delay);
+        cp_job_heatmap_cell_center (&map, c, k, &x, &y);
+        g_signal_emit_by_name (controller_of (heat, GTK_TYPE_EVENT_CONTROLLER_MOTION), "motion", x, y);
+        if (!g_str_has_prefix (label_text (GTK_WIDGET (window), "heat-info"), want))
+          g_error ("cell %u, %u says “%s”, the oracle “%s”", c, k, label_text (GTK_WIDGET (window), "heat-info"),
+                   want);
+      }
+  /* A click selects the collective under it. */
+  cp_job_heatmap_cell_center (&map, 5, 1, &x5, &y5);
+  g_assert_cmpint (cp_job_window_get_selected_collective (window), ==, -1);
+  g_signal_emit_by_name (controller_of (heat, GTK_TYPE_GESTURE_CLICK), "pressed", 1, x5, y5);
+  g_assert_cmpint (cp_job_window_get_selected_collective (window), ==, 5);
+  /* The timeline is in job time: one clock, so each arrival there is the
+   * oracle's raw arrival shifted by one constant; a click in the middle of
+   * the oracle's [arrival, end) on a rank's row selects that collective. */
+  {
+    CpJobTimeline tl;
+    gint64 shift = 0;
+
+    cp_ui_wait_frame (cp_ui_find_named (GTK_WIDGET (window), "job-timeline"));
+    guint n_clicked = 0;
+
+    g_assert_true (cp_job_window_get_timeline (window, &tl));
+    g_assert_cmpuint (tl.n_ranks, ==, 3);
+    for (guint c = 0; c < cp_job_get_n_collectives (job); c++)
+      for (guint k = 0; k < 3; k++)
+        {
+          const CpJobCollective *jc = cp_job_get_collective (job, c);
+          JsonObject *t = json_array_get_object_element (colls, jc->index);
+          gint rank = cp_job_get_rank (job, k)->rank;
+          gint64 a = json_array_get_int_element (json_object_get_array_member (t, "arrival_ns"), rank);
+          gint64 e = json_array_get_int_element (json_object_get_array_member (t, "end_ns"), rank);
+          GtkWidget *area = cp_ui_find_named (GTK_WIDGET (window), "job-timeline");
+          double x, y = tl.y + (k + 0.5) * tl.row_height;
+
+          if (c == 0 && k == 0)
+            shift = jc->arrival[0] - a;
+          g_assert_cmpint (jc->arrival[k] - a, ==, shift);
+          x = cp_job_timeline_x (&tl, (a + e) / 2 + shift);
+          /* Collectives closer than 4 px to a neighbour share pixels: a
+           * click cannot tell them apart. */
+          if ((c > 0 && x - cp_job_timeline_x (&tl, cp_job_get_collective (job, c - 1)->end[k]) < 4) ||
+              (c + 1 < cp_job_get_n_collectives (job) &&
+               cp_job_timeline_x (&tl, cp_job_get_collective (job, c + 1)->arrival[k]) - x < 4))
+            continue;
+          n_clicked++;
+          g_signal_emit_by_name (controller_of (area, GTK_TYPE_GESTURE_CLICK), "pressed", 1, x, y);
+          g_assert_cmpint (cp_job_window_get_selected_collective (window), ==, c);
+        }
+    g_assert_cmpuint (n_clicked, >=, 20);  /* 25 of the 48 at the default width */
+    cp_job_heatmap_cell_center (&map, 5, 1, &x5, &y5);
+    g_signal_emit_by_name (controller_of (heat, GTK_TYPE_GESTURE_CLICK), "pressed", 1, x5, y5);
+    g_assert_cmpint (cp_job_window_get_selected_collective (window), ==, 5);
+  }
+  screenshots (window, "job-3-light.png", "job-3-dark.png");
+
+  cp_ui_destroy_window (GTK_WINDOW (window));
+  for (guint k = 0; k < 3; k++)
+    {
+      g_object_unref (files[k]);
+      g_free (paths[k]);
+    }
+}
+
+static char *
+gen_job (const char *name,
+         const char *ranks,
+         const char *hosts,
+         const char *straggler,
+         JsonParser *truth)
+{
+  g_autofree char *dir = g_build_filename (tmpdir, name, NULL);
+  g_autofree char *truth_path = g_strconcat (dir, ".truth.txt", NULL);
+  const char *argv[] = { g_getenv ("CP_GEN"), "--job", dir, "--truth", truth_path, "--ranks", ranks, "--hosts",
+                         hosts, "--straggler", straggler, "--delay", "20000000", NULL };
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (json_parser_load_from_file (truth, truth_path, &error));
+  g_assert_no_error (error);
+  return g_steal_pointer (&dir);
+}
+
+/* 64 ranks over 8 hosts (clocks shifted), rank 41 late: the folder opens
+ * as one job, the generator's straggler is named and the heat map fits a
+ * screen. */
+static void
+test_generated_64 (void)
+{
+  g_autoptr(JsonParser) truth = json_parser_new ();
+  g_autofree char *dir = gen_job ("job64", "64", "8", "41", truth);
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  g_autofree char *want = NULL;
+  JsonObject *t = json_node_get_object (json_parser_get_root (truth));
+  CpJobWindow *window;
+  CpJobHeatmap map;
+
+  window = open_job (&folder, 1);
+  g_assert_cmpuint (cp_job_get_n_ranks (cp_job_window_get_job (window)), ==, 64);
+  want = g_strdup_printf ("Rank %" G_GINT64_FORMAT " is the straggler", json_object_get_int_member (t, "straggler"));
+  g_assert_cmpstr (label_text (GTK_WIDGET (window), "straggler-title"), ==, want);
+  g_assert_true (cp_job_window_get_heatmap (window, &map));
+  g_assert_cmpuint (map.n_ranks, ==, 64);
+  g_assert_cmpuint (map.n_collectives, ==, json_array_get_length (json_object_get_array_member (t, "collectives")));
+  g_assert_cmpfloat (map.height, <=, 800);
+  screenshots (window, "job-64-light.png", "job-64-dark.png");
+  cp_ui_destroy_window (GTK_WINDOW (window));
+}
+
+/* A damaged rank among four: named on the page, the four open. A folder
+ * of damaged ranks only: the window says why nothing opened. */
+static void
+test_damaged_rank (void)
+{
+  g_autoptr(JsonParser) truth = json_parser_new ();
+  g_autofree char *dir = gen_job ("job4", "4", "1", "3", truth);
+  g_autofree char *bad_dir = g_build_filename (tmpdir, "bad", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  g_autoptr(GFile) bad_folder = g_file_new_for_path (bad_dir);
+  g_autofree char *bad = cp_test_write_file (dir, "rank-9.pt.trace.json", "{\"traceEvents\": [{\"ph\": ", -1);
+  CpJobWindow *window;
+  GtkWidget *notes;
+
+  window = open_job (&folder, 1);
+  g_assert_cmpuint (cp_job_get_n_ranks (cp_job_window_get_job (window)), ==, 4);
+  notes = cp_ui_find_named (GTK_WIDGET (window), "job-notes");
+  g_assert_true (gtk_widget_get_visible (notes));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (notes)), "rank-9.pt.trace.json"));
+  g_assert_cmpstr (label_text (GTK_WIDGET (window), "straggler-title"), ==, "Rank 3 is the straggler");
+  cp_ui_destroy_window (GTK_WINDOW (window));
+
+  g_assert_cmpint (g_mkdir (bad_dir, 0700), ==, 0);
+  g_free (cp_test_write_file (bad_dir, "rank-0.pt.trace.json", "{\"traceEvents\": [", -1));
+  g_free (cp_test_write_file (bad_dir, "rank-1.pt.trace.json", "not json", -1));
+  window = NULL;
+  cp_application_open_files (app, &bad_folder, 1);
+  cp_ui_wait_for (job_window_cond, &window, "a job window");
+  cp_ui_wait_shows (GTK_WIDGET (window), "The Job Could Not Be Opened");
+  g_assert_null (cp_job_window_get_job (window));
+  cp_ui_destroy_window (GTK_WINDOW (window));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  setlocale (LC_ALL, "");
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+  tmpdir = cp_test_make_tmpdir ();
+  app = cp_application_new_with_flags (G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+
+  g_test_add_func ("/job-window/real-gloo", test_real_gloo);
+  g_test_add_func ("/job-window/generated-64", test_generated_64);
+  g_test_add_func ("/job-window/damaged-rank", test_damaged_rank);
+
+  status = g_test_run ();
+  g_object_unref (app);
+  cp_test_rm_rf (tmpdir);
+  g_free (tmpdir);
+  return status;
+}
