@@ -125,6 +125,7 @@ struct _CpAnalysis
   gint64           compute_kernel_time;       /* non-collective kernel time */
 
   /* The input pipeline (cp-input-pipeline.c), computed on first use. */
+  GArray          *memory;         /* of CpMemoryStats (cp-memory.h); NULL until computed */
   GArray          *pipeline;       /* of CpPipelineStage, most self time first; NULL until computed */
   guint            pipeline_events;
   guint            pipeline_get_next;   /* IteratorGetNext / next-batch calls */

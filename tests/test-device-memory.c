@@ -1,0 +1,154 @@
+/* test-device-memory.c: memory over time: the allocator events of real captures
+ * against an independent Python count (tests/memory-count.py), and the
+ * memory findings of cp-gen's memory scenarios against its truth
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "analysis/cp-analysis.h"
+#include "analysis/cp-memory.h"
+#include "cp-test-util.h"
+#include "formats/cp-loader.h"
+
+/* memory-count.py over the arguments, parsed. */
+static JsonNode *
+run_oracle (const char * const *paths)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "memory-count.py", NULL);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  int status = 0;
+
+  if (python == NULL)
+    return NULL;
+  g_ptr_array_add (argv, python);
+  g_ptr_array_add (argv, script);
+  for (guint i = 0; paths[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) paths[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("memory-count.py failed: %s", err);
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  return json_node_copy (json_parser_get_root (parser));
+}
+
+static gint64
+int_or_minus_one (JsonObject *o,
+                  const char *key)
+{
+  JsonNode *n = json_object_get_member (o, key);
+
+  return n == NULL || JSON_NODE_HOLDS_NULL (n) ? -1 : json_node_get_int (n);
+}
+
+/* The model's tracks and the analysis' peaks equal the count's, device by
+ * device. Returns the number of devices compared. */
+static guint
+compare_capture (const char *path,
+                 JsonObject *want)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_autoptr(CpAnalysis) analysis = NULL;
+  JsonArray *devices = json_object_get_array_member (want, "devices");
+  const CpMemory *mem;
+  const CpMemoryStats *stats;
+  guint n_stats;
+
+  g_assert_no_error (error);
+  analysis = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  mem = cp_trace_get_memory_events (trace);
+  stats = cp_analysis_get_memory (analysis, &n_stats);
+  if (cp_memory_get_n_tracks (mem) != json_array_get_length (devices) || n_stats != json_array_get_length (devices))
+    g_error ("%s: %u memory tracks, %u analysed; Python %u devices", path,
+             cp_memory_get_n_tracks (mem), n_stats, json_array_get_length (devices));
+  for (guint d = 0; d < json_array_get_length (devices); d++)
+    {
+      JsonObject *w = json_array_get_object_element (devices, d);
+      gint type = json_object_get_int_member (w, "device_type");
+      gint id = json_object_get_int_member (w, "device_id");
+      const CpMemoryTrack *t = cp_memory_find_track (mem, type, id);
+      const CpMemoryStats *st = &stats[d];
+
+      if (t == NULL)
+        g_error ("%s: no memory track for device type %d id %d", path, type, id);
+      g_assert_cmpint (st->device_type, ==, type);
+      g_assert_cmpint (st->device_id, ==, id);
+      if ((gint64) t->n_events != json_object_get_int_member (w, "events") ||
+          st->has_totals != json_object_get_boolean_member (w, "totals_known") ||
+          st->peak_allocated != json_object_get_int_member (w, "peak_allocated") ||
+          st->peak_reserved != int_or_minus_one (w, "peak_reserved"))
+        g_error ("%s: device type %d id %d: %u events, totals %d, peak allocated %" G_GINT64_FORMAT
+                 ", reserved %" G_GINT64_FORMAT "; Python %" G_GINT64_FORMAT " events, totals %d, %"
+                 G_GINT64_FORMAT ", %" G_GINT64_FORMAT,
+                 path, type, id, t->n_events, st->has_totals, st->peak_allocated, st->peak_reserved,
+                 json_object_get_int_member (w, "events"), json_object_get_boolean_member (w, "totals_known"),
+                 json_object_get_int_member (w, "peak_allocated"), int_or_minus_one (w, "peak_reserved"));
+      /* Time order, and the peak at an event that has it. */
+      for (guint k = 1; k < t->n_events; k++)
+        g_assert_cmpint (t->events[k - 1].ts, <=, t->events[k].ts);
+      g_assert_cmpint (st->peak_allocated_ts, >=, 0);
+      g_assert_cmpint (st->peak_allocated_ts, <=, cp_trace_get_duration (trace));
+      /* What was live at the peak cannot exceed it when the totals are
+       * the allocator's. */
+      if (st->has_totals)
+        g_assert_cmpint (st->live_bytes, <=, st->peak_allocated);
+    }
+  return json_array_get_length (devices);
+}
+
+static void
+test_real_captures (void)
+{
+  const char *shared = cp_test_shared_traces ();
+  g_autofree char *local = cp_test_data_path ("captures");
+  const char *paths[3] = { local, shared, NULL };
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GList) files = NULL;
+  JsonObject *all;
+  guint n_files = 0, n_devices = 0;
+
+  if (shared == NULL)
+    {
+      g_test_skip ("../shared/traces is missing: no real captures with allocator events");
+      return;
+    }
+  root = run_oracle (paths);
+  if (root == NULL)
+    {
+      g_test_skip ("python3 not found: the independent count cannot run");
+      return;
+    }
+  all = json_node_get_object (root);
+  files = json_object_get_members (all);
+  for (GList *l = files; l != NULL; l = l->next)
+    {
+      n_devices += compare_capture (l->data, json_object_get_object_member (all, l->data));
+      n_files++;
+    }
+  g_test_message ("%u captures with allocator events, %u devices compared with memory-count.py", n_files, n_devices);
+  g_assert_cmpuint (n_files, >, 0);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/memory/real-captures", test_real_captures);
+  return g_test_run ();
+}
