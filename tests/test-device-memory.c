@@ -144,11 +144,104 @@ test_real_captures (void)
   g_assert_cmpuint (n_files, >, 0);
 }
 
+static gboolean
+in_list (JsonObject *truth,
+         const char *key,
+         const char *rule)
+{
+  JsonArray *a = json_object_get_array_member (truth, key);
+
+  for (guint k = 0; k < json_array_get_length (a); k++)
+    if (g_strcmp0 (json_array_get_string_element (a, k), rule) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* A cp-gen memory scenario: the peaks equal its truth and
+ * memory-count.py's count, its rule fires above info, and no other memory
+ * rule does unless the truth calls it related. */
+static void
+test_scenario (gconstpointer data)
+{
+  const char *scenario = data;
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *capture = g_build_filename (dir, "capture.json", NULL);
+  g_autofree char *truth_path = g_build_filename (dir, "truth.json", NULL);
+  const char *argv[] = { g_getenv ("CP_GEN"), "--scenario", scenario, "--out", capture,
+                         "--truth", truth_path, "--steps", "6", "--seed", "3", "-q", NULL };
+  const char *paths[] = { capture, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonNode) counted = NULL;
+  g_autoptr(GFile) file = g_file_new_for_path (capture);
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) analysis = NULL;
+  g_autofree char *err = NULL;
+  JsonObject *truth, *mem;
+  const CpMemoryStats *st;
+  GListModel *findings;
+  guint n;
+  int status = 0;
+  gboolean fired = FALSE;
+
+  g_assert_nonnull (argv[0]);
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("cp-gen failed for %s: %s", scenario, err);
+  json_parser_load_from_file (parser, truth_path, &error);
+  g_assert_no_error (error);
+  truth = json_node_get_object (json_parser_get_root (parser));
+  mem = json_object_get_object_member (truth, "memory");
+  g_assert_nonnull (mem);
+
+  counted = run_oracle (paths);
+  if (counted != NULL)
+    g_assert_cmpuint (compare_capture (capture, json_object_get_object_member (json_node_get_object (counted), capture)), ==, 1);
+
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  analysis = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  st = cp_analysis_get_memory (analysis, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (st->device_type, ==, json_object_get_int_member (mem, "device_type"));
+  g_assert_cmpint (st->device_id, ==, json_object_get_int_member (mem, "device_id"));
+  g_assert_cmpint (st->n_events, ==, json_object_get_int_member (mem, "events"));
+  g_assert_cmpint (st->peak_allocated, ==, json_object_get_int_member (mem, "peak_allocated_bytes"));
+  g_assert_cmpint (st->peak_reserved, ==, json_object_get_int_member (mem, "peak_reserved_bytes"));
+  g_assert_cmpint (st->capacity, ==, json_object_get_int_member (mem, "capacity_bytes"));
+
+  findings = cp_analysis_get_findings (analysis);
+  for (guint i = 0; i < g_list_model_get_n_items (findings); i++)
+    {
+      g_autoptr(CpFinding) f = g_list_model_get_item (findings, i);
+      const char *rule = cp_finding_get_rule_id (f);
+
+      g_test_message ("%s: %s %s", scenario, cp_severity_to_string (cp_finding_get_severity (f)), rule);
+      if (in_list (truth, "expect", rule))
+        {
+          g_assert_cmpint (cp_finding_get_severity (f), >=, CP_SEVERITY_MODERATE);
+          fired = TRUE;
+        }
+      else if (g_str_has_prefix (rule, "memory-") && !in_list (truth, "related", rule) &&
+               cp_finding_get_severity (f) > CP_SEVERITY_INFO)
+        g_error ("%s: %s fired, only %s was expected", scenario, rule,
+                 json_array_get_string_element (json_object_get_array_member (truth, "expect"), 0));
+    }
+  if (!fired)
+    g_error ("%s: the expected memory rule did not fire", scenario);
+  cp_test_rm_rf (dir);
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/memory/real-captures", test_real_captures);
+  g_test_add_data_func ("/memory/scenario/leak", "memory-leak", test_scenario);
+  g_test_add_data_func ("/memory/scenario/near-capacity", "memory-near-capacity", test_scenario);
+  g_test_add_data_func ("/memory/scenario/headroom", "memory-headroom", test_scenario);
   return g_test_run ();
 }

@@ -38,6 +38,11 @@ cp_memory_op_at (CpTrace    *trace,
         continue;
       if (cp_slices_get_start (s, j) <= ts && cp_slices_get_end (s, j) > ts)
         {
+          const char *cat = cp_trace_get_string (trace, cp_slices_get_cat (s, j));
+
+          /* The op, not a runtime call made inside it. */
+          if (g_strcmp0 (cat, "cuda_runtime") == 0 || g_strcmp0 (cat, "cuda_driver") == 0)
+            continue;
           op->lane = ref.lane;
           op->index = j;
           return TRUE;
@@ -134,7 +139,10 @@ step_ends (CpAnalysis          *self,
   st->step_end = g_new0 (gint64, MAX (self->steps->len, 1));
   for (guint k = 0; k < self->steps->len; k++)
     {
-      gint64 i = last_at (t, steps[k].end);
+      /* The allocator runs on the host: its step ends with the marker,
+       * while the device may still be working on it. */
+      gint64 end = steps[k].host_end > steps[k].host_start ? steps[k].host_end : steps[k].end;
+      gint64 i = last_at (t, end);
 
       if (i < 0)
         continue;

@@ -35,7 +35,8 @@ typedef struct
  *   address (older Kineto) are not followed: has_addresses says whether
  *   any had one.
  * - step_end: allocated at the end of each step (the last event at or
- *   before the step's window end; steps before the first event are left
+ *   before the end of the step's host marker, or of its window without
+ *   one: the allocator runs on the host; steps before the first event are left
  *   out), n_step_end of them; growth is the last minus the first, n_grew the
  *   steps after which it was higher than after the step before. */
 typedef struct
@@ -69,7 +70,8 @@ const CpMemoryStats *cp_analysis_get_memory  (CpAnalysis *self,
 /* "GPU 0", "host", "device type 3 id 1": translated. */
 char                *cp_memory_stats_label   (const CpMemoryStats *stats);
 /* The op that was running at a memory event (its enclosing slice on the
- * same lane); FALSE when none. */
+ * same lane, passing over CUDA runtime and driver calls); FALSE when
+ * none. */
 gboolean             cp_memory_op_at         (CpTrace    *trace,
                                               CpSliceRef  ref,
                                               CpSliceRef *op);
