@@ -9,12 +9,14 @@
 #include "config.h"
 
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 
 #include "analysis/cp-analysis.h"
 #include "analysis/cp-memory.h"
 #include "cp-test-util.h"
 #include "formats/cp-loader.h"
+#include "render/cp-painter.h"
 
 /* memory-count.py over the arguments, parsed. */
 static JsonNode *
@@ -234,6 +236,88 @@ test_scenario (gconstpointer data)
   cp_test_rm_rf (dir);
 }
 
+/* The pixel at (x, y) as 0xRRGGBB. */
+static guint32
+rgb_at (cairo_surface_t *s,
+        int              x,
+        int              y)
+{
+  const guchar *data = cairo_image_surface_get_data (s);
+
+  return *(const guint32 *) (gconstpointer) (data + y * cairo_image_surface_get_stride (s) + x * 4) & 0xffffff;
+}
+
+/* The timeline's memory track on memory-near-capacity: one track, in the
+ * GPU's group, filled up to what is allocated. At the end of the capture
+ * the scenario's 30 GiB of state stay, on a scale of the 79.2 GiB device:
+ * filled at a quarter of the height, empty at a half. */
+static void
+test_track (void)
+{
+  const int width = 1216, height = 1400;
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *capture = g_build_filename (dir, "capture.json", NULL);
+  const char *argv[] = { g_getenv ("CP_GEN"), "--scenario", "memory-near-capacity", "--out", capture,
+                         "--steps", "3", "--seed", "3", "-q", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = g_file_new_for_path (capture);
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpViewState) view = cp_view_state_new ();
+  g_autoptr(CpTimelineLayout) layout = NULL;
+  CpPainter *painter = cp_painter_new ();
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  const CpLayoutMetrics *m = cp_painter_get_metrics (painter);
+  gint found = -1;
+  double y, h, bottom, span;
+  int x, status = 0;
+  guint32 background;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  cp_view_state_set_viewport_width (view, width - m->gutter_width);
+  cp_view_state_set_trace (view, trace);
+  cp_view_state_set_visible_range (view, 0, cp_trace_get_duration (trace));
+  layout = cp_timeline_layout_new (view, m);
+  for (guint i = 0; i < cp_timeline_layout_get_n_items (layout); i++)
+    {
+      const CpLayoutItem *item = cp_timeline_layout_get_item (layout, i);
+
+      if (item->kind != CP_LAYOUT_MEMORY)
+        continue;
+      g_assert_cmpint (found, ==, -1);
+      found = (gint) i;
+      g_assert_true (cp_trace_get_process (trace, item->process)->is_device);
+      g_assert_cmpint (cp_trace_get_process (trace, item->process)->device, ==, 0);
+    }
+  g_assert_cmpint (found, >=, 0);
+  g_assert_true (cp_timeline_layout_item_rect (layout, (guint) found, 0, height, &y, &h));
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+  cr = cairo_create (surface);
+  cp_painter_draw (painter, cr, view, layout, width, height, CP_PAINT_ALL);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+
+  /* The last column before the capture ends, inside the track. */
+  x = width - 3;
+  bottom = floor (y + h - 2);
+  span = bottom - (y + 4);
+  background = rgb_at (surface, x, (int) (y + 2));
+  g_assert_cmphex (rgb_at (surface, x, (int) (bottom - 0.25 * span)), !=, background);
+  g_assert_cmphex (rgb_at (surface, x, (int) (bottom - 0.5 * span)), ==, background);
+  /* No slice to pick on the track. */
+  g_assert_cmpint (cp_timeline_layout_hit_test (layout, view, width - 10, y + h / 2, height, 2).kind, ==, CP_HIT_NONE);
+
+  cairo_surface_destroy (surface);
+  cp_painter_free (painter);
+  cp_test_rm_rf (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -243,5 +327,6 @@ main (int    argc,
   g_test_add_data_func ("/memory/scenario/leak", "memory-leak", test_scenario);
   g_test_add_data_func ("/memory/scenario/near-capacity", "memory-near-capacity", test_scenario);
   g_test_add_data_func ("/memory/scenario/headroom", "memory-headroom", test_scenario);
+  g_test_add_func ("/memory/track", test_track);
   return g_test_run ();
 }
