@@ -22,9 +22,17 @@
 #               folded as docs/compare-json.md says (normalise() below),
 #               count and Σ duration per side.
 #
+#   call paths  host ops (complete events of positive duration on a host
+#               thread, not of a device category, not a CUDA / HIP API call
+#               by name, not a ProfilerStep marker, not a python_function),
+#               each keyed by the names of the ops around it on its thread
+#               (nesting by time: sorted by start, longer first, then file
+#               order; an event ends before one that starts at its end),
+#               outermost first, joined by " > "; count and Σ duration.
+#
 # Prints one JSON object:
 #   {"a": SIDE, "b": SIDE, "kernels": {KEY: {"a_count", "a_total_ns",
-#    "b_count", "b_total_ns"}}}
+#    "b_count", "b_total_ns"}}, "paths": {PATH: {same}}}
 # with SIDE = {"steps", "windows", "window_ns", "mean_step_ns",
 #              "input_wait_ns", "kernel_ns"}.
 
@@ -140,6 +148,53 @@ def intersect(xs, ys):
     return out
 
 
+DEVICE_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset", "gpu_user_annotation", "cuda_sync"}
+
+
+def is_api(name):
+    if name.startswith("__cuda"):
+        return True
+    for prefix in ("cuda", "hip", "cu"):
+        if name.startswith(prefix):
+            rest = name[len(prefix):]
+            return rest[:1].isupper() and rest[:1].isascii()
+    return False
+
+
+def call_paths(events):
+    threads = {}
+    for order, e in enumerate(events):
+        if not isinstance(e, dict) or e.get("ph") != "X":
+            continue
+        cat = (e.get("cat") or "").lower()
+        if cat in DEVICE_CATS:
+            continue
+        ts = number(e.get("ts"))
+        dur = number(e.get("dur", 0)) or 0
+        if ts is None:
+            continue
+        threads.setdefault((str(e.get("pid")), str(e.get("tid"))), []).append((ts, -dur, order, e))
+    paths = {}
+    for evs in threads.values():
+        evs.sort(key=lambda x: (x[0], x[1], x[2]))
+        stack = []  # (end, path of the deepest op around, or None)
+        for ts, neg, _, e in evs:
+            dur = -neg
+            while stack and stack[-1][0] <= ts:
+                stack.pop()
+            parent = stack[-1][1] if stack else None
+            here = parent
+            name = e.get("name") or ""
+            cat = e.get("cat") or ""
+            if dur > 0 and not is_api(name) and "ProfilerStep" not in name and cat != "python_function":
+                here = name if parent is None else parent + " > " + name
+                p = paths.setdefault(here, [0, 0])
+                p[0] += 1
+                p[1] += dur
+            stack.append((ts + dur, here))
+    return paths
+
+
 def side(path):
     events = input_share.load_events(path)
     windows, loading = input_share.windows_and_loading(events)
@@ -183,18 +238,22 @@ def side(path):
         "mean_step_ns": window_ns // n,
         "input_wait_ns": input_wait,
         "kernel_ns": kernel_ns,
-    }, kernels
+    }, kernels, call_paths(events)
 
 
 def main(a, b):
-    sa, ka = side(a)
-    sb, kb = side(b)
-    kernels = {}
-    for key in set(ka) | set(kb):
-        ca, ta = ka.get(key, [0, 0])
-        cb, tb = kb.get(key, [0, 0])
-        kernels[key] = {"a_count": ca, "a_total_ns": ta, "b_count": cb, "b_total_ns": tb}
-    print(json.dumps({"a": sa, "b": sb, "kernels": kernels}, ensure_ascii=False))
+    sa, ka, pa = side(a)
+    sb, kb, pb = side(b)
+
+    def pair(xa, xb):
+        out = {}
+        for key in set(xa) | set(xb):
+            ca, ta = xa.get(key, [0, 0])
+            cb, tb = xb.get(key, [0, 0])
+            out[key] = {"a_count": ca, "a_total_ns": ta, "b_count": cb, "b_total_ns": tb}
+        return out
+
+    print(json.dumps({"a": sa, "b": sb, "kernels": pair(ka, kb), "paths": pair(pa, pb)}, ensure_ascii=False))
 
 
 if __name__ == "__main__":

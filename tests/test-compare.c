@@ -115,8 +115,10 @@ category_total (CpComparison   *c,
 }
 
 /* Every figure compare-count.py counts, exactly: steps, windows, mean step,
- * input wait, kernel time, and each kernel key's count and total on both
- * sides (which also checks the name folding and the only-in sides). */
+ * input wait, kernel time, each kernel key's count and total on both
+ * sides (which also checks the name folding and the only-in sides), and
+ * each host op call path's; the slices of the largest change of call path
+ * are as many as its count on each side. */
 static void
 check_against_oracle (CpComparison *c,
                       JsonObject   *o)
@@ -161,6 +163,32 @@ check_against_oracle (CpComparison *c,
       g_assert_cmpint (it->side, ==, ca == 0 ? CP_COMPARE_ONLY_B : cb == 0 ? CP_COMPARE_ONLY_A : CP_COMPARE_BOTH);
       g_assert_cmpint (it->delta, ==, it->b.per_step - it->a.per_step);
     }
+
+  {
+    JsonObject *paths = json_object_get_object_member (o, "paths");
+    const CpCompareItem *items = cp_comparison_get_host_op_paths (c, &n_items);
+
+    g_assert_cmpuint (n_items, ==, json_object_get_size (paths));
+    for (guint i = 0; i < n_items; i++)
+      {
+        JsonObject *p = json_object_get_object_member (paths, items[i].key);
+
+        if (p == NULL)
+          g_error ("call path “%s” is not one of compare-count.py's", items[i].key);
+        g_assert_cmpint (items[i].a.count, ==, json_object_get_int_member (p, "a_count"));
+        g_assert_cmpint (items[i].b.count, ==, json_object_get_int_member (p, "b_count"));
+        g_assert_cmpint (items[i].a.total, ==, json_object_get_int_member (p, "a_total_ns"));
+        g_assert_cmpint (items[i].b.total, ==, json_object_get_int_member (p, "b_total_ns"));
+      }
+    if (n_items > 0)
+      for (guint s = 0; s < 2; s++)
+        {
+          g_autoptr(GArray) refs = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
+
+          cp_comparison_collect_slices (c, &items[0], s, refs);
+          g_assert_cmpint (refs->len, ==, s == 0 ? items[0].a.count : items[0].b.count);
+        }
+  }
 }
 
 /* The categories partition every window: their per-step deltas add up to
@@ -916,6 +944,133 @@ write_variant (const char *dir,
   return cp_test_write_file (dir, name, text, -1);
 }
 
+/* A capture of ProfilerStep#first … #first+n-1, back to back, step k
+ * lasting base + k * inc µs with one 100 µs kernel in it. */
+static char *
+write_numbered_steps (const char *dir,
+                      const char *name,
+                      guint       first,
+                      guint       n,
+                      gint64      base,
+                      gint64      inc)
+{
+  g_autoptr(GString) s = g_string_new ("{\"traceEvents\": [\n");
+  gint64 ts = 0;
+
+  for (guint k = 0; k < n; k++)
+    {
+      gint64 dur = base + (gint64) (first + k) * inc;
+
+      g_string_append_printf (s, "%s {\"ph\": \"X\", \"name\": \"ProfilerStep#%u\", \"cat\": \"user_annotation\", "
+                              "\"pid\": 1, \"tid\": 1, \"ts\": %" G_GINT64_FORMAT ", \"dur\": %" G_GINT64_FORMAT "},\n",
+                              k > 0 ? "," : "", first + k, ts, dur);
+      g_string_append_printf (s, " {\"ph\": \"X\", \"name\": \"cudaLaunchKernel\", \"cat\": \"cuda_runtime\", \"pid\": 1, "
+                              "\"tid\": 1, \"ts\": %" G_GINT64_FORMAT ", \"dur\": 5, \"args\": {\"correlation\": %u}},\n",
+                              ts + 10, k + 1);
+      g_string_append_printf (s, " {\"ph\": \"X\", \"name\": \"gemm\", \"cat\": \"kernel\", \"pid\": 0, \"tid\": 7, "
+                              "\"ts\": %" G_GINT64_FORMAT ", \"dur\": 100, \"args\": {\"device\": 0, \"stream\": 7, "
+                              "\"correlation\": %u}}\n", ts + 20, k + 1);
+      ts += dur;
+    }
+  g_string_append (s, "]}\n");
+  return cp_test_write_file (dir, name, s->str, -1);
+}
+
+/* Steps paired by number: A profiled #10–#14, B #12–#17. In order, A's
+ * i-th meets B's i-th (five pairs, #10 with #12); by number, #12, #13 and
+ * #14 meet themselves, with the durations written. The per-step figures do
+ * not change; the command takes --steps=number, refuses a bad value, and
+ * says so when no number is on both sides. */
+static void
+test_steps_by_number (void)
+{
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *pa = write_numbered_steps (dir, "a.json", 10, 5, 1000, 100);
+  g_autofree char *pb = write_numbered_steps (dir, "b.json", 12, 6, 2000, 10);
+  g_autofree char *pc = write_numbered_steps (dir, "c.json", 40, 3, 2000, 10);
+  g_autoptr(CpComparison) c = compare_files (pa, pb, CP_COMPARE_KERNELS_BY_NAME);
+  g_autoptr(CpComparison) disjoint = compare_files (pa, pc, CP_COMPARE_KERNELS_BY_NAME);
+  const CpCompareStep *st;
+  gint64 mean_a, mean_b, delta, mean_a2, mean_b2, delta2;
+  double pct, pct2;
+  guint n = 0;
+
+  g_assert_cmpint (cp_comparison_get_step_match (c), ==, CP_COMPARE_STEPS_IN_ORDER);
+  st = cp_comparison_get_steps (c, &n);
+  g_assert_cmpuint (n, ==, 5);
+  for (guint i = 0; i < n; i++)
+    {
+      g_assert_cmpuint (st[i].index, ==, i);
+      g_assert_cmpuint (st[i].index_b, ==, i);
+      g_assert_cmpint (st[i].number_a, ==, 10 + i);
+      g_assert_cmpint (st[i].number_b, ==, 12 + i);
+    }
+  cp_comparison_get_step_time (c, &mean_a, &mean_b, &delta, &pct);
+  g_assert_true (g_strv_contains (cp_comparison_get_notes (c),
+                                  "A has 5 steps and B 6: per-step figures divide by each side’s own count, "
+                                  "and the first 5 steps are matched in order"));
+
+  g_assert_true (cp_comparison_set_step_match (c, CP_COMPARE_STEPS_BY_NUMBER));
+  g_assert_true (g_strv_contains (cp_comparison_get_notes (c),
+                                  "A has 5 steps and B 6: per-step figures divide by each side’s own count, "
+                                  "and the 3 steps numbered on both sides are matched by number"));
+  g_assert_cmpint (cp_comparison_get_step_match (c), ==, CP_COMPARE_STEPS_BY_NUMBER);
+  st = cp_comparison_get_steps (c, &n);
+  g_assert_cmpuint (n, ==, 3);
+  for (guint i = 0; i < n; i++)
+    {
+      gint64 num = 12 + i;
+
+      g_assert_cmpint (st[i].number_a, ==, num);
+      g_assert_cmpint (st[i].number_b, ==, num);
+      g_assert_cmpuint (st[i].index, ==, num - 10);
+      g_assert_cmpuint (st[i].index_b, ==, num - 12);
+      g_assert_cmpint (st[i].duration_a, ==, (1000 + num * 100) * 1000);
+      g_assert_cmpint (st[i].duration_b, ==, (2000 + num * 10) * 1000);
+      g_assert_cmpint (st[i].delta, ==, st[i].duration_b - st[i].duration_a);
+    }
+  cp_comparison_get_step_time (c, &mean_a2, &mean_b2, &delta2, &pct2);
+  g_assert_cmpint (mean_a2, ==, mean_a);
+  g_assert_cmpint (mean_b2, ==, mean_b);
+
+  /* No number on both sides: refused, the pairs stay in order. */
+  g_assert_false (cp_comparison_set_step_match (disjoint, CP_COMPARE_STEPS_BY_NUMBER));
+  g_assert_cmpint (cp_comparison_get_step_match (disjoint), ==, CP_COMPARE_STEPS_IN_ORDER);
+  cp_comparison_get_steps (disjoint, &n);
+  g_assert_cmpuint (n, ==, 3);
+
+  /* The command. */
+  {
+    const char *args[] = { "--json", "--steps=number", pa, pb, NULL };
+    const char *bad[] = { "--steps=bogus", pa, pb, NULL };
+    const char *none[] = { "--steps=number", pa, pc, NULL };
+    g_autofree char *out = NULL, *err = NULL, *err2 = NULL, *out3 = NULL, *err3 = NULL;
+    g_autoptr(JsonNode) root = NULL;
+    JsonArray *steps;
+
+    g_assert_cmpint (run_cli (args, &out, NULL), ==, 0);
+    root = parse_json (out);
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "step_match"), ==, "number");
+    steps = json_object_get_array_member (json_node_get_object (root), "steps");
+    g_assert_cmpuint (json_array_get_length (steps), ==, 3);
+    for (guint i = 0; i < 3; i++)
+      {
+        JsonObject *o = json_array_get_object_element (steps, i);
+
+        g_assert_cmpint (json_object_get_int_member (o, "number_a"), ==, 12 + i);
+        g_assert_cmpint (json_object_get_int_member (o, "number_b"), ==, 12 + i);
+        g_assert_cmpint (json_object_get_int_member (o, "index_b"), ==, i);
+        g_assert_cmpint (json_object_get_int_member (o, "a_ns"), ==, (1000 + (12 + i) * 100) * 1000);
+      }
+    g_assert_cmpint (run_cli (bad, NULL, &err2), ==, 2);
+    g_assert_nonnull (strstr (err2, "--steps takes"));
+    g_assert_cmpint (run_cli (none, &out3, &err3), ==, 1);
+    g_assert_nonnull (strstr (err3, "no step number is found in both"));
+    g_assert_cmpstr (out3, ==, "");
+  }
+  cp_test_rm_rf (dir);
+}
+
 /* Pairs that do not compare, and files that cannot be read: one clear
  * line on stderr, exit 1, nothing on stdout. Two captures of different
  * lengths do compare. */
@@ -1016,6 +1171,7 @@ main (int   argc,
   g_test_add_func ("/compare/gen/amp-on", test_gen_amp_on);
   g_test_add_func ("/compare/gen/slow-kernel", test_gen_slow_kernel);
   g_test_add_func ("/compare/typical-step", test_typical_step);
+  g_test_add_func ("/compare/steps-by-number", test_steps_by_number);
   g_test_add_func ("/compare/cli/gates", test_cli_gates);
   g_test_add_func ("/compare/cli/formats", test_cli_formats);
   g_test_add_func ("/compare/cli/bad-pairs", test_cli_bad_pairs);

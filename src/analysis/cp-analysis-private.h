@@ -146,6 +146,15 @@ extern const char * const _cp_analysis_phase_names[CP_ANALYSIS_N_PHASES];
 
 /* The parts, in the order cp_analysis_new() runs them. */
 void _cp_analysis_find_devices_kind (CpAnalysis *self); /* cp-verdict.c */
+/* Whether a host slice is an op of the statistics (not a runtime call, a
+ * step marker or a Python function); nf its name's CP_NAME_* flags,
+ * python_cat the string of "python_function" (cp-kernel-stats.c). */
+gboolean _cp_analysis_is_host_op (CpAnalysis *self,
+                                  guint       lane,
+                                  guint       index,
+                                  guint32     nf,
+                                  CpStr       cat,
+                                  CpStr       python_cat);
 void _cp_analysis_prepare_lanes   (CpAnalysis *self);
 void _cp_analysis_build_steps     (CpAnalysis *self);
 void _cp_analysis_breakdown       (CpAnalysis *self);

@@ -154,12 +154,14 @@ cp_comparison_to_json (CpComparison *self,
   json_builder_end_object (b);
 
   steps = cp_comparison_get_steps (self, &n);
+  _cp_json_add_string (b, "step_match", cp_compare_step_match_to_string (cp_comparison_get_step_match (self)));
   json_builder_set_member_name (b, "steps");
   json_builder_begin_array (b);
   for (guint i = 0; i < n; i++)
     {
       json_builder_begin_object (b);
       _cp_json_add_int (b, "index", steps[i].index);
+      _cp_json_add_int (b, "index_b", steps[i].index_b);
       _cp_json_add_int (b, "number_a", steps[i].number_a);
       _cp_json_add_int (b, "number_b", steps[i].number_b);
       _cp_json_add_int (b, "a_ns", steps[i].duration_a);
@@ -190,6 +192,9 @@ cp_comparison_to_json (CpComparison *self,
   items = cp_comparison_get_host_ops (self, &n);
   add_items (b, "host_ops", items, n, MAX_LISTED);
   _cp_json_add_int (b, "n_host_ops", n);
+  items = cp_comparison_get_host_op_paths (self, &n);
+  add_items (b, "host_op_paths", items, n, MAX_LISTED);
+  _cp_json_add_int (b, "n_host_op_paths", n);
 
   devs = cp_comparison_get_devices (self, &n);
   json_builder_set_member_name (b, "devices");

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cp-compare.h"
+#include "cp-op-paths.h"
 
 struct _CpComparison
 {
@@ -19,6 +20,8 @@ struct _CpComparison
 
   CpAnalysis         *side[2];
   CpCompareKernelKey  kernel_key;
+  CpCompareStepMatch  step_match;
+  gint                steps_note;     /* index in notes of the step counts' note, or -1 */
   guint               windows[2];     /* ≥ 1: the per-step divisor */
   guint               n_steps[2];
   gint                typical[2];
@@ -30,6 +33,8 @@ struct _CpComparison
   GArray             *categories;     /* CpCompareItem */
   GArray             *kernels;
   GArray             *host_ops;
+  GArray             *host_op_paths;  /* NULL until asked for */
+  CpOpPaths          *paths[2];
   GArray             *devices;        /* CpCompareDevice */
   GArray             *findings;       /* CpCompareFinding */
   GHashTable         *kernel_index;   /* key → index in kernels */
@@ -421,6 +426,50 @@ match_host_ops (CpComparison *self)
   self->host_ops = finish_matches (self, order, TRUE);
 }
 
+typedef struct
+{
+  GArray *acc;   /* Acc by path id */
+} PathSums;
+
+static void
+sum_path (CpSliceRef  op,
+          guint       path,
+          gint64      dur,
+          gpointer    user_data)
+{
+  PathSums *sums = user_data;
+  Acc *acc;
+
+  if (path >= sums->acc->len)
+    g_array_set_size (sums->acc, path + 1);
+  acc = &g_array_index (sums->acc, Acc, path);
+  acc->count++;
+  acc->total += dur;
+}
+
+static void
+match_host_op_paths (CpComparison *self)
+{
+  g_autoptr(GHashTable) table = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_autoptr(GPtrArray) order = g_ptr_array_new ();
+
+  for (guint s = 0; s < 2; s++)
+    {
+      PathSums sums = { g_array_new (FALSE, TRUE, sizeof (Acc)) };
+
+      self->paths[s] = _cp_op_paths_new (self->side[s], sum_path, &sums);
+      for (guint id = 0; id < sums.acc->len; id++)
+        {
+          const Acc *acc = &g_array_index (sums.acc, Acc, id);
+          const char *key = _cp_op_paths_get_string (self->paths[s], id);
+
+          match_add (match_get (table, order, self->strings, key), s, key, acc->count, acc->total);
+        }
+      g_array_unref (sums.acc);
+    }
+  self->host_op_paths = finish_matches (self, order, TRUE);
+}
+
 static void
 match_categories (CpComparison *self)
 {
@@ -539,30 +588,70 @@ compare_step_order (const void *pa,
   return a->index < b->index ? -1 : (a->index > b->index);
 }
 
+/* The step pairs of match: in order, or by number (NULL when no number is
+ * on both sides). */
+static GArray *
+pair_steps (CpComparison       *self,
+            CpCompareStepMatch  match)
+{
+  guint n[2];
+  const CpStepStats *st[2];
+  GArray *steps = g_array_new (FALSE, TRUE, sizeof (CpCompareStep));
+  g_autoptr(GHashTable) b_by_number = NULL;
+
+  for (guint s = 0; s < 2; s++)
+    st[s] = cp_analysis_get_steps (self->side[s], &n[s]);
+  if (match == CP_COMPARE_STEPS_BY_NUMBER)
+    {
+      /* B's first step of each number. */
+      b_by_number = g_hash_table_new (g_int64_hash, g_int64_equal);
+      for (guint j = n[1]; j-- > 0;)
+        g_hash_table_insert (b_by_number, (gpointer) &st[1][j].number, GUINT_TO_POINTER (j + 1));
+    }
+  for (guint i = 0; i < n[0]; i++)
+    {
+      CpCompareStep cs = { 0 };
+      guint j = i;
+
+      if (b_by_number != NULL)
+        {
+          guint found = GPOINTER_TO_UINT (g_hash_table_lookup (b_by_number, &st[0][i].number));
+
+          if (found == 0)
+            continue;
+          j = found - 1;
+          /* A number A repeats pairs once. */
+          g_hash_table_remove (b_by_number, &st[0][i].number);
+        }
+      else if (i >= n[1])
+        break;
+      cs.index = i;
+      cs.index_b = j;
+      cs.number_a = st[0][i].number;
+      cs.number_b = st[1][j].number;
+      cs.duration_a = st[0][i].end - st[0][i].start;
+      cs.duration_b = st[1][j].end - st[1][j].start;
+      cs.delta = cs.duration_b - cs.duration_a;
+      g_array_append_val (steps, cs);
+    }
+  if (match == CP_COMPARE_STEPS_BY_NUMBER && steps->len == 0)
+    g_clear_pointer (&steps, g_array_unref);
+  return steps;
+}
+
 static void
 match_steps (CpComparison *self)
 {
   guint n[2];
   const CpStepStats *st[2];
 
-  self->steps = g_array_new (FALSE, TRUE, sizeof (CpCompareStep));
   for (guint s = 0; s < 2; s++)
     {
       st[s] = cp_analysis_get_steps (self->side[s], &n[s]);
       self->n_steps[s] = n[s];
     }
-  for (guint i = 0; i < MIN (n[0], n[1]); i++)
-    {
-      CpCompareStep cs = { 0 };
-
-      cs.index = i;
-      cs.number_a = st[0][i].number;
-      cs.number_b = st[1][i].number;
-      cs.duration_a = st[0][i].end - st[0][i].start;
-      cs.duration_b = st[1][i].end - st[1][i].start;
-      cs.delta = cs.duration_b - cs.duration_a;
-      g_array_append_val (self->steps, cs);
-    }
+  self->step_match = CP_COMPARE_STEPS_IN_ORDER;
+  self->steps = pair_steps (self, CP_COMPARE_STEPS_IN_ORDER);
 
   /* The median step by duration (the lower one of an even count), ties by
    * position. */
@@ -646,6 +735,17 @@ add_note (CpComparison *self,
   g_ptr_array_insert (self->notes, self->notes->len - 1, note);
 }
 
+/* The note on unequal step counts, for the matching in force. */
+static char *
+steps_note (CpComparison *self)
+{
+  if (self->step_match == CP_COMPARE_STEPS_BY_NUMBER)
+    return g_strdup_printf (_("A has %u steps and B %u: per-step figures divide by each side’s own count, and the %u steps numbered on both sides are matched by number"),
+                            self->n_steps[0], self->n_steps[1], self->steps->len);
+  return g_strdup_printf (_("A has %u steps and B %u: per-step figures divide by each side’s own count, and the first %u steps are matched in order"),
+                          self->n_steps[0], self->n_steps[1], MIN (self->n_steps[0], self->n_steps[1]));
+}
+
 static void
 decide_comparable (CpComparison *self)
 {
@@ -668,9 +768,12 @@ decide_comparable (CpComparison *self)
   else
     add_note (self, g_strdup (steps_a ? _("B has no steps: its whole capture is one window, so step times and the breakdown per step do not compare")
                                       : _("A has no steps: its whole capture is one window, so step times and the breakdown per step do not compare")));
+  self->steps_note = -1;
   if (steps_a && steps_b && self->n_steps[0] != self->n_steps[1])
-    add_note (self, g_strdup_printf (_("A has %u steps and B %u: per-step figures divide by each side’s own count, and the first %u steps are matched in order"),
-                                     self->n_steps[0], self->n_steps[1], MIN (self->n_steps[0], self->n_steps[1])));
+    {
+      self->steps_note = self->notes->len - 1;
+      add_note (self, steps_note (self));
+    }
 
   if (kernels_both > 0)
     self->comparable |= CP_COMPARE_GROUP_KERNELS;
@@ -714,6 +817,9 @@ cp_comparison_finalize (GObject *object)
   g_clear_pointer (&self->categories, g_array_unref);
   g_clear_pointer (&self->kernels, g_array_unref);
   g_clear_pointer (&self->host_ops, g_array_unref);
+  g_clear_pointer (&self->host_op_paths, g_array_unref);
+  g_clear_pointer (&self->paths[0], _cp_op_paths_free);
+  g_clear_pointer (&self->paths[1], _cp_op_paths_free);
   g_clear_pointer (&self->devices, g_array_unref);
   g_clear_pointer (&self->findings, g_array_unref);
   g_clear_pointer (&self->kernel_index, g_hash_table_unref);
@@ -906,6 +1012,43 @@ cp_comparison_get_steps (CpComparison *self,
   return (const CpCompareStep *) self->steps->data;
 }
 
+const char *
+cp_compare_step_match_to_string (CpCompareStepMatch match)
+{
+  return match == CP_COMPARE_STEPS_BY_NUMBER ? "number" : "order";
+}
+
+gboolean
+cp_comparison_set_step_match (CpComparison       *self,
+                              CpCompareStepMatch  match)
+{
+  GArray *steps;
+
+  g_return_val_if_fail (CP_IS_COMPARISON (self), FALSE);
+  g_return_val_if_fail (match == CP_COMPARE_STEPS_IN_ORDER || match == CP_COMPARE_STEPS_BY_NUMBER, FALSE);
+
+  if (match == self->step_match)
+    return TRUE;
+  if ((steps = pair_steps (self, match)) == NULL)
+    return FALSE;
+  g_array_unref (self->steps);
+  self->steps = steps;
+  self->step_match = match;
+  if (self->steps_note >= 0)
+    {
+      g_free (self->notes->pdata[self->steps_note]);
+      self->notes->pdata[self->steps_note] = steps_note (self);
+    }
+  return TRUE;
+}
+
+CpCompareStepMatch
+cp_comparison_get_step_match (CpComparison *self)
+{
+  g_return_val_if_fail (CP_IS_COMPARISON (self), CP_COMPARE_STEPS_IN_ORDER);
+  return self->step_match;
+}
+
 void
 cp_comparison_get_n_steps (CpComparison *self,
                            guint        *n_a,
@@ -1056,6 +1199,36 @@ item_in (const CpCompareItem *item,
          item < &g_array_index (items, CpCompareItem, 0) + items->len;
 }
 
+const CpCompareItem *
+cp_comparison_get_host_op_paths (CpComparison *self,
+                                 guint        *n_items)
+{
+  g_return_val_if_fail (CP_IS_COMPARISON (self), NULL);
+  if (self->host_op_paths == NULL)
+    match_host_op_paths (self);
+  if (n_items)
+    *n_items = self->host_op_paths->len;
+  return (const CpCompareItem *) self->host_op_paths->data;
+}
+
+typedef struct
+{
+  guint   path;
+  GArray *out;
+} PathCollect;
+
+static void
+collect_path (CpSliceRef  op,
+              guint       path,
+              gint64      dur,
+              gpointer    user_data)
+{
+  PathCollect *pc = user_data;
+
+  if (path == pc->path)
+    g_array_append_val (pc->out, op);
+}
+
 void
 cp_comparison_collect_slices (CpComparison        *self,
                               const CpCompareItem *item,
@@ -1092,6 +1265,17 @@ cp_comparison_collect_slices (CpComparison        *self,
       for (guint i = 0; i < n; i++)
         if (g_str_equal (cp_trace_get_string (trace, ops[i].name), item->key))
           cp_analysis_collect_host_slices (a, ops[i].name, out);
+    }
+  else if (self->host_op_paths != NULL && item_in (item, self->host_op_paths))
+    {
+      for (guint id = 0; id < _cp_op_paths_get_n (self->paths[side]); id++)
+        if (g_str_equal (_cp_op_paths_get_string (self->paths[side], id), item->key))
+          {
+            PathCollect pc = { id, out };
+
+            _cp_op_paths_free (_cp_op_paths_new (a, collect_path, &pc));
+            break;
+          }
     }
   else
     g_critical ("cp_comparison_collect_slices: the item is not one of this comparison’s kernels or host ops");

@@ -44,6 +44,14 @@ typedef enum
   CP_COMPARE_KERNELS_BY_OP,    /* the deepest host op enclosing the launch */
 } CpCompareKernelKey;
 
+/* How steps pair up: A's i-th with B's i-th, or by their step number
+ * (ProfilerStep#N, step_num), for captures that profiled different steps. */
+typedef enum
+{
+  CP_COMPARE_STEPS_IN_ORDER,
+  CP_COMPARE_STEPS_BY_NUMBER,
+} CpCompareStepMatch;
+
 typedef enum
 {
   CP_COMPARE_BOTH,
@@ -104,7 +112,9 @@ typedef struct
 
 typedef struct
 {
-  guint   index;             /* in both sides' cp_analysis_get_steps() */
+  guint   index;             /* A's, in cp_analysis_get_steps() */
+  guint   index_b;           /* B's: index in order, the step of A's number
+                              * by number */
   gint64  number_a;
   gint64  number_b;
   gint64  duration_a;
@@ -193,9 +203,18 @@ void                 cp_comparison_get_step_time    (CpComparison *self,
                                                      gint64       *mean_b,
                                                      gint64       *delta,
                                                      double       *percent);
-/* Steps matched in order: min(steps of A, steps of B) pairs. */
+/* Steps matched in order (min(steps of A, steps of B) pairs), or by number
+ * (the steps whose number both sides have, in A's order). */
 const CpCompareStep *cp_comparison_get_steps        (CpComparison *self,
                                                      guint        *n_steps);
+/* Pairs the steps again, in order or by number; FALSE (and the steps stay
+ * as they were) when by number finds no number on both sides. The typical
+ * steps and the per-step figures do not change: they are each side's. */
+gboolean             cp_comparison_set_step_match   (CpComparison       *self,
+                                                     CpCompareStepMatch  match);
+CpCompareStepMatch   cp_comparison_get_step_match   (CpComparison *self);
+/* "order", "number". */
+const char          *cp_compare_step_match_to_string (CpCompareStepMatch match);
 /* Steps on each side (what was matched and what was not). */
 void                 cp_comparison_get_n_steps      (CpComparison *self,
                                                      guint        *n_a,
@@ -231,8 +250,15 @@ const CpCompareFinding *cp_comparison_get_findings  (CpComparison *self,
  * finds it when no other key holds that part. */
 const CpCompareItem *cp_comparison_lookup_kernel    (CpComparison *self,
                                                      const char   *name);
+/* Host ops by call path: the ops around each op on its thread, outermost
+ * first, joined by " > " ("aten::linear > aten::addmm"), so one op called
+ * from two places is two items. Worked out on the first call (one walk of
+ * each side's host threads). */
+const CpCompareItem *cp_comparison_get_host_op_paths (CpComparison *self,
+                                                      guint        *n_items);
 /* The slices of one side (0 for A, 1 for B) that an item of
- * cp_comparison_get_kernels() or cp_comparison_get_host_ops() stands for,
+ * cp_comparison_get_kernels(), cp_comparison_get_host_ops() or
+ * cp_comparison_get_host_op_paths() stands for,
  * appended to out (CpSliceRef), for highlighting the match on both
  * timelines: the device slices of every full name folded into a kernel
  * key; the host slices of an op (with CP_COMPARE_KERNELS_BY_OP, a kernel

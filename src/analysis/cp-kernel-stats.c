@@ -18,13 +18,13 @@ typedef struct
   gboolean grid_set;
 } KernelAcc;
 
-static gboolean
-is_host_op (CpAnalysis *self,
-            guint       lane,
-            guint       index,
-            guint32     nf,
-            CpStr       cat,
-            CpStr       python_cat)
+gboolean
+_cp_analysis_is_host_op (CpAnalysis *self,
+                         guint       lane,
+                         guint       index,
+                         guint32     nf,
+                         CpStr       cat,
+                         CpStr       python_cat)
 {
   const CpLaneInfo *info = &self->lanes[lane];
 
@@ -90,7 +90,7 @@ host_pass (CpAnalysis *self,
           while (depth > 0 && cp_slices_get_end (s, stack[depth - 1]) <= start)
             depth--;
 
-          op = cp_slices_get_dur (s, i) > 0 && is_host_op (self, l, i, nf, cp_slices_get_cat (s, i), python_cat);
+          op = cp_slices_get_dur (s, i) > 0 && _cp_analysis_is_host_op (self, l, i, nf, cp_slices_get_cat (s, i), python_cat);
           near = op ? i + 1 : (depth > 0 ? nearest[depth - 1] : 0);
 
           if ((s->flags[i] & CP_SLICE_HAS_FLOW_OUT) && depth > 0 && nearest[depth - 1] != 0)

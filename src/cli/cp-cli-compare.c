@@ -213,8 +213,12 @@ print_text (CpComparison *c)
       g_autofree char *lb = cp_format_ns (tb->end - tb->start);
 
       cp_comparison_get_steps (c, &n);
-      g_print (_("Steps:    %u matched in order; typical (median) step A #%" PRId64 " (%s), B #%" PRId64 " (%s)\n"),
-               n, ta->number, la, tb->number, lb);
+      if (cp_comparison_get_step_match (c) == CP_COMPARE_STEPS_BY_NUMBER)
+        g_print (_("Steps:    %u matched by number; typical (median) step A #%" PRId64 " (%s), B #%" PRId64 " (%s)\n"),
+                 n, ta->number, la, tb->number, lb);
+      else
+        g_print (_("Steps:    %u matched in order; typical (median) step A #%" PRId64 " (%s), B #%" PRId64 " (%s)\n"),
+                 n, ta->number, la, tb->number, lb);
     }
 
   if (comparable & CP_COMPARE_GROUP_CATEGORIES)
@@ -280,6 +284,8 @@ print_text (CpComparison *c)
     {
       items = cp_comparison_get_host_ops (c, &n);
       print_items_text (_("Host ops, largest change first (per step A, B, delta, ratio, count A, B)"), items, n);
+      items = cp_comparison_get_host_op_paths (c, &n);
+      print_items_text (_("Host ops by call path (outer > inner), largest change first"), items, n);
     }
 
   fs = cp_comparison_get_findings (c, &n);
@@ -591,6 +597,7 @@ cp_cli_compare (int    argc,
 {
   gboolean json = FALSE, by_op = FALSE;
   g_autofree char *format_name = NULL;
+  g_autofree char *steps_name = NULL;
   g_autofree char *fail_on_regression = NULL;
   g_auto(GStrv) metric_args = NULL;
   g_auto(GStrv) files = NULL;
@@ -599,6 +606,8 @@ cp_cli_compare (int    argc,
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name,
       N_("Output format: text (default), markdown (for a pull request or $GITHUB_STEP_SUMMARY) or json"), N_("text|markdown|json") },
     { "by-op", 0, 0, G_OPTION_ARG_NONE, &by_op, N_("Match kernels by the host op that launched them, not by name"), NULL },
+    { "steps", 0, 0, G_OPTION_ARG_STRING, &steps_name,
+      N_("Pair steps in order (default) or by their step number, for captures of different steps"), N_("order|number") },
     { "fail-on-regression", 0, 0, G_OPTION_ARG_STRING, &fail_on_regression,
       N_("Exit with status 3 when B’s mean step time is more than PCT percent slower than A’s"), N_("PCT") },
     { "metric", 'm', 0, G_OPTION_ARG_STRING_ARRAY, &metric_args,
@@ -649,6 +658,11 @@ cp_cli_compare (int    argc,
           return CP_EXIT_USAGE;
         }
     }
+  if (steps_name != NULL && !g_str_equal (steps_name, "order") && !g_str_equal (steps_name, "number"))
+    {
+      g_printerr (_("chokepoint compare: --steps takes “order” or “number”, not “%s”\n"), steps_name);
+      return CP_EXIT_USAGE;
+    }
   if (json)
     {
       if (format_name != NULL && format != FORMAT_JSON)
@@ -685,7 +699,7 @@ cp_cli_compare (int    argc,
   if (files == NULL || files[0] == NULL || files[1] == NULL || files[2] != NULL)
     {
       g_printerr (_("chokepoint compare: give exactly two capture files, A (before) and B (after)\n"));
-      g_printerr (_("Usage: chokepoint compare [--json|--format=markdown] [--by-op] [--fail-on-regression=PCT] "
+      g_printerr (_("Usage: chokepoint compare [--json|--format=markdown] [--by-op] [--steps=order|number] [--fail-on-regression=PCT] "
                     "[--metric NAME:PCT]... A B\n"));
       return CP_EXIT_USAGE;
     }
@@ -707,6 +721,12 @@ cp_cli_compare (int    argc,
   if (!cp_comparison_check (c, &error))
     {
       g_printerr ("chokepoint compare: %s\n", error->message);
+      return CP_EXIT_FAILURE;
+    }
+  if (steps_name != NULL && g_str_equal (steps_name, "number") &&
+      !cp_comparison_set_step_match (c, CP_COMPARE_STEPS_BY_NUMBER))
+    {
+      g_printerr (_("chokepoint compare: --steps=number: no step number is found in both A and B\n"));
       return CP_EXIT_FAILURE;
     }
 
