@@ -909,7 +909,8 @@ test_rule_table (void)
     "input-pipeline", "input-bound", "dataloader-single-process", "launch-bound", "host-overhead",
     "transfer-bound", "pageable-memcpy", "sync-stall", "async-wait", "output-bound",
     "no-mixed-precision", "below-roofline", "low-utilization", "gpu-gaps", "comm-bound",
-    "low-comm-overlap", "memory-pressure", "dataparallel",
+    "low-comm-overlap", "memory-pressure", "memory-fragmentation", "memory-leak",
+    "memory-headroom", "dataparallel",
   };
   guint n;
   CpSeverity sev;
@@ -941,6 +942,11 @@ test_rule_table (void)
   g_assert_false (cp_rule_grade (cp_rules_lookup ("gpu-gaps"), 500, &sev));
   g_assert_true (cp_rule_grade (cp_rules_lookup ("gpu-gaps"), 500.001, &sev));
   g_assert_false (cp_rule_grade (cp_rules_lookup ("memory-pressure"), 0.9, &sev));
+  g_assert_false (cp_rule_grade (cp_rules_lookup ("memory-headroom"), 0.5, &sev));
+  g_assert_true (cp_rule_grade (cp_rules_lookup ("memory-headroom"), 0.4999, &sev));
+  g_assert_false (cp_rule_grade (cp_rules_lookup ("memory-leak"), 5, &sev));
+  g_assert_true (cp_rule_grade (cp_rules_lookup ("memory-leak"), 20.001, &sev));
+  g_assert_cmpint (sev, ==, CP_SEVERITY_HIGH);
   g_assert_true (cp_rule_grade (cp_rules_lookup ("launch-bound"), 15, &sev));
   g_assert_cmpint (sev, ==, CP_SEVERITY_HIGH);
 }

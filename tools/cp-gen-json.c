@@ -422,6 +422,33 @@ write_counter (CpGenJson        *w,
   cp_gen_out_commit (w->out, n);
 }
 
+/* A "[memory]" instant as Kineto 2.x writes it (CUDA device 0). */
+static void
+write_memory (CpGenJson           *w,
+              const CpGenMemEvent *ev,
+              const CpGenLane     *lane)
+{
+  char *p = cp_gen_out_reserve (w->out, EVENT_RESERVE);
+  int n = 0;
+
+  n += LIT (p + n, "  {\n    \"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\",\n    ");
+  n += put_pid_tid (w, p + n, lane);
+  n += LIT (p + n, ",\n    \"ts\": ");
+  n += fmt_us (p + n, w->run->origin_rel_ns + ev->ts);
+  n += LIT (p + n, ",\n    \"args\": {\n      \"Total Reserved\": ");
+  n += fmt_i64 (p + n, ev->reserved);
+  n += LIT (p + n, ", \"Total Allocated\": ");
+  n += fmt_i64 (p + n, ev->allocated);
+  n += LIT (p + n, ", \"Bytes\": ");
+  n += fmt_i64 (p + n, ev->bytes);
+  n += LIT (p + n, ", \"Addr\": ");
+  n += fmt_u64 (p + n, ev->addr);
+  n += LIT (p + n, ", \"Device Id\": 0, \"Device Type\": 1\n    }\n  },\n");
+  w->counts->events++;
+  w->counts->instants++;
+  cp_gen_out_commit (w->out, n);
+}
+
 typedef struct
 {
   gint64 ts;
@@ -492,6 +519,18 @@ cp_gen_json_step (CpGenJson        *w,
   for (guint i = 0; i < n_events; i++)
     if (events[i].cat == CP_GEN_CAT_COUNTER)
       write_counter (w, &events[i]);
+
+  {
+    guint n_mem;
+    const CpGenMemEvent *mem = cp_gen_sim_memory_events (w->sim, &n_mem);
+    const CpGenLane *main_lane = NULL;
+
+    for (guint l = 0; l < n_lanes && main_lane == NULL; l++)
+      if (lanes[l].kind == CP_GEN_LANE_HOST)
+        main_lane = &lanes[l];
+    for (guint i = 0; i < n_mem && main_lane != NULL; i++)
+      write_memory (w, &mem[i], main_lane);
+  }
 
   cp_gen_counts_add_step (w->counts, events, n_events);
 }

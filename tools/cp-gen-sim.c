@@ -289,6 +289,12 @@ typedef struct
   gboolean sync_stalls;     /* .item() / nonzero syncs in the loop */
   gboolean comm;            /* gradient all-reduce after backward */
   gint64   launch_ns;       /* mean cudaLaunchKernel time */
+  /* Memory scenarios (0: no allocator events): what was allocated before
+   * the capture (weights, optimizer state), the activations each step
+   * allocates and frees, and what each step keeps for good. */
+  gint64   mem_base;
+  gint64   mem_act;
+  gint64   mem_leak;
 } Scenario;
 
 static const Scenario scenarios[] = {
@@ -330,6 +336,27 @@ static const Scenario scenarios[] = {
   { { "comm-bound", "comm-bound", "low-comm-overlap",
       "NCCL all-reduce of 172 MB of bf16 gradients after backward, not overlapped (~32% of a step)" },
     MODEL_VIT, 12, 64, FALSE, FALSE, US (160), FALSE, FALSE, FALSE, TRUE, US (5.5) },
+  /* The healthy loop with profile_memory=True. Weights and AdamW state
+   * (4 GiB) were allocated before the capture; each step's activations
+   * (12 GiB in 8 blocks) come and go, and 512 MiB a step stay allocated
+   * (a loss kept with its graph): allocated at step end grows by 512 MiB,
+   * ~25% of the peak over 6 steps, on a device used to ~25%. */
+  { { "memory-leak", "memory-leak", "memory-headroom",
+      "profile_memory: 512 MiB a step stay allocated (a loss kept with its graph) on an 80 GB H100" },
+    MODEL_VIT, 12, 64, FALSE, FALSE, US (160), FALSE, TRUE, FALSE, FALSE, US (5.5),
+    G_GINT64_CONSTANT (4) << 30, G_GINT64_CONSTANT (12) << 30, G_GINT64_CONSTANT (512) << 20 },
+  /* 30 GiB of weights and state and 46 GiB of activations: the peak is
+   * ~96% of the 79.2 GiB device. */
+  { { "memory-near-capacity", "memory-pressure", NULL,
+      "profile_memory: 30 GiB of state and 46 GiB of activations peak at ~96% of an 80 GB H100" },
+    MODEL_VIT, 12, 64, FALSE, FALSE, US (160), FALSE, TRUE, FALSE, FALSE, US (5.5),
+    G_GINT64_CONSTANT (30) << 30, G_GINT64_CONSTANT (46) << 30, 0 },
+  /* 2 GiB of state and 6 GiB of activations: ~10% of the device, so a
+   * batch ~10x larger would fit by the plain ratio. */
+  { { "memory-headroom", "memory-headroom", NULL,
+      "profile_memory: 2 GiB of state and 6 GiB of activations use ~10% of an 80 GB H100" },
+    MODEL_VIT, 12, 64, FALSE, FALSE, US (160), FALSE, TRUE, FALSE, FALSE, US (5.5),
+    G_GINT64_CONSTANT (2) << 30, G_GINT64_CONSTANT (6) << 30, 0 },
 };
 
 const CpGenScenarioInfo *
@@ -435,6 +462,14 @@ struct _CpGenSim
   gint64          range_end;
   gboolean        sync_pending;
   gint64          sync_start;
+
+  GArray         *mem;            /* of CpGenMemEvent: this step's */
+  gint64          mem_allocated;
+  gint64          mem_reserved;
+  gint64          mem_peak_allocated;
+  gint64          mem_peak_reserved;
+  guint64         mem_next_addr;
+  guint64         mem_n;
 };
 
 /* xoshiro256** seeded through splitmix64. */
@@ -1792,6 +1827,13 @@ cp_gen_sim_new (const CpGenScenarioInfo *info,
       s->queue[i].ring = g_new0 (gint64, CP_GEN_QUEUE_DEPTH);
     }
   s->events = g_array_sized_new (FALSE, FALSE, sizeof (CpGenEvent), 16384);
+  s->mem = g_array_new (FALSE, FALSE, sizeof (CpGenMemEvent));
+  /* The caching allocator rounds what it reserves to 20 MiB segments. */
+  s->mem_allocated = s->sc->mem_base;
+  s->mem_reserved = (s->sc->mem_base + (20 << 20) - 1) / (20 << 20) * (20 << 20);
+  s->mem_peak_allocated = s->mem_allocated;
+  s->mem_peak_reserved = s->mem_reserved;
+  s->mem_next_addr = G_GUINT64_CONSTANT (0x7f0000000000);
   s->names = g_ptr_array_new_with_free_func (g_free);
   s->name_index = g_hash_table_new (g_str_hash, g_str_equal);
   s->static_index = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -1863,6 +1905,7 @@ cp_gen_sim_free (CpGenSim *s)
       g_free (s->queue[i].ring);
     }
   g_array_unref (s->events);
+  g_array_unref (s->mem);
   g_hash_table_unref (s->name_index);
   g_hash_table_unref (s->static_index);
   g_hash_table_unref (s->outer_index);
@@ -1893,6 +1936,81 @@ sample_counters (CpGenSim *s,
     }
 }
 
+static void
+mem_event (CpGenSim *s,
+           gint64    ts,
+           gint64    bytes,
+           guint64   addr)
+{
+  CpGenMemEvent e;
+  const gint64 seg = 20 << 20;
+
+  s->mem_allocated += bytes;
+  s->mem_reserved = MAX (s->mem_reserved, (s->mem_allocated + seg - 1) / seg * seg);
+  s->mem_peak_allocated = MAX (s->mem_peak_allocated, s->mem_allocated);
+  s->mem_peak_reserved = MAX (s->mem_peak_reserved, s->mem_reserved);
+  e.ts = ts;
+  e.bytes = bytes;
+  e.addr = addr;
+  e.allocated = s->mem_allocated;
+  e.reserved = s->mem_reserved;
+  g_array_append_val (s->mem, e);
+  s->mem_n++;
+}
+
+/* A memory scenario's step: the activations are allocated in 8 blocks
+ * over the first half of the host's step and freed over the second; the
+ * leak is allocated last and never freed. */
+#define MEM_BLOCKS 8
+static void
+mem_step (CpGenSim *s,
+          gint64    start,
+          gint64    end)
+{
+  guint64 addr[MEM_BLOCKS];
+  gint64 span = MAX (end - start, 4 * MEM_BLOCKS + 4);
+
+  g_array_set_size (s->mem, 0);
+  if (s->sc->mem_act == 0 && s->sc->mem_leak == 0)
+    return;
+  for (guint k = 0; k < MEM_BLOCKS; k++)
+    {
+      addr[k] = s->mem_next_addr;
+      s->mem_next_addr += (guint64) (s->sc->mem_act / MEM_BLOCKS) + 4096;
+      mem_event (s, start + span * (k + 1) / (2 * MEM_BLOCKS + 3), s->sc->mem_act / MEM_BLOCKS, addr[k]);
+    }
+  for (guint k = 0; k < MEM_BLOCKS; k++)
+    mem_event (s, start + span * (MEM_BLOCKS + k + 1) / (2 * MEM_BLOCKS + 3), -(s->sc->mem_act / MEM_BLOCKS),
+               addr[MEM_BLOCKS - 1 - k]);
+  if (s->sc->mem_leak > 0)
+    {
+      mem_event (s, start + span * (2 * MEM_BLOCKS + 1) / (2 * MEM_BLOCKS + 3), s->sc->mem_leak, s->mem_next_addr);
+      s->mem_next_addr += (guint64) s->sc->mem_leak + 4096;
+    }
+}
+
+const CpGenMemEvent *
+cp_gen_sim_memory_events (CpGenSim *s,
+                          guint    *n_events)
+{
+  *n_events = s->mem->len;
+  return (const CpGenMemEvent *) (void *) s->mem->data;
+}
+
+gboolean
+cp_gen_sim_memory_truth (CpGenSim *s,
+                         gint64   *peak_allocated,
+                         gint64   *peak_reserved,
+                         guint64  *n_events)
+{
+  if (s->sc->mem_act == 0 && s->sc->mem_leak == 0)
+    return FALSE;
+  *peak_allocated = s->mem_peak_allocated;
+  *peak_reserved = s->mem_peak_reserved;
+  *n_events = s->mem_n;
+  return TRUE;
+}
+
 const CpGenEvent *
 cp_gen_sim_step (CpGenSim *s,
                  guint    *n_events)
@@ -1920,6 +2038,7 @@ cp_gen_sim_step (CpGenSim *s,
       truth_add (s, step_start, end);
     }
   sample_counters (s, s->clock[m]);
+  mem_step (s, step_start, s->clock[m]);
   s->steps_done++;
   *n_events = s->events->len;
   return (const CpGenEvent *) s->events->data;

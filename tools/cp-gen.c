@@ -443,6 +443,19 @@ main (int   argc,
                    "\"count\": %" G_GUINT64_FORMAT ", \"total_ns\": %" G_GINT64_FORMAT "}",
                    slow_kernel, slow_factor, n_slowed, slowed_ns);
         }
+      /* Memory scenarios: the allocator's peaks (the JSON writer's; the
+       * XPlane capture has no allocator events). */
+      {
+        gint64 peak_allocated, peak_reserved;
+        guint64 n_mem;
+
+        if (format->container == FORMAT_JSON &&
+            cp_gen_sim_memory_truth (sim, &peak_allocated, &peak_reserved, &n_mem))
+          fprintf (truth.file, ",\n  \"memory\": {\"device_type\": 1, \"device_id\": 0, \"events\": %" G_GUINT64_FORMAT
+                   ", \"peak_allocated_bytes\": %" G_GINT64_FORMAT ", \"peak_reserved_bytes\": %" G_GINT64_FORMAT
+                   ", \"capacity_bytes\": %" G_GUINT64_FORMAT "}",
+                   n_mem, peak_allocated, peak_reserved, run->total_global_mem);
+      }
       fprintf (truth.file, "\n}\n");
       if (fclose (truth.file) != 0)
         {

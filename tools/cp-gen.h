@@ -138,6 +138,29 @@ void                     cp_gen_sim_slowed         (CpGenSim *sim,
                                                     guint64  *n_kernels,
                                                     gint64   *total_ns);
 
+/* One allocator event of a memory scenario, as Kineto writes "[memory]"
+ * (profile_memory=True): on the main host thread; bytes < 0 frees addr;
+ * allocated and reserved are the allocator's totals after it. */
+typedef struct
+{
+  gint64  ts;
+  gint64  bytes;
+  guint64 addr;
+  gint64  allocated;
+  gint64  reserved;
+} CpGenMemEvent;
+
+/* The step's allocator events (none outside the memory scenarios), valid
+ * until the next cp_gen_sim_step(). */
+const CpGenMemEvent     *cp_gen_sim_memory_events  (CpGenSim *sim,
+                                                    guint    *n_events);
+/* The truth of a memory scenario so far: the largest allocated and
+ * reserved totals and the events written; FALSE for other scenarios. */
+gboolean                 cp_gen_sim_memory_truth   (CpGenSim *sim,
+                                                    gint64   *peak_allocated,
+                                                    gint64   *peak_reserved,
+                                                    guint64  *n_events);
+
 const CpGenScenarioInfo *cp_gen_scenarios          (guint *n);
 const CpGenScenarioInfo *cp_gen_scenario_lookup    (const char *name);
 

@@ -17,6 +17,7 @@
 #define add_double _cp_json_add_double
 #define add_string _cp_json_add_string
 #define add_bool _cp_json_add_bool
+#include "cp-memory.h"
 #include "cp-rules.h"
 
 /* At most this many kernels and host ops are listed, by total time. */
@@ -568,6 +569,58 @@ write_rules (JsonBuilder *b)
 
 /* The answer first: the verdict sentence and what it is made of. */
 static void
+write_memory (CpAnalysis  *self,
+              JsonBuilder *b)
+{
+  guint n;
+  const CpMemoryStats *mem = cp_analysis_get_memory (self, &n);
+
+  json_builder_set_member_name (b, "memory");
+  json_builder_begin_array (b);
+  for (guint m = 0; m < n; m++)
+    {
+      const CpMemoryStats *st = &mem[m];
+
+      json_builder_begin_object (b);
+      add_int (b, "device_type", st->device_type);
+      add_int (b, "device_id", st->device_id);
+      add_int (b, "events", st->n_events);
+      add_bool (b, "totals_known", st->has_totals);
+      add_int (b, "peak_allocated_bytes", st->peak_allocated);
+      add_int (b, "peak_allocated_ns", st->peak_allocated_ts);
+      json_builder_set_member_name (b, "peak_reserved_bytes");
+      st->peak_reserved >= 0 ? json_builder_add_int_value (b, st->peak_reserved) : json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "peak_reserved_ns");
+      st->peak_reserved >= 0 ? json_builder_add_int_value (b, st->peak_reserved_ts) : json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "capacity_bytes");
+      st->capacity > 0 ? json_builder_add_int_value (b, st->capacity) : json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "live_at_peak");
+      json_builder_begin_object (b);
+      add_int (b, "bytes", st->live_bytes);
+      add_int (b, "count", st->n_live);
+      json_builder_set_member_name (b, "largest");
+      json_builder_begin_array (b);
+      for (guint k = 0; k < st->n_top; k++)
+        {
+          json_builder_begin_object (b);
+          add_int (b, "bytes", st->top[k].bytes);
+          add_int (b, "allocated_ns", st->top[k].ts);
+          add_string (b, "op", st->top[k].op.lane != G_MAXUINT32 ? cp_trace_slice_name (self->trace, st->top[k].op) : NULL);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+      json_builder_set_member_name (b, "step_end_allocated_bytes");
+      json_builder_begin_array (b);
+      for (guint k = 0; k < st->n_step_end; k++)
+        json_builder_add_int_value (b, st->step_end[k]);
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+static void
 write_verdict (CpAnalysis *self,
                JsonBuilder *b)
 {
@@ -671,6 +724,7 @@ cp_analysis_to_json (CpAnalysis *self,
   }
   write_verdict (self, b);
   write_metrics (self, b);
+  write_memory (self, b);
   write_steps (self, b);
   _cp_analysis_roofline_to_json (self, b);
 

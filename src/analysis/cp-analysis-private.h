@@ -129,6 +129,7 @@ struct _CpAnalysis
   GArray          *roofline_ops;
 
   /* The input pipeline (cp-input-pipeline.c), computed on first use. */
+  GArray          *memory;         /* of CpMemoryStats (cp-memory.h); NULL until computed */
   GArray          *pipeline;       /* of CpPipelineStage, most self time first; NULL until computed */
   guint            pipeline_events;
   guint            pipeline_get_next;   /* IteratorGetNext / next-batch calls */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cp-analysis-private.h"
+#include "cp-memory.h"
 #include "cp-rules.h"
 #include "cp-sweep.h"
 
@@ -304,6 +305,46 @@ static const char * const fix_memory_tf[] = {
   NULL
 };
 
+static const char * const fix_frag_pt[] = {
+  N_("Let the allocator grow segments instead of caching fixed blocks: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+  N_("Allocate the largest, long-lived tensors first and keep their shapes fixed across steps (pad variable lengths to a few buckets)"),
+  NULL
+};
+static const char * const fix_frag_jax[] = {
+  N_("Keep array shapes fixed across steps (pad to a few buckets) so that XLA reuses its buffers"),
+  NULL
+};
+static const char * const fix_frag_tf[] = {
+  N_("Keep tensor shapes fixed across steps (pad to a few buckets) so that the BFC allocator reuses its chunks"),
+  NULL
+};
+static const char * const fix_leak_pt[] = {
+  N_("Do not keep tensors that hold the graph across steps: accumulate loss.item() or loss.detach(), not loss"),
+  N_("Look for lists, caches or hooks that gain a tensor every step; torch.cuda.memory._record_memory_history() shows who allocated them"),
+  NULL
+};
+static const char * const fix_leak_jax[] = {
+  N_("Do not keep every step's outputs on the device: fetch what you log with jax.device_get() and drop the rest"),
+  NULL
+};
+static const char * const fix_leak_tf[] = {
+  N_("Do not keep every step's tensors alive: log .numpy() values, and avoid building new tf.functions or variables each step"),
+  NULL
+};
+static const char * const fix_headroom_pt[] = {
+  N_("Raise the batch size towards the estimate (and scale the learning rate), or lower gradient accumulation by the same factor"),
+  N_("Or turn off activation checkpointing where it is on: the memory is there to keep activations"),
+  NULL
+};
+static const char * const fix_headroom_jax[] = {
+  N_("Raise the batch size towards the estimate, or drop rematerialisation (jax.checkpoint) where memory allows"),
+  NULL
+};
+static const char * const fix_headroom_tf[] = {
+  N_("Raise the batch size towards the estimate, or drop tf.recompute_grad where memory allows"),
+  NULL
+};
+
 static const char * const fix_dp_pt[] = {
   N_("Replace torch.nn.DataParallel with DistributedDataParallel, one process per GPU: no per-step scatter and model replication, no GIL contention"),
   NULL
@@ -468,6 +509,25 @@ static const CpRule rules[] = {
     CP_COMPARE_GT, 0.9, NAN, FALSE, CP_RULE_CAUSE,
     N_("TensorBoard plugin memory rule (P7): peak > 0.9 x totalGlobalMem"),
     { fix_memory_pt, fix_memory_jax, fix_memory_tf }, CP_IDLE_CAUSE_NONE,
+    0, 0 },
+  { "memory-fragmentation", N_("Fragmented device memory"),
+    N_("Reserved but unallocated memory at the reserved peak / reserved (ratio), when reserved > 0.75 x device memory"), "ratio",
+    CP_COMPARE_GT, 0.3, 0.5, FALSE, CP_RULE_CAUSE,
+    N_("PyTorch CUDA caching allocator (torch.cuda.memory_reserved vs memory_allocated); levels and the 0.75 gate: Chokepoint"),
+    { fix_frag_pt, fix_frag_jax, fix_frag_tf }, CP_IDLE_CAUSE_NONE,
+    0, 0 },
+  { "memory-leak", N_("Device memory grows across steps"),
+    /* xgettext:no-c-format */
+    N_("Growth of allocated memory from the first to the last step end, % of peak allocated, when it grows after three in four steps"), "%",
+    CP_COMPARE_GT, 5, 20, FALSE, CP_RULE_CAUSE,
+    N_("TensorBoard plugin memory view (allocated over time); growth levels: Chokepoint"),
+    { fix_leak_pt, fix_leak_jax, fix_leak_tf }, CP_IDLE_CAUSE_NONE,
+    0, 0 },
+  { "memory-headroom", N_("Room for a larger batch"),
+    N_("Peak device memory / device memory (ratio)"), "ratio",
+    CP_COMPARE_LT, 0.5, NAN, FALSE, CP_RULE_CAUSE,
+    N_("nvidia-smi Memory-Usage, which \"helps determine if you can increase batch sizes\"; flagged under half the device (Chokepoint)"),
+    { fix_headroom_pt, fix_headroom_jax, fix_headroom_tf }, CP_IDLE_CAUSE_NONE,
     0, 0 },
   { "dataparallel", N_("Single-process DataParallel"),
     N_("Devices running kernels while torch.nn.DataParallel is used (count)"), "count",
@@ -1677,6 +1737,45 @@ is_memory_counter (const char *name)
          strstr (lower, "reserved") != NULL || strstr (lower, "bytes_in_use") != NULL;
 }
 
+/* The device memory figures of one device on a finding: its peak, what
+ * the allocator reserved and the device's size. */
+static void
+add_memory_figures (CpFinding           *f,
+                    const CpMemoryStats *st)
+{
+  cp_finding_add_figure (f, "peak_allocated_bytes", _("Peak allocated memory"), (double) st->peak_allocated, "bytes", NULL, NAN, NAN);
+  if (st->peak_reserved >= 0)
+    cp_finding_add_figure (f, "peak_reserved_bytes", _("Peak reserved memory"), (double) st->peak_reserved, "bytes", NULL, NAN, NAN);
+  if (st->capacity > 0)
+    cp_finding_add_figure (f, "device_bytes", _("Device memory"), (double) st->capacity, "bytes", NULL, NAN, NAN);
+}
+
+/* What the allocator held at its highest: reserved when the capture says,
+ * allocated otherwise. */
+static gint64
+memory_peak (const CpMemoryStats *st)
+{
+  return MAX (st->peak_allocated, st->peak_reserved);
+}
+
+static gint64
+memory_peak_ts (const CpMemoryStats *st)
+{
+  return st->peak_reserved > st->peak_allocated ? st->peak_reserved_ts : st->peak_allocated_ts;
+}
+
+/* Evidence at a memory peak: the microsecond from it on the lane of the
+ * allocation that reached it. */
+static void
+add_memory_evidence (Ctx                 *ctx,
+                     CpFinding           *f,
+                     const CpMemoryStats *st,
+                     gint64               ts)
+{
+  cp_finding_add_evidence (f, st->peak_allocated_ref.lane, ts,
+                           MAX (ts, MIN (ts + 1000, cp_trace_get_duration (ctx->self->trace))));
+}
+
 static CpFinding *
 eval_memory (Ctx           *ctx,
              const CpRule  *rule,
@@ -1684,9 +1783,33 @@ eval_memory (Ctx           *ctx,
 {
   CpAnalysis *self = ctx->self;
   CpFinding *f = NULL;
+  const CpMemoryStats *mem;
   double worst = 0;
   gboolean any = FALSE;
+  guint n_mem;
 
+  _cp_analysis_memory (self);
+  mem = cp_analysis_get_memory (self, &n_mem);
+  for (guint m = 0; m < n_mem; m++)
+    {
+      const CpMemoryStats *st = &mem[m];
+      double ratio;
+      CpSeverity sev;
+
+      if (st->capacity <= 0 || !st->has_totals)
+        continue;
+      any = TRUE;
+      ratio = memory_peak (st) / (double) st->capacity;
+      if (!cp_rule_grade (rule, ratio, &sev))
+        continue;
+      if (f == NULL)
+        f = new_finding (ctx, rule, sev);
+      worst = MAX (worst, ratio);
+      add_memory_evidence (ctx, f, st, memory_peak_ts (st));
+      add_memory_figures (f, st);
+    }
+
+  /* Memory counters, for devices without allocator events. */
   for (guint l = 0; l < self->n_lanes; l++)
     {
       CpLane *lane = self->lanes[l].lane;
@@ -1706,7 +1829,8 @@ eval_memory (Ctx           *ctx,
       if (ordinal < 0 && p != NULL)
         ordinal = p->device;
       dev = ordinal >= 0 ? cp_trace_find_device (self->trace, ordinal) : NULL;
-      if (dev == NULL || dev->total_memory <= 0)
+      if (dev == NULL || dev->total_memory <= 0 ||
+          cp_memory_find_track (cp_trace_get_memory_events (self->trace), 1, ordinal) != NULL)
         continue;
       n = cp_lane_get_counter (lane, &ts, &values);
       if (n == 0)
@@ -1727,12 +1851,155 @@ eval_memory (Ctx           *ctx,
       cp_finding_add_figure (f, "device_bytes", _("Device memory"), (double) dev->total_memory, "bytes", NULL, NAN, NAN);
     }
   if (!any)
-    _cp_analysis_add_note (self, "%s", _("No device memory counters with a known device size: memory pressure was not checked"));
+    _cp_analysis_add_note (self, "%s", _("No device memory events or counters with a known device size: memory pressure and headroom were not checked"));
   if (f == NULL)
     return NULL;
   add_metric (f, rule, "peak_memory_ratio", worst);
   cp_finding_set_time_at_stake (f, 0, 0);
   set_summary (ctx, f, rule, _("Device memory peaks near its capacity, which limits the batch size and risks out-of-memory errors."), worst);
+  *stake = cp_intervals_new ();
+  return f;
+}
+
+static CpFinding *
+eval_memory_headroom (Ctx           *ctx,
+                      const CpRule  *rule,
+                      CpIntervals  **stake)
+{
+  const CpMemoryStats *mem;
+  CpFinding *f = NULL;
+  double worst = 1, fits = 0;
+  guint n_mem;
+
+  _cp_analysis_memory (ctx->self);
+  mem = cp_analysis_get_memory (ctx->self, &n_mem);
+  for (guint m = 0; m < n_mem; m++)
+    {
+      const CpMemoryStats *st = &mem[m];
+      double ratio;
+      CpSeverity sev;
+
+      if (st->capacity <= 0 || !st->has_totals || memory_peak (st) <= 0)
+        continue;
+      ratio = memory_peak (st) / (double) st->capacity;
+      if (!cp_rule_grade (rule, ratio, &sev))
+        continue;
+      if (f == NULL)
+        f = new_finding (ctx, rule, sev);
+      /* The device with the least room decides the batch. */
+      if (fits == 0 || ratio > 1 - worst)
+        {
+          worst = 1 - ratio;
+          fits = st->capacity / (double) memory_peak (st);
+        }
+      add_memory_evidence (ctx, f, st, memory_peak_ts (st));
+      add_memory_figures (f, st);
+    }
+  if (f == NULL)
+    return NULL;
+  add_metric (f, rule, "peak_memory_ratio", 1 - worst);
+  /* The plain ratio: it takes all memory as growing with the batch, so the
+   * weights and optimizer state make it an upper bound. */
+  cp_finding_add_figure (f, "batch_scale", _("Batch scale that fits (capacity / peak, an upper bound)"),
+                         fits, "ratio", NULL, NAN, NAN);
+  cp_finding_set_time_at_stake (f, 0, 0);
+  {
+    g_autofree char *lead =
+      /* Translators: %.1f is how many times larger the batch could be, "3.2". */
+      g_strdup_printf (_("Device memory peaks well under its capacity: a batch up to about %.1f times larger fits (capacity / peak, less what the weights and optimizer state take)."), fits);
+    set_summary (ctx, f, rule, lead, 1 - worst);
+  }
+  *stake = cp_intervals_new ();
+  return f;
+}
+
+static CpFinding *
+eval_memory_fragmentation (Ctx           *ctx,
+                           const CpRule  *rule,
+                           CpIntervals  **stake)
+{
+  const CpMemoryStats *mem;
+  CpFinding *f = NULL;
+  double worst = 0;
+  guint n_mem;
+
+  _cp_analysis_memory (ctx->self);
+  mem = cp_analysis_get_memory (ctx->self, &n_mem);
+  for (guint m = 0; m < n_mem; m++)
+    {
+      const CpMemoryStats *st = &mem[m];
+      double unused;
+      CpSeverity sev;
+
+      /* Cached blocks only cost when the device is nearly full. */
+      if (st->capacity <= 0 || !st->has_totals || st->peak_reserved <= 0 ||
+          st->peak_reserved < 0.75 * st->capacity)
+        continue;
+      unused = (st->peak_reserved - st->allocated_at_reserved_peak) / (double) st->peak_reserved;
+      if (!cp_rule_grade (rule, unused, &sev))
+        continue;
+      if (f == NULL)
+        f = new_finding (ctx, rule, sev);
+      worst = MAX (worst, unused);
+      add_memory_evidence (ctx, f, st, st->peak_reserved_ts);
+      add_memory_figures (f, st);
+      cp_finding_add_figure (f, "allocated_at_reserved_peak_bytes", _("Allocated at the reserved peak"),
+                             (double) st->allocated_at_reserved_peak, "bytes", NULL, NAN, NAN);
+    }
+  if (f == NULL)
+    return NULL;
+  add_metric (f, rule, "unused_reserved_ratio", worst);
+  cp_finding_set_time_at_stake (f, 0, 0);
+  set_summary (ctx, f, rule, _("The allocator reserves far more device memory than is allocated while the device is nearly full: its cached blocks are fragmented."), worst);
+  *stake = cp_intervals_new ();
+  return f;
+}
+
+static CpFinding *
+eval_memory_leak (Ctx           *ctx,
+                  const CpRule  *rule,
+                  CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  const CpMemoryStats *mem;
+  const CpStepStats *steps = (const CpStepStats *) (void *) self->steps->data;
+  CpFinding *f = NULL;
+  double worst = 0;
+  guint n_mem;
+
+  _cp_analysis_memory (self);
+  mem = cp_analysis_get_memory (self, &n_mem);
+  for (guint m = 0; m < n_mem; m++)
+    {
+      const CpMemoryStats *st = &mem[m];
+      double pct;
+      CpSeverity sev;
+
+      /* Steady growth: at least three step ends, and higher after at least
+       * three in four steps than after the one before. */
+      if (st->n_step_end < 3 || st->growth <= 0 || st->peak_allocated <= 0 ||
+          4 * st->n_grew < 3 * (st->n_step_end - 1))
+        continue;
+      pct = 100.0 * st->growth / (double) st->peak_allocated;
+      if (!cp_rule_grade (rule, pct, &sev))
+        continue;
+      if (f == NULL)
+        f = new_finding (ctx, rule, sev);
+      worst = MAX (worst, pct);
+      for (guint k = 0; k < self->steps->len; k++)
+        cp_finding_add_evidence (f, st->peak_allocated_ref.lane, steps[k].start, steps[k].end);
+      cp_finding_add_figure (f, "growth_bytes", _("Growth of allocated memory from the first to the last step end"),
+                             (double) st->growth, "bytes", NULL, NAN, NAN);
+      cp_finding_add_figure (f, "growth_per_step_bytes", _("Growth per step"),
+                             st->growth / (double) (st->n_step_end - 1), "bytes", NULL, NAN, NAN);
+      cp_finding_add_figure (f, "steps", _("Step ends compared"), st->n_step_end, "count", NULL, NAN, NAN);
+      add_memory_figures (f, st);
+    }
+  if (f == NULL)
+    return NULL;
+  add_metric (f, rule, "growth_percent", worst);
+  cp_finding_set_time_at_stake (f, 0, 0);
+  set_summary (ctx, f, rule, _("Allocated device memory grows from step to step: something keeps tensors alive across steps, and the run will run out of memory."), worst);
   *stake = cp_intervals_new ();
   return f;
 }
@@ -1976,6 +2243,9 @@ evaluator_for (const char *id)
     { "no-mixed-precision", eval_precision },
     { "below-roofline", eval_roofline },
     { "memory-pressure", eval_memory },
+    { "memory-headroom", eval_memory_headroom },
+    { "memory-fragmentation", eval_memory_fragmentation },
+    { "memory-leak", eval_memory_leak },
     { "dataparallel", eval_dataparallel },
     { "low-utilization", eval_utilization },
     { "gpu-gaps", eval_gaps },
@@ -2204,6 +2474,7 @@ _cp_analysis_evaluate_rules (CpAnalysis *self)
   g_autofree PairStats *pairs = NULL;
   guint n_order = 0;
 
+  _cp_analysis_memory (self);
   for (guint d = 0; d < self->devices->len; d++)
     if (g_array_index (self->devices, CpDeviceStats, d).n_kernels > 0 ||
         self->device_sets[d].ops->n > 0)
@@ -2312,7 +2583,7 @@ _cp_analysis_evaluate_rules (CpAnalysis *self)
       /* Time-based rules read device idle time that is not really idle. */
       if (ctx.device_untraced && !(g_str_equal (rules[i].id, "pageable-memcpy") ||
                                    g_str_equal (rules[i].id, "no-mixed-precision") ||
-                                   g_str_equal (rules[i].id, "memory-pressure") ||
+                                   g_str_has_prefix (rules[i].id, "memory-") ||
                                    g_str_equal (rules[i].id, "dataparallel")))
         continue;
       r->finding = evaluator_for (rules[i].id) (&ctx, &rules[i], &stake);

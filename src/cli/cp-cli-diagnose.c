@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "analysis/cp-analysis.h"
+#include "analysis/cp-memory.h"
 #include "analysis/cp-rules.h"
 #include "cp-cli.h"
 #include "formats/cp-loader.h"
@@ -177,6 +178,60 @@ print_devices (CpAnalysis *a)
 }
 
 static void
+print_memory (CpAnalysis *a)
+{
+  CpTrace *trace = cp_analysis_get_trace (a);
+  const CpMemoryStats *mem;
+  guint n;
+
+  mem = cp_analysis_get_memory (a, &n);
+  if (n == 0)
+    return;
+  g_print ("\n%s\n", _("Memory (allocator events)"));
+  for (guint m = 0; m < n; m++)
+    {
+      const CpMemoryStats *st = &mem[m];
+      g_autofree char *label = cp_memory_stats_label (st);
+      g_autofree char *alloc = g_format_size_full (st->peak_allocated, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *when = cp_format_ns (st->peak_allocated_ts);
+      g_autofree char *live = g_format_size_full (st->live_bytes, G_FORMAT_SIZE_IEC_UNITS);
+
+      if (st->has_totals)
+        /* Translators: "GPU 0: peak allocated 1.9 GiB at 14.9 ms (2450 events)". */
+        g_print (_("  %s: peak allocated %s at %s (%u events)\n"), label, alloc, when, st->n_events);
+      else
+        /* Translators: the capture has no allocator totals, only sizes. */
+        g_print (_("  %s: peak of the sizes allocated during the capture %s at %s (%u events, no allocator totals)\n"),
+                 label, alloc, when, st->n_events);
+      if (st->peak_reserved >= 0)
+        {
+          g_autofree char *res = g_format_size_full (st->peak_reserved, G_FORMAT_SIZE_IEC_UNITS);
+          g_autofree char *rwhen = cp_format_ns (st->peak_reserved_ts);
+
+          g_print (_("         peak reserved %s at %s\n"), res, rwhen);
+        }
+      if (st->capacity > 0 && st->has_totals)
+        {
+          g_autofree char *cap = g_format_size_full (st->capacity, G_FORMAT_SIZE_IEC_UNITS);
+
+          g_print (_("         device memory %s: the peak uses %.1f%%\n"), cap,
+                   100.0 * MAX (st->peak_allocated, st->peak_reserved) / st->capacity);
+        }
+      if (st->has_addresses)
+        g_print (_("         live at the peak: %s in %u allocations made during the capture\n"), live, st->n_live);
+      for (guint k = 0; k < st->n_top; k++)
+        {
+          g_autofree char *size = g_format_size_full (st->top[k].bytes, G_FORMAT_SIZE_IEC_UNITS);
+          g_autofree char *at = cp_format_ns (st->top[k].ts);
+
+          /* Translators: "18.3 MB at 2.1 ms by aten::empty". */
+          g_print (_("           %s at %s by %s\n"), size, at,
+                   st->top[k].op.lane != G_MAXUINT32 ? cp_trace_slice_name (trace, st->top[k].op) : _("no recorded op"));
+        }
+    }
+}
+
+static void
 print_kernels (CpAnalysis *a)
 {
   CpTrace *trace = cp_analysis_get_trace (a);
@@ -326,6 +381,7 @@ print_text (CpAnalysis *a)
 
   print_breakdown (a);
   print_devices (a);
+  print_memory (a);
   print_kernels (a);
 
   /* As on the Findings page and in the report: the one order of findings

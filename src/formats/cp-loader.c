@@ -14,6 +14,7 @@
 #include "cp-chrome-reader.h"
 #include "model/cp-limits.h"
 #include "cp-loader.h"
+#include "cp-memory-events.h"
 #include "cp-source.h"
 #include "cp-xplane-reader.h"
 
@@ -105,6 +106,7 @@ load_chrome (CpSource            *source,
 
     if (trace == NULL || g_cancellable_set_error_if_cancelled (cancellable, error))
       return NULL;
+    cp_memory_events_attach (trace);
     return g_steal_pointer (&trace);
   }
 }

@@ -39,6 +39,7 @@ struct _CpTrace
   gsize           args_arena_bytes;
   GArray         *metadata;      /* of CpMetadataEntry */
   CpLoadReport   *report;
+  CpMemory       *memory;        /* NULL: no allocator events */
   GFile          *file;
   char           *title;
 
@@ -49,5 +50,8 @@ struct _CpTrace
 };
 
 CpTrace *_cp_trace_new (void);
+/* Takes memory (finished); the reader sets it before the trace is shared. */
+void     _cp_trace_set_memory_events (CpTrace  *self,
+                                      CpMemory *memory);
 
 G_END_DECLS

@@ -49,6 +49,7 @@ cp_trace_finalize (GObject *object)
   g_clear_pointer (&self->args_source, g_bytes_unref);
   g_clear_pointer (&self->metadata, g_array_unref);
   g_clear_pointer (&self->report, cp_load_report_free);
+  g_clear_pointer (&self->memory, cp_memory_free);
   g_clear_object (&self->file);
   g_clear_pointer (&self->title, g_free);
 
@@ -534,6 +535,7 @@ cp_trace_get_memory_size (CpTrace *self)
     size += _cp_lane_get_memory_size (g_ptr_array_index (self->lane_array, i));
   size += self->flows->len * (sizeof (CpFlow) + 2 * sizeof (guint32));
   size += self->instants->len * sizeof (CpInstant);
+  size += cp_memory_get_size (self->memory);
   size += self->gpu_infos->len * sizeof (CpGpuInfo);
   size += self->args->len * sizeof (CpArgsRecord);
   size += self->args_arena_bytes;
@@ -592,4 +594,19 @@ cp_trace_release_args_pages (CpTrace *self)
     madvise ((void *) start, stop - start, MADV_DONTNEED);
 #endif
   }
+}
+
+const CpMemory *
+cp_trace_get_memory_events (CpTrace *self)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+  return self->memory;
+}
+
+void
+_cp_trace_set_memory_events (CpTrace  *self,
+                             CpMemory *memory)
+{
+  g_clear_pointer (&self->memory, cp_memory_free);
+  self->memory = memory;
 }

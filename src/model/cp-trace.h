@@ -10,6 +10,7 @@
 
 #include "cp-lane.h"
 #include "cp-load-report.h"
+#include "cp-memory.h"
 #include "cp-string-pool.h"
 #include "cp-types.h"
 
@@ -134,6 +135,10 @@ const char          *cp_trace_lookup_metadata   (CpTrace    *self,
                                                  const char *key);
 
 const CpLoadReport  *cp_trace_get_load_report   (CpTrace *self);
+
+/* The allocator events per device (cp-memory.h), or NULL when the capture
+ * has none. */
+const CpMemory      *cp_trace_get_memory_events (CpTrace *self);
 
 /* The file (or folder) it was read from; may be NULL for in-memory traces. */
 GFile               *cp_trace_get_file          (CpTrace *self);

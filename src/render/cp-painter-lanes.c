@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
 
@@ -449,6 +450,148 @@ paint_lane (CpPainter          *self,
     }
 }
 
+/* A device's memory over time: allocated as a filled area, reserved as a
+ * line, on a scale from 0 to the device's capacity (or the peak when it is
+ * larger or unknown), with the capacity as a line and the allocated peak
+ * marked. Each pixel column shows the largest value in it, so a short peak
+ * is never lost; the cost is the events in view plus the columns. */
+static void
+paint_memory (CpPainter          *self,
+              const CpLayoutItem *item,
+              double              y)
+{
+  const CpMemoryTrack *t = cp_memory_get_track (cp_trace_get_memory_events (self->trace), item->lane);
+  const CpDevice *dev = cp_trace_find_device (self->trace, t->device_id);
+  cairo_t *cr = self->cr;
+  double top = y + 4, bottom = floor (y + item->height - 2), span = bottom - top;
+  gint64 capacity = dev != NULL && dev->total_memory > 0 && t->has_totals ? dev->total_memory : 0;
+  gint64 scale = 0, peak = 0, peak_ts = 0;
+  guint lo = 0, hi = t->n_events, k;
+  gint64 cur_alloc, cur_res;
+  g_autofree float *res_y = NULL;
+
+  if (t->n_events == 0)
+    return;
+  for (guint i = 0; i < t->n_events; i++)
+    {
+      scale = MAX (scale, MAX (t->events[i].allocated, t->events[i].reserved));
+      if (t->events[i].allocated > peak)
+        {
+          peak = t->events[i].allocated;
+          peak_ts = t->events[i].ts;
+        }
+    }
+  if (scale <= 0)
+    return;
+  /* A peak under a quarter of the device would be a sliver: the track
+   * zooms to it and says where the capacity is instead of drawing it. */
+  if (capacity > 0 && 4 * scale < capacity)
+    scale = scale + scale / 10;
+  else
+    scale = MAX (scale, capacity);
+
+  /* The last event before the view gives the level at its left edge. */
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (t->events[mid].ts < self->t0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  k = lo;
+  cur_alloc = k > 0 ? t->events[k - 1].allocated : 0;
+  cur_res = k > 0 ? t->events[k - 1].reserved : -1;
+
+  cairo_save (cr);
+  cairo_rectangle (cr, self->gx, y, self->area_w, item->height);
+  cairo_clip (cr);
+  /* One walk over the events: the fill is one path, the reserved line's
+   * heights are kept per column (-1: none). */
+  res_y = g_new (float, MAX (self->ncols, 1));
+  for (gint c = 0; c < self->ncols; c++)
+    res_y[c] = -1;
+  cairo_new_path (cr);
+  for (gint c = 0; c < self->ncols; c++)
+    {
+      gint64 c1 = col_time (self, c + 1);
+      gint64 a = cur_alloc, r = cur_res;
+      double ya, yr;
+
+      if (k == 0 && (t->events[0].ts >= c1))
+        continue;
+      while (k < t->n_events && t->events[k].ts < c1)
+        {
+          cur_alloc = t->events[k].allocated;
+          cur_res = t->events[k].reserved;
+          a = MAX (a, cur_alloc);
+          r = MAX (r, cur_res);
+          k++;
+        }
+      if (a > 0)
+        {
+          ya = bottom - span * (double) a / (double) scale;
+          cairo_rectangle (cr, self->gx + c, ya, 1, bottom - ya);
+        }
+      if (r >= 0)
+        {
+          yr = floor (bottom - span * (double) r / (double) scale);
+          res_y[c] = (float) yr;
+        }
+      /* The level after the last event holds to the end of the capture. */
+      if (k >= t->n_events && col_time (self, c) > cp_trace_get_duration (self->trace))
+        break;
+    }
+  set_rgba (cr, self->colors->counter_fill);
+  cairo_fill (cr);
+  /* The reserved line. */
+  for (gint c = 0; c < self->ncols; c++)
+    if (res_y[c] >= 0)
+      cairo_rectangle (cr, self->gx + c, res_y[c], 1, 2);
+  set_rgba (cr, self->colors->counter);
+  cairo_fill (cr);
+
+  /* The capacity, dashed, and the peak: a mark and its size. */
+  if (capacity > 0 && capacity > scale)
+    {
+      g_autofree char *size = g_format_size_full (capacity, G_FORMAT_SIZE_IEC_UNITS);
+      /* Translators: the device's memory, above the top of the memory track. */
+      g_autofree char *text = g_strdup_printf (_("capacity %s, above the scale"), size);
+
+      cp_painter_text (self, text, self->font, self->gx + 6, y + 2, self->area_w - 12, self->m->row_height,
+                       self->colors->dim_text);
+    }
+  else if (capacity > 0)
+    {
+      double yc = floor (bottom - span * (double) capacity / (double) scale) + 0.5;
+      double dash[] = { 4, 3 };
+
+      set_rgba (cr, self->colors->dim_text);
+      cairo_set_line_width (cr, 1);
+      cairo_set_dash (cr, dash, 2, 0);
+      cairo_move_to (cr, self->gx, yc);
+      cairo_line_to (cr, self->gx + self->area_w, yc);
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+    }
+  if (peak_ts >= self->t0 && peak_ts <= self->t1)
+    {
+      double px = time_x (self, peak_ts), py = bottom - span * (double) peak / (double) scale;
+      g_autofree char *size = g_format_size_full (peak, G_FORMAT_SIZE_IEC_UNITS);
+
+      set_rgba (cr, self->colors->accent);
+      cairo_move_to (cr, px, py);
+      cairo_line_to (cr, px - 4, py - 6);
+      cairo_line_to (cr, px + 4, py - 6);
+      cairo_close_path (cr);
+      cairo_fill (cr);
+      cp_painter_text (self, size, self->font, px + 6, MAX (y, py - 6 - self->m->row_height / 2),
+                       MAX (40, self->area_w - (px - self->gx) - 8), self->m->row_height, self->colors->text);
+    }
+  cairo_restore (cr);
+}
+
 /* A collapsed group: the busiest lane's coverage in each column. */
 static void
 paint_group_summary (CpPainter          *self,
@@ -576,6 +719,8 @@ cp_painter_item_content (CpPainter          *self,
       if (item->collapsed)
         paint_group_summary (self, item, y);
     }
+  else if (item->kind == CP_LAYOUT_MEMORY)
+    paint_memory (self, item, y);
   else
     paint_lane (self, item, y);
 }

@@ -81,6 +81,24 @@ gutter_item (CpPainter          *self,
                            gw - (pad + 14 + lw + 6) - 6, item->height, self->colors->dim_text);
         }
     }
+  else if (item->kind == CP_LAYOUT_MEMORY)
+    {
+      const CpMemoryTrack *t = cp_memory_get_track (cp_trace_get_memory_events (self->trace), item->lane);
+      double text_y = y + self->m->lane_padding;
+      double lh = self->m->row_height;
+      gint64 peak = 0;
+
+      for (guint k = 0; k < t->n_events; k++)
+        peak = MAX (peak, MAX (t->events[k].allocated, t->events[k].reserved));
+      cp_painter_text (self, label, self->font, pad + 14, text_y, gw - pad - 20, lh, self->colors->text);
+      {
+        g_autofree char *size = g_format_size_full (peak, G_FORMAT_SIZE_IEC_UNITS);
+        /* Translators: the highest memory of a device's memory track, "peak 2.4 GiB". */
+        g_autofree char *text = g_strdup_printf (_("peak %s"), size);
+
+        cp_painter_text (self, text, self->font, pad + 14, text_y + lh, gw - pad - 20, lh, self->colors->dim_text);
+      }
+    }
   else
     {
       CpLane *lane = cp_trace_get_lane (self->trace, item->lane);

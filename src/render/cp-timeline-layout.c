@@ -332,6 +332,30 @@ cp_timeline_layout_new (CpViewState           *view,
           self->lane_item[i] = self->items->len;
           add_item (self, &item, lane_label (lane));
         }
+
+      /* The device's memory over time, below its lanes. */
+      if (!collapsed && proc->is_device && proc->device >= 0)
+        {
+          const CpMemory *mem = cp_trace_get_memory_events (trace);
+
+          for (guint t = 0; t < cp_memory_get_n_tracks (mem); t++)
+            {
+              const CpMemoryTrack *track = cp_memory_get_track (mem, t);
+              CpLayoutItem item = { 0 };
+
+              if (track->device_type == 0 || track->device_id != proc->device || track->n_events == 0)
+                continue;
+              item.kind = CP_LAYOUT_MEMORY;
+              item.lane = t;
+              item.process = p;
+              item.y = y;
+              item.height = 2 * self->metrics.counter_height;
+              y += item.height;
+              /* Translators: the memory track of a device on the timeline. */
+              add_item (self, &item, g_strdup (_("Memory: allocated, reserved")));
+              break;
+            }
+        }
     }
   self->content_height = y;
 
@@ -632,6 +656,9 @@ cp_timeline_layout_hit_test (CpTimelineLayout *self,
       return hit;
     }
 
+  /* A memory track has no lane or slices to pick. */
+  if (item->kind == CP_LAYOUT_MEMORY)
+    return hit;
   hit.lane = item->lane;
   if (in_gutter)
     {

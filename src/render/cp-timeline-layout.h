@@ -19,7 +19,7 @@ typedef struct
   double header_height;     /* a lane group's header row */
   double row_height;        /* one row of slices */
   double lane_padding;      /* above and below the rows of a lane */
-  double counter_height;    /* a counter lane */
+  double counter_height;    /* a counter lane (a memory track is two) */
   double min_lane_height;   /* a lane with few rows still shows its name */
 } CpLayoutMetrics;
 
@@ -32,6 +32,7 @@ typedef enum
 {
   CP_LAYOUT_GROUP,          /* a process or device header */
   CP_LAYOUT_LANE,
+  CP_LAYOUT_MEMORY,         /* a device's memory over time (lane: its CpMemory track) */
 } CpLayoutItemKind;
 
 typedef struct

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+# memory-count.py: an independent count of the allocator events ("[memory]")
+# in Chrome trace / Kineto JSON captures (plain or gzip)
+#
+# Copyright 2026 The Chokepoint authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# Kineto writes one thread-scoped instant per allocation and free when
+# profile_memory=True: "ph": "i", "name": "[memory]", args "Device Type",
+# "Device Id", "Bytes" (negative for a free), and in newer versions "Addr",
+# "Total Allocated" and "Total Reserved". Per device (type, id):
+#   events          the events with an integer Device Type and Bytes
+#   peak_allocated  max of Total Allocated; without it on every event, the
+#                   max of the running sum of Bytes in time order
+#   peak_reserved   max of Total Reserved, null when no event has it
+#   totals_known    every event had Total Allocated
+# Global ("g") and process ("p") scoped instants are not thread events and
+# are left out, as the reader does.
+#
+# Arguments: files or folders (searched for *.json and *.json.gz). Prints
+# one JSON object {path: {"devices": [...]}} for the files that have at
+# least one event; tests/test-memory.c compares it with the model.
+
+import decimal
+import gzip
+import json
+import os
+import sys
+
+
+def open_text(path):
+    with open(path, "rb") as f:
+        magic = f.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    return open(path, "rt", encoding="utf-8", errors="replace")
+
+
+def as_int(v):
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return None
+
+
+def ts_key(v):
+    if isinstance(v, str):
+        return decimal.Decimal(v.strip())
+    return decimal.Decimal(repr(v)) if isinstance(v, float) else decimal.Decimal(v)
+
+
+def count(path):
+    with open_text(path) as f:
+        text = f.read()
+    if '"[memory]"' not in text:
+        return None
+    doc = json.loads(text)
+    events = doc.get("traceEvents", []) if isinstance(doc, dict) else doc
+    devices = {}
+    for order, e in enumerate(events):
+        if not isinstance(e, dict) or e.get("ph") != "i" or e.get("name") != "[memory]":
+            continue
+        if e.get("s") in ("g", "p"):
+            continue
+        args = e.get("args")
+        if not isinstance(args, dict) or "ts" not in e:
+            continue
+        dtype = as_int(args.get("Device Type"))
+        nbytes = as_int(args.get("Bytes"))
+        did = as_int(args.get("Device Id"))
+        if did is None:
+            did = -1
+        if dtype is None or nbytes is None or dtype < 0 or did < -1:
+            continue
+        devices.setdefault((dtype, did), []).append(
+            (ts_key(e["ts"]), order, nbytes, as_int(args.get("Total Allocated")),
+             as_int(args.get("Total Reserved"))))
+    out = []
+    for (dtype, did), evs in sorted(devices.items()):
+        evs.sort(key=lambda x: (x[0], x[1]))
+        totals = all(x[3] is not None for x in evs)
+        if totals:
+            peak_alloc = max(x[3] for x in evs)
+        else:
+            run, peak_alloc = 0, None
+            for x in evs:
+                run += x[2]
+                peak_alloc = run if peak_alloc is None else max(peak_alloc, run)
+        reserved = [x[4] for x in evs if x[4] is not None]
+        out.append({"device_type": dtype, "device_id": did, "events": len(evs),
+                    "totals_known": totals, "peak_allocated": peak_alloc,
+                    "peak_reserved": max(reserved) if reserved else None})
+    return {"devices": out} if out else None
+
+
+def main():
+    result = {}
+    paths = []
+    for arg in sys.argv[1:]:
+        if os.path.isdir(arg):
+            for root, _, names in os.walk(arg):
+                for n in names:
+                    if n.endswith(".json") or n.endswith(".json.gz"):
+                        paths.append(os.path.join(root, n))
+        else:
+            paths.append(arg)
+    for p in sorted(paths):
+        try:
+            r = count(p)
+        except (ValueError, OSError, EOFError):
+            continue
+        if r is not None:
+            result[p] = r
+    json.dump(result, sys.stdout, indent=1, sort_keys=True)
+    print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,332 @@
+/* test-device-memory.c: memory over time: the allocator events of real captures
+ * against an independent Python count (tests/memory-count.py), and the
+ * memory findings of cp-gen's memory scenarios against its truth
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "analysis/cp-analysis.h"
+#include "analysis/cp-memory.h"
+#include "cp-test-util.h"
+#include "formats/cp-loader.h"
+#include "render/cp-painter.h"
+
+/* memory-count.py over the arguments, parsed. */
+static JsonNode *
+run_oracle (const char * const *paths)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "memory-count.py", NULL);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  int status = 0;
+
+  if (python == NULL)
+    return NULL;
+  g_ptr_array_add (argv, python);
+  g_ptr_array_add (argv, script);
+  for (guint i = 0; paths[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) paths[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("memory-count.py failed: %s", err);
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  return json_node_copy (json_parser_get_root (parser));
+}
+
+static gint64
+int_or_minus_one (JsonObject *o,
+                  const char *key)
+{
+  JsonNode *n = json_object_get_member (o, key);
+
+  return n == NULL || JSON_NODE_HOLDS_NULL (n) ? -1 : json_node_get_int (n);
+}
+
+/* The model's tracks and the analysis' peaks equal the count's, device by
+ * device. Returns the number of devices compared. */
+static guint
+compare_capture (const char *path,
+                 JsonObject *want)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_autoptr(CpAnalysis) analysis = NULL;
+  JsonArray *devices = json_object_get_array_member (want, "devices");
+  const CpMemory *mem;
+  const CpMemoryStats *stats;
+  guint n_stats;
+
+  g_assert_no_error (error);
+  analysis = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  mem = cp_trace_get_memory_events (trace);
+  stats = cp_analysis_get_memory (analysis, &n_stats);
+  if (cp_memory_get_n_tracks (mem) != json_array_get_length (devices) || n_stats != json_array_get_length (devices))
+    g_error ("%s: %u memory tracks, %u analysed; Python %u devices", path,
+             cp_memory_get_n_tracks (mem), n_stats, json_array_get_length (devices));
+  for (guint d = 0; d < json_array_get_length (devices); d++)
+    {
+      JsonObject *w = json_array_get_object_element (devices, d);
+      gint type = json_object_get_int_member (w, "device_type");
+      gint id = json_object_get_int_member (w, "device_id");
+      const CpMemoryTrack *t = cp_memory_find_track (mem, type, id);
+      const CpMemoryStats *st = &stats[d];
+
+      if (t == NULL)
+        g_error ("%s: no memory track for device type %d id %d", path, type, id);
+      g_assert_cmpint (st->device_type, ==, type);
+      g_assert_cmpint (st->device_id, ==, id);
+      if ((gint64) t->n_events != json_object_get_int_member (w, "events") ||
+          st->has_totals != json_object_get_boolean_member (w, "totals_known") ||
+          st->peak_allocated != json_object_get_int_member (w, "peak_allocated") ||
+          st->peak_reserved != int_or_minus_one (w, "peak_reserved"))
+        g_error ("%s: device type %d id %d: %u events, totals %d, peak allocated %" G_GINT64_FORMAT
+                 ", reserved %" G_GINT64_FORMAT "; Python %" G_GINT64_FORMAT " events, totals %d, %"
+                 G_GINT64_FORMAT ", %" G_GINT64_FORMAT,
+                 path, type, id, t->n_events, st->has_totals, st->peak_allocated, st->peak_reserved,
+                 json_object_get_int_member (w, "events"), json_object_get_boolean_member (w, "totals_known"),
+                 json_object_get_int_member (w, "peak_allocated"), int_or_minus_one (w, "peak_reserved"));
+      /* Time order, and the peak at an event that has it. */
+      for (guint k = 1; k < t->n_events; k++)
+        g_assert_cmpint (t->events[k - 1].ts, <=, t->events[k].ts);
+      g_assert_cmpint (st->peak_allocated_ts, >=, 0);
+      g_assert_cmpint (st->peak_allocated_ts, <=, cp_trace_get_duration (trace));
+      /* What was live at the peak cannot exceed it when the totals are
+       * the allocator's. */
+      if (st->has_totals)
+        g_assert_cmpint (st->live_bytes, <=, st->peak_allocated);
+    }
+  return json_array_get_length (devices);
+}
+
+static void
+test_real_captures (void)
+{
+  const char *shared = cp_test_shared_traces ();
+  g_autofree char *local = cp_test_data_path ("captures");
+  const char *paths[3] = { local, shared, NULL };
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GList) files = NULL;
+  JsonObject *all;
+  guint n_files = 0, n_devices = 0;
+
+  if (shared == NULL)
+    {
+      g_test_skip ("../shared/traces is missing: no real captures with allocator events");
+      return;
+    }
+  root = run_oracle (paths);
+  if (root == NULL)
+    {
+      g_test_skip ("python3 not found: the independent count cannot run");
+      return;
+    }
+  all = json_node_get_object (root);
+  files = json_object_get_members (all);
+  for (GList *l = files; l != NULL; l = l->next)
+    {
+      n_devices += compare_capture (l->data, json_object_get_object_member (all, l->data));
+      n_files++;
+    }
+  g_test_message ("%u captures with allocator events, %u devices compared with memory-count.py", n_files, n_devices);
+  g_assert_cmpuint (n_files, >, 0);
+}
+
+static gboolean
+in_list (JsonObject *truth,
+         const char *key,
+         const char *rule)
+{
+  JsonArray *a = json_object_get_array_member (truth, key);
+
+  for (guint k = 0; k < json_array_get_length (a); k++)
+    if (g_strcmp0 (json_array_get_string_element (a, k), rule) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* A cp-gen memory scenario: the peaks equal its truth and
+ * memory-count.py's count, its rule fires above info, and no other memory
+ * rule does unless the truth calls it related. */
+static void
+test_scenario (gconstpointer data)
+{
+  const char *scenario = data;
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *capture = g_build_filename (dir, "capture.json", NULL);
+  g_autofree char *truth_path = g_build_filename (dir, "truth.json", NULL);
+  const char *argv[] = { g_getenv ("CP_GEN"), "--scenario", scenario, "--out", capture,
+                         "--truth", truth_path, "--steps", "6", "--seed", "3", "-q", NULL };
+  const char *paths[] = { capture, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonNode) counted = NULL;
+  g_autoptr(GFile) file = g_file_new_for_path (capture);
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) analysis = NULL;
+  g_autofree char *err = NULL;
+  JsonObject *truth, *mem;
+  const CpMemoryStats *st;
+  GListModel *findings;
+  guint n;
+  int status = 0;
+  gboolean fired = FALSE;
+
+  g_assert_nonnull (argv[0]);
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("cp-gen failed for %s: %s", scenario, err);
+  json_parser_load_from_file (parser, truth_path, &error);
+  g_assert_no_error (error);
+  truth = json_node_get_object (json_parser_get_root (parser));
+  mem = json_object_get_object_member (truth, "memory");
+  g_assert_nonnull (mem);
+
+  counted = run_oracle (paths);
+  if (counted != NULL)
+    g_assert_cmpuint (compare_capture (capture, json_object_get_object_member (json_node_get_object (counted), capture)), ==, 1);
+
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  analysis = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  st = cp_analysis_get_memory (analysis, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpint (st->device_type, ==, json_object_get_int_member (mem, "device_type"));
+  g_assert_cmpint (st->device_id, ==, json_object_get_int_member (mem, "device_id"));
+  g_assert_cmpint (st->n_events, ==, json_object_get_int_member (mem, "events"));
+  g_assert_cmpint (st->peak_allocated, ==, json_object_get_int_member (mem, "peak_allocated_bytes"));
+  g_assert_cmpint (st->peak_reserved, ==, json_object_get_int_member (mem, "peak_reserved_bytes"));
+  g_assert_cmpint (st->capacity, ==, json_object_get_int_member (mem, "capacity_bytes"));
+
+  findings = cp_analysis_get_findings (analysis);
+  for (guint i = 0; i < g_list_model_get_n_items (findings); i++)
+    {
+      g_autoptr(CpFinding) f = g_list_model_get_item (findings, i);
+      const char *rule = cp_finding_get_rule_id (f);
+
+      g_test_message ("%s: %s %s", scenario, cp_severity_to_string (cp_finding_get_severity (f)), rule);
+      if (in_list (truth, "expect", rule))
+        {
+          g_assert_cmpint (cp_finding_get_severity (f), >=, CP_SEVERITY_MODERATE);
+          fired = TRUE;
+        }
+      else if (g_str_has_prefix (rule, "memory-") && !in_list (truth, "related", rule) &&
+               cp_finding_get_severity (f) > CP_SEVERITY_INFO)
+        g_error ("%s: %s fired, only %s was expected", scenario, rule,
+                 json_array_get_string_element (json_object_get_array_member (truth, "expect"), 0));
+    }
+  if (!fired)
+    g_error ("%s: the expected memory rule did not fire", scenario);
+  cp_test_rm_rf (dir);
+}
+
+/* The pixel at (x, y) as 0xRRGGBB. */
+static guint32
+rgb_at (cairo_surface_t *s,
+        int              x,
+        int              y)
+{
+  const guchar *data = cairo_image_surface_get_data (s);
+
+  return *(const guint32 *) (gconstpointer) (data + y * cairo_image_surface_get_stride (s) + x * 4) & 0xffffff;
+}
+
+/* The timeline's memory track on memory-near-capacity: one track, in the
+ * GPU's group, filled up to what is allocated. At the end of the capture
+ * the scenario's 30 GiB of state stay, on a scale of the 79.2 GiB device:
+ * filled at a quarter of the height, empty at a half. */
+static void
+test_track (void)
+{
+  const int width = 1216, height = 1400;
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *capture = g_build_filename (dir, "capture.json", NULL);
+  const char *argv[] = { g_getenv ("CP_GEN"), "--scenario", "memory-near-capacity", "--out", capture,
+                         "--steps", "3", "--seed", "3", "-q", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = g_file_new_for_path (capture);
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpViewState) view = cp_view_state_new ();
+  g_autoptr(CpTimelineLayout) layout = NULL;
+  CpPainter *painter = cp_painter_new ();
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  const CpLayoutMetrics *m = cp_painter_get_metrics (painter);
+  gint found = -1;
+  double y, h, bottom, span;
+  int x, status = 0;
+  guint32 background;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  cp_view_state_set_viewport_width (view, width - m->gutter_width);
+  cp_view_state_set_trace (view, trace);
+  cp_view_state_set_visible_range (view, 0, cp_trace_get_duration (trace));
+  layout = cp_timeline_layout_new (view, m);
+  for (guint i = 0; i < cp_timeline_layout_get_n_items (layout); i++)
+    {
+      const CpLayoutItem *item = cp_timeline_layout_get_item (layout, i);
+
+      if (item->kind != CP_LAYOUT_MEMORY)
+        continue;
+      g_assert_cmpint (found, ==, -1);
+      found = (gint) i;
+      g_assert_true (cp_trace_get_process (trace, item->process)->is_device);
+      g_assert_cmpint (cp_trace_get_process (trace, item->process)->device, ==, 0);
+    }
+  g_assert_cmpint (found, >=, 0);
+  g_assert_true (cp_timeline_layout_item_rect (layout, (guint) found, 0, height, &y, &h));
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+  cr = cairo_create (surface);
+  cp_painter_draw (painter, cr, view, layout, width, height, CP_PAINT_ALL);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+
+  /* The last column before the capture ends, inside the track. */
+  x = width - 3;
+  bottom = floor (y + h - 2);
+  span = bottom - (y + 4);
+  background = rgb_at (surface, x, (int) (y + 2));
+  g_assert_cmphex (rgb_at (surface, x, (int) (bottom - 0.25 * span)), !=, background);
+  g_assert_cmphex (rgb_at (surface, x, (int) (bottom - 0.5 * span)), ==, background);
+  /* No slice to pick on the track. */
+  g_assert_cmpint (cp_timeline_layout_hit_test (layout, view, width - 10, y + h / 2, height, 2).kind, ==, CP_HIT_NONE);
+
+  cairo_surface_destroy (surface);
+  cp_painter_free (painter);
+  cp_test_rm_rf (dir);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/memory/real-captures", test_real_captures);
+  g_test_add_data_func ("/memory/scenario/leak", "memory-leak", test_scenario);
+  g_test_add_data_func ("/memory/scenario/near-capacity", "memory-near-capacity", test_scenario);
+  g_test_add_data_func ("/memory/scenario/headroom", "memory-headroom", test_scenario);
+  g_test_add_func ("/memory/track", test_track);
+  return g_test_run ();
+}
