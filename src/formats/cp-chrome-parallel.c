@@ -32,8 +32,8 @@
 #include "cp-json-lex.h"
 
 #define PAR_MAX_THREADS   8
-#define PAR_CHUNK         (1u << 20)
-#define PAR_SLOTS_PER_THREAD 6
+#define PAR_CHUNK         (256u << 10)
+#define PAR_SLOTS_PER_THREAD 4
 /* Below, one thread: starting workers costs more than it gives. */
 #define PAR_MIN_INPUT     (8u << 20)
 

@@ -270,6 +270,9 @@ enum
   OP_ARG_KEY,      /* code: the A_ key; the token: its raw text */
   OP_ARG_SCALAR,   /* a scalar of the arguments */
   OP_DIM,          /* code: A_GRID or A_BLOCK, type: the index, len: the value */
+  OP_TIME,         /* code: F_TS or F_DUR, num: the time read */
+  OP_ID_NUM,       /* code: F_PID or F_TID, num: the number read */
+  OP_ARG_INT,      /* an OP_ARG_SCALAR whose integer (num) an A_ key reads */
 };
 
 typedef struct
@@ -280,6 +283,7 @@ typedef struct
   guint8      flags;
   guint32     len;
   const char *text;
+  gint64      num;
 } CpChromeOp;
 
 typedef struct

@@ -843,7 +843,7 @@ op_push (GArray            *ops,
          guint              code,
          const CpJsonToken *t)
 {
-  CpChromeOp op = { kind, code, 0, 0, 0, NULL };
+  CpChromeOp op = { kind, code, 0, 0, 0, NULL, 0 };
 
   if (t != NULL)
     {
@@ -893,7 +893,7 @@ pre_dims (Cursor *c,
 
               if (cp_json_parse_int64 (t.text, t.len, &v))
                 {
-                  CpChromeOp op = { OP_DIM, which, i, 0, (guint32) (gint32) CLAMP (v, G_MININT32, G_MAXINT32), NULL };
+                  CpChromeOp op = { OP_DIM, which, i, 0, (guint32) (gint32) CLAMP (v, G_MININT32, G_MAXINT32), NULL, 0 };
 
                   g_array_append_val (ops, op);
                 }
@@ -943,7 +943,18 @@ pre_args (Cursor *c,
         }
       else
         {
-          if (!direct_scalar (c, &t) || !op_push (ops, OP_ARG_SCALAR, 0, &t))
+          gint64 v;
+
+          if (!direct_scalar (c, &t))
+            return FALSE;
+          if ((field == A_CORR || field == A_EXT || field == A_DEVICE || field == A_STREAM) &&
+              cp_chrome_token_int (NULL, &t, &v))
+            {
+              if (!op_push (ops, OP_ARG_INT, field, &t))
+                return FALSE;
+              g_array_index (ops, CpChromeOp, ops->len - 1).num = v;
+            }
+          else if (!op_push (ops, OP_ARG_SCALAR, 0, &t))
             return FALSE;
         }
       if (!direct_next (c, '}', &closed))
@@ -951,6 +962,25 @@ pre_args (Cursor *c,
     }
   c->p++;
   return TRUE;
+}
+
+/* What token_id_key() reads as a number, without interning. */
+static gboolean
+pre_id_num (const CpJsonToken *t,
+            gint64            *v)
+{
+  if (t->type == CP_JSON_NUMBER)
+    return cp_json_parse_int64 (t->text, t->len, v);
+  if (t->type == CP_JSON_STRING && t->len > 0 && t->len < 20 &&
+      (g_ascii_isdigit (t->text[0]) || t->text[0] == '-') &&
+      cp_json_parse_int64 (t->text, t->len, v))
+    {
+      for (gsize i = 1; i < t->len; i++)
+        if (!g_ascii_isdigit (t->text[i]))
+          return FALSE;
+      return TRUE;
+    }
+  return FALSE;
 }
 
 gboolean
@@ -1003,7 +1033,27 @@ cp_chrome_pre_event (const char    *text,
         }
       else
         {
-          if (!direct_scalar (&c, &t) || !op_push (ops, OP_SCALAR, 0, &t))
+          gint64 v;
+
+          if (!direct_scalar (&c, &t))
+            return FALSE;
+          if (field == F_TS || field == F_DUR)
+            {
+              /* Nothing to replay when it is not a time. */
+              if (token_time (NULL, &t, &v))
+                {
+                  CpChromeOp op = { OP_TIME, field, 0, 0, 0, NULL, v };
+
+                  g_array_append_val (ops, op);
+                }
+            }
+          else if ((field == F_PID || field == F_TID) && pre_id_num (&t, &v))
+            {
+              CpChromeOp op = { OP_ID_NUM, field, 0, 0, 0, NULL, v };
+
+              g_array_append_val (ops, op);
+            }
+          else if (!op_push (ops, OP_SCALAR, 0, &t))
             return FALSE;
         }
       if (!direct_next (&c, '}', &closed))
@@ -1070,6 +1120,62 @@ cp_chrome_replay_event (CpChromeReader      *self,
             arr[op->type] = (gint32) op->len;
             e->have |= HAVE_GPU;
           }
+          break;
+        case OP_TIME:
+          /* As event_scalar() does with the token. */
+          if (op->code == F_TS)
+            {
+              e->ts = op->num;
+              e->have |= HAVE_TS;
+            }
+          else
+            {
+              e->dur = op->num;
+              e->have |= HAVE_DUR;
+            }
+          break;
+        case OP_ID_NUM:
+          {
+            IdKey *k = op->code == F_PID ? &e->pid : &e->tid;
+
+            k->num = op->num;
+            k->is_str = FALSE;
+            k->str = 0;
+            e->have |= op->code == F_PID ? HAVE_PID : HAVE_TID;
+          }
+          break;
+        case OP_ARG_INT:
+          /* Counters read every numeric argument: the whole path. */
+          if (e->ph == 'C' || e->ph == 0)
+            {
+              cp_chrome_args_scalar (self, &t);
+              break;
+            }
+          /* As cp_chrome_args_scalar() does with the integer. */
+          switch (op->code)
+            {
+            case A_CORR:
+              e->corr = op->num;
+              break;
+            case A_EXT:
+              e->ext = op->num;
+              break;
+            case A_DEVICE:
+              if (op->num >= G_MININT32 && op->num <= G_MAXINT32)
+                {
+                  e->gpu.device = (gint32) op->num;
+                  e->have |= HAVE_GPU;
+                }
+              break;
+            case A_STREAM:
+            default:
+              if (op->num >= G_MININT32 && op->num <= G_MAXINT32)
+                {
+                  e->gpu.stream = (gint32) op->num;
+                  e->have |= HAVE_GPU;
+                }
+              break;
+            }
           break;
         default:
           g_assert_not_reached ();
