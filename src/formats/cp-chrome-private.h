@@ -265,13 +265,14 @@ enum
  * replayed in order on the reading thread. */
 enum
 {
-  OP_FIELD,        /* code: the F_ field of the key that follows */
-  OP_SCALAR,       /* a scalar of the event */
+  OP_FIELD,        /* code: the F_ field of a key whose value is skipped
+                    * or the arguments */
+  OP_SCALAR,       /* code: the F_ field; the token: its scalar value */
   OP_ARG_KEY,      /* code: the A_ key; the token: its raw text */
   OP_ARG_SCALAR,   /* a scalar of the arguments */
   OP_DIM,          /* code: A_GRID or A_BLOCK, type: the index, len: the value */
-  OP_TIME,         /* code: F_TS or F_DUR, num: the time read */
-  OP_ID_NUM,       /* code: F_PID or F_TID, num: the number read */
+  OP_TIME,         /* code: F_TS or F_DUR (the field too), num: the time read */
+  OP_ID_NUM,       /* code: F_PID or F_TID (the field too), num: the number read */
   OP_ARG_INT,      /* an OP_ARG_SCALAR whose integer (num) an A_ key reads */
 };
 

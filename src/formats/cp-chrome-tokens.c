@@ -1035,26 +1035,34 @@ cp_chrome_pre_event (const char    *text,
         {
           gint64 v;
 
-          if (!direct_scalar (&c, &t))
+          CpChromeOp *op = &g_array_index (ops, CpChromeOp, ops->len - 1);
+
+          /* The key's OP_FIELD becomes the value's operation, which sets
+           * the field first. */
+          if (!direct_scalar (&c, &t) || t.len > G_MAXUINT32)
             return FALSE;
           if (field == F_TS || field == F_DUR)
             {
-              /* Nothing to replay when it is not a time. */
+              /* Only the field when it is not a time. */
               if (token_time (NULL, &t, &v))
                 {
-                  CpChromeOp op = { OP_TIME, field, 0, 0, 0, NULL, v };
-
-                  g_array_append_val (ops, op);
+                  op->kind = OP_TIME;
+                  op->num = v;
                 }
             }
           else if ((field == F_PID || field == F_TID) && pre_id_num (&t, &v))
             {
-              CpChromeOp op = { OP_ID_NUM, field, 0, 0, 0, NULL, v };
-
-              g_array_append_val (ops, op);
+              op->kind = OP_ID_NUM;
+              op->num = v;
             }
-          else if (!op_push (ops, OP_SCALAR, 0, &t))
-            return FALSE;
+          else
+            {
+              op->kind = OP_SCALAR;
+              op->type = t.type;
+              op->flags = t.flags;
+              op->len = t.len;
+              op->text = t.text;
+            }
         }
       if (!direct_next (&c, '}', &closed))
         return FALSE;
@@ -1097,6 +1105,8 @@ cp_chrome_replay_event (CpChromeReader      *self,
           e->have |= HAVE_ANY;
           break;
         case OP_SCALAR:
+          self->field = op->code;
+          e->have |= HAVE_ANY;
           event_scalar (self, &t);
           break;
         case OP_ARG_KEY:
@@ -1123,6 +1133,8 @@ cp_chrome_replay_event (CpChromeReader      *self,
           break;
         case OP_TIME:
           /* As event_scalar() does with the token. */
+          self->field = op->code;
+          e->have |= HAVE_ANY;
           if (op->code == F_TS)
             {
               e->ts = op->num;
@@ -1138,6 +1150,8 @@ cp_chrome_replay_event (CpChromeReader      *self,
           {
             IdKey *k = op->code == F_PID ? &e->pid : &e->tid;
 
+            self->field = op->code;
+            e->have |= HAVE_ANY;
             k->num = op->num;
             k->is_str = FALSE;
             k->str = 0;
