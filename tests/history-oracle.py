@@ -14,6 +14,9 @@
 #   history-oracle.py check DB FILE [--truth T.json] [--label K=V]...
 #       the run of FILE holds FILE's figures; exit 1 with the differences
 #   history-oracle.py count DB          number of runs (and of child rows)
+#   history-oracle.py steps DB PERCENT  each run's mean step time, oldest
+#       first, and whether it is a regression: slower than the median of
+#       the runs before it by more than PERCENT (the History window's chart)
 #   history-oracle.py meta DB           user_version, application_id, journal_mode
 #   history-oracle.py set-version DB N  sets user_version (a "newer" database)
 #   history-oracle.py make-foreign DB   a database of another program
@@ -25,6 +28,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import statistics
 import subprocess
 import sys
 
@@ -180,6 +184,22 @@ def main(argv):
                   for t in ("runs", "run_labels", "run_breakdown", "run_devices", "run_findings", "run_kernels")]
         hashes = con.execute("SELECT count(DISTINCT content_hash) FROM runs").fetchone()[0]
         print(json.dumps({"runs": counts[0], "distinct_hashes": hashes, "rows": sum(counts)}))
+        return 0
+    if cmd == "steps":
+        con = connect(db)
+        limit = 1 + float(argv[3]) / 100
+        out, earlier = [], []
+        for rid, path, steps, window in con.execute(
+                "SELECT id, path, steps, window_ns FROM runs ORDER BY time_ns, id"):
+            # The mean window length, from the stored sum and count.
+            mean = window / steps if steps else None
+            regression = False
+            if mean is not None and earlier:
+                regression = mean > statistics.median(earlier) * limit
+            if mean is not None:
+                earlier.append(mean)
+            out.append({"id": rid, "path": path, "step_mean_ns": mean, "regression": regression})
+        print(json.dumps(out))
         return 0
     if cmd == "meta":
         con = connect(db)

@@ -26,28 +26,14 @@
 # object: {"steps": N, "window_ns": T, "loading_ns": L, "percent": P}; a
 # capture without ProfilerStep markers prints "steps": 0 and no percent.
 
-import decimal
-import gzip
 import json
 import sys
+
+from chrome_json import ns, open_text
 
 DEVICE_CATS = {"kernel", "memcpy", "memset", "gpu_memcpy", "gpu_memset"}
 RUNTIME_CATS = {"runtime", "cuda_runtime", "cuda_driver"}
 LAST_STEP_RATIO = 0.8
-
-
-def open_text(path):
-    with open(path, "rb") as f:
-        magic = f.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return open(path, "rt", encoding="utf-8", errors="replace")
-
-
-def ns(value):
-    if isinstance(value, str):
-        value = decimal.Decimal(value.strip())
-    return int((decimal.Decimal(value) * 1000).to_integral_value(rounding=decimal.ROUND_HALF_EVEN))
 
 
 def is_loader(name):

@@ -32,32 +32,7 @@ import json
 import os
 import sys
 
-
-def open_text(path):
-    with open(path, "rb") as f:
-        magic = f.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return open(path, "rt", encoding="utf-8", errors="replace")
-
-
-def ns(value):
-    if isinstance(value, str):
-        value = decimal.Decimal(value.strip())
-    return int((decimal.Decimal(value) * 1000).to_integral_value(rounding=decimal.ROUND_HALF_EVEN))
-
-
-def device_of(event):
-    args = event.get("args")
-    if isinstance(args, dict):
-        d = args.get("device")
-        if isinstance(d, int) and d >= 0:
-            return d
-    pid = event.get("pid")
-    if isinstance(pid, int) and 0 <= pid < 4096:
-        return pid
-    return 0
-
+from chrome_json import device_of, ns, open_text
 
 def union_stats(spans):
     out = {}

@@ -21,31 +21,14 @@
 #
 # Prints one JSON object {"devices": {...}}.
 
-import decimal
 import gzip
 import json
 import sys
 
+from chrome_json import device_of, ns
+
 DEVICE_CATS = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"}
 SHORT_LAUNCH_NS = 50000
-
-
-def ns(value):
-    if isinstance(value, str):
-        value = decimal.Decimal(value.strip())
-    return int((decimal.Decimal(value) * 1000).to_integral_value(rounding=decimal.ROUND_HALF_EVEN))
-
-
-def device_of(event):
-    args = event.get("args")
-    if isinstance(args, dict):
-        d = args.get("device")
-        if isinstance(d, int) and d >= 0:
-            return d
-    pid = event.get("pid")
-    if isinstance(pid, int) and 0 <= pid < 4096:
-        return pid
-    return 0
 
 
 def corr_of(event):

@@ -908,7 +908,7 @@ test_rule_table (void)
   static const char * const contract[] = {
     "input-pipeline", "input-bound", "dataloader-single-process", "launch-bound", "host-overhead",
     "transfer-bound", "pageable-memcpy", "sync-stall", "async-wait", "output-bound",
-    "no-mixed-precision", "low-utilization", "gpu-gaps", "comm-bound",
+    "no-mixed-precision", "below-roofline", "low-utilization", "gpu-gaps", "comm-bound",
     "low-comm-overlap", "memory-pressure", "dataparallel",
   };
   guint n;

@@ -6,9 +6,12 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
+#include "cp-test-util.h"
 #include "formats/cp-args.h"
+#include "formats/cp-loader.h"
 #include "formats/cp-xplane-reader.h"
 #include "model/cp-trace-builder.h"
 
@@ -90,6 +93,136 @@ test_json (void)
   g_assert_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED);
 }
 
+/* cp_args_lookup() reads a few keys in place: scalars as cp_args_decode()
+ * shows them, containers and absent keys NULL, and FALSE (nothing) where
+ * the text needs the full decoder (an escaped string, damage). */
+static void
+test_lookup (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint proc = cp_trace_builder_process_for_pid (b, 1);
+  guint lane = cp_trace_builder_lane (b, proc, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+  const char *json = "{ \"Collective name\" : \"allreduce\", \"In msg nelems\": 1048576, \"dims\": [[1, \"}\"]],"
+                     " \"dtype\": \"Float\", \"nested\": {\"dtype\": \"no\"}, \"ok\": true, \"u\": \"\u00e9t\u00e9\" }";
+  const char *utf8 = "{\"name\": \"été\"}";
+  const char *escaped = "{\"name\": \"x\\ty\"}";
+  const char *bad = "{\"name\": ";
+  const char * const keys[] = { "Collective name", "In msg nelems", "dtype", "dims", "absent", "ok", NULL };
+  const char * const one[] = { "name", NULL };
+  char *v[G_N_ELEMENTS (keys)];
+  g_autoptr(CpTrace) trace = NULL;
+
+  add (b, lane, 0, cp_trace_builder_add_args (b, CP_ARGS_JSON, json, strlen (json)));
+  add (b, lane, 100, cp_trace_builder_add_args (b, CP_ARGS_JSON, utf8, strlen (utf8)));
+  add (b, lane, 200, cp_trace_builder_add_args (b, CP_ARGS_JSON, escaped, strlen (escaped)));
+  add (b, lane, 300, cp_trace_builder_add_args (b, CP_ARGS_JSON, bad, strlen (bad)));
+  add (b, lane, 400, 0);
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+
+  g_assert_true (cp_args_lookup (trace, (CpSliceRef) { 0, 0 }, keys, v));
+  g_assert_cmpstr (v[0], ==, "allreduce");
+  g_assert_cmpstr (v[1], ==, "1048576");
+  g_assert_cmpstr (v[2], ==, "Float");   /* the top level's, not the nested one */
+  g_assert_null (v[3]);
+  g_assert_null (v[4]);
+  g_assert_cmpstr (v[5], ==, "true");
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+    g_free (v[k]);
+
+  g_assert_true (cp_args_lookup (trace, (CpSliceRef) { 0, 1 }, one, v));
+  g_assert_cmpstr (v[0], ==, "été");
+  g_free (v[0]);
+  g_assert_false (cp_args_lookup (trace, (CpSliceRef) { 0, 2 }, one, v));
+  g_assert_null (v[0]);
+  g_assert_false (cp_args_lookup (trace, (CpSliceRef) { 0, 3 }, one, v));
+  g_assert_null (v[0]);
+  g_assert_true (cp_args_lookup (trace, (CpSliceRef) { 0, 4 }, one, v));
+  g_assert_null (v[0]);
+}
+
+/* On real captures, every slice's arguments: each top-level scalar that
+ * cp_args_lookup() finds equals what json-glib decodes for that key (a
+ * number in value). */
+static void
+test_lookup_real (void)
+{
+  static const char *files[] = {
+    "pytorch__kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.pt.trace.json.gz",
+    "facebookresearch__HolisticTraceAnalysis/tests/data/nccl_parser_config/nccl_data.json.gz",
+    "facebookresearch__HolisticTraceAnalysis/tests/data/large_integer_trace/rank-70.Mar_25_20_48_12.2861.pt.trace.json.gz",
+  };
+  const char *root = cp_test_shared_traces ();
+  guint checked = 0;
+
+  if (root == NULL)
+    {
+      g_test_skip ("../shared/traces is missing");
+      return;
+    }
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++)
+    {
+      g_autofree char *path = g_build_filename (root, files[f], NULL);
+      g_autoptr(GFile) file = g_file_new_for_path (path);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CpTrace) trace = NULL;
+
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        continue;
+      trace = cp_load_file (file, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
+        {
+          const CpSlices *s = cp_lane_get_slices (cp_trace_get_lane (trace, l));
+
+          for (guint i = 0; i < s->n; i++)
+            {
+              CpSliceRef ref = { l, i };
+              g_autoptr(GPtrArray) args = cp_args_decode (trace, ref, NULL);
+              const char *keys[2] = { NULL, NULL };
+              char *v[2] = { NULL, NULL };
+
+              if (args == NULL || args->len == 0)
+                continue;
+              for (guint k = 0; k < args->len; k++)
+                {
+                  const CpArg *a = arg (args, k);
+
+                  keys[0] = a->key;
+                  if (!cp_args_lookup (trace, ref, keys, v))
+                    continue;
+                  if (v[0] != NULL)
+                    {
+                      char *e1, *e2;
+                      double x = g_ascii_strtod (v[0], &e1), y = g_ascii_strtod (a->value, &e2);
+
+                      /* A number as written ("40.0"); json-glib prints
+                       * its double ("40"). */
+                      if (*v[0] != '\0' && *e1 == '\0' && *a->value != '\0' && *e2 == '\0' &&
+                          !g_str_equal (v[0], a->value))
+                        {
+                          /* json-glib wraps integers past G_MAXINT64 (the
+                           * large-integer trace's ids); lookup keeps the text. */
+                          if (fabs (x) < 9.2e18)
+                            g_assert_cmpfloat (x, ==, y);
+                        }
+                      else
+                        g_assert_cmpstr (v[0], ==, a->value);
+                      checked++;
+                    }
+                  else
+                    g_assert_true (a->value[0] == '{' || a->value[0] == '[');
+                  g_free (v[0]);
+                }
+            }
+        }
+    }
+  if (checked == 0)
+    g_test_skip ("none of the captures is in ../shared/traces");
+  g_test_message ("%u arguments agree", checked);
+}
+
 static void
 test_xstats (void)
 {
@@ -143,6 +276,8 @@ main (int   argc,
 
   g_test_add_func ("/args/json", test_json);
   g_test_add_func ("/args/xstats", test_xstats);
+  g_test_add_func ("/args/lookup", test_lookup);
+  g_test_add_func ("/args/lookup-real", test_lookup_real);
 
   return g_test_run ();
 }

@@ -113,10 +113,10 @@ cp_gen_job_main (int    argc,
       g_printerr ("cp-gen: %s\n", error->message);
       return 2;
     }
-  if (dir == NULL || ranks < 1 || ranks > 4096 || steps < 1 || steps > 10000 || hosts < 1 || hosts > ranks ||
+  if (dir == NULL || ranks < 1 || ranks > 4096 || steps < 1 || steps > 1000000 || hosts < 1 || hosts > ranks ||
       straggler >= ranks || delay < 0 || (straggler >= 0) != (delay > 0))
     {
-      g_printerr ("cp-gen: --job DIR with 1 ≤ --ranks ≤ 4096, --steps ≥ 1, 1 ≤ --hosts ≤ ranks, "
+      g_printerr ("cp-gen: --job DIR with 1 ≤ --ranks ≤ 4096, 1 ≤ --steps ≤ 1000000, 1 ≤ --hosts ≤ ranks, "
                   "and --straggler R < ranks with --delay NS > 0 together\n");
       return 2;
     }

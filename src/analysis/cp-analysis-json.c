@@ -672,6 +672,7 @@ cp_analysis_to_json (CpAnalysis *self,
   write_verdict (self, b);
   write_metrics (self, b);
   write_steps (self, b);
+  _cp_analysis_roofline_to_json (self, b);
 
   json_builder_set_member_name (b, "findings");
   json_builder_begin_array (b);

@@ -10,6 +10,8 @@
 #include "cp-classify.h"
 #include "model/cp-lane-private.h"
 
+#include <json-glib/json-glib.h>
+
 G_BEGIN_DECLS
 
 /* Fixed constants of the metrics, with their sources. */
@@ -123,6 +125,8 @@ struct _CpAnalysis
   gint64           eligible_fp32_time;        /* of those, neither TC nor 16-bit */
   GArray          *eligible_fp32;             /* of CpSliceRef, for evidence */
   gint64           compute_kernel_time;       /* non-collective kernel time */
+  GArray          *roofline_kernels;          /* of CpRooflineStats (cp-roofline-pass.c) */
+  GArray          *roofline_ops;
 
   /* The input pipeline (cp-input-pipeline.c), computed on first use. */
   GArray          *pipeline;       /* of CpPipelineStage, most self time first; NULL until computed */
@@ -159,6 +163,8 @@ void _cp_analysis_build_steps     (CpAnalysis *self);
 void _cp_analysis_breakdown       (CpAnalysis *self);
 void _cp_analysis_device_metrics  (CpAnalysis *self);
 void _cp_analysis_kernel_stats    (CpAnalysis *self);
+void _cp_analysis_roofline        (CpAnalysis *self); /* inside the kernel statistics */
+void _cp_analysis_roofline_to_json (CpAnalysis *self, JsonBuilder *b); /* cp-roofline-pass.c */
 void _cp_analysis_evaluate_rules  (CpAnalysis *self);
 /* The tf.data / Grain stages of the host planes (once). */
 void _cp_analysis_input_pipeline  (CpAnalysis *self);

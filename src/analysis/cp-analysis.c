@@ -79,6 +79,8 @@ cp_analysis_finalize (GObject *object)
   g_clear_pointer (&self->devices, g_array_unref);
   g_clear_pointer (&self->kernels, g_array_unref);
   g_clear_pointer (&self->host_ops, g_array_unref);
+  g_clear_pointer (&self->roofline_kernels, g_array_unref);
+  g_clear_pointer (&self->roofline_ops, g_array_unref);
   g_clear_pointer (&self->pipeline, g_array_unref);
   g_clear_pointer (&self->eligible_fp32, g_array_unref);
   g_clear_object (&self->findings);
@@ -109,6 +111,8 @@ cp_analysis_init (CpAnalysis *self)
   self->devices = g_array_new (FALSE, TRUE, sizeof (CpDeviceStats));
   self->kernels = g_array_new (FALSE, TRUE, sizeof (CpKernelStats));
   self->host_ops = g_array_new (FALSE, TRUE, sizeof (CpHostOpStats));
+  self->roofline_kernels = g_array_new (FALSE, TRUE, sizeof (CpRooflineStats));
+  self->roofline_ops = g_array_new (FALSE, TRUE, sizeof (CpRooflineStats));
   g_array_set_clear_func (self->host_ops, clear_host_op);
   self->eligible_fp32 = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
   self->findings = g_list_store_new (CP_TYPE_FINDING);
@@ -573,6 +577,8 @@ cp_analysis_new (CpTrace       *trace,
         g_clear_pointer (&self->lanes[l].cat[c], cp_intervals_free);
       g_clear_pointer (&self->lanes[l].sync, cp_intervals_free);
     }
+  /* The rules read arguments all over the capture; their pages go back. */
+  cp_trace_release_args_pages (trace);
 
   self->seconds = (g_get_monotonic_time () - t0) / 1e6;
   cp_timing_mark ("analysis-done");

@@ -14,6 +14,7 @@
 #include "cp-framework.h"
 #include "cp-rules.h"
 #include "cp-intervals.h"
+#include "cp-roofline.h"
 
 G_BEGIN_DECLS
 
@@ -260,6 +261,19 @@ const CpKernelStats *cp_analysis_get_kernels        (CpAnalysis *self,
 const CpHostOpStats *cp_analysis_get_host_ops       (CpAnalysis *self,
                                                      guint      *n_ops);
 gint64               cp_analysis_get_kernel_time    (CpAnalysis *self);
+/* The performance model (cp-roofline.h) per kernel name, or per host op
+ * name with figures, most device time first. */
+const CpRooflineStats *cp_analysis_get_roofline     (CpAnalysis *self,
+                                                     gboolean    host_ops,
+                                                     guint      *n);
+/* A device's ceilings for a precision; CP_PEAK_UNKNOWN and 0 when neither
+ * the capture nor the table of known devices gives them. */
+void                 cp_analysis_get_device_peak    (CpAnalysis   *self,
+                                                     gint          ordinal,
+                                                     CpPrecision   precision,
+                                                     CpPeakSource *source,
+                                                     double       *tflops,
+                                                     double       *bandwidth);
 
 /* Findings (CpFinding), in the one order of cp_findings_compare(): idle
  * causes by time at stake, then speed-ups, then info. */

@@ -375,11 +375,35 @@ read_comm_params (CpTrace    *trace,
                   CpSliceRef  ref,
                   CommParams *p)
 {
-  g_autoptr(GPtrArray) args = cp_args_decode (trace, ref, NULL);
+  static const char * const keys[] = { "Collective name", "In msg nelems", "dtype", "Group size",
+                                       "Process Group Name", NULL };
+  char *values[G_N_ELEMENTS (keys)] = { NULL };
+  g_autoptr(GPtrArray) args = NULL;
 
   memset (p, 0, sizeof *p);
   p->nelems = -1;
   p->group_size = -1;
+  /* Tens of thousands of these a rank: read the five keys in place, and
+   * decode the whole object only when the text is not that simple. */
+  if (cp_args_lookup (trace, ref, keys, values))
+    {
+      p->op = values[0];
+      if (values[1] != NULL)
+        p->nelems = g_ascii_strtoll (values[1], NULL, 10);
+      p->dtype = values[2];
+      if (values[3] != NULL)
+        p->group_size = (gint) CLAMP (g_ascii_strtoll (values[3], NULL, 10), -1, G_MAXINT);
+      p->group = values[4];
+      g_free (values[1]);
+      g_free (values[3]);
+      if (p->op == NULL)
+        {
+          comm_params_clear (p);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  args = cp_args_decode (trace, ref, NULL);
   if (args == NULL)
     return FALSE;
   for (guint i = 0; i < args->len; i++)
@@ -414,12 +438,11 @@ compare_colls (gconstpointer a,
   return (x->start > y->start) - (x->start < y->start);
 }
 
+/* An aten op of category cpu_op that is not a wait. */
 static gboolean
-is_host_compute (const char *name,
-                 const char *cat)
+is_host_compute (const char *name)
 {
-  return strcmp (cat, "cpu_op") == 0 && g_str_has_prefix (name, "aten::") &&
-         strstr (name, "wait") == NULL;
+  return g_str_has_prefix (name, "aten::") && strstr (name, "wait") == NULL;
 }
 
 /* The collectives of a rank (device kernels when there are any, else host
@@ -432,6 +455,10 @@ find_collectives (Slot *s)
   g_autoptr(GArray) host = g_array_new (FALSE, TRUE, sizeof (RankColl));
   g_autoptr(GArray) params = g_array_new (FALSE, TRUE, sizeof (CommParams));
   CpIntervals *kernels = cp_intervals_new (), *host_compute = cp_intervals_new ();
+  g_autoptr(CpNameCache) names = cp_name_cache_new (trace);
+  const CpStringPool *pool = cp_trace_get_string_pool (trace);
+  CpStr cpu_op = cp_string_pool_lookup (pool, "cpu_op");
+  CpStr record_param_comms = cp_string_pool_lookup (pool, "record_param_comms"); /* G_MAXUINT32: none */
   GArray *chosen;
 
   g_array_set_clear_func (params, (GDestroyNotify) comm_params_clear);
@@ -445,14 +472,16 @@ find_collectives (Slot *s)
         continue;
       for (guint i = 0; i < sl->n; i++)
         {
-          const char *name = cp_trace_get_string (trace, cp_slices_get_name (sl, i));
+          CpStr name_id = cp_slices_get_name (sl, i);
+          const char *name = cp_trace_get_string (trace, name_id);
           gint64 start = cp_slices_get_start (sl, i), end = cp_slices_get_end (sl, i);
 
           if (kind == CP_LANE_KERNEL)
             {
               if (sl->flags[i] & CP_SLICE_SYNC)
                 continue;
-              if (cp_classify_name (name) & CP_NAME_COLLECTIVE)
+              /* Classified once per name, not once per kernel. */
+              if (cp_name_cache_lookup (names, name_id) & CP_NAME_COLLECTIVE)
                 {
                   RankColl c = { start, end, g_strdup (name), collective_op (name), -1, NULL, -1, NULL, { l, i } };
 
@@ -467,7 +496,7 @@ find_collectives (Slot *s)
 
               g_array_append_val (host, c);
             }
-          else if (strcmp (name, "record_param_comms") == 0)
+          else if (name_id == record_param_comms)
             {
               CommParams p;
               CpSliceRef ref = { l, i };
@@ -478,7 +507,7 @@ find_collectives (Slot *s)
                   g_array_append_val (params, p);
                 }
             }
-          else if (is_host_compute (name, cp_trace_get_string (trace, cp_slices_get_cat (sl, i))))
+          else if (cp_slices_get_cat (sl, i) == cpu_op && is_host_compute (name))
             cp_intervals_add (host_compute, start, end);
         }
     }
@@ -995,12 +1024,22 @@ cp_job_open (GFile * const      *files,
       Slot *s = &self->slots[self->order[k]];
 
       find_collectives (s);
+      /* The collectives' sizes were read from arguments all over the file. */
+      cp_trace_release_args_pages (s->r.trace);
       if (s->n_params > 0)
         note (self, _("%s: %u record_param_comms events for %u collectives, so their sizes are not known"),
               s->r.path, s->n_params, s->colls->len);
     }
   match_collectives (self);
   rank_figures (self);
+  /* Each rank's list of its collectives and its compute served the
+   * matching and the figures; with tens of thousands of collectives a rank
+   * they would be several MB each for the job's life. */
+  for (guint i = 0; i < self->n_slots; i++)
+    {
+      g_clear_pointer (&self->slots[i].colls, g_array_unref);
+      g_clear_pointer (&self->slots[i].compute, cp_intervals_free);
+    }
   if (self->n_colls > 1) /* none at all: colls is NULL, which qsort must not get */
     qsort (self->colls, self->n_colls, sizeof (CpJobCollective), (int (*) (const void *, const void *)) compare_job_colls);
   cp_job_find (self);

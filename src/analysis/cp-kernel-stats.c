@@ -358,6 +358,8 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
         }
     }
 
+  _cp_analysis_roofline (self);
+
   /* The ops around launches served this phase only. */
   for (guint l = 0; l < self->n_lanes; l++)
     {

@@ -266,6 +266,26 @@ static const char * const fix_amp_tf[] = {
   NULL
 };
 
+static const char * const fix_roofline_pt[] = {
+  N_("Fuse chains of elementwise ops, norms and activations with torch.compile: one kernel then reads and writes the tensors once instead of once per op"),
+  N_("Give matmuls tensor-core friendly shapes: every dimension a multiple of 8 in 16-bit (16 in 8-bit), batch small GEMMs with bmm or a larger batch"),
+  N_("Run attention through torch.nn.functional.scaled_dot_product_attention so the flash or memory-efficient kernel replaces softmax(Q·Kᵀ)·V"),
+  N_("Let torch.compile(mode=\"max-autotune\") pick tile shapes for the GEMMs and convolutions that stay far from their ceiling"),
+  NULL
+};
+static const char * const fix_roofline_jax[] = {
+  N_("jax.jit the whole step so that XLA fuses elementwise chains into the matmuls and reductions around them"),
+  N_("Pad matmul dimensions to multiples of 128 on TPUs (the MXU tile), of 8 or 16 on GPUs"),
+  N_("Use jax.nn.dot_product_attention (cuDNN flash attention) or a Pallas flash attention kernel instead of an explicit softmax(Q·Kᵀ)·V"),
+  N_("Let XLA autotune the GEMM tiles (--xla_gpu_autotune_level=4) and try larger batches per device"),
+  NULL
+};
+static const char * const fix_roofline_tf[] = {
+  N_("Compile the step with tf.function(jit_compile=True) so that XLA fuses elementwise chains"),
+  N_("Keep matmul and channel dimensions multiples of 8 with the mixed_float16 policy so tensor cores apply"),
+  N_("Use fused attention (keras.layers.MultiHeadAttention with flash attention, or XLA's fused attention) instead of an explicit softmax(Q·Kᵀ)·V"),
+  NULL
+};
 static const char * const fix_memory_pt[] = {
   N_("Cut activation memory with activation checkpointing (torch.utils.checkpoint) and mixed precision"),
   N_("Lower the batch size and use gradient accumulation"),
@@ -434,6 +454,14 @@ static const CpRule rules[] = {
     /* xgettext:no-c-format */
     N_("XProf precision statement (X6): 16-bit < 10% of compute; TensorBoard plugin AMP rule (P6): no tensor-core kernels while eligible ops run; severity at XProf's 3 / 15 % levels (Chokepoint)"),
     { fix_amp_pt, fix_amp_jax, fix_amp_tf }, CP_IDLE_CAUSE_NONE,
+    0, 0 },
+  { "below-roofline", N_("Kernels far below the roofline"),
+    /* xgettext:no-c-format */
+    N_("Time of kernels with at least 1% of compute time each that reach under 30% of their roofline, % of device compute time"), "%",
+    CP_COMPARE_GE, 25, 50, FALSE, CP_RULE_CAUSE,
+    /* xgettext:no-c-format */
+    N_("Roofline model (XProf roofline analysis, TraceLens TFLOP/s per op): FLOPs and bytes from the capture, the device's datasheet peaks; 25 / 50 % levels (Chokepoint)"),
+    { fix_roofline_pt, fix_roofline_jax, fix_roofline_tf }, CP_IDLE_CAUSE_NONE,
     0, 0 },
   { "memory-pressure", N_("Memory near the device limit"),
     N_("Peak device memory / device memory (ratio)"), "ratio",
@@ -1531,6 +1559,115 @@ eval_precision (Ctx           *ctx,
   return f;
 }
 
+/* The kernels that matter (each >= 1% of compute time) that reach under
+ * 30% of their roofline. At stake: what reaching 30% would save,
+ * t · (1 - p / 30) each. */
+#define ROOFLINE_MIN_SHARE   0.01
+#define ROOFLINE_FAR_PERCENT 30.0
+#define ROOFLINE_MAX_EVIDENCE 2000
+
+static CpFinding *
+eval_roofline (Ctx           *ctx,
+               const CpRule  *rule,
+               CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  guint n, n_far = 0, n_known = 0, n_evidence = 0;
+  const CpRooflineStats *st = cp_analysis_get_roofline (self, FALSE, &n);
+  gint64 far_time = 0, known_time = 0;
+  double saved = 0, worst = NAN;
+  const CpRooflineStats *worst_st = NULL;
+  g_autoptr(CpIntervals) set = cp_intervals_new ();
+  g_autoptr(CpIntervals) own = NULL;
+  g_autofree guint8 *far = NULL;
+  double value;
+  CpSeverity sev;
+  CpFinding *f;
+
+  if (n == 0 || self->compute_kernel_time <= 0)
+    return NULL;
+  far = g_new0 (guint8, n);
+  for (guint k = 0; k < n; k++)
+    {
+      if (isnan (st[k].roofline_percent))
+        continue;
+      known_time += st[k].time;
+      n_known++;
+      if ((double) st[k].time < ROOFLINE_MIN_SHARE * (double) self->compute_kernel_time ||
+          !(st[k].roofline_percent < ROOFLINE_FAR_PERCENT))
+        continue;
+      far[k] = 1;
+      n_far++;
+      far_time += st[k].time;
+      saved += (double) st[k].time * (1.0 - st[k].roofline_percent / ROOFLINE_FAR_PERCENT);
+      if (worst_st == NULL || st[k].time > worst_st->time)
+        worst_st = &st[k], worst = st[k].roofline_percent;
+    }
+  if (n_far == 0)
+    return NULL;
+  value = 100.0 * (double) far_time / (double) self->compute_kernel_time;
+  if (!cp_rule_grade (rule, value, &sev))
+    return NULL;
+
+  f = new_finding (ctx, rule, sev);
+  add_metric (f, rule, "far_below_percent", value);
+  cp_finding_add_figure (f, "kernels_far_below", _("Kernel names far below their roofline"),
+                         n_far, "count", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "largest_roofline_percent",
+                         _("Roofline reached by the one with the most time, %"), worst, "%", "<",
+                         ROOFLINE_FAR_PERCENT, NAN);
+  cp_finding_add_figure (f, "modelled_percent", _("Compute time with known FLOPs, %"),
+                         100.0 * (double) known_time / (double) self->compute_kernel_time, "%", NULL, NAN, NAN);
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpLaneInfo *info = &self->lanes[l];
+      const CpSlices *s = info->slices;
+
+      if (info->kind != CP_LANE_KERNEL)
+        continue;
+      for (guint i = 0; i < s->n; i++)
+        {
+          CpStr name = cp_slices_get_name (s, i);
+
+          for (guint k = 0; k < n; k++)
+            if (far[k] && st[k].name == name)
+              {
+                cp_intervals_add (set, cp_slices_get_start (s, i), cp_slices_get_end (s, i));
+                if (n_evidence < ROOFLINE_MAX_EVIDENCE)
+                  {
+                    cp_finding_add_evidence (f, l, cp_slices_get_start (s, i), cp_slices_get_end (s, i));
+                    n_evidence++;
+                  }
+                break;
+              }
+        }
+    }
+  cp_intervals_normalize (set);
+  own = windowed (ctx, set);
+  {
+    gint64 in_w = cp_intervals_length (own);
+    gint64 at_stake = far_time > 0 ? (gint64) ((double) in_w * saved / (double) far_time) : 0;
+
+    cp_finding_set_time_at_stake (f, at_stake, per_window (ctx, at_stake));
+  }
+  {
+    g_autofree char *lead = NULL;
+    const char *worst_name = cp_trace_get_string (self->trace, worst_st->name);
+    g_autofree char *cut = g_utf8_substring (worst_name, 0, 57);
+    g_autofree char *shown = g_utf8_strlen (worst_name, -1) > 60 ? g_strconcat (cut, "…", NULL)
+                                                                 : g_strdup (worst_name);
+
+    lead = g_strdup_printf (worst_st->bound == CP_BOUND_MEMORY
+                            ? _("Kernels run far below what the device allows; the largest, %s, reaches %.0f%% of its memory-bound roofline.")
+                            : _("Kernels run far below what the device allows; the largest, %s, reaches %.0f%% of its compute roofline."),
+                            shown, worst);
+    set_summary (ctx, f, rule, lead, value);
+  }
+  *stake = g_steal_pointer (&own);
+  return f;
+}
+
 static gboolean
 is_memory_counter (const char *name)
 {
@@ -1837,6 +1974,7 @@ evaluator_for (const char *id)
     { "launch-bound", eval_launch },
     { "host-overhead", eval_host },
     { "no-mixed-precision", eval_precision },
+    { "below-roofline", eval_roofline },
     { "memory-pressure", eval_memory },
     { "dataparallel", eval_dataparallel },
     { "low-utilization", eval_utilization },

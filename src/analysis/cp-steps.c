@@ -292,6 +292,26 @@ clear_device_spans (gpointer data)
 
 /* A Steps line's events: numbered by group_id, else the name as a number,
  * else their position. */
+/* A span over slice i of lane l: its host extent, no device end yet. */
+static CpStepSpan
+slice_span (const CpSlices *s,
+            guint           l,
+            guint           i,
+            gint64          number,
+            guint           n_ops)
+{
+  CpStepSpan sp = { 0 };
+
+  sp.number = number;
+  sp.host_start = cp_slices_get_start (s, i);
+  sp.host_end = cp_slices_get_end (s, i);
+  sp.device_end = G_MININT64;
+  sp.marker.lane = l;
+  sp.marker.index = i;
+  sp.n_ops = n_ops;
+  return sp;
+}
+
 static GArray *
 steps_lane_spans (CpAnalysis *self,
                   guint       l)
@@ -309,13 +329,7 @@ steps_lane_spans (CpAnalysis *self,
 
       if (cp_slices_get_dur (s, i) <= 0)
         continue;
-      sp.number = ext != CP_NONE ? ext : (end != name && *end == '\0') ? n : (gint64) i;
-      sp.host_start = cp_slices_get_start (s, i);
-      sp.host_end = cp_slices_get_end (s, i);
-      sp.device_end = G_MININT64;
-      sp.marker.lane = l;
-      sp.marker.index = i;
-      sp.n_ops = 1;
+      sp = slice_span (s, l, i, ext != CP_NONE ? ext : (end != name && *end == '\0') ? n : (gint64) i, 1);
       g_array_append_val (spans, sp);
     }
   return spans;
@@ -345,13 +359,7 @@ module_lane_spans (CpAnalysis *self,
 
           prev->host_end = MAX (prev->host_end, cp_slices_get_start (s, i));
         }
-      sp.number = spans->len;
-      sp.host_start = cp_slices_get_start (s, i);
-      sp.host_end = cp_slices_get_end (s, i);
-      sp.device_end = G_MININT64;
-      sp.marker.lane = l;
-      sp.marker.index = i;
-      sp.n_ops = 1;
+      sp = slice_span (s, l, i, spans->len, 1);
       g_array_append_val (spans, sp);
     }
   return spans;
@@ -447,12 +455,7 @@ host_module_lane_spans (CpAnalysis *self,
 
       if (host_module_key (self, l, i, module_name_key) != want)
         continue;
-      sp.number = spans->len;
-      sp.host_start = cp_slices_get_start (s, i);
-      sp.host_end = cp_slices_get_end (s, i);
-      sp.device_end = G_MININT64;
-      sp.marker.lane = l;
-      sp.marker.index = i;
+      sp = slice_span (s, l, i, spans->len, 0);
       g_array_append_val (spans, sp);
     }
   return spans;

@@ -224,15 +224,15 @@ print_text (CpTrace *trace)
   }
 }
 
-static void
-print_json (CpTrace *trace)
+char *
+cp_cli_info_to_json (CpTrace  *trace,
+                     gboolean  pretty)
 {
   const CpLoadReport *r = cp_trace_get_load_report (trace);
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonGenerator) gen = json_generator_new ();
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *path = cp_trace_get_file (trace) ? g_file_get_parse_name (cp_trace_get_file (trace)) : NULL;
-  g_autofree char *text = NULL;
   guint n_flows = 0, n_instants = 0, n_steps = 0;
   Counts c;
 
@@ -405,9 +405,8 @@ print_json (CpTrace *trace)
 
   root = json_builder_get_root (b);
   json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  text = json_generator_to_data (gen, NULL);
-  g_print ("%s\n", text);
+  json_generator_set_pretty (gen, pretty);
+  return json_generator_to_data (gen, NULL);
 }
 
 int
@@ -455,7 +454,11 @@ cp_cli_info (int    argc,
     }
 
   if (json)
-    print_json (trace);
+    {
+      g_autofree char *text = cp_cli_info_to_json (trace, TRUE);
+
+      g_print ("%s\n", text);
+    }
   else
     print_text (trace);
   return CP_EXIT_OK;

@@ -36,6 +36,9 @@ static const Command commands[] = {
 #ifdef CP_CLI_HAVE_HISTORY
   { "history", cp_cli_history, N_("Record runs and show them over time") },
 #endif
+#ifdef CP_CLI_HAVE_MCP
+  { "mcp", cp_cli_mcp, N_("Serve the Model Context Protocol to a coding agent") },
+#endif
   { NULL, NULL, NULL }
 };
 

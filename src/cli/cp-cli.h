@@ -34,6 +34,10 @@ CpTrace *cp_cli_load (const char  *name,
                       GFile       *file,
                       GError     **error);
 
+/* `info --json`: the capture's summary (newly allocated). */
+char    *cp_cli_info_to_json (CpTrace  *trace,
+                              gboolean  pretty);
+
 /* The start of a long name, with "…" (newly allocated). */
 char    *cp_cli_short_name (const char *name);
 
@@ -80,6 +84,8 @@ int cp_cli_report   (int    argc,
 int cp_cli_compare  (int    argc,
                      char **argv);
 int cp_cli_history  (int    argc,
+                     char **argv);
+int cp_cli_mcp      (int    argc,
                      char **argv);
 
 /* `diagnose` of several ranks (cp-cli-job.c): files are the captures, or

@@ -10,6 +10,7 @@
 #include <json-glib/json-glib.h>
 
 #include "cp-args.h"
+#include "cp-json-lex.h"
 #include "cp-json-tokenizer.h"
 #include "cp-xplane-reader.h"
 
@@ -160,4 +161,121 @@ cp_args_decode (CpTrace     *trace,
       break;
     }
   return g_steal_pointer (&out);
+}
+
+/* One member of a flat JSON object at p (after '{' or ','): its key and a
+ * scalar value's raw text (strings without their quotes); containers are
+ * skipped (value NULL). FALSE when the text is not that simple: an escaped
+ * or repaired string, or anything malformed. */
+static gboolean
+flat_member (const guchar  *p,
+             const guchar  *end,
+             const guchar **key,
+             gsize         *key_len,
+             const guchar **value,
+             gsize         *value_len,
+             const guchar **next)
+{
+  const guchar *stop;
+  guint flags = 0;
+
+  p = cp_json_lex_skip_ws (p, end);
+  if (p >= end || *p != '"')
+    return FALSE;
+  if (cp_json_lex_string (p + 1, end, TRUE, &flags, &stop) != CP_JSON_LEX_CLOSED || flags != 0)
+    return FALSE;
+  *key = p + 1;
+  *key_len = stop - (p + 1);
+  p = cp_json_lex_skip_ws (stop + 1, end);
+  if (p >= end || *p != ':')
+    return FALSE;
+  p = cp_json_lex_skip_ws (p + 1, end);
+  if (p >= end)
+    return FALSE;
+  if (*p == '"')
+    {
+      if (cp_json_lex_string (p + 1, end, FALSE, &flags, &stop) != CP_JSON_LEX_CLOSED ||
+          (flags & (CP_JSON_ESCAPED | CP_JSON_REPAIRED)))
+        return FALSE;
+      *value = p + 1;
+      *value_len = stop - (p + 1);
+      p = stop + 1;
+    }
+  else if (*p == '{' || *p == '[')
+    {
+      if ((p = cp_json_lex_skip_container (p + 1, end)) == NULL)
+        return FALSE;
+      *value = NULL;
+      *value_len = 0;
+    }
+  else
+    {
+      const guchar *w = cp_json_lex_word_end (p, end);
+
+      if (w == p)
+        return FALSE;
+      *value = p;
+      *value_len = w - p;
+      p = w;
+    }
+  *next = cp_json_lex_skip_ws (p, end);
+  return TRUE;
+}
+
+gboolean
+cp_args_lookup (CpTrace            *trace,
+                CpSliceRef          ref,
+                const char * const *keys,
+                char              **values)
+{
+  CpArgsFormat format = CP_ARGS_NONE;
+  const guint8 *data = NULL;
+  gsize len = 0, n_keys;
+  const guchar *p, *end;
+
+  g_return_val_if_fail (CP_IS_TRACE (trace), FALSE);
+  g_return_val_if_fail (keys != NULL && values != NULL, FALSE);
+
+  n_keys = g_strv_length ((char **) keys);
+  for (gsize k = 0; k < n_keys; k++)
+    values[k] = NULL;
+  if (!cp_trace_slice_ref_valid (trace, ref) || !cp_trace_get_args (trace, ref, &format, &data, &len))
+    return TRUE;
+  if (format != CP_ARGS_JSON)
+    return FALSE;
+  p = cp_json_lex_skip_ws (data, data + len);
+  end = data + len;
+  if (p >= end || *p != '{')
+    return FALSE;
+  p = cp_json_lex_skip_ws (p + 1, end);
+  if (p < end && *p == '}')
+    return TRUE;
+  for (;;)
+    {
+      const guchar *key, *value, *next;
+      gsize key_len, value_len;
+
+      if (!flat_member (p, end, &key, &key_len, &value, &value_len, &next))
+        goto fail;
+      for (gsize k = 0; k < n_keys; k++)
+        if (values[k] == NULL && value != NULL && strlen (keys[k]) == key_len &&
+            memcmp (keys[k], key, key_len) == 0)
+          {
+            if (!g_utf8_validate ((const char *) value, value_len, NULL))
+              goto fail;
+            values[k] = g_strndup ((const char *) value, value_len);
+          }
+      if (next >= end)
+        goto fail;
+      if (*next == '}')
+        return TRUE;
+      if (*next != ',')
+        goto fail;
+      p = next + 1;
+    }
+
+fail:
+  for (gsize k = 0; k < n_keys; k++)
+    g_clear_pointer (&values[k], g_free);
+  return FALSE;
 }

@@ -26,4 +26,18 @@ GPtrArray *cp_args_decode (CpTrace     *trace,
                            CpSliceRef   ref,
                            GError     **error);
 
+/* The scalar values of a few top-level keys of a slice's JSON arguments
+ * (strings without quotes, numbers and literals as written: "40.0" where
+ * cp_args_decode() prints json-glib's "40"), without building the whole
+ * object: values[k]
+ * (newly allocated, NULL when the key is absent or holds a container) for
+ * keys[k], a NULL-terminated list. For passes that read a few arguments of
+ * many slices. TRUE when read (a slice without arguments has none of the
+ * keys); FALSE (values all NULL) when the arguments are not that simple
+ * (escapes in a string, XPlane stats, damage): use cp_args_decode(). */
+gboolean   cp_args_lookup (CpTrace            *trace,
+                           CpSliceRef          ref,
+                           const char * const *keys,
+                           char              **values);
+
 G_END_DECLS

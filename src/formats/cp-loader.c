@@ -98,6 +98,7 @@ load_chrome (CpSource            *source,
 
   if (!cp_chrome_reader_read_source (source, builder, cancellable, progress, progress_data, error))
     return NULL;
+  cp_trace_builder_set_args_source_in_file (builder, cp_source_is_file_mapped (source));
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
   {

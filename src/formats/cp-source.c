@@ -206,6 +206,13 @@ cp_source_drop_range (CpSource *self,
 #endif
 }
 
+gboolean
+cp_source_is_file_mapped (CpSource *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return self->mapped != NULL && self->mapped_is_file;
+}
+
 void
 cp_source_release_before (CpSource *self,
                           guint64   offset)

@@ -67,6 +67,9 @@ const guint8   *cp_source_peek             (CpSource      *self,
 /* For uncompressed local files: the whole content, memory-mapped (zero-copy;
  * the mapping lives as long as the returned bytes). NULL otherwise. */
 GBytes         *cp_source_get_mapped       (CpSource      *self);
+/* Whether cp_source_get_mapped() is a mapping of the file (not memory of
+ * its own): its pages can be handed back to the page cache. */
+gboolean        cp_source_is_file_mapped   (CpSource      *self);
 
 /* The next chunk of (decompressed) content, in order; NULL at the end, or
  * NULL with error set when reading failed: data that ends early or is

@@ -864,6 +864,7 @@ finish_hand_over (CpTraceBuilder *self,
   g_ptr_array_unref (trace->args_chunks);
   trace->args_chunks = g_steal_pointer (&self->args_chunks);
   trace->args_source = g_steal_pointer (&self->args_source);
+  trace->args_source_in_file = self->args_source_in_file;
   trace->args_arena_bytes = self->args_arena_bytes;
   g_array_unref (trace->metadata);
   trace->metadata = g_steal_pointer (&self->metadata);

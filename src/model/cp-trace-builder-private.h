@@ -104,6 +104,7 @@ struct _CpTraceBuilder
   gsize         args_chunk_used;
   gsize         args_arena_bytes;
   GBytes       *args_source;
+  gboolean      args_source_in_file;
 
   GArray       *flows;           /* of CpFlow, insertion refs */
   GArray       *flow_points;     /* of FlowPoint */

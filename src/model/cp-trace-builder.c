@@ -849,6 +849,13 @@ cp_trace_builder_set_args_source (CpTraceBuilder *self,
     self->args_source = g_bytes_ref (source);
 }
 
+void
+cp_trace_builder_set_args_source_in_file (CpTraceBuilder *self,
+                                          gboolean        in_file)
+{
+  self->args_source_in_file = in_file;
+}
+
 guint32
 cp_trace_builder_add_args_ref (CpTraceBuilder *self,
                                CpArgsFormat    format,

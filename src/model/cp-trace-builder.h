@@ -158,6 +158,10 @@ guint32          cp_trace_builder_add_gpu_info   (CpTraceBuilder  *self,
  * set the source once, then refer to byte ranges of it. */
 void             cp_trace_builder_set_args_source (CpTraceBuilder *self,
                                                    GBytes         *source);
+/* The source is a read-only mapping of a file (not memory of its own), so
+ * cp_trace_release_args_pages() may hand its pages back. */
+void             cp_trace_builder_set_args_source_in_file (CpTraceBuilder *self,
+                                                           gboolean        in_file);
 guint32          cp_trace_builder_add_args_ref   (CpTraceBuilder *self,
                                                   CpArgsFormat    format,
                                                   guint64         offset,

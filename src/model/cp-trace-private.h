@@ -35,6 +35,7 @@ struct _CpTrace
   GArray         *args;          /* of CpArgsRecord */
   GPtrArray      *args_chunks;   /* arena memory behind args */
   GBytes         *args_source;   /* mapped source behind zero-copy args */
+  gboolean        args_source_in_file; /* ...a read-only file mapping */
   gsize           args_arena_bytes;
   GArray         *metadata;      /* of CpMetadataEntry */
   CpLoadReport   *report;

@@ -6,7 +6,12 @@
 
 #include "config.h"
 
+#include <glib.h>
 #include <string.h>
+#ifdef G_OS_UNIX
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "cp-lane-private.h"
 #include "cp-trace-private.h"
@@ -560,4 +565,31 @@ cp_trace_slice_dur (CpTrace    *self,
   const CpSlices *s = slices_for (self, ref);
 
   return s ? cp_slices_get_dur (s, ref.index) : 0;
+}
+
+void
+cp_trace_release_args_pages (CpTrace *self)
+{
+  g_return_if_fail (CP_IS_TRACE (self));
+  {
+#if defined(G_OS_UNIX) && defined(MADV_DONTNEED)
+  gsize size;
+  const guint8 *base;
+  long page = sysconf (_SC_PAGESIZE);
+  guintptr start, stop;
+
+  /* Only a read-only private file mapping: there MADV_DONTNEED drops the
+   * process' copy of clean pages and the next read faults them in from
+   * the page cache. On memory of our own it would zero it. */
+  if (self->args_source == NULL || !self->args_source_in_file || page <= 0)
+    return;
+  base = g_bytes_get_data (self->args_source, &size);
+  if (base == NULL || size == 0)
+    return;
+  start = ((guintptr) base + page - 1) & ~((guintptr) page - 1);
+  stop = ((guintptr) base + size) & ~((guintptr) page - 1);
+  if (stop > start)
+    madvise ((void *) start, stop - start, MADV_DONTNEED);
+#endif
+  }
 }

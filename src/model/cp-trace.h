@@ -109,6 +109,13 @@ gboolean             cp_trace_get_args          (CpTrace       *self,
                                                  const guint8 **data,
                                                  gsize         *len);
 
+/* When the arguments are read in place from a mapping of the file, hands
+ * its resident pages back to the page cache: the bytes stay valid and are
+ * read again on the next access. For after a pass that reads arguments all
+ * over a large capture (the analysis, a job's collective sizes), so their
+ * pages do not stay in the process' memory. Does nothing otherwise. */
+void                 cp_trace_release_args_pages (CpTrace      *self);
+
 /* An arguments record by its id (the value of CpSlices.args, 1-based), for
  * formats whose records refer to others (XPlane stats include the stats of
  * their event metadata). FALSE when the id is 0 or unknown. */

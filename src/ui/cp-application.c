@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "cp-application.h"
+#include "cp-history-window.h"
 #include "cp-style.h"
 #include "cp-window-private.h"
 
@@ -543,6 +544,7 @@ cp_application_startup (GApplication *app)
 
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions,
                                    G_N_ELEMENTS (app_actions), self);
+  cp_history_add_app_actions (self);
   g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (self),
                                                                             "no-recent")),
                                FALSE);

@@ -11,6 +11,7 @@
 #include "cp-format.h"
 #include "cp-kernels-pane.h"
 #include "cp-pane.h"
+#include "cp-roofline-chart.h"
 #include "cp-stat-item.h"
 
 /* Slices highlighted at most for one selected row. */
@@ -31,6 +32,11 @@ typedef enum
   COL_KERNELS,
   COL_KERNEL_TIME,
   COL_KERNEL_SHARE,
+  COL_TFLOPS,
+  COL_GBPS,
+  COL_INTENSITY,
+  COL_ROOFLINE,
+  COL_BOUND,
 } ColumnKind;
 
 typedef struct
@@ -46,12 +52,17 @@ static const ColumnInfo kernel_columns[] = {
   { COL_SHARE, "share", N_("Share"), N_("Share of all kernel time") },
   { COL_TOTAL, "total", N_("Total"), N_("Summed duration") },
   { COL_COUNT, "count", N_("Count"), NULL },
+  { COL_ROOFLINE, "roofline", N_("Roofline"), N_("Achieved share of the roofline at this intensity") },
+  { COL_TFLOPS, "tflops", N_("TFLOP/s"), N_("Achieved TFLOP/s; ≈ marks estimates from the op's shapes") },
+  { COL_BOUND, "bound", N_("Bound"), N_("Memory- or compute-bound at this intensity on this device") },
   { COL_MEAN, "mean", N_("Mean"), NULL },
   { COL_MIN, "min", N_("Min"), NULL },
   { COL_MAX, "max", N_("Max"), NULL },
   { COL_TC, "tensor-core", N_("TC"), N_("Runs on tensor cores (by kernel name)") },
   { COL_OCCUPANCY, "occupancy", N_("Occ."), N_("Est. achieved occupancy, duration-weighted") },
   { COL_SHAPE, NULL, N_("Grid / block"), N_("Launch shape, when the same for every launch") },
+  { COL_INTENSITY, "intensity", N_("FLOP/B"), N_("Arithmetic intensity: FLOPs per byte of memory traffic") },
+  { COL_GBPS, "gbps", N_("GB/s"), N_("Achieved memory bandwidth") },
 };
 
 static const ColumnInfo op_columns[] = {
@@ -59,10 +70,15 @@ static const ColumnInfo op_columns[] = {
   { COL_KERNEL_SHARE, "kernel-share", N_("GPU share"), N_("Share of all kernel time launched from inside the op") },
   { COL_KERNEL_TIME, "kernel-time", N_("GPU time"), N_("Time of the kernels launched from inside the op") },
   { COL_KERNELS, "kernels", N_("Kernels"), N_("Kernels launched from inside the op") },
+  { COL_ROOFLINE, "roofline", N_("Roofline"), N_("Achieved share of the roofline at this intensity") },
+  { COL_TFLOPS, "tflops", N_("TFLOP/s"), N_("Achieved TFLOP/s; ≈ marks estimates from the op's shapes") },
+  { COL_BOUND, "bound", N_("Bound"), N_("Memory- or compute-bound at this intensity on this device") },
   { COL_TOTAL, "total", N_("Host total"), N_("Summed host duration") },
   { COL_COUNT, "count", N_("Count"), NULL },
   { COL_MEAN, "mean", N_("Mean"), N_("Mean host duration") },
   { COL_MAX, "max", N_("Max"), N_("Longest host duration") },
+  { COL_INTENSITY, "intensity", N_("FLOP/B"), N_("Arithmetic intensity: FLOPs per byte of memory traffic") },
+  { COL_GBPS, "gbps", N_("GB/s"), N_("Achieved memory bandwidth") },
 };
 
 typedef struct
@@ -83,6 +99,8 @@ struct _CpKernelsPane
   GtkStack        *tables;       /* kernels / ops */
   GtkToggleButton *kernels_button;
   GtkToggleButton *ops_button;
+  GtkToggleButton *roofline_button;
+  CpRooflineChart *chart;
   GtkSearchEntry  *search;
   GtkLabel        *detail;
   GtkColumnView   *kernels_view;
@@ -90,7 +108,8 @@ struct _CpKernelsPane
 
   Table            kernels;
   Table            ops;
-  gboolean         showing_kernels;
+  gboolean         showing_kernels;   /* kernels or the roofline (their chart) */
+  gboolean         showing_chart;
 };
 
 G_DEFINE_FINAL_TYPE (CpKernelsPane, cp_kernels_pane, CP_TYPE_PANE)
@@ -124,7 +143,7 @@ setup_cb (GtkSignalListItemFactory *factory,
     }
   else
     {
-      gtk_label_set_xalign (GTK_LABEL (label), kind == COL_SHAPE || kind == COL_TC ? 0.5 : 1.0);
+      gtk_label_set_xalign (GTK_LABEL (label), kind == COL_SHAPE || kind == COL_TC || kind == COL_BOUND ? 0.5 : 1.0);
       gtk_widget_add_css_class (label, "numeric");
     }
   gtk_list_item_set_child (item, label);
@@ -184,6 +203,24 @@ bind_cb (GtkSignalListItemFactory *factory,
     case COL_KERNEL_SHARE:
       text = cp_ui_format_percent (100 * cp_stat_item_get_kernel_share (row));
       break;
+    case COL_TFLOPS:
+      text = cp_stat_item_get_tflops (row) < 0 ? g_strdup ("—")
+             : g_strdup_printf ("%s%.3g", cp_stat_item_get_estimate (row) ? "≈" : "", cp_stat_item_get_tflops (row));
+      break;
+    case COL_GBPS:
+      text = cp_stat_item_get_gbps (row) < 0 ? g_strdup ("—") : g_strdup_printf ("%.0f", cp_stat_item_get_gbps (row));
+      break;
+    case COL_INTENSITY:
+      text = cp_stat_item_get_intensity (row) < 0 ? g_strdup ("—")
+                                                  : g_strdup_printf ("%.3g", cp_stat_item_get_intensity (row));
+      break;
+    case COL_ROOFLINE:
+      text = cp_stat_item_get_roofline (row) < 0 ? g_strdup ("—")
+                                                 : cp_ui_format_percent (cp_stat_item_get_roofline (row));
+      break;
+    case COL_BOUND:
+      text = g_strdup (cp_stat_item_get_bound_text (row));
+      break;
     default:
       text = g_strdup ("");
       break;
@@ -199,7 +236,7 @@ sorter_for (const ColumnInfo *col)
   if (col->id == NULL)
     return NULL;
   expr = gtk_property_expression_new (CP_TYPE_STAT_ITEM, NULL, col->id);
-  if (col->kind == COL_NAME)
+  if (col->kind == COL_NAME || col->kind == COL_BOUND)
     return GTK_SORTER (gtk_string_sorter_new (expr));
   return GTK_SORTER (gtk_numeric_sorter_new (expr));
 }
@@ -221,6 +258,8 @@ selection_changed_cb (GtkSingleSelection *selection,
 
   if (view == NULL || analysis == NULL || trace == NULL)
     return;
+  if (selection == self->kernels.selection)
+    cp_roofline_chart_set_selected (self->chart, row != NULL ? cp_stat_item_get_name_id (row) : CP_STR_EMPTY);
   if (row == NULL)
     {
       cp_view_state_set_highlights (view, CP_HIGHLIGHT_SEARCH, NULL, 0);
@@ -253,6 +292,21 @@ selection_changed_cb (GtkSingleSelection *selection,
     g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "%u slice highlighted on the timeline.",
                                                "%u slices highlighted on the timeline.", refs->len),
                             refs->len);
+    if (cp_stat_item_get_has_flops (row))
+      {
+        g_string_append_c (text, '\n');
+        if (cp_stat_item_get_roofline (row) >= 0)
+          g_string_append_printf (text, cp_stat_item_get_bound (row) == CP_BOUND_COMPUTE
+                                  ? _("%.3g TFLOP/s at %.3g FLOP/byte: %.1f%% of the roofline, compute-bound.")
+                                  : _("%.3g TFLOP/s at %.3g FLOP/byte: %.1f%% of the roofline, memory-bound."),
+                                  cp_stat_item_get_tflops (row), MAX (cp_stat_item_get_intensity (row), 0),
+                                  cp_stat_item_get_roofline (row));
+        else
+          g_string_append_printf (text, _("%.3g TFLOP/s; the device's peak is unknown, so no roofline."),
+                                  cp_stat_item_get_tflops (row));
+        if (cp_stat_item_get_estimate (row))
+          g_string_append_printf (text, " %s", _("FLOPs estimated from the op's shapes."));
+      }
     if (cp_stat_item_is_kernel (row) && *cp_stat_item_get_shape (row))
       g_string_append_printf (text, "\n%s %s", _("Grid / block:"), cp_stat_item_get_shape (row));
     else if (!cp_stat_item_is_kernel (row) && *cp_stat_item_get_launched (row))
@@ -359,6 +413,28 @@ relabel (CpKernelsPane *self,
     gtk_column_view_column_set_visible (col, !tpu);
 }
 
+/* Each row's performance model, by name. */
+static void
+attach_roofline (CpAnalysis *analysis,
+                 GPtrArray  *items,
+                 gboolean    host_ops)
+{
+  guint n;
+  const CpRooflineStats *st = cp_analysis_get_roofline (analysis, host_ops, &n);
+  g_autoptr(GHashTable) by_name = g_hash_table_new (NULL, NULL);
+
+  for (guint k = 0; k < n; k++)
+    g_hash_table_insert (by_name, GUINT_TO_POINTER (st[k].name), (gpointer) &st[k]);
+  for (guint i = 0; i < items->len; i++)
+    {
+      CpStatItem *item = g_ptr_array_index (items, i);
+      const CpRooflineStats *r = g_hash_table_lookup (by_name, GUINT_TO_POINTER (cp_stat_item_get_name_id (item)));
+
+      if (r != NULL)
+        cp_stat_item_set_roofline (item, r);
+    }
+}
+
 static void
 rebuild (CpKernelsPane *self)
 {
@@ -382,7 +458,10 @@ rebuild (CpKernelsPane *self)
       hs = cp_analysis_get_host_ops (analysis, &n);
       for (guint i = 0; i < n; i++)
         g_ptr_array_add (ops, cp_stat_item_new_host_op (trace, &hs[i]));
+      attach_roofline (analysis, kernels, FALSE);
+      attach_roofline (analysis, ops, TRUE);
     }
+  cp_roofline_chart_set_analysis (self->chart, ready ? analysis : NULL);
   g_list_store_splice (self->kernels.store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->kernels.store)),
                        kernels->pdata, kernels->len);
   g_list_store_splice (self->ops.store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->ops.store)),
@@ -399,7 +478,11 @@ static void
 toggled_cb (GtkToggleButton *button,
             CpKernelsPane   *self)
 {
-  if (gtk_toggle_button_get_active (button))
+  if (!gtk_toggle_button_get_active (button))
+    return;
+  if (button == self->roofline_button)
+    cp_kernels_pane_show_roofline (self);
+  else
     cp_kernels_pane_show_kernels (self, button == self->kernels_button);
 }
 
@@ -408,6 +491,33 @@ search_changed_cb (GtkSearchEntry *entry,
                    CpKernelsPane  *self)
 {
   cp_kernels_pane_set_filter (self, gtk_editable_get_text (GTK_EDITABLE (entry)));
+}
+
+/* A dot of the chart: select its kernel's row, as a click in the table does. */
+static void
+chart_activated_cb (CpRooflineChart *chart,
+                    guint            name,
+                    CpKernelsPane   *self)
+{
+  GListModel *model = G_LIST_MODEL (self->kernels.selection);
+  guint n = g_list_model_get_n_items (model);
+
+  for (int pass = 0; pass < 2; pass++)
+    {
+      for (guint i = 0; i < n; i++)
+        {
+          g_autoptr(CpStatItem) item = g_list_model_get_item (model, i);
+
+          if (cp_stat_item_get_name_id (item) == (CpStr) name)
+            {
+              gtk_single_selection_set_selected (self->kernels.selection, i);
+              return;
+            }
+        }
+      /* Hidden by the filter: clear it and look again. */
+      gtk_editable_set_text (GTK_EDITABLE (self->search), "");
+      n = g_list_model_get_n_items (model);
+    }
 }
 
 /* GObject */
@@ -435,11 +545,14 @@ cp_kernels_pane_class_init (CpKernelsPaneClass *klass)
   pane_class->analysis_changed = cp_kernels_pane_changed;
   cp_pane_class_set_waits_for_analysis (pane_class, TRUE);
 
+  g_type_ensure (CP_TYPE_ROOFLINE_CHART);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/chokepoint/Chokepoint/ui/cp-kernels-pane.ui");
   gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, tables);
   gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, kernels_button);
   gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, ops_button);
+  gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, roofline_button);
+  gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, chart);
   gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, search);
   gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, detail);
   gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, kernels_view);
@@ -456,6 +569,7 @@ cp_kernels_pane_init (CpKernelsPane *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   table_init (self, &self->kernels, self->kernels_view, kernel_columns, G_N_ELEMENTS (kernel_columns));
   table_init (self, &self->ops, self->ops_view, op_columns, G_N_ELEMENTS (op_columns));
+  g_signal_connect (self->chart, "kernel-activated", G_CALLBACK (chart_activated_cb), self);
   rebuild (self);
 }
 
@@ -472,9 +586,30 @@ cp_kernels_pane_show_kernels (CpKernelsPane *self,
   g_return_if_fail (CP_IS_KERNELS_PANE (self));
 
   self->showing_kernels = kernels;
+  self->showing_chart = FALSE;
   gtk_toggle_button_set_active (kernels ? self->kernels_button : self->ops_button, TRUE);
   gtk_stack_set_visible_child_name (self->tables, kernels ? "kernels" : "ops");
   selection_changed_cb (current (self)->selection, NULL, self);
+}
+
+void
+cp_kernels_pane_show_roofline (CpKernelsPane *self)
+{
+  g_return_if_fail (CP_IS_KERNELS_PANE (self));
+
+  /* The chart stands for the kernels table: its rows, selection and detail. */
+  self->showing_kernels = TRUE;
+  self->showing_chart = TRUE;
+  gtk_toggle_button_set_active (self->roofline_button, TRUE);
+  gtk_stack_set_visible_child_name (self->tables, "roofline");
+  selection_changed_cb (self->kernels.selection, NULL, self);
+}
+
+CpRooflineChart *
+cp_kernels_pane_get_roofline_chart (CpKernelsPane *self)
+{
+  g_return_val_if_fail (CP_IS_KERNELS_PANE (self), NULL);
+  return self->chart;
 }
 
 guint

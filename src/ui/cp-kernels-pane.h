@@ -9,6 +9,7 @@
 #include <gtk/gtk.h>
 
 #include "cp-pane.h"
+#include "cp-roofline-chart.h"
 
 #include "analysis/cp-analysis.h"
 #include "render/cp-view-state.h"
@@ -43,5 +44,9 @@ gboolean     cp_kernels_pane_sort_by        (CpKernelsPane *self,
                                              gboolean       descending);
 void         cp_kernels_pane_set_filter     (CpKernelsPane *self,
                                              const char    *text);
+/* Shows the roofline chart of the kernels; a click on a dot selects that
+ * kernel's row (and so its slices), as a click in the table does. */
+void         cp_kernels_pane_show_roofline  (CpKernelsPane *self);
+CpRooflineChart *cp_kernels_pane_get_roofline_chart (CpKernelsPane *self);
 
 G_END_DECLS

@@ -8,6 +8,8 @@
 
 #include <math.h>
 
+#include <glib/gi18n.h>
+
 #include "cp-stat-item.h"
 
 #define LAUNCHED_SHOWN 6
@@ -32,6 +34,15 @@ struct _CpStatItem
   double    kernel_share;
   char     *shape;
   char     *launched;
+  /* The roofline (cp_stat_item_set_roofline): -1 where unknown. */
+  double    tflops;
+  double    gbps;
+  double    intensity;
+  double    roofline;
+  CpBound   bound;
+  gboolean  estimate;
+  gboolean  has_flops;
+  gboolean  peak_known;
 };
 
 G_DEFINE_FINAL_TYPE (CpStatItem, cp_stat_item, G_TYPE_OBJECT)
@@ -51,6 +62,11 @@ enum {
   PROP_KERNEL_TIME,
   PROP_KERNEL_SHARE,
   PROP_IS_KERNEL,
+  PROP_TFLOPS,
+  PROP_GBPS,
+  PROP_INTENSITY,
+  PROP_ROOFLINE,
+  PROP_BOUND,
   N_PROPS
 };
 
@@ -90,6 +106,11 @@ cp_stat_item_get_property (GObject    *object,
     case PROP_KERNEL_TIME: g_value_set_int64 (value, self->kernel_time); break;
     case PROP_KERNEL_SHARE: g_value_set_double (value, self->kernel_share); break;
     case PROP_IS_KERNEL: g_value_set_boolean (value, self->is_kernel); break;
+    case PROP_TFLOPS: g_value_set_double (value, self->tflops); break;
+    case PROP_GBPS: g_value_set_double (value, self->gbps); break;
+    case PROP_INTENSITY: g_value_set_double (value, self->intensity); break;
+    case PROP_ROOFLINE: g_value_set_double (value, self->roofline); break;
+    case PROP_BOUND: g_value_set_string (value, cp_stat_item_get_bound_text (self)); break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -117,6 +138,11 @@ cp_stat_item_class_init (CpStatItemClass *klass)
   properties[PROP_KERNEL_TIME] = g_param_spec_int64 ("kernel-time", NULL, NULL, 0, G_MAXINT64, 0, flags);
   properties[PROP_KERNEL_SHARE] = g_param_spec_double ("kernel-share", NULL, NULL, 0, 1, 0, flags);
   properties[PROP_IS_KERNEL] = g_param_spec_boolean ("is-kernel", NULL, NULL, FALSE, flags);
+  properties[PROP_TFLOPS] = g_param_spec_double ("tflops", NULL, NULL, -1, G_MAXDOUBLE, -1, flags);
+  properties[PROP_GBPS] = g_param_spec_double ("gbps", NULL, NULL, -1, G_MAXDOUBLE, -1, flags);
+  properties[PROP_INTENSITY] = g_param_spec_double ("intensity", NULL, NULL, -1, G_MAXDOUBLE, -1, flags);
+  properties[PROP_ROOFLINE] = g_param_spec_double ("roofline", NULL, NULL, -1, G_MAXDOUBLE, -1, flags);
+  properties[PROP_BOUND] = g_param_spec_string ("bound", NULL, NULL, NULL, flags);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -124,6 +150,7 @@ static void
 cp_stat_item_init (CpStatItem *self)
 {
   self->occupancy = -1;
+  self->tflops = self->gbps = self->intensity = self->roofline = -1;
 }
 
 CpStatItem *
@@ -321,4 +348,87 @@ cp_stat_item_get_mean (CpStatItem *self)
 {
   g_return_val_if_fail (CP_IS_STAT_ITEM (self), 0);
   return self->count ? self->total / (gint64) self->count : 0;
+}
+
+void
+cp_stat_item_set_roofline (CpStatItem            *self,
+                           const CpRooflineStats *stats)
+{
+  g_return_if_fail (CP_IS_STAT_ITEM (self));
+  g_return_if_fail (stats != NULL);
+
+  self->has_flops = stats->source != CP_FLOPS_NONE;
+  self->estimate = stats->source == CP_FLOPS_ESTIMATED;
+  self->peak_known = stats->peak_source != CP_PEAK_UNKNOWN;
+  self->tflops = isfinite (stats->achieved_tflops) ? stats->achieved_tflops : -1;
+  self->gbps = isfinite (stats->achieved_gbs) ? stats->achieved_gbs : -1;
+  self->intensity = isfinite (stats->intensity) ? stats->intensity : -1;
+  self->roofline = isfinite (stats->roofline_percent) ? stats->roofline_percent : -1;
+  self->bound = stats->bound;
+}
+
+gboolean
+cp_stat_item_get_has_flops (CpStatItem *self)
+{
+  g_return_val_if_fail (CP_IS_STAT_ITEM (self), FALSE);
+  return self->has_flops;
+}
+
+gboolean
+cp_stat_item_get_estimate (CpStatItem *self)
+{
+  g_return_val_if_fail (CP_IS_STAT_ITEM (self), FALSE);
+  return self->estimate;
+}
+
+double
+cp_stat_item_get_tflops (CpStatItem *self)
+{
+  g_return_val_if_fail (CP_IS_STAT_ITEM (self), -1);
+  return self->tflops;
+}
+
+double
+cp_stat_item_get_gbps (CpStatItem *self)
+{
+  g_return_val_if_fail (CP_IS_STAT_ITEM (self), -1);
+  return self->gbps;
+}
+
+double
+cp_stat_item_get_intensity (CpStatItem *self)
+{
+  g_return_val_if_fail (CP_IS_STAT_ITEM (self), -1);
+  return self->intensity;
+}
+
+double
+cp_stat_item_get_roofline (CpStatItem *self)
+{
+  g_return_val_if_fail (CP_IS_STAT_ITEM (self), -1);
+  return self->roofline;
+}
+
+const char *
+cp_stat_item_get_bound_text (CpStatItem *self)
+{
+  g_return_val_if_fail (CP_IS_STAT_ITEM (self), "");
+  if (!self->has_flops)
+    return "";
+  if (!self->peak_known)
+    return _("peak unknown");
+  switch (self->bound)
+    {
+    case CP_BOUND_MEMORY: return _("memory");
+    case CP_BOUND_COMPUTE: return _("compute");
+    case CP_BOUND_UNKNOWN:
+    default: return "";
+    }
+}
+
+CpBound
+cp_stat_item_get_bound (CpStatItem *self)
+{
+  g_return_val_if_fail (CP_IS_STAT_ITEM (self), CP_BOUND_UNKNOWN);
+  return self->bound;
 }

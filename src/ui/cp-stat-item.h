@@ -44,4 +44,18 @@ const char  *cp_stat_item_get_shape   (CpStatItem *self);
 /* For host ops: the kernels it launched, "name (count)" per line, top first. */
 const char  *cp_stat_item_get_launched (CpStatItem *self);
 
+/* The performance model of the row (cp-roofline.h): "tflops", "gbps",
+ * "intensity" and "roofline" (percent) are -1 where unknown; "bound" is
+ * "memory", "compute", "peak unknown" or "" (translated). */
+void         cp_stat_item_set_roofline    (CpStatItem            *self,
+                                           const CpRooflineStats *stats);
+gboolean     cp_stat_item_get_has_flops   (CpStatItem *self);
+gboolean     cp_stat_item_get_estimate    (CpStatItem *self);
+double       cp_stat_item_get_tflops      (CpStatItem *self);
+double       cp_stat_item_get_gbps        (CpStatItem *self);
+double       cp_stat_item_get_intensity   (CpStatItem *self);
+double       cp_stat_item_get_roofline    (CpStatItem *self);
+const char  *cp_stat_item_get_bound_text  (CpStatItem *self);
+CpBound      cp_stat_item_get_bound       (CpStatItem *self);
+
 G_END_DECLS

@@ -26,6 +26,7 @@
 #include "cp-notes-pane.h"
 #include "cp-summary-bar.h"
 #include "cp-timeline-pane.h"
+#include "cp-history-window.h"
 #include "cp-window-private.h"
 
 /* The struct is in cp-window-private.h. */
@@ -414,6 +415,8 @@ analysis_done_cb (GObject      *source,
   if (cp_analysis_has_warnings (analysis) &&
       g_strcmp0 (adw_view_stack_get_visible_child_name (self->side_stack), "capture") == 0)
     adw_view_stack_set_visible_child_name (self->side_stack, "findings");
+  /* Asks once whether to keep a history, or records the capture in it. */
+  cp_history_record_loaded (self, analysis);
 }
 
 /* The analysis runs in a worker thread after loading; the panes bound to

@@ -28,7 +28,7 @@ while getopts "t:b:h" opt; do
 done
 shift $((OPTIND - 1))
 
-all=(json-tokenizer chrome-reader protobuf xplane-reader source sidecar condition)
+all=(json-tokenizer chrome-reader protobuf xplane-reader source sidecar condition mcp)
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
     harnesses=("${all[@]}")

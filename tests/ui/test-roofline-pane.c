@@ -1,0 +1,154 @@
+/* test-roofline-pane.c: the roofline columns and chart of the Kernels page
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Opens a real H100 capture with recorded shapes in CpWindow: the chart
+ * draws a dot per kernel with FLOPs and bytes under the datasheet
+ * ceilings, and a click on a dot selects that kernel's row and highlights
+ * its slices, as a click in the table does. With CP_SCREENSHOT_DIR set it
+ * writes the table and the chart in the light and dark styles. Skips
+ * without ../shared/traces.
+ */
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <locale.h>
+#include <math.h>
+
+#include "cp-application.h"
+#include "cp-kernels-pane.h"
+#include "cp-roofline-chart.h"
+#include "cp-test-util.h"
+#include "cp-window.h"
+#include "cp-ui-test-util.h"
+
+static CpApplication *app;
+
+static gboolean
+analysed (gpointer data)
+{
+  return cp_window_get_analysis (data) != NULL;
+}
+
+static gboolean
+shown_cond (gpointer data)
+{
+  return gtk_widget_get_mapped (data) && gtk_widget_get_width (data) > 0 && gtk_widget_get_height (data) > 0;
+}
+
+static guint
+n_highlights (CpViewState *view)
+{
+  guint n = 0;
+
+  cp_view_state_get_highlights (view, &n);
+  return n;
+}
+
+static void
+test_chart (void)
+{
+  const char *shared = cp_test_shared_traces ();
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  CpWindow *window;
+  GtkWidget *kernels;
+  CpRooflineChart *chart;
+  CpAnalysis *analysis;
+  CpViewState *view = NULL;
+  GtkGesture *click;
+  double x = 0, y = 0;
+  CpStr name = CP_STR_EMPTY;
+  guint n_dots, n_with, n;
+  const CpRooflineStats *st;
+  g_autoptr(GArray) refs = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
+
+  if (shared == NULL)
+    {
+      g_test_skip ("../shared/traces is missing");
+      return;
+    }
+  path = g_build_filename (shared, "AMD-AGI__TraceLens", "tests", "traces", "h100",
+                           "gaunernst_bert-small-uncased__1016001.json.gz", NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the BERT H100 capture is missing");
+      return;
+    }
+  file = g_file_new_for_path (path);
+  window = cp_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1600, 1000);
+  gtk_window_present (GTK_WINDOW (window));
+  cp_window_open (window, file);
+  cp_ui_wait_for (analysed, window, "the analysis");
+  analysis = cp_window_get_analysis (window);
+
+  kernels = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_KERNELS_PANE);
+  adw_view_stack_set_visible_child (ADW_VIEW_STACK (gtk_widget_get_ancestor (kernels, ADW_TYPE_VIEW_STACK)), kernels);
+  cp_ui_wait_for (shown_cond, kernels, "the Kernels page");
+  cp_ui_wait_frame (kernels);
+  g_assert_true (cp_kernels_pane_sort_by (CP_KERNELS_PANE (kernels), "roofline", TRUE));
+  cp_ui_screenshot (GTK_WIDGET (window), "roofline-table-light.png");
+
+  cp_kernels_pane_show_roofline (CP_KERNELS_PANE (kernels));
+  chart = cp_kernels_pane_get_roofline_chart (CP_KERNELS_PANE (kernels));
+  cp_ui_wait_for (shown_cond, chart, "the roofline chart");
+  cp_ui_wait_frame (GTK_WIDGET (chart));
+
+  /* One dot per kernel with FLOPs and bytes; the H100's ceilings are known. */
+  st = cp_analysis_get_roofline (analysis, FALSE, &n);
+  n_with = 0;
+  for (guint k = 0; k < n; k++)
+    n_with += st[k].achieved_tflops > 0 && st[k].intensity > 0;
+  n_dots = cp_roofline_chart_get_n_dots (chart);
+  g_assert_cmpuint (n_dots, ==, n_with);
+  g_assert_cmpuint (n_dots, >, 0);
+  g_assert_true (cp_roofline_chart_has_ceilings (chart));
+
+  /* A click on the dot with the most time selects its kernel's slices. */
+  g_assert_true (cp_roofline_chart_get_dot (chart, 0, &x, &y, &name));
+  g_assert_cmpint (cp_roofline_chart_dot_at (chart, x, y), ==, 0);
+  g_assert_cmpint (cp_roofline_chart_dot_at (chart, -50, -50), ==, -1);
+  g_object_get (kernels, "view-state", &view, NULL);
+  g_assert_nonnull (view);
+  g_assert_cmpuint (n_highlights (view), ==, 0);
+  click = cp_ui_find_controller (GTK_WIDGET (chart), GTK_TYPE_GESTURE_CLICK);
+  g_signal_emit_by_name (click, "pressed", 1, x, y);
+  cp_analysis_collect_kernel_slices (analysis, name, refs);
+  g_assert_cmpuint (refs->len, >, 0);
+  g_assert_cmpuint (n_highlights (view), ==, refs->len);
+  cp_ui_screenshot (GTK_WIDGET (window), "roofline-chart-light.png");
+
+  if (g_getenv ("CP_SCREENSHOT_DIR") != NULL)
+    {
+      adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+      cp_ui_screenshot (GTK_WIDGET (window), "roofline-chart-dark.png");
+      cp_kernels_pane_show_kernels (CP_KERNELS_PANE (kernels), TRUE);
+      cp_ui_screenshot (GTK_WIDGET (window), "roofline-table-dark.png");
+      adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+    }
+  g_object_unref (view);
+  cp_ui_destroy_window (GTK_WINDOW (window));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  setlocale (LC_ALL, "");
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+  app = cp_application_new_with_flags (G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+
+  g_test_add_func ("/roofline-pane/chart", test_chart);
+
+  status = g_test_run ();
+  g_object_unref (app);
+  return status;
+}
