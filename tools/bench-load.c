@@ -7,6 +7,7 @@
 /* Not a test: run by hand (see README, "Performance").
  *
  *   bench-load [--size BYTES] [--gen PATH] [--dir DIR] [--peer-size BYTES] [--keep]
+ *   bench-load --compact [--size 200M]   a compact Kineto-style capture, 1 and 2 threads
  *   bench-load --load FILE        load one file, print MB/s and peak RSS
  *   bench-load --tokenize FILE    tokenize only (no model), print MB/s
  *
@@ -33,6 +34,7 @@
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "formats/cp-json-tokenizer.h"
@@ -97,6 +99,18 @@ file_size (const char *path)
   return g_stat (path, &st) == 0 ? (guint64) st.st_size : 0;
 }
 
+/* CPU time of the calling thread: the reading thread's share of a load,
+ * which bounds its wall clock on a machine with cores to spare. */
+static double
+thread_cpu (void)
+{
+  struct timespec ts;
+
+  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* --load: the child side. */
 static int
 load_one (const char *path)
@@ -104,8 +118,10 @@ load_one (const char *path)
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;
   double t0 = now ();
+  double m0 = thread_cpu ();
   g_autoptr(CpTrace) trace = cp_load_file (file, NULL, NULL, NULL, &error);
   double t = now () - t0;
+  double main_cpu = thread_cpu () - m0;
   struct rusage ru;
   const CpLoadReport *r;
   double cpu;
@@ -118,9 +134,9 @@ load_one (const char *path)
   r = cp_trace_get_load_report (trace);
   getrusage (RUSAGE_SELF, &ru);
   cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-  g_print ("%s: %" G_GUINT64_FORMAT " events, %" G_GUINT64_FORMAT " slices, %.3f s (CPU %.3f s), "
-           "%.1f MB/s of JSON (%.1f MB/s of CPU time), model %.1f MB, peak RSS %.1f MB\n",
-           path, r->events, cp_trace_get_n_slices (trace), t, cpu, r->input_bytes / 1e6 / t,
+  g_print ("%s: %" G_GUINT64_FORMAT " events, %" G_GUINT64_FORMAT " slices, %.3f s (CPU %.3f s, "
+           "reading thread %.3f s), %.1f MB/s of JSON (%.1f MB/s of CPU time), model %.1f MB, peak RSS %.1f MB\n",
+           path, r->events, cp_trace_get_n_slices (trace), t, cpu, main_cpu, r->input_bytes / 1e6 / t,
            r->input_bytes / 1e6 / cpu, cp_trace_get_memory_size (trace) / 1e6, ru.ru_maxrss / 1024.0);
   return 0;
 }
@@ -192,6 +208,183 @@ generate (const char *gen,
   return out;
 }
 
+/* --compact: a capture shaped like a real compact Kineto export (short
+ * names, few arguments, one host thread and one stream), written here
+ * rather than by cp-gen, whose events carry many more arguments. Each
+ * iteration: an operator, its launch, the kernel and the launch flow's two
+ * ends; a ProfilerStep every 500 iterations. */
+static char *
+generate_compact (const char *dir,
+                  const char *size)
+{
+  static const char *ops[] = { "aten::addmm", "aten::mul", "aten::add_", "aten::gelu", "aten::copy_" };
+  static const char *kernels[] = {
+    "sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize96x128x32_stage4_warpsize2x2x1",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float>>",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>",
+    "void at::native::GeluCUDAKernelImpl",
+    "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda>",
+  };
+  char *out = g_build_filename (dir, "compact.json", NULL);
+  guint64 want = g_ascii_strtoull (size, NULL, 10);
+  char unit = size[strspn (size, "0123456789")];
+  FILE *f;
+  guint64 written = 0, corr = 1, ext = 1;
+  gint64 ts = 1700000000000000;   /* ns */
+  guint64 step = 1, step_start = 0;
+
+  if (unit == 'k' || unit == 'K')
+    want <<= 10;
+  else if (unit == 'M')
+    want <<= 20;
+  else if (unit == 'G')
+    want <<= 30;
+  if (g_file_test (out, G_FILE_TEST_EXISTS))
+    return out;
+  f = fopen (out, "w");
+  if (f == NULL)
+    {
+      g_printerr ("bench-load: cannot write %s: %s\n", out, g_strerror (errno));
+      exit (1);
+    }
+  written += fprintf (f, "{\"schemaVersion\":1,\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA A100\"}],"
+                      "\"traceEvents\":[\n");
+  for (guint64 i = 0; written < want; i++)
+    {
+      guint k = i % G_N_ELEMENTS (ops);
+      gint64 d = 4000 + (gint64) (i * 7919 % 9000);
+
+      if (i % 500 == 0)
+        {
+          if (i > 0)
+            written += fprintf (f, "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%" G_GUINT64_FORMAT
+                                "\",\"pid\":1,\"tid\":1,\"ts\":%" G_GINT64_FORMAT ".%03d,\"dur\":%" G_GINT64_FORMAT
+                                ".%03d},\n", step++, (gint64) step_start / 1000, (int) (step_start % 1000),
+                                (ts - (gint64) step_start) / 1000, (int) ((ts - (gint64) step_start) % 1000));
+          step_start = ts;
+        }
+      written += fprintf (f, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,"
+                          "\"ts\":%" G_GINT64_FORMAT ".%03d,\"dur\":%" G_GINT64_FORMAT ".%03d,"
+                          "\"args\":{\"External id\":%" G_GUINT64_FORMAT "}},\n",
+                          ops[k], ts / 1000, (int) (ts % 1000), d / 1000, (int) (d % 1000), ext);
+      written += fprintf (f, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+                          "\"ts\":%" G_GINT64_FORMAT ".%03d,\"dur\":2.500,"
+                          "\"args\":{\"correlation\":%" G_GUINT64_FORMAT "}},\n",
+                          (ts + 1000) / 1000, (int) ((ts + 1000) % 1000), corr);
+      written += fprintf (f, "{\"ph\":\"s\",\"id\":%" G_GUINT64_FORMAT ",\"pid\":1,\"tid\":1,\"ts\":%" G_GINT64_FORMAT
+                          ".%03d,\"cat\":\"ac2g\",\"name\":\"ac2g\"},\n",
+                          corr, (ts + 1000) / 1000, (int) ((ts + 1000) % 1000));
+      written += fprintf (f, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":7,"
+                          "\"ts\":%" G_GINT64_FORMAT ".%03d,\"dur\":%" G_GINT64_FORMAT ".%03d,"
+                          "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%" G_GUINT64_FORMAT "}},\n",
+                          kernels[k], (ts + 5000) / 1000, (int) ((ts + 5000) % 1000), (d - 1000) / 1000,
+                          (int) ((d - 1000) % 1000), corr);
+      written += fprintf (f, "{\"ph\":\"f\",\"id\":%" G_GUINT64_FORMAT ",\"pid\":0,\"tid\":7,\"ts\":%" G_GINT64_FORMAT
+                          ".%03d,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"},\n",
+                          corr, (ts + 5000) / 1000, (int) ((ts + 5000) % 1000));
+      corr++;
+      ext++;
+      ts += d + 1500;
+    }
+  fprintf (f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"python\"}}\n],"
+           "\"baseTimeNanoseconds\":0}\n");
+  if (fclose (f) != 0)
+    {
+      g_printerr ("bench-load: cannot write %s: %s\n", out, g_strerror (errno));
+      exit (1);
+    }
+  return out;
+}
+
+/* The child's figures with CHOKEPOINT_THREADS=threads. */
+static Run
+run_threads (const char * const *argv,
+             guint               threads)
+{
+  g_autofree char *n = g_strdup_printf ("%u", threads);
+  Run r;
+
+  g_setenv ("CHOKEPOINT_THREADS", n, TRUE);
+  r = run_child (argv, FALSE);
+  g_unsetenv ("CHOKEPOINT_THREADS");
+  return r;
+}
+
+/* The compact run: one .json, loaded on 1 and 2 threads, beside Node and
+ * Python, each three times (the median of the wall clock, and its CPU). */
+static Run
+median_run (Run *runs)
+{
+  Run t;
+
+  for (guint i = 0; i < 3; i++)
+    for (guint j = i + 1; j < 3; j++)
+      if (runs[j].seconds < runs[i].seconds)
+        {
+          t = runs[i];
+          runs[i] = runs[j];
+          runs[j] = t;
+        }
+  return runs[1];
+}
+
+static int
+compact_main (const char *self_path,
+              const char *dir,
+              const char *size,
+              const char *node,
+              const char *python,
+              gboolean    keep)
+{
+  g_autofree char *json = generate_compact (dir, size);
+  g_autofree char *js = g_strdup ("JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8')).traceEvents.length");
+  const char *ours[] = { self_path, "--load", json, NULL };
+  const char *a[] = { node ? node : "node", "-e", js, json, NULL };
+  const char *p[] = { python ? python : "python3", "-c",
+                      "import json,sys\nwith open(sys.argv[1]) as f: json.load(f)", json, NULL };
+  guint64 bytes = file_size (json);
+  Run one[3], two[3], rn[3], rp, r1, r2, rnode;
+
+  g_print ("compact capture %s: %.1f MB\n\n", json, bytes / 1e6);
+  /* Interleaved, so that a change in the machine's load hits each alike. */
+  for (guint i = 0; i < 3; i++)
+    {
+      one[i] = run_threads (ours, 1);
+      two[i] = run_threads (ours, 2);
+      rn[i] = run_child (a, TRUE);
+    }
+  rp = run_child (p, TRUE);
+  r1 = median_run (one);
+  r2 = median_run (two);
+  rnode = median_run (rn);
+  g_print ("\nResults (median of 3 by wall clock; Python once):\n");
+  print_run ("chokepoint, 1 thread", &r1, bytes);
+  print_run ("chokepoint, 2 threads", &r2, bytes);
+  print_run ("node JSON.parse", &rnode, bytes);
+  print_run ("python json.load", &rp, bytes);
+  if (rnode.ok)
+    {
+      if (r1.ok)
+        g_print ("  1 thread vs Node: %.1fx by wall clock, %.1fx by CPU time\n",
+                 rnode.seconds / r1.seconds, rnode.cpu / r1.cpu);
+      if (r2.ok)
+        g_print ("  2 threads vs Node: %.1fx by wall clock, %.1fx by CPU time (target: 6x by wall clock)\n",
+                 rnode.seconds / r2.seconds, rnode.cpu / r2.cpu);
+    }
+  if (rp.ok && r2.ok)
+    g_print ("  2 threads vs Python: %.1fx by wall clock, %.1fx by CPU time\n",
+             rp.seconds / r2.seconds, rp.cpu / r2.cpu);
+  {
+    double avg[3];
+
+    if (getloadavg (avg, 3) == 3)
+      g_print ("  load average during the run: %.1f (on %ld CPUs)\n", avg[0], sysconf (_SC_NPROCESSORS_ONLN));
+  }
+  if (!keep)
+    g_unlink (json);
+  return 0;
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -202,8 +395,9 @@ main (int   argc,
   g_autofree char *dir = NULL;
   g_autofree char *load = NULL;
   g_autofree char *tokenize = NULL;
-  gboolean keep = FALSE;
+  gboolean keep = FALSE, compact = FALSE;
   const GOptionEntry entries[] = {
+    { "compact", 0, 0, G_OPTION_ARG_NONE, &compact, "A compact Kineto-style capture (default 200M), on 1 and 2 threads", NULL },
     { "size", 0, 0, G_OPTION_ARG_STRING, &size, "Capture size (cp-gen --size syntax, default 1G)", "BYTES" },
     { "peer-size", 0, 0, G_OPTION_ARG_STRING, &peer_size, "Capture size for Node when the main one is too big (400M)", "BYTES" },
     { "gen", 0, 0, G_OPTION_ARG_FILENAME, &gen, "Path of cp-gen (default: beside this program)", "PATH" },
@@ -248,6 +442,15 @@ main (int   argc,
     {
       dir = g_dir_make_tmp ("bench-load-XXXXXX", NULL);
       made_dir = TRUE;
+    }
+
+  if (compact)
+    {
+      int rc = compact_main (self_path, dir, strcmp (size, "1G") == 0 ? "200M" : size, node, python, keep);
+
+      if (made_dir && !keep)
+        g_rmdir (dir);
+      return rc;
     }
 
   g_print ("Generating captures of about %s with %s in %s...\n", size, gen, dir);

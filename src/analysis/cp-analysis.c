@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "cp-analysis-private.h"
+#include "model/cp-timing.h"
 
 G_DEFINE_QUARK (cp-analysis-error-quark, cp_analysis_error)
 
@@ -581,6 +582,7 @@ cp_analysis_new (CpTrace       *trace,
   cp_trace_release_args_pages (trace);
 
   self->seconds = (g_get_monotonic_time () - t0) / 1e6;
+  cp_timing_mark ("analysis-done");
   return g_steal_pointer (&self);
 }
 

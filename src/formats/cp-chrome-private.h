@@ -260,6 +260,46 @@ enum
   W_REPAIRED = 1 << 10,
 };
 
+/* An event read ahead on another thread (cp-chrome-parallel.c): what
+ * read_event() would hand to the field handlers, as a list of operations
+ * replayed in order on the reading thread. */
+enum
+{
+  OP_FIELD,        /* code: the F_ field of a key whose value is skipped
+                    * or the arguments */
+  OP_SCALAR,       /* code: the F_ field; the token: its scalar value */
+  OP_ARG_KEY,      /* code: the A_ key; the token: its raw text */
+  OP_ARG_SCALAR,   /* a scalar of the arguments */
+  OP_DIM,          /* code: A_GRID or A_BLOCK, type: the index, len: the value */
+  OP_TIME,         /* code: F_TS or F_DUR (the field too), num: the time read */
+  OP_ID_NUM,       /* code: F_PID or F_TID (the field too), num: the number read */
+  OP_ARG_INT,      /* an OP_ARG_SCALAR whose integer (num) an A_ key reads */
+};
+
+typedef struct
+{
+  guint8      kind;
+  guint8      code;
+  guint8      type;
+  guint8      flags;
+  guint32     len;
+  const char *text;
+  gint64      num;
+} CpChromeOp;
+
+typedef struct
+{
+  guint64     offset;     /* of the '{' */
+  const char *text;       /* the '{' itself */
+  guint32     used;       /* bytes through the closing '}' */
+  guint32     first;      /* its operations in the chunk's list */
+  guint32     n_ops;
+  guint32     args_from;  /* the "args" object, relative to the '{'; */
+  guint32     args_to;    /* args_to 0: none */
+} CpChromeAhead;
+
+typedef struct _CpChromePar CpChromePar;
+
 struct _CpChromeReader
 {
   CpTraceBuilder  *b;
@@ -342,6 +382,8 @@ struct _CpChromeReader
   guint64          no_ts;
   guint64          big_args;
 
+  CpChromePar     *par;              /* events read ahead on other threads, or NULL */
+
   gboolean         stopped;
   gboolean         truncated;
   guint64          stopped_at;
@@ -374,6 +416,27 @@ gboolean cp_chrome_token_double (CpChromeReader    *self,
 gboolean cp_chrome_on_token (CpJsonTokenizer   *tok,
                              const CpJsonToken *t,
                              gpointer           data);
+
+gboolean cp_chrome_pre_event (const char    *text,
+                              gsize          len,
+                              GArray        *ops,
+                              CpChromeAhead *out);
+gsize cp_chrome_replay_event (CpChromeReader      *self,
+                              const CpChromeAhead *a,
+                              const CpChromeOp    *ops);
+
+/* cp-chrome-parallel.c */
+CpChromePar *cp_chrome_par_new (const char *data,
+                                gsize       len,
+                                guint       n_workers,
+                                gsize       chunk);
+void cp_chrome_par_free (CpChromePar *par);
+const CpChromeAhead *cp_chrome_par_find (CpChromePar       *par,
+                                         guint64            offset,
+                                         const char        *text,
+                                         const CpChromeOp **ops);
+guint cp_chrome_par_threads (gsize input_len,
+                             gsize *chunk);
 
 /* cp-chrome-events.c */
 guint cp_chrome_cat_class (CpChromeReader *self,

@@ -163,6 +163,7 @@ cp_chrome_reader_free (CpChromeReader *self)
 {
   if (self == NULL)
     return;
+  g_clear_pointer (&self->par, cp_chrome_par_free);
   g_clear_pointer (&self->mapped, g_bytes_unref);
   g_free (self->name);
   cp_json_tokenizer_free (self->tok);
@@ -511,6 +512,16 @@ cp_chrome_reader_read_source (CpSource           *source,
   CpLoadReport *report = cp_trace_builder_get_report (builder);
 
   reader = cp_chrome_reader_new (builder, mapped, cp_source_get_name (source));
+  if (mapped != NULL)
+    {
+      gsize len, chunk;
+      const char *data = g_bytes_get_data (mapped, &len);
+      guint threads = cp_chrome_par_threads (len, &chunk);
+
+      /* Events read ahead on the other cores (cp-chrome-parallel.c). */
+      if (threads > 1 && len > 0)
+        reader->par = cp_chrome_par_new (data, len, threads - 1, chunk);
+    }
 
   for (;;)
     {
@@ -546,6 +557,7 @@ cp_chrome_reader_read_source (CpSource           *source,
         progress (cp_source_get_consumed (source), total, progress_data);
     }
 
+  g_clear_pointer (&reader->par, cp_chrome_par_free);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
   if (!cp_chrome_reader_finish (reader, error))

@@ -62,4 +62,14 @@ CpTransferKind  cp_chrome_transfer_kind (const char *name,
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpChromeReader, cp_chrome_reader_free)
 
+/* For tests: read with n_threads threads in all (0: as the machine and
+ * CHOKEPOINT_THREADS say; 1: one) in chunks of chunk_bytes (0: the
+ * default), whatever the input's size; with wait, the reading thread waits
+ * for the workers' chunks instead of reading those they have not reached. */
+void _cp_chrome_set_threads (guint    n_threads,
+                             gsize    chunk_bytes,
+                             gboolean wait);
+/* For tests: how many events the last parallel read found read ahead. */
+guint64 _cp_chrome_get_replayed (void);
+
 G_END_DECLS

@@ -807,12 +807,401 @@ direct_event (CpJsonTokenizer *tok,
               gpointer         data)
 {
   CpChromeReader *self = data;
-  gsize used = read_event (self, text, len, offset);
+  gsize used;
+
+  if (self->par != NULL)
+    {
+      const CpChromeOp *ops;
+      const CpChromeAhead *a = cp_chrome_par_find (self->par, offset, text, &ops);
+
+      /* Only an event that lies wholly in this chunk, as read_event()
+       * would have read it. */
+      if (a != NULL && a->used <= len)
+        return cp_chrome_replay_event (self, a, ops);
+    }
+  used = read_event (self, text, len, offset);
 
   /* Given back: the tokens start the event again. */
   if (used == 0)
     self->in_event = FALSE;
   return used;
+}
+
+/* Reading events ahead, on other threads */
+
+/* cp_chrome_pre_event() reads the event at text like read_event() but only
+ * records what read_event() would hand to the field handlers, in order;
+ * cp_chrome_replay_event() hands it to them on the reading thread. It
+ * accepts exactly the events read_event() reads (the same lexical rules,
+ * the same give-backs), so a replayed event and a directly read one leave
+ * the reader in the same state: interning, lanes and everything else that
+ * depends on the order of events stay on one thread. */
+
+static inline gboolean
+op_push (GArray            *ops,
+         guint              kind,
+         guint              code,
+         const CpJsonToken *t)
+{
+  CpChromeOp op = { kind, code, 0, 0, 0, NULL, 0 };
+
+  if (t != NULL)
+    {
+      if (t->len > G_MAXUINT32)
+        return FALSE;
+      op.type = t->type;
+      op.flags = t->flags;
+      op.len = t->len;
+      op.text = t->text;
+    }
+  g_array_append_val (ops, op);
+  return TRUE;
+}
+
+static gboolean
+pre_dims (Cursor *c,
+          GArray *ops,
+          guint   which)
+{
+  guint i = 0;
+  gboolean closed = FALSE;
+
+  c->p = cp_json_lex_skip_ws (c->p + 1, c->end);
+  if (c->p == c->end)
+    return FALSE;
+  if (*c->p == ']')
+    {
+      c->p++;
+      return TRUE;
+    }
+  while (!closed)
+    {
+      CpJsonToken t;
+
+      if (*c->p == '{' || *c->p == '[')
+        {
+          if (!direct_skip (c))
+            return FALSE;
+        }
+      else
+        {
+          if (!direct_scalar (c, &t))
+            return FALSE;
+          if (t.type == CP_JSON_NUMBER && i < 3)
+            {
+              gint64 v;
+
+              if (cp_json_parse_int64 (t.text, t.len, &v))
+                {
+                  CpChromeOp op = { OP_DIM, which, i, 0, (guint32) (gint32) CLAMP (v, G_MININT32, G_MAXINT32), NULL, 0 };
+
+                  g_array_append_val (ops, op);
+                }
+              i++;
+            }
+        }
+      if (!direct_next (c, ']', &closed))
+        return FALSE;
+    }
+  c->p++;
+  return TRUE;
+}
+
+static gboolean
+pre_args (Cursor *c,
+          GArray *ops)
+{
+  gboolean closed = FALSE;
+
+  c->p = cp_json_lex_skip_ws (c->p + 1, c->end);
+  if (c->p == c->end)
+    return FALSE;
+  if (*c->p == '}')
+    {
+      c->p++;
+      return TRUE;
+    }
+  while (!closed)
+    {
+      CpJsonToken t;
+      int field;
+
+      if (!direct_key (c, &t))
+        return FALSE;
+      field = (t.flags & CP_JSON_ESCAPED) ? A_NONE : args_key (t.text, t.len);
+      if (!op_push (ops, OP_ARG_KEY, field, &t))
+        return FALSE;
+      if (*c->p == '[' && (field == A_GRID || field == A_BLOCK))
+        {
+          if (!pre_dims (c, ops, field))
+            return FALSE;
+        }
+      else if (*c->p == '{' || *c->p == '[')
+        {
+          if (!direct_skip (c))
+            return FALSE;
+        }
+      else
+        {
+          gint64 v;
+
+          if (!direct_scalar (c, &t))
+            return FALSE;
+          if ((field == A_CORR || field == A_EXT || field == A_DEVICE || field == A_STREAM) &&
+              cp_chrome_token_int (NULL, &t, &v))
+            {
+              if (!op_push (ops, OP_ARG_INT, field, &t))
+                return FALSE;
+              g_array_index (ops, CpChromeOp, ops->len - 1).num = v;
+            }
+          else if (!op_push (ops, OP_ARG_SCALAR, 0, &t))
+            return FALSE;
+        }
+      if (!direct_next (c, '}', &closed))
+        return FALSE;
+    }
+  c->p++;
+  return TRUE;
+}
+
+/* What token_id_key() reads as a number, without interning. */
+static gboolean
+pre_id_num (const CpJsonToken *t,
+            gint64            *v)
+{
+  if (t->type == CP_JSON_NUMBER)
+    return cp_json_parse_int64 (t->text, t->len, v);
+  if (t->type == CP_JSON_STRING && t->len > 0 && t->len < 20 &&
+      (g_ascii_isdigit (t->text[0]) || t->text[0] == '-') &&
+      cp_json_parse_int64 (t->text, t->len, v))
+    {
+      for (gsize i = 1; i < t->len; i++)
+        if (!g_ascii_isdigit (t->text[i]))
+          return FALSE;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+cp_chrome_pre_event (const char    *text,
+                     gsize          len,
+                     GArray        *ops,
+                     CpChromeAhead *out)
+{
+  Cursor c = { (const guchar *) text, (const guchar *) text + len };
+  const guchar *args_from = NULL, *args_to = NULL;
+  gboolean closed = FALSE;
+
+  out->text = text;
+  out->first = ops->len;
+  out->args_from = out->args_to = 0;
+  c.p = cp_json_lex_skip_ws (c.p + 1, c.end);
+  if (c.p == c.end)
+    return FALSE;
+  if (*c.p == '}')
+    closed = TRUE;
+  while (!closed)
+    {
+      CpJsonToken t;
+      int field;
+
+      if (!direct_key (&c, &t))
+        return FALSE;
+      field = (t.flags & CP_JSON_ESCAPED) ? F_NONE : event_key (t.text, t.len);
+      op_push (ops, OP_FIELD, field, NULL);
+      if (*c.p == '{')
+        {
+          if (field == F_ARGS)
+            {
+              if (args_from != NULL)
+                return FALSE;
+              args_from = c.p;
+              if (!pre_args (&c, ops))
+                return FALSE;
+              args_to = c.p;
+            }
+          else if (field == F_ID2)
+            return FALSE;
+          else if (!direct_skip (&c))
+            return FALSE;
+        }
+      else if (*c.p == '[')
+        {
+          if (!direct_skip (&c))
+            return FALSE;
+        }
+      else
+        {
+          gint64 v;
+
+          CpChromeOp *op = &g_array_index (ops, CpChromeOp, ops->len - 1);
+
+          /* The key's OP_FIELD becomes the value's operation, which sets
+           * the field first. */
+          if (!direct_scalar (&c, &t) || t.len > G_MAXUINT32)
+            return FALSE;
+          if (field == F_TS || field == F_DUR)
+            {
+              /* Only the field when it is not a time. */
+              if (token_time (NULL, &t, &v))
+                {
+                  op->kind = OP_TIME;
+                  op->num = v;
+                }
+            }
+          else if ((field == F_PID || field == F_TID) && pre_id_num (&t, &v))
+            {
+              op->kind = OP_ID_NUM;
+              op->num = v;
+            }
+          else
+            {
+              op->kind = OP_SCALAR;
+              op->type = t.type;
+              op->flags = t.flags;
+              op->len = t.len;
+              op->text = t.text;
+            }
+        }
+      if (!direct_next (&c, '}', &closed))
+        return FALSE;
+    }
+  if ((gsize) (c.p - (const guchar *) text) + 1 > G_MAXUINT32)
+    return FALSE;
+  out->used = c.p - (const guchar *) text + 1;
+  if (args_from != NULL)
+    {
+      out->args_from = args_from - (const guchar *) text;
+      out->args_to = args_to - (const guchar *) text;
+    }
+  out->n_ops = ops->len - out->first;
+  return TRUE;
+}
+
+gsize
+cp_chrome_replay_event (CpChromeReader      *self,
+                        const CpChromeAhead *a,
+                        const CpChromeOp    *ops)
+{
+  Event *e = &self->ev;
+
+  begin_event (self, a->offset, self->events_depth + 1);
+  for (guint i = 0; i < a->n_ops; i++)
+    {
+      const CpChromeOp *op = &ops[i];
+      CpJsonToken t;
+
+      t.type = op->type;
+      t.flags = op->flags;
+      t.text = op->text;
+      t.len = op->len;
+      t.depth = 0;
+      t.offset = 0;
+      switch (op->kind)
+        {
+        case OP_FIELD:
+          self->field = op->code;
+          e->have |= HAVE_ANY;
+          break;
+        case OP_SCALAR:
+          self->field = op->code;
+          e->have |= HAVE_ANY;
+          event_scalar (self, &t);
+          break;
+        case OP_ARG_KEY:
+          self->arg_field = op->code;
+          if (e->ph == 'C' || e->ph == 0)
+            {
+              gsize n;
+              const char *k = cp_json_decode_string (t.text, t.len, t.flags, self->decode, &n);
+
+              g_string_truncate (self->key_buf, 0);
+              g_string_append_len (self->key_buf, k, n);
+            }
+          break;
+        case OP_ARG_SCALAR:
+          cp_chrome_args_scalar (self, &t);
+          break;
+        case OP_DIM:
+          {
+            gint32 *arr = op->code == A_GRID ? e->gpu.grid : e->gpu.block;
+
+            arr[op->type] = (gint32) op->len;
+            e->have |= HAVE_GPU;
+          }
+          break;
+        case OP_TIME:
+          /* As event_scalar() does with the token. */
+          self->field = op->code;
+          e->have |= HAVE_ANY;
+          if (op->code == F_TS)
+            {
+              e->ts = op->num;
+              e->have |= HAVE_TS;
+            }
+          else
+            {
+              e->dur = op->num;
+              e->have |= HAVE_DUR;
+            }
+          break;
+        case OP_ID_NUM:
+          {
+            IdKey *k = op->code == F_PID ? &e->pid : &e->tid;
+
+            self->field = op->code;
+            e->have |= HAVE_ANY;
+            k->num = op->num;
+            k->is_str = FALSE;
+            k->str = 0;
+            e->have |= op->code == F_PID ? HAVE_PID : HAVE_TID;
+          }
+          break;
+        case OP_ARG_INT:
+          /* Counters read every numeric argument: the whole path. */
+          if (e->ph == 'C' || e->ph == 0)
+            {
+              cp_chrome_args_scalar (self, &t);
+              break;
+            }
+          /* As cp_chrome_args_scalar() does with the integer. */
+          switch (op->code)
+            {
+            case A_CORR:
+              e->corr = op->num;
+              break;
+            case A_EXT:
+              e->ext = op->num;
+              break;
+            case A_DEVICE:
+              if (op->num >= G_MININT32 && op->num <= G_MAXINT32)
+                {
+                  e->gpu.device = (gint32) op->num;
+                  e->have |= HAVE_GPU;
+                }
+              break;
+            case A_STREAM:
+            default:
+              if (op->num >= G_MININT32 && op->num <= G_MAXINT32)
+                {
+                  e->gpu.stream = (gint32) op->num;
+                  e->have |= HAVE_GPU;
+                }
+              break;
+            }
+          break;
+        default:
+          g_assert_not_reached ();
+        }
+    }
+  if (a->args_to != 0)
+    cp_chrome_keep_args (self, a->offset + a->args_from, a->offset + a->args_to,
+                         a->text + a->args_from, a->args_to - a->args_from);
+  self->in_event = FALSE;
+  cp_chrome_commit_event (self);
+  self->last_event_end = a->offset + a->used;
+  return a->used;
 }
 
 static gboolean

@@ -13,6 +13,7 @@
 #include "model/cp-trace-builder.h"
 #include "cp-chrome-reader.h"
 #include "model/cp-limits.h"
+#include "model/cp-timing.h"
 #include "cp-loader.h"
 #include "cp-memory-events.h"
 #include "cp-source.h"
@@ -134,6 +135,8 @@ cp_load_file (GFile               *file,
       if (trace != NULL)
         ((CpLoadReport *) cp_trace_get_load_report (trace))->load_seconds =
           (g_get_monotonic_time () - t0) / (double) G_USEC_PER_SEC;
+      if (trace != NULL)
+        cp_timing_mark ("load-done");
       return g_steal_pointer (&trace);
     }
 
@@ -212,6 +215,7 @@ cp_load_file (GFile               *file,
   /* The report belongs to the trace now; the load time is the last fact. */
   ((CpLoadReport *) cp_trace_get_load_report (trace))->load_seconds =
     (g_get_monotonic_time () - t0) / (double) G_USEC_PER_SEC;
+  cp_timing_mark ("load-done");
   return g_steal_pointer (&trace);
 }
 

@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "model/cp-timing.h"
 #include "render/cp-lod.h"
 #include "render/cp-painter.h"
 #include "render/cp-time-format.h"
@@ -343,6 +344,31 @@ vadj_value_changed_cb (CpTimelineView *self,
 
 /* Drawing */
 
+/* CHOKEPOINT_TIMINGS: the first frame that shows a timeline is painted. */
+static gboolean first_frame_marked;
+
+static void
+first_frame_painted (GdkFrameClock *clock,
+                     gpointer       data)
+{
+  g_signal_handlers_disconnect_by_func (clock, first_frame_painted, data);
+  cp_timing_mark ("first-frame");
+}
+
+static void
+note_first_frame (GtkWidget *widget)
+{
+  GdkFrameClock *clock;
+
+  if (G_LIKELY (first_frame_marked) || !cp_timing_enabled ())
+    return;
+  clock = gtk_widget_get_frame_clock (widget);
+  if (clock == NULL)
+    return;
+  first_frame_marked = TRUE;
+  g_signal_connect (clock, "after-paint", G_CALLBACK (first_frame_painted), NULL);
+}
+
 static void
 cp_timeline_view_snapshot (GtkWidget   *widget,
                            GtkSnapshot *snapshot)
@@ -376,7 +402,10 @@ cp_timeline_view_snapshot (GtkWidget   *widget,
       self->base_node = gtk_snapshot_free_to_node (sub);
     }
   if (self->base_node)
-    gtk_snapshot_append_node (snapshot, self->base_node);
+    {
+      gtk_snapshot_append_node (snapshot, self->base_node);
+      note_first_frame (widget);
+    }
 
   /* The hover outline, uncached, over the slice only. */
   hov = cp_view_state_get_hovered (self->view);

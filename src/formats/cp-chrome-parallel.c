@@ -1,0 +1,359 @@
+/* cp-chrome-parallel.c: events read ahead on other threads
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* A mapped capture is cut into chunks of fixed size. Worker threads take
+ * the chunks in order, a ring of them ahead of the reading thread, and read
+ * every event that starts in their chunk with cp_chrome_pre_event(): the
+ * lexing, the keys, the numbers' extent, the skipped values. The reading
+ * thread keeps tokenizing as before; where the tokenizer reaches an event
+ * (an object just inside the event array) it asks for the event read ahead
+ * at that very offset and replays it, or reads it itself when there is
+ * none. So the trace cannot depend on the number of threads or on where
+ * the chunks start: a worker that starts its chunk at a wrong place (inside
+ * a string, inside an event's arguments) only reads events at offsets the
+ * tokenizer never asks for, and finds its way back at the next "}, {".
+ *
+ * A chunk's first event is found by a quick scan: a '{' whose previous
+ * character, spaces aside, is ',' or '['. The events after it follow each
+ * other ("}" "," "{"); anything else (the array's end, a value that is not
+ * an object, a syntax error) sends the worker back to the scan. A chunk the
+ * reading thread reaches before any worker took it is read by the
+ * reading thread alone. */
+
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp-chrome-private.h"
+#include "cp-json-lex.h"
+
+#define PAR_MAX_THREADS   8
+#define PAR_CHUNK         (256u << 10)
+#define PAR_SLOTS_PER_THREAD 4
+
+static gint forced_threads;
+static gsize forced_chunk;
+static gint forced_wait;
+static gsize last_replayed;
+
+void
+_cp_chrome_set_threads (guint    n_threads,
+                        gsize    chunk_bytes,
+                        gboolean wait)
+{
+  g_atomic_int_set (&forced_wait, wait);
+  g_atomic_int_set (&forced_threads, (gint) n_threads);
+  g_atomic_pointer_set (&forced_chunk, chunk_bytes);
+}
+
+guint64
+_cp_chrome_get_replayed (void)
+{
+  return (guint64) (gsize) g_atomic_pointer_get (&last_replayed);
+}
+
+/* Threads in all for an input of input_len bytes (1: no workers), and the
+ * chunk size. Only CHOKEPOINT_THREADS=N (or the tests) ask for workers: on
+ * the shared 2-core machine they cost 23% more CPU time and gave no wall
+ * clock back (docs/performance.md). */
+guint
+cp_chrome_par_threads (gsize  input_len,
+                       gsize *chunk)
+{
+  guint forced = (guint) g_atomic_int_get (&forced_threads);
+  const char *env = g_getenv ("CHOKEPOINT_THREADS");
+  guint n;
+
+  *chunk = (gsize) g_atomic_pointer_get (&forced_chunk);
+  if (*chunk == 0)
+    *chunk = PAR_CHUNK;
+  if (forced != 0)
+    n = forced;
+  else if (env != NULL && env[0] >= '1' && env[0] <= '9')
+    n = (guint) strtoul (env, NULL, 10);
+  else
+    n = 1;   /* Not yet by default: see docs/performance.md. */
+  return CLAMP (n, 1, PAR_MAX_THREADS);
+}
+
+enum
+{
+  SLOT_FREE,
+  SLOT_BUSY,
+  SLOT_DONE,
+};
+
+typedef struct
+{
+  guint64  chunk;     /* index of the chunk it holds */
+  int      state;
+  GArray  *events;    /* of CpChromeAhead, by offset */
+  GArray  *ops;       /* of CpChromeOp */
+} Slot;
+
+struct _CpChromePar
+{
+  const char *data;
+  gsize       len;
+  gsize       chunk;
+  guint64     n_chunks;
+
+  GMutex      lock;
+  GCond       cond;
+  Slot       *slots;
+  guint       n_slots;
+  guint64     next;       /* the next chunk a worker takes */
+  guint64     current;    /* the reading thread's chunk; those before are free */
+  gboolean    stop;
+  gboolean    wait;       /* never take a chunk from the workers (tests) */
+  GThread    *threads[PAR_MAX_THREADS];
+  guint       n_threads;
+
+  /* The reading thread's place. */
+  guint64     cur_chunk;
+  Slot       *cur;        /* NULL: read by the reading thread alone */
+  guint       cursor;
+  guint64     replayed;   /* events found read ahead */
+};
+
+static inline gboolean
+is_space (char c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* The first '{' at or after from that follows a ',' or a '['. */
+static gsize
+find_start (const char *data,
+            gsize       from,
+            gsize       len)
+{
+  while (from < len)
+    {
+      const char *b = memchr (data + from, '{', len - from);
+      gsize i, k;
+
+      if (b == NULL)
+        return len;
+      i = b - data;
+      k = i;
+      while (k > 0 && is_space (data[k - 1]))
+        k--;
+      if (k > 0 && (data[k - 1] == ',' || data[k - 1] == '['))
+        return i;
+      from = i + 1;
+    }
+  return len;
+}
+
+static void
+read_chunk (CpChromePar *par,
+            Slot        *slot)
+{
+  const char *data = par->data;
+  gsize len = par->len;
+  gsize start = slot->chunk * par->chunk;
+  gsize end = MIN (start + par->chunk, len);
+  gsize p = find_start (data, start, len);
+
+  g_array_set_size (slot->events, 0);
+  g_array_set_size (slot->ops, 0);
+  while (p < end)
+    {
+      CpChromeAhead a;
+      gsize q;
+
+      if (cp_chrome_pre_event (data + p, len - p, slot->ops, &a))
+        {
+          a.offset = p;
+          g_array_append_val (slot->events, a);
+          q = p + a.used;
+        }
+      else
+        {
+          const guchar *e = cp_json_lex_skip_container ((const guchar *) data + p + 1,
+                                                        (const guchar *) data + len);
+
+          g_array_set_size (slot->ops, a.first);
+          q = e != NULL ? (gsize) ((const char *) e - data) : p + 1;
+        }
+      /* The next event, or the scan again. */
+      while (q < len && is_space (data[q]))
+        q++;
+      if (q < len && data[q] == ',')
+        {
+          q++;
+          while (q < len && is_space (data[q]))
+            q++;
+          if (q < len && data[q] == '{')
+            {
+              p = q;
+              continue;
+            }
+        }
+      p = find_start (data, q, len);
+    }
+}
+
+static gpointer
+worker (gpointer data)
+{
+  CpChromePar *par = data;
+
+  g_mutex_lock (&par->lock);
+  while (!par->stop)
+    {
+      Slot *slot;
+
+      if (par->next >= par->n_chunks)
+        break;
+      if (par->next < par->current)
+        par->next = par->current;
+      if (par->next >= par->current + par->n_slots)
+        {
+          g_cond_wait (&par->cond, &par->lock);
+          continue;
+        }
+      slot = &par->slots[par->next % par->n_slots];
+      slot->chunk = par->next++;
+      slot->state = SLOT_BUSY;
+      g_mutex_unlock (&par->lock);
+      read_chunk (par, slot);
+      g_mutex_lock (&par->lock);
+      slot->state = SLOT_DONE;
+      g_cond_broadcast (&par->cond);
+    }
+  g_mutex_unlock (&par->lock);
+  return NULL;
+}
+
+CpChromePar *
+cp_chrome_par_new (const char *data,
+                   gsize       len,
+                   guint       n_workers,
+                   gsize       chunk)
+{
+  CpChromePar *par = g_new0 (CpChromePar, 1);
+
+  par->data = data;
+  par->len = len;
+  par->chunk = MAX (chunk, 64);
+  par->n_chunks = (len + par->chunk - 1) / par->chunk;
+  n_workers = CLAMP (n_workers, 1, PAR_MAX_THREADS);
+  par->n_slots = n_workers * PAR_SLOTS_PER_THREAD;
+  par->slots = g_new0 (Slot, par->n_slots);
+  for (guint i = 0; i < par->n_slots; i++)
+    {
+      par->slots[i].events = g_array_new (FALSE, FALSE, sizeof (CpChromeAhead));
+      par->slots[i].ops = g_array_new (FALSE, FALSE, sizeof (CpChromeOp));
+    }
+  par->wait = g_atomic_int_get (&forced_wait);
+  g_mutex_init (&par->lock);
+  g_cond_init (&par->cond);
+  par->cur_chunk = G_MAXUINT64;
+  for (guint i = 0; i < n_workers; i++)
+    {
+      GThread *th = g_thread_try_new ("cp-json-ahead", worker, par, NULL);
+
+      if (th == NULL)
+        break;
+      par->threads[par->n_threads++] = th;
+    }
+  return par;
+}
+
+void
+cp_chrome_par_free (CpChromePar *par)
+{
+  if (par == NULL)
+    return;
+  g_atomic_pointer_set (&last_replayed, (gsize) par->replayed);
+  g_mutex_lock (&par->lock);
+  par->stop = TRUE;
+  g_cond_broadcast (&par->cond);
+  g_mutex_unlock (&par->lock);
+  for (guint i = 0; i < par->n_threads; i++)
+    g_thread_join (par->threads[i]);
+  for (guint i = 0; i < par->n_slots; i++)
+    {
+      g_array_unref (par->slots[i].events);
+      g_array_unref (par->slots[i].ops);
+    }
+  g_free (par->slots);
+  g_mutex_clear (&par->lock);
+  g_cond_clear (&par->cond);
+  g_free (par);
+}
+
+/* Moves the reading thread to chunk k: frees the chunks before it, waits
+ * for k if a worker has it, or takes it from the workers (unless told to
+ * wait for them). */
+static void
+enter_chunk (CpChromePar *par,
+             guint64      k)
+{
+  g_mutex_lock (&par->lock);
+  par->current = k;
+  if (par->wait && par->n_threads > 0)
+    {
+      g_cond_broadcast (&par->cond);
+      while (k >= par->next)
+        g_cond_wait (&par->cond, &par->lock);
+    }
+  if (k < par->next)
+    {
+      Slot *slot = &par->slots[k % par->n_slots];
+
+      while (!(slot->chunk == k && slot->state == SLOT_DONE))
+        g_cond_wait (&par->cond, &par->lock);
+      par->cur = slot;
+    }
+  else
+    {
+      par->next = k + 1;
+      par->cur = NULL;
+    }
+  g_cond_broadcast (&par->cond);
+  g_mutex_unlock (&par->lock);
+  par->cur_chunk = k;
+  par->cursor = 0;
+}
+
+const CpChromeAhead *
+cp_chrome_par_find (CpChromePar       *par,
+                    guint64            offset,
+                    const char        *text,
+                    const CpChromeOp **ops)
+{
+  guint64 k;
+  GArray *events;
+
+  /* Only the mapping the workers read, at the same place. */
+  if (offset >= par->len || text != par->data + offset)
+    return NULL;
+  k = offset / par->chunk;
+  if (k != par->cur_chunk)
+    {
+      if (par->cur_chunk != G_MAXUINT64 && k < par->cur_chunk)
+        return NULL;
+      enter_chunk (par, k);
+    }
+  if (par->cur == NULL)
+    return NULL;
+  events = par->cur->events;
+  while (par->cursor < events->len && g_array_index (events, CpChromeAhead, par->cursor).offset < offset)
+    par->cursor++;
+  if (par->cursor < events->len && g_array_index (events, CpChromeAhead, par->cursor).offset == offset)
+    {
+      const CpChromeAhead *a = &g_array_index (events, CpChromeAhead, par->cursor);
+
+      *ops = &g_array_index (par->cur->ops, CpChromeOp, a->first);
+      par->replayed++;
+      return a;
+    }
+  return NULL;
+}

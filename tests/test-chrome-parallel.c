@@ -1,0 +1,318 @@
+/* test-chrome-parallel.c: the Chrome reader gives the same trace on 1 to N threads
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+/* Events are read ahead on other threads (cp-chrome-parallel.c) and replayed
+ * in file order. Each input is loaded on one thread, then on 2, 3 and 4
+ * threads with chunks from 64 bytes (every event a chunk border, most chunk
+ * starts wrong) to 1 MiB, and everything the trace holds is compared column
+ * by column (the reading thread waiting for the workers' chunks, or reading
+ * those they have not reached itself): the string pool in order, processes, lanes and every slice's
+ * columns and arguments, counters, flows, instants, steps, metadata and the
+ * load report. The parallel loads must also have replayed events, or the
+ * comparison would prove nothing. */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "cp-test-util.h"
+#include "formats/cp-chrome-reader.h"
+#include "formats/cp-loader.h"
+#include "model/cp-lane.h"
+#include "model/cp-string-pool.h"
+#include "model/cp-trace.h"
+
+static char *
+dump (CpTrace *t)
+{
+  GString *out = g_string_new (NULL);
+  const CpLoadReport *report = cp_trace_get_load_report (t);
+  const CpStringPool *pool = cp_trace_get_string_pool (t);
+  const CpFlow *flows;
+  const CpStep *steps;
+  const CpInstant *inst;
+  guint n;
+
+  g_string_append_printf (out, "events %" G_GUINT64_FORMAT " skipped %" G_GUINT64_FORMAT
+                          " unknown %" G_GUINT64_FORMAT " unmatched %" G_GUINT64_FORMAT
+                          " unclosed %" G_GUINT64_FORMAT " truncated %d at %" G_GUINT64_FORMAT
+                          " origin %" G_GINT64_FORMAT " duration %" G_GINT64_FORMAT "\n",
+                          report->events, report->skipped, report->unknown_phase,
+                          report->unmatched_end, report->unclosed_begin, report->truncated,
+                          report->stopped_at, cp_trace_get_origin_abs (t), cp_trace_get_duration (t));
+  for (guint i = 0; i < cp_load_report_n_warnings (report); i++)
+    g_string_append_printf (out, "warning %s\n", cp_load_report_get_warning (report, i)->message);
+  for (guint i = 0; i < cp_string_pool_size (pool); i++)
+    g_string_append_printf (out, "str %u %s\n", i, cp_string_pool_get (pool, i));
+  for (guint i = 0; i < cp_trace_get_n_processes (t); i++)
+    {
+      const CpProcess *p = cp_trace_get_process (t, i);
+
+      g_string_append_printf (out, "process %" G_GINT64_FORMAT " %u %u %d %d\n", p->pid, p->key,
+                              p->name, p->device, p->is_pseudo);
+    }
+  for (guint li = 0; li < cp_trace_get_n_lanes (t); li++)
+    {
+      CpLane *lane = cp_trace_get_lane (t, li);
+      const CpSlices *s = cp_lane_get_slices (lane);
+      const gint64 *ts;
+      const double *vals;
+      guint nc = cp_lane_get_counter (lane, &ts, &vals);
+
+      g_string_append_printf (out, "lane %d %s p%u d%d s%" G_GINT64_FORMAT " t%" G_GINT64_FORMAT "\n",
+                              cp_lane_get_kind (lane), cp_lane_get_name (lane),
+                              cp_lane_get_process (lane), cp_lane_get_device (lane),
+                              cp_lane_get_stream (lane), cp_lane_get_tid (lane));
+      for (guint i = 0; i < s->n; i++)
+        {
+          CpSliceRef ref = { li, i };
+          const CpGpuInfo *g = cp_trace_get_gpu_info (t, ref);
+          CpArgsFormat format;
+          const guint8 *args;
+          gsize len;
+
+          g_string_append_printf (out, " %" G_GINT64_FORMAT "+%" G_GINT64_FORMAT " n%u c%u r%u f%u c%"
+                                  G_GINT64_FORMAT " e%" G_GINT64_FORMAT,
+                                  cp_slices_get_start (s, i), cp_slices_get_dur (s, i),
+                                  cp_slices_get_name (s, i), cp_slices_get_cat (s, i), s->row[i],
+                                  s->flags[i], cp_slices_get_corr (s, i), cp_slices_get_ext (s, i));
+          if (g != NULL)
+            g_string_append_printf (out, " gpu %" G_GINT64_FORMAT " %d %d %d,%d,%d %d,%d,%d %d %d %g %g %g",
+                                    g->bytes, g->device, g->stream, g->grid[0], g->grid[1], g->grid[2],
+                                    g->block[0], g->block[1], g->block[2], g->registers,
+                                    g->shared_mem, g->occupancy, g->warps_per_sm, g->blocks_per_sm);
+          if (cp_trace_get_args (t, ref, &format, &args, &len))
+            g_string_append_printf (out, " args %d %.*s", format, (int) len, (const char *) args);
+          g_string_append_c (out, '\n');
+        }
+      for (guint i = 0; i < nc; i++)
+        g_string_append_printf (out, " @%" G_GINT64_FORMAT " %.17g\n", ts[i], vals[i]);
+    }
+  flows = cp_trace_get_flows (t, &n);
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (out, "flow %u:%u %u:%u %d %u\n", flows[i].from.lane, flows[i].from.index,
+                            flows[i].to.lane, flows[i].to.index, flows[i].kind, flows[i].name);
+  inst = cp_trace_get_instants (t, &n);
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (out, "instant %" G_GINT64_FORMAT " %u %u %d %d %c\n", inst[i].ts,
+                            inst[i].name, inst[i].cat, inst[i].process, inst[i].lane, inst[i].scope);
+  steps = cp_trace_get_steps (t, &n);
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (out, "step %" G_GINT64_FORMAT " %" G_GINT64_FORMAT " %" G_GINT64_FORMAT
+                            " %u:%u\n", steps[i].number, steps[i].start, steps[i].end,
+                            steps[i].marker.lane, steps[i].marker.index);
+  for (guint i = 0; i < cp_trace_get_n_metadata (t); i++)
+    {
+      const CpMetadataEntry *m = cp_trace_get_metadata (t, i);
+
+      g_string_append_printf (out, "meta %u %s\n", m->key, m->json);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static char *
+load_dump (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) t = cp_load_file (file, NULL, NULL, NULL, &error);
+
+  if (t == NULL)
+    return g_strdup_printf ("error %s", error->message);
+  return dump (t);
+}
+
+/* Loads path on 1 thread, then on several with several chunk sizes; returns
+ * the most events any parallel load replayed. */
+static guint64
+check_same (const char *path)
+{
+  static const guint threads[] = { 2, 3, 4, 2, 2, 2 };
+  static const gsize chunks[] = { 64, 777, 4096, 65536, 1 << 20, 4096 };
+  static const gboolean wait[] = { TRUE, TRUE, TRUE, FALSE, TRUE, FALSE };
+  g_autofree char *want = NULL;
+  guint64 most = 0;
+
+  _cp_chrome_set_threads (1, 0, FALSE);
+  want = load_dump (path);
+  for (guint k = 0; k < G_N_ELEMENTS (threads); k++)
+    {
+      g_autofree char *got = NULL;
+
+      _cp_chrome_set_threads (threads[k], chunks[k], wait[k]);
+      got = load_dump (path);
+      most = MAX (most, _cp_chrome_get_replayed ());
+      if (g_strcmp0 (got, want) != 0)
+        {
+          gsize i = 0;
+
+          while (got[i] != '\0' && got[i] == want[i])
+            i++;
+          g_error ("%s: %u threads, chunks of %" G_GSIZE_FORMAT " bytes: the trace differs at "
+                   "byte %" G_GSIZE_FORMAT " of its dump:\n1 thread: %.200s\nparallel: %.200s",
+                   path, threads[k], chunks[k], i, want + i, got + i);
+        }
+    }
+  _cp_chrome_set_threads (0, 0, FALSE);
+  return most;
+}
+
+static void
+test_generated (void)
+{
+  static const char *scenarios[] = { "healthy", "launch-bound", "input-bound", "sync-stalls", "comm-bound" };
+  const char *gen = g_getenv ("CP_GEN");
+  g_autofree char *dir = cp_test_make_tmpdir ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (scenarios); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/%s.json", dir, scenarios[i]);
+      g_autofree char *cmd = g_strdup_printf ("'%s' --scenario %s -n 4 -q -o '%s'", gen, scenarios[i], path);
+      int status;
+
+      g_assert_true (g_spawn_command_line_sync (cmd, NULL, NULL, &status, NULL));
+      g_assert_true (g_spawn_check_wait_status (status, NULL));
+      g_assert_cmpuint (check_same (path), >, 1000);
+    }
+  cp_test_rm_rf (dir);
+}
+
+/* Hand-made inputs that a structural scan can get wrong. */
+static void
+test_adversarial (void)
+{
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autoptr(GString) big = g_string_new (NULL);
+  g_autoptr(GString) quotes = g_string_new (NULL);
+  g_autoptr(GString) many = g_string_new ("[");
+  struct { const char *name; const char *text; } cases[] = {
+    /* '{' and "traceEvents" inside strings, before and among the events. */
+    { "braces", "{\"note\": \"}, {\\\"traceEvents\\\": [{\", \"traceEvents\": ["
+                "{\"ph\":\"X\",\"name\":\"a, {\\\"ph\\\":\\\"X\\\"}\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1},"
+                "{\"ph\":\"X\",\"name\":\"b\",\"ts\":3,\"dur\":2,\"pid\":1,\"tid\":1,\"args\":{\"s\":\"[{,{\"}},"
+                "{\"ph\":\"X\",\"name\":\"c\",\"ts\":5,\"dur\":1,\"pid\":1,\"tid\":1}],"
+                "\"after\": [{\"ph\":\"X\",\"name\":\"outside\",\"ts\":9,\"dur\":1,\"pid\":1,\"tid\":1}],"
+                "\"traceName\": \"x\"}" },
+    /* Metadata after the events, events with nested arrays of objects. */
+    { "meta-after", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"k\",\"cat\":\"kernel\",\"ts\":1,\"dur\":4,"
+                    "\"pid\":0,\"tid\":7,\"args\":{\"device\":0,\"stream\":7,\"grid\":[1,2,3],"
+                    "\"block\":[4,5,6],\"correlation\":9,\"list\":[{\"a\":1},{\"b\":[{}]}]}},"
+                    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"proc\"}},"
+                    "{\"ph\":\"C\",\"name\":\"mem\",\"ts\":2,\"pid\":0,\"args\":{\"x\":1.5,\"y\":\"2\"}},"
+                    "{\"ph\":\"B\",\"name\":\"b\",\"ts\":2,\"pid\":0,\"tid\":1},"
+                    "{\"ph\":\"E\",\"ts\":3,\"pid\":0,\"tid\":1},"
+                    "{\"ph\":\"X\",\"id2\":{\"local\":\"0x1\"},\"name\":\"id2\",\"ts\":3,\"dur\":1,\"pid\":0,\"tid\":1},"
+                    "{\"ph\":\"X\",\"na\\u006de\":\"escaped key\",\"ts\":3,\"dur\":1,\"pid\":0,\"tid\":1}],"
+                    "\"deviceProperties\":[{\"id\":0,\"name\":\"GPU\"}],\"baseTimeNanoseconds\":1000}" },
+    /* The array form, and a damaged end. */
+    { "array", "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},\n"
+               "  {\"ph\":\"X\",\"name\":\"b\",\"ts\":2,\"dur\":1,\"pid\":1,\"tid\":1} ,\n"
+               "{\"ph\":\"i\",\"name\":\"c\",\"ts\":2,\"pid\":1,\"tid\":1,\"s\":\"t\"}" },
+    { "truncated", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},"
+                   "{\"ph\":\"X\",\"name\":\"b\",\"ts\":2,\"dur\":1,\"pid\":1,\"tid\":1},{\"ph\":\"X\",\"na" },
+    { "garbage", "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},"
+                 "{\"ph\":\"X\",\"name\":\"b\" \"ts\":2},{\"ph\":\"X\",\"name\":\"c\",\"ts\":3,\"dur\":1,\"pid\":1,\"tid\":1}]}" },
+  };
+  guint64 replayed;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = cp_test_write_file (dir, cases[i].name, cases[i].text, -1);
+
+      check_same (path);
+    }
+
+  /* Escaped quotes and backslashes everywhere, so that chunk borders fall
+   * between a backslash and its quote; a huge single event (args over
+   * many chunks, holding text that looks like events); many small events. */
+  g_string_append (quotes, "{\"traceEvents\":[");
+  for (guint i = 0; i < 3000; i++)
+    g_string_append_printf (quotes, "%s{\"ph\":\"X\",\"name\":\"q\\\\\\\"%u\\\"}, {\\\"\",\"ts\":%u,"
+                            "\"dur\":1,\"pid\":1,\"tid\":%u,\"args\":{\"t\":\"\\\\\\\\\\\"},{\"}}",
+                            i ? "," : "", i % 7, i, i % 3);
+  g_string_append (quotes, "]}");
+  g_string_append (big, "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"first\",\"ts\":0,\"dur\":1,\"pid\":1,\"tid\":1},"
+                        "{\"ph\":\"X\",\"name\":\"huge\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1,\"args\":{\"v\":[");
+  for (guint i = 0; i < 20000; i++)
+    g_string_append_printf (big, "%s{\"ph\":\"X\",\"name\":\"fake%u\",\"ts\":%u}", i ? "," : "", i, i);
+  g_string_append (big, "]}}");
+  for (guint i = 0; i < 2000; i++)
+    g_string_append_printf (big, ",{\"ph\":\"X\",\"name\":\"after%u\",\"ts\":%u,\"dur\":1,\"pid\":1,\"tid\":2}",
+                            i % 10, i + 2);
+  g_string_append (big, "]}");
+  for (guint i = 0; i < 5000; i++)
+    g_string_append_printf (many, "%s{\"name\":\"m%u\",\"ph\":\"%s\",\"ts\":%u.%03u,\"pid\":\"p%u\",\"tid\":%u%s}",
+                            i ? ",\n" : "", i % 13, i % 5 == 0 ? "B" : i % 5 == 1 ? "E" : "X", i, i % 1000,
+                            i % 2, i % 4, i % 5 >= 2 ? ",\"dur\":0.5" : "");
+  g_string_append (many, "]");
+  {
+    g_autofree char *p1 = cp_test_write_file (dir, "quotes.json", quotes->str, quotes->len);
+    g_autofree char *p2 = cp_test_write_file (dir, "huge.json", big->str, big->len);
+    g_autofree char *p3 = cp_test_write_file (dir, "many.json", many->str, many->len);
+
+    replayed = check_same (p1);
+    g_assert_cmpuint (replayed, >, 1000);
+    replayed = check_same (p2);
+    g_assert_cmpuint (replayed, >, 1000);
+    replayed = check_same (p3);
+    g_assert_cmpuint (replayed, >, 1000);
+  }
+  cp_test_rm_rf (dir);
+}
+
+static void
+collect (const char *dir,
+         GPtrArray  *out)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  if (d == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR))
+        collect (path, out);
+      else if (g_str_has_suffix (name, ".json"))
+        g_ptr_array_add (out, g_steal_pointer (&path));
+    }
+}
+
+static void
+test_shared (void)
+{
+  const char *root = cp_test_shared_traces ();
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  guint64 replayed = 0;
+
+  if (root == NULL)
+    {
+      g_test_skip ("no shared captures (../shared/traces)");
+      return;
+    }
+  collect (root, files);
+  if (files->len == 0)
+    {
+      g_test_skip ("no JSON captures in ../shared/traces");
+      return;
+    }
+  for (guint i = 0; i < files->len; i++)
+    replayed += check_same (g_ptr_array_index (files, i));
+  g_assert_cmpuint (replayed, >, 1000);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/chrome-parallel/generated", test_generated);
+  g_test_add_func ("/chrome-parallel/adversarial", test_adversarial);
+  g_test_add_func ("/chrome-parallel/shared", test_shared);
+  return g_test_run ();
+}
