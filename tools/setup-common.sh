@@ -17,10 +17,12 @@ CP_DEBIAN_PACKAGES=(
 )
 
 # What the tests need on top: test-prometheus, test-history-postgres and
-# test-fleet-slurm run the real servers.
+# test-fleet-slurm run the real servers; test-mcp-sdk drives chokepoint mcp
+# with the MCP SDK's own client, installed from npm.
 CP_DEBIAN_TEST_PACKAGES=(
     prometheus prometheus-pushgateway
     postgresql slurm-wlm munge
+    nodejs npm
 )
 
 cp_sudo () {
