@@ -38,6 +38,11 @@ cp_sudo () {
 cp_install_packages () {
     local missing=() pkg
     for pkg in "${CP_DEBIAN_PACKAGES[@]}" "$@"; do
+        # NodeSource's nodejs package carries npm and conflicts with
+        # Debian's: an npm that runs is enough.
+        if [ "$pkg" = npm ] && command -v npm >/dev/null 2>&1; then
+            continue
+        fi
         if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
             missing+=("$pkg")
         fi
