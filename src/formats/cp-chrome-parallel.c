@@ -219,6 +219,13 @@ worker (gpointer data)
           continue;
         }
       slot = &par->slots[par->next % par->n_slots];
+      /* The reading thread may have moved past a chunk a worker still
+       * reads: its slot is this one's until that worker is done. */
+      if (slot->state == SLOT_BUSY)
+        {
+          g_cond_wait (&par->cond, &par->lock);
+          continue;
+        }
       slot->chunk = par->next++;
       slot->state = SLOT_BUSY;
       g_mutex_unlock (&par->lock);
