@@ -235,18 +235,21 @@ pg_get_version (CpHistoryConn  *conn,
 
   *version = 0;
   *foreign = FALSE;
-  if (!has_meta_table (conn, &exists, error))
+  /* The mark and the tables in one statement, so one snapshot: read apart,
+   * another process that makes the history at that moment could show its
+   * tables without its mark, and the new history would pass for someone
+   * else's. Once the mark is seen it stays, so it is read after. */
+  res = run_simple (conn,
+                    "SELECT count(*) FILTER (WHERE tablename = 'chokepoint_history'), count(*)"
+                    " FROM pg_catalog.pg_tables WHERE schemaname = current_schema()", error);
+  if (res == NULL)
     return FALSE;
+  exists = g_ascii_strtoll (PQgetvalue (res, 0, 0), NULL, 10) > 0;
+  /* No mark: a schema that already holds tables is someone else's. */
+  *foreign = !exists && g_ascii_strtoll (PQgetvalue (res, 0, 1), NULL, 10) > 0;
+  PQclear (res);
   if (!exists)
-    {
-      /* No mark: a schema that already holds tables is someone else's. */
-      res = run_simple (conn, "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema()", error);
-      if (res == NULL)
-        return FALSE;
-      *foreign = g_ascii_strtoll (PQgetvalue (res, 0, 0), NULL, 10) > 0;
-      PQclear (res);
-      return TRUE;
-    }
+    return TRUE;
   res = run_simple (conn, "SELECT application, version FROM chokepoint_history", error);
   if (res == NULL)
     return FALSE;

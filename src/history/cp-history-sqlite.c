@@ -279,21 +279,28 @@ sqlite_finalize (CpHistoryStmt *s)
   g_free (s);
 }
 
+/* The version, the mark and the number of tables, read in one snapshot. */
 static gboolean
-query_int (CpHistoryConn  *conn,
-           const char     *sql,
-           gint64         *value,
-           GError        **error)
+query_three (CpHistoryConn  *conn,
+             gint64         *version,
+             gint64         *app_id,
+             gint64         *n_tables,
+             GError        **error)
 {
   sqlite3_stmt *stmt = NULL;
-  int rc = sqlite3_prepare_v2 (conn->db, sql, -1, &stmt, NULL);
+  int rc = sqlite3_prepare_v2 (conn->db,
+                               "SELECT (SELECT user_version FROM pragma_user_version),"
+                               " (SELECT application_id FROM pragma_application_id),"
+                               " (SELECT count(*) FROM sqlite_schema)", -1, &stmt, NULL);
 
   if (rc == SQLITE_OK)
     {
       rc = sqlite3_step (stmt);
       if (rc == SQLITE_ROW)
         {
-          *value = sqlite3_column_int64 (stmt, 0);
+          *version = sqlite3_column_int64 (stmt, 0);
+          *app_id = sqlite3_column_int64 (stmt, 1);
+          *n_tables = sqlite3_column_int64 (stmt, 2);
           rc = SQLITE_OK;
         }
     }
@@ -311,10 +318,11 @@ sqlite_get_version (CpHistoryConn  *conn,
 {
   gint64 app_id = 0, n_tables = 0;
 
-  /* The first read of the file: a damaged header or page fails here. */
-  if (!query_int (conn, "PRAGMA user_version", version, error) ||
-      !query_int (conn, "PRAGMA application_id", &app_id, error) ||
-      !query_int (conn, "SELECT count(*) FROM sqlite_schema", &n_tables, error))
+  /* The first read of the file: a damaged header or page fails here.
+   * One statement, so one snapshot: read apart, another process that
+   * makes the history at that moment could show its tables without its
+   * mark, and the new history would pass for someone else's. */
+  if (!query_three (conn, version, &app_id, &n_tables, error))
     return FALSE;
   *foreign = (app_id != 0 && app_id != CP_HISTORY_APPLICATION_ID) ||
              (app_id == 0 && (*version != 0 || n_tables > 0));
