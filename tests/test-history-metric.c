@@ -128,6 +128,19 @@ test_conditions (void)
       if (strstr (error->message, at) == NULL)
         g_error ("“%s”: expected “%s” in “%s”", bad[i].text, at, error->message);
     }
+
+  /* A number that is finite alone but not once scaled to ns (found by
+   * the fuzzer): refused where the number starts. */
+  {
+    g_autofree char *digits = g_strnfill (305, '7');
+    g_autofree char *text = g_strdup_printf ("step_time.mean>%ss", digits);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(CpHistoryCondition) c = cp_history_condition_parse (text, &error);
+
+    g_assert_null (c);
+    g_assert_error (error, CP_HISTORY_ERROR, CP_HISTORY_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, "at character 16:"));
+  }
 }
 
 /* Random strings made of the grammar's pieces and stray bytes: the parser

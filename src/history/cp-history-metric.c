@@ -386,6 +386,11 @@ cp_history_condition_parse (const char  *text,
       expr_error (error, text, unit_start - text, _("a count takes no unit"));
       return NULL;
     }
+  if (!isfinite (value * scale))
+    {
+      expr_error (error, text, start - text, _("the number is too large"));
+      return NULL;
+    }
   cond->threshold = value * scale;
   return g_steal_pointer (&cond);
 }
