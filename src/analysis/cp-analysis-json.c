@@ -150,8 +150,8 @@ write_xla_ops (CpAnalysis  *self,
           CpXlaOpClass c = _cp_analysis_xla_class (self, l, i);
 
           count[c]++;
-          time[c] += cp_slices_get_dur (s, i);
-          all += cp_slices_get_dur (s, i);
+          time[c] = cp_sat_add (time[c], cp_slices_get_dur (s, i));
+          all = cp_sat_add (all, cp_slices_get_dur (s, i));
         }
     }
   json_builder_begin_array (b);

@@ -273,7 +273,7 @@ match_add (Match      *m,
 
   acc->n_names++;
   acc->count += count;
-  acc->total += total;
+  acc->total = cp_sat_add (acc->total, total);
   if (acc->best_name == NULL || total > acc->best_total)
     {
       acc->best_name = full_name;
@@ -398,8 +398,8 @@ match_kernels (CpComparison *self)
       g_hash_table_insert (self->kernel_index, (gpointer) it->key, GUINT_TO_POINTER (i + 1));
       if (it->side == CP_COMPARE_BOTH)
         {
-          self->matched_kernel_time[0] += it->a.total;
-          self->matched_kernel_time[1] += it->b.total;
+          self->matched_kernel_time[0] = cp_sat_add (self->matched_kernel_time[0], it->a.total);
+          self->matched_kernel_time[1] = cp_sat_add (self->matched_kernel_time[1], it->b.total);
         }
     }
 }
@@ -444,7 +444,7 @@ sum_path (CpSliceRef  op,
     g_array_set_size (sums->acc, path + 1);
   acc = &g_array_index (sums->acc, Acc, path);
   acc->count++;
-  acc->total += dur;
+  acc->total = cp_sat_add (acc->total, dur);
 }
 
 static void

@@ -243,13 +243,13 @@ device_pass (CpAnalysis *self,
           if (cpu_dur <= CP_HTA_SHORT_LAUNCH_NS && dur < cpu_dur)
             {
               dev->n_short++;
-              dev->short_time += dur;
+              dev->short_time = cp_sat_add (dev->short_time, dur);
             }
           if (cpu_dur > CP_HTA_RUNTIME_OUTLIER_NS)
             dev->n_runtime_outliers++;
           if (delay > CP_HTA_DELAY_OUTLIER_NS)
             dev->n_delay_outliers++;
-          dev->launch_delay_total += delay;
+          dev->launch_delay_total = cp_sat_add (dev->launch_delay_total, delay);
           dev->launch_delay_max = MAX (dev->launch_delay_max, delay);
         }
 
@@ -275,16 +275,16 @@ device_pass (CpAnalysis *self,
           const CpGpuInfo *g = cp_slices_get_gpu (s, i) ? _cp_analysis_gpu_info (self, l, i) : NULL;
 
           dev->n_kernels++;
-          dev->kernel_time += dur;
-          lane_kernel_time[k] += dur;
+          dev->kernel_time = cp_sat_add (dev->kernel_time, dur);
+          lane_kernel_time[k] = cp_sat_add (lane_kernel_time[k], dur);
           if (nf & CP_NAME_TENSOR_CORE)
-            dev->tensor_core_time += dur;
+            dev->tensor_core_time = cp_sat_add (dev->tensor_core_time, dur);
           if (nf & CP_NAME_HALF)
-            dev->half_time += dur;
+            dev->half_time = cp_sat_add (dev->half_time, dur);
           if (dur < CP_SMALL_KERNEL_NS)
             {
               dev->n_kernels_under_10us++;
-              dev->time_under_10us += dur;
+              dev->time_under_10us = cp_sat_add (dev->time_under_10us, dur);
             }
 
           /* Kernels per step: the window the kernel starts in. */
@@ -309,7 +309,7 @@ device_pass (CpAnalysis *self,
       else if (c == CP_TIME_ASYNC_WAIT)
         {
           dev->n_async_ops++;
-          dev->async_time += dur;
+          dev->async_time = cp_sat_add (dev->async_time, dur);
         }
       else
         {
@@ -319,23 +319,23 @@ device_pass (CpAnalysis *self,
           if ((nf & CP_NAME_MEMSET) && info->kind == CP_LANE_KERNEL)
             t = &self->transfers[CP_TRANSFER_MEMSET];
           t->count++;
-          t->time += dur;
+          t->time = cp_sat_add (t->time, dur);
           if (g != NULL && g->bytes >= 0)
             {
-              t->bytes += g->bytes;
+              t->bytes = cp_sat_add (t->bytes, g->bytes);
               if (dur > 0)
                 {
                   double gbps = (double) g->bytes / (double) dur;
 
                   t->peak_bandwidth = isnan (t->peak_bandwidth) ? gbps : MAX (t->peak_bandwidth, gbps);
-                  self->copy_bytes_timed[t->kind] += g->bytes;
-                  self->copy_time_timed[t->kind] += dur;
+                  self->copy_bytes_timed[t->kind] = cp_sat_add (self->copy_bytes_timed[t->kind], g->bytes);
+                  self->copy_time_timed[t->kind] = cp_sat_add (self->copy_time_timed[t->kind], dur);
                 }
             }
           if ((s->flags[i] & CP_SLICE_PAGEABLE) || (nf & CP_NAME_PAGEABLE))
             {
               t->n_pageable++;
-              t->pageable_time += dur;
+              t->pageable_time = cp_sat_add (t->pageable_time, dur);
             }
         }
     }

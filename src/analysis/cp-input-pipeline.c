@@ -124,17 +124,21 @@ _cp_analysis_input_pipeline (CpAnalysis *self)
               guint done = g_array_index (stack, guint, stack->len - 1);
               CpPipelineStage *st = &g_array_index (self->pipeline, CpPipelineStage, stage_index[done]);
 
-              st->self_time += MAX (0, cp_slices_get_dur (s, done) - child[done]);
+              st->self_time = cp_sat_add (st->self_time, MAX (0, cp_slices_get_dur (s, done) - child[done]));
               g_array_set_size (stack, stack->len - 1);
             }
           if (stack->len > 0)
-            child[g_array_index (stack, guint, stack->len - 1)] += end - start;
+            {
+              guint parent = g_array_index (stack, guint, stack->len - 1);
+
+              child[parent] = cp_sat_add (child[parent], end - start);
+            }
           g_array_append_val (stack, i);
           {
             CpPipelineStage *st = &g_array_index (self->pipeline, CpPipelineStage, stage_index[i]);
 
             st->count++;
-            st->total += end - start;
+            st->total = cp_sat_add (st->total, end - start);
           }
           self->pipeline_events++;
         }
@@ -143,7 +147,7 @@ _cp_analysis_input_pipeline (CpAnalysis *self)
           guint done = g_array_index (stack, guint, stack->len - 1);
           CpPipelineStage *st = &g_array_index (self->pipeline, CpPipelineStage, stage_index[done]);
 
-          st->self_time += MAX (0, cp_slices_get_dur (s, done) - child[done]);
+          st->self_time = cp_sat_add (st->self_time, MAX (0, cp_slices_get_dur (s, done) - child[done]));
           g_array_set_size (stack, stack->len - 1);
         }
     }

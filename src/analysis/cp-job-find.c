@@ -153,7 +153,7 @@ find_straggler (CpJob *self)
     return;
   for (guint k = 0; k < self->n_ranks; k++)
     {
-      total += self->slots[self->order[k]].r.caused_wait;
+      total = cp_sat_add (total, self->slots[self->order[k]].r.caused_wait);
       if (self->slots[self->order[k]].r.caused_wait > self->slots[self->order[worst]].r.caused_wait)
         worst = k;
     }

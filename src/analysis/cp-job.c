@@ -920,7 +920,7 @@ match_collectives (CpJob *self)
           gint64 t0 = MIN (MAX (jc->arrival[k], jc->last_arrival), jc->end[k]) - s->to_job;
           gint64 t1 = jc->end[k] - s->to_job;
 
-          jc->wait_total += jc->last_arrival - jc->arrival[k];
+          jc->wait_total = cp_sat_add (jc->wait_total, jc->last_arrival - jc->arrival[k]);
           jc->exposed[k] = (t1 - t0) - cp_intervals_length_in (s->compute, t0, t1);
         }
       jc->transfer_time = jc->end[jc->last_rank] - jc->arrival[jc->last_rank];
@@ -982,10 +982,16 @@ rank_figures (CpJob *self)
 
       for (guint k = 0; k < self->n_ranks; k++)
         {
-          self->slots[self->order[k]].r.wait_time += jc->last_arrival - jc->arrival[k];
-          self->slots[self->order[k]].r.exposed_comm += jc->exposed[k];
+          CpJobRank *r = &self->slots[self->order[k]].r;
+
+          r->wait_time = cp_sat_add (r->wait_time, jc->last_arrival - jc->arrival[k]);
+          r->exposed_comm = cp_sat_add (r->exposed_comm, jc->exposed[k]);
         }
-      self->slots[self->order[jc->last_rank]].r.caused_wait += jc->wait_total;
+      {
+        CpJobRank *last = &self->slots[self->order[jc->last_rank]].r;
+
+        last->caused_wait = cp_sat_add (last->caused_wait, jc->wait_total);
+      }
     }
 }
 

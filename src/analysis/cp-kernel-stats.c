@@ -105,10 +105,10 @@ host_pass (CpAnalysis *self,
               gint64 dur = cp_slices_get_dur (s, i);
 
               st->count++;
-              st->total += dur;
+              st->total = cp_sat_add (st->total, dur);
               st->min = MIN (st->min, dur);
               st->max = MAX (st->max, dur);
-              self->host_op_time += dur;
+              self->host_op_time = cp_sat_add (self->host_op_time, dur);
             }
 
           stack[depth] = i;
@@ -141,7 +141,7 @@ add_op_kernel (CpHostOpStats *op,
     }
   kc = &g_array_index (op->kernels, CpKernelCount, GPOINTER_TO_UINT (v));
   kc->count++;
-  kc->time += dur;
+  kc->time = cp_sat_add (kc->time, dur);
 }
 
 static gint
@@ -244,7 +244,7 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
 
               op = &g_array_index (self->host_ops, CpHostOpStats, op_index_of);
               op->n_self_kernels++;
-              op->self_kernel_time += dur;
+              op->self_kernel_time = cp_sat_add (op->self_kernel_time, dur);
 
               /* The op and every op around it, each name once. */
               while (cur != 0)
@@ -260,9 +260,9 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
                       CpHostOpStats *anc = &g_array_index (self->host_ops, CpHostOpStats, oi);
 
                       anc->n_kernels++;
-                      anc->kernel_time += dur;
+                      anc->kernel_time = cp_sat_add (anc->kernel_time, dur);
                       if (nf & CP_NAME_TENSOR_CORE)
-                        anc->tensor_core_time += dur;
+                        anc->tensor_core_time = cp_sat_add (anc->tensor_core_time, dur);
                       add_op_kernel (anc, g_ptr_array_index (op_index, oi), cp_slices_get_name (s, i), dur);
                       if (n_seen < G_N_ELEMENTS (seen))
                         seen[n_seen++] = name;
@@ -296,12 +296,12 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
             ks = &g_array_index (self->kernels, CpKernelStats, kmap[cp_slices_get_name (s, i)] - 1);
             ka = &g_array_index (acc, KernelAcc, kmap[cp_slices_get_name (s, i)] - 1);
             ks->count++;
-            ks->total += dur;
+            ks->total = cp_sat_add (ks->total, dur);
             ks->min = MIN (ks->min, dur);
             ks->max = MAX (ks->max, dur);
-            self->kernel_time += dur;
+            self->kernel_time = cp_sat_add (self->kernel_time, dur);
             if (c != CP_TIME_COLLECTIVES)
-              self->compute_kernel_time += dur;
+              self->compute_kernel_time = cp_sat_add (self->compute_kernel_time, dur);
 
             if (g != NULL)
               {
@@ -346,12 +346,12 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
             }
           if (eligible && c != CP_TIME_COLLECTIVES)
             {
-              self->eligible_kernel_time += dur;
+              self->eligible_kernel_time = cp_sat_add (self->eligible_kernel_time, dur);
               if (!(nf & (CP_NAME_TENSOR_CORE | CP_NAME_HALF)))
                 {
                   CpSliceRef ref = { l, i };
 
-                  self->eligible_fp32_time += dur;
+                  self->eligible_fp32_time = cp_sat_add (self->eligible_fp32_time, dur);
                   g_array_append_val (self->eligible_fp32, ref);
                 }
             }

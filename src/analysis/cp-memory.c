@@ -91,7 +91,7 @@ live_at (CpAnalysis          *self,
       const CpMemoryEvent *e = &t->events[GPOINTER_TO_UINT (value) - 1];
       CpMemoryLive l = { e->bytes, e->ts, e->addr, { G_MAXUINT32, 0 } };
 
-      st->live_bytes += e->bytes;
+      st->live_bytes = cp_sat_add (st->live_bytes, e->bytes);
       g_array_append_val (all, l);
     }
   st->n_live = all->len;

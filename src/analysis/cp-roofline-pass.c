@@ -285,13 +285,13 @@ add_launch (CpRooflineStats *st,
 {
   if (st->source == CP_FLOPS_NONE)
     st->precision = precision;
-  st->timed += dur;
+  st->timed = cp_sat_add (st->timed, dur);
   st->flops += flops;
   if (isfinite (bytes) && bytes >= 0)
     {
       st->bytes += bytes;
       st->flops_with_bytes += flops;
-      st->bytes_time += dur;
+      st->bytes_time = cp_sat_add (st->bytes_time, dur);
     }
   if (source > st->source)
     st->source = source;
@@ -355,7 +355,7 @@ _cp_analysis_roofline (CpAnalysis *self)
           device = kernel_device (self, l, i);
           st = stats_for (self->roofline_kernels, kmap, name, device);
           st->count++;
-          st->time += dur;
+          st->time = cp_sat_add (st->time, dur);
           if (st->source == CP_FLOPS_NONE)
             st->precision = tpu ? CP_PRECISION_16 : name_precision (nf);
 
@@ -403,8 +403,9 @@ _cp_analysis_roofline (CpAnalysis *self)
                   if (v != NULL)
                     {
                       Pending p = { l, i, GPOINTER_TO_UINT (v) - 1 };
+                      OpFig *fig = &g_array_index (insts, OpFig, p.inst);
 
-                      g_array_index (insts, OpFig, p.inst).attributed += dur;
+                      fig->attributed = cp_sat_add (fig->attributed, dur);
                       g_array_append_val (pending, p);
                       break;
                     }
@@ -442,7 +443,7 @@ _cp_analysis_roofline (CpAnalysis *self)
         continue;
       st = stats_for (self->roofline_ops, omap, fig->name, fig->device);
       st->count++;
-      st->time += fig->attributed;
+      st->time = cp_sat_add (st->time, fig->attributed);
       add_launch (st, fig->attributed, fig->flops, fig->bytes, fig->source, FALSE, fig->precision);
     }
 

@@ -975,13 +975,13 @@ eval_pageable (Ctx           *ctx,
           if (_cp_analysis_slice_class (self, l, i) < 0)
             continue;
           count++;
-          raw_time += cp_slices_get_dur (s, i);
+          raw_time = cp_sat_add (raw_time, cp_slices_get_dur (s, i));
           if (cp_slices_get_gpu (s, i))
             {
               const CpGpuInfo *g = _cp_analysis_gpu_info (self, l, i);
 
               if (g != NULL && g->bytes > 0)
-                bytes += g->bytes;
+                bytes = cp_sat_add (bytes, g->bytes);
             }
           cp_intervals_add (all, cp_slices_get_start (s, i), cp_slices_get_end (s, i));
           e.lane = l;
@@ -1054,7 +1054,7 @@ eval_sync (Ctx           *ctx,
           gboolean stalled = FALSE;
 
           n_calls++;
-          call_time += c->end - c->start;
+          call_time = cp_sat_add (call_time, c->end - c->start);
           /* Gaps that open while the host is blocked in this call: the
            * device drained its queue because the host waited for it. The
            * gap after op k is [end of k, start of k + 1). */
@@ -1358,8 +1358,8 @@ eval_comm (Ctx           *ctx,
     {
       const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
 
-      comm += dev->comm_time;
-      overlap += dev->comm_overlap;
+      comm = cp_sat_add (comm, dev->comm_time);
+      overlap = cp_sat_add (overlap, dev->comm_overlap);
     }
   if (self->devices->len > 0 && self->window_time > 0)
     cp_finding_add_figure (f, "comm_ratio", _("Collective time / step time, mean over devices (TensorBoard plugin)"),
@@ -1390,8 +1390,8 @@ eval_overlap (Ctx           *ctx,
       g_autoptr(CpIntervals) alone = NULL;
       CpIntervals *merged;
 
-      comm += dev->comm_time;
-      overlap += dev->comm_overlap;
+      comm = cp_sat_add (comm, dev->comm_time);
+      overlap = cp_sat_add (overlap, dev->comm_overlap);
       max_comm = MAX (max_comm, dev->comm_time);
       w = windowed (ctx, sets->comm);
       alone = cp_intervals_subtract (w, sets->compute);
@@ -1437,13 +1437,13 @@ eval_launch (Ctx           *ctx,
       const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
 
       n_kernels += dev->n_kernels;
-      kernel_time += dev->kernel_time;
+      kernel_time = cp_sat_add (kernel_time, dev->kernel_time);
       n_launched += dev->n_launched;
       n_short += dev->n_short;
       n_small += dev->n_kernels_under_10us;
-      small_time += dev->time_under_10us;
+      small_time = cp_sat_add (small_time, dev->time_under_10us);
       n_delay += dev->n_delay_outliers;
-      delay_total += dev->launch_delay_total;
+      delay_total = cp_sat_add (delay_total, dev->launch_delay_total);
     }
   cp_finding_add_figure (f, "kernels_per_step", _("Kernels per step"),
                          self->windows->len ? (double) n_kernels / self->windows->len : n_kernels,
@@ -1563,7 +1563,7 @@ eval_precision (Ctx           *ctx,
       const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
       const CpDevice *info = cp_trace_find_device (self->trace, dev->device);
 
-      tc_time += dev->tensor_core_time;
+      tc_time = cp_sat_add (tc_time, dev->tensor_core_time);
       if (info != NULL && info->compute_major >= 0 && info->compute_major < 7)
         old_gpu = TRUE;
     }
@@ -1651,14 +1651,14 @@ eval_roofline (Ctx           *ctx,
     {
       if (isnan (st[k].roofline_percent))
         continue;
-      known_time += st[k].time;
+      known_time = cp_sat_add (known_time, st[k].time);
       n_known++;
       if ((double) st[k].time < ROOFLINE_MIN_SHARE * (double) self->compute_kernel_time ||
           !(st[k].roofline_percent < ROOFLINE_FAR_PERCENT))
         continue;
       far[k] = 1;
       n_far++;
-      far_time += st[k].time;
+      far_time = cp_sat_add (far_time, st[k].time);
       saved += (double) st[k].time * (1.0 - st[k].roofline_percent / ROOFLINE_FAR_PERCENT);
       if (worst_st == NULL || st[k].time > worst_st->time)
         worst_st = &st[k], worst = st[k].roofline_percent;

@@ -421,7 +421,7 @@ pick_module (CpAnalysis *self,
           t = g_hash_table_lookup (time, mk);
           if (t == NULL)
             g_hash_table_insert (time, mk, t = g_new0 (gint64, 1));
-          *t += cp_slices_get_dur (s, i);
+          *t = cp_sat_add (*t, cp_slices_get_dur (s, i));
         }
     }
   g_hash_table_iter_init (&it, count);

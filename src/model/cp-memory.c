@@ -129,7 +129,7 @@ cp_memory_finish (CpMemory *self)
         {
           /* Without the allocator's totals the running sum is all there
            * is: what was allocated before the capture is not in it. */
-          sum += ev[k].bytes;
+          sum = cp_sat_add (sum, ev[k].bytes);
           if (t->missing_totals)
             ev[k].allocated = sum;
           if (!t->any_reserved)

@@ -23,6 +23,20 @@ G_BEGIN_DECLS
 #define CP_TIME_ABS_LIMIT ((G_GINT64_CONSTANT (1) << 62) - 1)
 #define CP_TIME_ABS_IN_RANGE(t) ((t) >= -CP_TIME_ABS_LIMIT && (t) <= CP_TIME_ABS_LIMIT)
 
+/* Sums of durations or byte counts: one slice lasts at most 2 *
+ * CP_TIME_ABS_LIMIT, but a few added up can pass G_MAXINT64, so totals
+ * saturate there instead of wrapping. */
+static inline gint64
+cp_sat_add (gint64 total,
+            gint64 d)
+{
+  gint64 r;
+
+  if (__builtin_add_overflow (total, d, &r))
+    return d > 0 ? G_MAXINT64 : G_MININT64;
+  return r;
+}
+
 /* An id into the trace's string pool. 0 is always the empty string. */
 typedef guint32 CpStr;
 #define CP_STR_EMPTY ((CpStr) 0)

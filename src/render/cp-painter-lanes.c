@@ -485,8 +485,8 @@ paint_memory (CpPainter          *self,
     return;
   /* A peak under a quarter of the device would be a sliver: the track
    * zooms to it and says where the capacity is instead of drawing it. */
-  if (capacity > 0 && 4 * scale < capacity)
-    scale = scale + scale / 10;
+  if (capacity > 0 && scale <= (capacity - 1) / 4)   /* 4 * scale < capacity */
+    scale = cp_sat_add (scale, scale / 10);
   else
     scale = MAX (scale, capacity);
 
