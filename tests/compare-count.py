@@ -30,9 +30,14 @@
 #               order; an event ends before one that starts at its end),
 #               outermost first, joined by " > "; count and Σ duration.
 #
+#   launching   kernels keyed by the deepest of those host ops around their
+#   ops         launch (the host event with the kernel's correlation id, on
+#               its thread); kernels without a launch or an op around it are
+#               left out; count and Σ kernel duration.
+#
 # Prints one JSON object:
 #   {"a": SIDE, "b": SIDE, "kernels": {KEY: {"a_count", "a_total_ns",
-#    "b_count", "b_total_ns"}}, "paths": {PATH: {same}}}
+#    "b_count", "b_total_ns"}}, "paths": {PATH: {same}}, "ops": {OP: {same}}}
 # with SIDE = {"steps", "windows", "window_ns", "mean_step_ns",
 #              "input_wait_ns", "kernel_ns"}.
 
@@ -161,7 +166,20 @@ def is_api(name):
     return False
 
 
-def call_paths(events):
+def is_op(e, dur):
+    name = e.get("name") or ""
+    return dur > 0 and not is_api(name) and "ProfilerStep" not in name and e.get("cat") != "python_function"
+
+
+def correlation(e):
+    args = e.get("args")
+    if not isinstance(args, dict):
+        return None
+    c = args.get("correlation")
+    return c if isinstance(c, int) and not isinstance(c, bool) else None
+
+
+def host_threads(events):
     threads = {}
     for order, e in enumerate(events):
         if not isinstance(e, dict) or e.get("ph") != "X":
@@ -174,9 +192,40 @@ def call_paths(events):
         if ts is None:
             continue
         threads.setdefault((str(e.get("pid")), str(e.get("tid"))), []).append((ts, -dur, order, e))
-    paths = {}
     for evs in threads.values():
         evs.sort(key=lambda x: (x[0], x[1], x[2]))
+    return threads
+
+
+def launching_ops(events):
+    op_of = {}  # correlation id -> name of the deepest op around the launch
+    for evs in host_threads(events).values():
+        stack = []  # (end, name of the deepest op around, or None)
+        for ts, neg, _, e in evs:
+            dur = -neg
+            while stack and stack[-1][0] <= ts:
+                stack.pop()
+            parent = stack[-1][1] if stack else None
+            c = correlation(e)
+            if c is not None and parent is not None and not is_op(e, dur):
+                op_of.setdefault(c, parent)
+            stack.append((ts + dur, (e.get("name") or "") if is_op(e, dur) else parent))
+    ops = {}
+    for e in events:
+        if not isinstance(e, dict) or e.get("ph") != "X" or (e.get("cat") or "").lower() != "kernel":
+            continue
+        op = op_of.get(correlation(e))
+        if op is None:
+            continue
+        o = ops.setdefault(op, [0, 0])
+        o[0] += 1
+        o[1] += number(e.get("dur", 0)) or 0
+    return ops
+
+
+def call_paths(events):
+    paths = {}
+    for evs in host_threads(events).values():
         stack = []  # (end, path of the deepest op around, or None)
         for ts, neg, _, e in evs:
             dur = -neg
@@ -185,8 +234,7 @@ def call_paths(events):
             parent = stack[-1][1] if stack else None
             here = parent
             name = e.get("name") or ""
-            cat = e.get("cat") or ""
-            if dur > 0 and not is_api(name) and "ProfilerStep" not in name and cat != "python_function":
+            if is_op(e, dur):
                 here = name if parent is None else parent + " > " + name
                 p = paths.setdefault(here, [0, 0])
                 p[0] += 1
@@ -238,12 +286,12 @@ def side(path):
         "mean_step_ns": window_ns // n,
         "input_wait_ns": input_wait,
         "kernel_ns": kernel_ns,
-    }, kernels, call_paths(events)
+    }, kernels, call_paths(events), launching_ops(events)
 
 
 def main(a, b):
-    sa, ka, pa = side(a)
-    sb, kb, pb = side(b)
+    sa, ka, pa, oa = side(a)
+    sb, kb, pb, ob = side(b)
 
     def pair(xa, xb):
         out = {}
@@ -253,7 +301,7 @@ def main(a, b):
             out[key] = {"a_count": ca, "a_total_ns": ta, "b_count": cb, "b_total_ns": tb}
         return out
 
-    print(json.dumps({"a": sa, "b": sb, "kernels": pair(ka, kb), "paths": pair(pa, pb)}, ensure_ascii=False))
+    print(json.dumps({"a": sa, "b": sb, "kernels": pair(ka, kb), "paths": pair(pa, pb), "ops": pair(oa, ob)}, ensure_ascii=False))
 
 
 if __name__ == "__main__":

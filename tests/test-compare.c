@@ -426,6 +426,32 @@ test_resnet_workers (void)
   g_assert_true (input_bound_gone);
 }
 
+/* Kernels by launching op (CP_COMPARE_KERNELS_BY_OP) against
+ * compare-count.py's "ops": the same ops, counts and kernel time. */
+static void
+check_by_op_against_oracle (CpComparison *by_op,
+                            JsonObject   *o)
+{
+  JsonObject *ops = json_object_get_object_member (o, "ops");
+  const CpCompareItem *items;
+  guint n;
+
+  g_assert_cmpint (cp_comparison_get_kernel_key (by_op), ==, CP_COMPARE_KERNELS_BY_OP);
+  items = cp_comparison_get_kernels (by_op, &n);
+  g_assert_cmpuint (n, ==, json_object_get_size (ops));
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *op = json_object_get_object_member (ops, items[i].key);
+
+      if (op == NULL)
+        g_error ("launching op “%s” is not one of compare-count.py's", items[i].key);
+      g_assert_cmpint (items[i].a.count, ==, json_object_get_int_member (op, "a_count"));
+      g_assert_cmpint (items[i].b.count, ==, json_object_get_int_member (op, "b_count"));
+      g_assert_cmpint (items[i].a.total, ==, json_object_get_int_member (op, "a_total_ns"));
+      g_assert_cmpint (items[i].b.total, ==, json_object_get_int_member (op, "b_total_ns"));
+    }
+}
+
 static void
 test_real_pair (gconstpointer data)
 {
@@ -450,8 +476,9 @@ test_real_pair (gconstpointer data)
   /* One device on each side: matched, whatever the ranks' ordinals. */
   g_assert_true (cp_comparison_get_comparable (c) & CP_COMPARE_GROUP_DEVICES);
 
-  /* By launching op: every kernel with an op is counted once. */
+  /* By launching op: every kernel with an op around its launch, once. */
   by_op = compare_files (a, b, CP_COMPARE_KERNELS_BY_OP);
+  check_by_op_against_oracle (by_op, json_node_get_object (o));
   {
     const CpCompareItem *items = cp_comparison_get_kernels (by_op, &n);
     gint64 total[2] = { 0, 0 };
@@ -744,6 +771,32 @@ test_gen_slow_kernel (void)
   g_assert_cmpfloat (fabs ((double) delta - added_per_step), <, 0.15 * added_per_step);
   cp_comparison_explain (c, explained);
   g_assert_cmpint (explained[0]->id, ==, CP_TIME_COMPUTE_16);
+
+  /* By launching op: as compare-count.py counts them, and the op that
+   * launches the slowed kernel changed most. */
+  {
+    g_autoptr(CpComparison) by_op = compare_files (a, b, CP_COMPARE_KERNELS_BY_OP);
+    JsonObject *ops = json_object_get_object_member (json_node_get_object (o), "ops");
+    g_autoptr(GList) names = json_object_get_members (ops);
+    const char *grown = NULL;
+    gint64 most = G_MININT64;
+
+    check_by_op_against_oracle (by_op, json_node_get_object (o));
+    for (GList *l = names; l != NULL; l = l->next)
+      {
+        JsonObject *op = json_object_get_object_member (ops, l->data);
+        gint64 d = json_object_get_int_member (op, "b_total_ns") - json_object_get_int_member (op, "a_total_ns");
+
+        if (d > most)
+          {
+            most = d;
+            grown = l->data;
+          }
+      }
+    items = cp_comparison_get_kernels (by_op, &n);
+    g_assert_cmpuint (n, >, 0);
+    g_assert_cmpstr (items[0].key, ==, grown);
+  }
 }
 
 static void
