@@ -76,19 +76,6 @@ detail_row (GtkWidget *child)
   return row;
 }
 
-static const char *
-severity_css (CpSeverity severity)
-{
-  switch (severity)
-    {
-    case CP_SEVERITY_HIGH: return "error";
-    case CP_SEVERITY_MODERATE: return "warning";
-    case CP_SEVERITY_INFO:
-    default:
-      return "dim-label";
-    }
-}
-
 static char *
 stake_text (CpFindingsPane *self,
             CpFinding      *f)
@@ -442,7 +429,7 @@ make_row (CpFindingsPane *self,
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), cp_finding_get_title (f));
   adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), subtitle);
-  gtk_widget_add_css_class (icon, severity_css (cp_finding_get_severity (f)));
+  gtk_widget_add_css_class (icon, cp_ui_severity_css_class (cp_finding_get_severity (f)));
   gtk_widget_set_tooltip_text (icon, cp_severity_get_label (cp_finding_get_severity (f)));
   adw_expander_row_add_prefix (ADW_EXPANDER_ROW (row), icon);
   gtk_widget_add_css_class (row, "finding-row");

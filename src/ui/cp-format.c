@@ -269,3 +269,16 @@ cp_ui_format_devices (CpTrace *trace)
   g_ptr_array_add (parts, NULL);
   return g_strjoinv (", ", (char **) parts->pdata);
 }
+
+const char *
+cp_ui_severity_css_class (CpSeverity severity)
+{
+  switch (severity)
+    {
+    case CP_SEVERITY_HIGH: return "error";
+    case CP_SEVERITY_MODERATE: return "warning";
+    case CP_SEVERITY_INFO:
+    default:
+      return "dim-label";
+    }
+}

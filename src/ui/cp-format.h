@@ -8,6 +8,7 @@
 
 #include <glib.h>
 
+#include "analysis/cp-finding.h"
 #include "model/cp-trace.h"
 
 G_BEGIN_DECLS
@@ -28,6 +29,9 @@ char *cp_ui_format_folder       (GFile          *folder);
  * ("void at::native::f<float>(int, float*)" -> "at::native::f<float>");
  * other names ("Memcpy HtoD (Pageable -> Device)") as they are. The full name stays in tooltips. */
 char *cp_ui_format_short_name   (const char     *name);
+/* The style class a severity's icon takes: "error" (high), "warning"
+ * (moderate) or "dim-label" (info). */
+const char *cp_ui_severity_css_class (CpSeverity severity);
 /* A capture format name from the load report ("chrome-json+gzip") for
  * people: "Chrome trace, gzip". Unknown names come back unchanged. */
 char *cp_ui_format_capture_kind (const char     *format);
