@@ -24,7 +24,8 @@ G_DECLARE_FINAL_TYPE (CpCompareRow, cp_compare_row, CP, COMPARE_ROW, GObject)
 struct _CpCompareRow
 {
   GObject              parent_instance;
-  const CpCompareItem *item;   /* owned by the comparison, which outlives the tables */
+  const CpCompareItem *item;        /* owned by the comparison, which outlives the tables */
+  CpComparison        *comparison;  /* the item's; the window holds it */
 };
 
 G_DEFINE_FINAL_TYPE (CpCompareRow, cp_compare_row, G_TYPE_OBJECT)
@@ -65,11 +66,13 @@ cp_compare_row_init (CpCompareRow *self)
 }
 
 static CpCompareRow *
-cp_compare_row_new (const CpCompareItem *item)
+cp_compare_row_new (CpComparison        *comparison,
+                    const CpCompareItem *item)
 {
   CpCompareRow *row = g_object_new (CP_TYPE_COMPARE_ROW, NULL);
 
   row->item = item;
+  row->comparison = comparison;
   return row;
 }
 
@@ -104,6 +107,12 @@ struct _CpCompareWindow
   gboolean              disposed;     /* closed: late callbacks only count */
   char                 *error_text;
   CpComparison         *comparison;
+  CpComparison         *by_op;        /* kernels by launching op, once asked for */
+  gboolean              by_op_running;
+
+  GtkStack             *kernel_stack; /* "by-name", "by-op" (or "by-op-busy") */
+  GtkWidget            *by_op_button;
+  GtkStack             *op_stack;     /* "by-name", "by-path" */
 
   GtkWidget            *waterfall;
   GtkWidget            *timelines[2];
@@ -290,9 +299,11 @@ item_for_slice (CpCompareWindow *self,
   return NULL;
 }
 
-/* Outlines the slices item stands for on both timelines (none: clears). */
+/* Outlines the slices item (of comparison) stands for on both timelines
+ * (none: clears). */
 static void
 highlight_item (CpCompareWindow     *self,
+                CpComparison        *comparison,
                 const CpCompareItem *item)
 {
   for (guint side = 0; side < 2; side++)
@@ -300,7 +311,7 @@ highlight_item (CpCompareWindow     *self,
       g_autoptr(GArray) refs = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
 
       if (item != NULL)
-        cp_comparison_collect_slices (self->comparison, item, side, refs);
+        cp_comparison_collect_slices (comparison, item, side, refs);
       cp_view_state_set_search_matches (side_view (self, side), (const CpSliceRef *) refs->data,
                                         refs->len);
     }
@@ -323,9 +334,9 @@ view_changed_cb (CpViewState *view,
 
       self->syncing = TRUE;
       if (cp_slice_ref_is_none (ref))
-        highlight_item (self, NULL);
+        highlight_item (self, self->comparison, NULL);
       else
-        highlight_item (self, item_for_slice (self, side, ref));
+        highlight_item (self, self->comparison, item_for_slice (self, side, ref));
       self->syncing = FALSE;
     }
   if ((what & CP_VIEW_CHANGE_RANGE) != 0 && cp_compare_window_get_locked (self))
@@ -653,6 +664,71 @@ named_label (const char *name,
   return label;
 }
 
+/* How a finding changed from A to B, for its row's subtitle. */
+static char *
+finding_change_text (const CpCompareFinding *f)
+{
+  const char *a = f->a != NULL ? cp_severity_get_label (cp_finding_get_severity (f->a)) : NULL;
+  const char *b = f->b != NULL ? cp_severity_get_label (cp_finding_get_severity (f->b)) : NULL;
+
+  switch (f->change)
+    {
+    case CP_COMPARE_FINDING_APPEARED:
+      /* Translators: a finding only B has, with its severity. */
+      return g_strdup_printf (_("New in B · %s"), b);
+    case CP_COMPARE_FINDING_DISAPPEARED:
+      /* Translators: a finding only A has, with its severity there. */
+      return g_strdup_printf (_("Gone in B · was %s"), a);
+    case CP_COMPARE_FINDING_WORSE:
+      /* Translators: a finding on both sides, severity in A → in B. */
+      return g_strdup_printf (_("Worse · %s → %s"), a, b);
+    case CP_COMPARE_FINDING_BETTER:
+      return g_strdup_printf (_("Better · %s → %s"), a, b);
+    case CP_COMPARE_FINDING_SAME:
+    default:
+      return g_strdup_printf (_("Unchanged · %s"), b != NULL ? b : a);
+    }
+}
+
+/* The findings of both sides, what changed first (in the comparison's
+ * order: B's findings, then those gone from A), then those unchanged. */
+static GtkWidget *
+build_findings_list (CpCompareWindow *self)
+{
+  GtkWidget *list = gtk_list_box_new ();
+  guint n;
+  const CpCompareFinding *fs = cp_comparison_get_findings (self->comparison, &n);
+
+  gtk_widget_set_name (list, "finding-changes");
+  gtk_list_box_set_selection_mode (GTK_LIST_BOX (list), GTK_SELECTION_NONE);
+  gtk_widget_add_css_class (list, "boxed-list");
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < n; i++)
+      {
+        const CpCompareFinding *f = &fs[i];
+        CpFinding *shown = f->b != NULL ? f->b : f->a;
+        g_autofree char *name = g_strconcat ("finding-", f->rule_id, NULL);
+        g_autofree char *change = NULL;
+        GtkWidget *row, *icon;
+
+        if ((f->change == CP_COMPARE_FINDING_SAME) != (pass == 1))
+          continue;
+        change = finding_change_text (f);
+        row = adw_action_row_new ();
+        gtk_widget_set_name (row, name);
+        adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+        adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), f->title);
+        adw_action_row_set_subtitle (ADW_ACTION_ROW (row), change);
+        icon = gtk_image_new_from_icon_name (cp_severity_get_icon_name (cp_finding_get_severity (shown)));
+        gtk_widget_add_css_class (icon, cp_ui_severity_css_class (cp_finding_get_severity (shown)));
+        if (f->change == CP_COMPARE_FINDING_DISAPPEARED || f->change == CP_COMPARE_FINDING_SAME)
+          gtk_widget_add_css_class (icon, "dim-label");
+        adw_action_row_add_prefix (ADW_ACTION_ROW (row), icon);
+        gtk_list_box_append (GTK_LIST_BOX (list), row);
+      }
+  return list;
+}
+
 static GtkWidget *
 build_compare_page (CpCompareWindow *self)
 {
@@ -704,6 +780,17 @@ build_compare_page (CpCompareWindow *self)
                                        (int) (waterfall_rows (self) * WF_ROW));
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->waterfall), draw_waterfall, self, NULL);
   gtk_box_append (GTK_BOX (box), self->waterfall);
+
+  gtk_box_append (GTK_BOX (box), heading (_("How the Findings Changed")));
+  {
+    guint n_findings;
+
+    cp_comparison_get_findings (self->comparison, &n_findings);
+    if (n_findings > 0)
+      gtk_box_append (GTK_BOX (box), build_findings_list (self));
+    else
+      gtk_box_append (GTK_BOX (box), named_label ("no-findings", _("Neither capture has a finding.")));
+  }
 
   if (notes != NULL && notes[0] != NULL)
     {
@@ -825,7 +912,7 @@ row_activated_cb (GtkColumnView *view,
 
   if (row == NULL)
     return;
-  highlight_item (self, row->item);
+  highlight_item (self, row->comparison, row->item);
   adw_view_stack_set_visible_child_name (self->view_stack, "timelines");
 }
 
@@ -838,6 +925,7 @@ filter_changed_cb (GtkSearchEntry  *entry,
 
 static GtkWidget *
 build_table (CpCompareWindow     *self,
+             CpComparison        *comparison,
              const char          *name,
              const char          *name_title,
              const CpCompareItem *items,
@@ -857,7 +945,7 @@ build_table (CpCompareWindow     *self,
 
   for (guint i = 0; i < n_items; i++)
     {
-      g_autoptr(CpCompareRow) row = cp_compare_row_new (&items[i]);
+      g_autoptr(CpCompareRow) row = cp_compare_row_new (comparison, &items[i]);
 
       g_list_store_append (store, row);
     }
@@ -910,12 +998,152 @@ build_table (CpCompareWindow     *self,
   return box;
 }
 
+/* Kernels by launching op and host ops by call path ------------------------ */
+
+/* A page of two tables of the same things matched two ways, with a pair
+ * of linked buttons above that switch between them ("by-name" and
+ * second_name in the returned stack). */
+static GtkWidget *
+build_switched_page (const char  *name,
+                     const char  *first_label,
+                     const char  *second_label,
+                     const char  *second_name,
+                     GtkWidget   *first,
+                     GtkStack   **stack_out,
+                     GtkWidget  **second_button_out)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  GtkWidget *by_first = gtk_toggle_button_new_with_mnemonic (first_label);
+  GtkWidget *by_second = gtk_toggle_button_new_with_mnemonic (second_label);
+  GtkWidget *stack = gtk_stack_new ();
+  g_autofree char *first_button = g_strconcat (name, "-by-name-button", NULL);
+  g_autofree char *second_button = g_strconcat (name, "-", second_name, "-button", NULL);
+
+  gtk_widget_add_css_class (buttons, "linked");
+  gtk_widget_set_halign (buttons, GTK_ALIGN_CENTER);
+  gtk_widget_set_margin_top (buttons, 6);
+  gtk_widget_set_name (by_first, first_button);
+  gtk_widget_set_name (by_second, second_button);
+  gtk_toggle_button_set_group (GTK_TOGGLE_BUTTON (by_second), GTK_TOGGLE_BUTTON (by_first));
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (by_first), TRUE);
+  gtk_box_append (GTK_BOX (buttons), by_first);
+  gtk_box_append (GTK_BOX (buttons), by_second);
+  gtk_box_append (GTK_BOX (box), buttons);
+
+  gtk_stack_add_named (GTK_STACK (stack), first, "by-name");
+  gtk_widget_set_vexpand (stack, TRUE);
+  gtk_box_append (GTK_BOX (box), stack);
+  *stack_out = GTK_STACK (stack);
+  *second_button_out = by_second;
+  return box;
+}
+
+static void
+show_by_op (CpCompareWindow *self)
+{
+  const char *child = gtk_stack_get_child_by_name (self->kernel_stack, "by-op") != NULL ? "by-op" : "by-op-busy";
+
+  gtk_stack_set_visible_child_name (self->kernel_stack,
+                                    gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (self->by_op_button))
+                                      ? child : "by-name");
+}
+
+static void
+by_op_thread (GTask        *task,
+              gpointer      source,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  CpCompareWindow *self = source;
+  CpComparison *c = cp_comparison_new (self->analyses[0], self->analyses[1], CP_COMPARE_KERNELS_BY_OP);
+
+  g_task_return_pointer (task, c, g_object_unref);
+}
+
+static void
+by_op_done_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  CpCompareWindow *self = CP_COMPARE_WINDOW (source);
+  g_autoptr(CpComparison) c = g_task_propagate_pointer (G_TASK (result), NULL);
+  g_autoptr(GError) error = NULL;
+  GtkWidget *busy, *page;
+
+  self->by_op_running = FALSE;
+  if (self->disposed || c == NULL)
+    return;
+  for (guint side = 0; side < 2; side++)
+    cp_comparison_set_typical_step (c, side, cp_comparison_get_typical_step (self->comparison, side));
+  if (cp_comparison_check (c, &error))
+    {
+      guint n;
+      const CpCompareItem *items = cp_comparison_get_kernels (c, &n);
+
+      page = build_table (self, c, "kernels-by-op", _("Launching Op"), items, n);
+    }
+  else
+    {
+      page = adw_status_page_new ();
+      gtk_widget_set_name (page, "kernels-by-op-error");
+      adw_status_page_set_icon_name (ADW_STATUS_PAGE (page), "dialog-information-symbolic");
+      adw_status_page_set_title (ADW_STATUS_PAGE (page), _("Kernels Do Not Compare by Op"));
+      adw_status_page_set_description (ADW_STATUS_PAGE (page), error->message);
+    }
+  self->by_op = g_steal_pointer (&c);
+  gtk_stack_add_named (self->kernel_stack, page, "by-op");
+  busy = gtk_stack_get_child_by_name (self->kernel_stack, "by-op-busy");
+  show_by_op (self);
+  if (busy != NULL)
+    gtk_stack_remove (self->kernel_stack, busy);
+}
+
+/* The first time kernels are asked for by op, that comparison is made on
+ * a thread (as long as the first one); a spinner stands in meanwhile. */
+static void
+by_op_toggled_cb (GtkToggleButton *button,
+                  gpointer         user_data)
+{
+  CpCompareWindow *self = user_data;
+
+  if (gtk_toggle_button_get_active (button) && self->by_op == NULL && !self->by_op_running)
+    {
+      g_autoptr(GTask) task = g_task_new (self, self->cancellable, by_op_done_cb, NULL);
+      GtkWidget *busy = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+      GtkWidget *spinner = gtk_spinner_new ();
+      GtkWidget *label = gtk_label_new (_("Matching kernels by the host op that launched them…"));
+
+      gtk_widget_set_valign (busy, GTK_ALIGN_CENTER);
+      gtk_widget_set_size_request (spinner, 32, 32);
+      gtk_spinner_start (GTK_SPINNER (spinner));
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_box_append (GTK_BOX (busy), spinner);
+      gtk_box_append (GTK_BOX (busy), label);
+      gtk_stack_add_named (self->kernel_stack, busy, "by-op-busy");
+      self->by_op_running = TRUE;
+      g_task_run_in_thread (task, by_op_thread);
+    }
+  show_by_op (self);
+}
+
+static void
+by_path_toggled_cb (GtkToggleButton *button,
+                    gpointer         user_data)
+{
+  CpCompareWindow *self = user_data;
+
+  gtk_stack_set_visible_child_name (self->op_stack, gtk_toggle_button_get_active (button) ? "by-path" : "by-name");
+}
+
 static void
 show_content (CpCompareWindow *self)
 {
-  guint n_kernels, n_ops;
+  guint n_kernels, n_ops, n_paths;
   const CpCompareItem *kernels = cp_comparison_get_kernels (self->comparison, &n_kernels);
   const CpCompareItem *ops = cp_comparison_get_host_ops (self->comparison, &n_ops);
+  const CpCompareItem *paths = cp_comparison_get_host_op_paths (self->comparison, &n_paths);
+  GtkWidget *table, *by_path_button;
   AdwViewStackPage *page;
 
   page = adw_view_stack_add_titled (self->view_stack, build_compare_page (self), "compare", _("Compare"));
@@ -923,16 +1151,26 @@ show_content (CpCompareWindow *self)
   page = adw_view_stack_add_titled (self->view_stack, build_timelines_page (self), "timelines",
                                     _("Timelines"));
   adw_view_stack_page_set_icon_name (page, "view-continuous-symbolic");
+
+  table = build_table (self, self->comparison, "kernels", _("Kernel"), kernels, n_kernels);
   page = adw_view_stack_add_titled (self->view_stack,
-                                    build_table (self, "kernels",
-                                                 cp_comparison_get_kernel_key (self->comparison) == CP_COMPARE_KERNELS_BY_OP
-                                                   ? _("Launching Op") : _("Kernel"),
-                                                 kernels, n_kernels),
+                                    build_switched_page ("kernels", _("By _Name"), _("By _Launching Op"), "by-op",
+                                                         table, &self->kernel_stack, &self->by_op_button),
                                     "kernels", _("Kernels"));
   adw_view_stack_page_set_icon_name (page, "cp-kernels-symbolic");
-  page = adw_view_stack_add_titled (self->view_stack, build_table (self, "host-ops", _("Host Op"), ops, n_ops),
+  g_signal_connect_object (self->by_op_button, "toggled", G_CALLBACK (by_op_toggled_cb), self, 0);
+
+  table = build_table (self, self->comparison, "host-ops", _("Host Op"), ops, n_ops);
+  page = adw_view_stack_add_titled (self->view_stack,
+                                    build_switched_page ("host-ops", _("By _Name"), _("By _Call Path"), "by-path",
+                                                         table, &self->op_stack, &by_path_button),
                                     "host-ops", _("Host Ops"));
+  gtk_stack_add_named (self->op_stack,
+                       build_table (self, self->comparison, "host-op-paths", _("Call Path"), paths, n_paths),
+                       "by-path");
   adw_view_stack_page_set_icon_name (page, "system-run-symbolic");
+  g_signal_connect_object (by_path_button, "toggled", G_CALLBACK (by_path_toggled_cb), self, 0);
+
   align_views (self);
   gtk_stack_set_visible_child_name (self->main_stack, "content");
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "compare.export", TRUE);
@@ -948,10 +1186,12 @@ compare_thread (GTask        *task,
                 GCancellable *cancellable)
 {
   CpCompareWindow *self = source;
+  CpComparison *c = cp_comparison_new (self->analyses[0], self->analyses[1], CP_COMPARE_KERNELS_BY_NAME);
 
-  g_task_return_pointer (task, cp_comparison_new (self->analyses[0], self->analyses[1],
-                                                  CP_COMPARE_KERNELS_BY_NAME),
-                         g_object_unref);
+  /* The call paths take a walk of both sides' host threads: here, not
+   * when the Host Ops page first shows. */
+  cp_comparison_get_host_op_paths (c, NULL);
+  g_task_return_pointer (task, c, g_object_unref);
 }
 
 static void
@@ -1330,6 +1570,8 @@ cp_compare_window_set_typical_step (CpCompareWindow *self,
 
   if (self->comparison == NULL || !cp_comparison_set_typical_step (self->comparison, side, index))
     return FALSE;
+  if (self->by_op != NULL)
+    cp_comparison_set_typical_step (self->by_op, side, index);
   if (gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->typical_spins[side])) != (int) index + 1)
     gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->typical_spins[side]), index + 1);
   align_views (self);
@@ -1362,6 +1604,7 @@ cp_compare_window_finalize (GObject *object)
   CpCompareWindow *self = CP_COMPARE_WINDOW (object);
 
   g_clear_object (&self->comparison);
+  g_clear_object (&self->by_op);
   for (guint side = 0; side < 2; side++)
     {
       g_clear_object (&self->analyses[side]);

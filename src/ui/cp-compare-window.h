@@ -6,11 +6,13 @@
  * Reads A and B in parallel (progress, Cancel), analyses both and compares
  * them (CpComparison); a load error or a pair that does not compare is
  * said on a status page. Pages: Compare (step time A → B, the waterfall of
- * what explains it, the largest kernel changes, the notes), Timelines (both
- * captures on one time axis aligned at each side's typical step, scroll and
- * zoom locked unless unlocked, a selected slice's matches outlined on both
- * sides), Kernels and Host Ops (A, B, delta and ratio per step, sortable,
- * filtered by name). Export draws cp_report_new_compare().
+ * what explains it, the largest kernel changes, how the findings changed,
+ * the notes), Timelines (both captures on one time axis aligned at each
+ * side's typical step, scroll and zoom locked unless unlocked, a selected
+ * slice's matches outlined on both sides), Kernels (by name, or by the
+ * launching host op, matched on a thread when first asked for) and Host
+ * Ops (by name or by call path): A, B, delta and ratio per step, sortable,
+ * filtered by name. Export draws cp_report_new_compare().
  */
 
 #pragma once

@@ -35,15 +35,16 @@ static CpApplication *app;
 static char *tmpdir;
 
 static char *
-generate (const char *name,
-          const char *extra1,
-          const char *extra2)
+generate_scenario (const char *name,
+                   const char *scenario,
+                   const char *extra1,
+                   const char *extra2)
 {
   g_autofree char *file = g_strconcat (name, ".json", NULL);
   g_autofree char *truth_file = g_strconcat (name, ".json.truth.json", NULL);
   char *path = g_build_filename (tmpdir, file, NULL);
   g_autofree char *truth = g_build_filename (tmpdir, truth_file, NULL);
-  const char *argv[] = { g_getenv ("CP_GEN"), "--scenario", "healthy", "--out", path, "--truth", truth,
+  const char *argv[] = { g_getenv ("CP_GEN"), "--scenario", scenario, "--out", path, "--truth", truth,
                          "--steps", "6", "-q", extra1, extra2, NULL };
   g_autoptr(GError) error = NULL;
   int status = 0;
@@ -53,6 +54,14 @@ generate (const char *name,
   g_assert_no_error (error);
   g_assert_true (g_spawn_check_wait_status (status, NULL));
   return path;
+}
+
+static char *
+generate (const char *name,
+          const char *extra1,
+          const char *extra2)
+{
+  return generate_scenario (name, "healthy", extra1, extra2);
 }
 
 static JsonNode *
@@ -240,6 +249,58 @@ set_flag (GObject    *object,
   *(gboolean *) data = TRUE;
 }
 
+typedef struct
+{
+  GtkWidget  *root;
+  const char *name;
+} NamedWait;
+
+static gboolean
+named_mapped (gpointer data)
+{
+  NamedWait *w = data;
+  GtkWidget *found = cp_ui_find_named (w->root, w->name);
+
+  return found != NULL && gtk_widget_get_mapped (found);
+}
+
+/* The widget named name under window, once it shows. */
+static GtkWidget *
+wait_named (CpCompareWindow *window,
+            const char      *name)
+{
+  NamedWait w = { GTK_WIDGET (window), name };
+  g_autofree char *what = g_strdup_printf ("“%s” to show", name);
+
+  cp_ui_wait_for (named_mapped, &w, what);
+  return cp_ui_find_named (GTK_WIDGET (window), name);
+}
+
+/* The key of compare-count.py's group (kernels, paths, ops) whose time
+ * grew most from A to B. */
+static const char *
+most_grown (JsonNode   *o,
+            const char *group)
+{
+  JsonObject *items = json_object_get_object_member (json_node_get_object (o), group);
+  g_autoptr(GList) keys = json_object_get_members (items);
+  const char *grown = NULL;
+  gint64 most = G_MININT64;
+
+  for (GList *l = keys; l != NULL; l = l->next)
+    {
+      JsonObject *it = json_object_get_object_member (items, l->data);
+      gint64 d = json_object_get_int_member (it, "b_total_ns") - json_object_get_int_member (it, "a_total_ns");
+
+      if (d > most)
+        {
+          most = d;
+          grown = l->data;
+        }
+    }
+  return grown;
+}
+
 static void
 test_slow_kernel (void)
 {
@@ -398,6 +459,50 @@ test_slow_kernel (void)
     g_assert_cmpuint (n_b, ==, 0);
   }
 
+  /* Kernels by launching op: worked out when first asked for, as
+   * compare-count.py counts them, the op launching the slowed kernel
+   * first; and back by name. */
+  show_page (window, "kernels");
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (cp_ui_find_named (GTK_WIDGET (window), "kernels-by-op-button")),
+                                TRUE);
+  table = GTK_COLUMN_VIEW (wait_named (window, "kernels-by-op"));
+  rows = G_LIST_MODEL (gtk_column_view_get_model (table));
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==,
+                    json_object_get_size (json_object_get_object_member (json_node_get_object (o), "ops")));
+  {
+    g_autofree char *first = row_key (rows, 0);
+
+    g_assert_cmpstr (first, ==, most_grown (o, "ops"));
+  }
+  cp_ui_screenshot (GTK_WIDGET (window), "compare-kernels-by-op");
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (cp_ui_find_named (GTK_WIDGET (window), "kernels-by-name-button")),
+                                TRUE);
+  wait_named (window, "kernels");
+  g_assert_false (gtk_widget_get_mapped (cp_ui_find_named (GTK_WIDGET (window), "kernels-by-op")));
+
+  /* Host ops by call path: every path compare-count.py finds, the one
+   * that grew most first; a row outlines its calls on both sides. */
+  show_page (window, "host-ops");
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (cp_ui_find_named (GTK_WIDGET (window), "host-ops-by-path-button")),
+                                TRUE);
+  table = GTK_COLUMN_VIEW (wait_named (window, "host-op-paths"));
+  rows = G_LIST_MODEL (gtk_column_view_get_model (table));
+  {
+    JsonObject *paths = json_object_get_object_member (json_node_get_object (o), "paths");
+    const char *grown = most_grown (o, "paths");
+    g_autofree char *first = row_key (rows, 0);
+    guint n_a, n_b;
+
+    g_assert_cmpuint (g_list_model_get_n_items (rows), ==, json_object_get_size (paths));
+    g_assert_cmpstr (first, ==, grown);
+    cp_ui_screenshot (GTK_WIDGET (window), "compare-call-paths");
+    g_signal_emit_by_name (table, "activate", 0);
+    cp_view_state_get_search_matches (view_of (window, 0), &n_a);
+    cp_view_state_get_search_matches (view_of (window, 1), &n_b);
+    g_assert_cmpint (n_a, ==, json_object_get_int_member (json_object_get_object_member (paths, grown), "a_count"));
+    g_assert_cmpint (n_b, ==, json_object_get_int_member (json_object_get_object_member (paths, grown), "b_count"));
+  }
+
   /* Export draws the comparison report. */
   {
     g_autofree char *png = g_build_filename (tmpdir, "comparison.png", NULL);
@@ -529,6 +634,76 @@ test_close_while_loading (void)
   g_assert_null (find_compare_window ());
 }
 
+/* The subtitle of the Compare page's row for a finding; NULL without one. */
+static const char *
+finding_row (CpCompareWindow *window,
+             const char      *rule_id)
+{
+  g_autofree char *name = g_strconcat ("finding-", rule_id, NULL);
+  GtkWidget *row = cp_ui_find_named (GTK_WIDGET (window), name);
+
+  return row != NULL ? adw_action_row_get_subtitle (ADW_ACTION_ROW (row)) : NULL;
+}
+
+/* A healthy run against the same run starved by its DataLoader (cp-gen's
+ * input-bound scenario): the Compare page lists what cp-gen's truth
+ * plants in B as new, and, compared the other way, as gone; the healthy
+ * run's truth plants nothing, so nothing is listed as gone first. */
+static void
+test_findings (void)
+{
+  g_autofree char *a = generate ("healthy", NULL, NULL);
+  g_autofree char *b = generate_scenario ("input-bound", "input-bound", NULL, NULL);
+  g_autoptr(JsonObject) truth_a = truth_of (a);
+  g_autoptr(JsonObject) truth_b = truth_of (b);
+  g_autoptr(GPtrArray) planted = g_ptr_array_new ();
+  CpCompareWindow *window;
+
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (truth_a, "expect")), ==, 0);
+  for (guint k = 0; k < 2; k++)
+    {
+      JsonArray *ids = json_object_get_array_member (truth_b, k == 0 ? "expect" : "related");
+
+      for (guint i = 0; i < json_array_get_length (ids); i++)
+        g_ptr_array_add (planted, (gpointer) json_array_get_string_element (ids, i));
+    }
+  g_assert_cmpuint (planted->len, >, 0);
+
+  window = compare_through_action (a, b);
+  g_assert_cmpstr (cp_compare_window_get_state (window), ==, "content");
+  show_page (window, "compare");
+  g_assert_nonnull (cp_ui_find_named (GTK_WIDGET (window), "finding-changes"));
+  for (guint i = 0; i < planted->len; i++)
+    {
+      const char *subtitle = finding_row (window, g_ptr_array_index (planted, i));
+
+      if (subtitle == NULL)
+        g_error ("no row for %s, planted in B", (const char *) g_ptr_array_index (planted, i));
+      g_assert_true (g_str_has_prefix (subtitle, "New in B · "));
+    }
+  g_assert_cmpstr (finding_row (window, "input-bound"), ==, "New in B · High");
+  /* Nothing the healthy run has is gone in B. */
+  {
+    GtkWidget *list = cp_ui_find_named (GTK_WIDGET (window), "finding-changes");
+
+    for (GtkWidget *row = gtk_widget_get_first_child (list); row; row = gtk_widget_get_next_sibling (row))
+      g_assert_false (g_str_has_prefix (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), "Gone in B"));
+  }
+  cp_ui_screenshot (GTK_WIDGET (window), "compare-findings");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  cp_ui_wait_frame (GTK_WIDGET (window));
+  cp_ui_screenshot (GTK_WIDGET (window), "compare-findings-dark");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+  cp_ui_destroy_window (GTK_WINDOW (window));
+
+  /* The other way round: gone. */
+  window = compare_through_action (b, a);
+  show_page (window, "compare");
+  for (guint i = 0; i < planted->len; i++)
+    g_assert_true (g_str_has_prefix (finding_row (window, g_ptr_array_index (planted, i)), "Gone in B · was "));
+  cp_ui_destroy_window (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -545,6 +720,7 @@ main (int   argc,
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
 
   g_test_add_func ("/compare-window/slow-kernel", test_slow_kernel);
+  g_test_add_func ("/compare-window/findings", test_findings);
   g_test_add_func ("/compare-window/damaged", test_damaged);
   g_test_add_func ("/compare-window/not-comparable", test_not_comparable);
   g_test_add_func ("/compare-window/cancel", test_cancel);
