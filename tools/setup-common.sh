@@ -18,11 +18,13 @@ CP_DEBIAN_PACKAGES=(
 
 # What the tests need on top: test-prometheus, test-history-postgres and
 # test-fleet-slurm run the real servers; test-mcp-sdk drives chokepoint mcp
-# with the MCP SDK's own client, installed from npm.
+# with the MCP SDK's own client, installed from npm; test-compare-window
+# holds Ctrl and Shift through the X server with xdotool.
 CP_DEBIAN_TEST_PACKAGES=(
     prometheus prometheus-pushgateway
     postgresql slurm-wlm munge
     nodejs npm
+    xdotool
 )
 
 cp_sudo () {

@@ -10,9 +10,12 @@
  * change on the Compare page, the Kernels table's top row, its filter, the
  * two timelines locked at the typical steps (and not when unlocked),
  * another typical step, the matched slices outlined on both sides when one
- * is selected, the exported report; then a damaged B, a pair without a
- * kernel in common and a cancelled read each get their message on the
- * status page. With CP_SCREENSHOT_DIR set it writes the pages light
+ * is selected, the exported report, kernels by launching op and host ops
+ * by call path (against compare-count.py); the findings that changed
+ * (against cp-gen's truth); a capture dropped with Ctrl or Shift held
+ * (pressed through the X server with xdotool) compared with the shown one;
+ * then a damaged B, a pair without a kernel in common and a cancelled read
+ * each get their message on the status page. With CP_SCREENSHOT_DIR set it writes the pages light
  * and dark. Run by run-ui-test.sh (skipped without a display).
  */
 
@@ -29,6 +32,7 @@
 #include "cp-test-util.h"
 #include "cp-timeline-view.h"
 #include "cp-ui-test-util.h"
+#include "cp-window.h"
 #include "render/cp-time-format.h"
 
 static CpApplication *app;
@@ -704,6 +708,147 @@ test_findings (void)
   cp_ui_destroy_window (GTK_WINDOW (window));
 }
 
+/* Runs xdotool (XTEST: the X server sees a real key) with one command
+ * and key; FALSE when it cannot. */
+static gboolean
+xdotool (const char *command,
+         const char *key)
+{
+  g_autofree char *program = g_find_program_in_path ("xdotool");
+  const char *argv[] = { program, command, key, NULL };
+  int status = 0;
+
+  if (program == NULL ||
+      !g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                     NULL, NULL, NULL, NULL, &status, NULL))
+    return FALSE;
+  return g_spawn_check_wait_status (status, NULL);
+}
+
+typedef struct
+{
+  GtkWidget       *widget;
+  GdkModifierType  mask;
+  gboolean         held;
+} ModifierWait;
+
+static gboolean
+modifier_is (gpointer data)
+{
+  ModifierWait *w = data;
+  GdkSeat *seat = gdk_display_get_default_seat (gtk_widget_get_display (w->widget));
+  GdkDevice *keyboard = seat != NULL ? gdk_seat_get_keyboard (seat) : NULL;
+  gboolean held = keyboard != NULL && (gdk_device_get_modifier_state (keyboard) & w->mask) != 0;
+
+  return held == w->held;
+}
+
+static gboolean
+window_loaded (gpointer data)
+{
+  return cp_window_get_state (data) == CP_WINDOW_LOADED;
+}
+
+static gboolean
+drop_on (CpWindow *window,
+         GFile    *file)
+{
+  GtkDropTarget *target = cp_ui_find_controller (GTK_WIDGET (window), GTK_TYPE_DROP_TARGET);
+  g_auto(GValue) value = G_VALUE_INIT;
+  GSList *list = g_slist_append (NULL, file);
+  gboolean accepted = FALSE;
+
+  g_value_init (&value, GDK_TYPE_FILE_LIST);
+  g_value_take_boxed (&value, gdk_file_list_new_from_list (list));
+  g_slist_free (list);
+  g_signal_emit_by_name (target, "drop", &value, 10.0, 10.0, &accepted);
+  return accepted;
+}
+
+static guint
+n_windows (void)
+{
+  return g_list_length (gtk_application_get_windows (GTK_APPLICATION (app)));
+}
+
+/* A capture dropped on a window that shows another, with Ctrl or with
+ * Shift held (the modifiers the HIG gives to "do something else with the
+ * drop"): the two are compared, the shown one as A. Without a modifier
+ * the dropped capture just opens, in a window of its own. The keys are
+ * pressed through the X server, as a person's are, since GTK 4.8's drop
+ * carries no modifiers and the window reads them from the keyboard. */
+static void
+test_modifier_drop (void)
+{
+  g_autofree char *a = generate ("healthy", NULL, NULL);
+  g_autofree char *b = generate ("slow-flash", "--slow-kernel=flash_fwd_kernel", "--slow-factor=2");
+  g_autoptr(GFile) file_a = g_file_new_for_path (a);
+  g_autoptr(GFile) file_b = g_file_new_for_path (b);
+  static const char *const keys[] = { "Control_L", "Shift_L" };
+  static const GdkModifierType masks[] = { GDK_CONTROL_MASK, GDK_SHIFT_MASK };
+  CpWindow *window;
+
+  /* By name: the X11 header is not needed for this one check. */
+  if (g_strcmp0 (G_OBJECT_TYPE_NAME (gdk_display_get_default ()), "GdkX11Display") != 0)
+    {
+      g_test_skip ("pressing a key through the server needs an X11 display (Xvfb)");
+      return;
+    }
+  if (!xdotool ("keyup", "Control_L"))
+    {
+      g_test_skip ("xdotool is missing (apt-get install xdotool)");
+      return;
+    }
+
+  window = cp_window_new (app);
+  gtk_window_present (GTK_WINDOW (window));
+  cp_window_open (window, file_a);
+  cp_ui_wait_for (window_loaded, window, "A to be shown");
+
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+    {
+      ModifierWait held = { GTK_WIDGET (window), masks[k], TRUE };
+      ModifierWait released = { GTK_WIDGET (window), masks[k], FALSE };
+      CpCompareWindow *compare;
+      g_autofree char *what = g_strdup_printf ("%s to be held", keys[k]);
+      g_autofree char *uri_a = g_file_get_uri (file_a);
+      g_autofree char *uri_b = g_file_get_uri (file_b);
+
+      g_assert_true (xdotool ("keydown", keys[k]));
+      cp_ui_wait_for (modifier_is, &held, what);
+      g_assert_true (drop_on (window, file_b));
+      g_assert_true (xdotool ("keyup", keys[k]));
+      cp_ui_wait_for (modifier_is, &released, "the key to be released");
+      cp_ui_wait_for (window_exists, NULL, "the comparison window");
+      compare = find_compare_window ();
+      cp_ui_wait_for (not_loading, compare, "both captures to be read");
+      g_assert_cmpstr (cp_compare_window_get_state (compare), ==, "content");
+      {
+        CpComparison *c = cp_compare_window_get_comparison (compare);
+        g_autofree char *got_a = g_file_get_uri (cp_trace_get_file (cp_analysis_get_trace (cp_comparison_get_a (c))));
+        g_autofree char *got_b = g_file_get_uri (cp_trace_get_file (cp_analysis_get_trace (cp_comparison_get_b (c))));
+
+        g_assert_cmpstr (got_a, ==, uri_a);
+        g_assert_cmpstr (got_b, ==, uri_b);
+      }
+      /* The shown capture stays. */
+      g_assert_true (g_file_equal (cp_window_get_file (window), file_a));
+      cp_ui_destroy_window (GTK_WINDOW (compare));
+    }
+
+  /* No modifier: B opens by itself, and nothing is compared. */
+  {
+    guint before = n_windows ();
+
+    g_assert_true (drop_on (window, file_b));
+    cp_ui_drain ();
+    g_assert_null (find_compare_window ());
+    g_assert_cmpuint (n_windows (), ==, before + 1);
+    g_assert_true (g_file_equal (cp_window_get_file (window), file_a));
+  }
+  cp_ui_close_all ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -721,6 +866,7 @@ main (int   argc,
 
   g_test_add_func ("/compare-window/slow-kernel", test_slow_kernel);
   g_test_add_func ("/compare-window/findings", test_findings);
+  g_test_add_func ("/compare-window/modifier-drop", test_modifier_drop);
   g_test_add_func ("/compare-window/damaged", test_damaged);
   g_test_add_func ("/compare-window/not-comparable", test_not_comparable);
   g_test_add_func ("/compare-window/cancel", test_cancel);
