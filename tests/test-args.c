@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 
@@ -140,6 +141,107 @@ test_lookup (void)
   g_assert_null (v[0]);
   g_assert_true (cp_args_lookup (trace, (CpSliceRef) { 0, 4 }, one, v));
   g_assert_null (v[0]);
+}
+
+/* cp_args_lookup_raw() gives each key's value as JSON text, containers
+ * and strings whole, the last of a repeated key, and FALSE only where the
+ * object itself is malformed. */
+static void
+test_lookup_raw (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint proc = cp_trace_builder_process_for_pid (b, 1);
+  guint lane = cp_trace_builder_lane (b, proc, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+  const char *json = "{ \"Input Dims\" : [[8, 512], [], [\"]\"]], \"name\": \"x\\\"y\", \"nested\": {\"flops\": 1},"
+                     " \"flops\": 12, \"Input type\": [\"float\", \"\"], \"flops\": 4.5e3 }";
+  const char *bad = "{\"Input Dims\": [[1, 2], \"flops\": 3}";
+  const char * const keys[] = { "Input Dims", "name", "flops", "Input type", "absent", NULL };
+  const guint8 *v[G_N_ELEMENTS (keys)];
+  gsize n[G_N_ELEMENTS (keys)];
+  g_autoptr(CpTrace) trace = NULL;
+
+  add (b, lane, 0, cp_trace_builder_add_args (b, CP_ARGS_JSON, json, strlen (json)));
+  add (b, lane, 100, cp_trace_builder_add_args (b, CP_ARGS_JSON, bad, strlen (bad)));
+  add (b, lane, 200, 0);
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+
+  g_assert_true (cp_args_lookup_raw (trace, (CpSliceRef) { 0, 0 }, keys, v, n));
+  g_assert_cmpmem (v[0], n[0], "[[8, 512], [], [\"]\"]]", strlen ("[[8, 512], [], [\"]\"]]"));
+  g_assert_cmpmem (v[1], n[1], "\"x\\\"y\"", strlen ("\"x\\\"y\""));
+  g_assert_cmpmem (v[2], n[2], "4.5e3", 5);   /* the last "flops" of the top level */
+  g_assert_cmpmem (v[3], n[3], "[\"float\", \"\"]", strlen ("[\"float\", \"\"]"));
+  g_assert_null (v[4]);
+  g_assert_cmpuint (n[4], ==, 0);
+
+  g_assert_false (cp_args_lookup_raw (trace, (CpSliceRef) { 0, 1 }, keys, v, n));
+  g_assert_null (v[0]);
+  g_assert_true (cp_args_lookup_raw (trace, (CpSliceRef) { 0, 2 }, keys, v, n));
+  g_assert_null (v[0]);
+}
+
+/* On a real capture, json-glib as the oracle: for every top-level member
+ * of every slice's arguments, the text cp_args_lookup_raw() gives parses
+ * to the same JSON as that member of the whole object. */
+static void
+test_lookup_raw_real (void)
+{
+  const char *root = cp_test_shared_traces ();
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  guint checked = 0;
+
+  if (root == NULL)
+    {
+      g_test_skip ("../shared/traces is missing");
+      return;
+    }
+  path = g_build_filename (root, "pytorch__kineto/tb_plugin/samples/resnet50_num_workers_0/worker0.pt.trace.json.gz", NULL);
+  file = g_file_new_for_path (path);
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
+    {
+      const CpSlices *s = cp_lane_get_slices (cp_trace_get_lane (trace, l));
+
+      for (guint i = 0; i < s->n; i++)
+        {
+          CpSliceRef ref = { l, i };
+          CpArgsFormat format;
+          const guint8 *data;
+          gsize len;
+          g_autoptr(JsonParser) whole = json_parser_new ();
+          JsonObject *o;
+          g_autoptr(GList) members = NULL;
+
+          if (!cp_trace_get_args (trace, ref, &format, &data, &len) || format != CP_ARGS_JSON ||
+              !json_parser_load_from_data (whole, (const char *) data, (gssize) len, NULL))
+            continue;
+          o = json_node_get_object (json_parser_get_root (whole));
+          members = json_object_get_members (o);
+          for (GList *m = members; m != NULL; m = m->next)
+            {
+              const char *keys[2] = { m->data, NULL };
+              const guint8 *v[1];
+              gsize n[1];
+              g_autoptr(JsonParser) part = json_parser_new ();
+              g_autofree char *want = NULL, *got = NULL;
+
+              g_assert_true (cp_args_lookup_raw (trace, ref, keys, v, n));
+              g_assert_nonnull (v[0]);
+              g_assert_true (json_parser_load_from_data (part, (const char *) v[0], (gssize) n[0], NULL));
+              want = json_to_string (json_object_get_member (o, m->data), FALSE);
+              got = json_to_string (json_parser_get_root (part), FALSE);
+              g_assert_cmpstr (got, ==, want);
+              checked++;
+            }
+        }
+    }
+  g_assert_cmpuint (checked, >, 1000);
+  g_test_message ("%u members agree", checked);
 }
 
 /* On real captures, every slice's arguments: each top-level scalar that
@@ -278,6 +380,8 @@ main (int   argc,
   g_test_add_func ("/args/xstats", test_xstats);
   g_test_add_func ("/args/lookup", test_lookup);
   g_test_add_func ("/args/lookup-real", test_lookup_real);
+  g_test_add_func ("/args/lookup-raw", test_lookup_raw);
+  g_test_add_func ("/args/lookup-raw-real", test_lookup_raw_real);
 
   return g_test_run ();
 }

@@ -17,6 +17,7 @@
 
 #include "cp-analysis-private.h"
 #include "cp-json-util.h"
+#include "formats/cp-args.h"
 
 typedef struct
 {
@@ -79,16 +80,15 @@ member_array (JsonObject *o,
   return n != NULL && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
 }
 
-/* The op's figures from its JSON arguments; FALSE when it has none. */
+/* The figures an op's JSON arguments give (text: an object holding at
+ * least its "Input Dims", "Input type", "Concrete Inputs" and "flops");
+ * FALSE when they give none. */
 static gboolean
-op_figures (CpTrace    *trace,
-            CpSliceRef  ref,
-            const char *name,
-            OpFig      *fig)
+figures_from_json (const char *text,
+                   gsize       len,
+                   const char *name,
+                   OpFig      *fig)
 {
-  CpArgsFormat format;
-  const guint8 *data;
-  gsize len;
   g_autoptr(JsonParser) parser = NULL;
   JsonNode *root;
   JsonObject *o;
@@ -99,14 +99,8 @@ op_figures (CpTrace    *trace,
   CpPrecision sprec = CP_PRECISION_FP32;
   gboolean have_shapes = FALSE;
 
-  if (!cp_trace_get_args (trace, ref, &format, &data, &len) || format != CP_ARGS_JSON || len < 2)
-    return FALSE;
-  /* Only ops whose arguments can carry figures are parsed. */
-  if (g_strstr_len ((const char *) data, (gssize) len, "\"flops\"") == NULL &&
-      g_strstr_len ((const char *) data, (gssize) len, "\"Input Dims\"") == NULL)
-    return FALSE;
   parser = json_parser_new_immutable ();
-  if (!json_parser_load_from_data (parser, (const char *) data, (gssize) len, NULL))
+  if (!json_parser_load_from_data (parser, text, (gssize) len, NULL))
     return FALSE;
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
@@ -187,6 +181,134 @@ op_figures (CpTrace    *trace,
   fig->bytes = sbytes;
   fig->source = CP_FLOPS_ESTIMATED;
   fig->precision = sprec;
+  return TRUE;
+}
+
+#define N_FIG_MEMBERS 4
+
+/* An op name and the text of its members that carry figures (pointing
+ * into the trace's storage), as the figure cache's key; ops repeat their
+ * shapes every step, so most ops are found in the cache. */
+typedef struct
+{
+  const char   *name;
+  const guint8 *values[N_FIG_MEMBERS];
+  gsize         lens[N_FIG_MEMBERS];
+  guint         hash;
+} FigKey;
+
+/* What figures_from_json() gave for one FigKey (its key). */
+typedef struct
+{
+  FigKey        key;
+  gboolean      ok;
+  double        flops;
+  double        bytes;
+  CpFlopsSource source;
+  CpPrecision   precision;
+} CachedFig;
+
+static guint
+fig_key_hash (gconstpointer p)
+{
+  return ((const FigKey *) p)->hash;
+}
+
+static gboolean
+fig_key_equal (gconstpointer pa,
+               gconstpointer pb)
+{
+  const FigKey *a = pa, *b = pb;
+
+  if (a->hash != b->hash || strcmp (a->name, b->name) != 0)
+    return FALSE;
+  for (guint k = 0; k < N_FIG_MEMBERS; k++)
+    if (a->lens[k] != b->lens[k] || (a->values[k] == NULL) != (b->values[k] == NULL) ||
+        (a->lens[k] > 0 && memcmp (a->values[k], b->values[k], a->lens[k]) != 0))
+      return FALSE;
+  return TRUE;
+}
+
+/* FNV-1a over the name and the members, each ended by its length. */
+static guint
+fig_key_compute_hash (const FigKey *key)
+{
+  guint32 h = 2166136261u;
+
+  for (const char *c = key->name; *c; c++)
+    h = (h ^ (guchar) *c) * 16777619u;
+  for (guint k = 0; k < N_FIG_MEMBERS; k++)
+    {
+      for (gsize i = 0; i < key->lens[k]; i++)
+        h = (h ^ key->values[k][i]) * 16777619u;
+      h = (h ^ (guint32) key->lens[k]) * 16777619u;
+    }
+  return h;
+}
+
+/* The op's figures from its JSON arguments; FALSE when it has none. Only
+ * the members that carry figures are parsed, once per distinct name and
+ * text (cache: a set of CachedFig by their FigKey). */
+static gboolean
+op_figures (CpTrace    *trace,
+            CpSliceRef  ref,
+            const char *name,
+            GHashTable *cache,
+            OpFig      *fig)
+{
+  static const char *const keys[N_FIG_MEMBERS + 1] = { "Input Dims", "Input type", "Concrete Inputs", "flops", NULL };
+  CpArgsFormat format;
+  const guint8 *data;
+  gsize len;
+  FigKey key = { name };
+  CachedFig *cached;
+
+  if (!cp_trace_get_args (trace, ref, &format, &data, &len) || format != CP_ARGS_JSON || len < 2)
+    return FALSE;
+  if (!cp_args_lookup_raw (trace, ref, keys, key.values, key.lens))
+    {
+      /* Not a plain object at the top level: json-glib reads what it can. */
+      if (g_strstr_len ((const char *) data, (gssize) len, "\"flops\"") == NULL &&
+          g_strstr_len ((const char *) data, (gssize) len, "\"Input Dims\"") == NULL)
+        return FALSE;
+      return figures_from_json ((const char *) data, len, name, fig);
+    }
+  /* Only ops whose arguments can carry figures. */
+  if (key.values[0] == NULL && key.values[3] == NULL)
+    return FALSE;
+
+  key.hash = fig_key_compute_hash (&key);
+  cached = g_hash_table_lookup (cache, &key);
+  if (cached == NULL)
+    {
+      g_autoptr(GString) doc = g_string_new ("{");
+      OpFig got = { 0 };
+
+      for (guint k = 0; k < N_FIG_MEMBERS; k++)
+        {
+          if (key.values[k] == NULL)
+            continue;
+          if (doc->len > 1)
+            g_string_append_c (doc, ',');
+          g_string_append_printf (doc, "\"%s\":", keys[k]);
+          g_string_append_len (doc, (const char *) key.values[k], (gssize) key.lens[k]);
+        }
+      g_string_append_c (doc, '}');
+      cached = g_new0 (CachedFig, 1);
+      cached->key = key;
+      cached->ok = figures_from_json (doc->str, doc->len, name, &got);
+      cached->flops = got.flops;
+      cached->bytes = got.bytes;
+      cached->source = got.source;
+      cached->precision = got.precision;
+      g_hash_table_add (cache, cached);
+    }
+  if (!cached->ok)
+    return FALSE;
+  fig->flops = cached->flops;
+  fig->bytes = cached->bytes;
+  fig->source = cached->source;
+  fig->precision = cached->precision;
   return TRUE;
 }
 
@@ -328,9 +450,12 @@ _cp_analysis_roofline (CpAnalysis *self)
   guint pool_size = cp_string_pool_size (cp_trace_get_string_pool (self->trace));
   g_autofree guint32 *kmap = g_new0 (guint32, MAX (pool_size, 1));
   g_autofree guint32 *omap = g_new0 (guint32, MAX (pool_size, 1));
-  g_autoptr(GHashTable) inst_of = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  /* Per host lane, per op slice: 0 not looked at yet, 1 without figures,
+   * else 2 + its index in insts. */
+  g_autofree guint32 **inst_of = g_new0 (guint32 *, MAX (self->n_lanes, 1));
   g_autoptr(GArray) insts = g_array_new (FALSE, TRUE, sizeof (OpFig));
   g_autoptr(GArray) pending = g_array_new (FALSE, FALSE, sizeof (Pending));
+  g_autoptr(GHashTable) fig_cache = g_hash_table_new_full (fig_key_hash, fig_key_equal, g_free, NULL);
   gboolean tpu = cp_analysis_devices_are_tpu (self);
 
   for (guint l = 0; l < self->n_lanes; l++)
@@ -376,33 +501,29 @@ _cp_analysis_roofline (CpAnalysis *self)
               guint32 cur = (guint32) cp_sparse_column_get (&hinfo->parent_op, h.index, 0);
               guint depth = 0;
 
+              if (inst_of[h.lane] == NULL)
+                inst_of[h.lane] = g_new0 (guint32, MAX (hinfo->slices->n, 1));
               while (cur != 0 && depth++ < 64)
                 {
-                  gint64 key = ((gint64) h.lane << 32) | (cur - 1);
-                  gpointer v;
+                  guint32 *v = &inst_of[h.lane][cur - 1];
 
-                  if (!g_hash_table_lookup_extended (inst_of, &key, NULL, &v))
+                  if (*v == 0)
                     {
                       OpFig fig = { 0 };
                       CpSliceRef oref = { h.lane, cur - 1 };
-                      gint64 *kp;
 
                       fig.name = cp_slices_get_name (hinfo->slices, cur - 1);
                       fig.device = device;
-                      if (op_figures (self->trace, oref, cp_trace_get_string (self->trace, fig.name), &fig))
+                      *v = 1;
+                      if (op_figures (self->trace, oref, cp_trace_get_string (self->trace, fig.name), fig_cache, &fig))
                         {
                           g_array_append_val (insts, fig);
-                          v = GUINT_TO_POINTER (insts->len);
+                          *v = insts->len + 1;
                         }
-                      else
-                        v = NULL;
-                      kp = g_new (gint64, 1);
-                      *kp = key;
-                      g_hash_table_insert (inst_of, kp, v);
                     }
-                  if (v != NULL)
+                  if (*v > 1)
                     {
-                      Pending p = { l, i, GPOINTER_TO_UINT (v) - 1 };
+                      Pending p = { l, i, *v - 2 };
                       OpFig *fig = &g_array_index (insts, OpFig, p.inst);
 
                       fig->attributed = cp_sat_add (fig->attributed, dur);
@@ -446,6 +567,9 @@ _cp_analysis_roofline (CpAnalysis *self)
       st->time = cp_sat_add (st->time, fig->attributed);
       add_launch (st, fig->attributed, fig->flops, fig->bytes, fig->source, FALSE, fig->precision);
     }
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    g_free (inst_of[l]);
 
   finish_all (self, self->roofline_kernels);
   finish_all (self, self->roofline_ops);

@@ -279,3 +279,120 @@ fail:
     g_clear_pointer (&values[k], g_free);
   return FALSE;
 }
+
+/* One member of a JSON object at p (after '{' or ','): its key and the raw
+ * text of its value, whatever it holds (a string with its quotes, a
+ * container with its brackets). FALSE when malformed, or for a key with
+ * escapes or a value string Kineto's quote repair would change. */
+static gboolean
+raw_member (const guchar  *p,
+            const guchar  *end,
+            const guchar **key,
+            gsize         *key_len,
+            const guchar **value,
+            gsize         *value_len,
+            const guchar **next)
+{
+  const guchar *stop, *start;
+  guint flags = 0;
+
+  p = cp_json_lex_skip_ws (p, end);
+  if (p >= end || *p != '"')
+    return FALSE;
+  if (cp_json_lex_string (p + 1, end, TRUE, &flags, &stop) != CP_JSON_LEX_CLOSED || flags != 0)
+    return FALSE;
+  *key = p + 1;
+  *key_len = stop - (p + 1);
+  p = cp_json_lex_skip_ws (stop + 1, end);
+  if (p >= end || *p != ':')
+    return FALSE;
+  p = cp_json_lex_skip_ws (p + 1, end);
+  if (p >= end)
+    return FALSE;
+  start = p;
+  if (*p == '"')
+    {
+      if (cp_json_lex_string (p + 1, end, FALSE, &flags, &stop) != CP_JSON_LEX_CLOSED ||
+          (flags & CP_JSON_REPAIRED))
+        return FALSE;
+      p = stop + 1;
+    }
+  else if (*p == '{' || *p == '[')
+    {
+      if ((p = cp_json_lex_skip_container (p + 1, end)) == NULL)
+        return FALSE;
+    }
+  else
+    {
+      p = cp_json_lex_word_end (p, end);
+      if (p == start)
+        return FALSE;
+    }
+  *value = start;
+  *value_len = p - start;
+  *next = cp_json_lex_skip_ws (p, end);
+  return TRUE;
+}
+
+gboolean
+cp_args_lookup_raw (CpTrace            *trace,
+                    CpSliceRef          ref,
+                    const char * const *keys,
+                    const guint8      **values,
+                    gsize              *lens)
+{
+  CpArgsFormat format = CP_ARGS_NONE;
+  const guint8 *data = NULL;
+  gsize len = 0, n_keys;
+  const guchar *p, *end;
+
+  g_return_val_if_fail (CP_IS_TRACE (trace), FALSE);
+  g_return_val_if_fail (keys != NULL && values != NULL && lens != NULL, FALSE);
+
+  n_keys = g_strv_length ((char **) keys);
+  for (gsize k = 0; k < n_keys; k++)
+    {
+      values[k] = NULL;
+      lens[k] = 0;
+    }
+  if (!cp_trace_slice_ref_valid (trace, ref) || !cp_trace_get_args (trace, ref, &format, &data, &len))
+    return TRUE;
+  if (format != CP_ARGS_JSON)
+    return FALSE;
+  end = data + len;
+  p = cp_json_lex_skip_ws (data, end);
+  if (p >= end || *p != '{')
+    return FALSE;
+  p = cp_json_lex_skip_ws (p + 1, end);
+  if (p < end && *p == '}')
+    return TRUE;
+  for (;;)
+    {
+      const guchar *key, *value, *next;
+      gsize key_len, value_len;
+
+      if (!raw_member (p, end, &key, &key_len, &value, &value_len, &next))
+        goto fail;
+      for (gsize k = 0; k < n_keys; k++)
+        if (strlen (keys[k]) == key_len && memcmp (keys[k], key, key_len) == 0)
+          {
+            values[k] = value;
+            lens[k] = value_len;
+          }
+      if (next >= end)
+        goto fail;
+      if (*next == '}')
+        return TRUE;
+      if (*next != ',')
+        goto fail;
+      p = next + 1;
+    }
+
+fail:
+  for (gsize k = 0; k < n_keys; k++)
+    {
+      values[k] = NULL;
+      lens[k] = 0;
+    }
+  return FALSE;
+}

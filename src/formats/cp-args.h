@@ -40,4 +40,18 @@ gboolean   cp_args_lookup (CpTrace            *trace,
                            const char * const *keys,
                            char              **values);
 
+/* The raw JSON text of a few top-level members of a slice's JSON arguments,
+ * containers included ("[[8, 512], [512, 512]]", "\"float\"", "40.0"), for
+ * passes that hand a few members of many slices to a JSON parser: values[k]
+ * and lens[k] for keys[k] (a NULL-terminated list), pointing into the
+ * trace's storage; NULL and 0 when the key is absent. When a key appears
+ * twice the last one counts, as when the whole object is parsed. TRUE when
+ * read (a slice without arguments has none of the keys); FALSE when the
+ * arguments are not JSON or not a well-formed object at the top level. */
+gboolean   cp_args_lookup_raw (CpTrace            *trace,
+                               CpSliceRef          ref,
+                               const char * const *keys,
+                               const guint8      **values,
+                               gsize              *lens);
+
 G_END_DECLS
