@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <json-glib/json-glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -330,8 +331,40 @@ test_bad_ranks (void)
     }
   files[4] = g_file_new_for_path (missing);
   files[5] = g_file_new_for_path (foreign);
-  job = cp_job_open (files, 6, NULL, NULL, &error);
-  g_assert_no_error (error);
+  {
+    g_autoptr(CpJobProgress) progress = cp_job_progress_new (6);
+    CpJobOptions options = { TRUE, progress };
+    guint64 done_all, total_all, sum = 0;
+    guint finished;
+
+    job = cp_job_open (files, 6, &options, NULL, &error);
+    g_assert_no_error (error);
+    /* Each file's state and bytes, as the file system sizes them: the
+     * damaged and the missing ones failed; the one of another job was
+     * read (it is left out later, by its world size). */
+    for (guint i = 0; i < 6; i++)
+      {
+        g_autofree char *path = g_file_get_path (files[i]);
+        guint64 done, total;
+        CpJobFileState state = cp_job_progress_get_file (progress, i, &done, &total);
+        GStatBuf st;
+
+        g_assert_cmpint (state, ==, i == 2 || i == 4 ? CP_JOB_FILE_FAILED : CP_JOB_FILE_DONE);
+        if (i == 4)
+          {
+            g_assert_cmpuint (total, ==, 0);
+            continue;
+          }
+        g_assert_cmpint (g_stat (path, &st), ==, 0);
+        g_assert_cmpuint (total, ==, (guint64) st.st_size);
+        if (state == CP_JOB_FILE_DONE)
+          g_assert_cmpuint (done, ==, total);
+        sum += total;
+      }
+    cp_job_progress_get_total (progress, &done_all, &total_all, &finished);
+    g_assert_cmpuint (finished, ==, 6);
+    g_assert_cmpuint (total_all, ==, sum);
+  }
   g_assert_cmpuint (cp_job_get_n_ranks (job), ==, 3);
   g_assert_cmpint (cp_job_get_world_size (job), ==, 4);
   notes = cp_job_get_notes (job);

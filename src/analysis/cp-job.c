@@ -188,13 +188,147 @@ cp_job_list_folder (GFile   *folder,
   return g_ptr_array_ref (kineto->len > 0 ? kineto : json);
 }
 
+/* ---- Progress ---------------------------------------------------------- */
+
+typedef struct
+{
+  gint    state;      /* CpJobFileState */
+  guint64 done;
+  guint64 total;
+} FileProgress;
+
+struct _CpJobProgress
+{
+  gint          ref_count;
+  guint         n_files;
+  GMutex        lock;
+  FileProgress *files;
+};
+
+CpJobProgress *
+cp_job_progress_new (guint n_files)
+{
+  CpJobProgress *self = g_new0 (CpJobProgress, 1);
+
+  self->ref_count = 1;
+  self->n_files = n_files;
+  self->files = g_new0 (FileProgress, MAX (n_files, 1));
+  g_mutex_init (&self->lock);
+  return self;
+}
+
+CpJobProgress *
+cp_job_progress_ref (CpJobProgress *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_atomic_int_inc (&self->ref_count);
+  return self;
+}
+
+void
+cp_job_progress_unref (CpJobProgress *self)
+{
+  if (self == NULL || !g_atomic_int_dec_and_test (&self->ref_count))
+    return;
+  g_mutex_clear (&self->lock);
+  g_free (self->files);
+  g_free (self);
+}
+
+guint
+cp_job_progress_get_n_files (CpJobProgress *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->n_files;
+}
+
+CpJobFileState
+cp_job_progress_get_file (CpJobProgress *self,
+                          guint          index,
+                          guint64       *done,
+                          guint64       *total)
+{
+  FileProgress f;
+
+  g_return_val_if_fail (self != NULL && index < self->n_files, CP_JOB_FILE_FAILED);
+  g_mutex_lock (&self->lock);
+  f = self->files[index];
+  g_mutex_unlock (&self->lock);
+  if (done != NULL)
+    *done = f.done;
+  if (total != NULL)
+    *total = f.total;
+  return (CpJobFileState) f.state;
+}
+
+void
+cp_job_progress_get_total (CpJobProgress *self,
+                           guint64       *done,
+                           guint64       *total,
+                           guint         *n_finished)
+{
+  guint64 d = 0, t = 0;
+  guint n = 0;
+
+  g_return_if_fail (self != NULL);
+  g_mutex_lock (&self->lock);
+  for (guint i = 0; i < self->n_files; i++)
+    {
+      d += self->files[i].done;
+      t += self->files[i].total;
+      n += self->files[i].state >= CP_JOB_FILE_DONE;
+    }
+  g_mutex_unlock (&self->lock);
+  if (done != NULL)
+    *done = d;
+  if (total != NULL)
+    *total = t;
+  if (n_finished != NULL)
+    *n_finished = n;
+}
+
+static void
+progress_set (CpJobProgress  *self,
+              guint           index,
+              CpJobFileState  state,
+              gboolean        whole)
+{
+  if (self == NULL || index >= self->n_files)
+    return;
+  g_mutex_lock (&self->lock);
+  self->files[index].state = state;
+  if (whole)
+    self->files[index].done = self->files[index].total;
+  g_mutex_unlock (&self->lock);
+}
+
 /* ---- Reading ranks in parallel ----------------------------------------- */
 
 typedef struct
 {
-  Slot         *slots;
-  GCancellable *cancellable;
+  Slot          *slots;
+  GCancellable  *cancellable;
+  CpJobProgress *progress;
 } ReadCtx;
+
+typedef struct
+{
+  CpJobProgress *progress;
+  guint          index;
+} FileCtx;
+
+static void
+file_progress (guint64  done,
+               guint64  total,
+               gpointer data)
+{
+  FileCtx *f = data;
+
+  g_mutex_lock (&f->progress->lock);
+  f->progress->files[f->index].done = done;
+  f->progress->files[f->index].total = total;
+  g_mutex_unlock (&f->progress->lock);
+}
 
 static void
 read_one (gpointer data,
@@ -202,16 +336,23 @@ read_one (gpointer data,
 {
   Slot *s = data;
   ReadCtx *ctx = user_data;
+  guint index = (guint) (s - ctx->slots);
+  FileCtx f = { ctx->progress, index };
   g_autoptr(GError) error = NULL;
 
-  s->r.trace = cp_load_file (s->file, ctx->cancellable, NULL, NULL, &error);
+  progress_set (ctx->progress, index, CP_JOB_FILE_READING, FALSE);
+  s->r.trace = cp_load_file (s->file, ctx->cancellable, ctx->progress != NULL ? file_progress : NULL, &f, &error);
   if (s->r.trace != NULL)
-    s->r.analysis = cp_analysis_new (s->r.trace, ctx->cancellable, &error);
+    {
+      progress_set (ctx->progress, index, CP_JOB_FILE_ANALYSING, TRUE);
+      s->r.analysis = cp_analysis_new (s->r.trace, ctx->cancellable, &error);
+    }
   if (s->r.analysis == NULL)
     {
       g_clear_object (&s->r.trace);
       s->error = g_strdup (error != NULL ? error->message : "?");
     }
+  progress_set (ctx->progress, index, s->r.analysis != NULL ? CP_JOB_FILE_DONE : CP_JOB_FILE_FAILED, FALSE);
 }
 
 /* ---- Ranks ------------------------------------------------------------- */
@@ -1007,11 +1148,14 @@ cp_job_open (GFile * const      *files,
   GThreadPool *pool;
 
   g_return_val_if_fail (n_files > 0, NULL);
+  g_return_val_if_fail (options == NULL || options->progress == NULL ||
+                        cp_job_progress_get_n_files (options->progress) == n_files, NULL);
   self->align = options != NULL ? options->align_clocks : TRUE;
   self->n_slots = n_files;
   self->slots = g_new0 (Slot, n_files);
   ctx.slots = self->slots;
   ctx.cancellable = cancellable;
+  ctx.progress = options != NULL ? options->progress : NULL;
   pool = g_thread_pool_new (read_one, &ctx, (gint) MAX (1, MIN (g_get_num_processors (), n_files)), FALSE, NULL);
   for (guint i = 0; i < n_files; i++)
     {
@@ -1078,6 +1222,7 @@ static void
 open_data_free (OpenData *d)
 {
   g_ptr_array_unref (d->files);
+  g_clear_pointer (&d->options.progress, cp_job_progress_unref);
   g_free (d);
 }
 
@@ -1112,6 +1257,8 @@ cp_job_open_async (GFile * const      *files,
   for (guint i = 0; i < n_files; i++)
     g_ptr_array_add (d->files, g_object_ref (files[i]));
   d->options.align_clocks = options != NULL ? options->align_clocks : TRUE;
+  if (options != NULL && options->progress != NULL)
+    d->options.progress = cp_job_progress_ref (options->progress);
   g_task_set_source_tag (task, cp_job_open_async);
   g_task_set_task_data (task, d, (GDestroyNotify) open_data_free);
   g_task_run_in_thread (task, open_thread);

@@ -53,9 +53,45 @@ typedef enum
 /* "distributed_info", "file_name", "order" for JSON. */
 const char *cp_rank_source_to_string (CpRankSource source);
 
+/* Where each file of a job being opened is. */
+typedef enum
+{
+  CP_JOB_FILE_WAITING,       /* for a reading thread */
+  CP_JOB_FILE_READING,
+  CP_JOB_FILE_ANALYSING,
+  CP_JOB_FILE_DONE,
+  CP_JOB_FILE_FAILED,        /* left out; cp_job_get_notes() says why */
+} CpJobFileState;
+
+/* The progress of each file while a job opens, written by the reading
+ * threads and read from any thread (a window's timer): a reference-counted
+ * record of n_files states and byte counts. */
+typedef struct _CpJobProgress CpJobProgress;
+
+CpJobProgress  *cp_job_progress_new       (guint          n_files);
+CpJobProgress  *cp_job_progress_ref       (CpJobProgress *self);
+void            cp_job_progress_unref     (CpJobProgress *self);
+guint           cp_job_progress_get_n_files (CpJobProgress *self);
+/* File index's state, and the bytes of it read so far and in all (the
+ * file's size; compressed bytes for compressed input; 0 before it is
+ * opened). */
+CpJobFileState  cp_job_progress_get_file  (CpJobProgress *self,
+                                           guint          index,
+                                           guint64       *done,
+                                           guint64       *total);
+/* The bytes read and in all over every file opened so far, and how many
+ * files are done or failed. */
+void            cp_job_progress_get_total (CpJobProgress *self,
+                                           guint64       *done,
+                                           guint64       *total,
+                                           guint         *n_finished);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpJobProgress, cp_job_progress_unref)
+
 typedef struct
 {
-  gboolean align_clocks;     /* TRUE: align hosts by collective ends */
+  gboolean       align_clocks;  /* TRUE: align hosts by collective ends */
+  CpJobProgress *progress;      /* NULL, or one for as many files as are opened */
 } CpJobOptions;
 
 typedef struct

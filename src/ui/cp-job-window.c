@@ -32,9 +32,11 @@ struct _CpJobWindow
   GtkWidget            *timeline;
   AdwPreferencesGroup  *findings;
 
+  GtkListBox           *file_list;    /* one row per file while loading */
   GCancellable         *cancellable;
   guint                 pulse_id;
   guint                 n_files;
+  CpJobProgress        *load_progress;
   CpJob                *job;
   CpJobHeatmap          heat_map;
   gboolean              heat_valid;
@@ -371,12 +373,83 @@ show_job (CpJobWindow *self)
 
 /* Loading ------------------------------------------------------------------------------- */
 
+/* A file's share read and analysed, for its bar and the whole one: reading
+ * is nine tenths of the work, the analysis the last tenth. */
+static double
+file_fraction (CpJobFileState state,
+               guint64        done,
+               guint64        total)
+{
+  switch (state)
+    {
+    case CP_JOB_FILE_WAITING:
+      return 0;
+    case CP_JOB_FILE_READING:
+      return total > 0 ? 0.9 * MIN (done, total) / total : 0;
+    case CP_JOB_FILE_ANALYSING:
+      return 0.9;
+    case CP_JOB_FILE_DONE:
+    case CP_JOB_FILE_FAILED:
+    default:
+      return 1;
+    }
+}
+
+static char *
+file_state_text (CpJobFileState state,
+                 guint64        done,
+                 guint64        total)
+{
+  switch (state)
+    {
+    case CP_JOB_FILE_WAITING:
+      return g_strdup (_("Waiting"));
+    case CP_JOB_FILE_READING:
+      if (total == 0)
+        return g_strdup (_("Reading"));
+      /* Translators: a rank's file being read, with how much of it is. */
+      return g_strdup_printf (_("Reading, %.0f%%"), 100.0 * MIN (done, total) / total);
+    case CP_JOB_FILE_ANALYSING:
+      return g_strdup (_("Analysing"));
+    case CP_JOB_FILE_DONE:
+      return g_strdup (_("Read"));
+    case CP_JOB_FILE_FAILED:
+    default:
+      return g_strdup (_("Left out"));
+    }
+}
+
+/* Each file's row and the whole bar, from what the reading threads wrote. */
 static gboolean
 pulse (gpointer data)
 {
   CpJobWindow *self = data;
+  guint n = self->load_progress != NULL ? cp_job_progress_get_n_files (self->load_progress) : 0;
+  double sum = 0;
+  guint finished = 0;
 
-  gtk_progress_bar_pulse (self->progress);
+  for (guint i = 0; i < n; i++)
+    {
+      GtkListBoxRow *row = gtk_list_box_get_row_at_index (self->file_list, (int) i);
+      guint64 done, total;
+      CpJobFileState state = cp_job_progress_get_file (self->load_progress, i, &done, &total);
+      g_autofree char *text = file_state_text (state, done, total);
+      double f = file_fraction (state, done, total);
+
+      sum += f;
+      finished += state >= CP_JOB_FILE_DONE;
+      if (row == NULL)
+        continue;
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), text);
+      gtk_progress_bar_set_fraction (g_object_get_data (G_OBJECT (row), "cp-bar"), f);
+    }
+  if (n > 0)
+    {
+      g_autofree char *text = g_strdup_printf (_("%u of %u read"), finished, n);
+
+      gtk_progress_bar_set_fraction (self->progress, sum / n);
+      gtk_progress_bar_set_text (self->progress, text);
+    }
   return G_SOURCE_CONTINUE;
 }
 
@@ -390,6 +463,32 @@ stop_pulse (CpJobWindow *self)
     }
 }
 
+/* A row per file on the loading page, in the order given. */
+static void
+fill_file_list (CpJobWindow *self,
+                GPtrArray   *files)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->file_list))) != NULL)
+    gtk_list_box_remove (self->file_list, child);
+  for (guint i = 0; i < files->len; i++)
+    {
+      g_autofree char *name = g_file_get_basename (g_ptr_array_index (files, i));
+      GtkWidget *row = adw_action_row_new ();
+      GtkWidget *bar = gtk_progress_bar_new ();
+
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), name != NULL ? name : "?");
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("Waiting"));
+      gtk_widget_set_valign (bar, GTK_ALIGN_CENTER);
+      gtk_widget_set_size_request (bar, 120, -1);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), bar);
+      g_object_set_data (G_OBJECT (row), "cp-bar", bar);
+      gtk_list_box_append (self->file_list, row);
+    }
+}
+
 static void
 opened_cb (GObject      *source,
            GAsyncResult *result,
@@ -400,6 +499,7 @@ opened_cb (GObject      *source,
   CpJob *job = cp_job_open_finish (result, &error);
 
   stop_pulse (self);
+  pulse (self);
   g_clear_object (&self->cancellable);
   if (job == NULL)
     {
@@ -461,9 +561,17 @@ cp_job_window_open (CpJobWindow   *self,
   adw_status_page_set_title (self->loading_page, what);
   gtk_stack_set_visible_child_name (self->stack, "loading");
   self->cancellable = g_cancellable_new ();
+  g_clear_pointer (&self->load_progress, cp_job_progress_unref);
+  self->load_progress = cp_job_progress_new (list->len);
+  fill_file_list (self, list);
+  gtk_progress_bar_set_fraction (self->progress, 0);
   self->pulse_id = g_timeout_add (100, pulse, self);
-  cp_job_open_async ((GFile * const *) list->pdata, list->len, NULL, self->cancellable, opened_cb,
-                     g_object_ref (self));
+  {
+    CpJobOptions options = { TRUE, self->load_progress };
+
+    cp_job_open_async ((GFile * const *) list->pdata, list->len, &options, self->cancellable, opened_cb,
+                       g_object_ref (self));
+  }
 }
 
 void
@@ -625,6 +733,7 @@ cp_job_window_dispose (GObject *object)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->job);
+  g_clear_pointer (&self->load_progress, cp_job_progress_unref);
   G_OBJECT_CLASS (cp_job_window_parent_class)->dispose (object);
 }
 
@@ -662,7 +771,25 @@ cp_job_window_init (CpJobWindow *self)
   gtk_widget_add_css_class (cancel, "pill");
   gtk_widget_set_name (cancel, "job-cancel");
   g_signal_connect_swapped (cancel, "clicked", G_CALLBACK (cancel_clicked), self);
+  gtk_progress_bar_set_show_text (self->progress, TRUE);
+  gtk_widget_set_name (GTK_WIDGET (self->progress), "job-progress");
   gtk_box_append (GTK_BOX (loading_box), GTK_WIDGET (self->progress));
+  {
+    GtkWidget *clamp = adw_clamp_new ();
+    GtkWidget *scroll = gtk_scrolled_window_new ();
+
+    self->file_list = GTK_LIST_BOX (gtk_list_box_new ());
+    gtk_widget_set_name (GTK_WIDGET (self->file_list), "job-files");
+    gtk_list_box_set_selection_mode (self->file_list, GTK_SELECTION_NONE);
+    gtk_widget_add_css_class (GTK_WIDGET (self->file_list), "boxed-list");
+    gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroll), TRUE);
+    gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroll), 360);
+    gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), GTK_WIDGET (self->file_list));
+    adw_clamp_set_maximum_size (ADW_CLAMP (clamp), 560);
+    adw_clamp_set_child (ADW_CLAMP (clamp), scroll);
+    gtk_box_append (GTK_BOX (loading_box), clamp);
+  }
   gtk_box_append (GTK_BOX (loading_box), cancel);
   adw_status_page_set_child (self->loading_page, loading_box);
   adw_status_page_set_icon_name (self->loading_page, "document-open-symbolic");

@@ -5,7 +5,9 @@
  *
  * Opened for several files at once (the command line, Open with several
  * selected, a drop) or a folder of per-rank captures. The ranks are read
- * in parallel (cp_job_open_async()) with Cancel; a rank left out (missing,
+ * in parallel (cp_job_open_async()) with Cancel, the loading page showing
+ * every file's state and share read (CpJobProgress) and the whole job's
+ * beside it; a rank left out (missing,
  * damaged, from another job) is named in a toast and on the page while the
  * rest opens. The Ranks page shows the straggler with its evidence, the
  * mean step of every rank side by side, the heat map of arrival delays

@@ -309,6 +309,31 @@ test_generated_64 (void)
   cp_ui_destroy_window (GTK_WINDOW (window));
 }
 
+/* The loading page's row of the file named name: its state; NULL without
+ * such a row. */
+static const char *
+file_row_state (CpJobWindow *window,
+                const char  *name)
+{
+  GtkWidget *list = cp_ui_find_named (GTK_WIDGET (window), "job-files");
+
+  g_assert_nonnull (list);
+  for (GtkWidget *row = gtk_widget_get_first_child (list); row; row = gtk_widget_get_next_sibling (row))
+    if (g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), name) == 0)
+      return adw_action_row_get_subtitle (ADW_ACTION_ROW (row));
+  return NULL;
+}
+
+static guint
+n_children (GtkWidget *widget)
+{
+  guint n = 0;
+
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    n++;
+  return n;
+}
+
 /* A damaged rank among four: named on the page, the four open. A folder
  * of damaged ranks only: the window says why nothing opened. */
 static void
@@ -325,6 +350,20 @@ test_damaged_rank (void)
 
   window = open_job (&folder, 1);
   g_assert_cmpuint (cp_job_get_n_ranks (cp_job_window_get_job (window)), ==, 4);
+  /* Each file had its row while the job was read: the damaged one is
+   * left out, the others read. */
+  g_assert_cmpuint (n_children (cp_ui_find_named (GTK_WIDGET (window), "job-files")), ==, 5);
+  g_assert_cmpstr (file_row_state (window, "rank-9.pt.trace.json"), ==, "Left out");
+  for (guint k = 0; k < 4; k++)
+    {
+      g_autofree char *name = g_strdup_printf ("rank-%u.pt.trace.json", k);
+
+      g_assert_cmpstr (file_row_state (window, name), ==, "Read");
+    }
+  g_assert_cmpstr (gtk_progress_bar_get_text (GTK_PROGRESS_BAR (cp_ui_find_named (GTK_WIDGET (window), "job-progress"))),
+                   ==, "5 of 5 read");
+  g_assert_cmpfloat (gtk_progress_bar_get_fraction (GTK_PROGRESS_BAR (cp_ui_find_named (GTK_WIDGET (window), "job-progress"))),
+                     ==, 1.0);
   notes = cp_ui_find_named (GTK_WIDGET (window), "job-notes");
   g_assert_true (gtk_widget_get_visible (notes));
   g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (notes)), "rank-9.pt.trace.json"));
