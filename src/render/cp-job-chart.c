@@ -475,6 +475,8 @@ cp_job_timeline_layout (CpJob         *job,
       out->end = MAX (out->end, cp_job_rank_to_job_offset (job, k) + cp_trace_get_duration (r->trace));
       gutter = MAX (gutter, text_width (layout, label));
     }
+  out->full_start = out->start;
+  out->full_end = out->end;
   out->label_x = x + gutter;
   out->x = out->label_x + GUTTER_PAD;
   out->width = MAX (width - (out->x - x), 1.0);
@@ -484,6 +486,42 @@ cp_job_timeline_layout (CpJob         *job,
   out->total_height = TL_RULER + out->height;
 }
 
+#define TL_MIN_SPAN (1000)   /* 1 µs */
+
+void
+cp_job_timeline_set_range (CpJobTimeline *tl,
+                           gint64         start,
+                           gint64         end)
+{
+  gint64 full = tl->full_end - tl->full_start;
+  gint64 span = CLAMP (end - start, MIN (TL_MIN_SPAN, full), full);
+
+  start = CLAMP (start, tl->full_start, tl->full_end - span);
+  tl->start = start;
+  tl->end = start + span;
+}
+
+void
+cp_job_timeline_collective_range (CpJob  *job,
+                                  guint   collective,
+                                  gint64 *start,
+                                  gint64 *end)
+{
+  const CpJobCollective *jc = cp_job_get_collective (job, collective);
+  gint64 lo = G_MAXINT64, hi = G_MININT64, pad;
+
+  for (guint k = 0; k < cp_job_get_n_ranks (job); k++)
+    {
+      lo = MIN (lo, jc->arrival[k]);
+      hi = MAX (hi, jc->end[k]);
+    }
+  if (lo > hi)
+    lo = hi = 0;
+  pad = MAX ((hi - lo) / 5, TL_MIN_SPAN);
+  *start = lo - pad;
+  *end = hi + pad;
+}
+
 double
 cp_job_timeline_x (const CpJobTimeline *tl,
                    gint64               t)
@@ -491,7 +529,15 @@ cp_job_timeline_x (const CpJobTimeline *tl,
   return tl->x + tl->width * (double) (t - tl->start) / (double) MAX (tl->end - tl->start, 1);
 }
 
-/* Fills [t0, t1) of a row, at least a pixel wide. */
+gint64
+cp_job_timeline_time_at (const CpJobTimeline *tl,
+                         double               x)
+{
+  return tl->start + (gint64) ((x - tl->x) / MAX (tl->width, 1.0) * (double) (tl->end - tl->start));
+}
+
+/* Fills [t0, t1) of a row, at least a pixel wide; nothing outside the
+ * range shown. */
 static void
 fill_span (cairo_t             *cr,
            const CpJobTimeline *tl,
@@ -500,8 +546,12 @@ fill_span (cairo_t             *cr,
            double               y,
            double               h)
 {
-  double x0 = cp_job_timeline_x (tl, t0), x1 = cp_job_timeline_x (tl, t1);
+  double x0, x1;
 
+  if (t1 < tl->start || t0 > tl->end)
+    return;
+  x0 = cp_job_timeline_x (tl, MAX (t0, tl->start));
+  x1 = cp_job_timeline_x (tl, MIN (t1, tl->end));
   cairo_rectangle (cr, x0, y, MAX (x1 - x0, 1.0), h);
 }
 
@@ -536,9 +586,9 @@ cp_job_timeline_draw (const CpJobTimeline *tl,
   cairo_rectangle (cr, tl->x, tl->y, tl->width, tl->height);
   cairo_fill (cr);
 
-  /* Ruler. */
+  /* Ruler, from the first tick in the range. */
   cairo_set_line_width (cr, 1);
-  for (gint64 t = tl->start; t <= tl->end; t += step)
+  for (gint64 t = tl->start + (step - tl->start % step) % step; t <= tl->end; t += step)
     {
       double x = floor (cp_job_timeline_x (tl, t)) + 0.5;
       g_autofree char *label = cp_time_format_duration (t);
@@ -598,6 +648,9 @@ cp_job_timeline_draw (const CpJobTimeline *tl,
       const CpJobCollective *jc = cp_job_get_collective (job, selected);
       double lx = cp_job_timeline_x (tl, jc->last_arrival);
 
+      /* Zoomed in, the outline stays within the rows. */
+      cairo_rectangle (cr, tl->x, tl->y - 4, tl->width, tl->height + 4);
+      cairo_clip (cr);
       set_rgba (cr, pc->accent);
       cairo_set_line_width (cr, 2);
       for (guint k = 0; k < tl->n_ranks; k++)

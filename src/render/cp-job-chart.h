@@ -125,6 +125,7 @@ typedef struct
   double  row_height;
   guint   n_ranks;
   gint64  start, end;      /* job ns across the width */
+  gint64  full_start, full_end;  /* the whole job, where the layout starts */
   double  label_x;
   double  total_height;    /* ruler and rows */
 } CpJobTimeline;
@@ -141,9 +142,23 @@ void     cp_job_timeline_draw      (const CpJobTimeline *tl,
                                     PangoLayout         *layout,
                                     CpTheme              theme,
                                     gint                 selected_collective);
+/* Shows [start, end) of the job across the width, kept inside the whole
+ * job and at least 1 µs wide (cut to fit, the span kept where it can). */
+void     cp_job_timeline_set_range (CpJobTimeline *tl,
+                                    gint64         start,
+                                    gint64         end);
+/* The range the selected collective spans on every rank (first arrival
+ * to last end), with a fifth of it on each side. */
+void     cp_job_timeline_collective_range (CpJob  *job,
+                                           guint   collective,
+                                           gint64 *start,
+                                           gint64 *end);
 /* The x of a job time. */
 double   cp_job_timeline_x         (const CpJobTimeline *tl,
                                     gint64               t);
+/* The job time at an x (inverse of cp_job_timeline_x()). */
+gint64   cp_job_timeline_time_at   (const CpJobTimeline *tl,
+                                    double               x);
 /* The collective drawn under a point of a rank's row; FALSE when none. */
 gboolean cp_job_timeline_hit       (const CpJobTimeline *tl,
                                     CpJob               *job,

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
 #include <string.h>
 
 #include "render/cp-time-format.h"
@@ -42,6 +43,10 @@ struct _CpJobWindow
   gboolean              heat_valid;
   CpJobTimeline         timeline_layout;
   gboolean              timeline_valid;
+  gint64                view_start;   /* the timeline's range; view_end 0: the whole job */
+  gint64                view_end;
+  gint64                drag_start;   /* view_start when a pan began */
+  double                pointer_x;    /* over the timeline, for the wheel's zoom */
   CpJobBars             bars_layout;
   gboolean              bars_valid;
   gint                  selected;
@@ -114,6 +119,8 @@ draw_timeline (GtkDrawingArea *area,
     return;
   layout = gtk_widget_create_pango_layout (GTK_WIDGET (area), NULL);
   cp_job_timeline_layout (self->job, layout, 0, 0, width, &self->timeline_layout);
+  if (self->view_end > self->view_start)
+    cp_job_timeline_set_range (&self->timeline_layout, self->view_start, self->view_end);
   self->timeline_valid = TRUE;
   cp_job_timeline_draw (&self->timeline_layout, self->job, cr, layout,
                         cp_ui_widget_is_dark (GTK_WIDGET (area)) ? CP_THEME_DARK : CP_THEME_LIGHT, self->selected);
@@ -146,6 +153,7 @@ select_collective (CpJobWindow *self,
   if (self->selected == (gint) c)
     return;
   self->selected = c;
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "job.zoom-collective", TRUE);
   gtk_widget_queue_draw (self->heat);
   gtk_widget_queue_draw (self->timeline);
 }
@@ -165,6 +173,147 @@ show_cell (CpJobWindow *self,
   gtk_label_set_text (self->heat_info, text);
   if (select)
     select_collective (self, c);
+}
+
+/* Zoom and pan --------------------------------------------------------------------------- */
+
+/* The range shown: the window's, else the whole job's. */
+static void
+view_range (CpJobWindow *self,
+            gint64      *start,
+            gint64      *end)
+{
+  CpJobTimeline tl;
+
+  if (self->job == NULL)
+    {
+      *start = *end = 0;
+      return;
+    }
+  /* The layout's extent, without drawing: the rows' width does not matter. */
+  tl.n_ranks = 0;
+  tl.full_start = 0;
+  tl.full_end = 1;
+  for (guint k = 0; k < cp_job_get_n_ranks (self->job); k++)
+    tl.full_end = MAX (tl.full_end, cp_job_rank_to_job_offset (self->job, k) +
+                                    cp_trace_get_duration (cp_job_get_rank (self->job, k)->trace));
+  tl.start = tl.full_start;
+  tl.end = tl.full_end;
+  if (self->view_end > self->view_start)
+    cp_job_timeline_set_range (&tl, self->view_start, self->view_end);
+  *start = tl.start;
+  *end = tl.end;
+}
+
+static void
+set_view (CpJobWindow *self,
+          gint64       start,
+          gint64       end)
+{
+  gint64 s, e;
+
+  self->view_start = start;
+  self->view_end = end;
+  /* Kept inside the job, as the layout will draw it. */
+  view_range (self, &s, &e);
+  self->view_start = s;
+  self->view_end = e;
+  gtk_widget_queue_draw (self->timeline);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "job.zoom-collective", self->selected >= 0);
+}
+
+/* Zooms by factor (< 1 in) around the job time at. */
+static void
+zoom_around (CpJobWindow *self,
+             gint64       at,
+             double       factor)
+{
+  gint64 start, end;
+  double span;
+
+  view_range (self, &start, &end);
+  span = (double) (end - start);
+  /* The span rounded up, so that zooming out undoes zooming in. */
+  set_view (self, at - (gint64) ((at - start) * factor), at - (gint64) ((at - start) * factor) + (gint64) ceil (span * factor));
+}
+
+static void
+zoom_action (GtkWidget  *widget,
+             const char *action,
+             GVariant   *param)
+{
+  CpJobWindow *self = CP_JOB_WINDOW (widget);
+  gint64 start, end;
+
+  if (self->job == NULL)
+    return;
+  view_range (self, &start, &end);
+  if (g_str_equal (action, "job.zoom-in"))
+    zoom_around (self, start + (end - start) / 2, 0.5);
+  else if (g_str_equal (action, "job.zoom-out"))
+    zoom_around (self, start + (end - start) / 2, 2.0);
+  else if (g_str_equal (action, "job.zoom-fit"))
+    set_view (self, 0, 0);
+  else if (self->selected >= 0)
+    {
+      cp_job_timeline_collective_range (self->job, self->selected, &start, &end);
+      set_view (self, start, end);
+    }
+}
+
+/* Ctrl and the wheel zoom around the pointer; the wheel alone scrolls the
+ * page. */
+static gboolean
+timeline_scroll (GtkEventControllerScroll *scroll,
+                 double                    dx,
+                 double                    dy,
+                 CpJobWindow              *self)
+{
+  GdkModifierType mods = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (scroll));
+  double x = self->pointer_x;
+
+  if (!(mods & GDK_CONTROL_MASK) || !self->timeline_valid || dy == 0)
+    return FALSE;
+  if (x < self->timeline_layout.x || x > self->timeline_layout.x + self->timeline_layout.width)
+    x = self->timeline_layout.x + self->timeline_layout.width / 2;
+  zoom_around (self, cp_job_timeline_time_at (&self->timeline_layout, x), dy < 0 ? 0.8 : 1.25);
+  return TRUE;
+}
+
+static void
+timeline_motion (GtkEventControllerMotion *motion,
+                 double                    x,
+                 double                    y,
+                 CpJobWindow              *self)
+{
+  self->pointer_x = x;
+}
+
+static void
+timeline_drag_begin (GtkGestureDrag *drag,
+                     double          x,
+                     double          y,
+                     CpJobWindow    *self)
+{
+  gint64 end;
+
+  view_range (self, &self->drag_start, &end);
+}
+
+/* Dragging moves the range with the pointer. */
+static void
+timeline_drag_update (GtkGestureDrag *drag,
+                      double          dx,
+                      double          dy,
+                      CpJobWindow    *self)
+{
+  gint64 start, end, shift;
+
+  if (!self->timeline_valid || dx == 0)
+    return;
+  view_range (self, &start, &end);
+  shift = (gint64) (dx / MAX (self->timeline_layout.width, 1.0) * (double) (end - start));
+  set_view (self, self->drag_start - shift, self->drag_start - shift + (end - start));
 }
 
 static void
@@ -621,6 +770,15 @@ cp_job_window_get_timeline (CpJobWindow   *self,
   return TRUE;
 }
 
+void
+cp_job_window_get_visible_range (CpJobWindow *self,
+                                 gint64      *start,
+                                 gint64      *end)
+{
+  g_return_if_fail (CP_IS_JOB_WINDOW (self));
+  view_range (self, start, end);
+}
+
 gint
 cp_job_window_get_selected_collective (CpJobWindow *self)
 {
@@ -706,12 +864,54 @@ build_ranks_page (CpJobWindow *self)
     gtk_widget_add_css_class (hint, "dim-label");
     gtk_box_append (GTK_BOX (box), hint);
   }
+  {
+    static const struct { const char *action, *icon, *tip, *name; } buttons[] = {
+      { "job.zoom-out", "zoom-out-symbolic", N_("Zoom Out"), "job-zoom-out" },
+      { "job.zoom-in", "zoom-in-symbolic", N_("Zoom In"), "job-zoom-in" },
+      { "job.zoom-fit", "zoom-fit-best-symbolic", N_("Show the Whole Job"), "job-zoom-fit" },
+      { "job.zoom-collective", "find-location-symbolic", N_("Zoom to the Selected Collective"), "job-zoom-collective" },
+    };
+    GtkWidget *bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+    GtkWidget *zoom = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+    GtkWidget *hint = gtk_label_new (_("Ctrl and the wheel zoom; drag to move"));
+
+    gtk_widget_add_css_class (zoom, "linked");
+    for (guint i = 0; i < G_N_ELEMENTS (buttons); i++)
+      {
+        GtkWidget *b = gtk_button_new_from_icon_name (buttons[i].icon);
+
+        gtk_actionable_set_action_name (GTK_ACTIONABLE (b), buttons[i].action);
+        gtk_widget_set_tooltip_text (b, _(buttons[i].tip));
+        gtk_widget_set_name (b, buttons[i].name);
+        gtk_box_append (GTK_BOX (i < 3 ? zoom : bar), b);
+        if (i == 2)
+          gtk_box_append (GTK_BOX (bar), zoom);
+      }
+    gtk_widget_add_css_class (hint, "dim-label");
+    gtk_widget_add_css_class (hint, "caption");
+    gtk_box_prepend (GTK_BOX (bar), hint);
+    gtk_widget_set_halign (bar, GTK_ALIGN_END);
+    gtk_box_append (GTK_BOX (box), bar);
+  }
   self->timeline = gtk_drawing_area_new ();
   gtk_widget_set_name (self->timeline, "job-timeline");
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->timeline), draw_timeline, self, NULL);
   click = gtk_gesture_click_new ();
   g_signal_connect (click, "pressed", G_CALLBACK (timeline_pressed), self);
   gtk_widget_add_controller (self->timeline, GTK_EVENT_CONTROLLER (click));
+  {
+    GtkEventController *wheel = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+    GtkEventController *pointer = gtk_event_controller_motion_new ();
+    GtkGesture *drag = gtk_gesture_drag_new ();
+
+    g_signal_connect (wheel, "scroll", G_CALLBACK (timeline_scroll), self);
+    gtk_widget_add_controller (self->timeline, wheel);
+    g_signal_connect (pointer, "motion", G_CALLBACK (timeline_motion), self);
+    gtk_widget_add_controller (self->timeline, pointer);
+    g_signal_connect (drag, "drag-begin", G_CALLBACK (timeline_drag_begin), self);
+    g_signal_connect (drag, "drag-update", G_CALLBACK (timeline_drag_update), self);
+    gtk_widget_add_controller (self->timeline, GTK_EVENT_CONTROLLER (drag));
+  }
   gtk_box_append (GTK_BOX (box), self->timeline);
 
   self->findings = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
@@ -740,7 +940,13 @@ cp_job_window_dispose (GObject *object)
 static void
 cp_job_window_class_init (CpJobWindowClass *klass)
 {
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
   G_OBJECT_CLASS (klass)->dispose = cp_job_window_dispose;
+  gtk_widget_class_install_action (widget_class, "job.zoom-in", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "job.zoom-out", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "job.zoom-fit", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "job.zoom-collective", NULL, zoom_action);
 }
 
 static void
@@ -752,6 +958,7 @@ cp_job_window_init (CpJobWindow *self)
   GtkWidget *cancel = gtk_button_new_with_mnemonic (_("_Cancel"));
 
   self->selected = -1;
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "job.zoom-collective", FALSE);
   gtk_window_set_default_size (GTK_WINDOW (self), 1200, 860);
   self->title = ADW_WINDOW_TITLE (adw_window_title_new (_("Job"), ""));
   adw_header_bar_set_title_widget (ADW_HEADER_BAR (header), GTK_WIDGET (self->title));

@@ -14,7 +14,9 @@
  * (collective × rank; hover or click tells the collective, rank and delay;
  * a click selects the collective), the job timeline (a summary row per
  * rank in job time, the selected collective on every rank with its
- * arrivals joined) and the job findings with their fixes.
+ * arrivals joined; zoomed with its buttons or Ctrl and the wheel, to the
+ * selected collective, and moved by a drag) and the job findings with
+ * their fixes.
  */
 
 #pragma once
@@ -49,6 +51,10 @@ gboolean     cp_job_window_get_heatmap     (CpJobWindow   *self,
 /* Where the job timeline was last drawn; FALSE before. */
 gboolean     cp_job_window_get_timeline    (CpJobWindow   *self,
                                             CpJobTimeline *timeline);
+/* The job time range the timeline shows (the whole job unless zoomed). */
+void             cp_job_window_get_visible_range (CpJobWindow *self,
+                                                  gint64      *start,
+                                                  gint64      *end);
 /* The selected collective (job order), -1 for none. */
 gint         cp_job_window_get_selected_collective (CpJobWindow *self);
 

@@ -8,9 +8,10 @@
  * 3-rank gloo run (the straggler, and each heat map cell's delay as the
  * page tells it when pointed at; each collective on the timeline where
  * the oracle's times put it), and the truth `cp-gen --job` writes
- * (the straggler of a 64-rank job over 8 hosts). A damaged rank is named
- * while the others open. Screenshots (CP_SCREENSHOT_DIR) light and dark,
- * 3 and 64 ranks. Run by run-ui-test.sh (skipped without a display).
+ * (the straggler of a 64-rank job over 8 hosts); the 64-rank timeline
+ * zoomed in, out, to a collective and dragged. A damaged rank is named
+ * while the others open, and each file's row says how it went.
+ * Screenshots (CP_SCREENSHOT_DIR) light and dark, 3 and 64 ranks. Run by run-ui-test.sh (skipped without a display).
  */
 
 #include "config.h"
@@ -306,6 +307,85 @@ test_generated_64 (void)
   g_assert_cmpuint (map.n_collectives, ==, json_array_get_length (json_object_get_array_member (t, "collectives")));
   g_assert_cmpfloat (map.height, <=, 800);
   screenshots (window, "job-64-light.png", "job-64-dark.png");
+
+  /* The timeline zooms: in and out around its middle, to the selected
+   * collective (first arrival to last end on every rank, as the
+   * generator's truth has them), moved by a drag, and back to the whole
+   * job, which is the longest rank in job time. */
+  {
+    GtkWidget *timeline = cp_ui_find_named (GTK_WIDGET (window), "job-timeline");
+    CpJob *job = cp_job_window_get_job (window);
+    JsonArray *colls = json_object_get_array_member (t, "collectives");
+    gint64 start, end, full, s2, e2, lo = G_MAXINT64, hi = G_MININT64;
+    CpJobTimeline tl;
+    double x, y;
+
+    cp_job_window_get_visible_range (window, &start, &end);
+    g_assert_cmpint (start, ==, 0);
+    full = end;
+    for (guint k = 0; k < cp_job_get_n_ranks (job); k++)
+      g_assert_cmpint (cp_job_rank_to_job_offset (job, k) + cp_trace_get_duration (cp_job_get_rank (job, k)->trace),
+                       <=, full);
+    /* Nothing selected yet: nothing to zoom to. */
+    g_assert_false (gtk_widget_get_sensitive (cp_ui_find_named (GTK_WIDGET (window), "job-zoom-collective")));
+    gtk_widget_activate_action (GTK_WIDGET (window), "job.zoom-in", NULL);
+    cp_job_window_get_visible_range (window, &s2, &e2);
+    g_assert_cmpint (e2 - s2, ==, (full + 1) / 2);
+    g_assert_cmpint (s2, ==, full / 2 - full / 4);
+    gtk_widget_activate_action (GTK_WIDGET (window), "job.zoom-out", NULL);
+    cp_job_window_get_visible_range (window, &s2, &e2);
+    g_assert_cmpint (s2, ==, 0);
+    g_assert_cmpint (e2, ==, full);
+
+    /* Collective 3, selected on the heat map. */
+    g_assert_true (cp_job_window_get_heatmap (window, &map));
+    cp_job_heatmap_cell_center (&map, 3, 0, &x, &y);
+    g_signal_emit_by_name (controller_of (cp_ui_find_named (GTK_WIDGET (window), "heat-map"), GTK_TYPE_GESTURE_CLICK),
+                           "pressed", 1, x, y);
+    g_assert_cmpint (cp_job_window_get_selected_collective (window), ==, 3);
+    g_assert_true (gtk_widget_get_sensitive (cp_ui_find_named (GTK_WIDGET (window), "job-zoom-collective")));
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "job.zoom-collective", NULL));
+    cp_job_window_get_visible_range (window, &s2, &e2);
+    for (guint k = 0; k < cp_job_get_n_ranks (job); k++)
+      {
+        lo = MIN (lo, cp_job_get_collective (job, 3)->arrival[k]);
+        hi = MAX (hi, cp_job_get_collective (job, 3)->end[k]);
+      }
+    g_assert_cmpint (s2, <, lo);
+    g_assert_cmpint (e2, >, hi);
+    g_assert_cmpint (e2 - s2, <, full / 10);
+    g_assert_cmpuint (json_array_get_length (colls), >, 3);
+    cp_ui_wait_frame (timeline);
+    g_assert_true (cp_job_window_get_timeline (window, &tl));
+    g_assert_cmpint (tl.start, ==, s2);
+    g_assert_cmpint (tl.end, ==, e2);
+    /* The collective fills the middle three fifths or so of the rows. */
+    g_assert_cmpfloat (cp_job_timeline_x (&tl, lo), >, tl.x);
+    g_assert_cmpfloat (cp_job_timeline_x (&tl, hi), <, tl.x + tl.width);
+    if (g_getenv ("CP_SCREENSHOT_DIR") != NULL)
+      {
+        /* The timeline is below the heat map: scrolled to. */
+        GtkWidget *scrolled = gtk_widget_get_ancestor (timeline, GTK_TYPE_SCROLLED_WINDOW);
+        GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+        graphene_rect_t bounds;
+
+        g_assert_true (gtk_widget_compute_bounds (timeline, gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scrolled)), &bounds));
+        gtk_adjustment_set_value (adj, bounds.origin.y - 120);
+        screenshots (window, "job-64-zoomed-light.png", "job-64-zoomed-dark.png");
+        gtk_adjustment_set_value (adj, 0);
+      }
+
+    /* A drag to the left by a tenth of the rows moves later by a tenth. */
+    cp_ui_drag (timeline, tl.x + tl.width / 2, tl.y + 2, -tl.width / 10, 0);
+    cp_job_window_get_visible_range (window, &start, &end);
+    g_assert_cmpint (end - start, ==, e2 - s2);
+    g_assert_cmpint (ABS ((start - s2) - (e2 - s2) / 10), <=, (e2 - s2) / 100);
+
+    gtk_widget_activate_action (GTK_WIDGET (window), "job.zoom-fit", NULL);
+    cp_job_window_get_visible_range (window, &start, &end);
+    g_assert_cmpint (start, ==, 0);
+    g_assert_cmpint (end, ==, full);
+  }
   cp_ui_destroy_window (GTK_WINDOW (window));
 }
 
