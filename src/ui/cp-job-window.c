@@ -13,6 +13,7 @@
 #include "render/cp-time-format.h"
 #include "cp-job-window.h"
 #include "cp-style.h"
+#include "cp-window.h"
 
 struct _CpJobWindow
 {
@@ -316,6 +317,55 @@ timeline_drag_update (GtkGestureDrag *drag,
   set_view (self, self->drag_start - shift, self->drag_start - shift + (end - start));
 }
 
+/* Opening one rank ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  gint64 start, end;    /* in the rank's own time */
+} RankRange;
+
+static void
+rank_trace_cb (CpWindow   *window,
+               GParamSpec *pspec,
+               RankRange  *range)
+{
+  if (cp_window_get_trace (window) == NULL)
+    return;
+  cp_view_state_set_visible_range (cp_window_get_view_state (window), range->start, range->end);
+  g_signal_handlers_disconnect_by_func (window, rank_trace_cb, range);
+}
+
+void
+cp_job_window_open_rank (CpJobWindow *self,
+                         guint        index)
+{
+  const CpJobRank *r;
+  g_autoptr(GFile) file = NULL;
+  GtkApplication *app;
+  CpWindow *window;
+  RankRange *range;
+  gint64 start, end, off;
+
+  g_return_if_fail (CP_IS_JOB_WINDOW (self));
+  g_return_if_fail (self->job != NULL && index < cp_job_get_n_ranks (self->job));
+
+  app = gtk_window_get_application (GTK_WINDOW (self));
+  if (!CP_IS_APPLICATION (app))
+    return;
+  r = cp_job_get_rank (self->job, index);
+  file = g_file_parse_name (r->path);
+  off = cp_job_rank_to_job_offset (self->job, index);
+  view_range (self, &start, &end);
+  range = g_new (RankRange, 1);
+  range->start = start - off;
+  range->end = end - off;
+  window = cp_window_new (CP_APPLICATION (app));
+  g_signal_connect_data (window, "notify::trace", G_CALLBACK (rank_trace_cb), range,
+                         (GClosureNotify) (void (*) (void)) g_free, 0);
+  gtk_window_present (GTK_WINDOW (window));
+  cp_window_open (window, file);
+}
+
 static void
 timeline_pressed (GtkGestureClick *click,
                   int              n_press,
@@ -325,9 +375,17 @@ timeline_pressed (GtkGestureClick *click,
 {
   guint c, k;
   g_autofree char *text = NULL;
+  const CpJobTimeline *tl = &self->timeline_layout;
 
-  if (self->job == NULL || !self->timeline_valid ||
-      !cp_job_timeline_hit (&self->timeline_layout, self->job, x, y, &c, &k))
+  if (self->job == NULL || !self->timeline_valid)
+    return;
+  /* A double click on a rank's row opens its capture at the range shown. */
+  if (n_press == 2 && tl->n_ranks > 0 && y >= tl->y && y < tl->y + tl->height && x >= tl->x)
+    {
+      cp_job_window_open_rank (self, MIN ((guint) floor ((y - tl->y) / tl->row_height), tl->n_ranks - 1));
+      return;
+    }
+  if (!cp_job_timeline_hit (tl, self->job, x, y, &c, &k))
     return;
   text = describe_cell (self->job, c, k);
   gtk_label_set_text (self->heat_info, text);
@@ -860,7 +918,8 @@ build_ranks_page (CpJobWindow *self)
 
     gtk_label_set_text (GTK_LABEL (hint), _("One row per rank, in job time (each rank's clock offset applied): "
                                             "what its steps did and its collectives, the wait for the last "
-                                            "rank pale. Click a collective to select it on every rank."));
+                                            "rank pale. Click a collective to select it on every rank; "
+                                            "double-click a rank to open its capture at the time shown."));
     gtk_widget_add_css_class (hint, "dim-label");
     gtk_box_append (GTK_BOX (box), hint);
   }

@@ -15,8 +15,8 @@
  * a click selects the collective), the job timeline (a summary row per
  * rank in job time, the selected collective on every rank with its
  * arrivals joined; zoomed with its buttons or Ctrl and the wheel, to the
- * selected collective, and moved by a drag) and the job findings with
- * their fixes.
+ * selected collective, and moved by a drag; a double click on a rank
+ * opens its capture at that range) and the job findings with their fixes.
  */
 
 #pragma once
@@ -55,6 +55,10 @@ gboolean     cp_job_window_get_timeline    (CpJobWindow   *self,
 void             cp_job_window_get_visible_range (CpJobWindow *self,
                                                   gint64      *start,
                                                   gint64      *end);
+/* Opens rank index's capture (job order) in a window of its own, showing
+ * the range the job timeline shows, in the rank's own time. */
+void             cp_job_window_open_rank (CpJobWindow *self,
+                                          guint        index);
 /* The selected collective (job order), -1 for none. */
 gint         cp_job_window_get_selected_collective (CpJobWindow *self);
 

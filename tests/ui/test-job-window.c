@@ -26,6 +26,7 @@
 #include "render/cp-time-format.h"
 #include "ui/cp-application.h"
 #include "ui/cp-job-window.h"
+#include "ui/cp-window.h"
 
 static CpApplication *app;
 static char *tmpdir;
@@ -284,6 +285,26 @@ gen_job (const char *name,
   return g_steal_pointer (&dir);
 }
 
+static gboolean
+rank_window_cond (gpointer data)
+{
+  CpWindow **out = data;
+
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
+    if (CP_IS_WINDOW (l->data))
+      {
+        *out = l->data;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static gboolean
+rank_loaded_cond (gpointer data)
+{
+  return cp_window_get_state (data) == CP_WINDOW_LOADED && cp_window_get_analysis (data) != NULL;
+}
+
 /* 64 ranks over 8 hosts (clocks shifted), rank 41 late: the folder opens
  * as one job, the generator's straggler is named and the heat map fits a
  * screen. */
@@ -374,6 +395,30 @@ test_generated_64 (void)
         screenshots (window, "job-64-zoomed-light.png", "job-64-zoomed-dark.png");
         gtk_adjustment_set_value (adj, 0);
       }
+
+    /* A double click on the straggler's row opens its capture, showing
+     * the same collective in its own clock. */
+    {
+      gint straggler = (gint) json_object_get_int_member (t, "straggler");
+      guint k = 0;
+      CpWindow *opened = NULL;
+      g_autoptr(GFile) want_file = NULL;
+      CpViewState *view;
+
+      while (cp_job_get_rank (job, k)->rank != straggler)
+        k++;
+      want_file = g_file_parse_name (cp_job_get_rank (job, k)->path);
+      g_signal_emit_by_name (controller_of (timeline, GTK_TYPE_GESTURE_CLICK), "pressed", 2,
+                             tl.x + 4, tl.y + (k + 0.5) * tl.row_height);
+      cp_ui_wait_for (rank_window_cond, &opened, "the rank's window");
+      cp_ui_wait_for (rank_loaded_cond, opened, "the rank's capture");
+      g_assert_true (g_file_equal (cp_window_get_file (opened), want_file));
+      view = cp_window_get_view_state (opened);
+      cp_ui_wait_frame (GTK_WIDGET (opened));
+      g_assert_cmpint (cp_view_state_get_visible_start (view), ==, s2 - cp_job_rank_to_job_offset (job, k));
+      g_assert_cmpint (cp_view_state_get_visible_end (view), ==, e2 - cp_job_rank_to_job_offset (job, k));
+      cp_ui_destroy_window (GTK_WINDOW (opened));
+    }
 
     /* A drag to the left by a tenth of the rows moves later by a tenth. */
     cp_ui_drag (timeline, tl.x + tl.width / 2, tl.y + 2, -tl.width / 10, 0);
