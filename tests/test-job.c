@@ -689,6 +689,34 @@ test_async (void)
   gen_clear (&g);
 }
 
+/* A folder's captures come in the order people number them: the order
+ * ranks take when neither distributedInfo nor "rank-N" says. */
+static void
+test_folder_order (void)
+{
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  static const char *const names[] = { "worker10.json", "worker2.json", "worker1.json", "worker02b.json",
+                                       "worker.json", "other.txt" };
+  static const char *const want[] = { "worker.json", "worker1.json", "worker2.json", "worker02b.json",
+                                      "worker10.json" };
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  g_autoptr(GPtrArray) files = NULL;
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    g_free (cp_test_write_file (dir, names[i], "{\"traceEvents\": []}", -1));
+  files = cp_job_list_folder (folder, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (files->len, ==, G_N_ELEMENTS (want));
+  for (guint i = 0; i < files->len; i++)
+    {
+      g_autofree char *base = g_file_get_basename (g_ptr_array_index (files, i));
+
+      g_assert_cmpstr (base, ==, want[i]);
+    }
+  cp_test_rm_rf (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -706,5 +734,6 @@ main (int   argc,
   g_test_add_func ("/job/cli-json", test_cli_json);
   g_test_add_func ("/job/async", test_async);
   g_test_add_func ("/job/slow-link", test_slow_link);
+  g_test_add_func ("/job/folder-order", test_folder_order);
   return g_test_run ();
 }

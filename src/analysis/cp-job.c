@@ -124,6 +124,50 @@ note (CpJob      *self,
 
 /* ---- Folders ---------------------------------------------------------- */
 
+/* Names in the order people number them: runs of digits by their value
+ * ("rank-2" before "rank-10", "w007" with "w7"), the rest byte by byte;
+ * names equal that way by their bytes. */
+static gint
+compare_names (const char *a,
+               const char *b)
+{
+  const char *p = a, *q = b;
+
+  while (*p != '\0' && *q != '\0')
+    {
+      if (g_ascii_isdigit (*p) && g_ascii_isdigit (*q))
+        {
+          const char *ep, *eq;
+          gsize np, nq;
+
+          while (*p == '0' && g_ascii_isdigit (p[1]))
+            p++;
+          while (*q == '0' && g_ascii_isdigit (q[1]))
+            q++;
+          for (ep = p; g_ascii_isdigit (*ep); ep++)
+            ;
+          for (eq = q; g_ascii_isdigit (*eq); eq++)
+            ;
+          np = ep - p;
+          nq = eq - q;
+          if (np != nq)
+            return np < nq ? -1 : 1;
+          if (memcmp (p, q, np) != 0)
+            return memcmp (p, q, np) < 0 ? -1 : 1;
+          p = ep;
+          q = eq;
+          continue;
+        }
+      if (*p != *q)
+        return (guchar) *p < (guchar) *q ? -1 : 1;
+      p++;
+      q++;
+    }
+  if (*p != *q)
+    return *p == '\0' ? -1 : 1;
+  return strcmp (a, b);
+}
+
 static gint
 compare_files (gconstpointer a,
                gconstpointer b)
@@ -131,7 +175,7 @@ compare_files (gconstpointer a,
   g_autofree char *pa = g_file_get_basename (*(GFile **) a);
   g_autofree char *pb = g_file_get_basename (*(GFile **) b);
 
-  return strcmp (pa, pb);
+  return compare_names (pa, pb);
 }
 
 gboolean

@@ -155,7 +155,9 @@ typedef struct
 G_DECLARE_FINAL_TYPE (CpJob, cp_job, CP, JOB, GObject)
 
 /* The captures of a folder: its *.pt.trace.json[.gz] files, or when there
- * are none its *.json[.gz] files, sorted by name. NULL with error set when
+ * are none its *.json[.gz] files, sorted by name with numbers by their
+ * value ("worker2" before "worker10": the order ranks take when nothing
+ * else says theirs). NULL with error set when
  * the folder cannot be listed or holds none. */
 GPtrArray             *cp_job_list_folder      (GFile         *folder,
                                                 GError       **error);
