@@ -320,7 +320,7 @@ def session(tmp):
         # as ../shared may be a link): so does the CLI given that path.
         ok(timeless(rinfo) == timeless(cli_json("info", "--json", os.path.realpath(real))),
            "real capture: capture_summary = info --json")
-        ok(timeless(s.tool("diagnose", path=real)) == timeless(cli_json("diagnose", "--json", real)),
+        ok(timeless(s.tool("diagnose", path=real)) == timeless(cli_json("diagnose", "--json", os.path.realpath(real))),
            "real capture: diagnose = diagnose --json")
     else:
         skip("real capture", f"{real} is missing")
