@@ -447,6 +447,43 @@ def session(tmp):
     ok(cli("mcp", "--memory-limit", "1")[0] == 2 and cli("mcp", "--root", os.path.join(tmp, "nope"))[0] == 2 and
        cli("mcp", "stray")[0] == 2, "bad options are usage errors")
 
+    # Cancellation (notifications/cancelled): the request being handled
+    # stops and gets no reply; a queued one is dropped before it runs; the
+    # server goes on answering, and the capture reads whole later.
+    big = os.path.join(root, "big")
+    os.makedirs(big)
+    big_a, big_b = os.path.join(big, "a.json"), os.path.join(big, "b.json")
+    for p, seed in ((big_a, "1"), (big_b, "2")):
+        subprocess.run([CP_GEN, "--scenario", "healthy", "--size", "120M", "--seed", seed, "-o", p, "-q"], check=True)
+    s = Session("--root", root, env=env)
+    s.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "test-mcp", "version": "1"}})
+    call = {"jsonrpc": "2.0", "method": "tools/call"}
+    t0 = time.monotonic()
+    s.send_raw(json.dumps({**call, "id": 20, "params": {"name": "diagnose", "arguments": {"path": big_a}}}))
+    s.send_raw(json.dumps({**call, "id": "twenty-one", "params": {"name": "diagnose", "arguments": {"path": big_b}}}))
+    # Cancelled once it is being read (the log says so), not before.
+    deadline = time.monotonic() + 60
+    while f"reading {big_a}" not in s.stderr() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    s.send_raw(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                           "params": {"requestId": "twenty-one", "reason": "test"}}))
+    s.send_raw(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 20}}))
+    first = s.raw(json.dumps({"jsonrpc": "2.0", "id": 22, "method": "ping"}))
+    answered = time.monotonic() - t0
+    ok(first == {"jsonrpc": "2.0", "id": 22, "result": {}}, f"after two cancellations the next reply is the ping's: {first}")
+    log = s.stderr()
+    ok("request 20 was cancelled; no reply" in log, "the running request was cancelled")
+    ok("request \"twenty-one\" was cancelled before it ran" in log, "the queued one never ran")
+    ok(f"loaded {big_b}" not in log, "the queued capture was not read")
+    t0 = time.monotonic()
+    whole = s.tool("diagnose", path=big_a)
+    full = time.monotonic() - t0
+    ok(timeless(whole) == timeless(cli_json("diagnose", "--json", big_a)),
+       "the cancelled capture reads whole afterwards: diagnose = diagnose --json")
+    ok(answered < full, f"the cancelled call stopped early ({answered:.2f} s against {full:.2f} s for the whole call)")
+    ok(s.close() == 0, "the server ends with its input")
+
 
 if __name__ == "__main__":
     main()

@@ -5,7 +5,8 @@
  *
  * MCP's stdio transport: one JSON-RPC message a line on standard input,
  * one reply a line on standard output, the log on standard error. Ends at
- * the end of the input. The protocol and the tools are cp-mcp-server.c and
+ * the end of the input. A thread reads the input so that
+ * notifications/cancelled reaches a request while it runs. The protocol and the tools are cp-mcp-server.c and
  * cp-mcp-tools.c.
  */
 
@@ -34,30 +35,79 @@ write_line (const char *text)
   return TRUE;
 }
 
-static gboolean
-handle (CpMcpServer *server,
-        const char  *data,
-        gsize        length)
+/* Cancellation (notifications/cancelled) needs the input read while a
+ * request runs: a thread reads standard input into a queue of lines; the
+ * main thread handles them in order. A cancellation of the request being
+ * handled cancels its reads and analyses, and its reply is not sent (as
+ * the protocol asks); one of a request still queued drops it. */
+typedef struct
 {
-  g_autofree char *reply = NULL;
+  GByteArray *data;       /* NULL: the end of the input */
+  int         error;      /* errno of a failed read, with data NULL */
+} Line;
 
-  /* Blank lines (and a CR before the newline) are not messages. */
-  while (length > 0 && (data[length - 1] == '\r' || data[length - 1] == ' ' || data[length - 1] == '\t'))
-    length--;
-  if (length == 0)
-    return TRUE;
-  reply = cp_mcp_server_handle (server, data, length);
-  return reply == NULL || write_line (reply);
+typedef struct
+{
+  GAsyncQueue  *lines;
+  GMutex        lock;
+  char         *current;  /* the id of the request being handled */
+  GCancellable *cancellable;
+  GHashTable   *cancelled;  /* ids of queued requests cancelled */
+} Transport;
+
+static void
+line_free (Line *line)
+{
+  if (line->data != NULL)
+    g_byte_array_unref (line->data);
+  g_free (line);
 }
 
-/* Reads standard input in blocks and hands each line to the server; a line
- * longer than CP_MCP_MAX_MESSAGE gets one error and is skipped to its end. */
-static int
-serve (CpMcpServer *server)
+static void
+push_line (Transport  *t,
+           GByteArray *data)
 {
+  Line *line = g_new0 (Line, 1);
+  gsize length = data->len;
+  g_autofree char *id = NULL, *cancels = NULL;
+
+  /* Blank lines (and a CR before the newline) are not messages. */
+  while (length > 0 && (data->data[length - 1] == '\r' || data->data[length - 1] == ' ' ||
+                        data->data[length - 1] == '\t'))
+    length--;
+  if (length == 0)
+    {
+      g_free (line);
+      return;
+    }
+  cp_mcp_message_peek ((const char *) data->data, length, &id, &cancels);
+  if (cancels != NULL)
+    {
+      g_mutex_lock (&t->lock);
+      if (t->current != NULL && strcmp (t->current, cancels) == 0)
+        g_cancellable_cancel (t->cancellable);
+      else
+        g_hash_table_add (t->cancelled, g_steal_pointer (&cancels));
+      g_mutex_unlock (&t->lock);
+      g_free (line);
+      return;
+    }
+  line->data = g_byte_array_sized_new ((guint) length);
+  g_byte_array_append (line->data, data->data, (guint) length);
+  g_async_queue_push (t->lines, line);
+}
+
+/* Reads standard input in blocks and queues each line; a line longer than
+ * CP_MCP_MAX_MESSAGE is queued cut (the server answers it with an error)
+ * and skipped to its end. */
+static gpointer
+read_thread (gpointer data)
+{
+  Transport *t = data;
   g_autoptr(GByteArray) line = g_byte_array_new ();
   gboolean skipping = FALSE;
   guint8 block[65536];
+  Line *end = g_new0 (Line, 1);
 
   for (;;)
     {
@@ -68,8 +118,8 @@ serve (CpMcpServer *server)
         continue;
       if (n < 0)
         {
-          g_printerr (_("chokepoint mcp: could not read the input: %s\n"), g_strerror (errno));
-          return CP_EXIT_FAILURE;
+          end->error = errno;
+          break;
         }
       if (n == 0)
         break;
@@ -80,8 +130,7 @@ serve (CpMcpServer *server)
           if (!skipping)
             {
               g_byte_array_append (line, block + from, (guint) (i - from));
-              if (!handle (server, (const char *) line->data, line->len))
-                return CP_EXIT_FAILURE;
+              push_line (t, line);
             }
           g_byte_array_set_size (line, 0);
           skipping = FALSE;
@@ -92,17 +141,96 @@ serve (CpMcpServer *server)
           g_byte_array_append (line, block + from, (guint) ((gsize) n - from));
           if (line->len > CP_MCP_MAX_MESSAGE)
             {
-              /* The server answers the too long message with its error. */
-              if (!handle (server, (const char *) line->data, line->len))
-                return CP_EXIT_FAILURE;
+              push_line (t, line);
               g_byte_array_set_size (line, 0);
               skipping = TRUE;
             }
         }
     }
-  if (!skipping && line->len > 0 && !handle (server, (const char *) line->data, line->len))
-    return CP_EXIT_FAILURE;
-  return CP_EXIT_OK;
+  if (!skipping && line->len > 0 && end->error == 0)
+    push_line (t, line);
+  g_async_queue_push (t->lines, end);
+  return NULL;
+}
+
+static gboolean
+handle (CpMcpServer *server,
+        Transport   *t,
+        Line        *line)
+{
+  g_autofree char *id = NULL, *cancels = NULL, *reply = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  gboolean cancelled;
+
+  cp_mcp_message_peek ((const char *) line->data->data, line->data->len, &id, &cancels);
+  g_mutex_lock (&t->lock);
+  if (id != NULL && g_hash_table_remove (t->cancelled, id))
+    {
+      g_mutex_unlock (&t->lock);
+      g_printerr (_("chokepoint mcp: request %s was cancelled before it ran\n"), id);
+      return TRUE;
+    }
+  t->current = id;
+  t->cancellable = cancellable;
+  g_mutex_unlock (&t->lock);
+
+  reply = cp_mcp_server_handle_cancellable (server, (const char *) line->data->data, line->data->len, cancellable);
+
+  g_mutex_lock (&t->lock);
+  t->current = NULL;
+  t->cancellable = NULL;
+  cancelled = g_cancellable_is_cancelled (cancellable);
+  g_mutex_unlock (&t->lock);
+  if (cancelled)
+    {
+      g_printerr (_("chokepoint mcp: request %s was cancelled; no reply\n"), id);
+      return TRUE;
+    }
+  return reply == NULL || write_line (reply);
+}
+
+static int
+serve (CpMcpServer *server)
+{
+  Transport *t = g_new0 (Transport, 1);
+  GThread *reader;
+  int status = CP_EXIT_OK;
+
+  t->lines = g_async_queue_new_full ((GDestroyNotify) line_free);
+  g_mutex_init (&t->lock);
+  t->cancelled = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  reader = g_thread_new ("mcp-input", read_thread, t);
+  for (;;)
+    {
+      Line *line = g_async_queue_pop (t->lines);
+
+      if (line->data == NULL)
+        {
+          if (line->error != 0)
+            {
+              g_printerr (_("chokepoint mcp: could not read the input: %s\n"), g_strerror (line->error));
+              status = CP_EXIT_FAILURE;
+            }
+          line_free (line);
+          break;
+        }
+      if (!handle (server, t, line))
+        {
+          line_free (line);
+          /* The reading thread may still be in read() and use t: the
+           * process leaves with both. */
+          g_thread_unref (reader);
+          return CP_EXIT_FAILURE;
+        }
+      line_free (line);
+    }
+  /* The end of the input was the reading thread's last word. */
+  g_thread_join (reader);
+  g_async_queue_unref (t->lines);
+  g_hash_table_unref (t->cancelled);
+  g_mutex_clear (&t->lock);
+  g_free (t);
+  return status;
 }
 
 int

@@ -36,6 +36,7 @@ struct _CpMcpServer
   GQueue     cache;       /* CpMcpEntry *, most recently used first */
   guint64    cache_bytes;
   guint      n_loads;
+  GCancellable *cancellable;  /* the request being handled, when it can be cancelled */
 };
 
 typedef enum

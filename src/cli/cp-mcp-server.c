@@ -5,7 +5,8 @@
  *
  * Methods: initialize (protocol versions 2025-06-18 and 2025-03-26; any
  * other request gets the newest), notifications/initialized, ping,
- * tools/list and tools/call. Batches (arrays) are not taken: 2025-06-18
+ * tools/list and tools/call; notifications/cancelled is the transport's
+ * (cp-cli-mcp.c), which cancels the request's GCancellable. Batches (arrays) are not taken: 2025-06-18
  * dropped them. Errors: -32700 parse error, -32600 invalid request (also a
  * tool call before initialize), -32601 unknown method, -32602 bad params
  * (unknown tool, missing or mistyped argument). What goes wrong inside a
@@ -490,6 +491,61 @@ handle_tools_call (CpMcpServer *self,
   json_builder_add_boolean_value (b, error != NULL);
   json_builder_end_object (b);
   return reply_result (id, json_builder_get_root (b));
+}
+
+/* An id (string or integer) as JSON text; NULL for anything else. */
+static char *
+id_text (JsonNode *id)
+{
+  if (id == NULL || !JSON_NODE_HOLDS_VALUE (id) ||
+      (json_node_get_value_type (id) != G_TYPE_STRING && json_node_get_value_type (id) != G_TYPE_INT64))
+    return NULL;
+  return json_to_string (id, FALSE);
+}
+
+void
+cp_mcp_message_peek (const char  *data,
+                     gsize        length,
+                     char       **id,
+                     char       **cancels)
+{
+  g_autoptr(JsonParser) parser = NULL;
+  JsonObject *request;
+  JsonNode *root, *method, *params;
+
+  *id = NULL;
+  *cancels = NULL;
+  if (length > CP_MCP_MAX_MESSAGE || !g_utf8_validate (data, length, NULL) || !depth_ok (data, length))
+    return;
+  parser = json_parser_new_immutable ();
+  if (!json_parser_load_from_data (parser, data, length, NULL))
+    return;
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return;
+  request = json_node_get_object (root);
+  *id = id_text (json_object_get_member (request, "id"));
+  method = json_object_get_member (request, "method");
+  params = json_object_get_member (request, "params");
+  if (*id == NULL && method != NULL && JSON_NODE_HOLDS_VALUE (method) &&
+      json_node_get_value_type (method) == G_TYPE_STRING &&
+      strcmp (json_node_get_string (method), "notifications/cancelled") == 0 &&
+      params != NULL && JSON_NODE_HOLDS_OBJECT (params))
+    *cancels = id_text (json_object_get_member (json_node_get_object (params), "requestId"));
+}
+
+char *
+cp_mcp_server_handle_cancellable (CpMcpServer  *self,
+                                  const char   *data,
+                                  gsize         length,
+                                  GCancellable *cancellable)
+{
+  char *reply;
+
+  self->cancellable = cancellable;
+  reply = cp_mcp_server_handle (self, data, length);
+  self->cancellable = NULL;
+  return reply;
 }
 
 char *

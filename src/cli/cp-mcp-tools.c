@@ -200,7 +200,8 @@ get_capture (CpMcpServer  *self,
       return NULL;
     }
   t0 = g_get_monotonic_time ();
-  trace = cp_load_file (file, NULL, NULL, NULL, error);
+  g_printerr (_("chokepoint mcp: reading %s…\n"), real);
+  trace = cp_load_file (file, self->cancellable, NULL, NULL, error);
   if (trace == NULL)
     return NULL;
   e = g_new0 (CpMcpEntry, 1);
@@ -225,7 +226,7 @@ get_analysis (CpMcpServer  *self,
   if (e == NULL)
     return NULL;
   if (e->analysis == NULL)
-    e->analysis = cp_analysis_new (e->trace, NULL, error);
+    e->analysis = cp_analysis_new (e->trace, self->cancellable, error);
   return e->analysis != NULL ? g_object_ref (e->analysis) : NULL;
 }
 
@@ -625,7 +626,7 @@ tool_job (CpMcpServer  *self,
   e = cache_find (self, key->str, newest, total);
   if (e == NULL)
     {
-      job = cp_job_open ((GFile * const *) files->pdata, files->len, &options, NULL, error);
+      job = cp_job_open ((GFile * const *) files->pdata, files->len, &options, self->cancellable, error);
       if (job == NULL)
         return NULL;
       e = g_new0 (CpMcpEntry, 1);

@@ -47,6 +47,22 @@ char        *cp_mcp_server_handle (CpMcpServer   *self,
                                    const char    *data,
                                    gsize          length);
 
+/* The same with a cancellable for the reads and analyses the request
+ * makes (NULL: none): cancelled, they stop and the tool fails. */
+char        *cp_mcp_server_handle_cancellable (CpMcpServer  *self,
+                                               const char   *data,
+                                               gsize         length,
+                                               GCancellable *cancellable);
+
+/* What the transport needs to know of a message before the server handles
+ * it: its id as JSON text ("7", "\"a\""; NULL for a notification or when
+ * it is not a well-formed request), and for notifications/cancelled the
+ * id of the request it cancels (NULL otherwise). Both newly allocated. */
+void         cp_mcp_message_peek (const char  *data,
+                                  gsize        length,
+                                  char       **id,
+                                  char       **cancels);
+
 /* How many times a capture was read from disk, and how many are in the
  * cache now (for the log and the tests). */
 guint        cp_mcp_server_get_n_loads  (CpMcpServer *self);

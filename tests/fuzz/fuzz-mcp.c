@@ -131,6 +131,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
         continue;
       if (i > from)
         {
+          g_autofree char *id = NULL, *cancels = NULL;
+
+          /* What the transport reads of each line before the server. */
+          cp_mcp_message_peek ((const char *) data + from, i - from, &id, &cancels);
+          CHECK (id == NULL || cancels == NULL);
           reply = cp_mcp_server_handle (server, (const char *) data + from, i - from);
           check_reply (reply);
         }
