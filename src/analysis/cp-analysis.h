@@ -338,4 +338,30 @@ void                 cp_analysis_collect_host_slices   (CpAnalysis *self,
 char                *cp_analysis_to_json            (CpAnalysis *self,
                                                      gboolean    pretty);
 
+/* The chain from a slice back to the code behind it (with_stack and
+ * with_modules captures): for a kernel or copy first the host call that
+ * launched it, then every slice around that call (or around the host
+ * slice itself) on its thread, innermost first: ops, nn.Module scopes,
+ * Python frames, other scopes (record_function, steps). Empty for a
+ * device slice with no launch link. Free with g_array_unref(). */
+typedef enum
+{
+  CP_SOURCE_LAUNCH,   /* the runtime call that launched a kernel or copy */
+  CP_SOURCE_OP,       /* a framework op (aten::mm) */
+  CP_SOURCE_MODULE,   /* an nn.Module scope ("nn.Module: Linear_0") */
+  CP_SOURCE_FRAME,    /* a Python frame ("model.py(42): forward") */
+  CP_SOURCE_SCOPE,    /* anything else around it */
+} CpSourceKind;
+
+typedef struct
+{
+  CpSourceKind kind;
+  CpSliceRef   ref;
+} CpSourceLink;
+
+GArray              *cp_analysis_source_chain       (CpAnalysis *self,
+                                                     CpSliceRef  ref);
+/* "launch", "op", "module", "frame", "scope". */
+const char          *cp_source_kind_to_string       (CpSourceKind kind);
+
 G_END_DECLS
