@@ -36,6 +36,7 @@ struct _CpDetailsPane
   /* Owned references */
   GtkSizeGroup  *key_group;      /* the key column of the slice and argument grids */
   GArray        *links;          /* of CpSliceRef: the other end of each flow link */
+  GArray        *source_links;   /* of CpSliceRef: each link of the Source section */
   GCancellable  *range_cancellable;
 
   gulong         view_changed_id;
@@ -188,13 +189,145 @@ activate_link_cb (CpDetailsPane *self,
                   const char    *uri,
                   GtkLabel      *label)
 {
-  guint64 n;
+  if (g_str_has_prefix (uri, "flow:"))
+    {
+      cp_details_pane_follow_flow (self, (guint) g_ascii_strtoull (uri + 5, NULL, 10));
+      return TRUE;
+    }
+  if (g_str_has_prefix (uri, "source:"))
+    {
+      cp_details_pane_follow_source (self, (guint) g_ascii_strtoull (uri + 7, NULL, 10));
+      return TRUE;
+    }
+  return FALSE;
+}
 
-  if (!g_str_has_prefix (uri, "flow:"))
-    return FALSE;
-  n = g_ascii_strtoull (uri + 5, NULL, 10);
-  cp_details_pane_follow_flow (self, (guint) n);
-  return TRUE;
+/* A label holding one link (uri) with text, for the Flows and Source
+ * sections. */
+static GtkWidget *
+link_label (CpDetailsPane *self,
+            const char    *name,
+            const char    *uri,
+            const char    *text)
+{
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
+  g_autofree char *markup = g_strdup_printf ("<a href=\"%s\">%s</a>", uri, escaped);
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_markup (GTK_LABEL (label), markup);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_widget_set_name (label, name);
+  g_signal_connect_object (label, "activate-link", G_CALLBACK (activate_link_cb), self, G_CONNECT_SWAPPED);
+  return label;
+}
+
+/* A Python frame of the interpreter or a library (torch, threading...),
+ * rather than the user's code: folded under "All frames". */
+static gboolean
+library_frame (const char *name)
+{
+  static const char *const parts[] = { "torch/", "site-packages/", "threading.py", "multiprocessing/",
+                                       "runpy.py", "concurrent/", "asyncio/", NULL };
+
+  if (name[0] == '<')
+    return TRUE;
+  for (guint i = 0; parts[i] != NULL; i++)
+    if (strstr (name, parts[i]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+static char *
+source_text (CpTrace            *trace,
+             const CpSourceLink *link)
+{
+  const char *name = cp_trace_slice_name (trace, link->ref);
+
+  switch (link->kind)
+    {
+    case CP_SOURCE_OP:
+      /* Translators: in the Source section, the framework op around a launch. */
+      return g_strdup_printf (_("Op: %s"), name);
+    case CP_SOURCE_MODULE:
+      /* Translators: in the Source section, an nn.Module around a launch ("Linear_0"). */
+      return g_strdup_printf (_("Module: %s"), g_str_has_prefix (name, "nn.Module: ") ? name + 11 : name);
+    case CP_SOURCE_FRAME:
+      /* Translators: in the Source section, a Python frame ("model.py(42): forward"). */
+      return g_strdup_printf (_("Code: %s"), name);
+    case CP_SOURCE_LAUNCH:
+    case CP_SOURCE_SCOPE:
+    default:
+      /* Translators: in the Source section, another scope around a launch. */
+      return g_strdup_printf (_("Within: %s"), name);
+    }
+}
+
+/* What is around the slice (or its launch) on its thread, innermost
+ * first, as links: ops, modules and scopes, the user's Python frames, and
+ * every frame folded under an expander. */
+static void
+add_source (CpDetailsPane *self,
+            CpSliceRef     ref)
+{
+  CpAnalysis *analysis = cp_pane_get_analysis (CP_PANE (self));
+  g_autoptr(GArray) chain = NULL;
+  GtkWidget *box, *all = NULL;
+  guint n_frames = 0;
+
+  g_array_set_size (self->source_links, 0);
+  if (analysis == NULL || cp_analysis_get_trace (analysis) != TRACE (self))
+    return;
+  chain = cp_analysis_source_chain (analysis, ref);
+  for (guint k = 0; k < chain->len; k++)
+    n_frames += g_array_index (chain, CpSourceLink, k).kind == CP_SOURCE_FRAME;
+  /* The launch call alone is already the flow link. */
+  if (chain->len == 0 || (chain->len == 1 && g_array_index (chain, CpSourceLink, 0).kind == CP_SOURCE_LAUNCH))
+    return;
+  gtk_box_append (GTK_BOX (self->slice_box), heading (_("Source")));
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  gtk_widget_set_name (box, "source-links");
+  if (n_frames > 0)
+    {
+      all = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+      gtk_widget_set_margin_start (all, 12);
+    }
+  for (guint k = 0; k < chain->len && k < 200; k++)
+    {
+      const CpSourceLink *link = &g_array_index (chain, CpSourceLink, k);
+      g_autofree char *text = NULL;
+      const char *name = cp_trace_slice_name (TRACE (self), link->ref);
+
+      if (link->kind == CP_SOURCE_LAUNCH || !cp_trace_slice_ref_valid (TRACE (self), link->ref))
+        continue;
+      text = source_text (TRACE (self), link);
+      if (link->kind != CP_SOURCE_FRAME || !library_frame (name))
+        {
+          g_autofree char *uri = g_strdup_printf ("source:%u", self->source_links->len);
+
+          gtk_box_append (GTK_BOX (box), link_label (self, "source-link", uri, text));
+          g_array_append_val (self->source_links, link->ref);
+        }
+      if (link->kind == CP_SOURCE_FRAME)
+        {
+          g_autofree char *uri = g_strdup_printf ("source:%u", self->source_links->len);
+
+          gtk_box_append (GTK_BOX (all), link_label (self, "frame-link", uri, text));
+          g_array_append_val (self->source_links, link->ref);
+        }
+    }
+  if (all != NULL)
+    {
+      g_autofree char *title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "The Python frame", "All %u Python frames",
+                                                             n_frames), n_frames);
+      GtkWidget *expander = gtk_expander_new (title);
+
+      gtk_widget_set_name (expander, "all-frames");
+      gtk_expander_set_child (GTK_EXPANDER (expander), all);
+      gtk_box_append (GTK_BOX (box), expander);
+    }
+  gtk_box_append (GTK_BOX (self->slice_box), box);
 }
 
 static void
@@ -219,20 +352,12 @@ add_flows (CpDetailsPane *self,
       gboolean outgoing = cp_slice_ref_equal (f->from, ref);
       CpSliceRef other = outgoing ? f->to : f->from;
       g_autofree char *text = flow_text (TRACE (self), f, outgoing);
-      g_autofree char *escaped = g_markup_escape_text (text, -1);
-      g_autofree char *markup = g_strdup_printf ("<a href=\"flow:%u\">%s</a>", self->links->len, escaped);
-      GtkWidget *label = gtk_label_new (NULL);
+      g_autofree char *uri = g_strdup_printf ("flow:%u", self->links->len);
 
       if (!cp_trace_slice_ref_valid (TRACE (self), other))
         continue;
       g_array_append_val (self->links, other);
-      gtk_label_set_markup (GTK_LABEL (label), markup);
-      gtk_label_set_xalign (GTK_LABEL (label), 0);
-      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-      gtk_widget_set_name (label, "flow-link");
-      g_signal_connect_object (label, "activate-link", G_CALLBACK (activate_link_cb), self, G_CONNECT_SWAPPED);
-      gtk_box_append (GTK_BOX (box), label);
+      gtk_box_append (GTK_BOX (box), link_label (self, "flow-link", uri, text));
     }
   gtk_box_append (GTK_BOX (self->slice_box), box);
 }
@@ -409,6 +534,7 @@ show_slice (CpDetailsPane *self,
   gtk_box_append (GTK_BOX (self->slice_box), grid);
 
   add_flows (self, ref);
+  add_source (self, ref);
   add_args (self, ref);
 }
 
@@ -572,6 +698,7 @@ update (CpDetailsPane *self,
     {
       clear_box (self->slice_box);
       g_array_set_size (self->links, 0);
+      g_array_set_size (self->source_links, 0);
       if (has_slice)
         show_slice (self, cp_view_state_get_selected (VIEW (self)));
       gtk_widget_set_visible (self->slice_box, has_slice);
@@ -599,6 +726,14 @@ static void
 cp_details_pane_trace_changed (CpPane *pane)
 {
   update (CP_DETAILS_PANE (pane), CP_VIEW_CHANGE_TRACE);
+}
+
+/* The Source section needs the analysis, which may come after the
+ * selection. */
+static void
+cp_details_pane_analysis_changed (CpPane *pane)
+{
+  update (CP_DETAILS_PANE (pane), CP_VIEW_CHANGE_SELECTION);
 }
 
 static void
@@ -637,6 +772,7 @@ cp_details_pane_finalize (GObject *object)
   CpDetailsPane *self = CP_DETAILS_PANE (object);
 
   g_array_unref (self->links);
+  g_array_unref (self->source_links);
 
   G_OBJECT_CLASS (cp_details_pane_parent_class)->finalize (object);
 }
@@ -651,6 +787,7 @@ cp_details_pane_class_init (CpDetailsPaneClass *klass)
   object_class->dispose = cp_details_pane_dispose;
   object_class->finalize = cp_details_pane_finalize;
   pane_class->trace_changed = cp_details_pane_trace_changed;
+  pane_class->analysis_changed = cp_details_pane_analysis_changed;
   pane_class->view_state_changed = cp_details_pane_view_state_changed;
 
   gtk_widget_class_set_template_from_resource (widget_class,
@@ -666,6 +803,7 @@ static void
 cp_details_pane_init (CpDetailsPane *self)
 {
   self->links = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
+  self->source_links = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
   self->key_group = gtk_size_group_new (GTK_SIZE_GROUP_HORIZONTAL);
   gtk_widget_init_template (GTK_WIDGET (self));
 }
@@ -696,4 +834,23 @@ cp_details_pane_get_n_flows (CpDetailsPane *self)
 {
   g_return_val_if_fail (CP_IS_DETAILS_PANE (self), 0);
   return self->links->len;
+}
+
+gboolean
+cp_details_pane_follow_source (CpDetailsPane *self,
+                               guint          n)
+{
+  g_return_val_if_fail (CP_IS_DETAILS_PANE (self), FALSE);
+
+  if (VIEW (self) == NULL || n >= self->source_links->len)
+    return FALSE;
+  cp_view_state_select_and_reveal (VIEW (self), g_array_index (self->source_links, CpSliceRef, n));
+  return TRUE;
+}
+
+guint
+cp_details_pane_get_n_sources (CpDetailsPane *self)
+{
+  g_return_val_if_fail (CP_IS_DETAILS_PANE (self), 0);
+  return self->source_links->len;
 }

@@ -32,5 +32,11 @@ gboolean     cp_details_pane_follow_flow    (CpDetailsPane *self,
                                              guint          n);
 /* Links shown for the selected slice. */
 guint        cp_details_pane_get_n_flows    (CpDetailsPane *self);
+/* The Source section's links (ops, modules, Python frames around the
+ * selected slice or its launch; every frame also once more under "All
+ * frames"): selects and reveals the n-th; FALSE when there is none. */
+gboolean     cp_details_pane_follow_source  (CpDetailsPane *self,
+                                             guint          n);
+guint        cp_details_pane_get_n_sources  (CpDetailsPane *self);
 
 G_END_DECLS

@@ -374,6 +374,21 @@ test_details (Fixture       *f,
   g_assert_true (shown_label_has (GTK_WIDGET (pane), "cudaLaunchKernel"));
   g_assert_false (cp_details_pane_follow_flow (pane, 5));
 
+  /* With the analysis, the Source section: what is around the kernel's
+   * launch, innermost first (aten::mm, then the step), as links. */
+  g_assert_cmpuint (cp_details_pane_get_n_sources (pane), ==, 0);
+  check_set_notifies (pane, "analysis", f->analysis);
+  cp_view_state_set_selected (view, f->volta);
+  g_assert_cmpuint (cp_details_pane_get_n_sources (pane), ==, 2);
+  g_assert_true (shown_label_has (GTK_WIDGET (pane), "Op: aten::mm"));
+  g_assert_true (shown_label_has (GTK_WIDGET (pane), "Within: ProfilerStep#1"));
+  g_assert_true (cp_details_pane_follow_source (pane, 0));
+  selected = cp_view_state_get_selected (view);
+  g_assert_cmpstr (cp_trace_slice_name (f->trace, selected), ==, "aten::mm");
+  /* aten::mm's own: the step around it. */
+  g_assert_cmpuint (cp_details_pane_get_n_sources (pane), ==, 1);
+  g_assert_false (cp_details_pane_follow_source (pane, 1));
+
   /* A range: its figures are counted in a worker thread. */
   cp_view_state_set_selected (view, CP_SLICE_REF_NONE);
   cp_view_state_set_time_selection (view, STEP2_START, STEP2_END);

@@ -25,6 +25,7 @@
 #include "cp-timeline-pane.h"
 #include "cp-timeline-view-private.h"
 #include "cp-window.h"
+#include "cp-test-util.h"
 #include "cp-ui-test-util.h"
 
 static CpApplication *app;
@@ -299,6 +300,115 @@ test_timeline (void)
 }
 
 
+static gboolean
+analysed_cond (gpointer data)
+{
+  return cp_window_get_analysis (data) != NULL;
+}
+
+/* A real capture recorded with stacks and modules: a kernel's Details
+ * show the op, the nn.Modules and the user's Python frames around its
+ * launch (tests/source-chain.py checks the chain itself), each a link
+ * that selects its slice; the library frames fold under "All frames". */
+static void
+test_source (void)
+{
+  const char *root = cp_test_shared_traces ();
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  CpWindow *window;
+  CpDetailsPane *details;
+  CpViewState *vs;
+  CpTrace *trace;
+  CpSliceRef kernel = CP_SLICE_REF_NONE;
+  GtkWidget *links, *module = NULL;
+  guint n_modules = 0;
+
+  if (root == NULL)
+    {
+      g_test_skip ("../shared/traces is missing");
+      return;
+    }
+  path = g_build_filename (root, "AMD-AGI__TraceLens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz",
+                           NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip_printf ("%s is missing", path);
+      return;
+    }
+  /* No cross-fade between the loading and the loaded page in the shots. */
+  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+  file = g_file_new_for_path (path);
+  window = cp_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+  gtk_window_present (GTK_WINDOW (window));
+  cp_window_open (window, file);
+  cp_ui_wait_for (loaded_cond, window, "the capture to load");
+  cp_ui_wait_for (analysed_cond, window, "the analysis");
+  trace = cp_window_get_trace (window);
+  vs = cp_window_get_view_state (window);
+  details = CP_DETAILS_PANE (cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_DETAILS_PANE));
+
+  /* The first layer-norm kernel. */
+  for (guint l = 0; l < cp_trace_get_n_lanes (trace) && cp_slice_ref_is_none (kernel); l++)
+    {
+      CpLane *lane = cp_trace_get_lane (trace, l);
+      const CpSlices *sl = cp_lane_get_slices (lane);
+
+      if (cp_lane_get_kind (lane) != CP_LANE_KERNEL)
+        continue;
+      for (guint i = 0; i < sl->n; i++)
+        if (strstr (cp_trace_get_string (trace, cp_slices_get_name (sl, i)), "layer_norm") != NULL)
+          {
+            kernel = (CpSliceRef) { l, i };
+            break;
+          }
+    }
+  g_assert_false (cp_slice_ref_is_none (kernel));
+  cp_view_state_select_and_reveal (vs, kernel);
+  {
+    AdwViewStack *stack = ADW_VIEW_STACK (cp_ui_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+
+    adw_view_stack_set_visible_child_name (stack, "details");
+    cp_ui_wait_page (GTK_WIDGET (stack), "details");
+  }
+  links = cp_ui_find_named (GTK_WIDGET (details), "source-links");
+  g_assert_nonnull (links);
+  g_assert_true (cp_ui_label_tree_has (links, "Op: aten::native_layer_norm"));
+  g_assert_true (cp_ui_label_tree_has (links, "Module: LayerNorm_0"));
+  g_assert_true (cp_ui_label_tree_has (links, "Code: transformers/models/bert/modeling_bert.py"));
+  g_assert_nonnull (cp_ui_find_named (links, "all-frames"));
+  for (GtkWidget *c = gtk_widget_get_first_child (links); c; c = gtk_widget_get_next_sibling (c))
+    if (GTK_IS_LABEL (c) && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (c)), "Module: "))
+      {
+        n_modules++;
+        if (module == NULL)
+          module = c;
+      }
+  g_assert_cmpuint (n_modules, >=, 2);
+  cp_ui_wait_frame (GTK_WIDGET (window));
+  cp_ui_screenshot (GTK_WIDGET (window), "details-source");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  cp_ui_wait_frame (GTK_WIDGET (window));
+  cp_ui_screenshot (GTK_WIDGET (window), "details-source-dark");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+
+  /* The innermost module's link selects it. */
+  {
+    gboolean handled = FALSE;
+    g_autofree char *uri = NULL;
+    const char *markup_text = gtk_label_get_label (GTK_LABEL (module));
+    const char *href = strstr (markup_text, "href=\"");
+
+    g_assert_nonnull (href);
+    uri = g_strndup (href + 6, strchr (href + 6, '"') - (href + 6));
+    g_signal_emit_by_name (module, "activate-link", uri, &handled);
+    g_assert_true (handled);
+    g_assert_cmpstr (cp_trace_slice_name (trace, cp_view_state_get_selected (vs)), ==, "nn.Module: LayerNorm_0");
+  }
+  cp_ui_destroy_window (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -323,6 +433,7 @@ main (int   argc,
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
 
   g_test_add_func ("/ui/timeline/navigate-select-find", test_timeline);
+  g_test_add_func ("/ui/timeline/source", test_source);
 
   status = g_test_run ();
 
