@@ -14,9 +14,16 @@
 # shorter first; at the same start and length the later in the file
 # first). Times are exact decimals in ns.
 #
+# By module and by code: every "nn.Module: " python_function event around
+# a launch counts the kernel once (a name repeated around one launch,
+# once); the innermost python_function around it that is not a module and
+# not a library frame (a name starting with "<", or holding "torch/",
+# "site-packages/", "threading.py", "multiprocessing/", "runpy.py",
+# "concurrent/" or "asyncio/") counts it for that frame.
+#
 # Prints one JSON object {"kernels": {CORRELATION: {"launch": NAME,
-# "around": [NAME, ...], "categories": [CAT, ...]}}} for kernels with a
-# launch.
+# "around": [NAME, ...], "categories": [CAT, ...]}}, "modules": {NAME:
+# {"kernels": N, "time_ns": T}}, "code": {same}} for kernels with a launch.
 
 import json
 import sys
@@ -32,6 +39,19 @@ def corr_of(event):
     if isinstance(c, bool) or not isinstance(c, int):
         return None
     return c
+
+
+LIBRARY = ("torch/", "site-packages/", "threading.py", "multiprocessing/", "runpy.py", "concurrent/", "asyncio/")
+
+
+def library(name):
+    return name.startswith("<") or any(part in name for part in LIBRARY)
+
+
+def add(groups, name, dur):
+    g = groups.setdefault(name, {"kernels": 0, "time_ns": 0})
+    g["kernels"] += 1
+    g["time_ns"] += dur
 
 
 def main(path):
@@ -56,7 +76,7 @@ def main(path):
         c = corr_of(e)
         if c is not None:
             launches.setdefault(c, rec)
-    out = {}
+    out, modules, code = {}, {}, {}
     for k in kernels:
         c = corr_of(k)
         if c not in launches:
@@ -68,7 +88,14 @@ def main(path):
         out[str(c)] = {"launch": launch.get("name") or "",
                        "around": [r[3].get("name") or "" for r in around],
                        "categories": [r[3].get("cat") or "" for r in around]}
-    print(json.dumps({"kernels": out}, ensure_ascii=False))
+        kdur = ns(k.get("dur", 0)) or 0
+        frames = [r[3].get("name") or "" for r in around if r[3].get("cat") == "python_function"]
+        for name in dict.fromkeys(n for n in frames if n.startswith("nn.Module: ")):
+            add(modules, name, kdur)
+        user = [n for n in frames if not n.startswith("nn.Module: ") and not library(n)]
+        if user:
+            add(code, user[0], kdur)
+    print(json.dumps({"kernels": out, "modules": modules, "code": code}, ensure_ascii=False))
 
 
 if __name__ == "__main__":

@@ -9,8 +9,9 @@
  * real captures recorded with with_stack and with_modules, every kernel's
  * chain (cp_analysis_source_chain()) has the same names in the same
  * order, the launch first, and kinds that agree with the events'
- * categories. A trace built in code checks the kinds, a host slice's own
- * chain and a kernel without a launch.
+ * categories, and the kernel time by module and by the user's code line
+ * is the oracle's. A trace built in code checks the kinds, a host slice's
+ * own chain and a kernel without a launch.
  */
 
 #include "config.h"
@@ -133,6 +134,31 @@ test_real (gconstpointer data)
   g_assert_cmpuint (modules, >, 0);
   g_assert_cmpuint (frames, >, 0);
   g_test_message ("%u kernels, %u module and %u frame links agree", checked, modules, frames);
+
+  /* Kernel time by module and by the user's code, as the oracle sums it. */
+  for (guint by = 0; by < 2; by++)
+    {
+      JsonObject *groups = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                                          by == 0 ? "modules" : "code");
+      g_autoptr(GArray) got = cp_analysis_kernels_by_source (a, by == 0 ? CP_SOURCE_MODULE : CP_SOURCE_FRAME, NULL);
+
+      g_assert_cmpuint (got->len, ==, json_object_get_size (groups));
+      g_assert_cmpuint (got->len, >, 0);
+      for (guint k = 0; k < got->len; k++)
+        {
+          const CpSourceGroup *g = &g_array_index (got, CpSourceGroup, k);
+          const char *name = cp_trace_get_string (trace, g->name);
+          JsonObject *o;
+
+          if (!json_object_has_member (groups, name))
+            g_error ("“%s” is not one of source-chain.py's groups", name);
+          o = json_object_get_object_member (groups, name);
+          g_assert_cmpint (g->kernels, ==, json_object_get_int_member (o, "kernels"));
+          g_assert_cmpint (g->time, ==, json_object_get_int_member (o, "time_ns"));
+          if (k > 0)
+            g_assert_cmpint (g->time, <=, g_array_index (got, CpSourceGroup, k - 1).time);
+        }
+    }
 }
 
 /* Kinds, a host slice's own chain and a kernel without a launch, on a

@@ -364,4 +364,27 @@ GArray              *cp_analysis_source_chain       (CpAnalysis *self,
 /* "launch", "op", "module", "frame", "scope". */
 const char          *cp_source_kind_to_string       (CpSourceKind kind);
 
+/* Whether a Python frame is the interpreter's or a library's (torch,
+ * site-packages, threading, multiprocessing, runpy, concurrent, asyncio,
+ * or a "<built-in ...>" name) rather than the user's code. */
+gboolean             cp_source_frame_is_library     (const char *name);
+
+/* Kernel time by what is around the launches. CP_SOURCE_MODULE: every
+ * nn.Module around a launch counts the kernel once, so a module's figures
+ * hold its submodules'. CP_SOURCE_FRAME: the innermost frame of the
+ * user's code around it (library frames skipped), each kernel once.
+ * Kernels without a launch, or with no such module or frame, are left
+ * out. Largest time first; a chain per kernel, so call it off the main
+ * thread on big captures. Free with g_array_unref(). */
+typedef struct
+{
+  CpStr   name;
+  guint64 kernels;
+  gint64  time;      /* ns, summed kernel durations */
+} CpSourceGroup;
+
+GArray              *cp_analysis_kernels_by_source  (CpAnalysis   *self,
+                                                     CpSourceKind  kind,
+                                                     GCancellable *cancellable);
+
 G_END_DECLS

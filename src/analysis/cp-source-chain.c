@@ -132,3 +132,92 @@ cp_source_kind_to_string (CpSourceKind kind)
       return "scope";
     }
 }
+
+gboolean
+cp_source_frame_is_library (const char *name)
+{
+  static const char *const parts[] = { "torch/", "site-packages/", "threading.py", "multiprocessing/",
+                                       "runpy.py", "concurrent/", "asyncio/", NULL };
+
+  if (name == NULL || name[0] == '<')
+    return TRUE;
+  for (guint i = 0; parts[i] != NULL; i++)
+    if (strstr (name, parts[i]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+static gint
+compare_groups (gconstpointer a,
+                gconstpointer b)
+{
+  const CpSourceGroup *x = a, *y = b;
+
+  if (x->time != y->time)
+    return x->time > y->time ? -1 : 1;
+  return x->name < y->name ? -1 : x->name > y->name;
+}
+
+GArray *
+cp_analysis_kernels_by_source (CpAnalysis   *self,
+                               CpSourceKind  kind,
+                               GCancellable *cancellable)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (CpSourceGroup));
+  g_autoptr(GHashTable) index = g_hash_table_new (NULL, NULL);   /* CpStr + 1 -> position + 1 */
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), out);
+  g_return_val_if_fail (kind == CP_SOURCE_MODULE || kind == CP_SOURCE_FRAME, out);
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpLaneInfo *info = &self->lanes[l];
+
+      if (info->kind != CP_LANE_KERNEL || info->launch == NULL)
+        continue;
+      for (guint i = 0; i < info->slices->n; i++)
+        {
+          g_autoptr(GArray) chain = NULL;
+          gint64 dur = cp_slices_get_dur (info->slices, i);
+
+          if (info->launch[i].lane == G_MAXUINT32)
+            continue;
+          if ((i & 4095) == 0 && g_cancellable_is_cancelled (cancellable))
+            return out;
+          chain = cp_analysis_source_chain (self, (CpSliceRef) { l, i });
+          g_hash_table_remove_all (seen);
+          for (guint k = 0; k < chain->len; k++)
+            {
+              const CpSourceLink *link = &g_array_index (chain, CpSourceLink, k);
+              CpStr name = cp_slices_get_name (self->lanes[link->ref.lane].slices, link->ref.index);
+              gpointer key = GUINT_TO_POINTER (name + 1), pos;
+              CpSourceGroup *g;
+
+              if (link->kind != kind)
+                continue;
+              if (kind == CP_SOURCE_FRAME && cp_source_frame_is_library (cp_trace_get_string (self->trace, name)))
+                continue;
+              if (!g_hash_table_add (seen, key))
+                continue;   /* a module around itself (recursion) counts once */
+              pos = g_hash_table_lookup (index, key);
+              if (pos == NULL)
+                {
+                  CpSourceGroup fresh = { name, 0, 0 };
+
+                  g_array_append_val (out, fresh);
+                  pos = GUINT_TO_POINTER (out->len);
+                  g_hash_table_insert (index, key, pos);
+                }
+              g = &g_array_index (out, CpSourceGroup, GPOINTER_TO_UINT (pos) - 1);
+              g->kernels++;
+              g->time = cp_sat_add (g->time, dur);
+              /* The user's code: the innermost frame only. */
+              if (kind == CP_SOURCE_FRAME)
+                break;
+            }
+        }
+    }
+  g_array_sort (out, compare_groups);
+  return out;
+}

@@ -223,22 +223,6 @@ link_label (CpDetailsPane *self,
   return label;
 }
 
-/* A Python frame of the interpreter or a library (torch, threading...),
- * rather than the user's code: folded under "All frames". */
-static gboolean
-library_frame (const char *name)
-{
-  static const char *const parts[] = { "torch/", "site-packages/", "threading.py", "multiprocessing/",
-                                       "runpy.py", "concurrent/", "asyncio/", NULL };
-
-  if (name[0] == '<')
-    return TRUE;
-  for (guint i = 0; parts[i] != NULL; i++)
-    if (strstr (name, parts[i]) != NULL)
-      return TRUE;
-  return FALSE;
-}
-
 static char *
 source_text (CpTrace            *trace,
              const CpSourceLink *link)
@@ -302,7 +286,7 @@ add_source (CpDetailsPane *self,
       if (link->kind == CP_SOURCE_LAUNCH || !cp_trace_slice_ref_valid (TRACE (self), link->ref))
         continue;
       text = source_text (TRACE (self), link);
-      if (link->kind != CP_SOURCE_FRAME || !library_frame (name))
+      if (link->kind != CP_SOURCE_FRAME || !cp_source_frame_is_library (name))
         {
           g_autofree char *uri = g_strdup_printf ("source:%u", self->source_links->len);
 
