@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 
 #include "cp-format.h"
 #include "cp-kernels-pane.h"
@@ -81,6 +82,28 @@ static const ColumnInfo op_columns[] = {
   { COL_GBPS, "gbps", N_("GB/s"), N_("Achieved memory bandwidth") },
 };
 
+static const ColumnInfo module_columns[] = {
+  { COL_NAME, "name", N_("Module"), NULL },
+  { COL_KERNEL_SHARE, "kernel-share", N_("GPU share"), N_("Share of all kernel time launched from inside the module") },
+  { COL_KERNEL_TIME, "kernel-time", N_("GPU time"), N_("Time of the kernels launched from inside the module and its submodules") },
+  { COL_KERNELS, "kernels", N_("Kernels"), N_("Kernels launched from inside the module") },
+};
+
+static const ColumnInfo code_columns[] = {
+  { COL_NAME, "name", N_("Code"), NULL },
+  { COL_KERNEL_SHARE, "kernel-share", N_("GPU share"), N_("Share of all kernel time launched from this line") },
+  { COL_KERNEL_TIME, "kernel-time", N_("GPU time"), N_("Time of the kernels launched from this line of your code") },
+  { COL_KERNELS, "kernels", N_("Kernels"), N_("Kernels launched from this line") },
+};
+
+typedef enum
+{
+  MODE_KERNELS,
+  MODE_OPS,
+  MODE_MODULES,
+  MODE_CODE,
+} Mode;
+
 typedef struct
 {
   GtkColumnView      *view;
@@ -99,17 +122,27 @@ struct _CpKernelsPane
   GtkStack        *tables;       /* kernels / ops */
   GtkToggleButton *kernels_button;
   GtkToggleButton *ops_button;
+  GtkToggleButton *modules_button;
+  GtkToggleButton *code_button;
   GtkToggleButton *roofline_button;
+  GtkSpinner      *grouping_spinner;
   CpRooflineChart *chart;
   GtkSearchEntry  *search;
   GtkLabel        *detail;
   GtkColumnView   *kernels_view;
   GtkColumnView   *ops_view;
+  GtkColumnView   *modules_view;
+  GtkColumnView   *code_view;
 
   Table            kernels;
   Table            ops;
-  gboolean         showing_kernels;   /* kernels or the roofline (their chart) */
+  Table            modules;
+  Table            code;
+  Mode             mode;              /* the table shown; the roofline stands for the kernels */
   gboolean         showing_chart;
+  /* Modules and code are worked out on a thread when first shown. */
+  CpAnalysis      *grouped;           /* the analysis the two tables are of */
+  GCancellable    *grouping;
 };
 
 G_DEFINE_FINAL_TYPE (CpKernelsPane, cp_kernels_pane, CP_TYPE_PANE)
@@ -117,7 +150,15 @@ G_DEFINE_FINAL_TYPE (CpKernelsPane, cp_kernels_pane, CP_TYPE_PANE)
 static Table *
 current (CpKernelsPane *self)
 {
-  return self->showing_kernels ? &self->kernels : &self->ops;
+  switch (self->mode)
+    {
+    case MODE_OPS: return &self->ops;
+    case MODE_MODULES: return &self->modules;
+    case MODE_CODE: return &self->code;
+    case MODE_KERNELS:
+    default:
+      return &self->kernels;
+    }
 }
 
 /* Cells */
@@ -268,7 +309,9 @@ selection_changed_cb (GtkSingleSelection *selection,
     }
 
   refs = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
-  if (cp_stat_item_is_kernel (row))
+  if (cp_stat_item_is_group (row))
+    cp_analysis_collect_host_slices (analysis, cp_stat_item_get_name_id (row), refs);
+  else if (cp_stat_item_is_kernel (row))
     cp_analysis_collect_kernel_slices (analysis, cp_stat_item_get_name_id (row), refs);
   else
     cp_analysis_collect_host_slices (analysis, cp_stat_item_get_name_id (row), refs);
@@ -307,7 +350,17 @@ selection_changed_cb (GtkSingleSelection *selection,
         if (cp_stat_item_get_estimate (row))
           g_string_append_printf (text, " %s", _("FLOPs estimated from the op's shapes."));
       }
-    if (cp_stat_item_is_kernel (row) && *cp_stat_item_get_shape (row))
+    if (cp_stat_item_is_group (row))
+      {
+        g_autofree char *t = cp_ui_format_duration (cp_stat_item_get_kernel_time (row));
+
+        g_string_append_c (text, '\n');
+        g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, "%" PRIu64 " kernel launched from inside it, %s on the device.",
+                                                   "%" PRIu64 " kernels launched from inside it, %s on the device.",
+                                                   cp_stat_item_get_kernels (row)),
+                                (uint64_t) cp_stat_item_get_kernels (row), t);
+      }
+    else if (cp_stat_item_is_kernel (row) && *cp_stat_item_get_shape (row))
       g_string_append_printf (text, "\n%s %s", _("Grid / block:"), cp_stat_item_get_shape (row));
     else if (!cp_stat_item_is_kernel (row) && *cp_stat_item_get_launched (row))
       g_string_append_printf (text, "\n%s\n%s", _("Kernels launched from inside it (count):"),
@@ -435,6 +488,9 @@ attach_roofline (CpAnalysis *analysis,
     }
 }
 
+static void show_by_source (CpKernelsPane *self,
+                            Mode           mode);
+
 static void
 rebuild (CpKernelsPane *self)
 {
@@ -466,6 +522,129 @@ rebuild (CpKernelsPane *self)
                        kernels->pdata, kernels->len);
   g_list_store_splice (self->ops.store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->ops.store)),
                        ops->pdata, ops->len);
+
+  /* The module and code tables are of the old analysis: made again when
+   * next shown. */
+  g_cancellable_cancel (self->grouping);
+  g_clear_object (&self->grouping);
+  g_clear_object (&self->grouped);
+  g_list_store_remove_all (self->modules.store);
+  g_list_store_remove_all (self->code.store);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->modules_button), ready);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->code_button), ready);
+  if (self->mode == MODE_MODULES || self->mode == MODE_CODE)
+    show_by_source (self, self->mode);
+}
+
+/* Kernel time by module and by code line ---------------------------------- */
+
+typedef struct
+{
+  GArray *modules;   /* CpSourceGroup */
+  GArray *code;
+} Grouped;
+
+static void
+grouped_free (Grouped *g)
+{
+  g_clear_pointer (&g->modules, g_array_unref);
+  g_clear_pointer (&g->code, g_array_unref);
+  g_free (g);
+}
+
+static void
+grouping_thread (GTask        *task,
+                 gpointer      source,
+                 gpointer      task_data,
+                 GCancellable *cancellable)
+{
+  CpAnalysis *analysis = task_data;
+  Grouped *g = g_new0 (Grouped, 1);
+
+  g->modules = cp_analysis_kernels_by_source (analysis, CP_SOURCE_MODULE, cancellable);
+  g->code = cp_analysis_kernels_by_source (analysis, CP_SOURCE_FRAME, cancellable);
+  if (g_cancellable_is_cancelled (cancellable))
+    {
+      grouped_free (g);
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "cancelled");
+      return;
+    }
+  g_task_return_pointer (task, g, (GDestroyNotify) grouped_free);
+}
+
+static void
+fill_groups (Table      *t,
+             CpTrace    *trace,
+             GArray     *groups,
+             gint64      all)
+{
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint i = 0; i < groups->len; i++)
+    g_ptr_array_add (items, cp_stat_item_new_group (trace, &g_array_index (groups, CpSourceGroup, i), all));
+  g_list_store_splice (t->store, 0, g_list_model_get_n_items (G_LIST_MODEL (t->store)), items->pdata, items->len);
+}
+
+static void
+grouping_done_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  CpKernelsPane *self = CP_KERNELS_PANE (source);
+  CpAnalysis *analysis = g_task_get_task_data (G_TASK (result));
+  Grouped *g = g_task_propagate_pointer (G_TASK (result), NULL);
+  CpTrace *trace = cp_analysis_get_trace (analysis);
+  gint64 all = cp_analysis_get_kernel_time (analysis);
+
+  if (g == NULL)
+    return;
+  if (analysis != cp_pane_get_analysis (CP_PANE (self)))
+    {
+      grouped_free (g);
+      return;
+    }
+  g_clear_object (&self->grouping);
+  g_set_object (&self->grouped, analysis);
+  fill_groups (&self->modules, trace, g->modules, all);
+  fill_groups (&self->code, trace, g->code, all);
+  grouped_free (g);
+  gtk_spinner_stop (self->grouping_spinner);
+  if (self->mode == MODE_MODULES || self->mode == MODE_CODE)
+    {
+      gtk_stack_set_visible_child_name (self->tables, self->mode == MODE_MODULES ? "modules" : "code");
+      selection_changed_cb (current (self)->selection, NULL, self);
+    }
+}
+
+/* Shows the module or code table, working both out on a thread first. */
+static void
+show_by_source (CpKernelsPane *self,
+                Mode           mode)
+{
+  CpAnalysis *analysis = cp_pane_get_analysis (CP_PANE (self));
+
+  self->mode = mode;
+  self->showing_chart = FALSE;
+  gtk_toggle_button_set_active (mode == MODE_MODULES ? self->modules_button : self->code_button, TRUE);
+  if (analysis != NULL && self->grouped == analysis)
+    {
+      gtk_stack_set_visible_child_name (self->tables, mode == MODE_MODULES ? "modules" : "code");
+      selection_changed_cb (current (self)->selection, NULL, self);
+      return;
+    }
+  gtk_stack_set_visible_child_name (self->tables, "grouping");
+  gtk_label_set_text (self->detail, "");
+  if (analysis == NULL || self->grouping != NULL)
+    return;
+  {
+    g_autoptr(GTask) task = NULL;
+
+    self->grouping = g_cancellable_new ();
+    task = g_task_new (self, self->grouping, grouping_done_cb, NULL);
+    g_task_set_task_data (task, g_object_ref (analysis), g_object_unref);
+    gtk_spinner_start (self->grouping_spinner);
+    g_task_run_in_thread (task, grouping_thread);
+  }
 }
 
 static void
@@ -482,6 +661,8 @@ toggled_cb (GtkToggleButton *button,
     return;
   if (button == self->roofline_button)
     cp_kernels_pane_show_roofline (self);
+  else if (button == self->modules_button || button == self->code_button)
+    show_by_source (self, button == self->modules_button ? MODE_MODULES : MODE_CODE);
   else
     cp_kernels_pane_show_kernels (self, button == self->kernels_button);
 }
@@ -527,9 +708,14 @@ cp_kernels_pane_dispose (GObject *object)
 {
   CpKernelsPane *self = (CpKernelsPane *) object;
 
+  g_cancellable_cancel (self->grouping);
+  g_clear_object (&self->grouping);
+  g_clear_object (&self->grouped);
   gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_KERNELS_PANE);
   table_clear (&self->kernels);
   table_clear (&self->ops);
+  table_clear (&self->modules);
+  table_clear (&self->code);
   G_OBJECT_CLASS (cp_kernels_pane_parent_class)->dispose (object);
 }
 
@@ -551,6 +737,11 @@ cp_kernels_pane_class_init (CpKernelsPaneClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, tables);
   gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, kernels_button);
   gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, ops_button);
+  gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, modules_button);
+  gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, code_button);
+  gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, grouping_spinner);
+  gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, modules_view);
+  gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, code_view);
   gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, roofline_button);
   gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, chart);
   gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, search);
@@ -565,10 +756,12 @@ cp_kernels_pane_class_init (CpKernelsPaneClass *klass)
 static void
 cp_kernels_pane_init (CpKernelsPane *self)
 {
-  self->showing_kernels = TRUE;
+  self->mode = MODE_KERNELS;
   gtk_widget_init_template (GTK_WIDGET (self));
   table_init (self, &self->kernels, self->kernels_view, kernel_columns, G_N_ELEMENTS (kernel_columns));
   table_init (self, &self->ops, self->ops_view, op_columns, G_N_ELEMENTS (op_columns));
+  table_init (self, &self->modules, self->modules_view, module_columns, G_N_ELEMENTS (module_columns));
+  table_init (self, &self->code, self->code_view, code_columns, G_N_ELEMENTS (code_columns));
   g_signal_connect (self->chart, "kernel-activated", G_CALLBACK (chart_activated_cb), self);
   rebuild (self);
 }
@@ -585,7 +778,7 @@ cp_kernels_pane_show_kernels (CpKernelsPane *self,
 {
   g_return_if_fail (CP_IS_KERNELS_PANE (self));
 
-  self->showing_kernels = kernels;
+  self->mode = kernels ? MODE_KERNELS : MODE_OPS;
   self->showing_chart = FALSE;
   gtk_toggle_button_set_active (kernels ? self->kernels_button : self->ops_button, TRUE);
   gtk_stack_set_visible_child_name (self->tables, kernels ? "kernels" : "ops");
@@ -598,7 +791,7 @@ cp_kernels_pane_show_roofline (CpKernelsPane *self)
   g_return_if_fail (CP_IS_KERNELS_PANE (self));
 
   /* The chart stands for the kernels table: its rows, selection and detail. */
-  self->showing_kernels = TRUE;
+  self->mode = MODE_KERNELS;
   self->showing_chart = TRUE;
   gtk_toggle_button_set_active (self->roofline_button, TRUE);
   gtk_stack_set_visible_child_name (self->tables, "roofline");
@@ -665,4 +858,23 @@ cp_kernels_pane_set_filter (CpKernelsPane *self,
 
   gtk_string_filter_set_search (self->kernels.filter, text && *text ? text : NULL);
   gtk_string_filter_set_search (self->ops.filter, text && *text ? text : NULL);
+  gtk_string_filter_set_search (self->modules.filter, text && *text ? text : NULL);
+  gtk_string_filter_set_search (self->code.filter, text && *text ? text : NULL);
+}
+
+void
+cp_kernels_pane_show_by_source (CpKernelsPane *self,
+                                CpSourceKind   kind)
+{
+  g_return_if_fail (CP_IS_KERNELS_PANE (self));
+  g_return_if_fail (kind == CP_SOURCE_MODULE || kind == CP_SOURCE_FRAME);
+
+  show_by_source (self, kind == CP_SOURCE_MODULE ? MODE_MODULES : MODE_CODE);
+}
+
+gboolean
+cp_kernels_pane_is_grouping (CpKernelsPane *self)
+{
+  g_return_val_if_fail (CP_IS_KERNELS_PANE (self), FALSE);
+  return self->grouping != NULL;
 }

@@ -20,15 +20,22 @@ G_BEGIN_DECLS
 
 G_DECLARE_FINAL_TYPE (CpKernelsPane, cp_kernels_pane, CP, KERNELS_PANE, CpPane)
 
-/* Sortable tables (GtkColumnView) of the kernels by name and of the host ops,
- * with a name filter. Selecting a row highlights every slice of that name on
- * the timeline. */
+/* Sortable tables (GtkColumnView) of the kernels by name, of the host ops,
+ * and of kernel time by module and by code line, with a name filter.
+ * Selecting a row highlights every slice of that name on the timeline. */
 GtkWidget   *cp_kernels_pane_new            (void);
 
 
 /* Shows the kernels (TRUE) or host ops table. */
 void         cp_kernels_pane_show_kernels   (CpKernelsPane *self,
                                              gboolean       kernels);
+/* Shows kernel time by nn.Module (CP_SOURCE_MODULE) or by the line of the
+ * user's code (CP_SOURCE_FRAME), cp_analysis_kernels_by_source(); both are
+ * worked out on a thread the first time, while a spinner shows and
+ * cp_kernels_pane_is_grouping() is TRUE. */
+void         cp_kernels_pane_show_by_source (CpKernelsPane *self,
+                                             CpSourceKind   kind);
+gboolean     cp_kernels_pane_is_grouping    (CpKernelsPane *self);
 /* Rows shown (after the filter) in the table on display. */
 guint        cp_kernels_pane_get_n_rows     (CpKernelsPane *self);
 /* The name in a row of the table on display, in its current sort order. */

@@ -20,6 +20,7 @@ struct _CpStatItem
   GObject   parent_instance;
 
   gboolean  is_kernel;
+  gboolean  is_group;
   CpStr     name_id;
   char     *name;
   guint64   count;
@@ -235,6 +236,37 @@ cp_stat_item_new_host_op (CpTrace             *trace,
     g_string_append_printf (launched, "\n…");
   self->launched = g_string_free (launched, FALSE);
   return self;
+}
+
+CpStatItem *
+cp_stat_item_new_group (CpTrace             *trace,
+                        const CpSourceGroup *group,
+                        gint64               all_kernel_time)
+{
+  CpStatItem *self;
+
+  g_return_val_if_fail (CP_IS_TRACE (trace), NULL);
+  g_return_val_if_fail (group != NULL, NULL);
+
+  self = g_object_new (CP_TYPE_STAT_ITEM, NULL);
+  self->is_kernel = FALSE;
+  self->is_group = TRUE;
+  self->name_id = group->name;
+  self->name = g_strdup (cp_trace_get_string (trace, group->name));
+  self->kernels = group->kernels;
+  self->kernel_time = group->time;
+  self->kernel_share = all_kernel_time > 0 ? CLAMP ((double) group->time / (double) all_kernel_time, 0, 1) : 0;
+  self->occupancy = -1;
+  self->shape = g_strdup ("");
+  self->launched = g_strdup ("");
+  return self;
+}
+
+gboolean
+cp_stat_item_is_group (CpStatItem *self)
+{
+  g_return_val_if_fail (CP_IS_STAT_ITEM (self), FALSE);
+  return self->is_group;
 }
 
 gboolean

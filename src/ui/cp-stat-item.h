@@ -25,7 +25,14 @@ CpStatItem  *cp_stat_item_new_kernel  (CpTrace             *trace,
 CpStatItem  *cp_stat_item_new_host_op (CpTrace             *trace,
                                        const CpHostOpStats *stats);
 
+/* A row of kernel time by module or code line (cp_analysis_kernels_by_source()):
+ * "kernels", "kernel-time" and "kernel-share" (of all_kernel_time) only. */
+CpStatItem  *cp_stat_item_new_group   (CpTrace             *trace,
+                                       const CpSourceGroup *group,
+                                       gint64               all_kernel_time);
+
 gboolean     cp_stat_item_is_kernel   (CpStatItem *self);
+gboolean     cp_stat_item_is_group    (CpStatItem *self);
 CpStr        cp_stat_item_get_name_id (CpStatItem *self);
 const char  *cp_stat_item_get_name    (CpStatItem *self);
 guint64      cp_stat_item_get_count   (CpStatItem *self);

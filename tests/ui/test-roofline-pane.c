@@ -7,13 +7,15 @@
  * draws a dot per kernel with FLOPs and bytes under the datasheet
  * ceilings, and a click on a dot selects that kernel's row and highlights
  * its slices, as a click in the table does. With CP_SCREENSHOT_DIR set it
- * writes the table and the chart in the light and dark styles. Skips
- * without ../shared/traces.
+ * writes the table and the chart in the light and dark styles. On the same
+ * capture, kernel time by module and by code line against
+ * tests/source-chain.py. Skips without ../shared/traces.
  */
 
 #include "config.h"
 
 #include <adwaita.h>
+#include <json-glib/json-glib.h>
 #include <locale.h>
 #include <math.h>
 
@@ -133,6 +135,106 @@ test_chart (void)
   cp_ui_destroy_window (GTK_WINDOW (window));
 }
 
+static gboolean
+grouped (gpointer data)
+{
+  return !cp_kernels_pane_is_grouping (data);
+}
+
+/* Kernel time by module and by code line on the same capture (recorded
+ * with stacks and modules): as many rows as tests/source-chain.py finds,
+ * the largest first with the oracle's figure, and a row highlights the
+ * slices of its name. */
+static void
+test_by_source (void)
+{
+  const char *shared = cp_test_shared_traces ();
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *path = NULL, *out = NULL;
+  g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR"), "..", "source-chain.py", NULL);
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  CpWindow *window;
+  GtkWidget *kernels;
+  CpViewState *view = NULL;
+  int status = 0;
+
+  if (shared == NULL || python == NULL)
+    {
+      g_test_skip ("../shared/traces or python3 is missing");
+      return;
+    }
+  path = g_build_filename (shared, "AMD-AGI__TraceLens", "tests", "traces", "h100",
+                           "gaunernst_bert-small-uncased__1016001.json.gz", NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the BERT H100 capture is missing");
+      return;
+    }
+  {
+    const char *argv[] = { python, script, path, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, NULL));
+    g_assert_cmpint (status, ==, 0);
+    g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+  }
+  file = g_file_new_for_path (path);
+  window = cp_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1600, 1000);
+  gtk_window_present (GTK_WINDOW (window));
+  cp_window_open (window, file);
+  cp_ui_wait_for (analysed, window, "the analysis");
+  kernels = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_KERNELS_PANE);
+  adw_view_stack_set_visible_child (ADW_VIEW_STACK (gtk_widget_get_ancestor (kernels, ADW_TYPE_VIEW_STACK)), kernels);
+  cp_ui_wait_for (shown_cond, kernels, "the Kernels page");
+  g_object_get (kernels, "view-state", &view, NULL);
+
+  for (guint by = 0; by < 2; by++)
+    {
+      JsonObject *groups = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)),
+                                                          by == 0 ? "modules" : "code");
+      g_autoptr(GList) names = json_object_get_members (groups);
+      const char *top = NULL;
+      gint64 most = -1;
+      g_autoptr(GArray) refs = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
+      CpTrace *trace = cp_window_get_trace (window);
+
+      for (GList *l = names; l != NULL; l = l->next)
+        {
+          gint64 t = json_object_get_int_member (json_object_get_object_member (groups, l->data), "time_ns");
+
+          if (t > most)
+            {
+              most = t;
+              top = l->data;
+            }
+        }
+      cp_kernels_pane_show_by_source (CP_KERNELS_PANE (kernels), by == 0 ? CP_SOURCE_MODULE : CP_SOURCE_FRAME);
+      cp_ui_wait_for (grouped, kernels, "the kernels grouped by module and code");
+      g_assert_cmpuint (cp_kernels_pane_get_n_rows (CP_KERNELS_PANE (kernels)), ==, json_object_get_size (groups));
+      g_assert_cmpstr (cp_kernels_pane_get_row_name (CP_KERNELS_PANE (kernels), 0), ==, top);
+      cp_kernels_pane_select_row (CP_KERNELS_PANE (kernels), 0);
+      cp_analysis_collect_host_slices (cp_window_get_analysis (window),
+                                       cp_string_pool_lookup (cp_trace_get_string_pool (trace), top), refs);
+      g_assert_cmpuint (refs->len, >, 0);
+      g_assert_cmpuint (n_highlights (view), ==, refs->len);
+      cp_ui_wait_frame (kernels);
+      cp_ui_screenshot (GTK_WIDGET (window), by == 0 ? "kernels-by-module-light.png" : "kernels-by-code-light.png");
+      if (g_getenv ("CP_SCREENSHOT_DIR") != NULL)
+        {
+          adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+          cp_ui_screenshot (GTK_WIDGET (window), by == 0 ? "kernels-by-module-dark.png" : "kernels-by-code-dark.png");
+          adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+        }
+    }
+  /* Back to the kernels: their table again. */
+  cp_kernels_pane_show_kernels (CP_KERNELS_PANE (kernels), TRUE);
+  g_assert_cmpuint (cp_kernels_pane_get_n_rows (CP_KERNELS_PANE (kernels)), ==,
+                    ({ guint n; cp_analysis_get_kernels (cp_window_get_analysis (window), &n); n; }));
+  g_object_unref (view);
+  cp_ui_destroy_window (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -147,6 +249,7 @@ main (int   argc,
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
 
   g_test_add_func ("/roofline-pane/chart", test_chart);
+  g_test_add_func ("/roofline-pane/by-source", test_by_source);
 
   status = g_test_run ();
   g_object_unref (app);
