@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cp-test-util.h"
+#include "formats/cp-chrome-private.h"
 #include "formats/cp-chrome-reader.h"
 #include "formats/cp-loader.h"
 #include "model/cp-lane.h"
@@ -306,11 +307,38 @@ test_shared (void)
   g_assert_cmpuint (replayed, >, 1000);
 }
 
+/* Without CHOKEPOINT_THREADS: one worker for a big capture read alone on
+ * two cores or more, none for a small one or beside another read; the
+ * variable decides when set. */
+static void
+test_default (void)
+{
+  gsize chunk = 0;
+  g_autofree char *saved = g_strdup (g_getenv ("CHOKEPOINT_THREADS"));
+
+  _cp_chrome_set_threads (0, 0, FALSE);
+  g_unsetenv ("CHOKEPOINT_THREADS");
+  g_assert_cmpuint (cp_chrome_par_threads ((gsize) 1 << 20, TRUE, &chunk), ==, 1);
+  g_assert_cmpuint (chunk, >, 0);
+  g_assert_cmpuint (cp_chrome_par_threads ((gsize) 64 << 20, FALSE, &chunk), ==, 1);
+  g_assert_cmpuint (cp_chrome_par_threads ((gsize) 64 << 20, TRUE, &chunk), ==,
+                    g_get_num_processors () >= 2 ? 2 : 1);
+  g_setenv ("CHOKEPOINT_THREADS", "3", TRUE);
+  g_assert_cmpuint (cp_chrome_par_threads ((gsize) 1 << 20, FALSE, &chunk), ==, 3);
+  g_setenv ("CHOKEPOINT_THREADS", "1", TRUE);
+  g_assert_cmpuint (cp_chrome_par_threads ((gsize) 64 << 20, TRUE, &chunk), ==, 1);
+  if (saved != NULL)
+    g_setenv ("CHOKEPOINT_THREADS", saved, TRUE);
+  else
+    g_unsetenv ("CHOKEPOINT_THREADS");
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/chrome-parallel/default", test_default);
   g_test_add_func ("/chrome-parallel/generated", test_generated);
   g_test_add_func ("/chrome-parallel/adversarial", test_adversarial);
   g_test_add_func ("/chrome-parallel/shared", test_shared);

@@ -435,8 +435,9 @@ const CpChromeAhead *cp_chrome_par_find (CpChromePar       *par,
                                          guint64            offset,
                                          const char        *text,
                                          const CpChromeOp **ops);
-guint cp_chrome_par_threads (gsize input_len,
-                             gsize *chunk);
+guint cp_chrome_par_threads (gsize    input_len,
+                             gboolean alone,
+                             gsize   *chunk);
 
 /* cp-chrome-events.c */
 guint cp_chrome_cat_class (CpChromeReader *self,

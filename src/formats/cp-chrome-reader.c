@@ -498,6 +498,17 @@ cp_chrome_reader_finish (CpChromeReader  *self,
 
 /* Driving a source */
 
+/* Chrome reads running in the process now: one that is not alone leaves
+ * the other cores to the others. */
+static gint n_reading;
+
+static gboolean read_source (CpSource           *source,
+                             CpTraceBuilder     *builder,
+                             GCancellable       *cancellable,
+                             CpLoadProgressFunc  progress,
+                             gpointer            progress_data,
+                             GError            **error);
+
 gboolean
 cp_chrome_reader_read_source (CpSource           *source,
                               CpTraceBuilder     *builder,
@@ -505,6 +516,22 @@ cp_chrome_reader_read_source (CpSource           *source,
                               CpLoadProgressFunc  progress,
                               gpointer            progress_data,
                               GError            **error)
+{
+  gboolean ok;
+
+  g_atomic_int_inc (&n_reading);
+  ok = read_source (source, builder, cancellable, progress, progress_data, error);
+  g_atomic_int_dec_and_test (&n_reading);
+  return ok;
+}
+
+static gboolean
+read_source (CpSource           *source,
+             CpTraceBuilder     *builder,
+             GCancellable       *cancellable,
+             CpLoadProgressFunc  progress,
+             gpointer            progress_data,
+             GError            **error)
 {
   g_autoptr(CpChromeReader) reader = NULL;
   GBytes *mapped = cp_source_get_mapped (source);
@@ -516,7 +543,7 @@ cp_chrome_reader_read_source (CpSource           *source,
     {
       gsize len, chunk;
       const char *data = g_bytes_get_data (mapped, &len);
-      guint threads = cp_chrome_par_threads (len, &chunk);
+      guint threads = cp_chrome_par_threads (len, g_atomic_int_get (&n_reading) == 1, &chunk);
 
       /* Events read ahead on the other cores (cp-chrome-parallel.c). */
       if (threads > 1 && len > 0)
