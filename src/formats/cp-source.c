@@ -9,7 +9,8 @@
  * mapping, so a reader can keep references into them (zero-copy). gzip
  * (including concatenated members) and zstd (including several frames) are
  * inflated one output chunk at a time, so the uncompressed text never has to
- * exist in memory as a whole. */
+ * exist in memory as a whole; on two cores or more a thread of the source's
+ * own inflates a few chunks ahead while the reader parses the last one. */
 
 #include "config.h"
 
@@ -32,6 +33,17 @@
 
 #define HEAD_SIZE     4096
 #define IN_BUF_SIZE   (256 * 1024)
+#define READ_AHEAD    4              /* chunks the inflating thread keeps ready */
+
+/* A chunk the inflating thread made: the bytes, or NULL at the end with
+ * error set when it is not a clean one; the counters as of it. */
+typedef struct
+{
+  GBytes  *bytes;
+  GError  *error;
+  guint64  consumed;
+  guint64  produced;
+} Inflated;
 
 struct _CpSource
 {
@@ -75,6 +87,21 @@ struct _CpSource
   gboolean        done;
   guint64         produced;
   char           *trailing_note;
+
+  /* Inflating ahead on a thread (compressed files, two cores or more).
+   * While it runs, it alone touches the stream, the decompressors and the
+   * counters above; the reader sees the counters as of the last chunk it
+   * took (seen_*). */
+  gboolean        ahead;         /* inflate on a thread */
+  GThread        *inflater;
+  GMutex          lock;
+  GCond           cond;
+  GQueue          ready;         /* Inflated *, oldest first */
+  gboolean        stop;
+  gboolean        ahead_over;    /* the end was handed out */
+  GCancellable   *ahead_cancellable;
+  guint64         seen_consumed;
+  guint64         seen_produced;
 };
 
 const char *
@@ -92,11 +119,37 @@ cp_compression_to_string (CpCompression compression)
     }
 }
 
+static void
+inflated_free (Inflated *it)
+{
+  g_clear_pointer (&it->bytes, g_bytes_unref);
+  g_clear_error (&it->error);
+  g_free (it);
+}
+
+static void
+stop_inflater (CpSource *self)
+{
+  if (self->inflater == NULL)
+    return;
+  g_mutex_lock (&self->lock);
+  self->stop = TRUE;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+  g_thread_join (self->inflater);
+  self->inflater = NULL;
+  g_queue_clear_full (&self->ready, (GDestroyNotify) inflated_free);
+}
+
 void
 cp_source_free (CpSource *self)
 {
   if (self == NULL)
     return;
+  stop_inflater (self);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+  g_clear_object (&self->ahead_cancellable);
   g_clear_object (&self->file);
   g_free (self->name);
   g_free (self->guess);
@@ -165,9 +218,22 @@ cp_source_get_mapped (CpSource *self)
   return self->mapped;
 }
 
+/* The compressed bytes taken in so far, for the thread that inflates. */
+static guint64
+consumed_now (CpSource *self)
+{
+  if (self->mapped)
+    return self->map_pos;
+  if (self->compression == CP_COMPRESSION_NONE)
+    return self->produced;
+  return self->in_total - (self->in_len - self->in_pos);
+}
+
 guint64
 cp_source_get_consumed (CpSource *self)
 {
+  if (self->ahead)
+    return self->seen_consumed;
   if (self->mapped)
     return self->map_pos;
   if (self->compression == CP_COMPRESSION_NONE)
@@ -178,7 +244,7 @@ cp_source_get_consumed (CpSource *self)
 guint64
 cp_source_get_produced (CpSource *self)
 {
-  return self->produced;
+  return self->ahead ? self->seen_produced : self->produced;
 }
 
 void
@@ -469,7 +535,7 @@ check_ratio (CpSource  *self,
              guint64    produced,
              GError   **error)
 {
-  guint64 consumed = cp_source_get_consumed (self);
+  guint64 consumed = consumed_now (self);
 
   if (produced > CP_SOURCE_RATIO_GRACE && produced / CP_SOURCE_MAX_RATIO > MAX (consumed, 1))
     {
@@ -532,7 +598,7 @@ inflate_chunk (CpSource      *self,
                     zeros = self->in_buf[k] == 0;
                   if (!zeros && self->trailing_note == NULL)
                     self->trailing_note = g_strdup_printf (_("Ignored data after the end of the gzip stream at compressed byte %" PRIu64),
-                                                           cp_source_get_consumed (self));
+                                                           consumed_now (self));
                   self->in_pos = self->in_len;
                   self->in_eof = TRUE;
                   break;
@@ -581,7 +647,7 @@ inflate_chunk (CpSource      *self,
             {
               g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
                            _("The gzip data of “%s” is damaged near compressed byte %" PRIu64 " (%s)"),
-                           self->name, cp_source_get_consumed (self),
+                           self->name, consumed_now (self),
                            self->zs.msg ? self->zs.msg : _("invalid data"));
               goto fail;
             }
@@ -601,7 +667,7 @@ inflate_chunk (CpSource      *self,
             {
               g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_DAMAGED,
                            _("The zstd data of “%s” is damaged near compressed byte %" PRIu64 " (%s)"),
-                           self->name, cp_source_get_consumed (self), ZSTD_getErrorName (ret));
+                           self->name, consumed_now (self), ZSTD_getErrorName (ret));
               goto fail;
             }
           self->zstd_open = ret != 0;
@@ -623,7 +689,7 @@ inflate_chunk (CpSource      *self,
         {
           /* One step can inflate a whole chunk from a few bytes: what is
            * handed out before the error stays within the limit. */
-          guint64 allowed = MAX ((guint64) MAX (cp_source_get_consumed (self), 1) * CP_SOURCE_MAX_RATIO,
+          guint64 allowed = MAX ((guint64) MAX (consumed_now (self), 1) * CP_SOURCE_MAX_RATIO,
                                  (guint64) CP_SOURCE_RATIO_GRACE);
 
           if (self->produced + out_len > allowed)
@@ -659,6 +725,89 @@ fail:
   return NULL;
 }
 
+/* The next chunk of a compressed stream, as cp_source_read() gives it. */
+static GBytes *
+next_inflated (CpSource      *self,
+               GCancellable  *cancellable,
+               GError       **error)
+{
+  if (self->deferred_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&self->deferred_error));
+      return NULL;
+    }
+  if (self->done)
+    return NULL;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  return inflate_chunk (self, cancellable, error);
+}
+
+static gpointer
+inflate_thread (gpointer data)
+{
+  CpSource *self = data;
+
+  for (;;)
+    {
+      Inflated *it = g_new0 (Inflated, 1);
+      gboolean over;
+
+      it->bytes = next_inflated (self, self->ahead_cancellable, &it->error);
+      it->consumed = consumed_now (self);
+      it->produced = self->produced;
+      over = it->bytes == NULL;
+      g_mutex_lock (&self->lock);
+      g_queue_push_tail (&self->ready, it);
+      g_cond_broadcast (&self->cond);
+      while (!over && !self->stop && self->ready.length >= READ_AHEAD)
+        g_cond_wait (&self->cond, &self->lock);
+      over = over || self->stop;
+      g_mutex_unlock (&self->lock);
+      if (over)
+        return NULL;
+    }
+}
+
+/* The next chunk from the inflating thread (started on the first read). */
+static GBytes *
+read_ahead (CpSource      *self,
+            GCancellable  *cancellable,
+            GError       **error)
+{
+  Inflated *it;
+  GBytes *bytes;
+
+  if (self->ahead_over)
+    return NULL;
+  if (self->inflater == NULL)
+    {
+      g_set_object (&self->ahead_cancellable, cancellable);
+      self->inflater = g_thread_new ("cp-inflate", inflate_thread, self);
+    }
+  g_mutex_lock (&self->lock);
+  while (self->ready.length == 0)
+    g_cond_wait (&self->cond, &self->lock);
+  it = g_queue_pop_head (&self->ready);
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+
+  self->seen_consumed = it->consumed;
+  self->seen_produced = it->produced;
+  bytes = g_steal_pointer (&it->bytes);
+  if (bytes == NULL)
+    {
+      self->ahead_over = TRUE;
+      if (it->error != NULL)
+        g_propagate_error (error, g_steal_pointer (&it->error));
+      /* The thread has ended with that item: join it. */
+      g_thread_join (self->inflater);
+      self->inflater = NULL;
+    }
+  inflated_free (it);
+  return bytes;
+}
+
 GBytes *
 cp_source_read (CpSource      *self,
                 GCancellable  *cancellable,
@@ -668,6 +817,8 @@ cp_source_read (CpSource      *self,
 
   if (self->pending)
     return g_steal_pointer (&self->pending);
+  if (self->ahead)
+    return read_ahead (self, cancellable, error);
   if (self->deferred_error != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&self->deferred_error));
@@ -795,6 +946,12 @@ open_stream (CpSource      *self,
           memcpy (self->head, d, self->head_len);
         }
       sniff (self);
+      /* A file, and a core to spare: inflate ahead (CHOKEPOINT_THREADS=1
+       * keeps everything on the reading thread). */
+      self->ahead = !self->in_memory && g_get_num_processors () >= 2 &&
+                    g_strcmp0 (g_getenv ("CHOKEPOINT_THREADS"), "1") != 0;
+      self->seen_consumed = consumed_now (self);
+      self->seen_produced = self->produced;
       return TRUE;
     }
 
@@ -865,6 +1022,8 @@ cp_source_open (GFile         *file,
   g_return_val_if_fail (G_IS_FILE (file), NULL);
 
   self = g_new0 (CpSource, 1);
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
   self->file = g_object_ref (file);
   self->name = g_file_get_parse_name (file);
 
@@ -936,6 +1095,8 @@ cp_source_new_for_bytes (GBytes        *data,
   g_return_val_if_fail (name != NULL, NULL);
 
   self = g_new0 (CpSource, 1);
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
   self->file = g_file_new_for_path (name);
   self->name = g_strdup (name);
   self->in_memory = TRUE;
