@@ -424,6 +424,24 @@ cp_finding_add_evidence (CpFinding *self,
   keep_evidence (self, &e);
 }
 
+/* The merge index's key packs the window bucket above the lane: GLib's
+ * g_int64_hash() folds the halves together and maps far-apart buckets of
+ * few lanes onto a handful of values (a capture of 66,000 steps spent 60%
+ * of its analysis in the collisions), so the bits are mixed first
+ * (MurmurHash3's finaliser). */
+static guint
+evidence_key_hash (gconstpointer p)
+{
+  guint64 x = *(const guint64 *) p;
+
+  x ^= x >> 33;
+  x *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+  x ^= x >> 33;
+  x *= G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
+  x ^= x >> 33;
+  return (guint) x;
+}
+
 void
 cp_finding_set_evidence_windows (CpFinding        *self,
                                  const CpInterval *windows,
@@ -436,7 +454,7 @@ cp_finding_set_evidence_windows (CpFinding        *self,
   self->n_windows = n_windows;
   self->windows = g_memdup2 (windows, MAX (n_windows, 1) * sizeof (CpInterval));
   if (self->merge_index == NULL)
-    self->merge_index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+    self->merge_index = g_hash_table_new_full (evidence_key_hash, g_int64_equal, g_free, NULL);
   if (self->merged == NULL)
     self->merged = g_array_new (FALSE, FALSE, sizeof (CpEvidence));
 }
