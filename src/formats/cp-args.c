@@ -163,20 +163,22 @@ cp_args_decode (CpTrace     *trace,
   return g_steal_pointer (&out);
 }
 
-/* One member of a flat JSON object at p (after '{' or ','): its key and a
- * scalar value's raw text (strings without their quotes); containers are
- * skipped (value NULL). FALSE when the text is not that simple: an escaped
- * or repaired string, or anything malformed. */
+/* One member of a JSON object at p (after '{' or ','): its key, the raw
+ * text of its value (a string with its quotes, a container with its
+ * brackets, a number or literal as written) and, for a string, its flags
+ * (CP_JSON_ESCAPED, CP_JSON_REPAIRED...). FALSE when malformed or for a
+ * key with escapes. */
 static gboolean
-flat_member (const guchar  *p,
+json_member (const guchar  *p,
              const guchar  *end,
              const guchar **key,
              gsize         *key_len,
              const guchar **value,
              gsize         *value_len,
+             guint         *string_flags,
              const guchar **next)
 {
-  const guchar *stop;
+  const guchar *stop, *start;
   guint flags = 0;
 
   p = cp_json_lex_skip_ws (p, end);
@@ -192,33 +194,60 @@ flat_member (const guchar  *p,
   p = cp_json_lex_skip_ws (p + 1, end);
   if (p >= end)
     return FALSE;
+  start = p;
+  *string_flags = 0;
   if (*p == '"')
     {
-      if (cp_json_lex_string (p + 1, end, FALSE, &flags, &stop) != CP_JSON_LEX_CLOSED ||
-          (flags & (CP_JSON_ESCAPED | CP_JSON_REPAIRED)))
+      if (cp_json_lex_string (p + 1, end, FALSE, string_flags, &stop) != CP_JSON_LEX_CLOSED)
         return FALSE;
-      *value = p + 1;
-      *value_len = stop - (p + 1);
       p = stop + 1;
     }
   else if (*p == '{' || *p == '[')
     {
       if ((p = cp_json_lex_skip_container (p + 1, end)) == NULL)
         return FALSE;
-      *value = NULL;
-      *value_len = 0;
     }
   else
     {
-      const guchar *w = cp_json_lex_word_end (p, end);
-
-      if (w == p)
+      p = cp_json_lex_word_end (p, end);
+      if (p == start)
         return FALSE;
-      *value = p;
-      *value_len = w - p;
-      p = w;
     }
+  *value = start;
+  *value_len = p - start;
   *next = cp_json_lex_skip_ws (p, end);
+  return TRUE;
+}
+
+/* One member of a flat JSON object: its key and a scalar value's raw text
+ * (strings without their quotes); containers are skipped (value NULL).
+ * FALSE when the text is not that simple: an escaped or repaired string,
+ * or anything malformed. */
+static gboolean
+flat_member (const guchar  *p,
+             const guchar  *end,
+             const guchar **key,
+             gsize         *key_len,
+             const guchar **value,
+             gsize         *value_len,
+             const guchar **next)
+{
+  guint flags;
+
+  if (!json_member (p, end, key, key_len, value, value_len, &flags, next))
+    return FALSE;
+  if (**value == '"')
+    {
+      if (flags & (CP_JSON_ESCAPED | CP_JSON_REPAIRED))
+        return FALSE;
+      *value += 1;
+      *value_len -= 2;
+    }
+  else if (**value == '{' || **value == '[')
+    {
+      *value = NULL;
+      *value_len = 0;
+    }
   return TRUE;
 }
 
@@ -280,10 +309,9 @@ fail:
   return FALSE;
 }
 
-/* One member of a JSON object at p (after '{' or ','): its key and the raw
- * text of its value, whatever it holds (a string with its quotes, a
- * container with its brackets). FALSE when malformed, or for a key with
- * escapes or a value string Kineto's quote repair would change. */
+/* One member of a JSON object with the raw text of its value, whatever it
+ * holds; FALSE as json_member(), and for a value string Kineto's quote
+ * repair would change. */
 static gboolean
 raw_member (const guchar  *p,
             const guchar  *end,
@@ -293,45 +321,9 @@ raw_member (const guchar  *p,
             gsize         *value_len,
             const guchar **next)
 {
-  const guchar *stop, *start;
-  guint flags = 0;
+  guint flags;
 
-  p = cp_json_lex_skip_ws (p, end);
-  if (p >= end || *p != '"')
-    return FALSE;
-  if (cp_json_lex_string (p + 1, end, TRUE, &flags, &stop) != CP_JSON_LEX_CLOSED || flags != 0)
-    return FALSE;
-  *key = p + 1;
-  *key_len = stop - (p + 1);
-  p = cp_json_lex_skip_ws (stop + 1, end);
-  if (p >= end || *p != ':')
-    return FALSE;
-  p = cp_json_lex_skip_ws (p + 1, end);
-  if (p >= end)
-    return FALSE;
-  start = p;
-  if (*p == '"')
-    {
-      if (cp_json_lex_string (p + 1, end, FALSE, &flags, &stop) != CP_JSON_LEX_CLOSED ||
-          (flags & CP_JSON_REPAIRED))
-        return FALSE;
-      p = stop + 1;
-    }
-  else if (*p == '{' || *p == '[')
-    {
-      if ((p = cp_json_lex_skip_container (p + 1, end)) == NULL)
-        return FALSE;
-    }
-  else
-    {
-      p = cp_json_lex_word_end (p, end);
-      if (p == start)
-        return FALSE;
-    }
-  *value = start;
-  *value_len = p - start;
-  *next = cp_json_lex_skip_ws (p, end);
-  return TRUE;
+  return json_member (p, end, key, key_len, value, value_len, &flags, next) && !(flags & CP_JSON_REPAIRED);
 }
 
 gboolean
