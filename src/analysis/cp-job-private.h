@@ -16,12 +16,13 @@ typedef struct
 {
   gint64      start;
   gint64      end;
-  char       *name;        /* the slice's name */
-  char       *op;          /* "all_reduce"... (record_param_comms' name when known) */
+  /* The strings are the trace's (name) or the slot's string chunk's. */
+  const char *name;        /* the slice's name */
+  const char *op;          /* "all_reduce"... (record_param_comms' name when known) */
   gint64      bytes;       /* -1 unknown */
-  char       *dtype;
+  const char *dtype;
   gint        group_size;  /* -1 unknown */
-  char       *group;       /* NULL: the default group */
+  const char *group;       /* NULL: the default group */
   CpSliceRef  ref;
 } RankColl;
 
@@ -33,6 +34,7 @@ typedef struct
   gboolean     used;       /* part of the job */
   char        *error;      /* why it could not be read */
   GArray      *colls;      /* RankColl, by start */
+  GStringChunk *strings;   /* the colls' op, dtype and group, each once */
   CpIntervals *compute;    /* kernels (or host aten ops) other than collectives */
   guint        n_params;   /* record_param_comms with a name, when not one per collective */
   gint64       to_job;     /* job ns = rank ns + to_job */

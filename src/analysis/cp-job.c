@@ -32,15 +32,6 @@ cp_rank_source_to_string (CpRankSource source)
 }
 
 static void
-rank_coll_clear (RankColl *c)
-{
-  g_free (c->name);
-  g_free (c->op);
-  g_free (c->dtype);
-  g_free (c->group);
-}
-
-static void
 slot_clear (Slot *s)
 {
   g_clear_object (&s->file);
@@ -52,6 +43,8 @@ slot_clear (Slot *s)
   g_free (s->error);
   if (s->colls != NULL)
     g_array_unref (s->colls);
+  if (s->strings != NULL)
+    g_string_chunk_free (s->strings);
   if (s->compute != NULL)
     cp_intervals_free (s->compute);
 }
@@ -661,6 +654,8 @@ find_collectives (Slot *s)
   CpStr record_param_comms = cp_string_pool_lookup (pool, "record_param_comms"); /* G_MAXUINT32: none */
   GArray *chosen;
 
+  if (s->strings == NULL)
+    s->strings = g_string_chunk_new (4096);
   g_array_set_clear_func (params, (GDestroyNotify) comm_params_clear);
   for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
     {
@@ -683,7 +678,8 @@ find_collectives (Slot *s)
               /* Classified once per name, not once per kernel. */
               if (cp_name_cache_lookup (names, name_id) & CP_NAME_COLLECTIVE)
                 {
-                  RankColl c = { start, end, g_strdup (name), collective_op (name), -1, NULL, -1, NULL, { l, i } };
+                  g_autofree char *op = collective_op (name);
+                  RankColl c = { start, end, name, g_string_chunk_insert_const (s->strings, op), -1, NULL, -1, NULL, { l, i } };
 
                   g_array_append_val (dev, c);
                 }
@@ -692,7 +688,8 @@ find_collectives (Slot *s)
             }
           else if (g_str_has_prefix (name, "gloo:") || g_str_has_prefix (name, "nccl:"))
             {
-              RankColl c = { start, end, g_strdup (name), collective_op (name), -1, NULL, -1, NULL, { l, i } };
+              g_autofree char *op = collective_op (name);
+              RankColl c = { start, end, name, g_string_chunk_insert_const (s->strings, op), -1, NULL, -1, NULL, { l, i } };
 
               g_array_append_val (host, c);
             }
@@ -715,8 +712,6 @@ find_collectives (Slot *s)
   s->r.device_collectives = dev->len > 0;
   chosen = dev->len > 0 ? dev : host;
   g_array_sort (chosen, compare_colls);
-  g_array_set_clear_func (dev, (GDestroyNotify) rank_coll_clear);
-  g_array_set_clear_func (host, (GDestroyNotify) rank_coll_clear);
   cp_intervals_normalize (kernels);
   cp_intervals_normalize (host_compute);
   if (dev->len > 0 || cp_intervals_length (kernels) > 0)
@@ -741,11 +736,10 @@ find_collectives (Slot *s)
           gint size = dtype_size (p->dtype);
 
           c->bytes = p->nelems >= 0 && size > 0 ? p->nelems * size : -1;
-          c->dtype = g_strdup (p->dtype);
+          c->dtype = p->dtype != NULL ? g_string_chunk_insert_const (s->strings, p->dtype) : NULL;
           c->group_size = p->group_size;
-          c->group = g_strdup (p->group);
-          g_free (c->op);
-          c->op = g_strdup (p->op);
+          c->group = p->group != NULL ? g_string_chunk_insert_const (s->strings, p->group) : NULL;
+          c->op = p->op != NULL ? g_string_chunk_insert_const (s->strings, p->op) : NULL;
         }
     }
   else
@@ -1247,6 +1241,7 @@ cp_job_open (GFile * const      *files,
   for (guint i = 0; i < self->n_slots; i++)
     {
       g_clear_pointer (&self->slots[i].colls, g_array_unref);
+      g_clear_pointer (&self->slots[i].strings, g_string_chunk_free);
       g_clear_pointer (&self->slots[i].compute, cp_intervals_free);
     }
   if (self->n_colls > 1) /* none at all: colls is NULL, which qsort must not get */
