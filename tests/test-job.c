@@ -610,6 +610,29 @@ test_cli_json (void)
   }
   g_assert_cmpint (WEXITSTATUS (status), ==, 3);
   g_assert_nonnull (strstr (out, "Rank 3 is the straggler"));
+  g_clear_pointer (&out, g_free);
+
+  /* More ranks than memory: said, with how many fit, and nothing read. */
+  {
+    g_autoptr(GFile) folder = g_file_new_for_path (dir);
+    g_autoptr(GPtrArray) files = cp_job_list_folder (folder, NULL);
+    guint64 need = 0, need_fit = 0;
+    g_autofree char *err = NULL;
+    g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "CHOKEPOINT_MEMORY_AVAILABLE", "1000", TRUE);
+    const char *argv[] = { g_getenv ("CP_CHOKEPOINT"), "diagnose", dir, NULL };
+
+    g_assert_cmpuint (cp_job_count_fitting ((GFile * const *) files->pdata, files->len, 0, &need, NULL), ==, 4);
+    g_assert_cmpuint (need, >, 0);
+    g_assert_cmpuint (cp_job_count_fitting ((GFile * const *) files->pdata, files->len, need, NULL, &need_fit), <, 4);
+    g_assert_cmpuint (cp_job_count_fitting ((GFile * const *) files->pdata, files->len, need * 2, NULL, &need_fit), ==, 4);
+    g_assert_cmpuint (need_fit, ==, need);
+    g_assert_cmpuint (cp_job_count_fitting ((GFile * const *) files->pdata, files->len, 1000, NULL, &need_fit), ==, 0);
+    g_assert_cmpuint (need_fit, ==, 0);
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error));
+    g_assert_cmpint (WEXITSTATUS (status), !=, 0);
+    g_assert_nonnull (strstr (err, "The 4 ranks need about"));
+    g_assert_nonnull (strstr (err, "the first 0"));
+  }
   gen_clear (&g);
 }
 

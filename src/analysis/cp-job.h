@@ -162,6 +162,19 @@ G_DECLARE_FINAL_TYPE (CpJob, cp_job, CP, JOB, GObject)
 GPtrArray             *cp_job_list_folder      (GFile         *folder,
                                                 GError       **error);
 
+/* The memory free for reading a job: CHOKEPOINT_MEMORY_AVAILABLE (bytes)
+ * when set, else the system's MemAvailable; 0 when neither tells. */
+guint64                cp_job_memory_available (void);
+/* How many of the files, first to last, fit in available bytes once read
+ * (each rank at three times cp_load_estimate_peak(), for its model and its
+ * analysis, summed; nine tenths of available may be used); need_all and need_fitting (may be NULL): what all of them and
+ * those take. All fit when available or an estimate is 0 (unknown). */
+guint                  cp_job_count_fitting    (GFile * const *files,
+                                                guint          n_files,
+                                                guint64        available,
+                                                guint64       *need_all,
+                                                guint64       *need_fitting);
+
 /* TRUE when file is a folder of per-rank Kineto captures
  * (*.pt.trace.json[.gz]): a job, not one capture. Blocking. */
 gboolean               cp_job_is_folder        (GFile         *file);

@@ -125,6 +125,24 @@ cp_cli_open_job (char * const  *files,
       for (guint i = 0; files[i] != NULL; i++)
         g_ptr_array_add (list, g_file_new_for_commandline_arg (files[i]));
     }
+  /* More than the machine has free: say so, and which ranks would fit. */
+  {
+    guint64 available = cp_job_memory_available (), need = 0, need_fit = 0;
+    guint fit = cp_job_count_fitting ((GFile * const *) list->pdata, list->len, available, &need, &need_fit);
+
+    if (fit < list->len)
+      {
+        g_autofree char *s_need = g_format_size (need);
+        g_autofree char *s_free = g_format_size (available);
+        g_autofree char *s_fit = g_format_size (need_fit);
+
+        g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_LIMIT,
+                     _("The %u ranks need about %s of memory to read, and %s is free; the first %u (about %s) fit. "
+                       "Give fewer rank files, or set CHOKEPOINT_MEMORY_AVAILABLE to the bytes that may be used"),
+                     list->len, s_need, s_free, fit, s_fit);
+        return NULL;
+      }
+  }
   return cp_job_open ((GFile * const *) list->pdata, list->len, &options, NULL, error);
 }
 

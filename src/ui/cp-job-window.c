@@ -25,6 +25,11 @@ struct _CpJobWindow
   AdwStatusPage        *loading_page;
   GtkProgressBar       *progress;
   AdwStatusPage        *failed_page;
+  AdwStatusPage        *memory_page;  /* more ranks than memory: which to open */
+  GtkWidget            *open_fitting;
+  GtkWidget            *open_all;
+  GPtrArray            *asked;        /* the files waiting on that page's answer */
+  guint                 n_fitting;
   GtkLabel             *notes;
   GtkLabel             *straggler_title;
   GtkLabel             *straggler_summary;
@@ -727,6 +732,22 @@ opened_cb (GObject      *source,
   show_job (self);
 }
 
+static void start_reading (CpJobWindow *self,
+                           GPtrArray   *list);
+
+static void
+memory_answer_cb (GtkButton   *button,
+                  CpJobWindow *self)
+{
+  g_autoptr(GPtrArray) list = g_steal_pointer (&self->asked);
+
+  if (list == NULL)
+    return;
+  if (GTK_WIDGET (button) == self->open_fitting)
+    g_ptr_array_set_size (list, self->n_fitting);
+  start_reading (self, list);
+}
+
 void
 cp_job_window_open (CpJobWindow   *self,
                     GFile * const *files,
@@ -734,7 +755,7 @@ cp_job_window_open (CpJobWindow   *self,
 {
   g_autoptr(GPtrArray) list = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *what = NULL, *subtitle = NULL;
+  g_autofree char *subtitle = NULL;
 
   g_return_if_fail (CP_IS_JOB_WINDOW (self));
   g_return_if_fail (n_files > 0);
@@ -761,8 +782,51 @@ cp_job_window_open (CpJobWindow   *self,
         g_ptr_array_add (list, g_object_ref (files[i]));
       subtitle = parent != NULL ? g_file_get_basename (parent) : NULL;
     }
-  self->n_files = list->len;
   adw_window_title_set_subtitle (self->title, subtitle != NULL ? subtitle : "");
+
+  /* More than the machine has free: ask which ranks to read. */
+  {
+    guint64 available = cp_job_memory_available (), need = 0, need_fit = 0;
+    guint fit = cp_job_count_fitting ((GFile * const *) list->pdata, list->len, available, &need, &need_fit);
+
+    if (fit < list->len)
+      {
+        g_autofree char *s_need = g_format_size (need);
+        g_autofree char *s_free = g_format_size (available);
+        g_autofree char *s_fit = g_format_size (need_fit);
+        g_autofree char *text = NULL;
+        g_autofree char *fitting = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Open the _First Rank",
+                                                                 "Open the _First %u Ranks", fit), fit);
+        g_autofree char *all = g_strdup_printf (_("Open _All %u Anyway"), list->len);
+
+        if (fit > 0)
+          text = g_strdup_printf (_("The %u ranks need about %s of memory once read, and %s is free. "
+                                    "The first %u (about %s) fit."), list->len, s_need, s_free, fit, s_fit);
+        else
+          text = g_strdup_printf (_("The %u ranks need about %s of memory once read, and %s is free. "
+                                    "Not even the first fits."), list->len, s_need, s_free);
+        adw_status_page_set_description (self->memory_page, text);
+        gtk_button_set_label (GTK_BUTTON (self->open_fitting), fitting);
+        gtk_button_set_label (GTK_BUTTON (self->open_all), all);
+        gtk_widget_set_visible (self->open_fitting, fit > 0);
+        g_clear_pointer (&self->asked, g_ptr_array_unref);
+        self->asked = g_steal_pointer (&list);
+        self->n_fitting = fit;
+        gtk_stack_set_visible_child_name (self->stack, "memory");
+        return;
+      }
+  }
+  start_reading (self, list);
+}
+
+/* Reads the ranks of list in parallel, the loading page showing each. */
+static void
+start_reading (CpJobWindow *self,
+               GPtrArray   *list)
+{
+  g_autofree char *what = NULL;
+
+  self->n_files = list->len;
   what = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Reading %u rank in parallel…",
                                        "Reading %u ranks in parallel…", list->len), list->len);
   adw_status_page_set_title (self->loading_page, what);
@@ -993,6 +1057,7 @@ cp_job_window_dispose (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_object (&self->job);
   g_clear_pointer (&self->load_progress, cp_job_progress_unref);
+  g_clear_pointer (&self->asked, g_ptr_array_unref);
   G_OBJECT_CLASS (cp_job_window_parent_class)->dispose (object);
 }
 
@@ -1060,6 +1125,29 @@ cp_job_window_init (CpJobWindow *self)
   adw_status_page_set_child (self->loading_page, loading_box);
   adw_status_page_set_icon_name (self->loading_page, "document-open-symbolic");
   gtk_stack_add_named (self->stack, GTK_WIDGET (self->loading_page), "loading");
+
+  self->memory_page = ADW_STATUS_PAGE (adw_status_page_new ());
+  adw_status_page_set_icon_name (self->memory_page, "dialog-warning-symbolic");
+  adw_status_page_set_title (self->memory_page, _("Not Enough Memory for Every Rank"));
+  gtk_widget_set_name (GTK_WIDGET (self->memory_page), "job-memory");
+  {
+    GtkWidget *answers = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+
+    self->open_fitting = gtk_button_new_with_mnemonic ("");
+    self->open_all = gtk_button_new_with_mnemonic ("");
+    gtk_widget_set_name (self->open_fitting, "job-open-fitting");
+    gtk_widget_set_name (self->open_all, "job-open-all");
+    gtk_widget_add_css_class (self->open_fitting, "pill");
+    gtk_widget_add_css_class (self->open_fitting, "suggested-action");
+    gtk_widget_add_css_class (self->open_all, "pill");
+    gtk_widget_set_halign (answers, GTK_ALIGN_CENTER);
+    g_signal_connect (self->open_fitting, "clicked", G_CALLBACK (memory_answer_cb), self);
+    g_signal_connect (self->open_all, "clicked", G_CALLBACK (memory_answer_cb), self);
+    gtk_box_append (GTK_BOX (answers), self->open_fitting);
+    gtk_box_append (GTK_BOX (answers), self->open_all);
+    adw_status_page_set_child (self->memory_page, answers);
+  }
+  gtk_stack_add_named (self->stack, GTK_WIDGET (self->memory_page), "memory");
 
   self->failed_page = ADW_STATUS_PAGE (adw_status_page_new ());
   adw_status_page_set_icon_name (self->failed_page, "dialog-error-symbolic");

@@ -506,6 +506,65 @@ test_damaged_rank (void)
   cp_ui_destroy_window (GTK_WINDOW (window));
 }
 
+static gboolean
+page_is (gpointer data)
+{
+  gpointer *args = data;
+  GtkWidget *page = cp_ui_find_named (args[0], args[1]);
+
+  return page != NULL && gtk_widget_get_mapped (page);
+}
+
+/* A job needing more memory than is free (CHOKEPOINT_MEMORY_AVAILABLE set
+ * so that two of four ranks fit): the window asks first, and opens the
+ * first two or all four, as the user says. */
+static void
+test_memory (void)
+{
+  g_autoptr(JsonParser) truth = json_parser_new ();
+  g_autofree char *dir = gen_job ("job4m", "4", "1", "3", truth);
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  g_autoptr(GPtrArray) files = cp_job_list_folder (folder, NULL);
+  guint64 available = 0;
+  g_autofree char *value = NULL;
+
+  g_assert_nonnull (files);
+  g_assert_cmpuint (files->len, ==, 4);
+  /* The least memory with which two ranks fit. */
+  for (guint64 a = 1024; a < (G_GUINT64_CONSTANT (1) << 40); a += a / 8)
+    if (cp_job_count_fitting ((GFile * const *) files->pdata, files->len, a, NULL, NULL) == 2)
+      {
+        available = a;
+        break;
+      }
+  g_assert_cmpuint (available, >, 0);
+  value = g_strdup_printf ("%" G_GUINT64_FORMAT, available);
+  g_setenv ("CHOKEPOINT_MEMORY_AVAILABLE", value, TRUE);
+
+  for (guint all = 0; all < 2; all++)
+    {
+      CpJobWindow *window = NULL;
+      gpointer memory[2] = { NULL, (gpointer) "job-memory" };
+      GtkWidget *button;
+
+      cp_application_open_files (app, (GFile **) &folder, 1);
+      cp_ui_wait_for (job_window_cond, &window, "a job window");
+      memory[0] = window;
+      cp_ui_wait_for (page_is, memory, "the question about memory");
+      g_assert_false (cp_job_window_is_loading (window));
+      g_assert_true (cp_ui_label_tree_has (GTK_WIDGET (window), "The first 2"));
+      if (!all)
+        cp_ui_screenshot (GTK_WIDGET (window), "job-memory.png");
+      button = cp_ui_find_named (GTK_WIDGET (window), all ? "job-open-all" : "job-open-fitting");
+      g_assert_true (gtk_widget_get_visible (button));
+      g_signal_emit_by_name (button, "clicked");
+      cp_ui_wait_for (loaded_cond, window, "the ranks to be read");
+      g_assert_cmpuint (cp_job_get_n_ranks (cp_job_window_get_job (window)), ==, all ? 4 : 2);
+      cp_ui_destroy_window (GTK_WINDOW (window));
+    }
+  g_unsetenv ("CHOKEPOINT_MEMORY_AVAILABLE");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -523,6 +582,7 @@ main (int   argc,
   g_test_add_func ("/job-window/real-gloo", test_real_gloo);
   g_test_add_func ("/job-window/generated-64", test_generated_64);
   g_test_add_func ("/job-window/damaged-rank", test_damaged_rank);
+  g_test_add_func ("/job-window/memory", test_memory);
 
   status = g_test_run ();
   g_object_unref (app);
