@@ -251,64 +251,6 @@ flat_member (const guchar  *p,
   return TRUE;
 }
 
-gboolean
-cp_args_lookup (CpTrace            *trace,
-                CpSliceRef          ref,
-                const char * const *keys,
-                char              **values)
-{
-  CpArgsFormat format = CP_ARGS_NONE;
-  const guint8 *data = NULL;
-  gsize len = 0, n_keys;
-  const guchar *p, *end;
-
-  g_return_val_if_fail (CP_IS_TRACE (trace), FALSE);
-  g_return_val_if_fail (keys != NULL && values != NULL, FALSE);
-
-  n_keys = g_strv_length ((char **) keys);
-  for (gsize k = 0; k < n_keys; k++)
-    values[k] = NULL;
-  if (!cp_trace_slice_ref_valid (trace, ref) || !cp_trace_get_args (trace, ref, &format, &data, &len))
-    return TRUE;
-  if (format != CP_ARGS_JSON)
-    return FALSE;
-  p = cp_json_lex_skip_ws (data, data + len);
-  end = data + len;
-  if (p >= end || *p != '{')
-    return FALSE;
-  p = cp_json_lex_skip_ws (p + 1, end);
-  if (p < end && *p == '}')
-    return TRUE;
-  for (;;)
-    {
-      const guchar *key, *value, *next;
-      gsize key_len, value_len;
-
-      if (!flat_member (p, end, &key, &key_len, &value, &value_len, &next))
-        goto fail;
-      for (gsize k = 0; k < n_keys; k++)
-        if (values[k] == NULL && value != NULL && strlen (keys[k]) == key_len &&
-            memcmp (keys[k], key, key_len) == 0)
-          {
-            if (!g_utf8_validate ((const char *) value, value_len, NULL))
-              goto fail;
-            values[k] = g_strndup ((const char *) value, value_len);
-          }
-      if (next >= end)
-        goto fail;
-      if (*next == '}')
-        return TRUE;
-      if (*next != ',')
-        goto fail;
-      p = next + 1;
-    }
-
-fail:
-  for (gsize k = 0; k < n_keys; k++)
-    g_clear_pointer (&values[k], g_free);
-  return FALSE;
-}
-
 /* One member of a JSON object with the raw text of its value, whatever it
  * holds; FALSE as json_member(), and for a value string Kineto's quote
  * repair would change. */
@@ -326,33 +268,44 @@ raw_member (const guchar  *p,
   return json_member (p, end, key, key_len, value, value_len, &flags, next) && !(flags & CP_JSON_REPAIRED);
 }
 
-gboolean
-cp_args_lookup_raw (CpTrace            *trace,
-                    CpSliceRef          ref,
-                    const char * const *keys,
-                    const guint8      **values,
-                    gsize              *lens)
+/* Called for each member of the top-level object; FALSE stops the walk as
+ * malformed. */
+typedef gboolean (*MemberFunc) (const guchar *key,
+                                gsize         key_len,
+                                const guchar *value,
+                                gsize         value_len,
+                                gpointer      data);
+
+typedef gboolean (*ReadMember) (const guchar  *p,
+                                const guchar  *end,
+                                const guchar **key,
+                                gsize         *key_len,
+                                const guchar **value,
+                                gsize         *value_len,
+                                const guchar **next);
+
+/* Walks the top-level members of a slice's JSON arguments with read (the
+ * flat or the raw member reader). TRUE when walked whole, or when the
+ * slice has no arguments; FALSE when they are not JSON, not an object, or
+ * read or func says they are not simple enough. */
+static gboolean
+walk_members (CpTrace    *trace,
+              CpSliceRef  ref,
+              ReadMember  read,
+              MemberFunc  func,
+              gpointer    data)
 {
   CpArgsFormat format = CP_ARGS_NONE;
-  const guint8 *data = NULL;
-  gsize len = 0, n_keys;
+  const guint8 *bytes = NULL;
+  gsize len = 0;
   const guchar *p, *end;
 
-  g_return_val_if_fail (CP_IS_TRACE (trace), FALSE);
-  g_return_val_if_fail (keys != NULL && values != NULL && lens != NULL, FALSE);
-
-  n_keys = g_strv_length ((char **) keys);
-  for (gsize k = 0; k < n_keys; k++)
-    {
-      values[k] = NULL;
-      lens[k] = 0;
-    }
-  if (!cp_trace_slice_ref_valid (trace, ref) || !cp_trace_get_args (trace, ref, &format, &data, &len))
+  if (!cp_trace_slice_ref_valid (trace, ref) || !cp_trace_get_args (trace, ref, &format, &bytes, &len))
     return TRUE;
   if (format != CP_ARGS_JSON)
     return FALSE;
-  end = data + len;
-  p = cp_json_lex_skip_ws (data, end);
+  end = bytes + len;
+  p = cp_json_lex_skip_ws (bytes, end);
   if (p >= end || *p != '{')
     return FALSE;
   p = cp_json_lex_skip_ws (p + 1, end);
@@ -363,24 +316,120 @@ cp_args_lookup_raw (CpTrace            *trace,
       const guchar *key, *value, *next;
       gsize key_len, value_len;
 
-      if (!raw_member (p, end, &key, &key_len, &value, &value_len, &next))
-        goto fail;
-      for (gsize k = 0; k < n_keys; k++)
-        if (strlen (keys[k]) == key_len && memcmp (keys[k], key, key_len) == 0)
-          {
-            values[k] = value;
-            lens[k] = value_len;
-          }
-      if (next >= end)
-        goto fail;
+      if (!read (p, end, &key, &key_len, &value, &value_len, &next) ||
+          !func (key, key_len, value, value_len, data) || next >= end)
+        return FALSE;
       if (*next == '}')
         return TRUE;
       if (*next != ',')
-        goto fail;
+        return FALSE;
       p = next + 1;
     }
+}
 
-fail:
+static gboolean
+key_is (const char   *want,
+        const guchar *key,
+        gsize         key_len)
+{
+  return strlen (want) == key_len && memcmp (want, key, key_len) == 0;
+}
+
+typedef struct
+{
+  const char * const *keys;
+  char              **values;
+} FlatLookup;
+
+/* The first of each key counts, as a scalar. */
+static gboolean
+take_flat (const guchar *key,
+           gsize         key_len,
+           const guchar *value,
+           gsize         value_len,
+           gpointer      data)
+{
+  FlatLookup *l = data;
+
+  for (gsize k = 0; l->keys[k] != NULL; k++)
+    if (l->values[k] == NULL && value != NULL && key_is (l->keys[k], key, key_len))
+      {
+        if (!g_utf8_validate ((const char *) value, value_len, NULL))
+          return FALSE;
+        l->values[k] = g_strndup ((const char *) value, value_len);
+      }
+  return TRUE;
+}
+
+gboolean
+cp_args_lookup (CpTrace            *trace,
+                CpSliceRef          ref,
+                const char * const *keys,
+                char              **values)
+{
+  FlatLookup l = { keys, values };
+  gsize n_keys;
+
+  g_return_val_if_fail (CP_IS_TRACE (trace), FALSE);
+  g_return_val_if_fail (keys != NULL && values != NULL, FALSE);
+
+  n_keys = g_strv_length ((char **) keys);
+  for (gsize k = 0; k < n_keys; k++)
+    values[k] = NULL;
+  if (walk_members (trace, ref, flat_member, take_flat, &l))
+    return TRUE;
+  for (gsize k = 0; k < n_keys; k++)
+    g_clear_pointer (&values[k], g_free);
+  return FALSE;
+}
+
+typedef struct
+{
+  const char * const *keys;
+  const guint8      **values;
+  gsize              *lens;
+} RawLookup;
+
+/* The last of each key counts, as when the whole object is parsed. */
+static gboolean
+take_raw (const guchar *key,
+          gsize         key_len,
+          const guchar *value,
+          gsize         value_len,
+          gpointer      data)
+{
+  RawLookup *l = data;
+
+  for (gsize k = 0; l->keys[k] != NULL; k++)
+    if (key_is (l->keys[k], key, key_len))
+      {
+        l->values[k] = value;
+        l->lens[k] = value_len;
+      }
+  return TRUE;
+}
+
+gboolean
+cp_args_lookup_raw (CpTrace            *trace,
+                    CpSliceRef          ref,
+                    const char * const *keys,
+                    const guint8      **values,
+                    gsize              *lens)
+{
+  RawLookup l = { keys, values, lens };
+  gsize n_keys;
+
+  g_return_val_if_fail (CP_IS_TRACE (trace), FALSE);
+  g_return_val_if_fail (keys != NULL && values != NULL && lens != NULL, FALSE);
+
+  n_keys = g_strv_length ((char **) keys);
+  for (gsize k = 0; k < n_keys; k++)
+    {
+      values[k] = NULL;
+      lens[k] = 0;
+    }
+  if (walk_members (trace, ref, raw_member, take_raw, &l))
+    return TRUE;
   for (gsize k = 0; k < n_keys; k++)
     {
       values[k] = NULL;
