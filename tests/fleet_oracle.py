@@ -17,11 +17,12 @@
 
 import concurrent.futures
 import datetime
-import hashlib
 import json
 import math
 import os
 import subprocess
+
+from content_hash import content_hash
 
 WEEK_NS = 7 * 24 * 3600 * 10**9
 
@@ -61,8 +62,7 @@ def check(chokepoint, captures, read_rows, db_args, env, ok):
     def diagnose(item):
         out = subprocess.run([chokepoint, "diagnose", "--json", item[0]], capture_output=True, text=True,
                              check=True).stdout
-        with open(item[0], "rb") as f:
-            digest = "sha256:" + hashlib.sha256(f.read()).hexdigest()
+        digest = content_hash(item[0])
         return digest, item, json.loads(out)
 
     with concurrent.futures.ThreadPoolExecutor(2) as pool:

@@ -6,7 +6,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # Used by tests/test-history.c. Nothing here comes from Chokepoint's code:
-# the database is read with Python's sqlite3, the hash with hashlib, the
+# the database is read with Python's sqlite3, the hash by xxhsum, the
 # per-device kernel figures with tests/kernel-busy.py, the per-name kernel
 # figures from the raw Kineto events, and the scenario facts from
 # `cp-gen --truth`.
@@ -24,13 +24,15 @@
 
 import decimal
 import gzip
-import hashlib
 import json
 import os
 import sqlite3
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from content_hash import content_hash  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 APPLICATION_ID = 0x43504831
@@ -40,14 +42,6 @@ problems = []
 def expect(what, got, want):
     if got != want:
         problems.append(f"{what}: stored {got!r}, the capture says {want!r}")
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return "sha256:" + h.hexdigest()
 
 
 def ns(value):
@@ -100,7 +94,7 @@ def connect(db):
 def check(db, path, truth_path, labels):
     con = connect(db)
     apath = os.path.abspath(path)
-    digest = sha256(path)
+    digest = content_hash(path)
     row = con.execute("SELECT id, path, file_bytes, started_ns, steps, step_mean_ns, step_p50_ns,"
                       " step_p90_ns, step_min_ns, step_max_ns, window_ns FROM runs"
                       " WHERE content_hash = ?", (digest,)).fetchall()

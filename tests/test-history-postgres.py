@@ -7,8 +7,8 @@
 # A private server on loopback (tests/pg_cluster.py). Eight generated
 # captures are written by ten processes at once into one new database
 # (history add and diagnose --record, so the migration races too); the
-# runs must then be exactly the captures' distinct SHA-256 sums, computed
-# here with hashlib, with every child row belonging to a run. The same
+# runs must then be exactly the captures' distinct XXH64 sums, computed
+# here with xxhsum, with every child row belonging to a run. The same
 # captures recorded one after the other into PostgreSQL and into SQLite
 # must hold the same rows in all six tables (read with psql and Python's
 # sqlite3, not through Chokepoint). Then the refusals: an unreachable
@@ -17,7 +17,6 @@
 # as it was; a database never written to lists nothing and stays empty. Skips without the server or
 # when Chokepoint was built without PostgreSQL.
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -26,6 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pg_cluster  # noqa: E402
+from content_hash import content_hash  # noqa: E402
 
 n_test = 0
 failed = False
@@ -86,7 +86,7 @@ def main():
         print("1..0 # SKIP Chokepoint was built without PostgreSQL (-Dpostgresql=disabled or no libpq)")
         return 0
 
-    print("1..14", flush=True)
+    print("1..15", flush=True)
     cluster = pg_cluster.Cluster()
     env = dict(os.environ)
     env.pop("CHOKEPOINT_DATABASE", None)
@@ -101,8 +101,7 @@ def main():
             captures.append(path)
         hashes = set()
         for path in captures:
-            with open(path, "rb") as f:
-                hashes.add("sha256:" + hashlib.sha256(f.read()).hexdigest())
+            hashes.add(content_hash(path))
 
         # Ten writers at once into a database nobody has migrated yet.
         cluster.createdb("race")
@@ -129,7 +128,10 @@ def main():
         ok(orphans == "0" and labels == [str(len(hashes))] * 2,
            f"no orphan rows; every run has its one writer label ({labels})")
         version = cluster.psql("SELECT application, version FROM chokepoint_history", "race")
-        ok(version == [["CPH1", "1"]], f"the schema is marked and at version 1 ({version})")
+        ok(version == [["CPH1", "2"]], f"the schema is marked and at version 2 ({version})")
+        index = cluster.psql("SELECT indexdef FROM pg_indexes WHERE indexname = 'runs_by_path'", "race")
+        ok(len(index) == 1 and "(path, file_bytes)" in index[0][0],
+           f"migration 2 made the index by path and size ({index})")
 
         # The same captures, one after the other, into PostgreSQL and SQLite.
         cluster.createdb("seq")
@@ -189,7 +191,7 @@ def main():
         ok(r.returncode == 0 and "Run" not in r.stdout and tables == [["0"]],
            f"list on a database never written to lists nothing and creates nothing ({tables})")
 
-        r = subprocess.run([chokepoint, "history", "show", "sha256:" + sorted(hashes)[0][7:19],
+        r = subprocess.run([chokepoint, "history", "show", "xxh64:" + sorted(hashes)[0][6:18],
                             "--database", cluster.uri("race")], capture_output=True, text=True, env=env)
         ok(r.returncode == 0 and sorted(hashes)[0] in r.stdout, "show finds a run by a hash prefix (LIKE)")
 

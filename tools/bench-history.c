@@ -213,7 +213,7 @@ main (int   argc,
       gboolean added;
 
       g_free (base->hash);
-      base->hash = g_strdup_printf ("sha256:%064x", i);
+      base->hash = g_strdup_printf ("xxh64:%016x", i);
       base->time_ns = base->started_ns + (gint64) i * 60 * G_GINT64_CONSTANT (1000000000);
       base->step_mean_ns = 50000000 + (i % 977) * 1000;
       cp_history_run_set_label (base, "model", model);

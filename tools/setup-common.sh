@@ -24,7 +24,7 @@ CP_DEBIAN_TEST_PACKAGES=(
     prometheus prometheus-pushgateway
     postgresql slurm-wlm munge
     nodejs npm
-    xdotool
+    xdotool xxhash
 )
 
 cp_sudo () {

@@ -46,4 +46,10 @@ void                    _cp_history_filter_bind (CpHistory             *self,
                                                  const CpHistoryFilter *filter,
                                                  guint                 *k);
 
+/* The SHA-256 name of runs recorded before the XXH64 one
+ * (cp-history-hash.c). */
+char *_cp_history_hash_file_legacy (GFile         *file,
+                                    GCancellable  *cancellable,
+                                    GError       **error);
+
 G_END_DECLS

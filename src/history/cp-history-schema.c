@@ -97,6 +97,9 @@ static const char * const migrations[] = {
   "  share {real} NOT NULL,"
   "  PRIMARY KEY (run_id, rank)"
   ");\n",
+  /* 2: runs are named by XXH64; those named by SHA-256 before are found
+   * by path and size when their capture is recorded again. */
+  "CREATE INDEX runs_by_path ON runs (path, file_bytes);\n",
 };
 
 G_STATIC_ASSERT (G_N_ELEMENTS (migrations) == CP_HISTORY_SCHEMA_VERSION);

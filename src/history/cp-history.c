@@ -294,6 +294,87 @@ insert_children (CpHistory     *self,
   return TRUE;
 }
 
+/* Runs recorded before the XXH64 name kept their SHA-256 one. A run with
+ * the capture's path and size and a SHA-256 name is that capture when the
+ * SHA-256 of the file still agrees; it is then renamed (in a transaction of
+ * its own, and only if nobody renamed or forgot it meanwhile) and the new
+ * run is not added. Returns the renamed run's id, 0 when there is none, -1
+ * on a database error. */
+static gint64
+adopt_legacy_run (CpHistory     *self,
+                  CpHistoryRun  *run,
+                  GError       **error)
+{
+  const CpHistoryBackend *be = self->be;
+  g_autoptr(Stmt) s = NULL;
+  g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GPtrArray) hashes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *legacy = NULL;
+  CpHistoryStep step;
+  gint64 id = 0;
+
+  if (run->path == NULL || !g_str_has_prefix (run->hash, CP_HISTORY_HASH_PREFIX))
+    return 0;
+
+  /* By the index on (path, file_bytes). */
+  s = prepare (self, "SELECT id, content_hash FROM runs WHERE path = ? AND file_bytes = ?"
+                     " AND content_hash LIKE 'sha256:%'", error);
+  if (s == NULL)
+    return -1;
+  be->bind_text (s->stmt, 1, run->path);
+  be->bind_int (s->stmt, 2, run->file_bytes);
+  while ((step = be->step (s->stmt, error)) == CP_HISTORY_STEP_ROW)
+    {
+      gint64 row = be->column_int (s->stmt, 0);
+
+      g_array_append_val (ids, row);
+      g_ptr_array_add (hashes, g_strdup (text_or_null (s, 1)));
+    }
+  if (step == CP_HISTORY_STEP_ERROR)
+    return -1;
+  g_clear_pointer (&s, stmt_free);
+  if (ids->len == 0)
+    return 0;
+
+  /* A file that cannot be read now is simply not that run. */
+  file = g_file_new_for_path (run->path);
+  legacy = _cp_history_hash_file_legacy (file, NULL, NULL);
+  for (guint i = 0; legacy != NULL && i < ids->len && id == 0; i++)
+    if (g_strcmp0 (hashes->pdata[i], legacy) == 0)
+      id = g_array_index (ids, gint64, i);
+  if (id == 0)
+    return 0;
+
+  if (!be->begin (self->conn, error))
+    return -1;
+  s = prepare (self, "UPDATE runs SET content_hash = ? WHERE id = ? AND content_hash = ? RETURNING id", error);
+  if (s == NULL)
+    goto fail;
+  be->bind_text (s->stmt, 1, run->hash);
+  be->bind_int (s->stmt, 2, id);
+  be->bind_text (s->stmt, 3, legacy);
+  step = be->step (s->stmt, error);
+  if (step == CP_HISTORY_STEP_ERROR)
+    goto fail;
+  if (step == CP_HISTORY_STEP_ROW && be->step (s->stmt, error) != CP_HISTORY_STEP_DONE)
+    goto fail;
+  g_clear_pointer (&s, stmt_free);
+  if (step != CP_HISTORY_STEP_ROW)
+    {
+      be->rollback (self->conn);
+      return 0;
+    }
+  if (!be->commit (self->conn, error))
+    goto fail;
+  return id;
+
+fail:
+  g_clear_pointer (&s, stmt_free);
+  be->rollback (self->conn);
+  return -1;
+}
+
 gboolean
 cp_history_add (CpHistory     *self,
                 CpHistoryRun  *run,
@@ -303,10 +384,23 @@ cp_history_add (CpHistory     *self,
   const CpHistoryBackend *be = self->be;
   g_autoptr(Stmt) s = NULL;
   CpHistoryStep step;
+  gint64 legacy;
   guint k = 1;
 
   g_return_val_if_fail (run != NULL && run->hash != NULL, FALSE);
   *added = FALSE;
+
+  if (cp_history_lookup_hash (self, run->hash, NULL) == 0)
+    {
+      legacy = adopt_legacy_run (self, run, error);
+      if (legacy < 0)
+        return FALSE;
+      if (legacy > 0)
+        {
+          run->id = legacy;
+          return TRUE;
+        }
+    }
 
   if (!be->begin (self->conn, error))
     return FALSE;
@@ -581,21 +675,30 @@ is_hex (const char *s)
   return TRUE;
 }
 
-/* The id of a run named by id or by (a prefix of) its hash. */
+/* The id of a run named by id or by (a prefix of) its hash: "xxh64:HEX",
+ * "sha256:HEX" (runs recorded before), or HEX of either. */
 static gint64
 resolve (CpHistory   *self,
          const char  *id_or_hash,
          GError     **error)
 {
-  const char *hex = g_str_has_prefix (id_or_hash, "sha256:") ? id_or_hash + strlen ("sha256:") : id_or_hash;
+  const char *prefixes[] = { CP_HISTORY_HASH_PREFIX, CP_HISTORY_LEGACY_HASH_PREFIX };
+  const char *hex = id_or_hash;
   g_autoptr(Stmt) s = NULL;
-  g_autofree char *pattern = NULL;
   g_autofree char *lower = NULL;
   CpHistoryStep step;
   gint64 id = 0;
-  guint n = 0;
+  guint n = 0, first = 0, last = G_N_ELEMENTS (prefixes);
 
-  if (is_digits (id_or_hash) && strlen (id_or_hash) < 19)
+  for (guint i = 0; i < G_N_ELEMENTS (prefixes); i++)
+    if (g_str_has_prefix (id_or_hash, prefixes[i]))
+      {
+        hex = id_or_hash + strlen (prefixes[i]);
+        first = i;
+        last = i + 1;
+      }
+
+  if (hex == id_or_hash && is_digits (id_or_hash) && strlen (id_or_hash) < 19)
     {
       s = prepare (self, "SELECT id FROM runs WHERE id = ?", error);
       if (s == NULL)
@@ -605,11 +708,15 @@ resolve (CpHistory   *self,
   else if (strlen (hex) >= 8 && strlen (hex) <= 64 && is_hex (hex))
     {
       lower = g_ascii_strdown (hex, -1);
-      pattern = g_strconcat ("sha256:", lower, "%", NULL);
-      s = prepare (self, "SELECT id FROM runs WHERE content_hash LIKE ? LIMIT 2", error);
+      s = prepare (self, "SELECT id FROM runs WHERE content_hash LIKE ? OR content_hash LIKE ? LIMIT 2", error);
       if (s == NULL)
         return 0;
-      self->be->bind_text (s->stmt, 1, pattern);
+      for (guint i = 0; i < 2; i++)
+        {
+          g_autofree char *pattern = g_strconcat (prefixes[MIN (first + i, last - 1)], lower, "%", NULL);
+
+          self->be->bind_text (s->stmt, i + 1, pattern);
+        }
     }
   else
     {

@@ -27,7 +27,7 @@
 G_BEGIN_DECLS
 
 /* The schema version this build writes and reads (PRAGMA user_version). */
-#define CP_HISTORY_SCHEMA_VERSION 1
+#define CP_HISTORY_SCHEMA_VERSION 2
 /* How many kernels a run keeps, by total time. */
 #define CP_HISTORY_TOP_KERNELS 20
 
@@ -97,7 +97,7 @@ typedef struct
 typedef struct
 {
   gint64   id;                 /* 0 until stored */
-  char    *hash;               /* "sha256:<hex>" of the capture's bytes */
+  char    *hash;               /* "xxh64:<hex>" of the capture's bytes (CP_HISTORY_HASH_PREFIX) */
   char    *path;               /* absolute path when recorded */
   gint64   file_bytes;
   char    *format;             /* the load report's: "chrome-json+gzip", "xplane"... */
@@ -162,8 +162,12 @@ gboolean      cp_history_parse_label        (const char  *text,
                                              char       **value,
                                              GError     **error);
 
-/* "sha256:<hex>" of the file's bytes; for a folder (an XPlane profile
- * folder), of each regular file's relative path and bytes, by path. */
+/* A run's identity: "xxh64:<16 hex digits>", the XXH64 (seed 0) of the
+ * file's bytes; for a folder (an XPlane profile folder), of each regular
+ * file's relative path, a NUL and its bytes, by path. Runs recorded before
+ * version 2 of the history carry "sha256:<hex>" (docs/history.md). */
+#define CP_HISTORY_HASH_PREFIX "xxh64:"
+#define CP_HISTORY_LEGACY_HASH_PREFIX "sha256:"
 char         *cp_history_hash_file          (GFile        *file,
                                              GCancellable *cancellable,
                                              GError      **error);
@@ -189,7 +193,9 @@ void          cp_history_close              (CpHistory   *self);
 const char   *cp_history_get_location       (CpHistory   *self);
 
 /* Stores a run in one transaction. *added is FALSE when a run with its hash
- * is already there (run->id is then that run's id). */
+ * is already there (run->id is then that run's id), or when a run recorded
+ * under the SHA-256 name has the same path, size and SHA-256: that run is
+ * then renamed to run->hash. */
 gboolean      cp_history_add                (CpHistory    *self,
                                              CpHistoryRun *run,
                                              gboolean     *added,
@@ -215,8 +221,9 @@ typedef struct
 GPtrArray    *cp_history_list               (CpHistory             *self,
                                              const CpHistoryFilter *filter,
                                              GError               **error);
-/* One run with everything it holds; id or "sha256:..." hash (a unique
- * prefix of at least 8 hex digits will do). */
+/* One run with everything it holds; id or "xxh64:..." hash (a unique
+ * prefix of at least 8 hex digits will do, with or without "xxh64:" or
+ * "sha256:"). */
 CpHistoryRun *cp_history_get_run            (CpHistory    *self,
                                              const char   *id_or_hash,
                                              GError      **error);

@@ -466,7 +466,7 @@ test_thousand (void)
       gboolean added;
 
       g_free (run->hash);
-      run->hash = g_strdup_printf ("sha256:%064x", i);
+      run->hash = g_strdup_printf ("xxh64:%016x", i);
       run->id = 0;
       run->time_ns = run->started_ns + (gint64) i * 60 * G_GINT64_CONSTANT (1000000000);
       run->step_mean_ns = 25000000 + (i % 97) * 10000 + (i == 990 ? 10000000 : 0);
