@@ -123,6 +123,8 @@ ROOTFS_PACKAGES=(
   appstream-util
   # What the test suite needs.
   xvfb xauth x11-utils dbus dbus-daemon dbus-bin imagemagick procps file
+  # The hash oracle of the history tests (xxHash's own xxhsum).
+  xxhash
 )
 
 log () { printf '%s check.sh: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }

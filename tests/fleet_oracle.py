@@ -22,6 +22,7 @@ import math
 import os
 import subprocess
 
+from content_hash import available as content_hash_available  # noqa: F401
 from content_hash import content_hash
 
 WEEK_NS = 7 * 24 * 3600 * 10**9

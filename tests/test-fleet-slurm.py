@@ -67,6 +67,8 @@ def why_not(chokepoint):
     why = pg_cluster.why_not()
     if why is not None:
         return why
+    if not fleet_oracle.content_hash_available():
+        return "xxhsum (Debian's xxhash) is missing: the oracle names runs with it"
     probe = subprocess.run([chokepoint, "history", "list", "--database", "postgresql://127.0.0.1:1/none"],
                            capture_output=True, text=True)
     if "without PostgreSQL" in probe.stderr:

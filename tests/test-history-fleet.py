@@ -40,6 +40,9 @@ def ok(cond, what):
 def main():
     chokepoint = os.environ["CP_CHOKEPOINT"]
     gen = os.environ["CP_GEN"]
+    if not fleet_oracle.content_hash_available():
+        print("1..0 # SKIP xxhsum (Debian's xxhash) is missing: the oracle names runs with it", flush=True)
+        return
     print("1..12", flush=True)
     tmp = tempfile.mkdtemp(prefix="chokepoint-fleet-")
     env = dict(os.environ)

@@ -260,6 +260,15 @@ test_ask_once (void)
   cp_ui_wait_for (finished_cond, GUINT_TO_POINTER (cp_history_record_get_started ()), "a capture recorded");
   cp_ui_destroy_window (GTK_WINDOW (window));
   g_assert_cmpuint (stored_runs (), ==, G_N_ELEMENTS (paths));
+  {
+    g_autofree char *xxhsum = g_find_program_in_path ("xxhsum");
+
+    if (xxhsum == NULL)
+      {
+        g_test_skip ("xxhsum (Debian's xxhash) is missing: the oracle names runs with it");
+        return;
+      }
+  }
   for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
     {
       g_autofree char *out = NULL;
