@@ -1429,6 +1429,16 @@ cp_job_get_finding (CpJob *self,
   return &g_array_index (self->findings, CpJobFinding, index);
 }
 
+const CpJobFinding *
+cp_job_find_finding (CpJob      *self,
+                     const char *id)
+{
+  for (guint i = 0; i < self->findings->len; i++)
+    if (strcmp (g_array_index (self->findings, CpJobFinding, i).id, id) == 0)
+      return &g_array_index (self->findings, CpJobFinding, i);
+  return NULL;
+}
+
 const char * const *
 cp_job_get_notes (CpJob *self)
 {

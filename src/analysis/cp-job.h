@@ -222,6 +222,9 @@ guint                  cp_job_get_n_mismatches (CpJob *self);
 guint                  cp_job_get_n_findings   (CpJob *self);
 const CpJobFinding    *cp_job_get_finding      (CpJob *self,
                                                 guint  index);
+/* The finding with that id ("job-straggler"), or NULL. */
+const CpJobFinding    *cp_job_find_finding     (CpJob      *self,
+                                                const char *id);
 
 /* What was guessed or left out, one translated sentence each; NULL-ended. */
 const char * const    *cp_job_get_notes        (CpJob *self);

@@ -57,16 +57,6 @@ cp_report_get_job_heatmap (CpReport     *self,
   return TRUE;
 }
 
-static const CpJobFinding *
-find (CpJob      *job,
-      const char *id)
-{
-  for (guint i = 0; i < cp_job_get_n_findings (job); i++)
-    if (strcmp (cp_job_get_finding (job, i)->id, id) == 0)
-      return cp_job_get_finding (job, i);
-  return NULL;
-}
-
 static void
 use_small_font (Ctx *ctx)
 {
@@ -118,7 +108,7 @@ section_straggler (Ctx    *ctx,
                    double  y)
 {
   CpJob *job = ctx->self->job;
-  const CpJobFinding *f = find (job, "job-straggler");
+  const CpJobFinding *f = cp_job_find_finding (job, "job-straggler");
   double top = y, h;
   guint32 stripe = f != NULL ? cp_report_severity_color (f->severity, ctx->theme) : ctx->c->ok;
   g_autofree char *title = NULL;

@@ -481,26 +481,15 @@ clear_recent_action (GSimpleAction *action,
     }
 }
 
+/* What the About dialog says; AdwAboutDialog and AdwAboutWindow share the
+ * properties. */
 static void
-about_action (GSimpleAction *action,
-              GVariant      *param,
-              gpointer       user_data)
+describe_application (GObject *about)
 {
-  CpApplication *self = user_data;
-  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (self));
   const char *developers[] = {
     "The Chokepoint contributors https://github.com/chokepoint/chokepoint/graphs/contributors",
     NULL
   };
-  const char *formats[] = {
-    "Chrome Trace Event Format https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU",
-    "PyTorch Kineto https://github.com/pytorch/kineto",
-    "OpenXLA XProf https://github.com/openxla/xprof",
-    NULL
-  };
-
-#if ADW_CHECK_VERSION (1, 5, 0)
-  AdwDialog *about = adw_about_dialog_new ();
 
   g_object_set (about,
                 "application-name", _("Chokepoint"),
@@ -518,29 +507,35 @@ about_action (GSimpleAction *action,
                 /* Translators: put your names here, one per line. */
                 "translator-credits", _("translator-credits"),
                 NULL);
+}
+
+static void
+about_action (GSimpleAction *action,
+              GVariant      *param,
+              gpointer       user_data)
+{
+  CpApplication *self = user_data;
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (self));
+  const char *formats[] = {
+    "Chrome Trace Event Format https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU",
+    "PyTorch Kineto https://github.com/pytorch/kineto",
+    "OpenXLA XProf https://github.com/openxla/xprof",
+    NULL
+  };
+
+#if ADW_CHECK_VERSION (1, 5, 0)
+  AdwDialog *about = adw_about_dialog_new ();
+
+  describe_application (G_OBJECT (about));
   adw_about_dialog_add_acknowledgement_section (ADW_ABOUT_DIALOG (about),
                                                 _("Capture Formats"), formats);
   adw_dialog_present (about, parent ? GTK_WIDGET (parent) : NULL);
 #else
   GtkWidget *about = adw_about_window_new ();
 
-  g_object_set (about,
-                "transient-for", parent,
-                "modal", TRUE,
-                "application-name", _("Chokepoint"),
-                "application-icon", APP_ID,
-                "developer-name", _("The Chokepoint contributors"),
-                "version", PACKAGE_VERSION,
-                "website", website_url,
-                "issue-url", issues_url,
-                "copyright", _("© 2026 The Chokepoint contributors"),
-                "license-type", GTK_LICENSE_GPL_3_0,
-                "comments", _("Find out why your accelerator waits: Chokepoint draws "
-                              "PyTorch, JAX and TensorFlow profiler captures on a timeline "
-                              "and names the bottleneck."),
-                "developers", developers,
-                "translator-credits", _("translator-credits"),
-                NULL);
+  gtk_window_set_transient_for (GTK_WINDOW (about), parent);
+  gtk_window_set_modal (GTK_WINDOW (about), TRUE);
+  describe_application (G_OBJECT (about));
   adw_about_window_add_acknowledgement_section (ADW_ABOUT_WINDOW (about),
                                                 _("Capture Formats"), formats);
   gtk_window_present (GTK_WINDOW (about));

@@ -1049,16 +1049,35 @@ show_by_op (CpCompareWindow *self)
                                       ? child : "by-name");
 }
 
+/* The comparison of the two analyses, in a worker thread: by name first
+ * (the task's data is the CpCompareKernelKey), by op when asked. */
 static void
-by_op_thread (GTask        *task,
-              gpointer      source,
-              gpointer      task_data,
-              GCancellable *cancellable)
+compare_thread (GTask        *task,
+                gpointer      source,
+                gpointer      task_data,
+                GCancellable *cancellable)
 {
   CpCompareWindow *self = source;
-  CpComparison *c = cp_comparison_new (self->analyses[0], self->analyses[1], CP_COMPARE_KERNELS_BY_OP);
+  CpCompareKernelKey by = GPOINTER_TO_UINT (task_data);
+  CpComparison *c = cp_comparison_new (self->analyses[0], self->analyses[1], by);
 
+  /* The call paths take a walk of both sides' host threads: here, not
+   * when the Host Ops page first shows. */
+  if (by == CP_COMPARE_KERNELS_BY_NAME)
+    cp_comparison_get_host_op_paths (c, NULL);
   g_task_return_pointer (task, c, g_object_unref);
+}
+
+/* Starts compare_thread; done gets the comparison. */
+static void
+start_comparison (CpCompareWindow     *self,
+                  CpCompareKernelKey   by,
+                  GAsyncReadyCallback  done)
+{
+  g_autoptr(GTask) task = g_task_new (self, self->cancellable, done, NULL);
+
+  g_task_set_task_data (task, GUINT_TO_POINTER (by), NULL);
+  g_task_run_in_thread (task, compare_thread);
 }
 
 static void
@@ -1109,7 +1128,6 @@ by_op_toggled_cb (GtkToggleButton *button,
 
   if (gtk_toggle_button_get_active (button) && self->by_op == NULL && !self->by_op_running)
     {
-      g_autoptr(GTask) task = g_task_new (self, self->cancellable, by_op_done_cb, NULL);
       GtkWidget *busy = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
       GtkWidget *spinner = gtk_spinner_new ();
       GtkWidget *label = gtk_label_new (_("Matching kernels by the host op that launched them…"));
@@ -1122,7 +1140,7 @@ by_op_toggled_cb (GtkToggleButton *button,
       gtk_box_append (GTK_BOX (busy), label);
       gtk_stack_add_named (self->kernel_stack, busy, "by-op-busy");
       self->by_op_running = TRUE;
-      g_task_run_in_thread (task, by_op_thread);
+      start_comparison (self, CP_COMPARE_KERNELS_BY_OP, by_op_done_cb);
     }
   show_by_op (self);
 }
@@ -1180,21 +1198,6 @@ show_content (CpCompareWindow *self)
 /* Loading ----------------------------------------------------------------- */
 
 static void
-compare_thread (GTask        *task,
-                gpointer      source,
-                gpointer      task_data,
-                GCancellable *cancellable)
-{
-  CpCompareWindow *self = source;
-  CpComparison *c = cp_comparison_new (self->analyses[0], self->analyses[1], CP_COMPARE_KERNELS_BY_NAME);
-
-  /* The call paths take a walk of both sides' host threads: here, not
-   * when the Host Ops page first shows. */
-  cp_comparison_get_host_op_paths (c, NULL);
-  g_task_return_pointer (task, c, g_object_unref);
-}
-
-static void
 compare_done_cb (GObject      *source,
                  GAsyncResult *result,
                  gpointer      user_data)
@@ -1224,48 +1227,61 @@ compare_done_cb (GObject      *source,
 static void
 side_done (CpCompareWindow *self)
 {
-  g_autoptr(GTask) task = NULL;
-
   if (--self->pending > 0 || self->failed || self->disposed)
     return;
-  task = g_task_new (self, self->cancellable, compare_done_cb, NULL);
-  g_task_run_in_thread (task, compare_thread);
+  start_comparison (self, CP_COMPARE_KERNELS_BY_NAME, compare_done_cb);
+}
+
+/* One side's load and analysis: the window (a reference) and the side. */
+typedef struct
+{
+  CpCompareWindow *self;
+  guint            side;
+} SideTask;
+
+static SideTask *
+side_task_new (CpCompareWindow *self,
+               guint            side)
+{
+  SideTask *task = g_new (SideTask, 1);
+
+  task->self = g_object_ref (self);
+  task->side = side;
+  return task;
 }
 
 static void
-analysis_done (CpCompareWindow *self,
-               guint            side,
-               GAsyncResult    *result)
+side_task_free (SideTask *task)
 {
+  g_object_unref (task->self);
+  g_free (task);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SideTask, side_task_free)
+
+static void
+analysis_done_cb (GObject      *source,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(SideTask) task = user_data;
+  CpCompareWindow *self = task->self;
   g_autoptr(GError) error = NULL;
 
-  self->analyses[side] = cp_analysis_new_finish (result, &error);
-  if (self->analyses[side] == NULL)
+  self->analyses[task->side] = cp_analysis_new_finish (result, &error);
+  if (self->analyses[task->side] == NULL)
     fail_with (self, error);
   side_done (self);
 }
 
 static void
-analysis_done_a (GObject *source, GAsyncResult *result, gpointer user_data)
+load_done_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
 {
-  g_autoptr(CpCompareWindow) self = user_data;
-
-  analysis_done (self, 0, result);
-}
-
-static void
-analysis_done_b (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr(CpCompareWindow) self = user_data;
-
-  analysis_done (self, 1, result);
-}
-
-static void
-load_done (CpCompareWindow *self,
-           guint            side,
-           GAsyncResult    *result)
-{
+  g_autoptr(SideTask) task = user_data;
+  CpCompareWindow *self = task->self;
+  guint side = task->side;
   g_autoptr(GError) error = NULL;
   GtkProgressBar *bar = side == 0 ? self->progress_a : self->progress_b;
 
@@ -1282,24 +1298,7 @@ load_done (CpCompareWindow *self,
       return;
     }
   gtk_progress_bar_set_fraction (bar, 1.0);
-  cp_analysis_new_async (self->traces[side], self->cancellable,
-                         side == 0 ? analysis_done_a : analysis_done_b, g_object_ref (self));
-}
-
-static void
-load_done_a (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr(CpCompareWindow) self = user_data;
-
-  load_done (self, 0, result);
-}
-
-static void
-load_done_b (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  g_autoptr(CpCompareWindow) self = user_data;
-
-  load_done (self, 1, result);
+  cp_analysis_new_async (self->traces[side], self->cancellable, analysis_done_cb, g_steal_pointer (&task));
 }
 
 static void
@@ -1327,7 +1326,7 @@ start_loading (CpCompareWindow *self)
       gtk_progress_bar_set_text (bar, text);
       self->pending++;
       cp_load_file_async (self->files[side], self->cancellable, progress_cb, g_object_ref (bar),
-                          g_object_unref, side == 0 ? load_done_a : load_done_b, g_object_ref (self));
+                          g_object_unref, load_done_cb, side_task_new (self, side));
     }
 }
 

@@ -24,7 +24,7 @@
 
 struct _CpHistoryChart
 {
-  GtkWidget   parent_instance;
+  CpChart     parent_instance;
 
   char       *title;
   char       *unit;
@@ -32,11 +32,10 @@ struct _CpHistoryChart
   GArray     *points;      /* CpHistoryChartPoint */
   GHashTable *tooltips;    /* gint64 * -> char *, or NULL */
   double      lo, hi;      /* the value scale */
-  int         hover;       /* index into points, -1: none */
   gint64      chosen;
 };
 
-G_DEFINE_FINAL_TYPE (CpHistoryChart, cp_history_chart, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (CpHistoryChart, cp_history_chart, CP_TYPE_CHART)
 
 enum { SIGNAL_POINT_ACTIVATED, N_SIGNALS };
 static guint signals[N_SIGNALS];
@@ -110,11 +109,9 @@ cp_history_chart_set_data (CpHistoryChart *self,
   self->points = points;
   g_clear_pointer (&self->tooltips, g_hash_table_unref);
   self->tooltips = tooltips;
-  self->hover = -1;
   compute_scale (self);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self), NULL);
+  cp_chart_reset_hover (CP_CHART (self));
   gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 const char *
@@ -206,11 +203,14 @@ cp_history_chart_point_at (CpHistoryChart *self,
 gint64
 cp_history_chart_get_hovered (CpHistoryChart *self)
 {
+  int hover;
+
   g_return_val_if_fail (CP_IS_HISTORY_CHART (self), 0);
 
-  if (self->hover < 0)
+  hover = cp_chart_get_hover (CP_CHART (self));
+  if (hover < 0)
     return 0;
-  return g_array_index (self->points, CpHistoryChartPoint, self->hover).id;
+  return g_array_index (self->points, CpHistoryChartPoint, hover).id;
 }
 
 void
@@ -236,53 +236,11 @@ cp_history_chart_click (CpHistoryChart  *self,
   g_return_if_fail (CP_IS_HISTORY_CHART (self));
 
   i = cp_history_chart_point_at (self, x, y);
-  if (i < 0)
-    return;
-  g_signal_emit (self, signals[SIGNAL_POINT_ACTIVATED], 0,
-                 g_array_index (self->points, CpHistoryChartPoint, i).id,
-                 (state & GDK_SHIFT_MASK) != 0);
+  if (i >= 0)
+    CP_CHART_GET_CLASS (self)->activate (CP_CHART (self), (guint) i, state);
 }
 
 /* Drawing --------------------------------------------------------------- */
-
-static void
-widget_color (GtkWidget *widget,
-              GdkRGBA   *color)
-{
-#if GTK_CHECK_VERSION (4, 10, 0)
-  gtk_widget_get_color (widget, color);
-#else
-  gtk_style_context_get_color (gtk_widget_get_style_context (widget), color);
-#endif
-}
-
-static void
-set_source (cairo_t *cr,
-            guint32  rgba)
-{
-  cairo_set_source_rgba (cr, cp_rgba_r (rgba), cp_rgba_g (rgba), cp_rgba_b (rgba), cp_rgba_a (rgba));
-}
-
-static void
-draw_text (CpHistoryChart *self,
-           cairo_t        *cr,
-           const char     *text,
-           double          x,
-           double          y,
-           double          align,
-           gboolean        bold)
-{
-  PangoLayout *layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
-  PangoFontDescription *font = pango_font_description_from_string (bold ? "Sans Bold 9" : "Sans 8");
-  int w, h;
-
-  pango_layout_set_font_description (layout, font);
-  pango_layout_get_pixel_size (layout, &w, &h);
-  cairo_move_to (cr, x - align * w, y - h / 2.0);
-  pango_cairo_show_layout (cr, layout);
-  pango_font_description_free (font);
-  g_object_unref (layout);
-}
 
 static char *
 format_value (CpHistoryChart *self,
@@ -296,26 +254,25 @@ format_value (CpHistoryChart *self,
 }
 
 static void
-cp_history_chart_snapshot (GtkWidget   *widget,
-                           GtkSnapshot *snapshot)
+cp_history_chart_draw (CpChart       *chart,
+                       cairo_t       *cr,
+                       int            width,
+                       int            height,
+                       const GdkRGBA *fg,
+                       gboolean       dark)
 {
-  CpHistoryChart *self = CP_HISTORY_CHART (widget);
-  int width = gtk_widget_get_width (widget), height = gtk_widget_get_height (widget);
-  gboolean dark = cp_ui_widget_is_dark (widget);
+  CpHistoryChart *self = CP_HISTORY_CHART (chart);
   CpTheme theme = dark ? CP_THEME_DARK : CP_THEME_LIGHT;
   guint32 bad = dark ? 0xff7b63ffu : 0xc01c28ffu;
   double plot_w = width - LEFT - RIGHT;
+  int hover = cp_chart_get_hover (chart);
   gboolean dots;
-  GdkRGBA fg;
-  cairo_t *cr;
 
   if (width <= LEFT + RIGHT || height <= TOP + BOTTOM)
     return;
-  widget_color (widget, &fg);
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
 
-  cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.9);
-  draw_text (self, cr, self->title ? self->title : "", LEFT, TOP / 2, 0, TRUE);
+  cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.9);
+  cp_chart_draw_text (chart, cr, self->title ? self->title : "", LEFT, TOP / 2, 0, 0.5, TRUE);
 
   /* The value scale: three lines with their values. */
   cairo_set_line_width (cr, 1);
@@ -325,12 +282,12 @@ cp_history_chart_snapshot (GtkWidget   *widget,
       double y = round (y_of (self, v, height)) + 0.5;
       g_autofree char *text = format_value (self, v);
 
-      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.12);
+      cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.12);
       cairo_move_to (cr, LEFT, y);
       cairo_line_to (cr, width - RIGHT, y);
       cairo_stroke (cr);
-      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.7);
-      draw_text (self, cr, text, LEFT - 6, y, 1, FALSE);
+      cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.7);
+      cp_chart_draw_text (chart, cr, text, LEFT - 6, y, 1, 0.5, FALSE);
     }
   /* The run numbers at both ends (1 is the oldest). */
   if (self->n_runs > 0)
@@ -338,13 +295,13 @@ cp_history_chart_snapshot (GtkWidget   *widget,
       g_autofree char *first = g_strdup (_("run 1"));
       g_autofree char *last = g_strdup_printf (_("run %u"), self->n_runs);
 
-      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.7);
+      cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.7);
       if (self->n_runs == 1)
-        draw_text (self, cr, first, x_of (self, 0, width), height - BOTTOM / 2, 0.5, FALSE);
+        cp_chart_draw_text (chart, cr, first, x_of (self, 0, width), height - BOTTOM / 2, 0.5, 0.5, FALSE);
       else
         {
-          draw_text (self, cr, first, LEFT, height - BOTTOM / 2, 0, FALSE);
-          draw_text (self, cr, last, width - RIGHT, height - BOTTOM / 2, 1, FALSE);
+          cp_chart_draw_text (chart, cr, first, LEFT, height - BOTTOM / 2, 0, 0.5, FALSE);
+          cp_chart_draw_text (chart, cr, last, width - RIGHT, height - BOTTOM / 2, 1, 0.5, FALSE);
         }
     }
 
@@ -364,7 +321,7 @@ cp_history_chart_snapshot (GtkWidget   *widget,
       else
         {
           cairo_stroke (cr);
-          set_source (cr, cp_palette_indexed_color (theme, p->series));
+          cp_chart_set_source (cr, cp_palette_indexed_color (theme, p->series));
           cairo_move_to (cr, x, y_of (self, p->value, height));
         }
     }
@@ -377,7 +334,7 @@ cp_history_chart_snapshot (GtkWidget   *widget,
     for (guint i = 0; i < self->points->len; i++)
       {
         const CpHistoryChartPoint *p = &g_array_index (self->points, CpHistoryChartPoint, i);
-        gboolean marked = p->regression || p->id == self->chosen || (int) i == self->hover;
+        gboolean marked = p->regression || p->id == self->chosen || (int) i == hover;
         double x, y;
 
         if (isnan (p->value) || (pass == 0 ? (!dots || marked) : !marked))
@@ -386,7 +343,7 @@ cp_history_chart_snapshot (GtkWidget   *widget,
         y = y_of (self, p->value, height);
         if (p->regression)
           {
-            set_source (cr, bad);
+            cp_chart_set_source (cr, bad);
             cairo_arc (cr, x, y, 4.5, 0, 2 * G_PI);
             cairo_fill (cr);
             cairo_set_line_width (cr, 1.5);
@@ -395,76 +352,51 @@ cp_history_chart_snapshot (GtkWidget   *widget,
           }
         else
           {
-            set_source (cr, cp_palette_indexed_color (theme, p->series));
+            cp_chart_set_source (cr, cp_palette_indexed_color (theme, p->series));
             cairo_arc (cr, x, y, marked ? 4.5 : 3, 0, 2 * G_PI);
             cairo_fill (cr);
           }
-        if (p->id == self->chosen || (int) i == self->hover)
+        if (p->id == self->chosen || (int) i == hover)
           {
-            cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.9);
+            cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.9);
             cairo_set_line_width (cr, 2);
             cairo_arc (cr, x, y, 6, 0, 2 * G_PI);
             cairo_stroke (cr);
           }
       }
-  cairo_destroy (cr);
 }
 
 /* Input ----------------------------------------------------------------- */
 
-static void
-set_hover (CpHistoryChart *self,
-           int             hover)
+static int
+item_at_cb (CpChart *chart,
+            double   x,
+            double   y)
 {
-  const char *text = NULL;
+  return cp_history_chart_point_at (CP_HISTORY_CHART (chart), x, y);
+}
 
-  if (self->hover == hover)
-    return;
-  self->hover = hover;
-  if (hover >= 0 && self->tooltips != NULL)
-    text = g_hash_table_lookup (self->tooltips, &g_array_index (self->points, CpHistoryChartPoint, hover).id);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self), text);
-  gtk_widget_set_cursor_from_name (GTK_WIDGET (self), hover >= 0 ? "pointer" : NULL);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+static char *
+describe_cb (CpChart *chart,
+             guint    i)
+{
+  CpHistoryChart *self = CP_HISTORY_CHART (chart);
+
+  if (self->tooltips == NULL)
+    return NULL;
+  return g_strdup (g_hash_table_lookup (self->tooltips, &g_array_index (self->points, CpHistoryChartPoint, i).id));
 }
 
 static void
-motion_cb (CpHistoryChart *self,
-           double          x,
-           double          y)
+activate_cb (CpChart        *chart,
+             guint           i,
+             GdkModifierType state)
 {
-  set_hover (self, cp_history_chart_point_at (self, x, y));
-}
+  CpHistoryChart *self = CP_HISTORY_CHART (chart);
 
-static void
-leave_cb (CpHistoryChart *self)
-{
-  set_hover (self, -1);
-}
-
-static void
-pressed_cb (GtkGestureClick *gesture,
-            int              n_press,
-            double           x,
-            double           y,
-            CpHistoryChart  *self)
-{
-  GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (gesture));
-
-  cp_history_chart_click (self, x, y, state);
-}
-
-static void
-cp_history_chart_measure (GtkWidget      *widget,
-                          GtkOrientation  orientation,
-                          int             for_size,
-                          int            *minimum,
-                          int            *natural,
-                          int            *minimum_baseline,
-                          int            *natural_baseline)
-{
-  *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 240 : 150;
-  *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? 640 : 190;
+  g_signal_emit (self, signals[SIGNAL_POINT_ACTIVATED], 0,
+                 g_array_index (self->points, CpHistoryChartPoint, i).id,
+                 (state & GDK_SHIFT_MASK) != 0);
 }
 
 static void
@@ -484,33 +416,25 @@ static void
 cp_history_chart_class_init (CpHistoryChartClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  CpChartClass *chart_class = CP_CHART_CLASS (klass);
 
   object_class->finalize = cp_history_chart_finalize;
-  widget_class->snapshot = cp_history_chart_snapshot;
-  widget_class->measure = cp_history_chart_measure;
+  chart_class->draw = cp_history_chart_draw;
+  chart_class->item_at = item_at_cb;
+  chart_class->describe = describe_cb;
+  chart_class->activate = activate_cb;
+  cp_chart_class_set_size (chart_class, 240, 640, 150, 190);
 
   /* (id, shift): a click on a run's point. */
   signals[SIGNAL_POINT_ACTIVATED] =
     g_signal_new ("point-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                   NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT64, G_TYPE_BOOLEAN);
-  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 }
 
 static void
 cp_history_chart_init (CpHistoryChart *self)
 {
-  GtkEventController *motion = gtk_event_controller_motion_new ();
-  GtkGesture *click = gtk_gesture_click_new ();
-
   self->points = g_array_new (FALSE, FALSE, sizeof (CpHistoryChartPoint));
-  self->hover = -1;
   self->lo = 0;
   self->hi = 1;
-  g_signal_connect_swapped (motion, "motion", G_CALLBACK (motion_cb), self);
-  g_signal_connect_swapped (motion, "leave", G_CALLBACK (leave_cb), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), motion);
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
-  g_signal_connect (click, "pressed", G_CALLBACK (pressed_cb), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
 }

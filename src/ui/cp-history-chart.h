@@ -16,6 +16,8 @@
 
 #include <gtk/gtk.h>
 
+#include "cp-chart.h"
+
 G_BEGIN_DECLS
 
 typedef struct
@@ -29,7 +31,7 @@ typedef struct
 
 #define CP_TYPE_HISTORY_CHART (cp_history_chart_get_type ())
 
-G_DECLARE_FINAL_TYPE (CpHistoryChart, cp_history_chart, CP, HISTORY_CHART, GtkWidget)
+G_DECLARE_FINAL_TYPE (CpHistoryChart, cp_history_chart, CP, HISTORY_CHART, CpChart)
 
 GtkWidget  *cp_history_chart_new          (void);
 /* title: what the chart shows; unit: cp_history_metric_unit()'s; n_runs:

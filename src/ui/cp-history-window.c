@@ -14,6 +14,7 @@
 #include "history/cp-history.h"
 #include "render/cp-palette.h"
 
+#include "cp-cancel.h"
 #include "cp-format.h"
 #include "cp-history-window.h"
 #include "cp-style.h"
@@ -473,10 +474,7 @@ cp_history_window_reload (CpHistoryWindow *self)
 
   g_return_if_fail (CP_IS_HISTORY_WINDOW (self));
 
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  self->cancellable = g_cancellable_new ();
+  cp_ui_cancel_and_renew (&self->cancellable);
   self->loaded = FALSE;
   task = g_task_new (NULL, self->cancellable, read_done_cb, g_object_ref (self));
   g_task_set_source_tag (task, cp_history_window_reload);
@@ -595,9 +593,7 @@ cp_history_window_dispose (GObject *object)
 {
   CpHistoryWindow *self = CP_HISTORY_WINDOW (object);
 
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
+  cp_ui_cancel (&self->cancellable);
 
   G_OBJECT_CLASS (cp_history_window_parent_class)->dispose (object);
 }

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "render/cp-time-format.h"
+
+#include "cp-cancel.h"
 #include "cp-job-window.h"
 #include "cp-style.h"
 #include "cp-window.h"
@@ -59,16 +61,6 @@ struct _CpJobWindow
 };
 
 G_DEFINE_FINAL_TYPE (CpJobWindow, cp_job_window, ADW_TYPE_APPLICATION_WINDOW)
-
-static const CpJobFinding *
-find_finding (CpJob      *job,
-              const char *id)
-{
-  for (guint i = 0; i < cp_job_get_n_findings (job); i++)
-    if (strcmp (cp_job_get_finding (job, i)->id, id) == 0)
-      return cp_job_get_finding (job, i);
-  return NULL;
-}
 
 /* Drawing ------------------------------------------------------------------------- */
 
@@ -526,7 +518,7 @@ static void
 show_job (CpJobWindow *self)
 {
   CpJob *job = self->job;
-  const CpJobFinding *straggler = find_finding (job, "job-straggler");
+  const CpJobFinding *straggler = cp_job_find_finding (job, "job-straggler");
   const char * const *notes = cp_job_get_notes (job);
   guint n = cp_job_get_n_ranks (job);
   g_autofree char *title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Job of %u rank", "Job of %u ranks", n), n);
@@ -1052,9 +1044,7 @@ cp_job_window_dispose (GObject *object)
   CpJobWindow *self = CP_JOB_WINDOW (object);
 
   stop_pulse (self);
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
+  cp_ui_cancel (&self->cancellable);
   g_clear_object (&self->job);
   g_clear_pointer (&self->load_progress, cp_job_progress_unref);
   g_clear_pointer (&self->asked, g_ptr_array_unref);

@@ -6,7 +6,6 @@
 
 #include "config.h"
 
-#include <adwaita.h>
 #include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
@@ -36,7 +35,7 @@ typedef struct
 
 struct _CpRooflineChart
 {
-  GtkWidget   parent_instance;
+  CpChart     parent_instance;
 
   CpAnalysis *analysis;
   GArray     *dots;          /* of Dot, most time first */
@@ -48,33 +47,13 @@ struct _CpRooflineChart
   gboolean    precision_used[CP_N_PRECISIONS];
   /* Axes: log10 ranges. */
   double      x_lo, x_hi, y_lo, y_hi;
-  gint        hover;
   CpStr       selected;
 };
 
-G_DEFINE_FINAL_TYPE (CpRooflineChart, cp_roofline_chart, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (CpRooflineChart, cp_roofline_chart, CP_TYPE_CHART)
 
 enum { KERNEL_ACTIVATED, N_SIGNALS };
 static guint signals[N_SIGNALS];
-
-static void
-set_source (cairo_t *cr,
-            guint32  rgba)
-{
-  cairo_set_source_rgba (cr, ((rgba >> 24) & 0xff) / 255.0, ((rgba >> 16) & 0xff) / 255.0,
-                         ((rgba >> 8) & 0xff) / 255.0, (rgba & 0xff) / 255.0);
-}
-
-static void
-widget_color (GtkWidget *widget,
-              GdkRGBA   *color)
-{
-#if GTK_CHECK_VERSION (4, 10, 0)
-  gtk_widget_get_color (widget, color);
-#else
-  gtk_style_context_get_color (gtk_widget_get_style_context (widget), color);
-#endif
-}
 
 /* GNOME palette: blue for memory-bound, orange for compute-bound. */
 static guint32
@@ -101,7 +80,6 @@ rebuild (CpRooflineChart *self)
   g_array_set_size (self->dots, 0);
   self->max_time = 0;
   self->has_ceilings = FALSE;
-  self->hover = -1;
   memset (self->precision_used, 0, sizeof self->precision_used);
   if (self->analysis == NULL)
     return;
@@ -198,27 +176,6 @@ radius (CpRooflineChart *self,
   return MIN_R + (MAX_R - MIN_R) * sqrt ((double) d->time / (double) MAX (self->max_time, 1));
 }
 
-static void
-draw_text (CpRooflineChart *self,
-           cairo_t         *cr,
-           const char      *text,
-           double           x,
-           double           y,
-           double           xalign,
-           double           yalign)
-{
-  PangoLayout *layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
-  PangoFontDescription *font = pango_font_description_from_string ("Sans 8");
-  int w, h;
-
-  pango_layout_set_font_description (layout, font);
-  pango_layout_get_pixel_size (layout, &w, &h);
-  cairo_move_to (cr, x - xalign * w, y - yalign * h);
-  pango_cairo_show_layout (cr, layout);
-  pango_font_description_free (font);
-  g_object_unref (layout);
-}
-
 static char *
 decade_label (double e)
 {
@@ -230,29 +187,26 @@ decade_label (double e)
 }
 
 static void
-cp_roofline_chart_snapshot (GtkWidget   *widget,
-                            GtkSnapshot *snapshot)
+cp_roofline_chart_draw (CpChart       *chart,
+                        cairo_t       *cr,
+                        int            width,
+                        int            height,
+                        const GdkRGBA *fg,
+                        gboolean       dark)
 {
-  CpRooflineChart *self = CP_ROOFLINE_CHART (widget);
-  double width = gtk_widget_get_width (widget);
-  double height = gtk_widget_get_height (widget);
-  gboolean dark = cp_ui_widget_is_dark (widget);
+  CpRooflineChart *self = CP_ROOFLINE_CHART (chart);
+  gint hover = cp_chart_get_hover (chart);
   double x0, y0, w, h;
-  GdkRGBA fg;
-  cairo_t *cr;
 
   if (width < LEFT + RIGHT + 20 || height < TOP + BOTTOM + 20)
     return;
-  widget_color (widget, &fg);
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
   plot_rect (self, &x0, &y0, &w, &h);
 
   if (self->dots->len == 0)
     {
-      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.7);
-      draw_text (self, cr, _("No kernel has both FLOPs and bytes to place on the roofline."),
-                 width / 2, height / 2, 0.5, 0.5);
-      cairo_destroy (cr);
+      cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.7);
+      cp_chart_draw_text (chart, cr, _("No kernel has both FLOPs and bytes to place on the roofline."),
+                 width / 2, height / 2, 0.5, 0.5, FALSE);
       return;
     }
 
@@ -263,31 +217,31 @@ cp_roofline_chart_snapshot (GtkWidget   *widget,
       double x = floor (to_x (self, pow (10, e))) + 0.5;
       g_autofree char *label = decade_label (e);
 
-      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.12);
+      cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.12);
       cairo_move_to (cr, x, y0);
       cairo_line_to (cr, x, y0 + h);
       cairo_stroke (cr);
-      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.7);
-      draw_text (self, cr, label, x, y0 + h + 3, 0.5, 0.0);
+      cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.7);
+      cp_chart_draw_text (chart, cr, label, x, y0 + h + 3, 0.5, 0.0, FALSE);
     }
   for (double e = self->y_lo; e <= self->y_hi + 1e-9; e++)
     {
       double y = floor (to_y (self, pow (10, e))) + 0.5;
       g_autofree char *label = decade_label (e);
 
-      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.12);
+      cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.12);
       cairo_move_to (cr, x0, y);
       cairo_line_to (cr, x0 + w, y);
       cairo_stroke (cr);
-      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.7);
-      draw_text (self, cr, label, x0 - 4, y, 1.0, 0.5);
+      cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.7);
+      cp_chart_draw_text (chart, cr, label, x0 - 4, y, 1.0, 0.5, FALSE);
     }
-  cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.7);
-  draw_text (self, cr, _("FLOP per byte"), x0 + w / 2, height - 2, 0.5, 1.0);
+  cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.7);
+  cp_chart_draw_text (chart, cr, _("FLOP per byte"), x0 + w / 2, height - 2, 0.5, 1.0, FALSE);
   cairo_save (cr);
   cairo_translate (cr, 10, y0 + h / 2);
   cairo_rotate (cr, -G_PI / 2);
-  draw_text (self, cr, _("TFLOP/s"), 0, 0, 0.5, 0.5);
+  cp_chart_draw_text (chart, cr, _("TFLOP/s"), 0, 0, 0.5, 0.5, FALSE);
   cairo_restore (cr);
 
   cairo_save (cr);
@@ -308,7 +262,7 @@ cp_roofline_chart_snapshot (GtkWidget   *widget,
           xs = pow (10, self->x_lo);
           xr = to_x (self, ridge);
           yr = to_y (self, self->peaks[p]);
-          cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.8);
+          cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.8);
           cairo_set_line_width (cr, 1.5);
           cairo_move_to (cr, to_x (self, xs), to_y (self, xs * self->bandwidth / 1000.0));
           cairo_line_to (cr, xr, yr);
@@ -316,15 +270,15 @@ cp_roofline_chart_snapshot (GtkWidget   *widget,
           cairo_stroke (cr);
           /* Translators: a compute roof: precision and its peak. */
           label = g_strdup_printf (_("%s peak %.0f TFLOP/s"), cp_precision_to_string (p), self->peaks[p]);
-          draw_text (self, cr, label, x0 + w - 4, yr - 2, 1.0, 1.0);
+          cp_chart_draw_text (chart, cr, label, x0 + w - 4, yr - 2, 1.0, 1.0, FALSE);
         }
       {
         /* Translators: the memory roof's slope: bandwidth. */
         g_autofree char *label = g_strdup_printf (_("%.0f GB/s"), self->bandwidth);
         double xi = pow (10, self->x_lo + 0.5);
 
-        cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.8);
-        draw_text (self, cr, label, to_x (self, xi) + 4, to_y (self, xi * self->bandwidth / 1000.0) + 2, 0.0, 0.0);
+        cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.8);
+        cp_chart_draw_text (chart, cr, label, to_x (self, xi) + 4, to_y (self, xi * self->bandwidth / 1000.0) + 2, 0.0, 0.0, FALSE);
       }
     }
 
@@ -334,11 +288,11 @@ cp_roofline_chart_snapshot (GtkWidget   *widget,
       const Dot *d = &g_array_index (self->dots, Dot, i);
       double cx = to_x (self, d->intensity), cy = to_y (self, d->tflops), r = radius (self, d);
 
-      set_source (cr, dot_color (d->bound, dark));
+      cp_chart_set_source (cr, dot_color (d->bound, dark));
       cairo_new_path (cr);
       cairo_arc (cr, cx, cy, r, 0, 2 * G_PI);
       cairo_fill_preserve (cr);
-      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.35);
+      cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.35);
       cairo_set_line_width (cr, 1);
       if (d->estimate)
         {
@@ -349,9 +303,9 @@ cp_roofline_chart_snapshot (GtkWidget   *widget,
         }
       cairo_stroke (cr);
       cairo_set_dash (cr, NULL, 0, 0);
-      if (i == self->hover || (self->selected != CP_STR_EMPTY && d->name == self->selected))
+      if (i == hover || (self->selected != CP_STR_EMPTY && d->name == self->selected))
         {
-          cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.9);
+          cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.9);
           cairo_set_line_width (cr, 2);
           cairo_new_path (cr);
           cairo_arc (cr, cx, cy, r + 3, 0, 2 * G_PI);
@@ -362,10 +316,9 @@ cp_roofline_chart_snapshot (GtkWidget   *widget,
 
   if (!self->has_ceilings)
     {
-      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.8);
-      draw_text (self, cr, _("Device peak unknown: no ceilings drawn"), x0 + 6, y0 + 4, 0.0, 0.0);
+      cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.8);
+      cp_chart_draw_text (chart, cr, _("Device peak unknown: no ceilings drawn"), x0 + 6, y0 + 4, 0.0, 0.0, FALSE);
     }
-  cairo_destroy (cr);
 }
 
 gint
@@ -393,21 +346,15 @@ cp_roofline_chart_dot_at (CpRooflineChart *self,
   return best;
 }
 
-static gboolean
-query_tooltip_cb (GtkWidget       *widget,
-                  int              x,
-                  int              y,
-                  gboolean         keyboard,
-                  GtkTooltip      *tooltip,
-                  CpRooflineChart *self)
+static char *
+cp_roofline_chart_describe (CpChart *chart,
+                            guint    i)
 {
-  gint i = cp_roofline_chart_dot_at (self, x, y);
+  CpRooflineChart *self = CP_ROOFLINE_CHART (chart);
   const Dot *d;
-  g_autoptr(GString) text = NULL;
+  GString *text;
   g_autofree char *name = NULL, *dur = NULL;
 
-  if (i < 0)
-    return FALSE;
   d = &g_array_index (self->dots, Dot, i);
   name = cp_ui_format_short_name (cp_trace_get_string (cp_analysis_get_trace (self->analysis), d->name));
   dur = cp_ui_format_duration (d->time);
@@ -426,69 +373,27 @@ query_tooltip_cb (GtkWidget       *widget,
       g_string_append_c (text, '\n');
       g_string_append (text, _("FLOPs estimated from the op's shapes"));
     }
-  gtk_tooltip_set_text (tooltip, text->str);
-  return TRUE;
+  return g_string_free (text, FALSE);
+}
+
+static int
+item_at_cb (CpChart *chart,
+            double   x,
+            double   y)
+{
+  return cp_roofline_chart_dot_at (CP_ROOFLINE_CHART (chart), x, y);
 }
 
 static void
-pressed_cb (GtkGestureClick *gesture,
-            int              n_press,
-            double           x,
-            double           y,
-            CpRooflineChart *self)
+activate_cb (CpChart        *chart,
+             guint           i,
+             GdkModifierType state)
 {
-  gint i = cp_roofline_chart_dot_at (self, x, y);
+  CpRooflineChart *self = CP_ROOFLINE_CHART (chart);
 
-  if (i < 0)
-    return;
   self->selected = g_array_index (self->dots, Dot, i).name;
   gtk_widget_queue_draw (GTK_WIDGET (self));
   g_signal_emit (self, signals[KERNEL_ACTIVATED], 0, (guint) self->selected);
-}
-
-static void
-motion_cb (GtkEventControllerMotion *motion,
-           double                    x,
-           double                    y,
-           CpRooflineChart          *self)
-{
-  gint i = cp_roofline_chart_dot_at (self, x, y);
-
-  if (i != self->hover)
-    {
-      self->hover = i;
-      gtk_widget_queue_draw (GTK_WIDGET (self));
-    }
-}
-
-static void
-leave_cb (GtkEventControllerMotion *motion,
-          CpRooflineChart          *self)
-{
-  if (self->hover != -1)
-    {
-      self->hover = -1;
-      gtk_widget_queue_draw (GTK_WIDGET (self));
-    }
-}
-
-static void
-cp_roofline_chart_measure (GtkWidget      *widget,
-                           GtkOrientation  orientation,
-                           int             for_size,
-                           int            *minimum,
-                           int            *natural,
-                           int            *minimum_baseline,
-                           int            *natural_baseline)
-{
-  *minimum = orientation == GTK_ORIENTATION_HORIZONTAL ? 200 : 160;
-  *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? 360 : 280;
-}
-
-static void
-dark_changed_cb (CpRooflineChart *self)
-{
-  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 static void
@@ -496,7 +401,6 @@ cp_roofline_chart_dispose (GObject *object)
 {
   CpRooflineChart *self = (CpRooflineChart *) object;
 
-  g_signal_handlers_disconnect_by_data (adw_style_manager_get_default (), self);
   g_clear_object (&self->analysis);
   G_OBJECT_CLASS (cp_roofline_chart_parent_class)->dispose (object);
 }
@@ -515,11 +419,15 @@ cp_roofline_chart_class_init (CpRooflineChartClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  CpChartClass *chart_class = CP_CHART_CLASS (klass);
 
   object_class->dispose = cp_roofline_chart_dispose;
   object_class->finalize = cp_roofline_chart_finalize;
-  widget_class->snapshot = cp_roofline_chart_snapshot;
-  widget_class->measure = cp_roofline_chart_measure;
+  chart_class->draw = cp_roofline_chart_draw;
+  chart_class->item_at = item_at_cb;
+  chart_class->describe = cp_roofline_chart_describe;
+  chart_class->activate = activate_cb;
+  cp_chart_class_set_size (chart_class, 200, 360, 160, 280);
   gtk_widget_class_set_css_name (widget_class, "rooflinechart");
 
   signals[KERNEL_ACTIVATED] = g_signal_new ("kernel-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
@@ -529,22 +437,8 @@ cp_roofline_chart_class_init (CpRooflineChartClass *klass)
 static void
 cp_roofline_chart_init (CpRooflineChart *self)
 {
-  GtkGesture *click = gtk_gesture_click_new ();
-  GtkEventController *motion = gtk_event_controller_motion_new ();
-
   self->dots = g_array_new (FALSE, FALSE, sizeof (Dot));
-  self->hover = -1;
   self->selected = CP_STR_EMPTY;
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
-  g_signal_connect (click, "pressed", G_CALLBACK (pressed_cb), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
-  g_signal_connect (motion, "motion", G_CALLBACK (motion_cb), self);
-  g_signal_connect (motion, "leave", G_CALLBACK (leave_cb), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), motion);
-  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
-  g_signal_connect (self, "query-tooltip", G_CALLBACK (query_tooltip_cb), self);
-  g_signal_connect_swapped (adw_style_manager_get_default (), "notify::dark",
-                            G_CALLBACK (dark_changed_cb), self);
 }
 
 GtkWidget *
@@ -563,7 +457,7 @@ cp_roofline_chart_set_analysis (CpRooflineChart *self,
     {
       self->selected = CP_STR_EMPTY;
       rebuild (self);
-      gtk_widget_queue_draw (GTK_WIDGET (self));
+      cp_chart_reset_hover (CP_CHART (self));
     }
 }
 

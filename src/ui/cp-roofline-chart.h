@@ -12,11 +12,13 @@
 
 #include "analysis/cp-analysis.h"
 
+#include "cp-chart.h"
+
 G_BEGIN_DECLS
 
 #define CP_TYPE_ROOFLINE_CHART (cp_roofline_chart_get_type ())
 
-G_DECLARE_FINAL_TYPE (CpRooflineChart, cp_roofline_chart, CP, ROOFLINE_CHART, GtkWidget)
+G_DECLARE_FINAL_TYPE (CpRooflineChart, cp_roofline_chart, CP, ROOFLINE_CHART, CpChart)
 
 /* Signal "kernel-activated" (guint name id): a dot was clicked. */
 GtkWidget  *cp_roofline_chart_new          (void);

@@ -6,7 +6,6 @@
 
 #include "config.h"
 
-#include <adwaita.h>
 #include <glib/gi18n.h>
 #include <inttypes.h>
 
@@ -22,15 +21,14 @@
 
 struct _CpStepsChart
 {
-  GtkWidget    parent_instance;
+  CpChart      parent_instance;
 
   CpAnalysis  *analysis;
   CpViewState *view;
-  gint         hover;
   gint         active;     /* the bar last zoomed to */
 };
 
-G_DEFINE_FINAL_TYPE (CpStepsChart, cp_steps_chart, GTK_TYPE_WIDGET)
+G_DEFINE_FINAL_TYPE (CpStepsChart, cp_steps_chart, CP_TYPE_CHART)
 
 /* Light and dark variants of each category, from the GNOME palette. Compute
  * is green, input red, transfers warm, host work blue, idle grey. */
@@ -56,26 +54,6 @@ cp_steps_chart_category_color (CpTimeCategory category,
 {
   g_return_val_if_fail (category < CP_TIME_N_CATEGORIES, 0);
   return category_colors[category][dark ? 1 : 0];
-}
-
-static void
-set_source (cairo_t *cr,
-            guint32  rgba)
-{
-  cairo_set_source_rgba (cr, ((rgba >> 24) & 0xff) / 255.0, ((rgba >> 16) & 0xff) / 255.0,
-                         ((rgba >> 8) & 0xff) / 255.0, (rgba & 0xff) / 255.0);
-}
-
-
-static void
-widget_color (GtkWidget *widget,
-              GdkRGBA   *color)
-{
-#if GTK_CHECK_VERSION (4, 10, 0)
-  gtk_widget_get_color (widget, color);
-#else
-  gtk_style_context_get_color (gtk_widget_get_style_context (widget), color);
-#endif
 }
 
 /* The windows to draw: steps, or the single whole-capture window. */
@@ -119,6 +97,14 @@ cp_steps_chart_bar_at (CpStepsChart *self,
   bar_geometry (self, &x0, &pitch, &bw);
   i = (gint) ((x - AXIS_WIDTH) / pitch);
   return i >= 0 && (guint) i < n_bars (self) ? i : -1;
+}
+
+static int
+item_at_cb (CpChart *chart,
+            double   x,
+            double   y)
+{
+  return cp_steps_chart_bar_at (CP_STEPS_CHART (chart), x);
 }
 
 static gint64
@@ -167,45 +153,23 @@ bar_is_outlier (CpStepsChart *self,
 }
 
 static void
-draw_text (CpStepsChart *self,
-           cairo_t      *cr,
-           const char   *text,
-           double        x,
-           double        y,
-           double        align)
+cp_steps_chart_draw (CpChart       *chart,
+                     cairo_t       *cr,
+                     int            width,
+                     int            height,
+                     const GdkRGBA *fg,
+                     gboolean       dark)
 {
-  PangoLayout *layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
-  PangoFontDescription *font = pango_font_description_from_string ("Sans 8");
-  int w, h;
-
-  pango_layout_set_font_description (layout, font);
-  pango_layout_get_pixel_size (layout, &w, &h);
-  cairo_move_to (cr, x - align * w, y - h / 2.0);
-  pango_cairo_show_layout (cr, layout);
-  pango_font_description_free (font);
-  g_object_unref (layout);
-}
-
-static void
-cp_steps_chart_snapshot (GtkWidget   *widget,
-                         GtkSnapshot *snapshot)
-{
-  CpStepsChart *self = CP_STEPS_CHART (widget);
-  double width = gtk_widget_get_width (widget);
-  double height = gtk_widget_get_height (widget);
+  CpStepsChart *self = CP_STEPS_CHART (chart);
   double plot_h = height - BOTTOM_HEIGHT - TOP_MARGIN;
   double x0, pitch, bw;
-  gboolean dark = cp_ui_widget_is_dark (widget);
+  gint hover = cp_chart_get_hover (chart);
   gint64 max_d = 1;
   guint n = n_bars (self);
-  GdkRGBA fg;
-  cairo_t *cr;
 
   if (n == 0 || width <= AXIS_WIDTH + 10 || plot_h < 10)
     return;
 
-  widget_color (widget, &fg);
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
   bar_geometry (self, &x0, &pitch, &bw);
   for (guint i = 0; i < n; i++)
     max_d = MAX (max_d, window_duration (self, i));
@@ -217,12 +181,12 @@ cp_steps_chart_snapshot (GtkWidget   *widget,
       double y = TOP_MARGIN + plot_h - plot_h * k / 2.0;
       g_autofree char *label = k == 0 ? g_strdup ("0") : cp_ui_format_duration (max_d * k / 2);
 
-      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.15);
+      cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.15);
       cairo_move_to (cr, AXIS_WIDTH - 4, floor (y) + 0.5);
       cairo_line_to (cr, width - 4, floor (y) + 0.5);
       cairo_stroke (cr);
-      cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.7);
-      draw_text (self, cr, label, AXIS_WIDTH - 6, y, 1.0);
+      cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.7);
+      cp_chart_draw_text (chart, cr, label, AXIS_WIDTH - 6, y, 1.0, 0.5, FALSE);
     }
 
   for (guint i = 0; i < n; i++)
@@ -243,15 +207,15 @@ cp_steps_chart_snapshot (GtkWidget   *widget,
 
           if (h <= 0)
             continue;
-          set_source (cr, cp_steps_chart_category_color (c, dark));
+          cp_chart_set_source (cr, cp_steps_chart_category_color (c, dark));
           cairo_rectangle (cr, x, y - h, bw, h);
           cairo_fill (cr);
           y -= h;
         }
 
-      if ((gint) i == self->hover || (gint) i == self->active)
+      if ((gint) i == hover || (gint) i == self->active)
         {
-          cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, (gint) i == self->hover ? 0.9 : 0.5);
+          cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, (gint) i == hover ? 0.9 : 0.5);
           cairo_set_line_width (cr, 2);
           cairo_rectangle (cr, x - 1, TOP_MARGIN + plot_h - bar_h - 1, bw + 2, bar_h + 2);
           cairo_stroke (cr);
@@ -261,7 +225,7 @@ cp_steps_chart_snapshot (GtkWidget   *widget,
           /* A warning triangle above the bar. */
           double cx = x + bw / 2, ty = TOP_MARGIN + plot_h - bar_h - 4;
 
-          set_source (cr, dark ? 0xf66151ff : 0xc01c28ff);
+          cp_chart_set_source (cr, dark ? 0xf66151ff : 0xc01c28ff);
           cairo_move_to (cr, cx, ty);
           cairo_line_to (cr, cx - 5, ty - 8);
           cairo_line_to (cr, cx + 5, ty - 8);
@@ -278,52 +242,24 @@ cp_steps_chart_snapshot (GtkWidget   *widget,
 
           steps = cp_analysis_get_steps (self->analysis, &n_steps);
           label = i < n_steps ? g_strdup_printf ("%" G_GINT64_FORMAT, steps[i].number) : g_strdup (_("all"));
-          cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.7);
-          draw_text (self, cr, label, x + bw / 2, height - BOTTOM_HEIGHT / 2, 0.5);
+          cairo_set_source_rgba (cr, fg->red, fg->green, fg->blue, 0.7);
+          cp_chart_draw_text (chart, cr, label, x + bw / 2, height - BOTTOM_HEIGHT / 2, 0.5, 0.5, FALSE);
         }
     }
-  cairo_destroy (cr);
 }
 
-static void
-cp_steps_chart_measure (GtkWidget      *widget,
-                        GtkOrientation  orientation,
-                        int             for_size,
-                        int            *minimum,
-                        int            *natural,
-                        int            *minimum_baseline,
-                        int            *natural_baseline)
+static char *
+cp_steps_chart_describe (CpChart *chart,
+                         guint    i)
 {
-  if (orientation == GTK_ORIENTATION_HORIZONTAL)
-    {
-      *minimum = (int) AXIS_WIDTH + 60;
-      *natural = 280;
-    }
-  else
-    {
-      *minimum = 120;
-      *natural = 180;
-    }
-}
-
-static gboolean
-query_tooltip_cb (GtkWidget    *widget,
-                  int           x,
-                  int           y,
-                  gboolean      keyboard,
-                  GtkTooltip   *tooltip,
-                  CpStepsChart *self)
-{
-  gint i = cp_steps_chart_bar_at (self, x);
+  CpStepsChart *self = CP_STEPS_CHART (chart);
   const CpStepStats *steps;
   guint n_steps;
   gint64 times[CP_TIME_N_CATEGORIES];
   gint64 d;
-  g_autoptr(GString) text = NULL;
+  GString *text;
   g_autofree char *dur = NULL;
 
-  if (i < 0)
-    return FALSE;
   steps = cp_analysis_get_steps (self->analysis, &n_steps);
   d = window_duration (self, i);
   dur = cp_ui_format_duration (d);
@@ -346,8 +282,7 @@ query_tooltip_cb (GtkWidget    *widget,
                               d > 0 ? 100.0 * times[c] / d : 0.0);
     }
   g_string_append_printf (text, "\n%s", _("Click to zoom the timeline to it"));
-  gtk_tooltip_set_text (tooltip, text->str);
-  return TRUE;
+  return g_string_free (text, FALSE);
 }
 
 void
@@ -371,48 +306,11 @@ cp_steps_chart_activate (CpStepsChart *self,
 }
 
 static void
-pressed_cb (GtkGestureClick *gesture,
-            int              n_press,
-            double           x,
-            double           y,
-            CpStepsChart    *self)
+activate_cb (CpChart        *chart,
+             guint           bar,
+             GdkModifierType state)
 {
-  gint i = cp_steps_chart_bar_at (self, x);
-
-  if (i >= 0)
-    cp_steps_chart_activate (self, i);
-}
-
-static void
-motion_cb (GtkEventControllerMotion *motion,
-           double                    x,
-           double                    y,
-           CpStepsChart             *self)
-{
-  gint i = cp_steps_chart_bar_at (self, x);
-
-  if (i != self->hover)
-    {
-      self->hover = i;
-      gtk_widget_queue_draw (GTK_WIDGET (self));
-    }
-}
-
-static void
-leave_cb (GtkEventControllerMotion *motion,
-          CpStepsChart             *self)
-{
-  if (self->hover != -1)
-    {
-      self->hover = -1;
-      gtk_widget_queue_draw (GTK_WIDGET (self));
-    }
-}
-
-static void
-dark_changed_cb (CpStepsChart *self)
-{
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  cp_steps_chart_activate (CP_STEPS_CHART (chart), bar);
 }
 
 static void
@@ -420,7 +318,6 @@ cp_steps_chart_dispose (GObject *object)
 {
   CpStepsChart *self = (CpStepsChart *) object;
 
-  g_signal_handlers_disconnect_by_data (adw_style_manager_get_default (), self);
   g_clear_object (&self->analysis);
   g_clear_object (&self->view);
   G_OBJECT_CLASS (cp_steps_chart_parent_class)->dispose (object);
@@ -431,32 +328,21 @@ cp_steps_chart_class_init (CpStepsChartClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  CpChartClass *chart_class = CP_CHART_CLASS (klass);
 
   object_class->dispose = cp_steps_chart_dispose;
-  widget_class->snapshot = cp_steps_chart_snapshot;
-  widget_class->measure = cp_steps_chart_measure;
+  chart_class->draw = cp_steps_chart_draw;
+  chart_class->item_at = item_at_cb;
+  chart_class->describe = cp_steps_chart_describe;
+  chart_class->activate = activate_cb;
+  cp_chart_class_set_size (chart_class, (int) AXIS_WIDTH + 60, 280, 120, 180);
   gtk_widget_class_set_css_name (widget_class, "stepschart");
 }
 
 static void
 cp_steps_chart_init (CpStepsChart *self)
 {
-  GtkGesture *click = gtk_gesture_click_new ();
-  GtkEventController *motion = gtk_event_controller_motion_new ();
-
-  self->hover = -1;
   self->active = -1;
-  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
-  g_signal_connect (click, "pressed", G_CALLBACK (pressed_cb), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
-  g_signal_connect (motion, "motion", G_CALLBACK (motion_cb), self);
-  g_signal_connect (motion, "leave", G_CALLBACK (leave_cb), self);
-  gtk_widget_add_controller (GTK_WIDGET (self), motion);
-  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
-  g_signal_connect (self, "query-tooltip", G_CALLBACK (query_tooltip_cb), self);
-  g_signal_connect_swapped (adw_style_manager_get_default (), "notify::dark",
-                            G_CALLBACK (dark_changed_cb), self);
-  gtk_widget_set_cursor_from_name (GTK_WIDGET (self), "pointer");
 }
 
 GtkWidget *
@@ -473,9 +359,8 @@ cp_steps_chart_set_analysis (CpStepsChart *self,
 
   if (g_set_object (&self->analysis, analysis))
     {
-      self->hover = -1;
       self->active = -1;
-      gtk_widget_queue_draw (GTK_WIDGET (self));
+      cp_chart_reset_hover (CP_CHART (self));
     }
 }
 

@@ -11,11 +11,13 @@
 #include "analysis/cp-analysis.h"
 #include "render/cp-view-state.h"
 
+#include "cp-chart.h"
+
 G_BEGIN_DECLS
 
 #define CP_TYPE_STEPS_CHART (cp_steps_chart_get_type ())
 
-G_DECLARE_FINAL_TYPE (CpStepsChart, cp_steps_chart, CP, STEPS_CHART, GtkWidget)
+G_DECLARE_FINAL_TYPE (CpStepsChart, cp_steps_chart, CP, STEPS_CHART, CpChart)
 
 /* Draws each analysis window (step, or the whole capture) as a bar whose
  * height is its duration, split into the breakdown categories. Outlier steps

@@ -16,6 +16,7 @@
 
 #include "analysis/cp-analysis.h"
 
+#include "cp-cancel.h"
 #include "cp-capture-pane.h"
 #include "cp-findings-pane.h"
 #include "cp-kernels-pane.h"
@@ -371,9 +372,7 @@ location_cb (GObject      *source,
 static void
 start_location_lookup (CpWindow *self)
 {
-  if (self->location_cancellable != NULL)
-    g_cancellable_cancel (self->location_cancellable);
-  g_clear_object (&self->location_cancellable);
+  cp_ui_cancel (&self->location_cancellable);
   g_clear_pointer (&self->location, g_free);
   if (self->file == NULL || !_cp_window_is_portal_document (self->file))
     return;
@@ -424,9 +423,7 @@ analysis_done_cb (GObject      *source,
 static void
 start_analysis (CpWindow *self)
 {
-  if (self->analysis_cancellable != NULL)
-    g_cancellable_cancel (self->analysis_cancellable);
-  g_clear_object (&self->analysis_cancellable);
+  cp_ui_cancel (&self->analysis_cancellable);
   if (self->analysis != NULL)
     {
       g_clear_object (&self->analysis);

@@ -294,7 +294,10 @@ test_steps_chart (Fixture       *f,
   CpStepsChart *chart = show_alone (f, cp_steps_chart_new ());
   GtkWidget *w = GTK_WIDGET (chart);
   GtkGesture *click;
+  GtkEventController *motion;
+  const char *tip;
   gint last = -1;
+  int min, nat;
   double x_second = -1;
 
   /* Nothing to draw without an analysis. */
@@ -324,6 +327,30 @@ test_steps_chart (Fixture       *f,
     }
   g_assert_cmpint (last, ==, 1);
   g_assert_cmpfloat (x_second, >, 0);
+
+  /* The pointer over the second bar hovers it (CpChart): its tooltip
+   * names the step and its time, the cursor says it can be clicked;
+   * leaving forgets it. */
+  motion = cp_ui_find_controller (w, GTK_TYPE_EVENT_CONTROLLER_MOTION);
+  g_signal_emit_by_name (motion, "motion", x_second, gtk_widget_get_height (w) - 20.0);
+  g_assert_cmpint (cp_chart_get_hover (CP_CHART (chart)), ==, 1);
+  tip = gtk_widget_get_tooltip_text (w);
+  g_assert_nonnull (tip);
+  g_assert_nonnull (strstr (tip, "Step 2"));
+  g_assert_nonnull (strstr (tip, "200 µs"));
+  g_assert_nonnull (gtk_widget_get_cursor (w));
+  g_assert_cmpstr (gdk_cursor_get_name (gtk_widget_get_cursor (w)), ==, "pointer");
+  g_signal_emit_by_name (motion, "motion", 2.0, 2.0);
+  g_assert_cmpint (cp_chart_get_hover (CP_CHART (chart)), ==, -1);
+  g_assert_null (gtk_widget_get_tooltip_text (w));
+  g_assert_null (gtk_widget_get_cursor (w));
+  g_signal_emit_by_name (motion, "motion", x_second, gtk_widget_get_height (w) - 20.0);
+  g_signal_emit_by_name (motion, "leave");
+  g_assert_cmpint (cp_chart_get_hover (CP_CHART (chart)), ==, -1);
+  /* The size its class gives: room for the axis and one bar. */
+  gtk_widget_measure (w, GTK_ORIENTATION_HORIZONTAL, -1, &min, &nat, NULL, NULL);
+  g_assert_cmpint (min, ==, 112);
+  g_assert_cmpint (nat, ==, 280);
 
   /* A click on the second bar zooms the view to the second step. */
   cp_view_state_fit_all (f->view);
