@@ -545,6 +545,45 @@ lex_bom (CpJsonTokenizer *self,
   return p;
 }
 
+/* The chunk ends in the string that starts at p (its text at p + 1, lexed
+ * up to q), or the lexer cannot tell yet whether a key or a value string
+ * closes at q: keep it in the scratch buffer until the next chunk. */
+static const guchar *
+keep_string_open (CpJsonTokenizer *self,
+                  const guchar    *p,
+                  const guchar    *q,
+                  const guchar    *end,
+                  gboolean         is_key,
+                  guint            flags,
+                  CpJsonLexEnd     result)
+{
+  const guchar *s = p + 1;
+
+  self->token_start = abs_offset (self, p);
+  self->string_flags = flags;
+  self->scratch_len = 0;
+  if (result == CP_JSON_LEX_UNDECIDED)
+    {
+      self->string_is_key = FALSE;
+      if (scratch_append (self, s, q - s))
+        {
+          if (self->pending_ws == NULL)
+            self->pending_ws = g_string_new (NULL);
+          g_string_truncate (self->pending_ws, 0);
+          g_string_append_len (self->pending_ws, (const char *) q + 1, end - (q + 1));
+          self->pending_close = TRUE;
+          self->lex = LEX_STRING;
+        }
+      return end;
+    }
+  if (result == CP_JSON_LEX_CUT_ESCAPE)
+    self->pending_escape = TRUE;
+  self->string_is_key = is_key;
+  if (scratch_append (self, s, end - s))
+    self->lex = LEX_STRING;
+  return end;
+}
+
 static const guchar *
 lex_tokens (CpJsonTokenizer *self,
             const guchar    *p,
@@ -567,6 +606,7 @@ lex_tokens (CpJsonTokenizer *self,
             const guchar *s = p + 1, *q = s;
             guint flags = 0;
             gboolean is_key;
+            CpJsonLexEnd result;
 
             if (self->expect == EXP_KEY)
               is_key = TRUE;
@@ -578,40 +618,9 @@ lex_tokens (CpJsonTokenizer *self,
                 return end;
               }
 
-            switch (cp_json_lex_string (s, end, is_key, &flags, &q))
-              {
-              case CP_JSON_LEX_CLOSED:
-                break;
-              case CP_JSON_LEX_UNDECIDED:
-                /* Keep the string open until the next chunk. */
-                self->token_start = abs_offset (self, p);
-                self->string_is_key = FALSE;
-                self->string_flags = flags;
-                self->scratch_len = 0;
-                if (scratch_append (self, s, q - s))
-                  {
-                    if (self->pending_ws == NULL)
-                      self->pending_ws = g_string_new (NULL);
-                    g_string_truncate (self->pending_ws, 0);
-                    g_string_append_len (self->pending_ws, (const char *) q + 1, end - (q + 1));
-                    self->pending_close = TRUE;
-                    self->lex = LEX_STRING;
-                  }
-                return end;
-              case CP_JSON_LEX_CUT_ESCAPE:
-                self->pending_escape = TRUE;
-                G_GNUC_FALLTHROUGH;
-              case CP_JSON_LEX_CUT:
-              default:
-                /* The chunk ends inside the string. */
-                self->token_start = abs_offset (self, p);
-                self->string_is_key = is_key;
-                self->string_flags = flags;
-                self->scratch_len = 0;
-                if (scratch_append (self, s, end - s))
-                  self->lex = LEX_STRING;
-                return end;
-              }
+            result = cp_json_lex_string (s, end, is_key, &flags, &q);
+            if (result != CP_JSON_LEX_CLOSED)
+              return keep_string_open (self, p, q, end, is_key, flags, result);
             if (!finish_string (self, s, q - s, abs_offset (self, p), flags, is_key))
               return end;
             p = q + 1;
