@@ -69,6 +69,7 @@ struct _CpHistoryWindow
 
   AdwToastOverlay *toast_overlay;
   GtkStack        *stack;
+  AdwStatusPage   *empty_page;
   AdwStatusPage   *error_page;
   GtkDropDown     *group_dropdown;
   GtkSpinButton   *threshold_spin;
@@ -594,6 +595,7 @@ cp_history_window_dispose (GObject *object)
   CpHistoryWindow *self = CP_HISTORY_WINDOW (object);
 
   cp_ui_cancel (&self->cancellable);
+  gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_HISTORY_WINDOW);
 
   G_OBJECT_CLASS (cp_history_window_parent_class)->dispose (object);
 }
@@ -615,125 +617,42 @@ cp_history_window_class_init (CpHistoryWindowClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
   object_class->dispose = cp_history_window_dispose;
   object_class->finalize = cp_history_window_finalize;
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/chokepoint/Chokepoint/ui/cp-history-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, CpHistoryWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, CpHistoryWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, CpHistoryWindow, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, CpHistoryWindow, error_page);
+  gtk_widget_class_bind_template_child (widget_class, CpHistoryWindow, group_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, CpHistoryWindow, threshold_spin);
+  gtk_widget_class_bind_template_child (widget_class, CpHistoryWindow, metrics_button);
+  gtk_widget_class_bind_template_child (widget_class, CpHistoryWindow, metrics_box);
+  gtk_widget_class_bind_template_child (widget_class, CpHistoryWindow, charts_box);
+  gtk_widget_class_bind_template_child (widget_class, CpHistoryWindow, legend_label);
+  gtk_widget_class_bind_template_child (widget_class, CpHistoryWindow, status_label);
+  gtk_widget_class_bind_template_callback (widget_class, cp_history_window_reload);
+  gtk_widget_class_bind_template_callback (widget_class, group_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, threshold_changed_cb);
 }
 
 static void
 cp_history_window_init (CpHistoryWindow *self)
 {
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *header = adw_header_bar_new ();
-  GtkWidget *title = adw_window_title_new (_("History"), NULL);
-  GtkWidget *reload = gtk_button_new_from_icon_name ("view-refresh-symbolic");
-  GtkWidget *bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkWidget *popover = gtk_popover_new ();
-  GtkWidget *scrolled = gtk_scrolled_window_new ();
-  GtkWidget *charts_page = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *empty = adw_status_page_new ();
-  GtkWidget *label;
   g_autofree char *location = cp_history_default_location ();
   g_autofree char *how = NULL;
-  const char *groups[] = { _("No grouping"), NULL };
 
   self->hidden = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  gtk_window_set_title (GTK_WINDOW (self), _("History"));
-  gtk_window_set_default_size (GTK_WINDOW (self), 900, 760);
-
-  adw_header_bar_set_title_widget (ADW_HEADER_BAR (header), title);
-  gtk_widget_set_tooltip_text (reload, _("Read the History Again"));
-  g_signal_connect_swapped (reload, "clicked", G_CALLBACK (cp_history_window_reload), self);
-  adw_header_bar_pack_start (ADW_HEADER_BAR (header), reload);
-  self->metrics_button = GTK_MENU_BUTTON (gtk_menu_button_new ());
-  gtk_menu_button_set_label (self->metrics_button, _("Metrics"));
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->metrics_button), _("Choose the Charts Shown"));
-  self->metrics_box = GTK_BOX (gtk_box_new (GTK_ORIENTATION_VERTICAL, 4));
-  gtk_popover_set_child (GTK_POPOVER (popover), GTK_WIDGET (self->metrics_box));
-  gtk_menu_button_set_popover (self->metrics_button, popover);
-  adw_header_bar_pack_end (ADW_HEADER_BAR (header), GTK_WIDGET (self->metrics_button));
-  gtk_box_append (GTK_BOX (box), header);
-
-  self->toast_overlay = ADW_TOAST_OVERLAY (adw_toast_overlay_new ());
-  gtk_widget_set_vexpand (GTK_WIDGET (self->toast_overlay), TRUE);
-  self->stack = GTK_STACK (gtk_stack_new ());
-  adw_toast_overlay_set_child (self->toast_overlay, GTK_WIDGET (self->stack));
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->toast_overlay));
-
-  /* Reading: nothing to show yet. */
-  gtk_stack_add_named (self->stack, adw_status_page_new (), "reading");
-
-  /* Empty: how to record. */
-  adw_status_page_set_icon_name (ADW_STATUS_PAGE (empty), "document-open-recent-symbolic");
-  adw_status_page_set_title (ADW_STATUS_PAGE (empty), _("No Runs Recorded"));
+  gtk_widget_init_template (GTK_WIDGET (self));
   how = g_strdup_printf (_("Turn on “Keep a History of Opened Captures” in the main menu of a "
                            "capture’s window, or record from a terminal with "
                            "“chokepoint history add FILE…” or “chokepoint diagnose --record FILE”. "
                            "The history is kept in %s."), location);
-  adw_status_page_set_description (ADW_STATUS_PAGE (empty), how);
-  gtk_stack_add_named (self->stack, empty, "empty");
-
-  /* Error: a damaged or newer history, left as it is. */
-  self->error_page = ADW_STATUS_PAGE (adw_status_page_new ());
-  adw_status_page_set_icon_name (self->error_page, "dialog-warning-symbolic");
-  adw_status_page_set_title (self->error_page, _("The History Cannot Be Read"));
-  gtk_stack_add_named (self->stack, GTK_WIDGET (self->error_page), "error");
-
-  /* Charts: the choices, the legend, the charts, what a click does. */
-  gtk_widget_set_margin_start (bar, 12);
-  gtk_widget_set_margin_end (bar, 12);
-  gtk_widget_set_margin_top (bar, 6);
-  gtk_widget_set_margin_bottom (bar, 6);
-  label = gtk_label_new_with_mnemonic (_("_Group by"));
-  gtk_box_append (GTK_BOX (bar), label);
-  self->group_dropdown = GTK_DROP_DOWN (gtk_drop_down_new_from_strings (groups));
-  gtk_label_set_mnemonic_widget (GTK_LABEL (label), GTK_WIDGET (self->group_dropdown));
-  g_signal_connect_swapped (self->group_dropdown, "notify::selected", G_CALLBACK (group_changed_cb), self);
-  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->group_dropdown));
-  label = gtk_label_new_with_mnemonic (_("_Regression when worse than the median of the runs before by"));
-  gtk_widget_set_margin_start (label, 18);
-  gtk_widget_set_hexpand (label, TRUE);
-  gtk_label_set_xalign (GTK_LABEL (label), 1);
-  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
-  gtk_box_append (GTK_BOX (bar), label);
-  self->threshold_spin = GTK_SPIN_BUTTON (gtk_spin_button_new_with_range (0.5, 500, 0.5));
-  gtk_spin_button_set_digits (self->threshold_spin, 1);
-  gtk_spin_button_set_value (self->threshold_spin, 5);
-  gtk_label_set_mnemonic_widget (GTK_LABEL (label), GTK_WIDGET (self->threshold_spin));
-  g_signal_connect_swapped (self->threshold_spin, "value-changed", G_CALLBACK (threshold_changed_cb), self);
-  gtk_box_append (GTK_BOX (bar), GTK_WIDGET (self->threshold_spin));
-  gtk_box_append (GTK_BOX (bar), gtk_label_new ("%"));
-  gtk_box_append (GTK_BOX (charts_page), bar);
-
-  self->legend_label = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->legend_label, TRUE);
-  gtk_label_set_xalign (self->legend_label, 0);
-  gtk_widget_set_margin_start (GTK_WIDGET (self->legend_label), 12);
-  gtk_widget_set_margin_end (GTK_WIDGET (self->legend_label), 12);
-  gtk_box_append (GTK_BOX (charts_page), GTK_WIDGET (self->legend_label));
-
-  self->charts_box = GTK_BOX (gtk_box_new (GTK_ORIENTATION_VERTICAL, 12));
-  gtk_widget_set_margin_start (GTK_WIDGET (self->charts_box), 6);
-  gtk_widget_set_margin_end (GTK_WIDGET (self->charts_box), 6);
-  gtk_widget_set_margin_top (GTK_WIDGET (self->charts_box), 6);
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->charts_box), 12);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (self->charts_box));
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_widget_set_vexpand (scrolled, TRUE);
-  gtk_box_append (GTK_BOX (charts_page), scrolled);
-
-  self->status_label = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_xalign (self->status_label, 0);
-  gtk_label_set_ellipsize (self->status_label, PANGO_ELLIPSIZE_END);
-  gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "dim-label");
-  gtk_widget_set_margin_start (GTK_WIDGET (self->status_label), 12);
-  gtk_widget_set_margin_end (GTK_WIDGET (self->status_label), 12);
-  gtk_widget_set_margin_top (GTK_WIDGET (self->status_label), 4);
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->status_label), 6);
-  gtk_box_append (GTK_BOX (charts_page), GTK_WIDGET (self->status_label));
-  gtk_stack_add_named (self->stack, charts_page, "charts");
-
-  gtk_widget_set_sensitive (GTK_WIDGET (self->metrics_button), FALSE);
-  adw_window_set_content (ADW_WINDOW (self), box);
+  adw_status_page_set_description (self->empty_page, how);
 }
 
 CpHistoryWindow *

@@ -443,28 +443,6 @@ bars_tooltip (GtkWidget   *widget,
 
 /* The page --------------------------------------------------------------------------- */
 
-static GtkWidget *
-heading (const char *text)
-{
-  GtkWidget *label = gtk_label_new (text);
-
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_widget_add_css_class (label, "title-4");
-  gtk_widget_set_margin_top (label, 18);
-  return label;
-}
-
-static GtkWidget *
-wrapped (const char *name)
-{
-  GtkWidget *label = gtk_label_new (NULL);
-
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_widget_set_name (label, name);
-  return label;
-}
-
 static void
 fill_findings (CpJobWindow *self)
 {
@@ -908,136 +886,6 @@ cancel_clicked (CpJobWindow *self)
   cp_job_window_cancel (self);
 }
 
-static GtkWidget *
-build_ranks_page (CpJobWindow *self)
-{
-  GtkWidget *scroll = gtk_scrolled_window_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  GtkWidget *card = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  GtkEventController *motion;
-  GtkGesture *click;
-
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_widget_set_margin_start (box, 24);
-  gtk_widget_set_margin_end (box, 24);
-  gtk_widget_set_margin_top (box, 18);
-  gtk_widget_set_margin_bottom (box, 24);
-
-  self->notes = GTK_LABEL (wrapped ("job-notes"));
-  gtk_widget_add_css_class (GTK_WIDGET (self->notes), "warning");
-  gtk_widget_set_visible (GTK_WIDGET (self->notes), FALSE);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->notes));
-
-  gtk_widget_add_css_class (card, "card");
-  gtk_widget_set_margin_top (card, 6);
-  self->straggler_title = GTK_LABEL (wrapped ("straggler-title"));
-  gtk_widget_add_css_class (GTK_WIDGET (self->straggler_title), "title-3");
-  self->straggler_summary = GTK_LABEL (wrapped ("straggler-summary"));
-  for (GtkWidget *w = GTK_WIDGET (self->straggler_title); w != NULL;
-       w = w == GTK_WIDGET (self->straggler_title) ? GTK_WIDGET (self->straggler_summary) : NULL)
-    {
-      gtk_widget_set_margin_start (w, 18);
-      gtk_widget_set_margin_end (w, 18);
-    }
-  gtk_widget_set_margin_top (GTK_WIDGET (self->straggler_title), 12);
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->straggler_summary), 12);
-  gtk_box_append (GTK_BOX (card), GTK_WIDGET (self->straggler_title));
-  gtk_box_append (GTK_BOX (card), GTK_WIDGET (self->straggler_summary));
-  gtk_box_append (GTK_BOX (box), card);
-
-  gtk_box_append (GTK_BOX (box), heading (_("Mean Step per Rank")));
-  self->bars = gtk_drawing_area_new ();
-  gtk_widget_set_name (self->bars, "rank-bars");
-  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->bars), draw_bars, self, NULL);
-  gtk_widget_set_has_tooltip (self->bars, TRUE);
-  g_signal_connect (self->bars, "query-tooltip", G_CALLBACK (bars_tooltip), self);
-  gtk_box_append (GTK_BOX (box), self->bars);
-
-  gtk_box_append (GTK_BOX (box), heading (_("Arrival at Each Collective")));
-  self->heat_info = GTK_LABEL (wrapped ("heat-info"));
-  gtk_widget_add_css_class (GTK_WIDGET (self->heat_info), "dim-label");
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->heat_info));
-  self->heat = gtk_drawing_area_new ();
-  gtk_widget_set_name (self->heat, "heat-map");
-  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->heat), draw_heat, self, NULL);
-  motion = gtk_event_controller_motion_new ();
-  g_signal_connect (motion, "motion", G_CALLBACK (heat_motion), self);
-  gtk_widget_add_controller (self->heat, motion);
-  click = gtk_gesture_click_new ();
-  g_signal_connect (click, "pressed", G_CALLBACK (heat_pressed), self);
-  gtk_widget_add_controller (self->heat, GTK_EVENT_CONTROLLER (click));
-  gtk_box_append (GTK_BOX (box), self->heat);
-
-  gtk_box_append (GTK_BOX (box), heading (_("Timeline")));
-  {
-    GtkWidget *hint = wrapped ("timeline-hint");
-
-    gtk_label_set_text (GTK_LABEL (hint), _("One row per rank, in job time (each rank's clock offset applied): "
-                                            "what its steps did and its collectives, the wait for the last "
-                                            "rank pale. Click a collective to select it on every rank; "
-                                            "double-click a rank to open its capture at the time shown."));
-    gtk_widget_add_css_class (hint, "dim-label");
-    gtk_box_append (GTK_BOX (box), hint);
-  }
-  {
-    static const struct { const char *action, *icon, *tip, *name; } buttons[] = {
-      { "job.zoom-out", "zoom-out-symbolic", N_("Zoom Out"), "job-zoom-out" },
-      { "job.zoom-in", "zoom-in-symbolic", N_("Zoom In"), "job-zoom-in" },
-      { "job.zoom-fit", "zoom-fit-best-symbolic", N_("Show the Whole Job"), "job-zoom-fit" },
-      { "job.zoom-collective", "find-location-symbolic", N_("Zoom to the Selected Collective"), "job-zoom-collective" },
-    };
-    GtkWidget *bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-    GtkWidget *zoom = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-    GtkWidget *hint = gtk_label_new (_("Ctrl and the wheel zoom; drag to move"));
-
-    gtk_widget_add_css_class (zoom, "linked");
-    for (guint i = 0; i < G_N_ELEMENTS (buttons); i++)
-      {
-        GtkWidget *b = gtk_button_new_from_icon_name (buttons[i].icon);
-
-        gtk_actionable_set_action_name (GTK_ACTIONABLE (b), buttons[i].action);
-        gtk_widget_set_tooltip_text (b, _(buttons[i].tip));
-        gtk_widget_set_name (b, buttons[i].name);
-        gtk_box_append (GTK_BOX (i < 3 ? zoom : bar), b);
-        if (i == 2)
-          gtk_box_append (GTK_BOX (bar), zoom);
-      }
-    gtk_widget_add_css_class (hint, "dim-label");
-    gtk_widget_add_css_class (hint, "caption");
-    gtk_box_prepend (GTK_BOX (bar), hint);
-    gtk_widget_set_halign (bar, GTK_ALIGN_END);
-    gtk_box_append (GTK_BOX (box), bar);
-  }
-  self->timeline = gtk_drawing_area_new ();
-  gtk_widget_set_name (self->timeline, "job-timeline");
-  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->timeline), draw_timeline, self, NULL);
-  click = gtk_gesture_click_new ();
-  g_signal_connect (click, "pressed", G_CALLBACK (timeline_pressed), self);
-  gtk_widget_add_controller (self->timeline, GTK_EVENT_CONTROLLER (click));
-  {
-    GtkEventController *wheel = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
-    GtkEventController *pointer = gtk_event_controller_motion_new ();
-    GtkGesture *drag = gtk_gesture_drag_new ();
-
-    g_signal_connect (wheel, "scroll", G_CALLBACK (timeline_scroll), self);
-    gtk_widget_add_controller (self->timeline, wheel);
-    g_signal_connect (pointer, "motion", G_CALLBACK (timeline_motion), self);
-    gtk_widget_add_controller (self->timeline, pointer);
-    g_signal_connect (drag, "drag-begin", G_CALLBACK (timeline_drag_begin), self);
-    g_signal_connect (drag, "drag-update", G_CALLBACK (timeline_drag_update), self);
-    gtk_widget_add_controller (self->timeline, GTK_EVENT_CONTROLLER (drag));
-  }
-  gtk_box_append (GTK_BOX (box), self->timeline);
-
-  self->findings = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  adw_preferences_group_set_title (self->findings, _("Job Findings"));
-  gtk_widget_set_margin_top (GTK_WIDGET (self->findings), 18);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->findings));
-
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), box);
-  return scroll;
-}
-
 static void
 cp_job_window_dispose (GObject *object)
 {
@@ -1048,6 +896,7 @@ cp_job_window_dispose (GObject *object)
   g_clear_object (&self->job);
   g_clear_pointer (&self->load_progress, cp_job_progress_unref);
   g_clear_pointer (&self->asked, g_ptr_array_unref);
+  gtk_widget_dispose_template (GTK_WIDGET (self), CP_TYPE_JOB_WINDOW);
   G_OBJECT_CLASS (cp_job_window_parent_class)->dispose (object);
 }
 
@@ -1061,92 +910,48 @@ cp_job_window_class_init (CpJobWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "job.zoom-out", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "job.zoom-fit", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "job.zoom-collective", NULL, zoom_action);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/chokepoint/Chokepoint/ui/cp-job-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, title);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, toasts);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, loading_page);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, progress);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, failed_page);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, memory_page);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, open_fitting);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, open_all);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, file_list);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, notes);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, straggler_title);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, straggler_summary);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, bars);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, heat);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, heat_info);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, timeline);
+  gtk_widget_class_bind_template_child (widget_class, CpJobWindow, findings);
+  gtk_widget_class_bind_template_callback (widget_class, cancel_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, memory_answer_cb);
+  gtk_widget_class_bind_template_callback (widget_class, bars_tooltip);
+  gtk_widget_class_bind_template_callback (widget_class, heat_motion);
+  gtk_widget_class_bind_template_callback (widget_class, heat_pressed);
+  gtk_widget_class_bind_template_callback (widget_class, timeline_pressed);
+  gtk_widget_class_bind_template_callback (widget_class, timeline_scroll);
+  gtk_widget_class_bind_template_callback (widget_class, timeline_motion);
+  gtk_widget_class_bind_template_callback (widget_class, timeline_drag_begin);
+  gtk_widget_class_bind_template_callback (widget_class, timeline_drag_update);
 }
 
 static void
 cp_job_window_init (CpJobWindow *self)
 {
-  GtkWidget *content = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *header = adw_header_bar_new ();
-  GtkWidget *loading_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-  GtkWidget *cancel = gtk_button_new_with_mnemonic (_("_Cancel"));
-
   self->selected = -1;
+  gtk_widget_init_template (GTK_WIDGET (self));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "job.zoom-collective", FALSE);
-  gtk_window_set_default_size (GTK_WINDOW (self), 1200, 860);
-  self->title = ADW_WINDOW_TITLE (adw_window_title_new (_("Job"), ""));
-  adw_header_bar_set_title_widget (ADW_HEADER_BAR (header), GTK_WIDGET (self->title));
-  gtk_box_append (GTK_BOX (content), header);
-
-  self->toasts = ADW_TOAST_OVERLAY (adw_toast_overlay_new ());
-  gtk_widget_set_vexpand (GTK_WIDGET (self->toasts), TRUE);
-  self->stack = GTK_STACK (gtk_stack_new ());
-  adw_toast_overlay_set_child (self->toasts, GTK_WIDGET (self->stack));
-  gtk_box_append (GTK_BOX (content), GTK_WIDGET (self->toasts));
-
-  self->loading_page = ADW_STATUS_PAGE (adw_status_page_new ());
-  self->progress = GTK_PROGRESS_BAR (gtk_progress_bar_new ());
-  gtk_widget_set_size_request (GTK_WIDGET (self->progress), 320, -1);
-  gtk_widget_set_halign (GTK_WIDGET (self->progress), GTK_ALIGN_CENTER);
-  gtk_widget_set_halign (cancel, GTK_ALIGN_CENTER);
-  gtk_widget_add_css_class (cancel, "pill");
-  gtk_widget_set_name (cancel, "job-cancel");
-  g_signal_connect_swapped (cancel, "clicked", G_CALLBACK (cancel_clicked), self);
-  gtk_progress_bar_set_show_text (self->progress, TRUE);
-  gtk_widget_set_name (GTK_WIDGET (self->progress), "job-progress");
-  gtk_box_append (GTK_BOX (loading_box), GTK_WIDGET (self->progress));
-  {
-    GtkWidget *clamp = adw_clamp_new ();
-    GtkWidget *scroll = gtk_scrolled_window_new ();
-
-    self->file_list = GTK_LIST_BOX (gtk_list_box_new ());
-    gtk_widget_set_name (GTK_WIDGET (self->file_list), "job-files");
-    gtk_list_box_set_selection_mode (self->file_list, GTK_SELECTION_NONE);
-    gtk_widget_add_css_class (GTK_WIDGET (self->file_list), "boxed-list");
-    gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-    gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroll), TRUE);
-    gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroll), 360);
-    gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroll), GTK_WIDGET (self->file_list));
-    adw_clamp_set_maximum_size (ADW_CLAMP (clamp), 560);
-    adw_clamp_set_child (ADW_CLAMP (clamp), scroll);
-    gtk_box_append (GTK_BOX (loading_box), clamp);
-  }
-  gtk_box_append (GTK_BOX (loading_box), cancel);
-  adw_status_page_set_child (self->loading_page, loading_box);
-  adw_status_page_set_icon_name (self->loading_page, "document-open-symbolic");
-  gtk_stack_add_named (self->stack, GTK_WIDGET (self->loading_page), "loading");
-
-  self->memory_page = ADW_STATUS_PAGE (adw_status_page_new ());
-  adw_status_page_set_icon_name (self->memory_page, "dialog-warning-symbolic");
-  adw_status_page_set_title (self->memory_page, _("Not Enough Memory for Every Rank"));
-  gtk_widget_set_name (GTK_WIDGET (self->memory_page), "job-memory");
-  {
-    GtkWidget *answers = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
-
-    self->open_fitting = gtk_button_new_with_mnemonic ("");
-    self->open_all = gtk_button_new_with_mnemonic ("");
-    gtk_widget_set_name (self->open_fitting, "job-open-fitting");
-    gtk_widget_set_name (self->open_all, "job-open-all");
-    gtk_widget_add_css_class (self->open_fitting, "pill");
-    gtk_widget_add_css_class (self->open_fitting, "suggested-action");
-    gtk_widget_add_css_class (self->open_all, "pill");
-    gtk_widget_set_halign (answers, GTK_ALIGN_CENTER);
-    g_signal_connect (self->open_fitting, "clicked", G_CALLBACK (memory_answer_cb), self);
-    g_signal_connect (self->open_all, "clicked", G_CALLBACK (memory_answer_cb), self);
-    gtk_box_append (GTK_BOX (answers), self->open_fitting);
-    gtk_box_append (GTK_BOX (answers), self->open_all);
-    adw_status_page_set_child (self->memory_page, answers);
-  }
-  gtk_stack_add_named (self->stack, GTK_WIDGET (self->memory_page), "memory");
-
-  self->failed_page = ADW_STATUS_PAGE (adw_status_page_new ());
-  adw_status_page_set_icon_name (self->failed_page, "dialog-error-symbolic");
-  gtk_widget_set_name (GTK_WIDGET (self->failed_page), "job-failed");
-  gtk_stack_add_named (self->stack, GTK_WIDGET (self->failed_page), "failed");
-
-  gtk_stack_add_named (self->stack, build_ranks_page (self), "ranks");
-  gtk_stack_set_visible_child_name (self->stack, "loading");
-  adw_application_window_set_content (ADW_APPLICATION_WINDOW (self), content);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->bars), draw_bars, self, NULL);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->heat), draw_heat, self, NULL);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->timeline), draw_timeline, self, NULL);
 }
 
 CpJobWindow *
