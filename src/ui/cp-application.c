@@ -11,6 +11,7 @@
 #include "cp-application.h"
 #include "cp-compare-window.h"
 #include "cp-history-window.h"
+#include "cp-renderer.h"
 #include "cp-style.h"
 #include "cp-job-window.h"
 #include "cp-window-private.h"
@@ -576,7 +577,10 @@ cp_application_startup (GApplication *app)
   };
 
   gboolean theme_dark = cp_ui_style_take_gtk_theme ();
+  const char *renderer = cp_ui_choose_renderer ();
 
+  if (renderer != NULL)
+    g_debug ("OpenGL would run in software here: drawing with GSK_RENDERER=%s", renderer);
   G_APPLICATION_CLASS (cp_application_parent_class)->startup (app);
   cp_ui_style_apply_gtk_theme (theme_dark);
 

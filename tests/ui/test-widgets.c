@@ -14,10 +14,12 @@
 #include "config.h"
 
 #include <adwaita.h>
+#include <glib/gstdio.h>
 #include <locale.h>
 #include <string.h>
 
 #include "cp-find-bar.h"
+#include "cp-renderer.h"
 #include "cp-steps-chart.h"
 #include "cp-test-trace.h"
 #include "cp-timeline-view.h"
@@ -484,6 +486,97 @@ test_find_bar (Fixture       *f,
   let_go (f, bar, "the find bar to be finalized");
 }
 
+/* The renderer ------------------------------------------------------- */
+
+/* A fake /dev/dri: the nodes named, as plain files. */
+static char *
+fake_dri (const char * const *nodes)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("chokepoint-dri-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  for (guint i = 0; nodes[i] != NULL; i++)
+    {
+      g_autofree char *path = g_build_filename (dir, nodes[i], NULL);
+
+      g_assert_true (g_file_set_contents (path, "", 0, NULL));
+    }
+  return dir;
+}
+
+static void
+remove_dri (char *dir)
+{
+  const char *name;
+  GDir *d = g_dir_open (dir, 0, NULL);
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      g_unlink (path);
+    }
+  g_clear_pointer (&d, g_dir_close);
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+static void
+test_renderer (void)
+{
+  const char *gpu_nodes[] = { "card0", "renderD128", NULL };
+  const char *card_only[] = { "card0", NULL };
+  char *gpu = fake_dri (gpu_nodes);
+  char *no_render = fake_dri (card_only);
+  g_autofree char *saved = g_strdup (g_getenv ("GSK_RENDERER"));
+  g_autofree char *missing = g_build_filename (gpu, "no-such-folder", NULL);
+
+  g_unsetenv ("LIBGL_ALWAYS_SOFTWARE");
+  g_unsetenv ("GALLIUM_DRIVER");
+  /* A render node the user can open: the GPU draws. */
+  g_assert_false (cp_ui_gl_is_software (gpu));
+  /* None, or no /dev/dri at all (a VM, a container, Xvfb on a server):
+   * Mesa would fall back to llvmpipe. */
+  g_assert_true (cp_ui_gl_is_software (no_render));
+  g_assert_true (cp_ui_gl_is_software (missing));
+  /* Mesa told to draw in software, GPU or not. */
+  g_setenv ("LIBGL_ALWAYS_SOFTWARE", "1", TRUE);
+  g_assert_true (cp_ui_gl_is_software (gpu));
+  g_setenv ("LIBGL_ALWAYS_SOFTWARE", "0", TRUE);
+  g_assert_false (cp_ui_gl_is_software (gpu));
+  g_unsetenv ("LIBGL_ALWAYS_SOFTWARE");
+  g_setenv ("GALLIUM_DRIVER", "llvmpipe", TRUE);
+  g_assert_true (cp_ui_gl_is_software (gpu));
+  g_setenv ("GALLIUM_DRIVER", "radeonsi", TRUE);
+  g_assert_false (cp_ui_gl_is_software (gpu));
+  g_unsetenv ("GALLIUM_DRIVER");
+
+  /* The user's GSK_RENDERER always wins. */
+  g_setenv ("GSK_RENDERER", "gl", TRUE);
+  g_assert_null (cp_ui_choose_renderer ());
+  g_assert_cmpstr (g_getenv ("GSK_RENDERER"), ==, "gl");
+  /* Unset, it follows this machine's /dev/dri. */
+  g_unsetenv ("GSK_RENDERER");
+  if (cp_ui_gl_is_software ("/dev/dri"))
+    {
+      g_assert_cmpstr (cp_ui_choose_renderer (), ==, "cairo");
+      g_assert_cmpstr (g_getenv ("GSK_RENDERER"), ==, "cairo");
+    }
+  else
+    {
+      g_assert_null (cp_ui_choose_renderer ());
+      g_assert_null (g_getenv ("GSK_RENDERER"));
+    }
+
+  if (saved != NULL)
+    g_setenv ("GSK_RENDERER", saved, TRUE);
+  else
+    g_unsetenv ("GSK_RENDERER");
+  remove_dri (gpu);
+  remove_dri (no_render);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -506,6 +599,7 @@ main (int   argc,
               test_timeline_view_dropped_early, fixture_tear_down);
   g_test_add ("/ui/widgets/steps-chart", Fixture, NULL, fixture_set_up, test_steps_chart, fixture_tear_down);
   g_test_add ("/ui/widgets/find-bar", Fixture, NULL, fixture_set_up, test_find_bar, fixture_tear_down);
+  g_test_add_func ("/ui/renderer/choice", test_renderer);
 
   return g_test_run ();
 }
