@@ -17,6 +17,9 @@
 
 #include "analysis/cp-analysis.h"
 #include "formats/cp-loader.h"
+#include "formats/cp-xplane-reader.h"
+#include "model/cp-trace-builder.h"
+#include "cp-test-xspace.h"
 #include "cp-test-util.h"
 
 /* The datasheet figures the tests expect (H100 SXM, bf16 dense). */
@@ -416,6 +419,139 @@ test_unknown_device (void)
   g_assert_cmpstr (json_object_get_string_member (k, "flops_source"), ==, "estimate");
 }
 
+/* A GPU the table does not name, as an XPlane plane describes it: the peaks
+ * come from its SMs and clock. The oracle is each vendor's datasheet for a
+ * device with those SMs and that clock (dense figures). */
+static CpAnalysis *
+analyse_xplane_gpu (const char *name,
+                    gint        major,
+                    gint        minor,
+                    gint        sms,
+                    gint64      clock_khz,
+                    guint64     bandwidth)
+{
+  g_autoptr(GByteArray) space = g_byte_array_new ();
+  g_autoptr(CpXPlaneReader) r = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  CpXPlaneInput input = { 0 };
+  XpPlane *gpu = xp_plane_new (1, "/device:GPU:0");
+  CpAnalysis *a;
+
+  xp_plane_stat (gpu, xp_stat_str (gpu, "gpu_device_name", name));
+  xp_plane_stat (gpu, xp_stat_str (gpu, "device_vendor", "Nvidia"));
+  xp_plane_stat (gpu, xp_stat_int (gpu, "core_count", sms));
+  xp_plane_stat (gpu, xp_stat_int (gpu, "compute_cap_major", major));
+  xp_plane_stat (gpu, xp_stat_int (gpu, "compute_cap_minor", minor));
+  if (clock_khz > 0)
+    xp_plane_stat (gpu, xp_stat_int (gpu, "clock_rate", clock_khz));
+  if (bandwidth > 0)
+    xp_plane_stat (gpu, xp_stat_uint (gpu, "memory_bandwidth", bandwidth));
+  /* A half-precision GEMM of 2 GFLOP and 16 MB in 1 ms. */
+  xp_line (gpu, 7, 0, "Stream #7(Compute)", NULL, 1000,
+           xp_event (gpu, "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_tn", 0, G_GINT64_CONSTANT (1000000000),
+                     xp_stat_int (gpu, "flops", G_GINT64_CONSTANT (2000000000)),
+                     xp_stat_uint (gpu, "bytes_accessed", 16000000), NULL),
+           NULL);
+  xp_space_add_plane (space, gpu);
+  r = cp_xplane_reader_new (b);
+  input.data = space->data;
+  input.len = space->len;
+  input.host_hint = "testhost";
+  input.progress_total = space->len;
+  g_assert_true (cp_xplane_reader_add_space (r, &input, NULL, &error));
+  g_assert_no_error (error);
+  cp_xplane_reader_finish (r);
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  a = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  return a;
+}
+
+/* Within 0.5% of the datasheet (its figures are rounded). */
+static void
+assert_peak (CpAnalysis  *a,
+             CpPrecision  p,
+             double       datasheet)
+{
+  CpPeakSource source;
+  double tflops, bw;
+
+  cp_analysis_get_device_peak (a, 0, p, &source, &tflops, &bw);
+  g_assert_cmpint (source, ==, CP_PEAK_PROPERTIES);
+  g_assert_cmpfloat (fabs (tflops - datasheet), <=, datasheet * 0.005);
+}
+
+static void
+test_peaks_from_properties (void)
+{
+  g_autoptr(CpAnalysis) a100 = analyse_xplane_gpu ("NVIDIA Test GA100", 8, 0, 108, 1410000,
+                                                   G_GUINT64_CONSTANT (1555000000000));
+  g_autoptr(CpAnalysis) l4 = analyse_xplane_gpu ("NVIDIA Test AD104", 8, 9, 58, 2040000,
+                                                 G_GUINT64_CONSTANT (300000000000));
+  g_autoptr(CpAnalysis) rtx4080 = analyse_xplane_gpu ("NVIDIA GeForce RTX 4080", 8, 9, 76, 2505000,
+                                                      G_GUINT64_CONSTANT (716800000000));
+  g_autoptr(CpAnalysis) v100 = analyse_xplane_gpu ("NVIDIA Test GV100", 7, 0, 80, 1530000,
+                                                   G_GUINT64_CONSTANT (900000000000));
+  g_autoptr(CpAnalysis) no_clock = analyse_xplane_gpu ("NVIDIA Test GA100", 8, 0, 108, 0,
+                                                       G_GUINT64_CONSTANT (1555000000000));
+  g_autoptr(CpAnalysis) no_bandwidth = analyse_xplane_gpu ("NVIDIA Test GA100", 8, 0, 108, 1410000, 0);
+  g_autoptr(CpAnalysis) pascal = analyse_xplane_gpu ("NVIDIA Test GP100", 6, 0, 56, 1480000,
+                                                     G_GUINT64_CONSTANT (732000000000));
+  const CpRooflineStats *st;
+  CpPeakSource source;
+  double tflops, bw;
+  g_autofree char *json = cp_analysis_to_json (a100, FALSE);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *dev;
+
+  /* A100 datasheet: FP32 19.5, TF32 156, BF16/FP16 312, INT8 624. */
+  assert_peak (a100, CP_PRECISION_FP32, 19.5);
+  assert_peak (a100, CP_PRECISION_TF32, 156);
+  assert_peak (a100, CP_PRECISION_16, 312);
+  assert_peak (a100, CP_PRECISION_INT8, 624);
+  cp_analysis_get_device_peak (a100, 0, CP_PRECISION_16, &source, &tflops, &bw);
+  assert_close (bw, 1555);
+  /* L4 datasheet: FP32 30.3, TF32 60, FP16 121, FP8 242.5 (dense). */
+  assert_peak (l4, CP_PRECISION_FP32, 30.3);
+  assert_peak (l4, CP_PRECISION_TF32, 60.3);
+  assert_peak (l4, CP_PRECISION_16, 121);
+  assert_peak (l4, CP_PRECISION_FP8, 242.5);
+  /* Ada whitepaper, RTX 4080: FP32 48.7, FP16 tensor with FP32
+   * accumulation 97.5 (GeForce: half the L4's rate per SM and clock). */
+  assert_peak (rtx4080, CP_PRECISION_FP32, 48.7);
+  assert_peak (rtx4080, CP_PRECISION_16, 97.5);
+  /* V100 SXM2 datasheet: FP32 15.7, tensor 125; no TF32: FP32's. */
+  assert_peak (v100, CP_PRECISION_FP32, 15.7);
+  assert_peak (v100, CP_PRECISION_16, 125);
+  assert_peak (v100, CP_PRECISION_TF32, 15.7);
+
+  /* The kernel is placed under that roof: 2 TFLOP/s at 125 FLOP per byte. */
+  st = find (a100, FALSE, "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_tn");
+  g_assert_nonnull (st);
+  g_assert_cmpint (st->peak_source, ==, CP_PEAK_PROPERTIES);
+  assert_close (st->achieved_tflops, 2.0);
+  assert_close (st->intensity, 125.0);
+  g_assert_cmpint (st->bound, ==, CP_BOUND_MEMORY);
+  g_assert_cmpfloat (fabs (st->roofline_percent - 100.0 * 2.0 / (125.0 * 1555 / 1000)), <, 0.01);
+
+  g_assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+  dev = json_array_get_object_element (json_object_get_array_member (
+          json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "roofline"),
+          "devices"), 0);
+  g_assert_cmpstr (json_object_get_string_member (dev, "peak_source"), ==, "properties");
+
+  /* Without the clock, the bandwidth or a known architecture: not guessed. */
+  cp_analysis_get_device_peak (no_clock, 0, CP_PRECISION_16, &source, &tflops, &bw);
+  g_assert_cmpint (source, ==, CP_PEAK_UNKNOWN);
+  cp_analysis_get_device_peak (no_bandwidth, 0, CP_PRECISION_16, &source, &tflops, &bw);
+  g_assert_cmpint (source, ==, CP_PEAK_UNKNOWN);
+  cp_analysis_get_device_peak (pascal, 0, CP_PRECISION_16, &source, &tflops, &bw);
+  g_assert_cmpint (source, ==, CP_PEAK_UNKNOWN);
+}
+
 /* Real captures against tests/roofline-count.py. */
 
 static gboolean
@@ -542,6 +678,7 @@ main (int    argc,
   g_test_add_func ("/roofline/inherit-by-share", test_inherit_by_share);
   g_test_add_func ("/roofline/bad-shapes", test_bad_shapes);
   g_test_add_func ("/roofline/unknown-device", test_unknown_device);
+  g_test_add_func ("/roofline/peaks-from-properties", test_peaks_from_properties);
   g_test_add_func ("/roofline/rule", test_rule);
   g_test_add_func ("/roofline/real-captures", test_real_captures);
   return g_test_run ();

@@ -177,3 +177,69 @@ cp_device_peak_lookup (const char *name,
     return &rows[L4];
   return NULL;
 }
+
+/* NVIDIA GPUs the table does not name: the dense FLOPs one SM does per
+ * clock, per precision (fp32 on the CUDA cores; tf32, bf16/fp16, fp8 and
+ * int8 on the tensor cores, FP32 accumulation), from the vendor's
+ * architecture whitepapers, times the SMs and the clock the capture states.
+ * Each row checks against a datasheet: SMs × clock × rate.
+ *
+ * - 7.0, Volta (V100 whitepaper): 64 FP32 cores and 8 tensor cores of 64
+ *   FP16 FMA per clock an SM; V100 SXM2, 80 SMs at 1530 MHz: 15.7 / 125.
+ * - 7.5, Turing (Turing whitepaper): 64 FP32 cores, 8 tensor cores of 64
+ *   FP16 / 128 INT8 FMA; T4, 40 SMs at 1590 MHz: 8.1 / 65 / 130.
+ * - 8.0, GA100 (A100 whitepaper): 64 FP32 cores, 4 tensor cores of 256
+ *   FP16 FMA; A100, 108 SMs at 1410 MHz: 19.5 / 156 / 312 / 624.
+ * - 8.6, GA10x (GA102 whitepaper): 128 FP32 cores, 4 tensor cores of 128
+ *   FP16 FMA; A40, 84 SMs at 1740 MHz: 37.4 / 74.8 / 149.7 / 299.3.
+ * - 8.9, Ada (Ada whitepaper, L4 datasheet): as GA10x, with FP8; L4, 58 SMs
+ *   at 2040 MHz: 30.3 / 60 / 121 / 242 / 242.
+ * - 9.0, Hopper (H100 whitepaper): 128 FP32 cores, 4 tensor cores of 512
+ *   FP16 FMA; H100 SXM5, 132 SMs at 1830 MHz: 989 TFLOPS bf16.
+ *
+ * GeForce cards run FP32-accumulating tensor work at half those rates
+ * (Turing, GA102 and Ada whitepapers: "FP16 Tensor TFLOPS with FP32
+ * Accumulate"). Other architectures (and other vendors) are not guessed. */
+static const struct
+{
+  gint   major, minor;
+  double per_sm_clock[CP_N_PRECISIONS];   /* FLOP (OP for int8) per clock */
+  gboolean geforce_half;
+} arch_rates[] = {
+  { 7, 0, { 128, 0, 1024, 0, 0 }, FALSE },
+  { 7, 5, { 128, 0, 1024, 0, 2048 }, TRUE },
+  { 8, 0, { 128, 1024, 2048, 0, 4096 }, FALSE },
+  { 8, 6, { 256, 512, 1024, 0, 2048 }, TRUE },
+  { 8, 9, { 256, 512, 1024, 2048, 2048 }, TRUE },
+  { 9, 0, { 256, 2048, 4096, 8192, 8192 }, FALSE },
+};
+
+gboolean
+cp_device_peak_from_properties (const char *name,
+                                gint        compute_major,
+                                gint        compute_minor,
+                                gint        num_sms,
+                                gint64      clock_khz,
+                                double      tflops[CP_N_PRECISIONS])
+{
+  gboolean geforce = name != NULL && strstr (name, "GeForce") != NULL;
+
+  if (num_sms <= 0 || clock_khz <= 0)
+    return FALSE;
+  for (guint r = 0; r < G_N_ELEMENTS (arch_rates); r++)
+    {
+      if (arch_rates[r].major != compute_major || arch_rates[r].minor != compute_minor)
+        continue;
+      for (guint p = 0; p < CP_N_PRECISIONS; p++)
+        {
+          double rate = arch_rates[r].per_sm_clock[p];
+
+          /* Half rate for FP32-accumulating tensor work on GeForce. */
+          if (geforce && arch_rates[r].geforce_half && p != CP_PRECISION_FP32 && p != CP_PRECISION_INT8)
+            rate /= 2;
+          tflops[p] = rate * num_sms * (double) clock_khz * 1e3 / 1e12;
+        }
+      return TRUE;
+    }
+  return FALSE;
+}

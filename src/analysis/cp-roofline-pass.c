@@ -352,7 +352,23 @@ device_peak (CpAnalysis   *self,
       return;
     }
   if (row == NULL)
-    return;
+    {
+      double est[CP_N_PRECISIONS] = { 0 };
+
+      /* Not in the table: from its SMs and clock, with the capture's
+       * bandwidth (a roof needs both). */
+      if (dev->memory_bandwidth > 0 &&
+          cp_device_peak_from_properties (cp_trace_get_string (self->trace, dev->name), dev->compute_major,
+                                          dev->compute_minor, dev->num_sms, dev->clock_khz, est))
+        {
+          *source = CP_PEAK_PROPERTIES;
+          *bandwidth = dev->memory_bandwidth / 1e9;
+          *tflops = est[precision];
+          if (*tflops == 0 && (precision == CP_PRECISION_TF32 || precision == CP_PRECISION_FP8))
+            *tflops = est[precision == CP_PRECISION_TF32 ? CP_PRECISION_FP32 : CP_PRECISION_16];
+        }
+      return;
+    }
   *source = CP_PEAK_TABLE;
   *bandwidth = row->bandwidth;
   *tflops = row->tflops[precision];

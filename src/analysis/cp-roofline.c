@@ -62,6 +62,7 @@ cp_peak_source_to_string (CpPeakSource source)
     {
     case CP_PEAK_CAPTURE: return "capture";
     case CP_PEAK_TABLE: return "table";
+    case CP_PEAK_PROPERTIES: return "properties";
     case CP_PEAK_UNKNOWN:
     default: return "unknown";
     }

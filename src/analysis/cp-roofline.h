@@ -45,6 +45,19 @@ const CpDevicePeak *cp_device_peak_lookup (const char *name,
                                            gint64      total_memory);
 const CpDevicePeak *cp_device_peak_table  (guint      *n_rows);
 
+/* The dense peaks (TFLOP/s per precision, 0 where the device has no such
+ * unit) of an NVIDIA GPU the table does not name, from its compute
+ * capability, SM count and SM clock (kHz) and the FLOPs its architecture
+ * does per SM and clock (cp-devices-table.c cites them); name tells
+ * GeForce cards apart. FALSE when a figure is missing or the architecture
+ * is not known: nothing is guessed then. */
+gboolean            cp_device_peak_from_properties (const char *name,
+                                                    gint        compute_major,
+                                                    gint        compute_minor,
+                                                    gint        num_sms,
+                                                    gint64      clock_khz,
+                                                    double      tflops[CP_N_PRECISIONS]);
+
 /* Where a kernel's FLOPs come from, weakest last: an estimate wins when a
  * kernel's launches mix sources. */
 typedef enum
@@ -72,6 +85,7 @@ typedef enum
   CP_PEAK_UNKNOWN,          /* "peak unknown": never guessed */
   CP_PEAK_CAPTURE,          /* the capture states them (XPlane plane stats) */
   CP_PEAK_TABLE,            /* the table of known devices */
+  CP_PEAK_PROPERTIES,       /* estimated from the device's SMs and clock */
 } CpPeakSource;
 
 const char *cp_peak_source_to_string (CpPeakSource source);

@@ -501,7 +501,7 @@ static const CpRule rules[] = {
     N_("Time of kernels with at least 1% of compute time each that reach under 30% of their roofline, % of device compute time"), "%",
     CP_COMPARE_GE, 25, 50, FALSE, CP_RULE_CAUSE,
     /* xgettext:no-c-format */
-    N_("Roofline model (XProf roofline analysis, TraceLens TFLOP/s per op): FLOPs and bytes from the capture, the device's datasheet peaks; 25 / 50 % levels (Chokepoint)"),
+    N_("Roofline model (XProf roofline analysis, TraceLens TFLOP/s per op): FLOPs and bytes from the capture, the device's datasheet peaks, or for other NVIDIA GPUs its SMs and clock; 25 / 50 % levels (Chokepoint)"),
     { fix_roofline_pt, fix_roofline_jax, fix_roofline_tf }, CP_IDLE_CAUSE_NONE,
     0, 0 },
   { "memory-pressure", N_("Memory near the device limit"),

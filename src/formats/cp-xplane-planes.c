@@ -494,6 +494,11 @@ device_apply_stat (Plane          *plane,
       if (cp_xplane_stat_as_int (sv, &iv))
         dev->compute_minor = cp_xplane_clamp_i32 (iv);
       break;
+    case SK_CLOCK_RATE:
+      /* kHz, as cudaDeviceProp.clockRate. */
+      if (cp_xplane_stat_as_int (sv, &iv) && iv > 0 && iv < G_GINT64_CONSTANT (100000000))
+        dev->clock_khz = iv;
+      break;
     case SK_PEAK_TFLOPS:
       if (stat_as_double (sv, &dv) && isfinite (dv) && dv >= 0)
         dev->peak_tflops = dv;

@@ -73,6 +73,7 @@ typedef enum
   SK_PEAK_TFLOPS,
   SK_MEMORY_BANDWIDTH,
   SK_PEAK_HBM_BW,
+  SK_CLOCK_RATE,
   SK_PROFILE_START,
   SK_N
 } StatKind;

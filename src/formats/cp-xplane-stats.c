@@ -51,6 +51,7 @@ static const struct
   { "peak_teraflops_per_second", SK_PEAK_TFLOPS },
   { "memory_bandwidth", SK_MEMORY_BANDWIDTH },
   { "peak_hbm_bw_gigabytes_per_second", SK_PEAK_HBM_BW },
+  { "clock_rate", SK_CLOCK_RATE },
   { "profile_start_time", SK_PROFILE_START },
 };
 

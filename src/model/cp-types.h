@@ -159,6 +159,7 @@ typedef struct
   gint32  warp_size;
   double  peak_tflops;     /* 0 unknown */
   double  memory_bandwidth;/* bytes/s, 0 unknown */
+  gint64  clock_khz;       /* the SMs' clock (XPlane clock_rate), kHz; 0 unknown */
 } CpDevice;
 
 typedef struct

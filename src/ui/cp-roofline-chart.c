@@ -42,6 +42,7 @@ struct _CpRooflineChart
   gint64      max_time;
   /* The ceilings of the device with the most kernel time. */
   gboolean    has_ceilings;
+  gboolean    estimated;     /* the peaks come from the SMs and clock */
   double      bandwidth;     /* GB/s */
   double      peaks[CP_N_PRECISIONS];
   gboolean    precision_used[CP_N_PRECISIONS];
@@ -80,6 +81,7 @@ rebuild (CpRooflineChart *self)
   g_array_set_size (self->dots, 0);
   self->max_time = 0;
   self->has_ceilings = FALSE;
+  self->estimated = FALSE;
   memset (self->precision_used, 0, sizeof self->precision_used);
   if (self->analysis == NULL)
     return;
@@ -121,6 +123,7 @@ rebuild (CpRooflineChart *self)
       if (source != CP_PEAK_UNKNOWN && self->peaks[p] > 0 && bw > 0)
         {
           self->has_ceilings = TRUE;
+          self->estimated = source == CP_PEAK_PROPERTIES;
           self->bandwidth = bw;
           if (self->precision_used[p])
             {
@@ -269,7 +272,11 @@ cp_roofline_chart_draw (CpChart       *chart,
           cairo_line_to (cr, x0 + w, yr);
           cairo_stroke (cr);
           /* Translators: a compute roof: precision and its peak. */
-          label = g_strdup_printf (_("%s peak %.0f TFLOP/s"), cp_precision_to_string (p), self->peaks[p]);
+          label = self->estimated
+                    /* Translators: a compute roof estimated from the GPU's SM count and clock. */
+                    ? g_strdup_printf (_("%s peak ≈%.0f TFLOP/s (from its SMs and clock)"),
+                                       cp_precision_to_string (p), self->peaks[p])
+                    : g_strdup_printf (_("%s peak %.0f TFLOP/s"), cp_precision_to_string (p), self->peaks[p]);
           cp_chart_draw_text (chart, cr, label, x0 + w - 4, yr - 2, 1.0, 1.0, FALSE);
         }
       {
@@ -505,4 +512,11 @@ cp_roofline_chart_has_ceilings (CpRooflineChart *self)
 {
   g_return_val_if_fail (CP_IS_ROOFLINE_CHART (self), FALSE);
   return self->has_ceilings;
+}
+
+gboolean
+cp_roofline_chart_peaks_estimated (CpRooflineChart *self)
+{
+  g_return_val_if_fail (CP_IS_ROOFLINE_CHART (self), FALSE);
+  return self->has_ceilings && self->estimated;
 }

@@ -28,6 +28,10 @@ void        cp_roofline_chart_set_analysis (CpRooflineChart *self,
 guint       cp_roofline_chart_get_n_dots   (CpRooflineChart *self);
 /* The centre of dot i in widget coordinates; FALSE when out of range or
  * not laid out yet. */
+/* TRUE when the ceilings drawn are estimated from the GPU's SMs and clock
+ * (the capture states neither its peaks nor a device the table names). */
+gboolean   cp_roofline_chart_peaks_estimated (CpRooflineChart *self);
+
 gboolean    cp_roofline_chart_get_dot      (CpRooflineChart *self,
                                             guint            i,
                                             double          *x,

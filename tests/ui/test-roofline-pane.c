@@ -23,6 +23,7 @@
 #include "cp-kernels-pane.h"
 #include "cp-roofline-chart.h"
 #include "cp-test-util.h"
+#include "cp-test-xspace.h"
 #include "cp-window.h"
 #include "cp-ui-test-util.h"
 
@@ -133,6 +134,76 @@ test_chart (void)
     }
   g_object_unref (view);
   cp_ui_destroy_window (GTK_WINDOW (window));
+}
+
+/* A GPU the table does not name, described by its SMs and clock (an A100's):
+ * the ceilings are drawn, marked as estimates. */
+static void
+test_estimated_peaks (void)
+{
+  g_autoptr(GByteArray) space = g_byte_array_new ();
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "estimated.xplane.pb", NULL);
+  g_autoptr(GFile) file = NULL;
+  XpPlane *gpu = xp_plane_new (1, "/device:GPU:0");
+  CpWindow *window;
+  GtkWidget *kernels;
+  CpRooflineChart *chart;
+  CpPeakSource source;
+  double tflops, bw;
+
+  xp_plane_stat (gpu, xp_stat_str (gpu, "gpu_device_name", "NVIDIA Test GA100"));
+  xp_plane_stat (gpu, xp_stat_str (gpu, "device_vendor", "Nvidia"));
+  xp_plane_stat (gpu, xp_stat_int (gpu, "core_count", 108));
+  xp_plane_stat (gpu, xp_stat_int (gpu, "compute_cap_major", 8));
+  xp_plane_stat (gpu, xp_stat_int (gpu, "compute_cap_minor", 0));
+  xp_plane_stat (gpu, xp_stat_int (gpu, "clock_rate", 1410000));
+  xp_plane_stat (gpu, xp_stat_uint (gpu, "memory_bandwidth", G_GUINT64_CONSTANT (1555000000000)));
+  /* A compute-bound GEMM, a memory-bound elementwise kernel, one between. */
+  xp_line (gpu, 7, 0, "Stream #7(Compute)", NULL, 1000,
+           xp_event (gpu, "ampere_fp16_s16816gemm_fp16_256x128_ldg8_f2f_tn", 0, G_GINT64_CONSTANT (2000000000),
+                     xp_stat_int (gpu, "flops", G_GINT64_CONSTANT (400000000000)),
+                     xp_stat_uint (gpu, "bytes_accessed", 200000000), NULL),
+           xp_event (gpu, "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add_half>",
+                     G_GINT64_CONSTANT (2100000000), G_GINT64_CONSTANT (500000000),
+                     xp_stat_int (gpu, "flops", 100000000),
+                     xp_stat_uint (gpu, "bytes_accessed", 600000000), NULL),
+           xp_event (gpu, "ampere_fp16_s1688gemm_fp16_64x64_sliced1x2_ldg8_f2f_tn", G_GINT64_CONSTANT (2700000000),
+                     G_GINT64_CONSTANT (1000000000),
+                     xp_stat_int (gpu, "flops", G_GINT64_CONSTANT (30000000000)),
+                     xp_stat_uint (gpu, "bytes_accessed", 300000000), NULL),
+           NULL);
+  xp_space_add_plane (space, gpu);
+  g_assert_true (g_file_set_contents (path, (const char *) space->data, space->len, NULL));
+
+  file = g_file_new_for_path (path);
+  window = cp_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1600, 1000);
+  gtk_window_present (GTK_WINDOW (window));
+  cp_window_open (window, file);
+  cp_ui_wait_for (analysed, window, "the analysis");
+  cp_analysis_get_device_peak (cp_window_get_analysis (window), 0, CP_PRECISION_16, &source, &tflops, &bw);
+  g_assert_cmpint (source, ==, CP_PEAK_PROPERTIES);
+
+  kernels = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_KERNELS_PANE);
+  adw_view_stack_set_visible_child (ADW_VIEW_STACK (gtk_widget_get_ancestor (kernels, ADW_TYPE_VIEW_STACK)), kernels);
+  cp_ui_wait_for (shown_cond, kernels, "the Kernels page");
+  cp_kernels_pane_show_roofline (CP_KERNELS_PANE (kernels));
+  chart = cp_kernels_pane_get_roofline_chart (CP_KERNELS_PANE (kernels));
+  cp_ui_wait_for (shown_cond, chart, "the roofline chart");
+  cp_ui_wait_frame (GTK_WIDGET (chart));
+  g_assert_cmpuint (cp_roofline_chart_get_n_dots (chart), ==, 3);
+  g_assert_true (cp_roofline_chart_has_ceilings (chart));
+  g_assert_true (cp_roofline_chart_peaks_estimated (chart));
+  cp_ui_screenshot (GTK_WIDGET (window), "roofline-estimated-light.png");
+  if (g_getenv ("CP_SCREENSHOT_DIR") != NULL)
+    {
+      adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+      cp_ui_screenshot (GTK_WIDGET (window), "roofline-estimated-dark.png");
+      adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+    }
+  cp_ui_destroy_window (GTK_WINDOW (window));
+  cp_test_rm_rf (dir);
 }
 
 static gboolean
@@ -250,6 +321,7 @@ main (int   argc,
 
   g_test_add_func ("/roofline-pane/chart", test_chart);
   g_test_add_func ("/roofline-pane/by-source", test_by_source);
+  g_test_add_func ("/roofline-pane/estimated-peaks", test_estimated_peaks);
 
   status = g_test_run ();
   g_object_unref (app);
