@@ -17,7 +17,18 @@
 # Global ("g") and process ("p") scoped instants are not thread events and
 # are left out, as the reader does.
 #
-# Arguments: files or folders (searched for *.json and *.json.gz). Prints
+# XPlane captures (decoded with tests/xspace_wire.py, not the C reader):
+# TensorFlow's and XLA's "MemoryAllocation" / "MemoryDeallocation" events
+# on the host planes' lines, with stats allocator_name ("GPU_0_bfc" is
+# device type 1, id 0; "cpu", "mklcpu" and names with "host" are the host,
+# -1; others are left out), allocation_bytes (else requested_bytes) and
+# bytes_allocated, the allocator's total after the event. Per device:
+# events, peak_allocated (max of bytes_allocated; without it on every
+# event, the running sum as above), totals_known, and peak_reserved null
+# (the BFC allocator reports none to compare).
+#
+# Arguments: files or folders (searched for *.json, *.json.gz and
+# *.xplane.pb). Prints
 # one JSON object {path: {"devices": [...]}} for the files that have at
 # least one event; tests/test-memory.c compares it with the model.
 
@@ -25,7 +36,12 @@ import decimal
 import gzip
 import json
 import os
+import re
+import struct
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from xspace_wire import fields, planes, s64, text  # noqa: E402
 
 
 def open_text(path):
@@ -96,6 +112,87 @@ def count(path):
     return {"devices": out} if out else None
 
 
+def allocator_device(name):
+    m = re.match(r"GPU_(\d+)_", name)
+    if m:
+        n = int(m.group(1))
+        return (1, n) if n <= 32767 else None
+    if name.lower() == "cpu" or "host" in name or name.startswith("mklcpu"):
+        return (0, -1)
+    return None
+
+
+def stat_value(b, span, stat_names):
+    """(name, value) of an XStat: numbers as int (doubles as float),
+    strings and references as str."""
+    sid, value = None, None
+    for f, w, v in fields(b, *span):
+        if f == 1:
+            sid = v
+        elif f == 2:
+            value = struct.unpack("<d", v)[0]
+        elif f == 3:
+            value = v
+        elif f == 4:
+            value = s64(v)
+        elif f == 5:
+            value = text(b, v)
+        elif f == 7:
+            value = stat_names.get(v, "")
+    return stat_names.get(sid, ""), value
+
+
+def count_xplane(path):
+    with open(path, "rb") as f:
+        b = f.read()
+    if b"MemoryAllocation" not in b and b"MemoryDeallocation" not in b:
+        return None
+    devices = {}
+    for p in planes(b):
+        if not p["name"].startswith("/host:") or p["name"] == "/host:metadata":
+            continue
+        kinds = {k: m["name"] for k, m in p["emeta"].items()
+                 if m["name"] in ("MemoryAllocation", "MemoryDeallocation")}
+        if not kinds:
+            continue
+        for line in p["lines"]:
+            for lf, lw, lv in fields(b, *line):
+                if lf != 4:
+                    continue
+                meta, stats = None, {}
+                for ef, ew, ev in fields(b, *lv):
+                    if ef == 1:
+                        meta = ev
+                    elif ef == 4:
+                        k, v = stat_value(b, ev, p["stats"])
+                        stats[k] = v
+                if meta not in kinds:
+                    continue
+                dev = allocator_device(stats.get("allocator_name") or "")
+                nbytes = stats.get("allocation_bytes")
+                if not isinstance(nbytes, int) or nbytes < 0:
+                    nbytes = stats.get("requested_bytes")
+                if dev is None or not isinstance(nbytes, int) or nbytes < 0:
+                    continue
+                if kinds[meta] == "MemoryDeallocation":
+                    nbytes = -nbytes
+                total = stats.get("bytes_allocated")
+                devices.setdefault(dev, []).append((nbytes, total if isinstance(total, int) else None))
+    out = []
+    for (dtype, did), evs in sorted(devices.items()):
+        totals = all(x[1] is not None for x in evs)
+        if totals:
+            peak = max(x[1] for x in evs)
+        else:
+            run, peak = 0, None
+            for x in evs:
+                run += x[0]
+                peak = run if peak is None else max(peak, run)
+        out.append({"device_type": dtype, "device_id": did, "events": len(evs),
+                    "totals_known": totals, "peak_allocated": peak, "peak_reserved": None})
+    return {"devices": out} if out else None
+
+
 def main():
     result = {}
     paths = []
@@ -103,13 +200,13 @@ def main():
         if os.path.isdir(arg):
             for root, _, names in os.walk(arg):
                 for n in names:
-                    if n.endswith(".json") or n.endswith(".json.gz"):
+                    if n.endswith(".json") or n.endswith(".json.gz") or n.endswith(".xplane.pb"):
                         paths.append(os.path.join(root, n))
         else:
             paths.append(arg)
     for p in sorted(paths):
         try:
-            r = count(p)
+            r = count_xplane(p) if p.endswith(".xplane.pb") else count(p)
         except (ValueError, OSError, EOFError):
             continue
         if r is not None:

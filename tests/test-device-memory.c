@@ -15,6 +15,7 @@
 #include "analysis/cp-analysis.h"
 #include "analysis/cp-memory.h"
 #include "cp-test-util.h"
+#include "cp-test-xspace.h"
 #include "formats/cp-loader.h"
 #include "render/cp-painter.h"
 
@@ -318,6 +319,88 @@ test_track (void)
   cp_test_rm_rf (dir);
 }
 
+/* TensorFlow's and XLA's allocator events in an XPlane capture, each kind
+ * of stat read as the BFC allocator writes it. */
+static void
+test_xplane_allocator (void)
+{
+  g_autoptr(GByteArray) space = g_byte_array_new ();
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "alloc.xplane.pb", NULL);
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) analysis = NULL;
+  g_autoptr(GError) error = NULL;
+  XpPlane *host = xp_plane_new (1, "/host:CPU");
+  const CpMemory *mem;
+  const CpMemoryTrack *gpu1, *cpu;
+  const CpMemoryStats *stats;
+  guint n_stats;
+
+  xp_line (host, 7, 0, "python3", NULL, 1000,
+           xp_event (host, "jit_step", 0, G_GINT64_CONSTANT (10000000000), NULL),
+           xp_event (host, "MemoryAllocation", 1000000, 0,
+                     xp_stat_ref (host, "allocator_name", "GPU_1_bfc"),
+                     xp_stat_uint (host, "allocation_bytes", 1000), xp_stat_uint (host, "requested_bytes", 900),
+                     xp_stat_uint (host, "bytes_allocated", 1000), xp_stat_uint (host, "addr", 4096), NULL),
+           /* No allocation_bytes: the requested size. */
+           xp_event (host, "MemoryAllocation", 2000000, 0,
+                     xp_stat_ref (host, "allocator_name", "GPU_1_bfc"),
+                     xp_stat_uint (host, "requested_bytes", 500),
+                     xp_stat_uint (host, "bytes_allocated", 1500), xp_stat_uint (host, "addr", 8192), NULL),
+           xp_event (host, "MemoryDeallocation", 3000000, 0,
+                     xp_stat_ref (host, "allocator_name", "GPU_1_bfc"),
+                     xp_stat_uint (host, "allocation_bytes", 1000),
+                     xp_stat_uint (host, "bytes_allocated", 500), xp_stat_uint (host, "addr", 4096), NULL),
+           /* The host's allocator; an allocator of no known device; no size. */
+           xp_event (host, "MemoryAllocation", 4000000, 0,
+                     xp_stat_str (host, "allocator_name", "cpu"),
+                     xp_stat_uint (host, "allocation_bytes", 64), xp_stat_uint (host, "bytes_allocated", 64), NULL),
+           xp_event (host, "MemoryAllocation", 5000000, 0,
+                     xp_stat_str (host, "allocator_name", "tpu_hbm"),
+                     xp_stat_uint (host, "allocation_bytes", 64), NULL),
+           xp_event (host, "MemoryAllocation", 6000000, 0,
+                     xp_stat_str (host, "allocator_name", "GPU_1_bfc"), NULL),
+           NULL);
+  xp_space_add_plane (space, host);
+  g_assert_true (g_file_set_contents (path, (const char *) space->data, space->len, NULL));
+  file = g_file_new_for_path (path);
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+
+  mem = cp_trace_get_memory_events (trace);
+  g_assert_nonnull (mem);
+  g_assert_cmpuint (cp_memory_get_n_tracks (mem), ==, 2);
+  gpu1 = cp_memory_find_track (mem, 1, 1);
+  g_assert_nonnull (gpu1);
+  g_assert_cmpuint (gpu1->n_events, ==, 3);
+  g_assert_true (gpu1->has_totals);
+  g_assert_false (gpu1->has_reserved);
+  g_assert_cmpint (gpu1->events[0].bytes, ==, 1000);
+  g_assert_cmpint (gpu1->events[1].bytes, ==, 500);
+  g_assert_cmpint (gpu1->events[2].bytes, ==, -1000);
+  g_assert_cmpint (gpu1->events[1].allocated, ==, 1500);
+  g_assert_cmpuint (gpu1->events[2].addr, ==, 4096);
+  /* ns from the trace origin, the line's first event. */
+  g_assert_cmpint (gpu1->events[0].ts, ==, 1000);
+  cpu = cp_memory_find_track (mem, 0, -1);
+  g_assert_nonnull (cpu);
+  g_assert_cmpuint (cpu->n_events, ==, 1);
+
+  analysis = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  stats = cp_analysis_get_memory (analysis, &n_stats);
+  for (guint d = 0; d < n_stats; d++)
+    if (stats[d].device_type == 1)
+      {
+        g_assert_cmpint (stats[d].device_id, ==, 1);
+        g_assert_cmpint (stats[d].peak_allocated, ==, 1500);
+        g_assert_cmpint (stats[d].peak_allocated_ts, ==, 2000);
+        g_assert_cmpint (stats[d].peak_reserved, ==, -1);
+      }
+  cp_test_rm_rf (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -328,5 +411,6 @@ main (int    argc,
   g_test_add_data_func ("/memory/scenario/near-capacity", "memory-near-capacity", test_scenario);
   g_test_add_data_func ("/memory/scenario/headroom", "memory-headroom", test_scenario);
   g_test_add_func ("/memory/track", test_track);
+  g_test_add_func ("/memory/xplane-allocator", test_xplane_allocator);
   return g_test_run ();
 }

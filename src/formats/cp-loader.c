@@ -66,6 +66,7 @@ load_xplane (CpSource            *source,
 
     if (trace == NULL || g_cancellable_set_error_if_cancelled (cancellable, error))
       return NULL;
+    cp_memory_events_attach (trace);
     return g_steal_pointer (&trace);
   }
 }

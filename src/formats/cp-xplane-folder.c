@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "cp-memory-events.h"
 #include "cp-protobuf.h"
 #include "cp-xplane-private.h"
 
@@ -163,6 +164,7 @@ cp_xplane_load_folder (GFile               *folder,
   g_autoptr(GError) first_error = NULL;
   g_autofree char *title = NULL;
   g_autofree char *run_name = NULL;
+  CpTrace *trace;
   CpTraceBuilder *builder;
   CpLoadReport *report;
   guint64 total = 0, base = 0;
@@ -257,5 +259,8 @@ cp_xplane_load_folder (GFile               *folder,
     }
   cp_xplane_reader_finish (reader);
   g_clear_pointer (&reader, cp_xplane_reader_free);
-  return cp_trace_builder_finish (builder, error);
+  trace = cp_trace_builder_finish (builder, error);
+  if (trace != NULL)
+    cp_memory_events_attach (trace);
+  return trace;
 }

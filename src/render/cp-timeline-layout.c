@@ -351,8 +351,10 @@ cp_timeline_layout_new (CpViewState           *view,
               item.y = y;
               item.height = 2 * self->metrics.counter_height;
               y += item.height;
-              /* Translators: the memory track of a device on the timeline. */
-              add_item (self, &item, g_strdup (_("Memory: allocated, reserved")));
+              /* Translators: the memory track of a device on the timeline;
+               * without reserved figures (XLA's allocator), allocated alone. */
+              add_item (self, &item, g_strdup (track->has_reserved ? _("Memory: allocated, reserved")
+                                                                   : _("Memory: allocated")));
               break;
             }
         }
