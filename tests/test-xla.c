@@ -428,6 +428,144 @@ test_shared_traces (void)
     g_test_skip ("no .xplane.pb under the shared traces");
 }
 
+/* Where each HLO op comes from (the programs' HloProto), against
+ * tests/hlo-source.py over the raw wire: the capture's table op by op, and
+ * the device time per source line through cp_analysis_xla_source(). */
+static void
+test_hlo_sources (void)
+{
+  const char *root = cp_test_shared_traces ();
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *script = g_build_filename (g_getenv ("G_TEST_SRCDIR") ? g_getenv ("G_TEST_SRCDIR") : ".",
+                                              "hlo-source.py", NULL);
+  const char *argv[] = { python, script, root, NULL };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GList) paths = NULL;
+  JsonObject *all;
+  int status = 0;
+  guint n_captures = 0, n_ops = 0;
+
+  if (root == NULL || python == NULL)
+    {
+      g_test_skip ("no shared traces, or no python3 for the independent reading");
+      return;
+    }
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  all = json_node_get_object (json_parser_get_root (parser));
+  paths = json_object_get_members (all);
+  for (GList *l = paths; l != NULL; l = l->next)
+    {
+      JsonObject *want = json_object_get_object_member (all, l->data);
+      JsonObject *sources = json_object_get_object_member (want, "sources");
+      JsonObject *by_line = json_object_get_object_member (want, "time_by_line");
+      g_autoptr(GFile) file = NULL;
+      g_autoptr(CpTrace) trace = NULL;
+      g_autoptr(CpAnalysis) a = NULL;
+      g_autoptr(GList) keys = NULL;
+      g_autoptr(GHashTable) got = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      const CpStringPool *pool;
+
+      if (strstr (l->data, "_corrupted_") != NULL)
+        continue;
+      file = g_file_new_for_path (l->data);
+      trace = cp_load_file (file, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      a = cp_analysis_new (trace, NULL, &error);
+      g_assert_no_error (error);
+      pool = cp_trace_get_string_pool (trace);
+
+      /* The table, op by op. */
+      g_assert_cmpuint (cp_trace_get_n_xla_sources (trace), ==, json_object_get_size (sources));
+      keys = json_object_get_members (sources);
+      for (GList *k = keys; k != NULL; k = k->next)
+        {
+          JsonArray *w = json_object_get_array_member (sources, k->data);
+          const char *slash = strchr (k->data, '/');
+          gint64 program = g_ascii_strtoll (k->data, NULL, 10);
+          const CpXlaSource *src = cp_trace_find_xla_source (trace, program, cp_string_pool_lookup (pool, slash + 1));
+
+          if (src == NULL)
+            g_error ("%s: no source for %s", (char *) l->data, (char *) k->data);
+          g_assert_cmpstr (cp_trace_get_string (trace, src->op_name), ==, json_array_get_string_element (w, 0));
+          g_assert_cmpstr (cp_trace_get_string (trace, src->file), ==, json_array_get_string_element (w, 1));
+          g_assert_cmpint (src->line, ==, json_array_get_int_element (w, 2));
+          g_assert_cmpstr (cp_trace_get_string (trace, src->function), ==, json_array_get_string_element (w, 3));
+          n_ops++;
+        }
+
+      /* Device time per source line, slice by slice. */
+      for (guint ln = 0; ln < cp_trace_get_n_lanes (trace); ln++)
+        {
+          CpLane *lane = cp_trace_get_lane (trace, ln);
+          const CpProcess *proc = cp_trace_get_process (trace, cp_lane_get_process (lane));
+          const CpSlices *sl = cp_lane_get_slices (lane);
+
+          if (proc == NULL || !proc->is_device)
+            continue;
+          for (guint i = 0; i < sl->n; i++)
+            {
+              const CpXlaSource *src = cp_analysis_xla_source (a, (CpSliceRef) { ln, i });
+              g_autofree char *key = NULL;
+              gint64 *t;
+
+              if (src == NULL || src->file == CP_STR_EMPTY)
+                continue;
+              key = g_strdup (cp_trace_get_string (trace, src->code));
+              t = g_hash_table_lookup (got, key);
+              if (t == NULL)
+                {
+                  t = g_new0 (gint64, 1);
+                  g_hash_table_insert (got, g_strdup (key), t);
+                }
+              *t += cp_slices_get_dur (sl, i);
+            }
+        }
+      g_assert_cmpuint (g_hash_table_size (got), ==, json_object_get_size (by_line));
+      {
+        g_autoptr(GList) lines = json_object_get_members (by_line);
+
+        for (GList *k = lines; k != NULL; k = k->next)
+          {
+            gint64 *t = g_hash_table_lookup (got, k->data);
+
+            if (t == NULL || *t != json_object_get_int_member (by_line, k->data))
+              g_error ("%s: %s: %" G_GINT64_FORMAT " ns of device time, Python %" G_GINT64_FORMAT,
+                       (char *) l->data, (char *) k->data, t ? *t : -1,
+                       json_object_get_int_member (by_line, k->data));
+          }
+      }
+      /* The Kernels pane's Code page: kernel time by line of code. */
+      {
+        JsonObject *kernel_lines = json_object_get_object_member (want, "kernel_time_by_line");
+        g_autoptr(GArray) groups = cp_analysis_kernels_by_source (a, CP_SOURCE_FRAME, NULL);
+
+        g_assert_cmpuint (groups->len, ==, json_object_get_size (kernel_lines));
+        for (guint g = 0; g < groups->len; g++)
+          {
+            const CpSourceGroup *grp = &g_array_index (groups, CpSourceGroup, g);
+            const char *code = cp_trace_get_string (trace, grp->name);
+            g_autoptr(GArray) refs = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
+
+            if (!json_object_has_member (kernel_lines, code))
+              g_error ("%s: Code group %s, not in hlo-source.py", (char *) l->data, code);
+            g_assert_cmpint (grp->time, ==, json_object_get_int_member (kernel_lines, code));
+            /* Its row highlights exactly its kernels. */
+            cp_analysis_collect_xla_code_slices (a, grp->name, refs);
+            g_assert_cmpuint (refs->len, ==, grp->kernels);
+          }
+      }
+      n_captures++;
+    }
+  g_test_message ("%u captures, %u HLO ops compared with hlo-source.py", n_captures, n_ops);
+  if (n_captures == 0)
+    g_test_skip ("no XPlane capture with HLO under the shared traces");
+}
+
 /* The TPU capture: copy-done waits are not compute, the 19 s before the
  * first jit_f execution are warm-up. */
 static void
@@ -638,6 +776,7 @@ main (int   argc,
 
   g_test_add_func ("/xla/op-classes", test_op_classes);
   g_test_add_func ("/xla/shared-traces", test_shared_traces);
+  g_test_add_func ("/xla/hlo-sources", test_hlo_sources);
   g_test_add_func ("/xla/scenarios", test_scenarios);
   g_test_add_func ("/xla/two-workers", test_two_workers);
   g_test_add_func ("/xla/tpu-figures", test_tpu_figures);

@@ -361,6 +361,17 @@ typedef struct
 
 GArray              *cp_analysis_source_chain       (CpAnalysis *self,
                                                      CpSliceRef  ref);
+/* Where an XLA op or kernel comes from (XPlane captures with the programs'
+ * HLO): the slice's hlo_op and program_id stats (on a TPU's XLA Ops line
+ * the slice's name is the op), looked up in the capture's HLO op metadata.
+ * NULL when the capture does not say. */
+const CpXlaSource   *cp_analysis_xla_source         (CpAnalysis *self,
+                                                     CpSliceRef  ref);
+/* The kernel slices whose HLO op comes from that line of code (a
+ * CpXlaSource code, as cp_analysis_kernels_by_source() groups them). */
+void                 cp_analysis_collect_xla_code_slices (CpAnalysis *self,
+                                                          CpStr       code,
+                                                          GArray     *out);
 /* "launch", "op", "module", "frame", "scope". */
 const char          *cp_source_kind_to_string       (CpSourceKind kind);
 
@@ -372,7 +383,9 @@ gboolean             cp_source_frame_is_library     (const char *name);
 /* Kernel time by what is around the launches. CP_SOURCE_MODULE: every
  * nn.Module around a launch counts the kernel once, so a module's figures
  * hold its submodules'. CP_SOURCE_FRAME: the innermost frame of the
- * user's code around it (library frames skipped), each kernel once.
+ * user's code around it (library frames skipped), each kernel once; a
+ * kernel of an XLA program without one counts under its HLO op's line of
+ * code (CpXlaSource.code).
  * Kernels without a launch, or with no such module or frame, are left
  * out. Largest time first; a chain per kernel, so call it off the main
  * thread on big captures. Free with g_array_unref(). */

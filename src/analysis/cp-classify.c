@@ -515,12 +515,19 @@ read_varint (const guint8 **p,
   return FALSE;
 }
 
+typedef struct
+{
+  CpStr    str;
+  gboolean has_int;
+  gint64   i;
+} Found;
+
 static gboolean
-find_string_in (CpTrace *trace,
-                guint32  args_id,
-                CpStr    key,
-                guint    depth,
-                CpStr   *found)
+find_in (CpTrace *trace,
+         guint32  args_id,
+         CpStr    key,
+         guint    depth,
+         Found   *found)
 {
   CpArgsFormat format = CP_ARGS_NONE;
   const guint8 *p = NULL, *end;
@@ -540,10 +547,15 @@ find_string_in (CpTrace *trace,
       type = *p++;
       switch (type)
         {
-        case 0: /* INT64 */
+        case 0: /* INT64, zigzag */
         case 1: /* UINT64 */
           if (!read_varint (&p, end, &v))
             return FALSE;
+          if (k == key && (type == 0 || v <= G_MAXINT64))
+            {
+              found->has_int = TRUE;
+              found->i = type == 0 ? (gint64) (v >> 1) ^ -(gint64) (v & 1) : (gint64) v;
+            }
           break;
         case 2: /* DOUBLE */
           if (end - p < 8)
@@ -554,7 +566,7 @@ find_string_in (CpTrace *trace,
           if (!read_varint (&p, end, &v))
             return FALSE;
           if (k == key && v <= G_MAXUINT32)
-            *found = (CpStr) v;
+            found->str = (CpStr) v;
           break;
         case 4: /* BYTES: the length only */
           if (!read_varint (&p, end, &v))
@@ -563,7 +575,7 @@ find_string_in (CpTrace *trace,
         case 5: /* INCLUDE */
           if (!read_varint (&p, end, &v) || v > G_MAXUINT32)
             return FALSE;
-          find_string_in (trace, (guint32) v, key, depth + 1, found);
+          find_in (trace, (guint32) v, key, depth + 1, found);
           break;
         default:
           return FALSE;
@@ -577,14 +589,32 @@ cp_xstats_find_string (CpTrace *trace,
                        guint32  args_id,
                        CpStr    key)
 {
-  CpStr found = CP_STR_EMPTY;
+  Found found = { CP_STR_EMPTY, FALSE, 0 };
 
   g_return_val_if_fail (CP_IS_TRACE (trace), CP_STR_EMPTY);
 
   if (key == CP_STR_EMPTY || key == G_MAXUINT32 || args_id == 0)
     return CP_STR_EMPTY;
-  find_string_in (trace, args_id, key, 0, &found);
-  return found;
+  find_in (trace, args_id, key, 0, &found);
+  return found.str;
+}
+
+gboolean
+cp_xstats_find_int (CpTrace *trace,
+                    guint32  args_id,
+                    CpStr    key,
+                    gint64  *value)
+{
+  Found found = { CP_STR_EMPTY, FALSE, 0 };
+
+  g_return_val_if_fail (CP_IS_TRACE (trace), FALSE);
+
+  if (key == CP_STR_EMPTY || key == G_MAXUINT32 || args_id == 0)
+    return FALSE;
+  find_in (trace, args_id, key, 0, &found);
+  if (found.has_int)
+    *value = found.i;
+  return found.has_int;
 }
 
 /* The cache */

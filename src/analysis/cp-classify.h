@@ -81,6 +81,11 @@ guint32         cp_classify_name           (const char *name);
 CpStr           cp_xstats_find_string      (CpTrace    *trace,
                                             guint32     args_id,
                                             CpStr       key);
+/* The same for an integer stat (int64 or uint64 up to G_MAXINT64). */
+gboolean        cp_xstats_find_int         (CpTrace    *trace,
+                                            guint32     args_id,
+                                            CpStr       key,
+                                            gint64     *value);
 CpTransferKind  cp_classify_copy_kind      (guint32     flags);
 
 /* Substring patterns behind CP_NAME_TENSOR_CORE (NULL-terminated): XProf's

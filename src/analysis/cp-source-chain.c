@@ -118,6 +118,57 @@ cp_analysis_source_chain (CpAnalysis *self,
   return out;
 }
 
+const CpXlaSource *
+cp_analysis_xla_source (CpAnalysis *self,
+                        CpSliceRef  ref)
+{
+  const CpStringPool *pool;
+  const CpSlices *s;
+  guint32 args;
+  CpStr op;
+  gint64 program = 0;
+
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), NULL);
+
+  if (cp_trace_get_n_xla_sources (self->trace) == 0 || ref.lane >= self->n_lanes ||
+      ref.index >= self->lanes[ref.lane].slices->n)
+    return NULL;
+  pool = cp_trace_get_string_pool (self->trace);
+  s = self->lanes[ref.lane].slices;
+  args = cp_slices_get_args (s, ref.index);
+  if (!cp_xstats_find_int (self->trace, args, cp_string_pool_lookup (pool, "program_id"), &program))
+    return NULL;
+  op = cp_xstats_find_string (self->trace, args, cp_string_pool_lookup (pool, "hlo_op"));
+  if (op == CP_STR_EMPTY)
+    op = cp_slices_get_name (s, ref.index);
+  return cp_trace_find_xla_source (self->trace, program, op);
+}
+
+void
+cp_analysis_collect_xla_code_slices (CpAnalysis *self,
+                                     CpStr       code,
+                                     GArray     *out)
+{
+  g_return_if_fail (CP_IS_ANALYSIS (self));
+  g_return_if_fail (out != NULL);
+
+  if (code == CP_STR_EMPTY || cp_trace_get_n_xla_sources (self->trace) == 0)
+    return;
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      if (self->lanes[l].kind != CP_LANE_KERNEL)
+        continue;
+      for (guint i = 0; i < self->lanes[l].slices->n; i++)
+        {
+          CpSliceRef ref = { l, i };
+          const CpXlaSource *src = cp_analysis_xla_source (self, ref);
+
+          if (src != NULL && src->code == code)
+            g_array_append_val (out, ref);
+        }
+    }
+}
+
 const char *
 cp_source_kind_to_string (CpSourceKind kind)
 {
@@ -166,26 +217,35 @@ cp_analysis_kernels_by_source (CpAnalysis   *self,
   GArray *out = g_array_new (FALSE, FALSE, sizeof (CpSourceGroup));
   g_autoptr(GHashTable) index = g_hash_table_new (NULL, NULL);   /* CpStr + 1 -> position + 1 */
   g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+  gboolean xla;
 
   g_return_val_if_fail (CP_IS_ANALYSIS (self), out);
   g_return_val_if_fail (kind == CP_SOURCE_MODULE || kind == CP_SOURCE_FRAME, out);
+
+  xla = cp_trace_get_n_xla_sources (self->trace) > 0;
 
   for (guint l = 0; l < self->n_lanes; l++)
     {
       const CpLaneInfo *info = &self->lanes[l];
 
-      if (info->kind != CP_LANE_KERNEL || info->launch == NULL)
+      if (info->kind != CP_LANE_KERNEL || (info->launch == NULL && !xla))
         continue;
       for (guint i = 0; i < info->slices->n; i++)
         {
           g_autoptr(GArray) chain = NULL;
           gint64 dur = cp_slices_get_dur (info->slices, i);
+          gboolean grouped = FALSE;
 
-          if (info->launch[i].lane == G_MAXUINT32)
-            continue;
           if ((i & 4095) == 0 && g_cancellable_is_cancelled (cancellable))
             return out;
-          chain = cp_analysis_source_chain (self, (CpSliceRef) { l, i });
+          if (info->launch == NULL || info->launch[i].lane == G_MAXUINT32)
+            {
+              if (!xla)
+                continue;
+              chain = g_array_new (FALSE, FALSE, sizeof (CpSourceLink));
+            }
+          else
+            chain = cp_analysis_source_chain (self, (CpSliceRef) { l, i });
           g_hash_table_remove_all (seen);
           for (guint k = 0; k < chain->len; k++)
             {
@@ -212,9 +272,33 @@ cp_analysis_kernels_by_source (CpAnalysis   *self,
               g = &g_array_index (out, CpSourceGroup, GPOINTER_TO_UINT (pos) - 1);
               g->kernels++;
               g->time = cp_sat_add (g->time, dur);
+              grouped = TRUE;
               /* The user's code: the innermost frame only. */
               if (kind == CP_SOURCE_FRAME)
                 break;
+            }
+          /* An XLA kernel: the line of code its HLO op says. */
+          if (!grouped && xla && kind == CP_SOURCE_FRAME)
+            {
+              const CpXlaSource *src = cp_analysis_xla_source (self, (CpSliceRef) { l, i });
+              gpointer key, pos;
+              CpSourceGroup *g;
+
+              if (src == NULL || src->code == CP_STR_EMPTY)
+                continue;
+              key = GUINT_TO_POINTER (src->code + 1);
+              pos = g_hash_table_lookup (index, key);
+              if (pos == NULL)
+                {
+                  CpSourceGroup fresh = { src->code, 0, 0 };
+
+                  g_array_append_val (out, fresh);
+                  pos = GUINT_TO_POINTER (out->len);
+                  g_hash_table_insert (index, key, pos);
+                }
+              g = &g_array_index (out, CpSourceGroup, GPOINTER_TO_UINT (pos) - 1);
+              g->kernels++;
+              g->time = cp_sat_add (g->time, dur);
             }
         }
     }

@@ -543,6 +543,46 @@ cp_xplane_ctx_out (Ctx *ctx)
   return ctx->out;
 }
 
+/* /host:metadata: each program's event metadata (its id the program id)
+ * holds its HloProto, where each HLO op comes from. */
+static void
+read_hlo_protos (Plane *plane)
+{
+  CpXPlaneReader *reader = plane->space->reader;
+
+  for (guint i = 0; i < plane->event_meta->len; i++)
+    {
+      const EventMeta *m = &g_array_index (plane->event_meta, EventMeta, i);
+      CpPbReader r;
+      CpPbField f;
+      gint64 id = 0;
+      const guint8 *hlo = NULL;
+      gsize hlo_len = 0;
+
+      if (!m->has_stats || m->msg == NULL)
+        continue;
+      reader_at (plane->space, &r, m->msg, m->msg_len);
+      while (cp_pb_reader_next (&r, &f))
+        {
+          XStatVal sv;
+          StatMeta *sm;
+
+          if (f.number == XEVMETA_ID && f.wire_type == CP_PB_WIRE_VARINT)
+            id = cp_pb_int64 (f.value);
+          if (f.number != XEVMETA_STATS || !cp_xplane_parse_xstat (&r, &f, &sv))
+            continue;
+          sm = cp_xplane_plane_stat (plane, sv.metadata_id);
+          if (sm != NULL && sm->kind == SK_HLO_PROTO && sv.type == XSTAT_BYTES)
+            {
+              hlo = sv.s;
+              hlo_len = sv.slen;
+            }
+        }
+      if (hlo != NULL)
+        cp_xplane_read_hlo_proto (reader->builder, id, hlo, hlo_len);
+    }
+}
+
 /* Indexes a plane, reads its stats and queues its lines. */
 void
 cp_xplane_read_plane (Space      *space,
@@ -577,6 +617,7 @@ cp_xplane_read_plane (Space      *space,
     }
   if (plane.klass == PLANE_BOOKKEEPING || plane.lines->len == 0)
     {
+      read_hlo_protos (&plane);
       g_autoptr(JsonBuilder) json = json_builder_new ();
       g_autoptr(JsonGenerator) gen = json_generator_new ();
       g_autoptr(JsonNode) root = NULL;

@@ -75,6 +75,7 @@ typedef enum
   SK_PEAK_HBM_BW,
   SK_CLOCK_RATE,
   SK_PROFILE_START,
+  SK_HLO_PROTO,
   SK_N
 } StatKind;
 
@@ -508,6 +509,12 @@ gboolean cp_xplane_parse_xstat_span (Space      *space,
                                      XStatVal   *sv);
 gboolean cp_xplane_stat_as_int (const XStatVal *sv,
                                 gint64         *out);
+/* cp-xplane-hlo.c: the XLA sources of one program's HloProto; returns the
+ * instructions seen. */
+guint cp_xplane_read_hlo_proto (CpTraceBuilder *builder,
+                                gint64          program_id,
+                                const guint8   *data,
+                                gsize           len);
 StatMeta *cp_xplane_plane_stat (Plane  *plane,
                                 gint64  id);
 void cp_xplane_link_point (Ctx        *ctx,

@@ -52,6 +52,7 @@ static const struct
   { "memory_bandwidth", SK_MEMORY_BANDWIDTH },
   { "peak_hbm_bw_gigabytes_per_second", SK_PEAK_HBM_BW },
   { "clock_rate", SK_CLOCK_RATE },
+  { "Hlo Proto", SK_HLO_PROTO },
   { "profile_start_time", SK_PROFILE_START },
 };
 

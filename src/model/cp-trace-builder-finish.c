@@ -868,6 +868,9 @@ finish_hand_over (CpTraceBuilder *self,
   trace->args_arena_bytes = self->args_arena_bytes;
   g_array_unref (trace->metadata);
   trace->metadata = g_steal_pointer (&self->metadata);
+  trace->xla_sources = g_steal_pointer (&self->xla_sources);
+  if (trace->xla_sources != NULL)
+    _cp_trace_sort_xla_sources (trace);
   trace->report = g_steal_pointer (&self->report);
   trace->strings = g_steal_pointer (&self->strings);
   trace->file = g_steal_pointer (&self->file);

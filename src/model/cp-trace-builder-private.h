@@ -113,6 +113,7 @@ struct _CpTraceBuilder
   GArray       *devices;
   GHashTable   *device_index;  /* ordinal -> index + 1 in devices */
   GArray       *metadata;
+  GArray       *xla_sources;  /* of CpXlaSource */
   gboolean      link_correlations;
   guint64       negative_durations;
   guint64       out_of_range;

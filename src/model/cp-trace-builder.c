@@ -192,7 +192,19 @@ cp_trace_builder_free (CpTraceBuilder *self)
   g_clear_pointer (&self->devices, g_array_unref);
   g_clear_pointer (&self->device_index, g_hash_table_unref);
   g_clear_pointer (&self->metadata, g_array_unref);
+  g_clear_pointer (&self->xla_sources, g_array_unref);
   g_free (self);
+}
+
+void
+cp_trace_builder_add_xla_source (CpTraceBuilder    *self,
+                                 const CpXlaSource *source)
+{
+  g_return_if_fail (source != NULL);
+
+  if (self->xla_sources == NULL)
+    self->xla_sources = g_array_new (FALSE, FALSE, sizeof (CpXlaSource));
+  g_array_append_vals (self->xla_sources, source, 1);
 }
 
 CpStr

@@ -51,6 +51,10 @@ typedef enum
 CpTraceBuilder  *cp_trace_builder_new            (void);
 void             cp_trace_builder_free           (CpTraceBuilder *self);
 
+/* Where an HLO op of a program comes from (see CpXlaSource); the strings
+ * are the builder's. A second one for the same op is ignored. */
+void             cp_trace_builder_add_xla_source (CpTraceBuilder    *self,
+                                                  const CpXlaSource *source);
 CpStr            cp_trace_builder_intern         (CpTraceBuilder *self,
                                                   const char     *str,
                                                   gssize          len);

@@ -38,6 +38,7 @@ struct _CpTrace
   gboolean        args_source_in_file; /* ...a read-only file mapping */
   gsize           args_arena_bytes;
   GArray         *metadata;      /* of CpMetadataEntry */
+  GArray         *xla_sources;   /* of CpXlaSource, by (program id, op), or NULL */
   CpLoadReport   *report;
   CpMemory       *memory;        /* NULL: no allocator events */
   GFile          *file;
@@ -51,6 +52,7 @@ struct _CpTrace
 
 CpTrace *_cp_trace_new (void);
 /* Takes memory (finished); the reader sets it before the trace is shared. */
+void     _cp_trace_sort_xla_sources  (CpTrace  *self);
 void     _cp_trace_set_memory_events (CpTrace  *self,
                                       CpMemory *memory);
 

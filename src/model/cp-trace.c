@@ -48,6 +48,7 @@ cp_trace_finalize (GObject *object)
   g_clear_pointer (&self->args_chunks, g_ptr_array_unref);
   g_clear_pointer (&self->args_source, g_bytes_unref);
   g_clear_pointer (&self->metadata, g_array_unref);
+  g_clear_pointer (&self->xla_sources, g_array_unref);
   g_clear_pointer (&self->report, cp_load_report_free);
   g_clear_pointer (&self->memory, cp_memory_free);
   g_clear_object (&self->file);
@@ -476,6 +477,68 @@ cp_trace_get_n_metadata (CpTrace *self)
 {
   g_return_val_if_fail (CP_IS_TRACE (self), 0);
   return self->metadata->len;
+}
+
+static int
+compare_xla_source (gconstpointer a,
+                    gconstpointer b)
+{
+  const CpXlaSource *x = a, *y = b;
+
+  if (x->program_id != y->program_id)
+    return x->program_id < y->program_id ? -1 : 1;
+  return x->hlo_op < y->hlo_op ? -1 : x->hlo_op > y->hlo_op;
+}
+
+void
+_cp_trace_sort_xla_sources (CpTrace *self)
+{
+  guint out = 0;
+
+  g_array_sort (self->xla_sources, compare_xla_source);
+  /* The first of each (program, op) stays. */
+  for (guint i = 0; i < self->xla_sources->len; i++)
+    if (out == 0 || compare_xla_source (&g_array_index (self->xla_sources, CpXlaSource, i),
+                                        &g_array_index (self->xla_sources, CpXlaSource, out - 1)) != 0)
+      g_array_index (self->xla_sources, CpXlaSource, out++) = g_array_index (self->xla_sources, CpXlaSource, i);
+  g_array_set_size (self->xla_sources, out);
+}
+
+const CpXlaSource *
+cp_trace_find_xla_source (CpTrace *self,
+                          gint64   program_id,
+                          CpStr    hlo_op)
+{
+  CpXlaSource key = { 0 };
+  guint lo = 0, hi;
+
+  g_return_val_if_fail (CP_IS_TRACE (self), NULL);
+
+  if (self->xla_sources == NULL)
+    return NULL;
+  key.program_id = program_id;
+  key.hlo_op = hlo_op;
+  hi = self->xla_sources->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      int c = compare_xla_source (&g_array_index (self->xla_sources, CpXlaSource, mid), &key);
+
+      if (c == 0)
+        return &g_array_index (self->xla_sources, CpXlaSource, mid);
+      if (c < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return NULL;
+}
+
+guint
+cp_trace_get_n_xla_sources (CpTrace *self)
+{
+  g_return_val_if_fail (CP_IS_TRACE (self), 0);
+  return self->xla_sources != NULL ? self->xla_sources->len : 0;
 }
 
 const CpMetadataEntry *

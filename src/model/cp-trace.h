@@ -129,6 +129,12 @@ gboolean             cp_trace_get_args_by_id    (CpTrace       *self,
 /* Top-level keys of the capture other than its events (deviceProperties,
  * distributedInfo, schemaVersion...), as JSON text. */
 guint                cp_trace_get_n_metadata    (CpTrace *self);
+/* Where the HLO op hlo_op of a program comes from, or NULL when the
+ * capture does not say. */
+const CpXlaSource   *cp_trace_find_xla_source (CpTrace *self,
+                                               gint64   program_id,
+                                               CpStr    hlo_op);
+guint                cp_trace_get_n_xla_sources (CpTrace *self);
 const CpMetadataEntry *cp_trace_get_metadata    (CpTrace *self,
                                                  guint    index);
 const char          *cp_trace_lookup_metadata   (CpTrace    *self,

@@ -201,4 +201,18 @@ typedef struct
   char   *json;            /* the value as JSON text */
 } CpMetadataEntry;
 
+/* Where an XLA (HLO) op comes from, as the HLO module's op metadata says
+ * (XPlane: the "Hlo Proto" of each program on /host:metadata). */
+typedef struct
+{
+  gint64  program_id;      /* the module's program id */
+  CpStr   hlo_op;          /* the instruction, "fusion.3" */
+  CpStr   module;          /* "jit_loss_fn" */
+  CpStr   op_name;         /* the framework's name, "jit(loss_fn)/jvp()/dot_general", or "" */
+  CpStr   file;            /* the source file, or "" */
+  gint32  line;            /* 0 when unknown */
+  CpStr   function;        /* the function, or "" */
+  CpStr   code;            /* "file.py(42): function" (or "file.py(42)"), "" without a file */
+} CpXlaSource;
+
 G_END_DECLS

@@ -248,6 +248,60 @@ source_text (CpTrace            *trace,
     }
 }
 
+/* An XLA op's or kernel's origin, as the program's HLO says: the HLO op
+ * and its module, the framework's op name, the line of code. */
+static gboolean
+add_xla_source (CpDetailsPane     *self,
+                const CpXlaSource *src)
+{
+  CpTrace *trace = TRACE (self);
+  GtkWidget *box;
+  const char *rows[3] = { NULL, NULL, NULL };
+  g_autofree char *hlo = NULL, *op = NULL, *code = NULL;
+
+  if (src == NULL)
+    return FALSE;
+  /* Translators: in the Source section, an XLA (HLO) op and its module ("fusion.3 in jit_step"). */
+  hlo = g_strdup_printf (_("HLO op: %s in %s"), cp_trace_get_string (trace, src->hlo_op),
+                         cp_trace_get_string (trace, src->module));
+  rows[0] = hlo;
+  if (src->op_name != CP_STR_EMPTY)
+    {
+      /* Translators: in the Source section, the framework's name of an XLA op. */
+      op = g_strdup_printf (_("Op: %s"), cp_trace_get_string (trace, src->op_name));
+      rows[1] = op;
+    }
+  if (src->file != CP_STR_EMPTY)
+    {
+      if (src->function != CP_STR_EMPTY)
+        /* Translators: in the Source section, where an XLA op was made: file, line and function. */
+        code = g_strdup_printf (_("Code: %s(%d): %s"), cp_trace_get_string (trace, src->file), src->line,
+                                cp_trace_get_string (trace, src->function));
+      else
+        /* Translators: in the Source section, where an XLA op was made: file and line. */
+        code = g_strdup_printf (_("Code: %s(%d)"), cp_trace_get_string (trace, src->file), src->line);
+      rows[2] = code;
+    }
+  gtk_box_append (GTK_BOX (self->slice_box), heading (_("Source")));
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  gtk_widget_set_name (box, "xla-source");
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      GtkWidget *label;
+
+      if (rows[i] == NULL)
+        continue;
+      label = gtk_label_new (rows[i]);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+      gtk_box_append (GTK_BOX (box), label);
+    }
+  gtk_box_append (GTK_BOX (self->slice_box), box);
+  return TRUE;
+}
+
 /* What is around the slice (or its launch) on its thread, innermost
  * first, as links: ops, modules and scopes, the user's Python frames, and
  * every frame folded under an expander. */
@@ -262,6 +316,8 @@ add_source (CpDetailsPane *self,
 
   g_array_set_size (self->source_links, 0);
   if (analysis == NULL || cp_analysis_get_trace (analysis) != TRACE (self))
+    return;
+  if (add_xla_source (self, cp_analysis_xla_source (analysis, ref)))
     return;
   chain = cp_analysis_source_chain (analysis, ref);
   for (guint k = 0; k < chain->len; k++)

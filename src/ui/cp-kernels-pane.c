@@ -310,7 +310,12 @@ selection_changed_cb (GtkSingleSelection *selection,
 
   refs = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
   if (cp_stat_item_is_group (row))
-    cp_analysis_collect_host_slices (analysis, cp_stat_item_get_name_id (row), refs);
+    {
+      cp_analysis_collect_host_slices (analysis, cp_stat_item_get_name_id (row), refs);
+      /* A line of JAX or TensorFlow code: the kernels of its HLO ops. */
+      if (refs->len == 0)
+        cp_analysis_collect_xla_code_slices (analysis, cp_stat_item_get_name_id (row), refs);
+    }
   else if (cp_stat_item_is_kernel (row))
     cp_analysis_collect_kernel_slices (analysis, cp_stat_item_get_name_id (row), refs);
   else

@@ -212,6 +212,69 @@ grouped (gpointer data)
   return !cp_kernels_pane_is_grouping (data);
 }
 
+/* A JAX capture's Code page: kernel time by the line of code each HLO op
+ * came from (tests/test-xla.c checks the figures against hlo-source.py);
+ * a row highlights the kernels of that line. */
+static void
+test_xla_code (void)
+{
+  const char *shared = cp_test_shared_traces ();
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  CpWindow *window;
+  GtkWidget *kernels;
+  CpViewState *view = NULL;
+  g_autoptr(GArray) refs = g_array_new (FALSE, FALSE, sizeof (CpSliceRef));
+  CpTrace *trace;
+
+  if (shared == NULL)
+    {
+      g_test_skip ("../shared/traces is missing");
+      return;
+    }
+  path = g_build_filename (shared, "AMD-AGI__TraceLens", "tests", "test_data_jax_te_fused_attn_categorization",
+                           "934987a2fc2f.xplane.pb", NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("the JAX fused-attention capture is missing");
+      return;
+    }
+  file = g_file_new_for_path (path);
+  window = cp_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1600, 1000);
+  gtk_window_present (GTK_WINDOW (window));
+  cp_window_open (window, file);
+  cp_ui_wait_for (analysed, window, "the analysis");
+  trace = cp_window_get_trace (window);
+  kernels = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_KERNELS_PANE);
+  adw_view_stack_set_visible_child (ADW_VIEW_STACK (gtk_widget_get_ancestor (kernels, ADW_TYPE_VIEW_STACK)), kernels);
+  cp_ui_wait_for (shown_cond, kernels, "the Kernels page");
+  g_object_get (kernels, "view-state", &view, NULL);
+  cp_kernels_pane_show_by_source (CP_KERNELS_PANE (kernels), CP_SOURCE_FRAME);
+  cp_ui_wait_for (grouped, kernels, "the kernels grouped by code");
+  /* Four lines of 12_te_fused_attn.py; line 77's block() takes the most. */
+  g_assert_cmpuint (cp_kernels_pane_get_n_rows (CP_KERNELS_PANE (kernels)), ==, 4);
+  g_assert_cmpstr (cp_kernels_pane_get_row_name (CP_KERNELS_PANE (kernels), 0), ==,
+                   "/workspace/12_te_fused_attn.py(77): _build_layer_stack_fn.<locals>.block");
+  cp_kernels_pane_select_row (CP_KERNELS_PANE (kernels), 0);
+  cp_analysis_collect_xla_code_slices (cp_window_get_analysis (window),
+                                       cp_string_pool_lookup (cp_trace_get_string_pool (trace),
+                                                              cp_kernels_pane_get_row_name (CP_KERNELS_PANE (kernels), 0)),
+                                       refs);
+  g_assert_cmpuint (refs->len, >, 0);
+  g_assert_cmpuint (n_highlights (view), ==, refs->len);
+  cp_ui_wait_frame (kernels);
+  cp_ui_screenshot (GTK_WIDGET (window), "kernels-xla-code-light.png");
+  if (g_getenv ("CP_SCREENSHOT_DIR") != NULL)
+    {
+      adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+      cp_ui_screenshot (GTK_WIDGET (window), "kernels-xla-code-dark.png");
+      adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+    }
+  g_object_unref (view);
+  cp_ui_destroy_window (GTK_WINDOW (window));
+}
+
 /* Kernel time by module and by code line on the same capture (recorded
  * with stacks and modules): as many rows as tests/source-chain.py finds,
  * the largest first with the oracle's figure, and a row highlights the
@@ -322,6 +385,7 @@ main (int   argc,
   g_test_add_func ("/roofline-pane/chart", test_chart);
   g_test_add_func ("/roofline-pane/by-source", test_by_source);
   g_test_add_func ("/roofline-pane/estimated-peaks", test_estimated_peaks);
+  g_test_add_func ("/roofline-pane/xla-code", test_xla_code);
 
   status = g_test_run ();
   g_object_unref (app);

@@ -409,6 +409,87 @@ test_source (void)
   cp_ui_destroy_window (GTK_WINDOW (window));
 }
 
+/* A JAX capture's GPU kernel: Details names its HLO op, the JAX op and the
+ * line of the user's code, as the program's HLO (hlo-source.py reads the
+ * same) says. */
+static void
+test_xla_source (void)
+{
+  const char *root = cp_test_shared_traces ();
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  CpWindow *window;
+  CpDetailsPane *details;
+  CpViewState *vs;
+  CpTrace *trace;
+  CpSliceRef kernel = CP_SLICE_REF_NONE;
+  GtkWidget *box;
+
+  if (root == NULL)
+    {
+      g_test_skip ("../shared/traces is missing");
+      return;
+    }
+  path = g_build_filename (root, "AMD-AGI__TraceLens/tests/test_data_jax_te_fused_attn_categorization/934987a2fc2f.xplane.pb",
+                           NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip_printf ("%s is missing", path);
+      return;
+    }
+  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+  file = g_file_new_for_path (path);
+  window = cp_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+  gtk_window_present (GTK_WINDOW (window));
+  cp_window_open (window, file);
+  cp_ui_wait_for (loaded_cond, window, "the capture to load");
+  cp_ui_wait_for (analysed_cond, window, "the analysis");
+  trace = cp_window_get_trace (window);
+  vs = cp_window_get_view_state (window);
+  details = CP_DETAILS_PANE (cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_DETAILS_PANE));
+
+  /* The fused attention's first forward kernel. */
+  for (guint l = 0; l < cp_trace_get_n_lanes (trace) && cp_slice_ref_is_none (kernel); l++)
+    {
+      CpLane *lane = cp_trace_get_lane (trace, l);
+      const CpSlices *sl = cp_lane_get_slices (lane);
+
+      if (cp_lane_get_kind (lane) != CP_LANE_KERNEL)
+        continue;
+      for (guint i = 0; i < sl->n; i++)
+        if (cp_analysis_xla_source (cp_window_get_analysis (window), (CpSliceRef) { l, i }) != NULL &&
+            strstr (cp_trace_get_string (trace, cp_analysis_xla_source (cp_window_get_analysis (window),
+                                                                        (CpSliceRef) { l, i })->hlo_op),
+                    "te_fused_attn_forward") != NULL)
+          {
+            kernel = (CpSliceRef) { l, i };
+            break;
+          }
+    }
+  g_assert_false (cp_slice_ref_is_none (kernel));
+  cp_view_state_select_and_reveal (vs, kernel);
+  {
+    AdwViewStack *stack = ADW_VIEW_STACK (cp_ui_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+
+    adw_view_stack_set_visible_child_name (stack, "details");
+    cp_ui_wait_page (GTK_WIDGET (stack), "details");
+  }
+  box = cp_ui_find_named (GTK_WIDGET (details), "xla-source");
+  g_assert_nonnull (box);
+  g_assert_true (cp_ui_label_tree_has (box, "HLO op: te_fused_attn_forward_ffi"));
+  g_assert_true (cp_ui_label_tree_has (box, " in jit_loss_fn"));
+  g_assert_true (cp_ui_label_tree_has (box, "Op: jit(loss_fn)/"));
+  g_assert_true (cp_ui_label_tree_has (box, "Code: /workspace/12_te_fused_attn.py("));
+  cp_ui_wait_frame (GTK_WIDGET (window));
+  cp_ui_screenshot (GTK_WIDGET (window), "details-xla-source");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  cp_ui_wait_frame (GTK_WIDGET (window));
+  cp_ui_screenshot (GTK_WIDGET (window), "details-xla-source-dark");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+  cp_ui_destroy_window (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -434,6 +515,7 @@ main (int   argc,
 
   g_test_add_func ("/ui/timeline/navigate-select-find", test_timeline);
   g_test_add_func ("/ui/timeline/source", test_source);
+  g_test_add_func ("/ui/timeline/xla-source", test_xla_source);
 
   status = g_test_run ();
 
