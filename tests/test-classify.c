@@ -143,6 +143,39 @@ test_empty (void)
   }
 }
 
+/* Inductor's kernel names (torch/_inductor: "triton_" + kind + "_fused_" +
+ * the origin ops joined by "_" + "_" + the kernel's number). */
+static void
+test_inductor_names (void)
+{
+  static const struct { const char *name; const char *kind; const char *fused; } cases[] = {
+    { "triton_red_fused_add_mean_mul_pow_rsqrt_0", "reduction", "add_mean_mul_pow_rsqrt" },
+    { "triton_poi_fused__unsafe_view_add_3", "pointwise", "_unsafe_view_add" },
+    { "triton_per_fused__softmax_12", "persistent reduction", "_softmax" },
+    { "triton_tem_fused_mm_7", "template", "mm" },
+    { "cpp_fused_mul_silu_1", "C++", "mul_silu" },
+    { "triton_poi_fused_add_cos_sin_0", "pointwise", "add_cos_sin" },
+    /* Not Inductor's, or not whole. */
+    { "triton_red_fused_add", NULL, NULL },
+    { "triton_poi_fused_0", NULL, NULL },
+    { "triton_poi_fused_", NULL, NULL },
+    { "my_triton_poi_fused_add_0", NULL, NULL },
+    { "ampere_sgemm_128x64_nn", NULL, NULL },
+    { "", NULL, NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char *kind = "unset";
+      g_autofree char *fused = NULL;
+      gboolean ok = cp_classify_inductor_kernel (cases[i].name, &kind, &fused);
+
+      g_assert_cmpint (ok, ==, cases[i].kind != NULL);
+      g_assert_cmpstr (kind, ==, cases[i].kind);
+      g_assert_cmpstr (fused, ==, cases[i].fused);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -154,6 +187,7 @@ main (int   argc,
   g_test_add_func ("/classify/device-names", test_device_names);
   g_test_add_func ("/classify/host-names", test_host_names);
   g_test_add_func ("/classify/empty", test_empty);
+  g_test_add_func ("/classify/inductor-names", test_inductor_names);
 
   return g_test_run ();
 }

@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <glib/gi18n.h>
 #include <string.h>
 
 #include "cp-classify.h"
@@ -597,6 +598,48 @@ cp_xstats_find_string (CpTrace *trace,
     return CP_STR_EMPTY;
   find_in (trace, args_id, key, 0, &found);
   return found.str;
+}
+
+gboolean
+cp_classify_inductor_kernel (const char  *name,
+                             const char **kind,
+                             char       **fused)
+{
+  static const struct { const char *prefix; const char *kind; } kinds[] = {
+    { "triton_poi_fused_", N_("pointwise") },
+    { "triton_red_fused_", N_("reduction") },
+    { "triton_per_fused_", N_("persistent reduction") },
+    { "triton_tem_fused_", N_("template") },
+    { "triton_for_fused_", N_("foreach") },
+    { "cpp_fused_", N_("C++") },
+  };
+  const char *rest = NULL, *end;
+
+  g_return_val_if_fail (kind != NULL && fused != NULL, FALSE);
+
+  *kind = NULL;
+  *fused = NULL;
+  if (name == NULL)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (kinds) && rest == NULL; i++)
+    if (g_str_has_prefix (name, kinds[i].prefix))
+      {
+        rest = name + strlen (kinds[i].prefix);
+        *kind = kinds[i].kind;
+      }
+  if (rest == NULL)
+    return FALSE;
+  /* The ops, then "_N", the kernel's number in its graph. */
+  end = rest + strlen (rest);
+  while (end > rest && g_ascii_isdigit (end[-1]))
+    end--;
+  if (end == rest + strlen (rest) || end - rest < 2 || end[-1] != '_')
+    {
+      *kind = NULL;
+      return FALSE;
+    }
+  *fused = g_strndup (rest, end - 1 - rest);
+  return TRUE;
 }
 
 gboolean

@@ -88,6 +88,16 @@ gboolean        cp_xstats_find_int         (CpTrace    *trace,
                                             gint64     *value);
 CpTransferKind  cp_classify_copy_kind      (guint32     flags);
 
+/* An Inductor (torch.compile) kernel's name, "triton_red_fused_add_mean_0"
+ * or "cpp_fused_mul_1": its kind (N_("pointwise"), N_("reduction"),
+ * N_("persistent reduction"), N_("template"), N_("foreach"), or
+ * N_("C++") for a CPU kernel, untranslated) and the names of the ops it
+ * fuses as Inductor joined them ("add_mean", newly allocated). FALSE for
+ * other names. */
+gboolean        cp_classify_inductor_kernel (const char  *name,
+                                             const char **kind,
+                                             char       **fused);
+
 /* Substring patterns behind CP_NAME_TENSOR_CORE (NULL-terminated): XProf's
  * kTensorCoreKernelNamePatterns, then Chokepoint's additions. */
 const char * const *cp_classify_tensor_core_patterns (void);

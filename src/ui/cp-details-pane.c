@@ -8,7 +8,9 @@
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
+#include <string.h>
 
+#include "analysis/cp-classify.h"
 #include "formats/cp-args.h"
 #include "render/cp-lod.h"
 #include "render/cp-range-stats.h"
@@ -302,6 +304,53 @@ add_xla_source (CpDetailsPane     *self,
   return TRUE;
 }
 
+/* A torch.compile kernel: what its launching op says of it (Inductor's
+ * kernel name lists the fused ops; kernel_backend, kernel_file). */
+static void
+add_inductor (CpDetailsPane *self,
+              GArray        *chain,
+              GtkWidget     *box)
+{
+  for (guint k = 0; k < chain->len; k++)
+    {
+      const CpSourceLink *link = &g_array_index (chain, CpSourceLink, k);
+      const char *kind = NULL;
+      g_autofree char *fused = NULL, *text = NULL;
+      g_autoptr(GPtrArray) args = NULL;
+      const char *backend = NULL, *kernel_file = NULL;
+      GtkWidget *label;
+
+      if (link->kind != CP_SOURCE_OP ||
+          !cp_classify_inductor_kernel (cp_trace_slice_name (TRACE (self), link->ref), &kind, &fused))
+        continue;
+      args = cp_args_decode (TRACE (self), link->ref, NULL);
+      for (guint a = 0; args != NULL && a < args->len; a++)
+        {
+          const CpArg *arg = g_ptr_array_index (args, a);
+
+          if (strcmp (arg->key, "kernel_backend") == 0)
+            backend = arg->value;
+          else if (strcmp (arg->key, "kernel_file") == 0)
+            kernel_file = arg->value;
+        }
+      if (kernel_file != NULL && backend != NULL)
+        /* Translators: a torch.compile kernel: its kind ("reduction"), backend ("triton"), the ops it fuses, its file. */
+        text = g_strdup_printf (_("Inductor %s kernel (%s) fusing %s, generated in %s"), _(kind), backend, fused,
+                                kernel_file);
+      else
+        /* Translators: a torch.compile kernel: its kind ("reduction") and the ops it fuses. */
+        text = g_strdup_printf (_("Inductor %s kernel fusing %s"), _(kind), fused);
+      label = gtk_label_new (text);
+      gtk_widget_set_name (label, "inductor");
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+      gtk_box_append (GTK_BOX (box), label);
+      return;
+    }
+}
+
 /* What is around the slice (or its launch) on its thread, innermost
  * first, as links: ops, modules and scopes, the user's Python frames, and
  * every frame folded under an expander. */
@@ -367,6 +416,7 @@ add_source (CpDetailsPane *self,
       gtk_expander_set_child (GTK_EXPANDER (expander), all);
       gtk_box_append (GTK_BOX (box), expander);
     }
+  add_inductor (self, chain, box);
   gtk_box_append (GTK_BOX (self->slice_box), box);
 }
 

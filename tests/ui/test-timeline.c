@@ -490,6 +490,80 @@ test_xla_source (void)
   cp_ui_destroy_window (GTK_WINDOW (window));
 }
 
+/* A torch.compile capture: the Triton kernel's Details say which kind of
+ * Inductor kernel it is, the ops it fuses and the file Inductor generated
+ * for it, as its launching op's arguments in the capture say
+ * (kernel_backend "triton", kernel_file). */
+static void
+test_inductor_source (void)
+{
+  const char *root = cp_test_shared_traces ();
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  CpWindow *window;
+  CpDetailsPane *details;
+  CpTrace *trace;
+  CpSliceRef kernel = CP_SLICE_REF_NONE;
+  GtkWidget *label;
+
+  if (root == NULL)
+    {
+      g_test_skip ("../shared/traces is missing");
+      return;
+    }
+  path = g_build_filename (root, "AMD-AGI__TraceLens/tests/traces/torch_compile_triton/trace.json.gz", NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip_printf ("%s is missing", path);
+      return;
+    }
+  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+  file = g_file_new_for_path (path);
+  window = cp_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+  gtk_window_present (GTK_WINDOW (window));
+  cp_window_open (window, file);
+  cp_ui_wait_for (loaded_cond, window, "the capture to load");
+  cp_ui_wait_for (analysed_cond, window, "the analysis");
+  trace = cp_window_get_trace (window);
+  details = CP_DETAILS_PANE (cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_DETAILS_PANE));
+  for (guint l = 0; l < cp_trace_get_n_lanes (trace) && cp_slice_ref_is_none (kernel); l++)
+    {
+      CpLane *lane = cp_trace_get_lane (trace, l);
+      const CpSlices *sl = cp_lane_get_slices (lane);
+
+      if (cp_lane_get_kind (lane) != CP_LANE_KERNEL)
+        continue;
+      for (guint i = 0; i < sl->n; i++)
+        if (strcmp (cp_trace_get_string (trace, cp_slices_get_name (sl, i)),
+                    "triton_red_fused_add_mean_mul_pow_rsqrt_0") == 0)
+          {
+            kernel = (CpSliceRef) { l, i };
+            break;
+          }
+    }
+  g_assert_false (cp_slice_ref_is_none (kernel));
+  cp_view_state_select_and_reveal (cp_window_get_view_state (window), kernel);
+  {
+    AdwViewStack *stack = ADW_VIEW_STACK (cp_ui_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+
+    adw_view_stack_set_visible_child_name (stack, "details");
+    cp_ui_wait_page (GTK_WIDGET (stack), "details");
+  }
+  label = cp_ui_find_named (GTK_WIDGET (details), "inductor");
+  g_assert_nonnull (label);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==,
+                   "Inductor reduction kernel (triton) fusing add_mean_mul_pow_rsqrt, generated in "
+                   "/tmp/torchinductor_root/mw/cmwjlpfu2kb4ehcuvblmjopjzi4rp4n2rtyqnvbbrb4xvqkksyqd.py");
+  cp_ui_wait_frame (GTK_WIDGET (window));
+  cp_ui_screenshot (GTK_WIDGET (window), "details-inductor");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  cp_ui_wait_frame (GTK_WIDGET (window));
+  cp_ui_screenshot (GTK_WIDGET (window), "details-inductor-dark");
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+  cp_ui_destroy_window (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -516,6 +590,7 @@ main (int   argc,
   g_test_add_func ("/ui/timeline/navigate-select-find", test_timeline);
   g_test_add_func ("/ui/timeline/source", test_source);
   g_test_add_func ("/ui/timeline/xla-source", test_xla_source);
+  g_test_add_func ("/ui/timeline/inductor-source", test_inductor_source);
 
   status = g_test_run ();
 
