@@ -466,8 +466,7 @@ cp_capture_pane_class_init (CpCapturePaneClass *klass)
   CP_PANE_CLASS (klass)->trace_changed = cp_capture_pane_trace_changed;
   CP_PANE_CLASS (klass)->analysis_changed = cp_capture_pane_analysis_changed;
 
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/io/github/chokepoint/Chokepoint/ui/cp-capture-pane.ui");
+  cp_pane_class_set_layout (CP_PANE_CLASS (klass), "capture");
   gtk_widget_class_bind_template_child (widget_class, CpCapturePane, page);
   gtk_widget_class_bind_template_child (widget_class, CpCapturePane, file_group);
   gtk_widget_class_bind_template_child (widget_class, CpCapturePane, devices_group);

@@ -880,13 +880,11 @@ cp_details_pane_class_init (CpDetailsPaneClass *klass)
   pane_class->analysis_changed = cp_details_pane_analysis_changed;
   pane_class->view_state_changed = cp_details_pane_view_state_changed;
 
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/io/github/chokepoint/Chokepoint/ui/cp-details-pane.ui");
+  cp_pane_class_set_layout (CP_PANE_CLASS (klass), "details");
   gtk_widget_class_bind_template_child (widget_class, CpDetailsPane, stack);
   gtk_widget_class_bind_template_child (widget_class, CpDetailsPane, content);
   gtk_widget_class_bind_template_child (widget_class, CpDetailsPane, slice_box);
   gtk_widget_class_bind_template_child (widget_class, CpDetailsPane, range_box);
-  gtk_widget_class_set_css_name (widget_class, "detailspane");
 }
 
 static void

@@ -633,15 +633,13 @@ cp_findings_pane_class_init (CpFindingsPaneClass *klass)
   gtk_widget_class_install_action (widget_class, "findings.next-evidence", NULL, step_action);
   gtk_widget_class_install_action (widget_class, "findings.previous-evidence", NULL, step_action);
 
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/io/github/chokepoint/Chokepoint/ui/cp-findings-pane.ui");
+  cp_pane_class_set_layout (CP_PANE_CLASS (klass), "findings");
   gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, content);
   gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, verdict_label);
   gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, window_label);
   gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, notes_box);
   gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, healthy_box);
   gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, healthy_label);
-  gtk_widget_class_set_css_name (widget_class, "findingspane");
 }
 
 static GtkWidget *

@@ -737,8 +737,7 @@ cp_kernels_pane_class_init (CpKernelsPaneClass *klass)
   cp_pane_class_set_waits_for_analysis (pane_class, TRUE);
 
   g_type_ensure (CP_TYPE_ROOFLINE_CHART);
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/io/github/chokepoint/Chokepoint/ui/cp-kernels-pane.ui");
+  cp_pane_class_set_layout (CP_PANE_CLASS (klass), "kernels");
   gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, tables);
   gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, kernels_button);
   gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, ops_button);
@@ -755,7 +754,6 @@ cp_kernels_pane_class_init (CpKernelsPaneClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CpKernelsPane, ops_view);
   gtk_widget_class_bind_template_callback (widget_class, toggled_cb);
   gtk_widget_class_bind_template_callback (widget_class, search_changed_cb);
-  gtk_widget_class_set_css_name (widget_class, "kernelspane");
 }
 
 static void

@@ -342,13 +342,11 @@ cp_notes_pane_class_init (CpNotesPaneClass *klass)
   object_class->dispose = cp_notes_pane_dispose;
   CP_PANE_CLASS (klass)->annotations_changed = cp_notes_pane_annotations_changed;
 
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/io/github/chokepoint/Chokepoint/ui/cp-notes-pane.ui");
+  cp_pane_class_set_layout (CP_PANE_CLASS (klass), "notes");
   gtk_widget_class_bind_template_child (widget_class, CpNotesPane, stack);
   gtk_widget_class_bind_template_child (widget_class, CpNotesPane, list);
   gtk_widget_class_bind_template_child (widget_class, CpNotesPane, location);
   gtk_widget_class_bind_template_callback (widget_class, row_activated_cb);
-  gtk_widget_class_set_css_name (widget_class, "notespane");
 }
 
 static void

@@ -245,6 +245,19 @@ cp_pane_init (CpPane *self)
  * a trace but not its analysis, and nothing while they have no trace.
  */
 void
+cp_pane_class_set_layout (CpPaneClass *klass,
+                          const char  *name)
+{
+  g_autofree char *resource = g_strdup_printf ("/io/github/chokepoint/Chokepoint/ui/cp-%s-pane.ui", name);
+  g_autofree char *css = g_strdup_printf ("%spane", name);
+
+  g_return_if_fail (CP_IS_PANE_CLASS (klass));
+
+  gtk_widget_class_set_template_from_resource (GTK_WIDGET_CLASS (klass), resource);
+  gtk_widget_class_set_css_name (GTK_WIDGET_CLASS (klass), css);
+}
+
+void
 cp_pane_class_set_waits_for_analysis (CpPaneClass *klass,
                                       gboolean     waits)
 {

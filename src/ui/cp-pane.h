@@ -44,6 +44,10 @@ struct _CpPaneClass
 
 void         cp_pane_class_set_waits_for_analysis (CpPaneClass *klass,
                                                    gboolean     waits);
+/* A pane's layout and CSS name, from its short name: "notes" is the
+ * template resources/ui/cp-notes-pane.ui and the CSS node "notespane". */
+void         cp_pane_class_set_layout             (CpPaneClass *klass,
+                                                   const char  *name);
 
 CpTrace     *cp_pane_get_trace                    (CpPane      *self);
 void         cp_pane_set_trace                    (CpPane      *self,

@@ -246,8 +246,7 @@ cp_steps_pane_class_init (CpStepsPaneClass *klass)
   cp_pane_class_set_waits_for_analysis (pane_class, TRUE);
 
   g_type_ensure (CP_TYPE_STEPS_CHART);
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/io/github/chokepoint/Chokepoint/ui/cp-steps-pane.ui");
+  cp_pane_class_set_layout (CP_PANE_CLASS (klass), "steps");
   gtk_widget_class_bind_template_child (widget_class, CpStepsPane, summary);
   gtk_widget_class_bind_template_child (widget_class, CpStepsPane, chart);
   gtk_widget_class_bind_template_child (widget_class, CpStepsPane, legend);
@@ -255,7 +254,6 @@ cp_steps_pane_class_init (CpStepsPaneClass *klass)
   gtk_widget_class_bind_template_child (widget_class, CpStepsPane, outliers);
   gtk_widget_class_bind_template_child (widget_class, CpStepsPane, hint);
   gtk_widget_class_bind_template_child (widget_class, CpStepsPane, bar_hint);
-  gtk_widget_class_set_css_name (widget_class, "stepspane");
 }
 
 static void

@@ -67,13 +67,11 @@ cp_timeline_pane_class_init (CpTimelinePaneClass *klass)
 
   g_type_ensure (CP_TYPE_FIND_BAR);
   g_type_ensure (CP_TYPE_TIMELINE_VIEW);
-  gtk_widget_class_set_template_from_resource (widget_class,
-                                               "/io/github/chokepoint/Chokepoint/ui/cp-timeline-pane.ui");
+  cp_pane_class_set_layout (CP_PANE_CLASS (klass), "timeline");
   gtk_widget_class_bind_template_child (widget_class, CpTimelinePane, find_bar);
   gtk_widget_class_bind_template_child (widget_class, CpTimelinePane, view);
   gtk_widget_class_bind_template_child (widget_class, CpTimelinePane, scrollbar);
   gtk_widget_class_bind_template_callback (widget_class, find_closed_cb);
-  gtk_widget_class_set_css_name (widget_class, "timelinepane");
 }
 
 static void
