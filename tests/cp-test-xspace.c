@@ -10,6 +10,8 @@
 
 #include "cp-test-pbwriter.h"
 #include "cp-test-xspace.h"
+#include "formats/cp-xplane-reader.h"
+#include "model/cp-trace-builder.h"
 
 struct _XpPlane
 {
@@ -330,4 +332,31 @@ xp_space_add_task_env (GByteArray *space,
   xp_plane_stat (p, xp_stat_uint (p, "profile_start_time", profile_start_ns));
   xp_plane_stat (p, xp_stat_uint (p, "profile_stop_time", profile_start_ns + 1000000000));
   xp_space_add_plane (space, p);
+}
+
+CpTrace *
+xp_space_load (GByteArray  *space,
+               CpAnalysis **analysis)
+{
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  g_autoptr(CpXPlaneReader) r = cp_xplane_reader_new (b);
+  g_autoptr(GError) error = NULL;
+  CpXPlaneInput input = { 0 };
+  CpTrace *trace;
+
+  input.data = space->data;
+  input.len = space->len;
+  input.host_hint = "testhost";
+  input.progress_total = space->len;
+  g_assert_true (cp_xplane_reader_add_space (r, &input, NULL, &error));
+  g_assert_no_error (error);
+  cp_xplane_reader_finish (r);
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  if (analysis != NULL)
+    {
+      *analysis = cp_analysis_new (trace, NULL, &error);
+      g_assert_no_error (error);
+    }
+  return trace;
 }

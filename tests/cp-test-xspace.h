@@ -8,6 +8,8 @@
 
 #include <glib.h>
 
+#include "analysis/cp-analysis.h"
+
 G_BEGIN_DECLS
 
 /* A plane under construction. Stat and event metadata are created on first
@@ -85,5 +87,10 @@ void        xp_space_add_hostname (GByteArray *space,
 /* A Task Environment plane with profile_start_time. */
 void        xp_space_add_task_env (GByteArray *space,
                                    guint64     profile_start_ns);
+
+/* The trace the XPlane reader makes of space (host hint "testhost"), and
+ * its analysis in *analysis when not NULL; asserts that both succeed. */
+CpTrace    *xp_space_load         (GByteArray  *space,
+                                   CpAnalysis **analysis);
 
 G_END_DECLS

@@ -36,11 +36,10 @@
 
 import json
 import os
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xspace_wire import fields, planes, s64, text  # noqa: E402
+from xspace_wire import fields, planes, s64, stat, text  # noqa: E402
 
 
 def library(name):
@@ -134,26 +133,6 @@ def read_hlo(b, span, program, out):
                 key = "%d/%s" % (program, name)
                 if key not in out:
                     out[key] = [op_name, src[0], src[1], func]
-
-
-def stat(b, span, names):
-    sid, val = None, None
-    for f, w, v in fields(b, *span):
-        if f == 1:
-            sid = v
-        elif f == 2:
-            val = struct.unpack("<d", v)[0]
-        elif f == 3:
-            val = v
-        elif f == 4:
-            val = s64(v)
-        elif f == 5:
-            val = text(b, v)
-        elif f == 6:
-            val = (v[0], v[1])
-        elif f == 7:
-            val = names.get(v, "")
-    return names.get(sid, ""), val
 
 
 def count(path):

@@ -37,11 +37,10 @@ import gzip
 import json
 import os
 import re
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xspace_wire import fields, planes, s64, text  # noqa: E402
+from xspace_wire import fields, planes, stat  # noqa: E402
 
 
 def open_text(path):
@@ -122,26 +121,6 @@ def allocator_device(name):
     return None
 
 
-def stat_value(b, span, stat_names):
-    """(name, value) of an XStat: numbers as int (doubles as float),
-    strings and references as str."""
-    sid, value = None, None
-    for f, w, v in fields(b, *span):
-        if f == 1:
-            sid = v
-        elif f == 2:
-            value = struct.unpack("<d", v)[0]
-        elif f == 3:
-            value = v
-        elif f == 4:
-            value = s64(v)
-        elif f == 5:
-            value = text(b, v)
-        elif f == 7:
-            value = stat_names.get(v, "")
-    return stat_names.get(sid, ""), value
-
-
 def count_xplane(path):
     with open(path, "rb") as f:
         b = f.read()
@@ -164,7 +143,7 @@ def count_xplane(path):
                     if ef == 1:
                         meta = ev
                     elif ef == 4:
-                        k, v = stat_value(b, ev, p["stats"])
+                        k, v = stat(b, ev, p["stats"])
                         stats[k] = v
                 if meta not in kinds:
                     continue

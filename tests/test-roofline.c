@@ -431,11 +431,7 @@ analyse_xplane_gpu (const char *name,
                     guint64     bandwidth)
 {
   g_autoptr(GByteArray) space = g_byte_array_new ();
-  g_autoptr(CpXPlaneReader) r = NULL;
   g_autoptr(CpTrace) trace = NULL;
-  g_autoptr(GError) error = NULL;
-  CpTraceBuilder *b = cp_trace_builder_new ();
-  CpXPlaneInput input = { 0 };
   XpPlane *gpu = xp_plane_new (1, "/device:GPU:0");
   CpAnalysis *a;
 
@@ -455,18 +451,7 @@ analyse_xplane_gpu (const char *name,
                      xp_stat_uint (gpu, "bytes_accessed", 16000000), NULL),
            NULL);
   xp_space_add_plane (space, gpu);
-  r = cp_xplane_reader_new (b);
-  input.data = space->data;
-  input.len = space->len;
-  input.host_hint = "testhost";
-  input.progress_total = space->len;
-  g_assert_true (cp_xplane_reader_add_space (r, &input, NULL, &error));
-  g_assert_no_error (error);
-  cp_xplane_reader_finish (r);
-  trace = cp_trace_builder_finish (b, &error);
-  g_assert_no_error (error);
-  a = cp_analysis_new (trace, NULL, &error);
-  g_assert_no_error (error);
+  trace = xp_space_load (space, &a);
   return a;
 }
 

@@ -629,10 +629,6 @@ analyse_planes (const char * const *planes,
                 GByteArray        **space_out)
 {
   g_autoptr(GByteArray) space = g_byte_array_new ();
-  CpTraceBuilder *b = cp_trace_builder_new ();
-  g_autoptr(CpXPlaneReader) r = cp_xplane_reader_new (b);
-  g_autoptr(GError) error = NULL;
-  CpXPlaneInput input = { 0 };
   CpTrace *trace;
   CpAnalysis *a;
 
@@ -654,17 +650,7 @@ analyse_planes (const char * const *planes,
                NULL);
       xp_space_add_plane (space, plane);
     }
-  input.data = space->data;
-  input.len = space->len;
-  input.host_hint = "testhost";
-  input.progress_total = space->len;
-  g_assert_true (cp_xplane_reader_add_space (r, &input, NULL, &error));
-  g_assert_no_error (error);
-  cp_xplane_reader_finish (r);
-  trace = cp_trace_builder_finish (b, &error);
-  g_assert_no_error (error);
-  a = cp_analysis_new (trace, NULL, &error);
-  g_assert_no_error (error);
+  trace = xp_space_load (space, &a);
   *trace_out = trace;
   *space_out = g_steal_pointer (&space);
   return a;

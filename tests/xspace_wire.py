@@ -11,6 +11,9 @@
 # XEventMetadata.display_name = 4, stats = 5.
 
 
+import struct
+
+
 def varint(b, i):
     r = s = 0
     while True:
@@ -52,6 +55,29 @@ def s64(v):
 
 def text(b, span):
     return b[span[0]:span[1]].decode("utf-8", "replace")
+
+
+def stat(b, span, names):
+    """(name, value) of an XStat, its name from names (the plane's stat
+    metadata): int64 and uint64 as int, double as float, str, a reference
+    as the referenced name, bytes as the (start, end) span into b."""
+    sid, value = None, None
+    for f, w, v in fields(b, *span):
+        if f == 1:
+            sid = v
+        elif f == 2:
+            value = struct.unpack("<d", v)[0]
+        elif f == 3:
+            value = v
+        elif f == 4:
+            value = s64(v)
+        elif f == 5:
+            value = text(b, v)
+        elif f == 6:
+            value = (v[0], v[1])
+        elif f == 7:
+            value = names.get(v, "")
+    return names.get(sid, ""), value
 
 
 def _map_entries(b, span):

@@ -209,6 +209,31 @@ compare_groups (gconstpointer a,
   return x->name < y->name ? -1 : x->name > y->name;
 }
 
+/* One more kernel of dur ns in the group named name (index: CpStr + 1 ->
+ * its position in out + 1). */
+static void
+count_in_group (GArray     *out,
+                GHashTable *index,
+                CpStr       name,
+                gint64      dur)
+{
+  gpointer key = GUINT_TO_POINTER (name + 1);
+  gpointer pos = g_hash_table_lookup (index, key);
+  CpSourceGroup *g;
+
+  if (pos == NULL)
+    {
+      CpSourceGroup fresh = { name, 0, 0 };
+
+      g_array_append_val (out, fresh);
+      pos = GUINT_TO_POINTER (out->len);
+      g_hash_table_insert (index, key, pos);
+    }
+  g = &g_array_index (out, CpSourceGroup, GPOINTER_TO_UINT (pos) - 1);
+  g->kernels++;
+  g->time = cp_sat_add (g->time, dur);
+}
+
 GArray *
 cp_analysis_kernels_by_source (CpAnalysis   *self,
                                CpSourceKind  kind,
@@ -251,8 +276,7 @@ cp_analysis_kernels_by_source (CpAnalysis   *self,
             {
               const CpSourceLink *link = &g_array_index (chain, CpSourceLink, k);
               CpStr name = cp_slices_get_name (self->lanes[link->ref.lane].slices, link->ref.index);
-              gpointer key = GUINT_TO_POINTER (name + 1), pos;
-              CpSourceGroup *g;
+              gpointer key = GUINT_TO_POINTER (name + 1);
 
               if (link->kind != kind)
                 continue;
@@ -260,18 +284,7 @@ cp_analysis_kernels_by_source (CpAnalysis   *self,
                 continue;
               if (!g_hash_table_add (seen, key))
                 continue;   /* a module around itself (recursion) counts once */
-              pos = g_hash_table_lookup (index, key);
-              if (pos == NULL)
-                {
-                  CpSourceGroup fresh = { name, 0, 0 };
-
-                  g_array_append_val (out, fresh);
-                  pos = GUINT_TO_POINTER (out->len);
-                  g_hash_table_insert (index, key, pos);
-                }
-              g = &g_array_index (out, CpSourceGroup, GPOINTER_TO_UINT (pos) - 1);
-              g->kernels++;
-              g->time = cp_sat_add (g->time, dur);
+              count_in_group (out, index, name, dur);
               grouped = TRUE;
               /* The user's code: the innermost frame only. */
               if (kind == CP_SOURCE_FRAME)
@@ -281,24 +294,9 @@ cp_analysis_kernels_by_source (CpAnalysis   *self,
           if (!grouped && xla && kind == CP_SOURCE_FRAME)
             {
               const CpXlaSource *src = cp_analysis_xla_source (self, (CpSliceRef) { l, i });
-              gpointer key, pos;
-              CpSourceGroup *g;
 
-              if (src == NULL || src->code == CP_STR_EMPTY)
-                continue;
-              key = GUINT_TO_POINTER (src->code + 1);
-              pos = g_hash_table_lookup (index, key);
-              if (pos == NULL)
-                {
-                  CpSourceGroup fresh = { src->code, 0, 0 };
-
-                  g_array_append_val (out, fresh);
-                  pos = GUINT_TO_POINTER (out->len);
-                  g_hash_table_insert (index, key, pos);
-                }
-              g = &g_array_index (out, CpSourceGroup, GPOINTER_TO_UINT (pos) - 1);
-              g->kernels++;
-              g->time = cp_sat_add (g->time, dur);
+              if (src != NULL && src->code != CP_STR_EMPTY)
+                count_in_group (out, index, src->code, dur);
             }
         }
     }

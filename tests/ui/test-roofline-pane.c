@@ -41,6 +41,25 @@ shown_cond (gpointer data)
   return gtk_widget_get_mapped (data) && gtk_widget_get_width (data) > 0 && gtk_widget_get_height (data) > 0;
 }
 
+/* A window on file, analysed, showing its Kernels page; the page in
+ * *kernels. */
+static CpWindow *
+open_on_kernels (GFile      *file,
+                 GtkWidget **kernels)
+{
+  CpWindow *window = cp_window_new (app);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1600, 1000);
+  gtk_window_present (GTK_WINDOW (window));
+  cp_window_open (window, file);
+  cp_ui_wait_for (analysed, window, "the analysis");
+  *kernels = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_KERNELS_PANE);
+  adw_view_stack_set_visible_child (ADW_VIEW_STACK (gtk_widget_get_ancestor (*kernels, ADW_TYPE_VIEW_STACK)),
+                                    *kernels);
+  cp_ui_wait_for (shown_cond, *kernels, "the Kernels page");
+  return window;
+}
+
 static guint
 n_highlights (CpViewState *view)
 {
@@ -240,15 +259,8 @@ test_xla_code (void)
       return;
     }
   file = g_file_new_for_path (path);
-  window = cp_window_new (app);
-  gtk_window_set_default_size (GTK_WINDOW (window), 1600, 1000);
-  gtk_window_present (GTK_WINDOW (window));
-  cp_window_open (window, file);
-  cp_ui_wait_for (analysed, window, "the analysis");
+  window = open_on_kernels (file, &kernels);
   trace = cp_window_get_trace (window);
-  kernels = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_KERNELS_PANE);
-  adw_view_stack_set_visible_child (ADW_VIEW_STACK (gtk_widget_get_ancestor (kernels, ADW_TYPE_VIEW_STACK)), kernels);
-  cp_ui_wait_for (shown_cond, kernels, "the Kernels page");
   g_object_get (kernels, "view-state", &view, NULL);
   cp_kernels_pane_show_by_source (CP_KERNELS_PANE (kernels), CP_SOURCE_FRAME);
   cp_ui_wait_for (grouped, kernels, "the kernels grouped by code");
@@ -313,14 +325,7 @@ test_by_source (void)
     g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
   }
   file = g_file_new_for_path (path);
-  window = cp_window_new (app);
-  gtk_window_set_default_size (GTK_WINDOW (window), 1600, 1000);
-  gtk_window_present (GTK_WINDOW (window));
-  cp_window_open (window, file);
-  cp_ui_wait_for (analysed, window, "the analysis");
-  kernels = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_KERNELS_PANE);
-  adw_view_stack_set_visible_child (ADW_VIEW_STACK (gtk_widget_get_ancestor (kernels, ADW_TYPE_VIEW_STACK)), kernels);
-  cp_ui_wait_for (shown_cond, kernels, "the Kernels page");
+  window = open_on_kernels (file, &kernels);
   g_object_get (kernels, "view-state", &view, NULL);
 
   for (guint by = 0; by < 2; by++)

@@ -306,35 +306,26 @@ analysed_cond (gpointer data)
   return cp_window_get_analysis (data) != NULL;
 }
 
-/* A real capture recorded with stacks and modules: a kernel's Details
- * show the op, the nn.Modules and the user's Python frames around its
- * launch (tests/source-chain.py checks the chain itself), each a link
- * that selects its slice; the library frames fold under "All frames". */
-static void
-test_source (void)
+/* A window on a capture of ../shared/traces (path below it), loaded and
+ * analysed; NULL, with the test skipped, when the capture is missing. */
+static CpWindow *
+open_shared (const char *relative)
 {
   const char *root = cp_test_shared_traces ();
   g_autofree char *path = NULL;
   g_autoptr(GFile) file = NULL;
   CpWindow *window;
-  CpDetailsPane *details;
-  CpViewState *vs;
-  CpTrace *trace;
-  CpSliceRef kernel = CP_SLICE_REF_NONE;
-  GtkWidget *links, *module = NULL;
-  guint n_modules = 0;
 
   if (root == NULL)
     {
       g_test_skip ("../shared/traces is missing");
-      return;
+      return NULL;
     }
-  path = g_build_filename (root, "AMD-AGI__TraceLens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz",
-                           NULL);
+  path = g_build_filename (root, relative, NULL);
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
       g_test_skip_printf ("%s is missing", path);
-      return;
+      return NULL;
     }
   /* No cross-fade between the loading and the loaded page in the shots. */
   g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
@@ -345,12 +336,19 @@ test_source (void)
   cp_window_open (window, file);
   cp_ui_wait_for (loaded_cond, window, "the capture to load");
   cp_ui_wait_for (analysed_cond, window, "the analysis");
-  trace = cp_window_get_trace (window);
-  vs = cp_window_get_view_state (window);
-  details = CP_DETAILS_PANE (cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_DETAILS_PANE));
+  return window;
+}
 
-  /* The first layer-norm kernel. */
-  for (guint l = 0; l < cp_trace_get_n_lanes (trace) && cp_slice_ref_is_none (kernel); l++)
+/* The first kernel slice whose name (xla: its HLO op's) holds text. */
+static CpSliceRef
+first_kernel (CpWindow   *window,
+              const char *text,
+              gboolean    xla)
+{
+  CpTrace *trace = cp_window_get_trace (window);
+  CpAnalysis *analysis = cp_window_get_analysis (window);
+
+  for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
     {
       CpLane *lane = cp_trace_get_lane (trace, l);
       const CpSlices *sl = cp_lane_get_slices (lane);
@@ -358,20 +356,70 @@ test_source (void)
       if (cp_lane_get_kind (lane) != CP_LANE_KERNEL)
         continue;
       for (guint i = 0; i < sl->n; i++)
-        if (strstr (cp_trace_get_string (trace, cp_slices_get_name (sl, i)), "layer_norm") != NULL)
-          {
-            kernel = (CpSliceRef) { l, i };
-            break;
-          }
-    }
-  g_assert_false (cp_slice_ref_is_none (kernel));
-  cp_view_state_select_and_reveal (vs, kernel);
-  {
-    AdwViewStack *stack = ADW_VIEW_STACK (cp_ui_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+        {
+          CpSliceRef ref = { l, i };
+          const CpXlaSource *src = xla ? cp_analysis_xla_source (analysis, ref) : NULL;
+          CpStr name = xla ? (src != NULL ? src->hlo_op : CP_STR_EMPTY) : cp_slices_get_name (sl, i);
 
-    adw_view_stack_set_visible_child_name (stack, "details");
-    cp_ui_wait_page (GTK_WIDGET (stack), "details");
-  }
+          if (strstr (cp_trace_get_string (trace, name), text) != NULL)
+            return ref;
+        }
+    }
+  return CP_SLICE_REF_NONE;
+}
+
+/* Selects ref and shows the Details page; returns the pane. */
+static CpDetailsPane *
+show_details (CpWindow   *window,
+              CpSliceRef  ref)
+{
+  AdwViewStack *stack = ADW_VIEW_STACK (cp_ui_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
+
+  g_assert_false (cp_slice_ref_is_none (ref));
+  cp_view_state_select_and_reveal (cp_window_get_view_state (window), ref);
+  adw_view_stack_set_visible_child_name (stack, "details");
+  cp_ui_wait_page (GTK_WIDGET (stack), "details");
+  return CP_DETAILS_PANE (cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_DETAILS_PANE));
+}
+
+/* The screenshot of the window, light and dark. */
+static void
+shots (CpWindow   *window,
+       const char *name)
+{
+  g_autofree char *dark = g_strdup_printf ("%s-dark", name);
+
+  cp_ui_wait_frame (GTK_WIDGET (window));
+  cp_ui_screenshot (GTK_WIDGET (window), name);
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  cp_ui_wait_frame (GTK_WIDGET (window));
+  cp_ui_screenshot (GTK_WIDGET (window), dark);
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+}
+
+/* A real capture recorded with stacks and modules: a kernel's Details
+ * show the op, the nn.Modules and the user's Python frames around its
+ * launch (tests/source-chain.py checks the chain itself), each a link
+ * that selects its slice; the library frames fold under "All frames". */
+static void
+test_source (void)
+{
+  CpWindow *window = open_shared ("AMD-AGI__TraceLens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz");
+  CpDetailsPane *details;
+  CpViewState *vs;
+  CpTrace *trace;
+  CpSliceRef kernel = CP_SLICE_REF_NONE;
+  GtkWidget *links, *module = NULL;
+  guint n_modules = 0;
+
+  if (window == NULL)
+    return;
+  trace = cp_window_get_trace (window);
+  vs = cp_window_get_view_state (window);
+
+  /* The first layer-norm kernel. */
+  kernel = first_kernel (window, "layer_norm", FALSE);
+  details = show_details (window, kernel);
   links = cp_ui_find_named (GTK_WIDGET (details), "source-links");
   g_assert_nonnull (links);
   g_assert_true (cp_ui_label_tree_has (links, "Op: aten::native_layer_norm"));
@@ -386,12 +434,7 @@ test_source (void)
           module = c;
       }
   g_assert_cmpuint (n_modules, >=, 2);
-  cp_ui_wait_frame (GTK_WIDGET (window));
-  cp_ui_screenshot (GTK_WIDGET (window), "details-source");
-  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
-  cp_ui_wait_frame (GTK_WIDGET (window));
-  cp_ui_screenshot (GTK_WIDGET (window), "details-source-dark");
-  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+  shots (window, "details-source");
 
   /* The innermost module's link selects it. */
   {
@@ -415,78 +458,24 @@ test_source (void)
 static void
 test_xla_source (void)
 {
-  const char *root = cp_test_shared_traces ();
-  g_autofree char *path = NULL;
-  g_autoptr(GFile) file = NULL;
-  CpWindow *window;
+  CpWindow *window = open_shared ("AMD-AGI__TraceLens/tests/test_data_jax_te_fused_attn_categorization/934987a2fc2f.xplane.pb");
   CpDetailsPane *details;
-  CpViewState *vs;
-  CpTrace *trace;
   CpSliceRef kernel = CP_SLICE_REF_NONE;
   GtkWidget *box;
 
-  if (root == NULL)
-    {
-      g_test_skip ("../shared/traces is missing");
-      return;
-    }
-  path = g_build_filename (root, "AMD-AGI__TraceLens/tests/test_data_jax_te_fused_attn_categorization/934987a2fc2f.xplane.pb",
-                           NULL);
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    {
-      g_test_skip_printf ("%s is missing", path);
-      return;
-    }
-  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
-  file = g_file_new_for_path (path);
-  window = cp_window_new (app);
-  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
-  gtk_window_present (GTK_WINDOW (window));
-  cp_window_open (window, file);
-  cp_ui_wait_for (loaded_cond, window, "the capture to load");
-  cp_ui_wait_for (analysed_cond, window, "the analysis");
-  trace = cp_window_get_trace (window);
-  vs = cp_window_get_view_state (window);
-  details = CP_DETAILS_PANE (cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_DETAILS_PANE));
+  if (window == NULL)
+    return;
 
   /* The fused attention's first forward kernel. */
-  for (guint l = 0; l < cp_trace_get_n_lanes (trace) && cp_slice_ref_is_none (kernel); l++)
-    {
-      CpLane *lane = cp_trace_get_lane (trace, l);
-      const CpSlices *sl = cp_lane_get_slices (lane);
-
-      if (cp_lane_get_kind (lane) != CP_LANE_KERNEL)
-        continue;
-      for (guint i = 0; i < sl->n; i++)
-        if (cp_analysis_xla_source (cp_window_get_analysis (window), (CpSliceRef) { l, i }) != NULL &&
-            strstr (cp_trace_get_string (trace, cp_analysis_xla_source (cp_window_get_analysis (window),
-                                                                        (CpSliceRef) { l, i })->hlo_op),
-                    "te_fused_attn_forward") != NULL)
-          {
-            kernel = (CpSliceRef) { l, i };
-            break;
-          }
-    }
-  g_assert_false (cp_slice_ref_is_none (kernel));
-  cp_view_state_select_and_reveal (vs, kernel);
-  {
-    AdwViewStack *stack = ADW_VIEW_STACK (cp_ui_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
-
-    adw_view_stack_set_visible_child_name (stack, "details");
-    cp_ui_wait_page (GTK_WIDGET (stack), "details");
-  }
+  kernel = first_kernel (window, "te_fused_attn_forward", TRUE);
+  details = show_details (window, kernel);
   box = cp_ui_find_named (GTK_WIDGET (details), "xla-source");
   g_assert_nonnull (box);
   g_assert_true (cp_ui_label_tree_has (box, "HLO op: te_fused_attn_forward_ffi"));
   g_assert_true (cp_ui_label_tree_has (box, " in jit_loss_fn"));
   g_assert_true (cp_ui_label_tree_has (box, "Op: jit(loss_fn)/"));
   g_assert_true (cp_ui_label_tree_has (box, "Code: /workspace/12_te_fused_attn.py("));
-  cp_ui_wait_frame (GTK_WIDGET (window));
-  cp_ui_screenshot (GTK_WIDGET (window), "details-xla-source");
-  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
-  cp_ui_wait_frame (GTK_WIDGET (window));
-  cp_ui_screenshot (GTK_WIDGET (window), "details-xla-source-dark");
-  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+  shots (window, "details-xla-source");
   cp_ui_destroy_window (GTK_WINDOW (window));
 }
 
@@ -497,70 +486,21 @@ test_xla_source (void)
 static void
 test_inductor_source (void)
 {
-  const char *root = cp_test_shared_traces ();
-  g_autofree char *path = NULL;
-  g_autoptr(GFile) file = NULL;
-  CpWindow *window;
+  CpWindow *window = open_shared ("AMD-AGI__TraceLens/tests/traces/torch_compile_triton/trace.json.gz");
   CpDetailsPane *details;
-  CpTrace *trace;
   CpSliceRef kernel = CP_SLICE_REF_NONE;
   GtkWidget *label;
 
-  if (root == NULL)
-    {
-      g_test_skip ("../shared/traces is missing");
-      return;
-    }
-  path = g_build_filename (root, "AMD-AGI__TraceLens/tests/traces/torch_compile_triton/trace.json.gz", NULL);
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    {
-      g_test_skip_printf ("%s is missing", path);
-      return;
-    }
-  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
-  file = g_file_new_for_path (path);
-  window = cp_window_new (app);
-  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
-  gtk_window_present (GTK_WINDOW (window));
-  cp_window_open (window, file);
-  cp_ui_wait_for (loaded_cond, window, "the capture to load");
-  cp_ui_wait_for (analysed_cond, window, "the analysis");
-  trace = cp_window_get_trace (window);
-  details = CP_DETAILS_PANE (cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_DETAILS_PANE));
-  for (guint l = 0; l < cp_trace_get_n_lanes (trace) && cp_slice_ref_is_none (kernel); l++)
-    {
-      CpLane *lane = cp_trace_get_lane (trace, l);
-      const CpSlices *sl = cp_lane_get_slices (lane);
-
-      if (cp_lane_get_kind (lane) != CP_LANE_KERNEL)
-        continue;
-      for (guint i = 0; i < sl->n; i++)
-        if (strcmp (cp_trace_get_string (trace, cp_slices_get_name (sl, i)),
-                    "triton_red_fused_add_mean_mul_pow_rsqrt_0") == 0)
-          {
-            kernel = (CpSliceRef) { l, i };
-            break;
-          }
-    }
-  g_assert_false (cp_slice_ref_is_none (kernel));
-  cp_view_state_select_and_reveal (cp_window_get_view_state (window), kernel);
-  {
-    AdwViewStack *stack = ADW_VIEW_STACK (cp_ui_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK));
-
-    adw_view_stack_set_visible_child_name (stack, "details");
-    cp_ui_wait_page (GTK_WIDGET (stack), "details");
-  }
+  if (window == NULL)
+    return;
+  kernel = first_kernel (window, "triton_red_fused_add_mean_mul_pow_rsqrt_0", FALSE);
+  details = show_details (window, kernel);
   label = cp_ui_find_named (GTK_WIDGET (details), "inductor");
   g_assert_nonnull (label);
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==,
                    "Inductor reduction kernel (triton) fusing add_mean_mul_pow_rsqrt, generated in "
                    "/tmp/torchinductor_root/mw/cmwjlpfu2kb4ehcuvblmjopjzi4rp4n2rtyqnvbbrb4xvqkksyqd.py");
-  cp_ui_wait_frame (GTK_WIDGET (window));
-  cp_ui_screenshot (GTK_WIDGET (window), "details-inductor");
-  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
-  cp_ui_wait_frame (GTK_WIDGET (window));
-  cp_ui_screenshot (GTK_WIDGET (window), "details-inductor-dark");
-  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+  shots (window, "details-inductor");
   cp_ui_destroy_window (GTK_WINDOW (window));
 }
 
