@@ -1,0 +1,717 @@
+/* cp-rules-device.c: the rules inside the device: precision, roofline, memory, utilisation, gaps
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "cp-memory.h"
+#include "cp-rules-private.h"
+#include "cp-sweep.h"
+
+CpFinding *
+_cp_rule_eval_precision (Ctx           *ctx,
+                const CpRule  *rule,
+                CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  gint64 c16 = self->summary[CP_TIME_COMPUTE_16].total;
+  gint64 c32 = self->summary[CP_TIME_COMPUTE_32].total;
+  g_autoptr(CpIntervals) set = cp_intervals_new ();
+  g_autoptr(CpIntervals) own = NULL;
+  double pct16, value;
+  gint64 tc_time = 0, eligible_in_w;
+  CpSeverity sev;
+  CpFinding *f;
+  gboolean old_gpu = FALSE;
+
+  if (self->compute_kernel_time == 0 || self->eligible_fp32_time == 0 || c16 + c32 == 0)
+    return NULL;
+  /* XProf X6: pct16 over the flattened device compute time. */
+  pct16 = 100.0 * (double) c16 / (double) (c16 + c32);
+  if (!(pct16 < 10.0))
+    return NULL;
+
+  for (guint k = 0; k < self->eligible_fp32->len; k++)
+    {
+      CpSliceRef r = g_array_index (self->eligible_fp32, CpSliceRef, k);
+      const CpSlices *s = self->lanes[r.lane].slices;
+
+      cp_intervals_add (set, cp_slices_get_start (s, r.index), cp_slices_get_end (s, r.index));
+    }
+  cp_intervals_normalize (set);
+  own = _cp_rule_windowed (ctx, set);
+  eligible_in_w = cp_intervals_length (own);
+  value = 100.0 * (double) self->eligible_fp32_time / (double) self->compute_kernel_time;
+  if (!cp_rule_grade (rule, value, &sev))
+    return NULL;
+
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+      const CpDevice *info = cp_trace_find_device (self->trace, dev->device);
+
+      tc_time = cp_sat_add (tc_time, dev->tensor_core_time);
+      if (info != NULL && info->compute_major >= 0 && info->compute_major < 7)
+        old_gpu = TRUE;
+    }
+  /* P6 needs compute capability >= 7: without tensor cores, only a note. */
+  if (old_gpu)
+    sev = CP_SEVERITY_INFO;
+
+  f = _cp_rule_new_finding (ctx, rule, sev);
+  /* On a TPU the MXU is the tensor core, bf16 its native precision; TF32
+   * does not exist there. */
+  if (cp_analysis_devices_are_tpu (self))
+    {
+      const char * const *lists[] = { _cp_rule_fix_amp_tpu_jax, _cp_rule_fix_amp_tpu_tf };
+      const CpFramework fws[] = { CP_FRAMEWORK_JAX, CP_FRAMEWORK_TENSORFLOW };
+
+      for (guint k = 0; k < G_N_ELEMENTS (lists); k++)
+        {
+          g_autoptr(GPtrArray) tr = g_ptr_array_new ();
+
+          for (guint i = 0; lists[k][i] != NULL; i++)
+            g_ptr_array_add (tr, (gpointer) _(lists[k][i]));
+          g_ptr_array_add (tr, NULL);
+          cp_finding_set_fixes (f, fws[k], (const char * const *) tr->pdata);
+        }
+    }
+  _cp_rule_add_metric (f, rule, "fp32_eligible_percent", value);
+  cp_finding_add_figure (f, "half_percent", _("16-bit share of device compute time (XProf)"),
+                         pct16, "%", "<", 10, NAN);
+  if (!cp_analysis_devices_are_tpu (self))
+    cp_finding_add_figure (f, "tensor_core_ratio", _("Kernel time on tensor cores (TensorBoard plugin)"),
+                         self->kernel_time > 0 ? (double) tc_time / self->kernel_time : 0.0, "ratio", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "eligible_ratio",
+                         cp_analysis_devices_are_tpu (self) ? _("XLA op time of dots and convolutions (MXU work)")
+                                                            : _("Kernel time of tensor-core-eligible work"),
+                         self->kernel_time > 0 ? (double) self->eligible_kernel_time / self->kernel_time : 0.0,
+                         "ratio", ">", 0, NAN);
+  for (guint k = 0; k < self->eligible_fp32->len; k++)
+    {
+      CpSliceRef r = g_array_index (self->eligible_fp32, CpSliceRef, k);
+      const CpSlices *s = self->lanes[r.lane].slices;
+
+      cp_finding_add_evidence (f, r.lane, cp_slices_get_start (s, r.index), cp_slices_get_end (s, r.index));
+    }
+  /* Tensor cores run these at least twice as fast: half the time is at stake. */
+  cp_finding_set_time_at_stake (f, eligible_in_w / 2, _cp_rule_per_window (ctx, eligible_in_w / 2));
+  _cp_rule_set_summary (ctx, f, rule,
+               cp_analysis_devices_are_tpu (self)
+               ? _("Dots and convolutions run in f32: the TPU's MXU multiplies bf16 natively and takes several passes for f32.")
+               : old_gpu ? _("Matmuls and convolutions run in 32-bit without tensor cores; this GPU has none (compute capability < 7).")
+                         : _("Matmuls and convolutions run in 32-bit without tensor cores."),
+               value);
+  *stake = g_steal_pointer (&own);
+  return f;
+}
+
+/* The kernels that matter (each >= 1% of compute time) that reach under
+ * 30% of their roofline. At stake: what reaching 30% would save,
+ * t · (1 - p / 30) each. */
+#define ROOFLINE_MIN_SHARE   0.01
+#define ROOFLINE_FAR_PERCENT 30.0
+#define ROOFLINE_MAX_EVIDENCE 2000
+
+CpFinding *
+_cp_rule_eval_roofline (Ctx           *ctx,
+               const CpRule  *rule,
+               CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  guint n, n_far = 0, n_known = 0, n_evidence = 0;
+  const CpRooflineStats *st = cp_analysis_get_roofline (self, FALSE, &n);
+  gint64 far_time = 0, known_time = 0;
+  double saved = 0, worst = NAN;
+  const CpRooflineStats *worst_st = NULL;
+  g_autoptr(CpIntervals) set = cp_intervals_new ();
+  g_autoptr(CpIntervals) own = NULL;
+  g_autofree guint8 *far = NULL;
+  double value;
+  CpSeverity sev;
+  CpFinding *f;
+
+  if (n == 0 || self->compute_kernel_time <= 0)
+    return NULL;
+  far = g_new0 (guint8, n);
+  for (guint k = 0; k < n; k++)
+    {
+      if (isnan (st[k].roofline_percent))
+        continue;
+      known_time = cp_sat_add (known_time, st[k].time);
+      n_known++;
+      if ((double) st[k].time < ROOFLINE_MIN_SHARE * (double) self->compute_kernel_time ||
+          !(st[k].roofline_percent < ROOFLINE_FAR_PERCENT))
+        continue;
+      far[k] = 1;
+      n_far++;
+      far_time = cp_sat_add (far_time, st[k].time);
+      saved += (double) st[k].time * (1.0 - st[k].roofline_percent / ROOFLINE_FAR_PERCENT);
+      if (worst_st == NULL || st[k].time > worst_st->time)
+        worst_st = &st[k], worst = st[k].roofline_percent;
+    }
+  if (n_far == 0)
+    return NULL;
+  value = 100.0 * (double) far_time / (double) self->compute_kernel_time;
+  if (!cp_rule_grade (rule, value, &sev))
+    return NULL;
+
+  f = _cp_rule_new_finding (ctx, rule, sev);
+  _cp_rule_add_metric (f, rule, "far_below_percent", value);
+  cp_finding_add_figure (f, "kernels_far_below", _("Kernel names far below their roofline"),
+                         n_far, "count", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "largest_roofline_percent",
+                         _("Roofline reached by the one with the most time, %"), worst, "%", "<",
+                         ROOFLINE_FAR_PERCENT, NAN);
+  cp_finding_add_figure (f, "modelled_percent", _("Compute time with known FLOPs, %"),
+                         100.0 * (double) known_time / (double) self->compute_kernel_time, "%", NULL, NAN, NAN);
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpLaneInfo *info = &self->lanes[l];
+      const CpSlices *s = info->slices;
+
+      if (info->kind != CP_LANE_KERNEL)
+        continue;
+      for (guint i = 0; i < s->n; i++)
+        {
+          CpStr name = cp_slices_get_name (s, i);
+
+          for (guint k = 0; k < n; k++)
+            if (far[k] && st[k].name == name)
+              {
+                cp_intervals_add (set, cp_slices_get_start (s, i), cp_slices_get_end (s, i));
+                if (n_evidence < ROOFLINE_MAX_EVIDENCE)
+                  {
+                    cp_finding_add_evidence (f, l, cp_slices_get_start (s, i), cp_slices_get_end (s, i));
+                    n_evidence++;
+                  }
+                break;
+              }
+        }
+    }
+  cp_intervals_normalize (set);
+  own = _cp_rule_windowed (ctx, set);
+  {
+    gint64 in_w = cp_intervals_length (own);
+    gint64 at_stake = far_time > 0 ? (gint64) ((double) in_w * saved / (double) far_time) : 0;
+
+    cp_finding_set_time_at_stake (f, at_stake, _cp_rule_per_window (ctx, at_stake));
+  }
+  {
+    g_autofree char *lead = NULL;
+    const char *worst_name = cp_trace_get_string (self->trace, worst_st->name);
+    g_autofree char *cut = g_utf8_substring (worst_name, 0, 57);
+    g_autofree char *shown = g_utf8_strlen (worst_name, -1) > 60 ? g_strconcat (cut, "…", NULL)
+                                                                 : g_strdup (worst_name);
+
+    lead = g_strdup_printf (worst_st->bound == CP_BOUND_MEMORY
+                            ? _("Kernels run far below what the device allows; the largest, %s, reaches %.0f%% of its memory-bound roofline.")
+                            : _("Kernels run far below what the device allows; the largest, %s, reaches %.0f%% of its compute roofline."),
+                            shown, worst);
+    _cp_rule_set_summary (ctx, f, rule, lead, value);
+  }
+  *stake = g_steal_pointer (&own);
+  return f;
+}
+
+static gboolean
+is_memory_counter (const char *name)
+{
+  g_autofree char *lower = g_ascii_strdown (name, -1);
+
+  return strstr (lower, "memory") != NULL || strstr (lower, "allocated") != NULL ||
+         strstr (lower, "reserved") != NULL || strstr (lower, "bytes_in_use") != NULL;
+}
+
+/* The device memory figures of one device on a finding: its peak, what
+ * the allocator reserved and the device's size. */
+static void
+add_memory_figures (CpFinding           *f,
+                    const CpMemoryStats *st)
+{
+  cp_finding_add_figure (f, "peak_allocated_bytes", _("Peak allocated memory"), (double) st->peak_allocated, "bytes", NULL, NAN, NAN);
+  if (st->peak_reserved >= 0)
+    cp_finding_add_figure (f, "peak_reserved_bytes", _("Peak reserved memory"), (double) st->peak_reserved, "bytes", NULL, NAN, NAN);
+  if (st->capacity > 0)
+    cp_finding_add_figure (f, "device_bytes", _("Device memory"), (double) st->capacity, "bytes", NULL, NAN, NAN);
+}
+
+/* What the allocator held at its highest: reserved when the capture says,
+ * allocated otherwise. */
+static gint64
+memory_peak (const CpMemoryStats *st)
+{
+  return MAX (st->peak_allocated, st->peak_reserved);
+}
+
+static gint64
+memory_peak_ts (const CpMemoryStats *st)
+{
+  return st->peak_reserved > st->peak_allocated ? st->peak_reserved_ts : st->peak_allocated_ts;
+}
+
+/* Evidence at a memory peak: the microsecond from it on the lane of the
+ * allocation that reached it. */
+static void
+add_memory_evidence (Ctx                 *ctx,
+                     CpFinding           *f,
+                     const CpMemoryStats *st,
+                     gint64               ts)
+{
+  cp_finding_add_evidence (f, st->peak_allocated_ref.lane, ts,
+                           MAX (ts, MIN (ts + 1000, cp_trace_get_duration (ctx->self->trace))));
+}
+
+CpFinding *
+_cp_rule_eval_memory (Ctx           *ctx,
+             const CpRule  *rule,
+             CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  CpFinding *f = NULL;
+  const CpMemoryStats *mem;
+  double worst = 0;
+  gboolean any = FALSE;
+  guint n_mem;
+
+  _cp_analysis_memory (self);
+  mem = cp_analysis_get_memory (self, &n_mem);
+  for (guint m = 0; m < n_mem; m++)
+    {
+      const CpMemoryStats *st = &mem[m];
+      double ratio;
+      CpSeverity sev;
+
+      if (st->capacity <= 0 || !st->has_totals)
+        continue;
+      any = TRUE;
+      ratio = memory_peak (st) / (double) st->capacity;
+      if (!cp_rule_grade (rule, ratio, &sev))
+        continue;
+      if (f == NULL)
+        f = _cp_rule_new_finding (ctx, rule, sev);
+      worst = MAX (worst, ratio);
+      add_memory_evidence (ctx, f, st, memory_peak_ts (st));
+      add_memory_figures (f, st);
+    }
+
+  /* Memory counters, for devices without allocator events. */
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      CpLane *lane = self->lanes[l].lane;
+      const gint64 *ts;
+      const double *values;
+      guint n, peak_i = 0;
+      gint ordinal;
+      const CpDevice *dev;
+      const CpProcess *p;
+      double ratio;
+      CpSeverity sev;
+
+      if (self->lanes[l].kind != CP_LANE_COUNTER || !is_memory_counter (cp_lane_get_name (lane)))
+        continue;
+      ordinal = cp_lane_get_device (lane);
+      p = cp_trace_get_process (self->trace, cp_lane_get_process (lane));
+      if (ordinal < 0 && p != NULL)
+        ordinal = p->device;
+      dev = ordinal >= 0 ? cp_trace_find_device (self->trace, ordinal) : NULL;
+      if (dev == NULL || dev->total_memory <= 0 ||
+          cp_memory_find_track (cp_trace_get_memory_events (self->trace), 1, ordinal) != NULL)
+        continue;
+      n = cp_lane_get_counter (lane, &ts, &values);
+      if (n == 0)
+        continue;
+      any = TRUE;
+      for (guint i = 1; i < n; i++)
+        if (values[i] > values[peak_i])
+          peak_i = i;
+      ratio = values[peak_i] / (double) dev->total_memory;
+      if (!cp_rule_grade (rule, ratio, &sev))
+        continue;
+      if (f == NULL)
+        f = _cp_rule_new_finding (ctx, rule, sev);
+      if (ratio > worst)
+        worst = ratio;
+      cp_finding_add_evidence (f, l, ts[peak_i], peak_i + 1 < n ? ts[peak_i + 1] : ts[peak_i]);
+      cp_finding_add_figure (f, "peak_bytes", _("Peak device memory"), values[peak_i], "bytes", NULL, NAN, NAN);
+      cp_finding_add_figure (f, "device_bytes", _("Device memory"), (double) dev->total_memory, "bytes", NULL, NAN, NAN);
+    }
+  if (!any)
+    _cp_analysis_add_note (self, "%s", _("No device memory events or counters with a known device size: memory pressure and headroom were not checked"));
+  if (f == NULL)
+    return NULL;
+  _cp_rule_add_metric (f, rule, "peak_memory_ratio", worst);
+  cp_finding_set_time_at_stake (f, 0, 0);
+  _cp_rule_set_summary (ctx, f, rule, _("Device memory peaks near its capacity, which limits the batch size and risks out-of-memory errors."), worst);
+  *stake = cp_intervals_new ();
+  return f;
+}
+
+CpFinding *
+_cp_rule_eval_memory_headroom (Ctx           *ctx,
+                      const CpRule  *rule,
+                      CpIntervals  **stake)
+{
+  const CpMemoryStats *mem;
+  CpFinding *f = NULL;
+  double worst = 1, fits = 0;
+  guint n_mem;
+
+  _cp_analysis_memory (ctx->self);
+  mem = cp_analysis_get_memory (ctx->self, &n_mem);
+  for (guint m = 0; m < n_mem; m++)
+    {
+      const CpMemoryStats *st = &mem[m];
+      double ratio;
+      CpSeverity sev;
+
+      if (st->capacity <= 0 || !st->has_totals || memory_peak (st) <= 0)
+        continue;
+      ratio = memory_peak (st) / (double) st->capacity;
+      if (!cp_rule_grade (rule, ratio, &sev))
+        continue;
+      if (f == NULL)
+        f = _cp_rule_new_finding (ctx, rule, sev);
+      /* The device with the least room decides the batch. */
+      if (fits == 0 || ratio > 1 - worst)
+        {
+          worst = 1 - ratio;
+          fits = st->capacity / (double) memory_peak (st);
+        }
+      add_memory_evidence (ctx, f, st, memory_peak_ts (st));
+      add_memory_figures (f, st);
+    }
+  if (f == NULL)
+    return NULL;
+  _cp_rule_add_metric (f, rule, "peak_memory_ratio", 1 - worst);
+  /* The plain ratio: it takes all memory as growing with the batch, so the
+   * weights and optimizer state make it an upper bound. */
+  cp_finding_add_figure (f, "batch_scale", _("Batch scale that fits (capacity / peak, an upper bound)"),
+                         fits, "ratio", NULL, NAN, NAN);
+  cp_finding_set_time_at_stake (f, 0, 0);
+  {
+    g_autofree char *lead =
+      /* Translators: %.1f is how many times larger the batch could be, "3.2". */
+      g_strdup_printf (_("Device memory peaks well under its capacity: a batch up to about %.1f times larger fits (capacity / peak, less what the weights and optimizer state take)."), fits);
+    _cp_rule_set_summary (ctx, f, rule, lead, 1 - worst);
+  }
+  *stake = cp_intervals_new ();
+  return f;
+}
+
+CpFinding *
+_cp_rule_eval_memory_fragmentation (Ctx           *ctx,
+                           const CpRule  *rule,
+                           CpIntervals  **stake)
+{
+  const CpMemoryStats *mem;
+  CpFinding *f = NULL;
+  double worst = 0;
+  guint n_mem;
+
+  _cp_analysis_memory (ctx->self);
+  mem = cp_analysis_get_memory (ctx->self, &n_mem);
+  for (guint m = 0; m < n_mem; m++)
+    {
+      const CpMemoryStats *st = &mem[m];
+      double unused;
+      CpSeverity sev;
+
+      /* Cached blocks only cost when the device is nearly full. */
+      if (st->capacity <= 0 || !st->has_totals || st->peak_reserved <= 0 ||
+          st->peak_reserved < 0.75 * st->capacity)
+        continue;
+      unused = (st->peak_reserved - st->allocated_at_reserved_peak) / (double) st->peak_reserved;
+      if (!cp_rule_grade (rule, unused, &sev))
+        continue;
+      if (f == NULL)
+        f = _cp_rule_new_finding (ctx, rule, sev);
+      worst = MAX (worst, unused);
+      add_memory_evidence (ctx, f, st, st->peak_reserved_ts);
+      add_memory_figures (f, st);
+      cp_finding_add_figure (f, "allocated_at_reserved_peak_bytes", _("Allocated at the reserved peak"),
+                             (double) st->allocated_at_reserved_peak, "bytes", NULL, NAN, NAN);
+    }
+  if (f == NULL)
+    return NULL;
+  _cp_rule_add_metric (f, rule, "unused_reserved_ratio", worst);
+  cp_finding_set_time_at_stake (f, 0, 0);
+  _cp_rule_set_summary (ctx, f, rule, _("The allocator reserves far more device memory than is allocated while the device is nearly full: its cached blocks are fragmented."), worst);
+  *stake = cp_intervals_new ();
+  return f;
+}
+
+CpFinding *
+_cp_rule_eval_memory_leak (Ctx           *ctx,
+                  const CpRule  *rule,
+                  CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  const CpMemoryStats *mem;
+  const CpStepStats *steps = (const CpStepStats *) (void *) self->steps->data;
+  CpFinding *f = NULL;
+  double worst = 0;
+  guint n_mem;
+
+  _cp_analysis_memory (self);
+  mem = cp_analysis_get_memory (self, &n_mem);
+  for (guint m = 0; m < n_mem; m++)
+    {
+      const CpMemoryStats *st = &mem[m];
+      double pct;
+      CpSeverity sev;
+
+      /* Steady growth: at least three step ends, and higher after at least
+       * three in four steps than after the one before. */
+      if (st->n_step_end < 3 || st->growth <= 0 || st->peak_allocated <= 0 ||
+          4 * st->n_grew < 3 * (st->n_step_end - 1))
+        continue;
+      pct = 100.0 * st->growth / (double) st->peak_allocated;
+      if (!cp_rule_grade (rule, pct, &sev))
+        continue;
+      if (f == NULL)
+        f = _cp_rule_new_finding (ctx, rule, sev);
+      worst = MAX (worst, pct);
+      for (guint k = 0; k < self->steps->len; k++)
+        cp_finding_add_evidence (f, st->peak_allocated_ref.lane, steps[k].start, steps[k].end);
+      cp_finding_add_figure (f, "growth_bytes", _("Growth of allocated memory from the first to the last step end"),
+                             (double) st->growth, "bytes", NULL, NAN, NAN);
+      cp_finding_add_figure (f, "growth_per_step_bytes", _("Growth per step"),
+                             st->growth / (double) (st->n_step_end - 1), "bytes", NULL, NAN, NAN);
+      cp_finding_add_figure (f, "steps", _("Step ends compared"), st->n_step_end, "count", NULL, NAN, NAN);
+      add_memory_figures (f, st);
+    }
+  if (f == NULL)
+    return NULL;
+  _cp_rule_add_metric (f, rule, "growth_percent", worst);
+  cp_finding_set_time_at_stake (f, 0, 0);
+  _cp_rule_set_summary (ctx, f, rule, _("Allocated device memory grows from step to step: something keeps tensors alive across steps, and the run will run out of memory."), worst);
+  *stake = cp_intervals_new ();
+  return f;
+}
+
+CpFinding *
+_cp_rule_eval_dataparallel (Ctx           *ctx,
+                   const CpRule  *rule,
+                   CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  g_autoptr(GArray) ev = g_array_new (FALSE, FALSE, sizeof (CpEvidence));
+  guint used = 0;
+  CpSeverity sev;
+  CpFinding *f;
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      const CpSlices *s;
+
+      if (self->lanes[l].kind != CP_LANE_HOST_THREAD)
+        continue;
+      s = self->lanes[l].slices;
+      for (guint i = 0; i < s->n; i++)
+        if (cp_name_cache_lookup (self->names, cp_slices_get_name (s, i)) & CP_NAME_DATAPARALLEL)
+          {
+            CpEvidence e = { l, cp_slices_get_start (s, i), cp_slices_get_end (s, i) };
+
+            g_array_append_val (ev, e);
+          }
+    }
+  if (ev->len == 0)
+    return NULL;
+  for (guint d = 0; d < self->devices->len; d++)
+    if (g_array_index (self->devices, CpDeviceStats, d).n_kernels > 0)
+      used++;
+  if (!cp_rule_grade (rule, used, &sev))
+    return NULL;
+
+  f = _cp_rule_new_finding (ctx, rule, sev);
+  _cp_rule_add_metric (f, rule, "devices_used", used);
+  for (guint k = 0; k < ev->len; k++)
+    {
+      const CpEvidence *e = &g_array_index (ev, CpEvidence, k);
+
+      cp_finding_add_evidence (f, e->lane, e->start, e->end);
+    }
+  cp_finding_set_time_at_stake (f, 0, 0);
+  _cp_rule_set_summary (ctx, f, rule,
+               _("torch.nn.DataParallel drives several GPUs from one process: it scatters inputs and replicates the model every step. The time at stake is not estimated."),
+               used);
+  *stake = cp_intervals_new ();
+  return f;
+}
+
+CpFinding *
+_cp_rule_eval_utilization (Ctx           *ctx,
+                  const CpRule  *rule,
+                  CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  const CpDeviceStats *worst = NULL;
+  guint worst_index = 0;
+  g_autoptr(CpIntervals) idle = NULL;
+  gboolean tpu = cp_analysis_devices_are_tpu (self);
+  CpSeverity sev;
+  CpFinding *f;
+
+  if (!ctx->has_device)
+    return NULL;
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+
+      /* A device that only copies is not idle by compute. */
+      if (dev->n_kernels == 0)
+        continue;
+      if (worst == NULL || dev->utilization < worst->utilization)
+        {
+          worst = dev;
+          worst_index = d;
+        }
+    }
+  if (worst == NULL || !cp_rule_grade (rule, worst->utilization, &sev))
+    return NULL;
+
+  f = _cp_rule_new_finding (ctx, rule, sev);
+  _cp_rule_add_metric (f, rule, "utilization", worst->utilization);
+  cp_finding_add_figure (f, "device", _("Device"), worst->device, "count", NULL, NAN, NAN);
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+      g_autofree char *id = g_strdup_printf ("utilization_gpu%d", dev->device);
+      g_autofree char *label = tpu ? g_strdup_printf (_("Utilisation of TPU %d"), dev->device)
+                                   : g_strdup_printf (_("Utilisation of GPU %d"), dev->device);
+
+      cp_finding_add_figure (f, id, label, dev->utilization, "ratio", "<", 0.5, NAN);
+    }
+  cp_finding_add_figure (f, "idle_host_wait_ns", _("Idle waiting for the host to launch (HTA)"), worst->idle_host_wait, "ns", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "idle_kernel_wait_ns", _("Idle between back-to-back kernels (HTA)"), worst->idle_kernel_wait, "ns", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "idle_other_ns", _("Other idle time (HTA)"), worst->idle_other, "ns", NULL, NAN, NAN);
+
+  idle = cp_intervals_subtract (self->window_set, self->device_sets[worst_index].kernels);
+  _cp_rule_add_set_evidence (f, worst->lane, idle);
+  cp_finding_set_time_at_stake (f, cp_intervals_length (idle), _cp_rule_per_window (ctx, cp_intervals_length (idle)));
+  _cp_rule_set_summary (ctx, f, rule, tpu ? _("The TPU runs no XLA op for much of the step.")
+                                 : _("The GPU runs no kernel for much of the step."), worst->utilization);
+  *stake = g_steal_pointer (&idle);
+  return f;
+}
+
+CpFinding *
+_cp_rule_eval_gaps (Ctx           *ctx,
+           const CpRule  *rule,
+           CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  g_autoptr(CpIntervals) long_gaps = cp_intervals_new ();
+  g_autoptr(GArray) ev = g_array_new (FALSE, FALSE, sizeof (CpEvidence));
+  gint64 longest = 0;
+  CpSeverity sev;
+  CpFinding *f;
+
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      const CpDeviceSets *sets = &self->device_sets[d];
+      const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+      const CpIntervals *ops = sets->ops;
+
+      /* nsys scope: the device's own first start to last end; the gap after
+       * op k is [end of k, start of k + 1). */
+      for (gsize k = 0; k + 1 < ops->n; k++)
+        {
+          gint64 len = ops->v[k + 1].start - ops->v[k].end;
+
+          longest = MAX (longest, len);
+          if (_cp_rule_passes (rule->compare, len / 1e6, rule->moderate))
+            {
+              CpEvidence e = { dev->lane, ops->v[k].end, ops->v[k + 1].start };
+
+              g_array_append_val (ev, e);
+              cp_intervals_add (long_gaps, ops->v[k].end, ops->v[k + 1].start);
+            }
+        }
+    }
+  if (ev->len == 0 || !cp_rule_grade (rule, longest / 1e6, &sev))
+    return NULL;
+
+  cp_intervals_normalize (long_gaps);
+  f = _cp_rule_new_finding (ctx, rule, sev);
+  _cp_rule_add_metric (f, rule, "longest_gap_ms", longest / 1e6);
+  cp_finding_add_figure (f, "long_gaps", _("Gaps over the threshold"), ev->len, "count", NULL, NAN, NAN);
+  for (guint k = 0; k < ev->len; k++)
+    {
+      const CpEvidence *e = &g_array_index (ev, CpEvidence, k);
+
+      cp_finding_add_evidence (f, e->lane, e->start, e->end);
+    }
+  cp_finding_set_time_at_stake (f, cp_intervals_length (long_gaps), _cp_rule_per_window (ctx, cp_intervals_length (long_gaps)));
+  _cp_rule_set_summary (ctx, f, rule, cp_analysis_devices_are_tpu (ctx->self)
+                             ? _("The TPU stops for long stretches between operations.")
+                             : _("The GPU stops for long stretches between operations."), longest / 1e6);
+  *stake = g_steal_pointer (&long_gaps);
+  return f;
+}
+
+CpFinding *
+_cp_rule_eval_transfer (Ctx           *ctx,
+               const CpRule  *rule,
+               CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  CpFinding *f = _cp_rule_eval_category (ctx, rule, CP_TIME_HOST_TO_DEVICE, "htod_percent",
+                                _("The device waits for host-to-device copies."), stake);
+  const CpTransferStats *t = &self->transfers[CP_TRANSFER_HTOD];
+
+  if (f == NULL)
+    return NULL;
+  cp_finding_add_figure (f, "htod_copies", _("Host-to-device copies"), t->count, "count", NULL, NAN, NAN);
+  if (t->bytes > 0)
+    cp_finding_add_figure (f, "htod_bytes", _("Bytes copied host to device"), t->bytes, "bytes", NULL, NAN, NAN);
+  if (!isnan (t->bandwidth))
+    cp_finding_add_figure (f, "htod_bandwidth", _("Mean host-to-device bandwidth"), t->bandwidth, "GB/s", NULL, NAN, NAN);
+  return f;
+}
+
+CpFinding *
+_cp_rule_eval_output (Ctx           *ctx,
+             const CpRule  *rule,
+             CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  CpFinding *f = _cp_rule_eval_category (ctx, rule, CP_TIME_DEVICE_TO_HOST, "dtoh_percent",
+                                _("The device spends step time copying results back to the host."), stake);
+  const CpTransferStats *t = &self->transfers[CP_TRANSFER_DTOH];
+
+  if (f == NULL)
+    return NULL;
+  cp_finding_add_figure (f, "dtoh_copies", _("Device-to-host copies"), t->count, "count", NULL, NAN, NAN);
+  if (!isnan (t->bandwidth))
+    cp_finding_add_figure (f, "dtoh_bandwidth", _("Mean device-to-host bandwidth"), t->bandwidth, "GB/s", NULL, NAN, NAN);
+  return f;
+}
+
+CpFinding *
+_cp_rule_eval_async (Ctx           *ctx,
+            const CpRule  *rule,
+            CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  CpFinding *f = _cp_rule_eval_category (ctx, rule, CP_TIME_ASYNC_WAIT, "async_wait_percent",
+                                _("The device waits for asynchronous copies (host offload, copy-start / copy-done) instead of computing."),
+                                stake);
+  guint n = 0;
+
+  if (f == NULL)
+    return NULL;
+  for (guint d = 0; d < self->devices->len; d++)
+    n += g_array_index (self->devices, CpDeviceStats, d).n_async_ops;
+  cp_finding_add_figure (f, "async_ops", _("Async ops (copy-start, copy-done, *-done)"), n, "count", NULL, NAN, NAN);
+  return f;
+}
