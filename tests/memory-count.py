@@ -67,6 +67,19 @@ def ts_key(v):
     return decimal.Decimal(repr(v)) if isinstance(v, float) else decimal.Decimal(v)
 
 
+def peak_allocated(evs):
+    """(totals known, peak allocated) of (bytes, total after or None)
+    events in time order: the max of the totals when every event has one,
+    else the max of the running sum of bytes."""
+    if all(x[1] is not None for x in evs):
+        return True, max(x[1] for x in evs)
+    run, peak = 0, None
+    for x in evs:
+        run += x[0]
+        peak = run if peak is None else max(peak, run)
+    return False, peak
+
+
 def count(path):
     with open_text(path) as f:
         text = f.read()
@@ -96,14 +109,7 @@ def count(path):
     out = []
     for (dtype, did), evs in sorted(devices.items()):
         evs.sort(key=lambda x: (x[0], x[1]))
-        totals = all(x[3] is not None for x in evs)
-        if totals:
-            peak_alloc = max(x[3] for x in evs)
-        else:
-            run, peak_alloc = 0, None
-            for x in evs:
-                run += x[2]
-                peak_alloc = run if peak_alloc is None else max(peak_alloc, run)
+        totals, peak_alloc = peak_allocated([(x[2], x[3]) for x in evs])
         reserved = [x[4] for x in evs if x[4] is not None]
         out.append({"device_type": dtype, "device_id": did, "events": len(evs),
                     "totals_known": totals, "peak_allocated": peak_alloc,
@@ -159,14 +165,7 @@ def count_xplane(path):
                 devices.setdefault(dev, []).append((nbytes, total if isinstance(total, int) else None))
     out = []
     for (dtype, did), evs in sorted(devices.items()):
-        totals = all(x[1] is not None for x in evs)
-        if totals:
-            peak = max(x[1] for x in evs)
-        else:
-            run, peak = 0, None
-            for x in evs:
-                run += x[0]
-                peak = run if peak is None else max(peak, run)
+        totals, peak = peak_allocated(evs)
         out.append({"device_type": dtype, "device_id": did, "events": len(evs),
                     "totals_known": totals, "peak_allocated": peak, "peak_reserved": None})
     return {"devices": out} if out else None

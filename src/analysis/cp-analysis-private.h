@@ -83,6 +83,7 @@ struct _CpAnalysis
   GHashTable      *xla_by_args;
   CpStr            key_hlo_category;
   CpStr            key_hlo_op;
+  CpStr            key_program_id;
 
   guint            n_lanes;
   CpLaneInfo      *lanes;

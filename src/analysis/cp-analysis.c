@@ -554,6 +554,7 @@ cp_analysis_new (CpTrace       *trace,
         self->xla_by_name = g_new0 (guint8, MAX (self->n_xla_by_name, 1));
         self->key_hlo_category = cp_string_pool_lookup (pool, "hlo_category");
         self->key_hlo_op = cp_string_pool_lookup (pool, "hlo_op");
+        self->key_program_id = cp_string_pool_lookup (pool, "program_id");
       }
   }
 

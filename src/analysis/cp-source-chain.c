@@ -122,7 +122,6 @@ const CpXlaSource *
 cp_analysis_xla_source (CpAnalysis *self,
                         CpSliceRef  ref)
 {
-  const CpStringPool *pool;
   const CpSlices *s;
   guint32 args;
   CpStr op;
@@ -133,12 +132,11 @@ cp_analysis_xla_source (CpAnalysis *self,
   if (cp_trace_get_n_xla_sources (self->trace) == 0 || ref.lane >= self->n_lanes ||
       ref.index >= self->lanes[ref.lane].slices->n)
     return NULL;
-  pool = cp_trace_get_string_pool (self->trace);
   s = self->lanes[ref.lane].slices;
   args = cp_slices_get_args (s, ref.index);
-  if (!cp_xstats_find_int (self->trace, args, cp_string_pool_lookup (pool, "program_id"), &program))
+  if (!cp_xstats_find_int (self->trace, args, self->key_program_id, &program))
     return NULL;
-  op = cp_xstats_find_string (self->trace, args, cp_string_pool_lookup (pool, "hlo_op"));
+  op = cp_xstats_find_string (self->trace, args, self->key_hlo_op);
   if (op == CP_STR_EMPTY)
     op = cp_slices_get_name (s, ref.index);
   return cp_trace_find_xla_source (self->trace, program, op);

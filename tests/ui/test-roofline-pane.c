@@ -100,16 +100,8 @@ test_chart (void)
       return;
     }
   file = g_file_new_for_path (path);
-  window = cp_window_new (app);
-  gtk_window_set_default_size (GTK_WINDOW (window), 1600, 1000);
-  gtk_window_present (GTK_WINDOW (window));
-  cp_window_open (window, file);
-  cp_ui_wait_for (analysed, window, "the analysis");
+  window = open_on_kernels (file, &kernels);
   analysis = cp_window_get_analysis (window);
-
-  kernels = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_KERNELS_PANE);
-  adw_view_stack_set_visible_child (ADW_VIEW_STACK (gtk_widget_get_ancestor (kernels, ADW_TYPE_VIEW_STACK)), kernels);
-  cp_ui_wait_for (shown_cond, kernels, "the Kernels page");
   cp_ui_wait_frame (kernels);
   g_assert_true (cp_kernels_pane_sort_by (CP_KERNELS_PANE (kernels), "roofline", TRUE));
   cp_ui_screenshot (GTK_WIDGET (window), "roofline-table-light.png");
@@ -196,17 +188,9 @@ test_estimated_peaks (void)
   g_assert_true (g_file_set_contents (path, (const char *) space->data, space->len, NULL));
 
   file = g_file_new_for_path (path);
-  window = cp_window_new (app);
-  gtk_window_set_default_size (GTK_WINDOW (window), 1600, 1000);
-  gtk_window_present (GTK_WINDOW (window));
-  cp_window_open (window, file);
-  cp_ui_wait_for (analysed, window, "the analysis");
+  window = open_on_kernels (file, &kernels);
   cp_analysis_get_device_peak (cp_window_get_analysis (window), 0, CP_PRECISION_16, &source, &tflops, &bw);
   g_assert_cmpint (source, ==, CP_PEAK_PROPERTIES);
-
-  kernels = cp_ui_find_widget (GTK_WIDGET (window), CP_TYPE_KERNELS_PANE);
-  adw_view_stack_set_visible_child (ADW_VIEW_STACK (gtk_widget_get_ancestor (kernels, ADW_TYPE_VIEW_STACK)), kernels);
-  cp_ui_wait_for (shown_cond, kernels, "the Kernels page");
   cp_kernels_pane_show_roofline (CP_KERNELS_PANE (kernels));
   chart = cp_kernels_pane_get_roofline_chart (CP_KERNELS_PANE (kernels));
   cp_ui_wait_for (shown_cond, chart, "the roofline chart");
