@@ -566,6 +566,33 @@ test_hlo_sources (void)
     g_test_skip ("no XPlane capture with HLO under the shared traces");
 }
 
+/* An "Hlo Proto" that is not one (zeros: field number 0) is left out: the
+ * capture loads and its ops have no source, without a crash or a warning
+ * about the events. */
+static void
+test_hlo_damaged (void)
+{
+  g_autoptr(GByteArray) space = g_byte_array_new ();
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  XpPlane *meta = xp_plane_new (1, "/host:metadata");
+  XpPlane *gpu = xp_plane_new (2, "/device:GPU:0");
+
+  xp_event_meta (meta, "jit_step(7)", NULL, xp_stat_bytes (meta, "Hlo Proto", 64), NULL);
+  xp_line (gpu, 7, 0, "Stream #7(Compute)", NULL, 1000,
+           xp_event (gpu, "fusion_kernel", 0, 1000000,
+                     xp_stat_int (gpu, "program_id", 7), xp_stat_str (gpu, "hlo_op", "fusion.1"), NULL),
+           NULL);
+  xp_space_add_plane (space, meta);
+  xp_space_add_plane (space, gpu);
+  trace = xp_space_load (space, &a);
+  g_assert_cmpuint (cp_trace_get_n_xla_sources (trace), ==, 0);
+  for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
+    for (guint i = 0; i < cp_lane_get_n_slices (cp_trace_get_lane (trace, l)); i++)
+      g_assert_null (cp_analysis_xla_source (a, (CpSliceRef) { l, i }));
+  g_assert_cmpuint (cp_trace_get_n_lanes (trace), >, 0);
+}
+
 /* The TPU capture: copy-done waits are not compute, the 19 s before the
  * first jit_f execution are warm-up. */
 static void
@@ -763,6 +790,7 @@ main (int   argc,
   g_test_add_func ("/xla/op-classes", test_op_classes);
   g_test_add_func ("/xla/shared-traces", test_shared_traces);
   g_test_add_func ("/xla/hlo-sources", test_hlo_sources);
+  g_test_add_func ("/xla/hlo-damaged", test_hlo_damaged);
   g_test_add_func ("/xla/scenarios", test_scenarios);
   g_test_add_func ("/xla/two-workers", test_two_workers);
   g_test_add_func ("/xla/tpu-figures", test_tpu_figures);
