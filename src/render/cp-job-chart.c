@@ -453,6 +453,7 @@ cp_job_bars_hit (const CpJobBars *bars,
 
 #define TL_RULER   22.0
 #define TL_MAX_H  480.0   /* 64 ranks in rows of 7 px */
+#define TL_TOGGLE  14.0   /* the triangle that opens a rank's band */
 
 void
 cp_job_timeline_layout (CpJob         *job,
@@ -460,30 +461,209 @@ cp_job_timeline_layout (CpJob         *job,
                         double         x,
                         double         y,
                         double         width,
+                        double         min_gutter,
+                        const double  *bands,
                         CpJobTimeline *out)
 {
-  double gutter = 0;
+  double gutter = 0, band_total = 0;
 
   out->n_ranks = cp_job_get_n_ranks (job);
   out->start = 0;
   out->end = 1;
+  out->bands = bands;
   for (guint k = 0; k < out->n_ranks; k++)
     {
       const CpJobRank *r = cp_job_get_rank (job, k);
       g_autofree char *label = rank_label (job, k);
 
       out->end = MAX (out->end, cp_job_rank_to_job_offset (job, k) + cp_trace_get_duration (r->trace));
-      gutter = MAX (gutter, text_width (layout, label));
+      gutter = MAX (gutter, text_width (layout, label) + (bands != NULL ? TL_TOGGLE : 0));
+      if (bands != NULL && bands[k] > 0)
+        band_total += bands[k];
     }
+  if (band_total > 0)
+    gutter = MAX (gutter, min_gutter - GUTTER_PAD);
   out->full_start = out->start;
   out->full_end = out->end;
+  out->left = x;
   out->label_x = x + gutter;
   out->x = out->label_x + GUTTER_PAD;
   out->width = MAX (width - (out->x - x), 1.0);
   out->y = y + TL_RULER;
   out->row_height = out->n_ranks > 0 ? CLAMP (floor (TL_MAX_H / out->n_ranks), 7.0, 24.0) : 24.0;
-  out->height = out->row_height * out->n_ranks;
+  out->height = out->row_height * out->n_ranks + band_total;
   out->total_height = TL_RULER + out->height;
+}
+
+double
+cp_job_timeline_row_y (const CpJobTimeline *tl,
+                       guint                rank)
+{
+  double y = tl->y + rank * tl->row_height;
+
+  for (guint k = 0; tl->bands != NULL && k < rank && k < tl->n_ranks; k++)
+    y += tl->bands[k];
+  return y;
+}
+
+gboolean
+cp_job_timeline_rank_at (const CpJobTimeline *tl,
+                         double               py,
+                         guint               *rank,
+                         gboolean            *in_band)
+{
+  double y = tl->y;
+
+  if (py < tl->y)
+    return FALSE;
+  for (guint k = 0; k < tl->n_ranks; k++)
+    {
+      double band = tl->bands != NULL ? tl->bands[k] : 0;
+
+      if (py < y + tl->row_height + band)
+        {
+          *rank = k;
+          *in_band = py >= y + tl->row_height;
+          return TRUE;
+        }
+      y += tl->row_height + band;
+    }
+  return FALSE;
+}
+
+double
+cp_job_timeline_band_natural_height (CpTimelineLayout *layout,
+                                     double            max_height)
+{
+  return MIN (cp_timeline_layout_get_pinned_height (layout) + cp_timeline_layout_get_content_height (layout),
+              max_height);
+}
+
+/* Where rank's band is and which part of the rank's time it shows. */
+typedef struct
+{
+  double  top, height;    /* the band */
+  double  gutter;         /* the lanes' names, left of tl->x */
+  double  ruler;          /* the painter's ruler, above its lanes */
+  double  x0, x1;         /* the rank's time in the band */
+  gboolean has_time;
+} Band;
+
+static gboolean
+band_prepare (const CpJobTimeline *tl,
+              CpJob               *job,
+              guint                rank,
+              CpViewState         *view,
+              CpTimelineLayout    *layout,
+              Band                *b)
+{
+  const CpLayoutMetrics *m = cp_timeline_layout_get_metrics (layout);
+  CpTrace *trace = cp_job_get_rank (job, rank)->trace;
+  gint64 off = cp_job_rank_to_job_offset (job, rank);
+  gint64 a, e;
+
+  if (tl->bands == NULL || rank >= tl->n_ranks || tl->bands[rank] <= 0)
+    return FALSE;
+  b->top = cp_job_timeline_row_y (tl, rank) + tl->row_height;
+  b->height = tl->bands[rank];
+  b->gutter = m->gutter_width;
+  b->ruler = m->ruler_height;
+  /* The view shows only the rank's own time, [0, duration]: the part of
+   * the job's range it covers goes where the rows have it. */
+  a = MAX (tl->start - off, 0);
+  e = MIN (tl->end - off, cp_trace_get_duration (trace));
+  b->has_time = e > a;
+  b->x0 = b->x1 = tl->x;
+  if (b->has_time)
+    {
+      b->x0 = cp_job_timeline_x (tl, a + off);
+      b->x1 = MAX (cp_job_timeline_x (tl, e + off), b->x0 + 1);
+      /* At least 1 ns a pixel, as the view keeps it. */
+      cp_view_state_set_viewport_width (view, MAX (1.0, MIN (b->x1 - b->x0, (double) (e - a))));
+      cp_view_state_set_visible_range (view, a, e);
+    }
+  return TRUE;
+}
+
+void
+cp_job_timeline_draw_band (const CpJobTimeline *tl,
+                           CpJob               *job,
+                           guint                rank,
+                           CpPainter           *painter,
+                           CpViewState         *view,
+                           CpTimelineLayout    *layout,
+                           cairo_t             *cr)
+{
+  Band b;
+
+  if (!band_prepare (tl, job, rank, view, layout, &b))
+    return;
+  cairo_save (cr);
+  cairo_rectangle (cr, tl->x - b.gutter, b.top, b.gutter + tl->width, b.height);
+  cairo_clip (cr);
+  if (b.has_time)
+    {
+      cairo_save (cr);
+      cairo_rectangle (cr, b.x0, b.top, b.x1 - b.x0, b.height);
+      cairo_clip (cr);
+      cairo_translate (cr, b.x0 - b.gutter, b.top - b.ruler);
+      cp_painter_draw (painter, cr, view, layout, b.gutter + (b.x1 - b.x0), b.ruler + b.height, CP_PAINT_LANES);
+      cairo_restore (cr);
+    }
+  cairo_translate (cr, tl->x - b.gutter, b.top - b.ruler);
+  cairo_rectangle (cr, 0, b.ruler, b.gutter, b.height);
+  cairo_clip (cr);
+  cp_painter_draw (painter, cr, view, layout, b.gutter + MAX (b.x1 - b.x0, 1.0), b.ruler + b.height, CP_PAINT_GUTTER);
+  cairo_restore (cr);
+}
+
+gboolean
+cp_job_timeline_band_hit (const CpJobTimeline *tl,
+                          CpJob               *job,
+                          guint                rank,
+                          CpViewState         *view,
+                          CpTimelineLayout    *layout,
+                          double               px,
+                          double               py,
+                          CpHit               *hit)
+{
+  Band b;
+  double hx;
+
+  if (!band_prepare (tl, job, rank, view, layout, &b) || py < b.top || py >= b.top + b.height ||
+      px < tl->x - b.gutter || px >= tl->x + tl->width)
+    return FALSE;
+  if (px < tl->x)
+    hx = px - (tl->x - b.gutter);
+  else if (b.has_time && px >= b.x0 && px < b.x1)
+    hx = b.gutter + (px - b.x0);
+  else
+    return FALSE;
+  *hit = cp_timeline_layout_hit_test (layout, view, hx, py - b.top + b.ruler, b.ruler + b.height, 3.0);
+  return hit->kind != CP_HIT_NONE;
+}
+
+gboolean
+cp_job_timeline_band_slice_rect (const CpJobTimeline *tl,
+                                 CpJob               *job,
+                                 guint                rank,
+                                 CpPainter           *painter,
+                                 CpViewState         *view,
+                                 CpTimelineLayout    *layout,
+                                 CpSliceRef           ref,
+                                 double              *x,
+                                 double              *y,
+                                 double              *w,
+                                 double              *h)
+{
+  Band b;
+
+  if (!band_prepare (tl, job, rank, view, layout, &b) || !b.has_time ||
+      !cp_painter_slice_rect (painter, view, layout, b.gutter + (b.x1 - b.x0), b.ruler + b.height, ref, x, y, w, h))
+    return FALSE;
+  *x += b.x0 - b.gutter;
+  *y += b.top - b.ruler;
+  return *y + *h > b.top && *y < b.top + b.height;
 }
 
 #define TL_MIN_SPAN (1000)   /* 1 µs */
@@ -605,7 +785,8 @@ cp_job_timeline_draw (const CpJobTimeline *tl,
     {
       const CpJobRank *r = cp_job_get_rank (job, k);
       gint64 off = cp_job_rank_to_job_offset (job, k);
-      double y = tl->y + k * tl->row_height, h = MAX (tl->row_height - 2, 1);
+      double y = cp_job_timeline_row_y (tl, k), h = MAX (tl->row_height - 2, 1);
+      gboolean open = tl->bands != NULL && tl->bands[k] > 0;
 
       /* What the rank's steps spent time on, in the bars' colours. */
       for (guint c = 0; c < CP_TIME_IDLE; c++)
@@ -635,11 +816,40 @@ cp_job_timeline_draw (const CpJobTimeline *tl,
           fill_span (cr, tl, wait_end, jc->end[k], y, h);
           cairo_fill (cr);
         }
-      if (k % label_every == 0)
+      if (k % label_every == 0 || open)
         {
           g_autofree char *label = rank_label (job, k);
 
           show_text (cr, layout, label, tl->label_x, y + tl->row_height / 2, 1.0, pc->text);
+        }
+      if (open)
+        {
+          /* The band's lower edge. */
+          set_rgba (cr, pc->grid);
+          cairo_rectangle (cr, tl->left, floor (y + tl->row_height + tl->bands[k]) - 1, tl->x + tl->width - tl->left, 1);
+          cairo_fill (cr);
+        }
+      /* The triangle that opens the band (pointing down when open), where
+       * a row is tall enough to show it. */
+      if (tl->bands != NULL && (tl->row_height >= 10 || open || k % label_every == 0))
+        {
+          double s = MIN (tl->row_height - 2, 8.0), cx = tl->left + 2 + s / 2, cy = y + tl->row_height / 2;
+
+          set_rgba (cr, pc->dim_text);
+          if (open)
+            {
+              cairo_move_to (cr, cx - s / 2, cy - s / 4);
+              cairo_line_to (cr, cx + s / 2, cy - s / 4);
+              cairo_line_to (cr, cx, cy + s / 4);
+            }
+          else
+            {
+              cairo_move_to (cr, cx - s / 4, cy - s / 2);
+              cairo_line_to (cr, cx + s / 4, cy);
+              cairo_line_to (cr, cx - s / 4, cy + s / 2);
+            }
+          cairo_close_path (cr);
+          cairo_fill (cr);
         }
     }
 
@@ -655,7 +865,7 @@ cp_job_timeline_draw (const CpJobTimeline *tl,
       cairo_set_line_width (cr, 2);
       for (guint k = 0; k < tl->n_ranks; k++)
         {
-          double y = tl->y + k * tl->row_height, h = MAX (tl->row_height - 2, 1);
+          double y = cp_job_timeline_row_y (tl, k), h = MAX (tl->row_height - 2, 1);
           double x0 = cp_job_timeline_x (tl, jc->arrival[k]), x1 = cp_job_timeline_x (tl, jc->end[k]);
 
           cairo_rectangle (cr, x0 - 1, y - 1, MAX (x1 - x0, 1) + 2, h + 2);
@@ -664,7 +874,7 @@ cp_job_timeline_draw (const CpJobTimeline *tl,
       /* The arrivals joined across the ranks... */
       for (guint k = 0; k < tl->n_ranks; k++)
         {
-          double x = cp_job_timeline_x (tl, jc->arrival[k]), y = tl->y + (k + 0.5) * tl->row_height;
+          double x = cp_job_timeline_x (tl, jc->arrival[k]), y = cp_job_timeline_row_y (tl, k) + 0.5 * tl->row_height;
 
           if (k == 0)
             cairo_move_to (cr, x, y);
@@ -690,10 +900,11 @@ cp_job_timeline_hit (const CpJobTimeline *tl,
                      guint               *rank)
 {
   guint k;
+  gboolean in_band;
 
-  if (tl->n_ranks == 0 || px < tl->x || px >= tl->x + tl->width || py < tl->y || py >= tl->y + tl->height)
+  if (tl->n_ranks == 0 || px < tl->x || px >= tl->x + tl->width ||
+      !cp_job_timeline_rank_at (tl, py, &k, &in_band) || in_band)
     return FALSE;
-  k = MIN ((guint) floor ((py - tl->y) / tl->row_height), tl->n_ranks - 1);
   /* The collective under the point, else the nearest within 3 px. */
   {
     double best = 3.0;

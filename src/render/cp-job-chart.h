@@ -14,6 +14,7 @@
 #include <pango/pangocairo.h>
 
 #include "analysis/cp-job.h"
+#include "cp-painter.h"
 #include "cp-palette.h"
 
 G_BEGIN_DECLS
@@ -117,7 +118,9 @@ gboolean cp_job_bars_hit           (const CpJobBars *bars,
  * summary row per rank with what its steps spent time on (the breakdown's
  * categories) and its collectives (the wait for the last rank pale, the
  * transfer solid); the selected collective outlined on every rank, its
- * arrivals joined by a line across the ranks and the last arrival marked. */
+ * arrivals joined by a line across the ranks and the last arrival marked.
+ * A rank may show its own lanes, as its capture's timeline draws them, in
+ * a band under its row. */
 typedef struct
 {
   double  x, y;            /* the rows' area */
@@ -126,16 +129,72 @@ typedef struct
   guint   n_ranks;
   gint64  start, end;      /* job ns across the width */
   gint64  full_start, full_end;  /* the whole job, where the layout starts */
+  double  left;            /* where the layout starts */
   double  label_x;
   double  total_height;    /* ruler and rows */
+  const double *bands;     /* per rank, the height of the band of lanes
+                            * under its row (0: closed); NULL: no bands
+                            * (nor the triangles that open them). The
+                            * caller's array, read while the layout is used */
 } CpJobTimeline;
 
+/* Lays the rows out from (x, y), width wide. bands: as in CpJobTimeline;
+ * where a band is open the rank labels' column is at least min_gutter
+ * wide, so that the lanes' names fit. */
 void     cp_job_timeline_layout    (CpJob         *job,
                                     PangoLayout   *layout,
                                     double         x,
                                     double         y,
                                     double         width,
+                                    double         min_gutter,
+                                    const double  *bands,
                                     CpJobTimeline *out);
+/* The top of a rank's summary row. */
+double   cp_job_timeline_row_y     (const CpJobTimeline *tl,
+                                    guint                rank);
+/* The rank whose row or band is at py, and whether py is in its band;
+ * FALSE above or below the rows. */
+gboolean cp_job_timeline_rank_at   (const CpJobTimeline *tl,
+                                    double               py,
+                                    guint               *rank,
+                                    gboolean            *in_band);
+/* The height a band needs to show every lane of a rank laid out with
+ * layout, at most max_height. */
+double   cp_job_timeline_band_natural_height (CpTimelineLayout *layout,
+                                              double            max_height);
+/* Draws the band of rank with painter, from view (the rank's trace; its
+ * visible range and viewport width are set here to the part of the job's
+ * range the rank covers, so that its time axis is the rows') and layout.
+ * The lanes' names go left of the rows, in the labels' column. */
+void     cp_job_timeline_draw_band (const CpJobTimeline *tl,
+                                    CpJob               *job,
+                                    guint                rank,
+                                    CpPainter           *painter,
+                                    CpViewState         *view,
+                                    CpTimelineLayout    *layout,
+                                    cairo_t             *cr);
+/* What is at (px, py) in rank's band (as cp_timeline_layout_hit_test());
+ * FALSE outside the band or where the rank's capture has no time. */
+gboolean cp_job_timeline_band_hit  (const CpJobTimeline *tl,
+                                    CpJob               *job,
+                                    guint                rank,
+                                    CpViewState         *view,
+                                    CpTimelineLayout    *layout,
+                                    double               px,
+                                    double               py,
+                                    CpHit               *hit);
+/* Where a slice of rank is drawn in its band; FALSE when it is not. */
+gboolean cp_job_timeline_band_slice_rect (const CpJobTimeline *tl,
+                                          CpJob               *job,
+                                          guint                rank,
+                                          CpPainter           *painter,
+                                          CpViewState         *view,
+                                          CpTimelineLayout    *layout,
+                                          CpSliceRef           ref,
+                                          double              *x,
+                                          double              *y,
+                                          double              *w,
+                                          double              *h);
 void     cp_job_timeline_draw      (const CpJobTimeline *tl,
                                     CpJob               *job,
                                     cairo_t             *cr,

@@ -55,10 +55,20 @@ struct _CpJobWindow
   gint64                view_end;
   gint64                drag_start;   /* view_start when a pan began */
   double                pointer_x;    /* over the timeline, for the wheel's zoom */
+  double                pointer_y;
   CpJobBars             bars_layout;
   gboolean              bars_valid;
   gint                  selected;
+  /* Ranks showing their lanes under their row: per rank (job order) its
+   * view and layout (NULL while closed) and the band's height (0). */
+  CpPainter            *painter;
+  CpViewState         **rank_views;
+  CpTimelineLayout    **rank_layouts;
+  double               *bands;
 };
+
+/* The tallest band of lanes: more lanes scroll inside it. */
+#define BAND_MAX_HEIGHT 360.0
 
 G_DEFINE_FINAL_TYPE (CpJobWindow, cp_job_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -103,6 +113,103 @@ draw_heat (GtkDrawingArea *area,
                        cp_ui_widget_is_dark (GTK_WIDGET (area)) ? CP_THEME_DARK : CP_THEME_LIGHT, self->selected);
 }
 
+/* The job timeline's rows with the bands open now. */
+static void
+lay_out_timeline (CpJobWindow   *self,
+                  PangoLayout   *layout,
+                  double         width,
+                  CpJobTimeline *out)
+{
+  cp_job_timeline_layout (self->job, layout, 0, 0, width, cp_painter_get_metrics (self->painter)->gutter_width,
+                          self->bands, out);
+}
+
+/* The timeline's height follows the bands open. */
+static void
+update_timeline_height (CpJobWindow *self)
+{
+  CpJobTimeline tl;
+  g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (self->timeline, NULL);
+
+  lay_out_timeline (self, layout, 800, &tl);
+  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (self->timeline), (int) tl.total_height + 4);
+  self->timeline_valid = FALSE;
+  gtk_widget_queue_draw (self->timeline);
+}
+
+/* A rank's band after its lanes changed (a group folded or unfolded). */
+static void
+relayout_band (CpJobWindow *self,
+               guint        k)
+{
+  double max;
+
+  g_clear_pointer (&self->rank_layouts[k], cp_timeline_layout_unref);
+  self->rank_layouts[k] = cp_timeline_layout_new (self->rank_views[k], cp_painter_get_metrics (self->painter));
+  self->bands[k] = cp_job_timeline_band_natural_height (self->rank_layouts[k], BAND_MAX_HEIGHT);
+  max = cp_timeline_layout_get_max_offset (self->rank_layouts[k],
+                                           cp_painter_get_metrics (self->painter)->ruler_height + self->bands[k]);
+  if (cp_view_state_get_vertical_offset (self->rank_views[k]) > max)
+    cp_view_state_set_vertical_offset (self->rank_views[k], max);
+  update_timeline_height (self);
+}
+
+void
+cp_job_window_show_rank_lanes (CpJobWindow *self,
+                               guint        index,
+                               gboolean     shown)
+{
+  g_return_if_fail (CP_IS_JOB_WINDOW (self));
+  g_return_if_fail (self->job != NULL && index < cp_job_get_n_ranks (self->job));
+
+  if (shown == (self->rank_views[index] != NULL))
+    return;
+  if (shown)
+    {
+      CpViewState *view = cp_view_state_new ();
+
+      cp_view_state_set_trace (view, cp_job_get_rank (self->job, index)->trace);
+      cp_view_state_set_devices_first (view, TRUE);
+      if (self->selected >= 0)
+        cp_view_state_set_selected (view, cp_job_get_collective (self->job, self->selected)->slices[index]);
+      self->rank_views[index] = view;
+      relayout_band (self, index);
+      return;
+    }
+  g_clear_pointer (&self->rank_layouts[index], cp_timeline_layout_unref);
+  g_clear_object (&self->rank_views[index]);
+  self->bands[index] = 0;
+  update_timeline_height (self);
+}
+
+CpViewState *
+cp_job_window_get_rank_view (CpJobWindow *self,
+                             guint        index)
+{
+  g_return_val_if_fail (CP_IS_JOB_WINDOW (self), NULL);
+
+  if (self->job == NULL || index >= cp_job_get_n_ranks (self->job))
+    return NULL;
+  return self->rank_views[index];
+}
+
+gboolean
+cp_job_window_get_rank_slice_rect (CpJobWindow *self,
+                                   guint        index,
+                                   CpSliceRef   ref,
+                                   double      *x,
+                                   double      *y,
+                                   double      *w,
+                                   double      *h)
+{
+  g_return_val_if_fail (CP_IS_JOB_WINDOW (self), FALSE);
+
+  if (!self->timeline_valid || cp_job_window_get_rank_view (self, index) == NULL)
+    return FALSE;
+  return cp_job_timeline_band_slice_rect (&self->timeline_layout, self->job, index, self->painter,
+                                          self->rank_views[index], self->rank_layouts[index], ref, x, y, w, h);
+}
+
 static void
 draw_timeline (GtkDrawingArea *area,
                cairo_t        *cr,
@@ -112,16 +219,22 @@ draw_timeline (GtkDrawingArea *area,
 {
   CpJobWindow *self = data;
   g_autoptr(PangoLayout) layout = NULL;
+  CpTheme theme;
 
   if (self->job == NULL)
     return;
   layout = gtk_widget_create_pango_layout (GTK_WIDGET (area), NULL);
-  cp_job_timeline_layout (self->job, layout, 0, 0, width, &self->timeline_layout);
+  lay_out_timeline (self, layout, width, &self->timeline_layout);
   if (self->view_end > self->view_start)
     cp_job_timeline_set_range (&self->timeline_layout, self->view_start, self->view_end);
   self->timeline_valid = TRUE;
-  cp_job_timeline_draw (&self->timeline_layout, self->job, cr, layout,
-                        cp_ui_widget_is_dark (GTK_WIDGET (area)) ? CP_THEME_DARK : CP_THEME_LIGHT, self->selected);
+  theme = cp_ui_widget_is_dark (GTK_WIDGET (area)) ? CP_THEME_DARK : CP_THEME_LIGHT;
+  cp_job_timeline_draw (&self->timeline_layout, self->job, cr, layout, theme, self->selected);
+  cp_painter_set_theme (self->painter, theme);
+  for (guint k = 0; k < self->timeline_layout.n_ranks; k++)
+    if (self->rank_views[k] != NULL)
+      cp_job_timeline_draw_band (&self->timeline_layout, self->job, k, self->painter, self->rank_views[k],
+                                 self->rank_layouts[k], cr);
 }
 
 /* What a cell of the heat map says. */
@@ -151,6 +264,9 @@ select_collective (CpJobWindow *self,
   if (self->selected == (gint) c)
     return;
   self->selected = c;
+  for (guint k = 0; k < cp_job_get_n_ranks (self->job); k++)
+    if (self->rank_views[k] != NULL)
+      cp_view_state_set_selected (self->rank_views[k], cp_job_get_collective (self->job, c)->slices[k]);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "job.zoom-collective", TRUE);
   gtk_widget_queue_draw (self->heat);
   gtk_widget_queue_draw (self->timeline);
@@ -269,9 +385,30 @@ timeline_scroll (GtkEventControllerScroll *scroll,
 {
   GdkModifierType mods = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (scroll));
   double x = self->pointer_x;
+  guint k;
+  gboolean in_band;
 
-  if (!(mods & GDK_CONTROL_MASK) || !self->timeline_valid || dy == 0)
+  if (!self->timeline_valid || dy == 0)
     return FALSE;
+  /* The wheel over a band with more lanes than it shows scrolls them, up
+   * to their ends, then the page. */
+  if (!(mods & GDK_CONTROL_MASK))
+    {
+      CpViewState *view;
+      double offset, max;
+
+      if (!cp_job_timeline_rank_at (&self->timeline_layout, self->pointer_y, &k, &in_band) || !in_band)
+        return FALSE;
+      view = self->rank_views[k];
+      max = cp_timeline_layout_get_max_offset (self->rank_layouts[k],
+                                               cp_painter_get_metrics (self->painter)->ruler_height + self->bands[k]);
+      offset = CLAMP (cp_view_state_get_vertical_offset (view) + dy * 40, 0, max);
+      if (offset == cp_view_state_get_vertical_offset (view))
+        return FALSE;
+      cp_view_state_set_vertical_offset (view, offset);
+      gtk_widget_queue_draw (self->timeline);
+      return TRUE;
+    }
   if (x < self->timeline_layout.x || x > self->timeline_layout.x + self->timeline_layout.width)
     x = self->timeline_layout.x + self->timeline_layout.width / 2;
   zoom_around (self, cp_job_timeline_time_at (&self->timeline_layout, x), dy < 0 ? 0.8 : 1.25);
@@ -285,6 +422,7 @@ timeline_motion (GtkEventControllerMotion *motion,
                  CpJobWindow              *self)
 {
   self->pointer_x = x;
+  self->pointer_y = y;
 }
 
 static void
@@ -363,6 +501,59 @@ cp_job_window_open_rank (CpJobWindow *self,
   cp_window_open (window, file);
 }
 
+/* What a slice of a rank's band is, for the label under the heat map. */
+static char *
+describe_slice (CpJob      *job,
+                guint       k,
+                CpSliceRef  ref)
+{
+  CpTrace *trace = cp_job_get_rank (job, k)->trace;
+  const CpSlices *sl = cp_lane_get_slices (cp_trace_get_lane (trace, ref.lane));
+  g_autofree char *lane = cp_timeline_lane_label (trace, ref.lane);
+  g_autofree char *dur = cp_time_format_duration (cp_slices_get_end (sl, ref.index) -
+                                                  cp_slices_get_start (sl, ref.index));
+
+  /* Translators: a slice of a rank's lanes: rank, slice name, lane, duration. */
+  return g_strdup_printf (_("Rank %d: %s on %s, %s"), cp_job_get_rank (job, k)->rank,
+                          cp_trace_get_string (trace, cp_slices_get_name (sl, ref.index)), lane, dur);
+}
+
+/* A click in a rank's band: a group's header folds or unfolds it, a slice
+ * is selected (with its collective, when it is one). */
+static void
+band_pressed (CpJobWindow *self,
+              guint        k,
+              double       x,
+              double       y)
+{
+  CpHit hit;
+
+  if (!cp_job_timeline_band_hit (&self->timeline_layout, self->job, k, self->rank_views[k], self->rank_layouts[k],
+                                 x, y, &hit))
+    return;
+  if (hit.kind == CP_HIT_GROUP)
+    {
+      cp_view_state_set_group_collapsed (self->rank_views[k], hit.process,
+                                         !cp_view_state_get_group_collapsed (self->rank_views[k], hit.process));
+      relayout_band (self, k);
+    }
+  else if (hit.kind == CP_HIT_SLICE)
+    {
+      g_autofree char *text = describe_slice (self->job, k, hit.slice);
+
+      for (guint c = 0; c < cp_job_get_n_collectives (self->job); c++)
+        if (cp_job_get_collective (self->job, c)->slices[k].lane == hit.slice.lane &&
+            cp_job_get_collective (self->job, c)->slices[k].index == hit.slice.index)
+          {
+            select_collective (self, c);
+            break;
+          }
+      cp_view_state_set_selected (self->rank_views[k], hit.slice);
+      gtk_label_set_text (self->heat_info, text);
+      gtk_widget_queue_draw (self->timeline);
+    }
+}
+
 static void
 timeline_pressed (GtkGestureClick *click,
                   int              n_press,
@@ -371,15 +562,30 @@ timeline_pressed (GtkGestureClick *click,
                   CpJobWindow     *self)
 {
   guint c, k;
+  gboolean in_band;
   g_autofree char *text = NULL;
   const CpJobTimeline *tl = &self->timeline_layout;
 
-  if (self->job == NULL || !self->timeline_valid)
+  if (self->job == NULL || !self->timeline_valid || !cp_job_timeline_rank_at (tl, y, &k, &in_band))
     return;
-  /* A double click on a rank's row opens its capture at the range shown. */
-  if (n_press == 2 && tl->n_ranks > 0 && y >= tl->y && y < tl->y + tl->height && x >= tl->x)
+  /* A double click on a rank's row or band opens its capture at the range
+   * shown. */
+  if (n_press == 2 && x >= tl->x)
     {
-      cp_job_window_open_rank (self, MIN ((guint) floor ((y - tl->y) / tl->row_height), tl->n_ranks - 1));
+      cp_job_window_open_rank (self, k);
+      return;
+    }
+  if (n_press != 1)
+    return;
+  if (in_band)
+    {
+      band_pressed (self, k, x, y);
+      return;
+    }
+  /* A click on a rank's name opens or closes its lanes. */
+  if (x < tl->x)
+    {
+      cp_job_window_show_rank_lanes (self, k, self->rank_views[k] == NULL);
       return;
     }
   if (!cp_job_timeline_hit (tl, self->job, x, y, &c, &k))
@@ -537,13 +743,10 @@ show_job (CpJobWindow *self)
                                        (int) cp_job_bars_natural_height (job, 800) + 8);
   gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (self->heat),
                                        (int) cp_job_heatmap_natural_height (job, 800) + 4);
-  {
-    CpJobTimeline tl;
-    g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (self->timeline, NULL);
-
-    cp_job_timeline_layout (job, layout, 0, 0, 800, &tl);
-    gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (self->timeline), (int) tl.total_height + 4);
-  }
+  self->rank_views = g_new0 (CpViewState *, n);
+  self->rank_layouts = g_new0 (CpTimelineLayout *, n);
+  self->bands = g_new0 (double, n);
+  update_timeline_height (self);
   if (cp_job_get_n_collectives (job) == 0)
     gtk_label_set_text (self->heat_info, _("The ranks have no collective in common."));
   else
@@ -893,6 +1096,15 @@ cp_job_window_dispose (GObject *object)
 
   stop_pulse (self);
   cp_ui_cancel (&self->cancellable);
+  for (guint k = 0; self->rank_views != NULL && k < cp_job_get_n_ranks (self->job); k++)
+    {
+      g_clear_object (&self->rank_views[k]);
+      g_clear_pointer (&self->rank_layouts[k], cp_timeline_layout_unref);
+    }
+  g_clear_pointer (&self->rank_views, g_free);
+  g_clear_pointer (&self->rank_layouts, g_free);
+  g_clear_pointer (&self->bands, g_free);
+  g_clear_pointer (&self->painter, cp_painter_free);
   g_clear_object (&self->job);
   g_clear_pointer (&self->load_progress, cp_job_progress_unref);
   g_clear_pointer (&self->asked, g_ptr_array_unref);
@@ -947,6 +1159,7 @@ static void
 cp_job_window_init (CpJobWindow *self)
 {
   self->selected = -1;
+  self->painter = cp_painter_new ();
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "job.zoom-collective", FALSE);
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->bars), draw_bars, self, NULL);

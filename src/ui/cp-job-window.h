@@ -59,6 +59,23 @@ void             cp_job_window_get_visible_range (CpJobWindow *self,
  * the range the job timeline shows, in the rank's own time. */
 void             cp_job_window_open_rank (CpJobWindow *self,
                                           guint        index);
+/* Shows or hides rank index's own lanes (job order) in a band under its
+ * row of the job timeline, as a click on its name does. */
+void             cp_job_window_show_rank_lanes (CpJobWindow *self,
+                                                guint        index,
+                                                gboolean     shown);
+/* The view of rank index's lanes while they are shown, else NULL. */
+CpViewState     *cp_job_window_get_rank_view   (CpJobWindow *self,
+                                                guint        index);
+/* Where a slice of rank index is drawn in its band, in the timeline's
+ * coordinates, as last drawn; FALSE when it is not shown. */
+gboolean         cp_job_window_get_rank_slice_rect (CpJobWindow *self,
+                                                    guint        index,
+                                                    CpSliceRef   ref,
+                                                    double      *x,
+                                                    double      *y,
+                                                    double      *w,
+                                                    double      *h);
 /* The selected collective (job order), -1 for none. */
 gint         cp_job_window_get_selected_collective (CpJobWindow *self);
 

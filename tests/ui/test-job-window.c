@@ -19,6 +19,7 @@
 #include <json-glib/json-glib.h>
 #include <glib/gstdio.h>
 #include <locale.h>
+#include <math.h>
 #include <string.h>
 
 #include "cp-ui-test-util.h"
@@ -252,8 +253,88 @@ test_real_gloo (void)
     cp_job_heatmap_cell_center (&map, 5, 1, &x5, &y5);
     g_signal_emit_by_name (controller_of (heat, GTK_TYPE_GESTURE_CLICK), "pressed", 1, x5, y5);
     g_assert_cmpint (cp_job_window_get_selected_collective (window), ==, 5);
+    screenshots (window, "job-3-light.png", "job-3-dark.png");
+
+    /* A click on the straggler's name opens its own lanes under its row:
+     * the selected collective is selected there too, and each
+     * collective's slice in them lies where the oracle's times put it. */
+    {
+      GtkWidget *area = cp_ui_find_named (GTK_WIDGET (window), "job-timeline");
+      GtkGesture *click = GTK_GESTURE (controller_of (area, GTK_TYPE_GESTURE_CLICK));
+      double h0 = tl.total_height, bx, by, bw, bh;
+      guint k = 0, n_seen = 0, n_narrow = 0;
+      gint pick = -1;
+      CpViewState *view;
+
+      while (cp_job_get_rank (job, k)->rank != straggler)
+        k++;
+      g_assert_null (cp_job_window_get_rank_view (window, k));
+      g_signal_emit_by_name (click, "pressed", 1, tl.left + 4, cp_job_timeline_row_y (&tl, k) + tl.row_height / 2);
+      view = cp_job_window_get_rank_view (window, k);
+      g_assert_nonnull (view);
+      cp_ui_wait_frame (area);
+      g_assert_true (cp_job_window_get_timeline (window, &tl));
+      g_assert_cmpfloat (tl.bands[k], >=, 40);
+      g_assert_cmpfloat (fabs (tl.total_height - (h0 + tl.bands[k])), <, 0.01);
+      g_assert_cmpint (gtk_widget_get_height (area), >=, (int) tl.total_height);
+      g_assert_cmpuint (cp_view_state_get_selected (view).lane, ==, cp_job_get_collective (job, 5)->slices[k].lane);
+      g_assert_cmpuint (cp_view_state_get_selected (view).index, ==, cp_job_get_collective (job, 5)->slices[k].index);
+      for (guint c = 0; c < cp_job_get_n_collectives (job); c++)
+        {
+          const CpJobCollective *jc = cp_job_get_collective (job, c);
+          JsonObject *t = json_array_get_object_element (colls, jc->index);
+          gint64 a = json_array_get_int_element (json_object_get_array_member (t, "arrival_ns"), straggler);
+          gint64 e = json_array_get_int_element (json_object_get_array_member (t, "end_ns"), straggler);
+
+          g_assert_true (cp_job_window_get_rank_slice_rect (window, k, jc->slices[k], &bx, &by, &bw, &bh));
+          g_assert_cmpfloat (by, >=, cp_job_timeline_row_y (&tl, k) + tl.row_height);
+          g_assert_cmpfloat (by + bh, <=, cp_job_timeline_row_y (&tl, k) + tl.row_height + tl.bands[k]);
+          g_assert_cmpfloat (fabs (bx - cp_job_timeline_x (&tl, a + shift)), <=, 1.0);
+          if (cp_job_timeline_x (&tl, e + shift) - cp_job_timeline_x (&tl, a + shift) < 2)
+            n_narrow++;  /* drawn a pixel wide at least */
+          else
+            g_assert_cmpfloat (fabs (bx + bw - cp_job_timeline_x (&tl, e + shift)), <=, 1.0);
+          if (pick < 0 && c != 5 && bw >= 4)
+            pick = (gint) c;
+          n_seen++;
+        }
+      g_assert_cmpuint (n_seen, ==, cp_job_get_n_collectives (job));
+      g_assert_cmpuint (n_narrow, <, n_seen);
+      if (g_getenv ("CP_SCREENSHOT_DIR") != NULL)
+        {
+          GtkScrolledWindow *scrolled = GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (area, GTK_TYPE_SCROLLED_WINDOW));
+          graphene_rect_t bounds;
+
+          g_assert_true (gtk_widget_compute_bounds (area, gtk_scrolled_window_get_child (scrolled), &bounds));
+          gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (scrolled), bounds.origin.y - 120);
+          screenshots (window, "job-3-lanes-light.png", "job-3-lanes-dark.png");
+          gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (scrolled), 0);
+          cp_ui_wait_frame (area);
+          g_assert_true (cp_job_window_get_timeline (window, &tl));
+        }
+
+      /* A click on another collective's slice there selects it, on
+       * every rank. */
+      g_assert_cmpint (pick, >=, 0);
+      g_assert_true (cp_job_window_get_rank_slice_rect (window, k, cp_job_get_collective (job, pick)->slices[k],
+                                                        &bx, &by, &bw, &bh));
+      g_signal_emit_by_name (click, "pressed", 1, bx + bw / 2, by + bh / 2);
+      g_assert_cmpint (cp_job_window_get_selected_collective (window), ==, pick);
+      g_assert_cmpuint (cp_view_state_get_selected (view).index, ==, cp_job_get_collective (job, pick)->slices[k].index);
+      {
+        g_autofree char *want = g_strdup_printf ("Rank %d: gloo:", straggler);
+
+        g_assert_true (g_str_has_prefix (label_text (GTK_WIDGET (window), "heat-info"), want));
+      }
+
+      /* Its name again closes them. */
+      g_signal_emit_by_name (click, "pressed", 1, tl.left + 4, cp_job_timeline_row_y (&tl, k) + tl.row_height / 2);
+      g_assert_null (cp_job_window_get_rank_view (window, k));
+      cp_ui_wait_frame (area);
+      g_assert_true (cp_job_window_get_timeline (window, &tl));
+      g_assert_cmpfloat (fabs (tl.total_height - h0), <, 0.01);
+    }
   }
-  screenshots (window, "job-3-light.png", "job-3-dark.png");
 
   cp_ui_destroy_window (GTK_WINDOW (window));
   for (guint k = 0; k < 3; k++)
