@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "analysis/cp-job.h"
+#include "analysis/cp-job-private.h"
 #include "cp-test-util.h"
 #include "formats/cp-loader.h"
 
@@ -105,9 +106,10 @@ find (CpJob      *job,
 /* Every collective's skew and last rank against the simulation's truth,
  * within the latency the alignment allows (per rank: its residual). */
 static void
-check_collectives (CpJob      *job,
-                   JsonObject *truth,
-                   gint64      tolerance)
+check_collectives_of (CpJob      *job,
+                      JsonObject *truth,
+                      gint64      tolerance,
+                      const char *op)
 {
   JsonArray *colls = json_object_get_array_member (truth, "collectives");
   guint n_ranks = cp_job_get_n_ranks (job);
@@ -135,7 +137,7 @@ check_collectives (CpJob      *job,
             second = MAX (second, a);
         }
       g_assert_cmpint (ABS (jc->skew - (hi - lo)), <=, tolerance);
-      g_assert_cmpstr (jc->name, ==, "allreduce");
+      g_assert_cmpstr (jc->name, ==, op);
       g_assert_cmpint (jc->bytes, >, 0);
       g_assert_cmpint (jc->group_size, ==, json_object_get_int_member (truth, "ranks"));
       g_assert_true (jc->bus_bandwidth > 0);
@@ -143,6 +145,14 @@ check_collectives (CpJob      *job,
         g_assert_cmpint (cp_job_get_rank (job, jc->last_rank)->rank, ==,
                          json_object_get_int_member (t, "last_rank"));
     }
+}
+
+static void
+check_collectives (CpJob      *job,
+                   JsonObject *truth,
+                   gint64      tolerance)
+{
+  check_collectives_of (job, truth, tolerance, "allreduce");
 }
 
 static void
@@ -295,9 +305,11 @@ test_rank_from_name (void)
       g_assert_true (g_str_has_suffix (r->path, name));
       g_assert_cmpint (r->world_size, ==, -1);
     }
-  for (guint k = 0; k < 3; k++)
-    g_assert_nonnull (strstr (cp_job_get_notes (job)[k], "file name"));
-  g_assert_null (cp_job_get_notes (job)[3]);
+  /* One note for the three guesses, naming the first and the last. */
+  g_assert_nonnull (strstr (cp_job_get_notes (job)[0], "3 ranks guessed from the file names"));
+  g_assert_nonnull (strstr (cp_job_get_notes (job)[0], "rank-0.pt.trace.json is rank 0 … "));
+  g_assert_nonnull (strstr (cp_job_get_notes (job)[0], "rank-2.pt.trace.json rank 2"));
+  g_assert_null (cp_job_get_notes (job)[1]);
   check_collectives (job, truth_of (&g), 2 * json_object_get_int_member (truth_of (&g), "latency_ns"));
   for (guint i = 0; i < 3; i++)
     g_object_unref (files[i]);
@@ -740,6 +752,196 @@ test_folder_order (void)
   cp_test_rm_rf (dir);
 }
 
+/* Moves the ranks cp-gen wrote into a TensorBoard logdir's run folder;
+ * returns the logdir. */
+static char *
+into_logdir (Gen *g)
+{
+  g_autofree char *ranks = g_build_filename (g->dir, "ranks", NULL);
+  g_autofree char *profile = g_build_filename (g->dir, "logdir", "plugins", "profile", NULL);
+  g_autofree char *run = g_build_filename (profile, "2026_12_04_10_00_00", NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (profile, 0755), ==, 0);
+  g_assert_cmpint (g_rename (ranks, run), ==, 0);
+  return g_build_filename (g->dir, "logdir", NULL);
+}
+
+/* A multi-host JAX job on TPUs (cp-gen --format xplane), opened from its
+ * TensorBoard logdir: the hosts' XSpaces are the ranks (in their order,
+ * said once), their XLA all-reduces (synchronous, and async start / done
+ * pairs) matched, with the size, type and group size their HLO text says;
+ * clock offsets, skews, transfers, the straggler and a mismatch against
+ * the truth, and each rank's figures equal to it loaded alone. */
+static void
+test_xla_hosts (void)
+{
+  Gen g = { 0 }, m = { 0 };
+  g_autoptr(CpJob) job = NULL, mjob = NULL;
+  g_autofree char *logdir = NULL, *mdir = NULL, *out = NULL;
+  g_autoptr(GFile) folder = NULL;
+  g_autoptr(GPtrArray) files = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonArray *colls;
+  gint64 latency;
+  int status = 0;
+
+  gen_job (&g, "--format", "xplane", "--ranks", "8", "--hosts", "4", "--host-offset", "-300000000",
+           "--straggler", "5", "--delay", "15000000", NULL);
+  logdir = into_logdir (&g);
+  folder = g_file_new_for_path (logdir);
+  g_assert_true (cp_job_is_folder (folder));
+  files = cp_job_list_folder (folder, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (files->len, ==, 8);
+  job = open_dir (logdir, TRUE);
+  g_assert_cmpuint (cp_job_get_n_ranks (job), ==, 8);
+  g_assert_cmpint (cp_job_get_world_size (job), ==, -1);
+  /* One note for the eight guesses. */
+  g_assert_nonnull (cp_job_get_notes (job)[0]);
+  g_assert_nonnull (strstr (cp_job_get_notes (job)[0], "8 ranks guessed from the order of the files"));
+  g_assert_null (cp_job_get_notes (job)[1]);
+  for (guint k = 0; k < 8; k++)
+    {
+      const CpJobRank *r = cp_job_get_rank (job, k);
+      g_autofree char *host = g_strdup_printf ("host-%u", k / 2);
+
+      g_assert_cmpint (r->rank, ==, (gint) k);
+      g_assert_cmpint (r->rank_source, ==, CP_RANK_FROM_ORDER);
+      g_assert_cmpstr (r->host, ==, host);
+      g_assert_true (r->device_collectives);
+      g_assert_cmpuint (r->n_collectives, ==, 8);
+    }
+  check_offsets (job, truth_of (&g));
+  latency = json_object_get_int_member (truth_of (&g), "latency_ns");
+  check_collectives_of (job, truth_of (&g), 2 * latency, "all_reduce");
+  colls = json_object_get_array_member (truth_of (&g), "collectives");
+  for (guint c = 0; c < cp_job_get_n_collectives (job); c++)
+    {
+      const CpJobCollective *jc = cp_job_get_collective (job, c);
+      JsonObject *t = json_array_get_object_element (colls, jc->index);
+      gint last = (gint) json_object_get_int_member (t, "last_rank");
+      gint64 transfer = json_array_get_int_element (json_object_get_array_member (t, "end_ns"), last) -
+                        json_array_get_int_element (json_object_get_array_member (t, "arrival_ns"), last);
+
+      g_assert_cmpint (jc->bytes, ==, json_object_get_int_member (truth_of (&g), "bytes"));
+      g_assert_cmpstr (jc->dtype, ==, "f32");
+      g_assert_null (jc->mismatch);
+      /* An async pair spans its start to its done. */
+      g_assert_cmpint (ABS (jc->transfer_time - transfer), <=, 2 * latency);
+    }
+  g_assert_cmpint (find (job, "job-straggler")->rank, ==, 5);
+  for (guint k = 0; k < 8; k++)
+    {
+      const CpJobRank *r = cp_job_get_rank (job, k);
+      g_autoptr(GFile) file = g_file_new_for_path (r->path);
+      g_autoptr(CpTrace) trace = cp_load_file (file, NULL, NULL, NULL, &error);
+      g_autoptr(CpAnalysis) alone = NULL;
+      CpTimeSummary a, b;
+      const CpDeviceStats *da;
+      guint na;
+
+      g_assert_no_error (error);
+      alone = cp_analysis_new (trace, NULL, &error);
+      g_assert_no_error (error);
+      cp_analysis_get_step_summary (alone, &a);
+      cp_analysis_get_step_summary (r->analysis, &b);
+      g_assert_cmpmem (&a, sizeof a, &b, sizeof b);
+      da = cp_analysis_get_devices (alone, &na);
+      g_assert_cmpuint (na, ==, 1);
+      g_assert_cmpint (r->comm_time, ==, da[0].comm_time);
+    }
+
+  /* The last rank's fourth all-reduce is half the size: said. */
+  gen_job (&m, "--format", "xplane", "--ranks", "4", "--mismatch", "3", NULL);
+  mdir = g_build_filename (m.dir, "ranks", NULL);
+  mjob = open_dir (mdir, TRUE);
+  g_assert_cmpuint (cp_job_get_n_mismatches (mjob), ==, 1);
+  for (guint c = 0; c < cp_job_get_n_collectives (mjob); c++)
+    {
+      const CpJobCollective *jc = cp_job_get_collective (mjob, c);
+
+      g_assert_cmpint (jc->mismatch != NULL, ==, jc->index == 3);
+      if (jc->mismatch != NULL)
+        {
+          /* GLib may put a no-break space before the unit. */
+          g_assert_nonnull (strstr (jc->mismatch, "rank 3: all_reduce 2.0"));
+          g_assert_nonnull (strstr (jc->mismatch, "MiB f32, rank 0: all_reduce 4.0"));
+        }
+    }
+  g_assert_nonnull (find (mjob, "job-collective-mismatch"));
+
+  /* diagnose DIR reads the logdir as the job, fixes for JAX first. */
+  {
+    const char *argv[] = { g_getenv ("CP_CHOKEPOINT"), "diagnose", logdir, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL,
+                                 &status, &error));
+  }
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (out, "Job:      8 ranks"));
+  g_assert_nonnull (strstr (out, "Rank 5 is the straggler"));
+  g_assert_nonnull (strstr (out, "Fixes (JAX, this job’s framework):"));
+  g_clear_pointer (&out, g_free);
+  {
+    const char *argv[] = { g_getenv ("CP_CHOKEPOINT"), "diagnose", "--json", logdir, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL,
+                                 &status, &error));
+  }
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (
+                      json_node_get_object (json_parser_get_root (parser)), "ranks")), ==, 8);
+  gen_clear (&g);
+  gen_clear (&m);
+}
+
+/* The HLO text of XLA's collectives, as XProf and JAX write it. */
+static void
+test_hlo_text (void)
+{
+  static const struct
+  {
+    const char *text;
+    const char *op;
+    CpHloPhase  phase;
+    gint64      bytes;
+    const char *dtype;
+    gint        group;
+  } cases[] = {
+    { "%all-reduce = f32[5,1024,1024,256]{3,2,1,0:T(8,128)} all-reduce(f32[5,1024,1024,256]{3,2,1,0:T(8,128)} "
+      "%bitcast), channel_id=1, replica_groups=[4,2]<=[2,4]T(1,0), use_global_device_ids=true, "
+      "to_apply=%region_0.3.clone", "all_reduce", CP_HLO_SYNC, G_GINT64_CONSTANT (5368709120), "f32", 2 },
+    { "%all-gather-start.2 = (bf16[128]{0}, bf16[512]{0}) all-gather-start(bf16[128]{0} %p), "
+      "replica_groups={{0,1,2,3}}, dimensions={0}", "all_gather", CP_HLO_START, -1, "", 4 },
+    { "%all-gather-done.2 = bf16[512]{0} all-gather-done((bf16[128]{0}, bf16[512]{0}) %all-gather-start.2)",
+      "all_gather", CP_HLO_DONE, 1024, "bf16", -1 },
+    { "%reduce-scatter.1 = s32[8,16]{1,0} reduce-scatter(s32[32,16]{1,0} %x), replica_groups={}, dimensions={0}",
+      "reduce_scatter", CP_HLO_SYNC, 512, "s32", -1 },
+    { "collective-permute-done.3", "collective_permute", CP_HLO_DONE, -1, "", -1 },
+    { "all-to-all", "all_to_all", CP_HLO_SYNC, -1, "", -1 },
+  };
+  static const char * const not_collectives[] = {
+    "%fusion.3 = bf16[64,128]{1,0} fusion(%c), kind=kLoop", "%copy-start.1 = (bf16[512]{0}) copy-start(%p0)",
+    "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "all-reducer", "",
+  };
+  CpHloCollective h;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_assert_true (_cp_job_parse_hlo_collective (cases[i].text, &h));
+      g_assert_cmpstr (h.op, ==, cases[i].op);
+      g_assert_cmpint (h.phase, ==, cases[i].phase);
+      g_assert_cmpint (h.bytes, ==, cases[i].bytes);
+      g_assert_cmpstr (h.dtype, ==, cases[i].dtype);
+      g_assert_cmpint (h.group_size, ==, cases[i].group);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (not_collectives); i++)
+    g_assert_false (_cp_job_parse_hlo_collective (not_collectives[i], &h));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -758,5 +960,7 @@ main (int   argc,
   g_test_add_func ("/job/async", test_async);
   g_test_add_func ("/job/slow-link", test_slow_link);
   g_test_add_func ("/job/folder-order", test_folder_order);
+  g_test_add_func ("/job/xla-hosts", test_xla_hosts);
+  g_test_add_func ("/job/hlo-text", test_hlo_text);
   return g_test_run ();
 }

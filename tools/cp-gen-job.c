@@ -5,7 +5,7 @@
  *
  *   cp-gen --job DIR [--ranks N] [--steps S] [--seed S] [--straggler R --delay NS]
  *          [--hosts H --host-offset NS] [--mismatch K] [--slow-link K] [--no-distributed-info]
- *          [--truth FILE.json]
+ *          [--format kineto|xplane] [--truth FILE.json]
  *
  * Simulates N ranks (one GPU each) of a DDP-like loop in one true time: per
  * step, a host "slow_data_loading" annotation on the straggler only (delay
@@ -20,6 +20,17 @@
  * longer (a slow link). Writes DIR/rank-R.pt.trace.json and the truth: per rank the
  * clock offset a reader must add to align it with rank 0, and per
  * collective the true arrivals, ends, skew and last rank.
+ *
+ * --format xplane writes the same run as a multi-host JAX job on TPUs
+ * instead, DIR being the TensorBoard run folder: DIR/worker-R.xplane.pb,
+ * one process with one TPU per rank, its XSpace naming its host. The XLA
+ * Ops line holds a loop fusion (the compute) before each collective; the
+ * first collective of a step is a synchronous all-reduce, the second an
+ * async pair (all-reduce-start at the arrival, all-reduce-done to the end),
+ * both of f32[1048576] over replica_groups of every rank; XLA Modules has
+ * one jit_train_step per step, the host a PjitFunction(train_step) and the
+ * straggler's slow_data_loading. No distributedInfo: the ranks are the
+ * files' order.
  */
 
 #include "config.h"
@@ -30,6 +41,7 @@
 #include <glib/gstdio.h>
 
 #include "cp-gen.h"
+#include "cp-gen-xla.h"
 
 #define LATENCY_NS   2000
 #define NELEMS       (1 << 20)
@@ -42,6 +54,83 @@ typedef struct
   gint64 *arrival;   /* [rank] true ns */
   gint64 *end;
 } Coll;
+
+/* Rank r's capture as a JAX process on one TPU (see above). */
+static gboolean
+write_xplane_rank (const char  *dir,
+                   int          r,
+                   int          ranks,
+                   int          hosts,
+                   gint64       off,
+                   int          steps,
+                   const Coll  *colls,
+                   gint64     **comp,
+                   gint64     **load,
+                   int          straggler,
+                   gint64       delay,
+                   int          mismatch,
+                   GError     **error)
+{
+  CpGenXSpace *sp = cp_gen_xspace_new ();
+  CpGenXPlane *tpu = cp_gen_xspace_plane (sp, 1, "/device:TPU:0");
+  CpGenXLine *mods = cp_gen_xspace_line (tpu, 1, "XLA Modules");
+  CpGenXLine *ops = cp_gen_xspace_line (tpu, 2, "XLA Ops");
+  CpGenXPlane *host = cp_gen_xspace_plane (sp, 2, "/host:CPU");
+  CpGenXLine *py = cp_gen_xspace_line (host, 100, "python3");
+  g_autofree char *name = g_strdup_printf ("worker-%d.xplane.pb", r);
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autofree char *hostname = g_strdup_printf ("host-%d", r * hosts / ranks);
+  GString *groups = g_string_new ("{{");
+  gboolean ok;
+
+  for (int k = 0; k < ranks; k++)
+    g_string_append_printf (groups, "%s%d", k ? "," : "", k);
+  g_string_append (groups, "}}");
+  for (int s = 0; s < steps; s++)
+    {
+      gint64 s0 = load[r][s] + off, s1 = colls[2 * s + 1].end[r] + off;
+
+      cp_gen_xspace_event (host, py, "PjitFunction(train_step)", s0, 50000, NULL);
+      if (r == straggler)
+        cp_gen_xspace_event (host, py, "slow_data_loading", s0 + 50000, delay, NULL);
+      cp_gen_xspace_event (tpu, mods, "jit_train_step(4242)", comp[r][2 * s] + off, s1 - comp[r][2 * s] - off, NULL);
+      for (int part = 0; part < 2; part++)
+        {
+          guint k = 2 * s + part;
+          const Coll *c = &colls[k];
+          gint64 c0 = comp[r][k] + off, a = c->arrival[r] + off, e = c->end[r] + off;
+          gint64 nelems = (mismatch == (int) k && r == ranks - 1) ? NELEMS / 2 : NELEMS;
+          g_autofree char *fusion = g_strdup_printf ("%%fusion.%d = f32[%" G_GINT64_FORMAT "]{0} fusion(%%p.%d), "
+                                                     "kind=kLoop", part, nelems, part);
+
+          cp_gen_xspace_event (tpu, ops, fusion, c0, a - c0, "loop fusion");
+          if (part == 0)
+            {
+              g_autofree char *ar = g_strdup_printf ("%%all-reduce.%d = f32[%" G_GINT64_FORMAT "]{0} "
+                                                     "all-reduce(%%fusion.%d), channel_id=%d, replica_groups=%s, "
+                                                     "to_apply=%%add", part, nelems, part, part + 1, groups->str);
+
+              cp_gen_xspace_event (tpu, ops, ar, a, e - a, "all-reduce");
+            }
+          else
+            {
+              g_autofree char *start = g_strdup_printf ("%%all-reduce-start.%d = f32[%" G_GINT64_FORMAT "]{0} "
+                                                        "all-reduce-start(%%fusion.%d), channel_id=%d, "
+                                                        "replica_groups=%s, to_apply=%%add",
+                                                        part, nelems, part, part + 1, groups->str);
+              g_autofree char *done = g_strdup_printf ("%%all-reduce-done.%d = f32[%" G_GINT64_FORMAT "]{0} "
+                                                       "all-reduce-done(%%all-reduce-start.%d)", part, nelems, part);
+
+              cp_gen_xspace_event (tpu, ops, start, a, 2000, "all-reduce-start");
+              cp_gen_xspace_event (tpu, ops, done, a + 2000, e - a - 2000, "all-reduce-done");
+            }
+        }
+    }
+  g_string_free (groups, TRUE);
+  ok = cp_gen_xspace_write (sp, path, hostname, colls[2 * steps - 1].end[r] + off + 1000000, error);
+  cp_gen_xspace_free (sp);
+  return ok;
+}
 
 static void
 json_ts (FILE   *f,
@@ -82,6 +171,7 @@ cp_gen_job_main (int    argc,
   gint64 delay = 0, host_offset = 0;
   gint64 seed = 1;
   gboolean no_info = FALSE;
+  g_autofree char *format = NULL;
   GOptionEntry entries[] = {
     { "job", 0, 0, G_OPTION_ARG_FILENAME, &dir, "Folder to write the ranks' captures in", "DIR" },
     { "ranks", 0, 0, G_OPTION_ARG_INT, &ranks, "Number of ranks (default 8)", "N" },
@@ -94,6 +184,7 @@ cp_gen_job_main (int    argc,
     { "mismatch", 0, 0, G_OPTION_ARG_INT, &mismatch, "The last rank's K-th collective has half the size", "K" },
     { "slow-link", 0, 0, G_OPTION_ARG_INT, &slow_link, "The K-th collective's transfer takes 4 times longer", "K" },
     { "no-distributed-info", 0, 0, G_OPTION_ARG_NONE, &no_info, "Leave distributedInfo and hostname out", NULL },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format, "kineto (default) or xplane (a multi-host JAX job on TPUs)", "F" },
     { "truth", 't', 0, G_OPTION_ARG_FILENAME, &truth_path, "Write the ground truth here", "FILE" },
     { NULL }
   };
@@ -118,6 +209,11 @@ cp_gen_job_main (int    argc,
     {
       g_printerr ("cp-gen: --job DIR with 1 ≤ --ranks ≤ 4096, 1 ≤ --steps ≤ 1000000, 1 ≤ --hosts ≤ ranks, "
                   "and --straggler R < ranks with --delay NS > 0 together\n");
+      return 2;
+    }
+  if (format != NULL && !g_str_equal (format, "kineto") && !g_str_equal (format, "xplane"))
+    {
+      g_printerr ("cp-gen: --format is kineto or xplane, not “%s”\n", format);
       return 2;
     }
   if (g_mkdir_with_parents (dir, 0755) != 0)
@@ -173,11 +269,22 @@ cp_gen_job_main (int    argc,
     {
       g_autofree char *name = g_strdup_printf ("rank-%d.pt.trace.json", r);
       g_autofree char *path = g_build_filename (dir, name, NULL);
-      FILE *f = g_fopen (path, "w");
+      FILE *f = NULL;
       gint64 off = (gint64) (r * hosts / ranks) * host_offset;
       gint64 pid = 1000 + r;
       gboolean first = TRUE;
 
+      if (format != NULL && g_str_equal (format, "xplane"))
+        {
+          if (!write_xplane_rank (dir, r, ranks, hosts, off, steps, colls, comp, load, straggler, delay, mismatch,
+                                  &error))
+            {
+              g_printerr ("cp-gen: %s\n", error->message);
+              return 1;
+            }
+          continue;
+        }
+      f = g_fopen (path, "w");
       if (f == NULL)
         {
           g_printerr ("cp-gen: cannot create %s: %s\n", path, g_strerror (errno));

@@ -56,14 +56,14 @@ typedef struct
   CpPbBuf     stats;   /* encoded XStats (field 4 of the event) */
 } Ev;
 
-typedef struct
+typedef struct _CpGenXLine
 {
   gint64  id;
   char   *name;
   GArray *events;      /* of Ev */
 } Line;
 
-typedef struct
+typedef struct _CpGenXPlane
 {
   gint64      id;
   char       *name;
@@ -75,7 +75,7 @@ typedef struct
   CpPbBuf     stats;   /* plane stats (field 6) */
 } Plane;
 
-typedef struct
+typedef struct _CpGenXSpace
 {
   GPtrArray *planes;
   GString   *truth;    /* the scenario-specific truth members */
@@ -789,4 +789,73 @@ cp_gen_xla_write (const CpGenXlaScenario *scenario,
     }
   space_free (&sp);
   return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The builder for other generators (cp-gen-job.c). */
+
+CpGenXSpace *
+cp_gen_xspace_new (void)
+{
+  Space *sp = g_new0 (Space, 1);
+
+  sp->planes = g_ptr_array_new ();
+  sp->truth = g_string_new (NULL);
+  return sp;
+}
+
+void
+cp_gen_xspace_free (CpGenXSpace *sp)
+{
+  space_free (sp);
+  g_free (sp);
+}
+
+CpGenXPlane *
+cp_gen_xspace_plane (CpGenXSpace *sp,
+                     gint64       id,
+                     const char  *name)
+{
+  return plane_new (sp, id, name);
+}
+
+CpGenXLine *
+cp_gen_xspace_line (CpGenXPlane *plane,
+                    gint64       id,
+                    const char  *name)
+{
+  return line_new (plane, id, name);
+}
+
+void
+cp_gen_xspace_event (CpGenXPlane *plane,
+                     CpGenXLine  *line,
+                     const char  *name,
+                     gint64       start,
+                     gint64       dur,
+                     const char  *hlo_category)
+{
+  Ev *e = ev_add (line, g_intern_string (name), start, dur);
+
+  if (hlo_category != NULL)
+    stat_ref (plane, e, "hlo_category", hlo_category);
+}
+
+gboolean
+cp_gen_xspace_write (CpGenXSpace  *sp,
+                     const char   *path,
+                     const char   *hostname,
+                     gint64        duration,
+                     GError      **error)
+{
+  CpPbBuf buf;
+  guint64 n_events = 0;
+  gboolean ok;
+
+  task_environment (sp, duration);
+  cp_pb_buf_init (&buf);
+  encode_space (sp, &buf, hostname, &n_events);
+  ok = g_file_set_contents (path, (const char *) buf.data, (gssize) buf.len, error);
+  cp_pb_buf_clear (&buf);
+  return ok;
 }

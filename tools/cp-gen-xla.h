@@ -33,4 +33,32 @@ gboolean                cp_gen_xla_write     (const CpGenXlaScenario *scenario,
                                               guint64                *n_events,
                                               GError                **error);
 
+/* A small XSpace for other generators: planes of lines of events (ns from
+ * the capture's epoch start, each line's timestamp), written with the
+ * hostname and a Task Environment plane of the given duration. */
+typedef struct _CpGenXSpace CpGenXSpace;
+typedef struct _CpGenXPlane CpGenXPlane;
+typedef struct _CpGenXLine  CpGenXLine;
+
+CpGenXSpace *cp_gen_xspace_new   (void);
+void         cp_gen_xspace_free  (CpGenXSpace *sp);
+CpGenXPlane *cp_gen_xspace_plane (CpGenXSpace *sp,
+                                  gint64       id,
+                                  const char  *name);
+CpGenXLine  *cp_gen_xspace_line  (CpGenXPlane *plane,
+                                  gint64       id,
+                                  const char  *name);
+/* An event; hlo_category (may be NULL) as XLA's stat of that name. */
+void         cp_gen_xspace_event (CpGenXPlane *plane,
+                                  CpGenXLine  *line,
+                                  const char  *name,
+                                  gint64       start,
+                                  gint64       dur,
+                                  const char  *hlo_category);
+gboolean     cp_gen_xspace_write (CpGenXSpace  *sp,
+                                  const char   *path,
+                                  const char   *hostname,
+                                  gint64        duration,
+                                  GError      **error);
+
 G_END_DECLS

@@ -59,4 +59,36 @@ struct _CpJob
 /* The job findings (cp-job-find.c), once the figures are in. */
 void cp_job_find (CpJob *self);
 
+/* The operation of a collective kernel or annotation: "nccl:all_reduce",
+ * "ncclDevKernel_AllGather_RING_LL" → "all_reduce", "all_gather". */
+char *_cp_job_collective_op (const char *name);
+
+/* An XLA collective as its HLO text tells it (cp-job-xla.c). */
+typedef enum
+{
+  CP_HLO_SYNC,
+  CP_HLO_START,   /* all-reduce-start: the transfer begins */
+  CP_HLO_DONE,    /* all-reduce-done: it ends */
+} CpHloPhase;
+
+typedef struct
+{
+  char       op[32];       /* "all_reduce", "all_gather"... */
+  CpHloPhase phase;
+  gint64     bytes;        /* the result's shape, -1 unknown (a tuple) */
+  char       dtype[16];    /* "f32", "bf16"... ("" unknown) */
+  gint       group_size;   /* replica_groups' size, -1 not said */
+} CpHloCollective;
+
+/* Parses "%all-reduce.5 = f32[1024]{0} all-reduce(%x), replica_groups={{0,1}}"
+ * or a bare op name ("all-reduce-start.2"); FALSE when the op is not a
+ * collective. */
+gboolean _cp_job_parse_hlo_collective (const char      *text,
+                                       CpHloCollective *out);
+/* An XPlane rank's collectives (RankColl, appended to dev unsorted) and
+ * its device compute, from its first device that has collectives. */
+void     _cp_job_xla_collectives      (Slot            *s,
+                                       GArray          *dev,
+                                       CpIntervals     *compute);
+
 G_END_DECLS

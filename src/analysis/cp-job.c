@@ -17,6 +17,7 @@
 #include "analysis/cp-job-private.h"
 #include "formats/cp-args.h"
 #include "formats/cp-loader.h"
+#include "formats/cp-xplane-reader.h"
 
 G_DEFINE_FINAL_TYPE (CpJob, cp_job, G_TYPE_OBJECT)
 
@@ -227,6 +228,14 @@ cp_job_count_fitting (GFile * const *files,
   return n_fit;
 }
 
+static gboolean
+is_xplane_file (GFile *file)
+{
+  g_autofree char *name = g_file_get_basename (file);
+
+  return strstr (name, ".xplane.pb") != NULL;
+}
+
 gboolean
 cp_job_is_folder (GFile *file)
 {
@@ -239,7 +248,7 @@ cp_job_is_folder (GFile *file)
   if (files == NULL)
     return FALSE;
   first = g_file_get_basename (g_ptr_array_index (files, 0));
-  return strstr (first, ".pt.trace.json") != NULL;
+  return strstr (first, ".pt.trace.json") != NULL || is_xplane_file (g_ptr_array_index (files, 0));
 }
 
 GPtrArray *
@@ -249,6 +258,7 @@ cp_job_list_folder (GFile   *folder,
   g_autoptr(GFileEnumerator) en = NULL;
   g_autoptr(GPtrArray) kineto = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GPtrArray) json = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) hosts = NULL;
   g_autofree char *shown = g_file_get_parse_name (folder);
   GFileInfo *info;
 
@@ -271,14 +281,28 @@ cp_job_list_folder (GFile   *folder,
     }
   if (error != NULL && *error != NULL)
     return NULL;
-  if (kineto->len == 0 && json->len == 0)
+  if (kineto->len > 0)
+    {
+      g_ptr_array_sort (kineto, compare_files);
+      return g_ptr_array_ref (kineto);
+    }
+  /* A TensorBoard run of several hosts (JAX, TensorFlow): one process, so
+   * one rank, per host's XSpace. */
+  hosts = cp_xplane_folder_hosts (folder, NULL);
+  if (hosts->len > 1)
+    {
+      g_ptr_array_sort (hosts, compare_files);
+      return g_ptr_array_ref (hosts);
+    }
+  if (json->len == 0)
     {
       g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY,
-                   _("%s: the folder holds no captures (*.pt.trace.json, *.json or their .gz)"), shown);
+                   _("%s: the folder holds no captures of ranks (*.pt.trace.json, *.json or their .gz, or a "
+                     "TensorBoard run with the .xplane.pb of several hosts)"), shown);
       return NULL;
     }
-  g_ptr_array_sort (kineto->len > 0 ? kineto : json, compare_files);
-  return g_ptr_array_ref (kineto->len > 0 ? kineto : json);
+  g_ptr_array_sort (json, compare_files);
+  return g_ptr_array_ref (json);
 }
 
 /* ---- Progress ---------------------------------------------------------- */
@@ -466,6 +490,7 @@ read_distributed_info (Slot *s)
 {
   g_autoptr(JsonNode) di = metadata_node (s->r.trace, "distributedInfo");
   g_autoptr(JsonNode) host = metadata_node (s->r.trace, "hostname");
+  g_autoptr(JsonNode) hosts = metadata_node (s->r.trace, "hostnames");
 
   s->r.world_size = -1;
   if (di != NULL && JSON_NODE_HOLDS_OBJECT (di))
@@ -495,6 +520,15 @@ read_distributed_info (Slot *s)
   if (s->r.host == NULL && host != NULL && JSON_NODE_HOLDS_VALUE (host) &&
       json_node_get_value_type (host) == G_TYPE_STRING)
     s->r.host = g_strdup (json_node_get_string (host));
+  /* An XSpace names its hosts. */
+  if (s->r.host == NULL && hosts != NULL && JSON_NODE_HOLDS_ARRAY (hosts) &&
+      json_array_get_length (json_node_get_array (hosts)) > 0)
+    {
+      JsonNode *h = json_array_get_element (json_node_get_array (hosts), 0);
+
+      if (JSON_NODE_HOLDS_VALUE (h) && json_node_get_value_type (h) == G_TYPE_STRING)
+        s->r.host = g_strdup (json_node_get_string (h));
+    }
 }
 
 /* "rank-3", "rank_3", "rank3" (any case) in the base name. */
@@ -560,8 +594,8 @@ snake_case (const char *camel,
 /* The operation of a collective kernel or annotation: "nccl:all_reduce" and
  * "gloo:all_reduce" → "all_reduce"; "ncclKernel_AllReduce_RING_LL_Sum_float"
  * and "ncclDevKernel_AllGather_RING_LL" → "all_reduce", "all_gather". */
-static char *
-collective_op (const char *name)
+char *
+_cp_job_collective_op (const char *name)
 {
   const char *p, *q;
 
@@ -708,18 +742,22 @@ find_collectives (Slot *s)
   const CpStringPool *pool = cp_trace_get_string_pool (trace);
   CpStr cpu_op = cp_string_pool_lookup (pool, "cpu_op");
   CpStr record_param_comms = cp_string_pool_lookup (pool, "record_param_comms"); /* G_MAXUINT32: none */
+  const char *format = cp_trace_get_load_report (trace)->format;
+  gboolean xla = format != NULL && g_str_has_prefix (format, "xplane");
   GArray *chosen;
 
   if (s->strings == NULL)
     s->strings = g_string_chunk_new (4096);
   g_array_set_clear_func (params, (GDestroyNotify) comm_params_clear);
+  if (xla)
+    _cp_job_xla_collectives (s, dev, kernels);
   for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
     {
       CpLane *lane = cp_trace_get_lane (trace, l);
       const CpSlices *sl = cp_lane_get_slices (lane);
       CpLaneKind kind = cp_lane_get_kind (lane);
 
-      if (kind != CP_LANE_KERNEL && kind != CP_LANE_HOST_THREAD)
+      if ((kind != CP_LANE_KERNEL || xla) && kind != CP_LANE_HOST_THREAD)
         continue;
       for (guint i = 0; i < sl->n; i++)
         {
@@ -734,7 +772,7 @@ find_collectives (Slot *s)
               /* Classified once per name, not once per kernel. */
               if (cp_name_cache_lookup (names, name_id) & CP_NAME_COLLECTIVE)
                 {
-                  g_autofree char *op = collective_op (name);
+                  g_autofree char *op = _cp_job_collective_op (name);
                   RankColl c = { start, end, name, g_string_chunk_insert_const (s->strings, op), -1, NULL, -1, NULL, { l, i } };
 
                   g_array_append_val (dev, c);
@@ -744,7 +782,7 @@ find_collectives (Slot *s)
             }
           else if (g_str_has_prefix (name, "gloo:") || g_str_has_prefix (name, "nccl:"))
             {
-              g_autofree char *op = collective_op (name);
+              g_autofree char *op = _cp_job_collective_op (name);
               RankColl c = { start, end, name, g_string_chunk_insert_const (s->strings, op), -1, NULL, -1, NULL, { l, i } };
 
               g_array_append_val (host, c);
@@ -807,11 +845,21 @@ find_collectives (Slot *s)
 
 /* ---- Naming the ranks -------------------------------------------------- */
 
+static gint
+compare_slot_ranks (gconstpointer a,
+                    gconstpointer b)
+{
+  gint x = (*(const Slot **) a)->r.rank, y = (*(const Slot **) b)->r.rank;
+
+  return (x > y) - (x < y);
+}
+
 static void
 assign_ranks (CpJob *self)
 {
   g_autoptr(GHashTable) taken = g_hash_table_new (NULL, NULL);
   g_autoptr(GHashTable) sizes = g_hash_table_new (NULL, NULL);
+  GPtrArray *guessed[2] = { g_ptr_array_new (), g_ptr_array_new () };  /* by file name, by order */
   guint best_count = 0;
   gint next = 0;
 
@@ -865,13 +913,35 @@ assign_ranks (CpJob *self)
           }
         g_hash_table_add (taken, GINT_TO_POINTER (s->r.rank));
         s->used = TRUE;
-        if (pass == 1)
-          note (self, _("%s: rank %d guessed from the file name (the capture has no distributedInfo)"),
-                s->r.path, s->r.rank);
-        else if (pass == 2)
-          note (self, _("%s: rank %d guessed from the order of the files (no distributedInfo, no rank in the name)"),
-                s->r.path, s->r.rank);
+        if (pass > 0)
+          g_ptr_array_add (guessed[pass - 1], s);
       }
+
+  /* One note per way of guessing, naming the file when there is one. */
+  for (guint pass = 1; pass < 3; pass++)
+    {
+      g_autoptr(GPtrArray) g = guessed[pass - 1];
+      const Slot *first, *last;
+
+      if (g->len == 0)
+        continue;
+      g_ptr_array_sort (g, compare_slot_ranks);
+      first = g_ptr_array_index (g, 0);
+      last = g_ptr_array_index (g, g->len - 1);
+      if (g->len == 1 && pass == 1)
+        note (self, _("%s: rank %d guessed from the file name (the capture has no distributedInfo)"),
+              first->r.path, first->r.rank);
+      else if (g->len == 1)
+        note (self, _("%s: rank %d guessed from the order of the files (no distributedInfo, no rank in the name)"),
+              first->r.path, first->r.rank);
+      else if (pass == 1)
+        /* Translators: "8 ranks guessed from the file names (…): rank-0.json is rank 0 … rank-7.json rank 7". */
+        note (self, _("%u ranks guessed from the file names (the captures have no distributedInfo): %s is rank %d … "
+                      "%s rank %d"), g->len, first->r.path, first->r.rank, last->r.path, last->r.rank);
+      else
+        note (self, _("%u ranks guessed from the order of the files (no distributedInfo, no rank in the names): %s is "
+                      "rank %d … %s rank %d"), g->len, first->r.path, first->r.rank, last->r.path, last->r.rank);
+    }
 
   self->order = g_new0 (guint, self->n_slots);
   for (guint i = 0; i < self->n_slots; i++)

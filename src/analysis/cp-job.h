@@ -155,7 +155,9 @@ typedef struct
 G_DECLARE_FINAL_TYPE (CpJob, cp_job, CP, JOB, GObject)
 
 /* The captures of a folder: its *.pt.trace.json[.gz] files, or when there
- * are none its *.json[.gz] files, sorted by name with numbers by their
+ * are none the hosts' XSpaces of the TensorBoard run it opens
+ * (cp_xplane_folder_hosts()) when there are several, or else its
+ * *.json[.gz] files, sorted by name with numbers by their
  * value ("worker2" before "worker10": the order ranks take when nothing
  * else says theirs). NULL with error set when
  * the folder cannot be listed or holds none. */
@@ -176,7 +178,8 @@ guint                  cp_job_count_fitting    (GFile * const *files,
                                                 guint64       *need_fitting);
 
 /* TRUE when file is a folder of per-rank Kineto captures
- * (*.pt.trace.json[.gz]): a job, not one capture. Blocking. */
+ * (*.pt.trace.json[.gz]) or a TensorBoard run of several hosts: a job, not
+ * one capture. Blocking. */
 gboolean               cp_job_is_folder        (GFile         *file);
 
 /* Reads and analyses the files as the ranks of one job. Fails (NULL, error

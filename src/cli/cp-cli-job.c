@@ -42,6 +42,8 @@ print_job (CpJob *job)
   const CpJobRank *r0 = cp_job_get_rank (job, 0);
   g_autoptr(GPtrArray) sorted = g_ptr_array_new ();
   gboolean aligned = FALSE;
+  CpFramework order[CP_N_FRAMEWORKS];
+  guint n_lead;
 
   for (guint k = 0; k < n; k++)
     aligned |= cp_job_get_rank (job, k)->clock_aligned;
@@ -88,16 +90,28 @@ print_job (CpJob *job)
                cp_job_get_rank (job, c->last_rank)->rank, tr, bw, c->mismatch ? _("  MISMATCH") : "");
     }
 
+  /* The job's framework (its first rank's) first, the others after. */
+  n_lead = cp_analysis_get_fix_order (r0->analysis, order);
   g_print ("\n%s\n", _("Job findings"));
   for (guint i = 0; i < cp_job_get_n_findings (job); i++)
     {
       const CpJobFinding *f = cp_job_get_finding (job, i);
       g_autofree char *upper = g_utf8_strup (cp_severity_get_label (f->severity), -1);
 
-      g_print ("\n[%s] %s (%s)\n  %s\n  %s\n", upper, f->title, f->id, f->summary, _("Fixes:"));
-      for (guint fw = 0; fw < CP_N_FRAMEWORKS; fw++)
-        for (guint j = 0; j < 3 && f->fixes[fw][j] != NULL; j++)
-          g_print ("    %s: %s\n", cp_framework_get_label (fw), _(f->fixes[fw][j]));
+      g_print ("\n[%s] %s (%s)\n  %s\n", upper, f->title, f->id, f->summary);
+      if (n_lead > 0)
+        {
+          /* Translators: "Fixes (JAX, this job's framework):". */
+          g_print (_("  Fixes (%s, this job’s framework):\n"), cp_framework_get_label (order[0]));
+          for (guint j = 0; j < 3 && f->fixes[order[0]][j] != NULL; j++)
+            g_print ("    %s\n", _(f->fixes[order[0]][j]));
+          g_print ("  %s\n", _("Other frameworks:"));
+        }
+      else
+        g_print ("  %s\n", _("Fixes:"));
+      for (guint k = n_lead; k < CP_N_FRAMEWORKS; k++)
+        for (guint j = 0; j < 3 && f->fixes[order[k]][j] != NULL; j++)
+          g_print ("    %s: %s\n", cp_framework_get_label (order[k]), _(f->fixes[order[k]][j]));
     }
   if (cp_job_get_n_findings (job) == 0)
     g_print ("\n%s\n", _("No problems found across the ranks."));

@@ -150,6 +150,20 @@ find_run_folder (GFile        *folder,
   return newest_run (folder, cancellable);
 }
 
+GPtrArray *
+cp_xplane_folder_hosts (GFile        *folder,
+                        GCancellable *cancellable)
+{
+  g_autoptr(GFile) run = find_run_folder (folder, cancellable);
+  GPtrArray *files;
+
+  if (run == NULL)
+    return g_ptr_array_new_with_free_func (g_object_unref);
+  files = list_xplane_files (run, cancellable);
+  g_ptr_array_sort (files, cmp_file_names);
+  return files;
+}
+
 CpTrace *
 cp_xplane_load_folder (GFile               *folder,
                        GCancellable        *cancellable,

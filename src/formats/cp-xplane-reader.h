@@ -203,6 +203,11 @@ CpTrace        *cp_xplane_load_folder      (GFile               *folder,
                                             gpointer             progress_data,
                                             GError             **error);
 
+/* The host captures (GFile) of the run that cp_xplane_load_folder() would
+ * open for folder, sorted by name; empty when there is none. Blocking. */
+GPtrArray      *cp_xplane_folder_hosts     (GFile               *folder,
+                                            GCancellable        *cancellable);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpXPlaneReader, cp_xplane_reader_free)
 
 /* For tests and benchmarks: the lines of a capture are read by up to

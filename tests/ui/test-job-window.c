@@ -112,6 +112,25 @@ screenshots (CpJobWindow *window,
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
 }
 
+/* The same with the page scrolled to the job timeline, then back. */
+static void
+timeline_screenshots (CpJobWindow *window,
+                      const char  *light,
+                      const char  *dark)
+{
+  GtkWidget *area = cp_ui_find_named (GTK_WIDGET (window), "job-timeline");
+  GtkScrolledWindow *scrolled = GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (area, GTK_TYPE_SCROLLED_WINDOW));
+  graphene_rect_t bounds;
+
+  if (g_getenv ("CP_SCREENSHOT_DIR") == NULL)
+    return;
+  g_assert_true (gtk_widget_compute_bounds (area, gtk_scrolled_window_get_child (scrolled), &bounds));
+  gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (scrolled), bounds.origin.y - 120);
+  screenshots (window, light, dark);
+  gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (scrolled), 0);
+  cp_ui_wait_frame (area);
+}
+
 /* The real run: 3 gloo processes on one machine, rank 2 made slow. */
 static void
 test_real_gloo (void)
@@ -300,18 +319,8 @@ test_real_gloo (void)
         }
       g_assert_cmpuint (n_seen, ==, cp_job_get_n_collectives (job));
       g_assert_cmpuint (n_narrow, <, n_seen);
-      if (g_getenv ("CP_SCREENSHOT_DIR") != NULL)
-        {
-          GtkScrolledWindow *scrolled = GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (area, GTK_TYPE_SCROLLED_WINDOW));
-          graphene_rect_t bounds;
-
-          g_assert_true (gtk_widget_compute_bounds (area, gtk_scrolled_window_get_child (scrolled), &bounds));
-          gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (scrolled), bounds.origin.y - 120);
-          screenshots (window, "job-3-lanes-light.png", "job-3-lanes-dark.png");
-          gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (scrolled), 0);
-          cp_ui_wait_frame (area);
-          g_assert_true (cp_job_window_get_timeline (window, &tl));
-        }
+      timeline_screenshots (window, "job-3-lanes-light.png", "job-3-lanes-dark.png");
+      g_assert_true (cp_job_window_get_timeline (window, &tl));
 
       /* A click on another collective's slice there selects it, on
        * every rank. */
@@ -646,6 +655,87 @@ test_memory (void)
   g_unsetenv ("CHOKEPOINT_MEMORY_AVAILABLE");
 }
 
+/* A TensorBoard logdir of a multi-host JAX run on TPUs, opened as the
+ * application opens a folder: a job of its hosts, the straggler the truth
+ * names, and the straggler's TPU lanes shown in place with the selected
+ * all-reduce selected on its XLA Ops line, where the truth's arrival is. */
+static void
+test_xla_logdir (void)
+{
+  g_autofree char *logdir = g_build_filename (tmpdir, "jax-logdir", NULL);
+  g_autofree char *run = g_build_filename (logdir, "plugins", "profile", "2026_12_04_10_00_00", NULL);
+  g_autofree char *truth_path = g_build_filename (tmpdir, "jax-logdir.truth.txt", NULL);
+  const char *argv[] = { g_getenv ("CP_GEN"), "--job", run, "--truth", truth_path, "--format", "xplane", "--ranks",
+                         "4", "--hosts", "2", "--host-offset", "-2000000000", "--straggler", "2", "--delay",
+                         "20000000", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) truth = json_parser_new ();
+  g_autoptr(GFile) folder = g_file_new_for_path (logdir);
+  CpJobWindow *window;
+  CpJob *job;
+  CpJobTimeline tl;
+  CpViewState *view;
+  GtkWidget *area;
+  const CpJobCollective *jc;
+  JsonObject *t;
+  double x, y, w, h;
+  gint64 shift;
+  int status = 0;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (json_parser_load_from_file (truth, truth_path, &error));
+  g_assert_no_error (error);
+  t = json_node_get_object (json_parser_get_root (truth));
+
+  window = open_job (&folder, 1);
+  job = cp_job_window_get_job (window);
+  g_assert_cmpuint (cp_job_get_n_ranks (job), ==, 4);
+  g_assert_cmpstr (label_text (GTK_WIDGET (window), "straggler-title"), ==, "Rank 2 is the straggler");
+  /* The four guesses are one note. */
+  g_assert_nonnull (strstr (label_text (GTK_WIDGET (window), "job-notes"), "4 ranks guessed from the order"));
+
+  area = cp_ui_find_named (GTK_WIDGET (window), "job-timeline");
+  cp_ui_wait_frame (area);
+  g_assert_true (cp_job_window_get_timeline (window, &tl));
+  g_signal_emit_by_name (controller_of (area, GTK_TYPE_GESTURE_CLICK), "pressed", 1,
+                         tl.left + 4, cp_job_timeline_row_y (&tl, 2) + tl.row_height / 2);
+  view = cp_job_window_get_rank_view (window, 2);
+  g_assert_nonnull (view);
+  /* Select the first collective through the heat map's cell, then find it
+   * in the band. */
+  {
+    CpJobHeatmap map;
+    double cx, cy;
+
+    g_assert_true (cp_job_window_get_heatmap (window, &map));
+    cp_job_heatmap_cell_center (&map, 0, 2, &cx, &cy);
+    g_signal_emit_by_name (controller_of (cp_ui_find_named (GTK_WIDGET (window), "heat-map"), GTK_TYPE_GESTURE_CLICK),
+                           "pressed", 1, cx, cy);
+  }
+  g_assert_cmpint (cp_job_window_get_selected_collective (window), ==, 0);
+  jc = cp_job_get_collective (job, 0);
+  g_assert_cmpuint (cp_view_state_get_selected (view).index, ==, jc->slices[2].index);
+  g_assert_cmpstr (cp_lane_get_name (cp_trace_get_lane (cp_job_get_rank (job, 2)->trace, jc->slices[2].lane)), ==,
+                   "XLA Ops");
+  cp_ui_wait_frame (area);
+  g_assert_true (cp_job_window_get_timeline (window, &tl));
+  g_assert_true (cp_job_window_get_rank_slice_rect (window, 2, jc->slices[2], &x, &y, &w, &h));
+  /* The truth's arrivals are in one true clock; job time is rank 0's. */
+  {
+    JsonObject *c0 = json_array_get_object_element (json_object_get_array_member (t, "collectives"), jc->index);
+    gint64 a0 = json_array_get_int_element (json_object_get_array_member (c0, "arrival_ns"), 0);
+    gint64 a2 = json_array_get_int_element (json_object_get_array_member (c0, "arrival_ns"), 2);
+
+    shift = jc->arrival[0] - a0;
+    g_assert_cmpfloat (fabs (x - cp_job_timeline_x (&tl, a2 + shift)), <=, 1.0);
+  }
+  g_assert_cmpfloat (y, >=, cp_job_timeline_row_y (&tl, 2) + tl.row_height);
+  timeline_screenshots (window, "job-xla-light.png", "job-xla-dark.png");
+  cp_ui_destroy_window (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -664,6 +754,7 @@ main (int   argc,
   g_test_add_func ("/job-window/generated-64", test_generated_64);
   g_test_add_func ("/job-window/damaged-rank", test_damaged_rank);
   g_test_add_func ("/job-window/memory", test_memory);
+  g_test_add_func ("/job-window/xla-logdir", test_xla_logdir);
 
   status = g_test_run ();
   g_object_unref (app);
