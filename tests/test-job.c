@@ -898,6 +898,248 @@ test_xla_hosts (void)
   gen_clear (&m);
 }
 
+/* Writes each rank's summary next to the ranks; returns the summaries. */
+static GPtrArray *
+summarise (const char *dir,
+           const char *out_dir)
+{
+  g_autoptr(GFile) folder = g_file_new_for_path (dir);
+  g_autoptr(GPtrArray) files = cp_job_list_folder (folder, NULL);
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_object_unref);
+
+  g_assert_nonnull (files);
+  g_assert_cmpint (g_mkdir_with_parents (out_dir, 0755), ==, 0);
+  for (guint i = 0; i < files->len; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *text = cp_job_rank_summary (g_ptr_array_index (files, i), NULL, &error);
+      g_autofree char *base = g_file_get_basename (g_ptr_array_index (files, i));
+      g_autofree char *name = g_strconcat (base, ".rank.json", NULL);
+      g_autofree char *path = NULL;
+
+      g_assert_no_error (error);
+      path = cp_test_write_file (out_dir, name, text, -1);
+      g_ptr_array_add (out, g_file_new_for_path (path));
+    }
+  return out;
+}
+
+/* Two jobs agree on every rank's and collective's figure and finding;
+ * the straggler's summary up to what it was doing. */
+static void
+assert_same_job (CpJob *a,
+                 CpJob *b)
+{
+  g_assert_cmpuint (cp_job_get_n_ranks (a), ==, cp_job_get_n_ranks (b));
+  g_assert_cmpint (cp_job_get_world_size (a), ==, cp_job_get_world_size (b));
+  for (guint k = 0; k < cp_job_get_n_ranks (a); k++)
+    {
+      const CpJobRank *x = cp_job_get_rank (a, k), *y = cp_job_get_rank (b, k);
+
+      g_assert_cmpint (x->rank, ==, y->rank);
+      g_assert_cmpstr (x->path, ==, y->path);
+      g_assert_cmpint (x->rank_source, ==, y->rank_source);
+      g_assert_cmpstr (x->host, ==, y->host);
+      g_assert_cmpint (x->origin_abs, ==, y->origin_abs);
+      g_assert_cmpint (x->clock_offset, ==, y->clock_offset);
+      g_assert_cmpint (x->clock_residual, ==, y->clock_residual);
+      g_assert_cmpint (cp_job_rank_to_job_offset (a, k), ==, cp_job_rank_to_job_offset (b, k));
+      g_assert_cmpint (x->n_collectives, ==, y->n_collectives);
+      g_assert_cmpint (x->comm_time, ==, y->comm_time);
+      g_assert_cmpint (x->exposed_comm, ==, y->exposed_comm);
+      g_assert_cmpint (x->wait_time, ==, y->wait_time);
+      g_assert_cmpint (x->caused_wait, ==, y->caused_wait);
+      g_assert_cmpint (x->compute_time, ==, y->compute_time);
+      g_assert_cmpint (x->window_time, ==, y->window_time);
+      g_assert_cmpmem (&x->step, sizeof x->step - sizeof x->step.percent, &y->step,
+                       sizeof y->step - sizeof y->step.percent);
+      g_assert_cmpmem (x->breakdown, sizeof x->breakdown, y->breakdown, sizeof y->breakdown);
+      g_assert_cmpuint (x->n_devices, ==, y->n_devices);
+      for (guint d = 0; d < x->n_devices; d++)
+        g_assert_cmpfloat (ABS (x->utilization[d] - y->utilization[d]), <, 1e-12);
+      g_assert_cmpint (x->fix_lead, ==, y->fix_lead);
+    }
+  g_assert_cmpuint (cp_job_get_n_collectives (a), ==, cp_job_get_n_collectives (b));
+  g_assert_cmpuint (cp_job_get_n_mismatches (a), ==, cp_job_get_n_mismatches (b));
+  for (guint c = 0; c < cp_job_get_n_collectives (a); c++)
+    {
+      const CpJobCollective *x = cp_job_get_collective (a, c), *y = cp_job_get_collective (b, c);
+
+      g_assert_cmpuint (x->index, ==, y->index);
+      g_assert_cmpstr (x->group, ==, y->group);
+      g_assert_cmpstr (x->name, ==, y->name);
+      g_assert_cmpint (x->bytes, ==, y->bytes);
+      g_assert_cmpstr (x->dtype, ==, y->dtype);
+      g_assert_cmpint (x->group_size, ==, y->group_size);
+      g_assert_cmpint (x->skew, ==, y->skew);
+      g_assert_cmpuint (x->last_rank, ==, y->last_rank);
+      g_assert_cmpint (x->wait_total, ==, y->wait_total);
+      g_assert_cmpint (x->transfer_time, ==, y->transfer_time);
+      g_assert_cmpstr (x->mismatch, ==, y->mismatch);
+      for (guint k = 0; k < cp_job_get_n_ranks (a); k++)
+        {
+          g_assert_cmpint (x->arrival[k], ==, y->arrival[k]);
+          g_assert_cmpint (x->end[k], ==, y->end[k]);
+          g_assert_cmpint (x->exposed[k], ==, y->exposed[k]);
+        }
+    }
+  g_assert_cmpuint (cp_job_get_n_findings (a), ==, cp_job_get_n_findings (b));
+  for (guint i = 0; i < cp_job_get_n_findings (a); i++)
+    {
+      const CpJobFinding *x = cp_job_get_finding (a, i), *y = cp_job_get_finding (b, i);
+      const char *cut = strstr (x->summary, " Meanwhile");
+
+      g_assert_cmpstr (x->id, ==, y->id);
+      g_assert_cmpint (x->severity, ==, y->severity);
+      g_assert_cmpint (x->rank, ==, y->rank);
+      g_assert_cmpint (x->time_at_stake, ==, y->time_at_stake);
+      g_assert_cmpstr (x->title, ==, y->title);
+      if (cut != NULL)
+        g_assert_cmpint (strncmp (x->summary, y->summary, cut - x->summary), ==, 0);
+      else
+        g_assert_cmpstr (x->summary, ==, y->summary);
+    }
+}
+
+/* Per-rank summaries, made one at a time as on the machines that
+ * recorded them, merge into the job that opening the captures together
+ * gives: clocks across hosts, skews and the straggler against the truth,
+ * every figure equal; Kineto and XPlane ranks alike. A damaged summary, a
+ * capture given as a summary and a rank of another run are named and
+ * left out. */
+static void
+test_merge (void)
+{
+  Gen g = { 0 }, x = { 0 }, other = { 0 };
+  g_autoptr(CpJob) direct = NULL, merged = NULL, xdirect = NULL, xmerged = NULL, partial = NULL;
+  g_autofree char *dir = NULL, *sums = NULL, *xdir = NULL, *xsums = NULL, *osums = NULL, *out = NULL, *err = NULL;
+  g_autoptr(GPtrArray) files = NULL, xfiles = NULL, ofiles = NULL, mixed = NULL;
+  g_autoptr(GError) error = NULL;
+  CpJobOptions options = { TRUE };
+  const CpJobFinding *f;
+  const char * const *notes;
+  int status = 0;
+
+  gen_job (&g, "--ranks", "8", "--hosts", "2", "--host-offset", "5000000000", "--straggler", "2",
+           "--delay", "12000000", NULL);
+  dir = g_build_filename (g.dir, "ranks", NULL);
+  sums = g_build_filename (g.dir, "summaries", NULL);
+  files = summarise (dir, sums);
+  direct = open_dir (dir, TRUE);
+  merged = cp_job_merge ((GFile * const *) files->pdata, files->len, &options, &error);
+  g_assert_no_error (error);
+  check_offsets (merged, truth_of (&g));
+  check_collectives (merged, truth_of (&g), 2 * json_object_get_int_member (truth_of (&g), "latency_ns"));
+  f = find (merged, "job-straggler");
+  g_assert_cmpint (f->rank, ==, 2);
+  /* Between its previous collective and its late arrivals it was loading. */
+  g_assert_nonnull (strstr (f->summary, "Meanwhile it was mostly in “slow_data_loading”."));
+  assert_same_job (direct, merged);
+
+  gen_job (&x, "--format", "xplane", "--ranks", "4", "--hosts", "2", "--host-offset", "-300000000",
+           "--straggler", "1", "--delay", "9000000", NULL);
+  xdir = g_build_filename (x.dir, "ranks", NULL);
+  xsums = g_build_filename (x.dir, "summaries", NULL);
+  xfiles = summarise (xdir, xsums);
+  xdirect = open_dir (xdir, TRUE);
+  xmerged = cp_job_merge ((GFile * const *) xfiles->pdata, xfiles->len, &options, &error);
+  g_assert_no_error (error);
+  check_offsets (xmerged, truth_of (&x));
+  g_assert_cmpint (find (xmerged, "job-straggler")->rank, ==, 1);
+  assert_same_job (xdirect, xmerged);
+
+  /* The bad ones: a cut summary, a capture, a rank of an 8-rank run among
+   * ranks of a 4-rank one. */
+  gen_job (&other, "--ranks", "4", NULL);
+  osums = g_build_filename (other.dir, "summaries", NULL);
+  {
+    g_autofree char *odir = g_build_filename (other.dir, "ranks", NULL);
+    g_autofree char *text = NULL, *capture = NULL;
+    gsize len;
+
+    ofiles = summarise (odir, osums);
+    g_assert_true (g_file_load_contents (g_ptr_array_index (ofiles, 3), NULL, &text, &len, NULL, NULL));
+    g_free (cp_test_write_file (osums, "cut.rank.json", text, (gssize) (len / 2)));
+    capture = g_build_filename (odir, "rank-1.pt.trace.json", NULL);
+    mixed = g_ptr_array_new_with_free_func (g_object_unref);
+    g_ptr_array_add (mixed, g_object_ref (g_ptr_array_index (ofiles, 0)));
+    g_ptr_array_add (mixed, g_file_new_for_path (capture));
+    g_ptr_array_add (mixed, g_object_ref (g_ptr_array_index (ofiles, 2)));
+    {
+      g_autofree char *cut = g_build_filename (osums, "cut.rank.json", NULL);
+
+      g_ptr_array_add (mixed, g_file_new_for_path (cut));
+    }
+    g_ptr_array_add (mixed, g_object_ref (g_ptr_array_index (files, 5)));
+  }
+  partial = cp_job_merge ((GFile * const *) mixed->pdata, mixed->len, &options, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cp_job_get_n_ranks (partial), ==, 2);
+  notes = cp_job_get_notes (partial);
+  {
+    g_autofree char *all = g_strjoinv ("\n", (char **) notes);
+
+    g_assert_nonnull (strstr (all, "rank-1.pt.trace.json could not be read and is left out: not a rank’s summary"));
+    g_assert_nonnull (strstr (all, "cut.rank.json could not be read and is left out"));
+    g_assert_nonnull (strstr (all, "world size 8, not the job’s 4"));
+  }
+
+  /* The command line: --rank-summary one capture, --merge the summaries. */
+  {
+    g_autofree char *capture = g_build_filename (dir, "rank-3.pt.trace.json", NULL);
+    const char *argv[] = { g_getenv ("CP_CHOKEPOINT"), "diagnose", "--rank-summary", capture, NULL };
+    g_autoptr(JsonParser) parser = json_parser_new ();
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, &error));
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+    g_assert_no_error (error);
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (json_parser_get_root (parser)), "schema"),
+                     ==, "chokepoint-rank/1");
+    g_assert_cmpint (json_object_get_int_member (json_node_get_object (json_parser_get_root (parser)), "rank"), ==, 3);
+    g_clear_pointer (&out, g_free);
+  }
+  {
+    g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+    g_autoptr(JsonParser) parser = json_parser_new ();
+    char *paths[8];
+
+    g_ptr_array_add (argv, (gpointer) g_getenv ("CP_CHOKEPOINT"));
+    g_ptr_array_add (argv, "diagnose");
+    g_ptr_array_add (argv, "--merge");
+    g_ptr_array_add (argv, "--json");
+    for (guint i = 0; i < files->len; i++)
+      {
+        paths[i] = g_file_get_path (g_ptr_array_index (files, i));
+        g_ptr_array_add (argv, paths[i]);
+      }
+    g_ptr_array_add (argv, NULL);
+    g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status,
+                                 &error));
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (
+                        json_node_get_object (json_parser_get_root (parser)), "ranks")), ==, 8);
+    for (guint i = 0; i < files->len; i++)
+      g_free (paths[i]);
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+  }
+  {
+    g_autofree char *a = g_build_filename (dir, "rank-3.pt.trace.json", NULL);
+    g_autofree char *b = g_build_filename (dir, "rank-4.pt.trace.json", NULL);
+    const char *argv[] = { g_getenv ("CP_CHOKEPOINT"), "diagnose", "--rank-summary", a, b, NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error));
+    g_assert_cmpint (WEXITSTATUS (status), ==, 2);
+    g_assert_nonnull (strstr (err, "--rank-summary takes one capture"));
+  }
+  gen_clear (&g);
+  gen_clear (&x);
+  gen_clear (&other);
+}
+
 /* The HLO text of XLA's collectives, as XProf and JAX write it. */
 static void
 test_hlo_text (void)
@@ -962,5 +1204,6 @@ main (int   argc,
   g_test_add_func ("/job/folder-order", test_folder_order);
   g_test_add_func ("/job/xla-hosts", test_xla_hosts);
   g_test_add_func ("/job/hlo-text", test_hlo_text);
+  g_test_add_func ("/job/merge", test_merge);
   return g_test_run ();
 }

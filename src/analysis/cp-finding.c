@@ -654,6 +654,19 @@ cp_framework_to_string (CpFramework framework)
     }
 }
 
+gboolean
+cp_framework_from_string (const char  *str,
+                          CpFramework *framework)
+{
+  for (guint fw = 0; fw < CP_N_FRAMEWORKS; fw++)
+    if (g_strcmp0 (str, cp_framework_to_string (fw)) == 0)
+      {
+        *framework = fw;
+        return TRUE;
+      }
+  return FALSE;
+}
+
 const char *
 cp_framework_get_label (CpFramework framework)
 {

@@ -135,6 +135,9 @@ const char       *cp_severity_get_label           (CpSeverity    severity);
 /* Symbolic icon name for the severity. */
 const char       *cp_severity_get_icon_name       (CpSeverity    severity);
 const char       *cp_framework_to_string          (CpFramework   framework);
+/* "pytorch", "jax", "tensorflow" back to the framework; FALSE for others. */
+gboolean          cp_framework_from_string        (const char   *str,
+                                                   CpFramework  *framework);
 const char       *cp_framework_get_label          (CpFramework   framework);
 
 /* A figure's value (or one of its thresholds) with its unit, for people:

@@ -68,22 +68,14 @@ set_fixes (CpJobFinding *f,
   f->fixes[CP_FRAMEWORK_TENSORFLOW][0] = tf;
 }
 
-/* What a rank did in [t0, t1) of its own time: the name with the most
- * time there (the deepest of those within 80% of it), collectives and
- * step markers aside. */
-static char *
-doing (Slot   *s,
-       gint64 *windows,
-       guint   n_windows)
+GArray *
+_cp_job_activity (Slot         *s,
+                  const gint64 *windows,
+                  guint         n_windows)
 {
   CpTrace *trace = s->r.trace;
-  g_autoptr(GHashTable) time = g_hash_table_new (NULL, NULL);
-  g_autoptr(GHashTable) depth = g_hash_table_new (NULL, NULL);
-  GHashTableIter it;
-  gpointer key, value;
-  gint64 best = 0;
-  CpStr best_name = CP_STR_EMPTY;
-  guint best_depth = 0;
+  g_autoptr(GHashTable) index = g_hash_table_new (NULL, NULL);   /* CpStr → position + 1 */
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (CpJobActivity));
 
   for (guint l = 0; l < cp_trace_get_n_lanes (trace); l++)
     {
@@ -101,6 +93,7 @@ doing (Slot   *s,
               gint64 a = cp_slices_get_start (sl, i), b = cp_slices_get_end (sl, i), o;
               CpStr name = cp_slices_get_name (sl, i);
               const char *text;
+              guint at;
 
               if (a >= t1)
                 break;
@@ -114,27 +107,73 @@ doing (Slot   *s,
               if ((cp_classify_name (text) & (CP_NAME_STEP | CP_NAME_COLLECTIVE | CP_NAME_HOST_COMM)) ||
                   g_str_has_prefix (text, "nccl:"))
                 continue;
-              g_hash_table_insert (time, GUINT_TO_POINTER (name),
-                                   GSIZE_TO_POINTER (GPOINTER_TO_SIZE (g_hash_table_lookup (time, GUINT_TO_POINTER (name))) + (gsize) o));
-              g_hash_table_insert (depth, GUINT_TO_POINTER (name), GUINT_TO_POINTER ((guint) sl->row[i] + 1));
+              at = GPOINTER_TO_UINT (g_hash_table_lookup (index, GUINT_TO_POINTER (name)));
+              if (at == 0)
+                {
+                  CpJobActivity act = { text, 0, 0 };
+
+                  g_array_append_val (out, act);
+                  at = out->len;
+                  g_hash_table_insert (index, GUINT_TO_POINTER (name), GUINT_TO_POINTER (at));
+                }
+              g_array_index (out, CpJobActivity, at - 1).ns += o;
+              g_array_index (out, CpJobActivity, at - 1).depth = (guint) sl->row[i] + 1;
             }
         }
     }
-  g_hash_table_iter_init (&it, time);
-  while (g_hash_table_iter_next (&it, &key, &value))
-    best = MAX (best, (gint64) GPOINTER_TO_SIZE (value));
-  g_hash_table_iter_init (&it, time);
-  while (g_hash_table_iter_next (&it, &key, &value))
-    {
-      guint d = GPOINTER_TO_UINT (g_hash_table_lookup (depth, key));
+  return out;
+}
 
-      if ((gint64) GPOINTER_TO_SIZE (value) * 5 >= best * 4 && d > best_depth)
-        {
-          best_depth = d;
-          best_name = GPOINTER_TO_UINT (key);
-        }
-    }
-  return best > 0 ? g_strdup (cp_trace_get_string (trace, best_name)) : NULL;
+const char *
+_cp_job_mostly (const CpJobActivity *acts,
+                guint                n)
+{
+  gint64 best = 0;
+  const char *best_name = NULL;
+  guint best_depth = 0;
+
+  for (guint i = 0; i < n; i++)
+    best = MAX (best, acts[i].ns);
+  for (guint i = 0; i < n && best > 0; i++)
+    if (acts[i].ns * 5 >= best * 4 && (best_name == NULL || acts[i].depth > best_depth))
+      {
+        best_depth = acts[i].depth;
+        best_name = acts[i].name;
+      }
+  return best_name;
+}
+
+/* A merged rank's activities before its collectives listed, by name. */
+static GArray *
+activity_before (Slot        *s,
+                 const guint *colls,
+                 guint        n)
+{
+  g_autoptr(GHashTable) index = g_hash_table_new (g_str_hash, g_str_equal);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (CpJobActivity));
+
+  for (guint c = 0; c < n; c++)
+    for (guint j = 0; j < CP_JOB_BEFORE; j++)
+      {
+        const CpJobActivity *a = &s->before[colls[c] * CP_JOB_BEFORE + j];
+        guint at;
+
+        if (a->name == NULL)
+          break;
+        at = GPOINTER_TO_UINT (g_hash_table_lookup (index, a->name));
+        if (at == 0)
+          {
+            CpJobActivity act = { a->name, 0, 0 };
+
+            g_array_append_val (out, act);
+            at = out->len;
+            g_hash_table_insert (index, (gpointer) a->name, GUINT_TO_POINTER (at));
+          }
+        g_array_index (out, CpJobActivity, at - 1).ns += a->ns;
+        g_array_index (out, CpJobActivity, at - 1).depth = MAX (g_array_index (out, CpJobActivity, at - 1).depth,
+                                                                 a->depth);
+      }
+  return out;
 }
 
 static void
@@ -144,6 +183,8 @@ find_straggler (CpJob *self)
   gint64 total = 0, per_rank, step;
   Slot *s;
   g_autofree gint64 *windows = NULL;
+  g_autofree guint *last_colls = NULL;
+  g_autoptr(GArray) acts = NULL;
   g_autofree char *what = NULL, *wait = NULL, *each = NULL, *summary = NULL;
   guint n_windows = 0;
   double share;
@@ -161,13 +202,16 @@ find_straggler (CpJob *self)
   if (s->r.caused_wait <= 0 || s->r.caused_wait * 2 < total)
     return;
   per_rank = s->r.caused_wait / (self->n_ranks - 1);
-  step = cp_analysis_get_window_time (s->r.analysis);
+  step = s->r.window_time;
   share = step > 0 ? (double) per_rank / step : 0;
   if (share < STRAGGLER_MODERATE)
     return;
 
-  /* Its timeline while the others waited: from the second-last arrival to its own. */
+  /* Its timeline while the others waited: from the second-last arrival
+   * to its own; a rank merged from its summary has what it did between
+   * the previous collective and these. */
   windows = g_new (gint64, 2 * self->n_colls);
+  last_colls = g_new (guint, self->n_colls);
   for (guint c = 0; c < self->n_colls; c++)
     {
       const CpJobCollective *jc = &self->colls[c];
@@ -181,9 +225,12 @@ find_straggler (CpJob *self)
           second = MAX (second, jc->arrival[k]);
       windows[2 * n_windows] = second - s->to_job;
       windows[2 * n_windows + 1] = jc->last_arrival - s->to_job;
+      last_colls[n_windows] = jc->slices[worst].index;
       n_windows++;
     }
-  what = doing (s, windows, n_windows);
+  acts = s->r.trace != NULL ? _cp_job_activity (s, windows, n_windows) : activity_before (s, last_colls, n_windows);
+  if (_cp_job_mostly ((const CpJobActivity *) acts->data, acts->len) != NULL)
+    what = g_strdup (_cp_job_mostly ((const CpJobActivity *) acts->data, acts->len));
   wait = cp_format_ns (s->r.caused_wait);
   each = cp_format_ns (per_rank);
   if (what != NULL)
@@ -220,7 +267,7 @@ find_exposed (CpJob *self)
   for (guint k = 0; k < self->n_ranks; k++)
     {
       Slot *r = &self->slots[self->order[k]];
-      gint64 win = cp_analysis_get_window_time (r->r.analysis);
+      gint64 win = r->r.window_time;
       double share = win > 0 ? (double) r->r.exposed_comm / win : 0;
       g_autofree char *e = cp_format_ns (r->r.exposed_comm);
 
@@ -287,7 +334,7 @@ find_imbalance (CpJob *self)
   if (spread < IMBALANCE_MODERATE)
     return;
   s = &self->slots[self->order[k_hi]];
-  cp_analysis_get_windows (s->r.analysis, &n_steps);
+  n_steps = s->r.n_steps;
   a = cp_format_ns (hi);
   b = cp_format_ns (lo);
   f = add (self, "job-load-imbalance", spread >= IMBALANCE_HIGH ? CP_SEVERITY_HIGH : CP_SEVERITY_MODERATE,

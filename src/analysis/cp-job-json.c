@@ -48,10 +48,6 @@ static void
 add_rank (JsonBuilder *b,
           Slot        *s)
 {
-  const CpDeviceStats *devs;
-  guint n_dev, n_win;
-  CpTimeSummary st;
-
   json_builder_begin_object (b);
   member_int (b, "rank", s->r.rank);
   member_string (b, "file", s->r.path);
@@ -62,31 +58,23 @@ add_rank (JsonBuilder *b,
     member_string (b, "world_size", NULL);
   member_string (b, "backend", s->r.backend);
   member_string (b, "host", s->r.host);
-  member_int (b, "origin_abs_ns", cp_trace_get_origin_abs (s->r.trace));
+  member_int (b, "origin_abs_ns", s->r.origin_abs);
   member_int (b, "clock_offset_ns", s->r.clock_offset);
   member_int (b, "clock_residual_ns", s->r.clock_residual);
   json_builder_set_member_name (b, "clock_aligned");
   json_builder_add_boolean_value (b, s->r.clock_aligned);
   member_int (b, "to_job_ns", s->to_job);
-  cp_analysis_get_windows (s->r.analysis, &n_win);
-  cp_analysis_get_step_summary (s->r.analysis, &st);
-  member_int (b, "n_steps", n_win);
-  member_int (b, "step_time_mean_ns", st.mean);
+  member_int (b, "n_steps", s->r.n_steps);
+  member_int (b, "step_time_mean_ns", s->r.step.mean);
   json_builder_set_member_name (b, "breakdown_ns");
   json_builder_begin_object (b);
   for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
-    {
-      CpTimeSummary ts;
-
-      cp_analysis_get_time_summary (s->r.analysis, c, &ts);
-      member_int (b, cp_time_category_to_string (c), ts.total);
-    }
+    member_int (b, cp_time_category_to_string (c), s->r.breakdown[c]);
   json_builder_end_object (b);
-  devs = cp_analysis_get_devices (s->r.analysis, &n_dev);
   json_builder_set_member_name (b, "utilization");
   json_builder_begin_array (b);
-  for (guint d = 0; d < n_dev; d++)
-    json_builder_add_double_value (b, devs[d].utilization);
+  for (guint d = 0; d < s->r.n_devices; d++)
+    json_builder_add_double_value (b, s->r.utilization[d]);
   json_builder_end_array (b);
   json_builder_set_member_name (b, "device_collectives");
   json_builder_add_boolean_value (b, s->r.device_collectives);

@@ -26,6 +26,17 @@ typedef struct
   CpSliceRef  ref;
 } RankColl;
 
+/* What a rank was doing in some windows: per name, its time there and its
+ * deepest row. */
+typedef struct
+{
+  const char *name;
+  gint64      ns;
+  guint       depth;       /* row + 1 */
+} CpJobActivity;
+
+#define CP_JOB_BEFORE 3    /* activities kept per collective in a summary */
+
 typedef struct
 {
   GFile       *file;
@@ -38,6 +49,12 @@ typedef struct
   CpIntervals *compute;    /* kernels (or host aten ops) other than collectives */
   guint        n_params;   /* record_param_comms with a name, when not one per collective */
   gint64       to_job;     /* job ns = rank ns + to_job */
+  gboolean     ok;         /* read (a capture, or a rank's summary) */
+  /* A rank from its summary (cp-job-merge.c): per collective, in the
+   * order of colls, what the rank did between the previous one and its
+   * arrival (CP_JOB_BEFORE CpJobActivity each, by time; ref.index of a
+   * collective is its position). */
+  CpJobActivity *before;
 } Slot;
 
 struct _CpJob
@@ -58,6 +75,36 @@ struct _CpJob
 
 /* The job findings (cp-job-find.c), once the figures are in. */
 void cp_job_find (CpJob *self);
+
+/* What s did in n windows (pairs of its ns): CpJobActivity, unsorted;
+ * collectives, step markers and whole-capture spans left out. */
+GArray     *_cp_job_activity       (Slot          *s,
+                                    const gint64  *windows,
+                                    guint          n_windows);
+/* Of activities, the one it was mostly in: the most time, the deepest of
+ * those within 80% of it; NULL when none. */
+const char *_cp_job_mostly         (const CpJobActivity *activities,
+                                    guint                n);
+
+/* Rank, world size, backend and host from the capture's metadata. */
+void        _cp_job_read_distributed_info (Slot *s);
+/* A slot's own figures from its analysis (origin, steps, breakdown...). */
+void        _cp_job_facts_from_analysis (Slot *s);
+/* Its collectives and compute (s->colls, s->compute) from its trace. */
+void        _cp_job_find_collectives    (Slot *s);
+/* Its compute per analysis window, from s->compute. */
+gint64      _cp_job_compute_per_step    (Slot *s);
+/* Once the slots are read (or parsed): ranks named, collectives matched,
+ * figures and findings. FALSE with error when no rank is left. */
+gboolean    _cp_job_finish              (CpJob   *self,
+                                         GError **error);
+/* Reads a slot's capture and analyses it (s->file), telling progress
+ * (may be NULL) as file index; s->ok says how it went. */
+void        _cp_job_read_slot           (Slot                 *s,
+                                         GCancellable         *cancellable,
+                                         CpJobProgress        *progress,
+                                         guint                 index);
+void        _cp_job_slot_clear          (Slot *s);
 
 /* The operation of a collective kernel or annotation: "nccl:all_reduce",
  * "ncclDevKernel_AllGather_RING_LL" → "all_reduce", "all_gather". */

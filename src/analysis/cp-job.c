@@ -32,8 +32,8 @@ cp_rank_source_to_string (CpRankSource source)
     }
 }
 
-static void
-slot_clear (Slot *s)
+void
+_cp_job_slot_clear (Slot *s)
 {
   g_clear_object (&s->file);
   g_free (s->r.path);
@@ -48,6 +48,8 @@ slot_clear (Slot *s)
     g_string_chunk_free (s->strings);
   if (s->compute != NULL)
     cp_intervals_free (s->compute);
+  g_free (s->r.utilization);
+  g_free (s->before);
 }
 
 static void
@@ -56,7 +58,7 @@ cp_job_finalize (GObject *object)
   CpJob *self = CP_JOB (object);
 
   for (guint i = 0; i < self->n_slots; i++)
-    slot_clear (&self->slots[i]);
+    _cp_job_slot_clear (&self->slots[i]);
   g_free (self->slots);
   g_free (self->order);
   for (guint i = 0; i < self->n_colls; i++)
@@ -447,29 +449,67 @@ file_progress (guint64  done,
   g_mutex_unlock (&f->progress->lock);
 }
 
-static void
-read_one (gpointer data,
-          gpointer user_data)
+void
+_cp_job_read_slot (Slot          *s,
+                   GCancellable  *cancellable,
+                   CpJobProgress *progress,
+                   guint          index)
 {
-  Slot *s = data;
-  ReadCtx *ctx = user_data;
-  guint index = (guint) (s - ctx->slots);
-  FileCtx f = { ctx->progress, index };
+  FileCtx f = { progress, index };
   g_autoptr(GError) error = NULL;
 
-  progress_set (ctx->progress, index, CP_JOB_FILE_READING, FALSE);
-  s->r.trace = cp_load_file (s->file, ctx->cancellable, ctx->progress != NULL ? file_progress : NULL, &f, &error);
+  progress_set (progress, index, CP_JOB_FILE_READING, FALSE);
+  s->r.trace = cp_load_file (s->file, cancellable, progress != NULL ? file_progress : NULL, &f, &error);
   if (s->r.trace != NULL)
     {
-      progress_set (ctx->progress, index, CP_JOB_FILE_ANALYSING, TRUE);
-      s->r.analysis = cp_analysis_new (s->r.trace, ctx->cancellable, &error);
+      progress_set (progress, index, CP_JOB_FILE_ANALYSING, TRUE);
+      s->r.analysis = cp_analysis_new (s->r.trace, cancellable, &error);
     }
   if (s->r.analysis == NULL)
     {
       g_clear_object (&s->r.trace);
       s->error = g_strdup (error != NULL ? error->message : "?");
     }
-  progress_set (ctx->progress, index, s->r.analysis != NULL ? CP_JOB_FILE_DONE : CP_JOB_FILE_FAILED, FALSE);
+  else
+    {
+      _cp_job_facts_from_analysis (s);
+      s->ok = TRUE;
+    }
+  progress_set (progress, index, s->ok ? CP_JOB_FILE_DONE : CP_JOB_FILE_FAILED, FALSE);
+}
+
+void
+_cp_job_facts_from_analysis (Slot *s)
+{
+  const CpDeviceStats *devs;
+  CpFramework order[CP_N_FRAMEWORKS];
+
+  s->r.origin_abs = cp_trace_get_origin_abs (s->r.trace);
+  cp_analysis_get_windows (s->r.analysis, &s->r.n_steps);
+  s->r.window_time = cp_analysis_get_window_time (s->r.analysis);
+  cp_analysis_get_step_summary (s->r.analysis, &s->r.step);
+  for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
+    {
+      CpTimeSummary ts;
+
+      cp_analysis_get_time_summary (s->r.analysis, c, &ts);
+      s->r.breakdown[c] = ts.total;
+    }
+  devs = cp_analysis_get_devices (s->r.analysis, &s->r.n_devices);
+  s->r.utilization = g_new (double, MAX (s->r.n_devices, 1u));
+  for (guint d = 0; d < s->r.n_devices; d++)
+    s->r.utilization[d] = devs[d].utilization;
+  s->r.fix_lead = cp_analysis_get_fix_order (s->r.analysis, order) > 0 ? (gint) order[0] : -1;
+}
+
+static void
+read_one (gpointer data,
+          gpointer user_data)
+{
+  Slot *s = data;
+  ReadCtx *ctx = user_data;
+
+  _cp_job_read_slot (s, ctx->cancellable, ctx->progress, (guint) (s - ctx->slots));
 }
 
 /* ---- Ranks ------------------------------------------------------------- */
@@ -485,8 +525,8 @@ metadata_node (CpTrace    *trace,
   return json_from_string (text, NULL);
 }
 
-static void
-read_distributed_info (Slot *s)
+void
+_cp_job_read_distributed_info (Slot *s)
 {
   g_autoptr(JsonNode) di = metadata_node (s->r.trace, "distributedInfo");
   g_autoptr(JsonNode) host = metadata_node (s->r.trace, "hostname");
@@ -730,8 +770,8 @@ is_host_compute (const char *name)
 
 /* The collectives of a rank (device kernels when there are any, else host
  * annotations) and its compute intervals, in the rank's own time. */
-static void
-find_collectives (Slot *s)
+void
+_cp_job_find_collectives (Slot *s)
 {
   CpTrace *trace = s->r.trace;
   g_autoptr(GArray) dev = g_array_new (FALSE, TRUE, sizeof (RankColl));
@@ -865,7 +905,7 @@ assign_ranks (CpJob *self)
 
   /* The world size most ranks say; those saying another are another job. */
   for (guint i = 0; i < self->n_slots; i++)
-    if (self->slots[i].r.trace != NULL && self->slots[i].r.world_size > 0)
+    if (self->slots[i].ok && self->slots[i].r.world_size > 0)
       {
         gpointer key = GINT_TO_POINTER (self->slots[i].r.world_size);
         guint c = GPOINTER_TO_UINT (g_hash_table_lookup (sizes, key)) + 1;
@@ -883,13 +923,13 @@ assign_ranks (CpJob *self)
       {
         Slot *s = &self->slots[i];
 
-        if (s->r.trace == NULL || s->used || (pass == 0 && !s->have_rank))
+        if (!s->ok || s->used || (pass == 0 && !s->have_rank))
           continue;
         if (pass == 0 && s->r.world_size > 0 && s->r.world_size != self->world_size)
           {
             note (self, _("%s: world size %d, not the job’s %d: a capture of another run, left out"),
                   s->r.path, s->r.world_size, self->world_size);
-            g_clear_object (&s->r.trace);
+            s->ok = FALSE;
             continue;
           }
         if (pass == 1)
@@ -908,7 +948,7 @@ assign_ranks (CpJob *self)
         if (g_hash_table_contains (taken, GINT_TO_POINTER (s->r.rank)))
           {
             note (self, _("%s: rank %d is given twice; this file is left out"), s->r.path, s->r.rank);
-            g_clear_object (&s->r.trace);
+            s->ok = FALSE;
             continue;
           }
         g_hash_table_add (taken, GINT_TO_POINTER (s->r.rank));
@@ -1102,7 +1142,7 @@ match_collectives (CpJob *self)
       const char *host0 = self->slots[self->order[0]].r.host;
       g_autofree gint64 *diffs = NULL;
       guint nd = 0;
-      gint64 o0 = cp_trace_get_origin_abs (self->slots[self->order[0]].r.trace);
+      gint64 o0 = self->slots[self->order[0]].r.origin_abs;
       gboolean shared = FALSE;
 
       if (s->r.host != NULL && host0 != NULL && strcmp (s->r.host, host0) == 0)
@@ -1122,7 +1162,7 @@ match_collectives (CpJob *self)
       for (guint j = k; j < n; j++)
         {
           Slot *t = &self->slots[self->order[j]];
-          gint64 oj = cp_trace_get_origin_abs (t->r.trace);
+          gint64 oj = t->r.origin_abs;
 
           if (j != k && (t->r.host == NULL || s->r.host == NULL || strcmp (t->r.host, s->r.host) != 0))
             continue;
@@ -1152,13 +1192,13 @@ match_collectives (CpJob *self)
       Slot *s = &self->slots[self->order[k]];
 
       s->r.clock_offset = off[k];
-      job_origin = MIN (job_origin, cp_trace_get_origin_abs (s->r.trace) + off[k]);
+      job_origin = MIN (job_origin, s->r.origin_abs + off[k]);
     }
   for (guint k = 0; k < n; k++)
     {
       Slot *s = &self->slots[self->order[k]];
 
-      s->to_job = cp_trace_get_origin_abs (s->r.trace) + off[k] - job_origin;
+      s->to_job = s->r.origin_abs + off[k] - job_origin;
     }
 
   self->colls = g_new0 (CpJobCollective, n_matched);
@@ -1260,6 +1300,19 @@ compare_job_colls (gconstpointer a,
   return (x->first_arrival > y->first_arrival) - (x->first_arrival < y->first_arrival);
 }
 
+gint64
+_cp_job_compute_per_step (Slot *s)
+{
+  const CpInterval *win;
+  guint n_win;
+  gint64 compute = 0;
+
+  win = cp_analysis_get_windows (s->r.analysis, &n_win);
+  for (guint w = 0; w < n_win; w++)
+    compute += cp_intervals_length_in (s->compute, win[w].start, win[w].end);
+  return n_win > 0 ? compute / n_win : 0;
+}
+
 static void
 rank_figures (CpJob *self)
 {
@@ -1267,18 +1320,14 @@ rank_figures (CpJob *self)
     {
       Slot *s = &self->slots[self->order[k]];
       CpIntervals *comm = cp_intervals_new ();
-      const CpInterval *win;
-      guint n_win;
-      gint64 compute = 0;
 
       for (guint i = 0; i < s->colls->len; i++)
         cp_intervals_add (comm, g_array_index (s->colls, RankColl, i).start, g_array_index (s->colls, RankColl, i).end);
       cp_intervals_normalize (comm);
       s->r.comm_time = cp_intervals_length (comm);
-      win = cp_analysis_get_windows (s->r.analysis, &n_win);
-      for (guint w = 0; w < n_win; w++)
-        compute += cp_intervals_length_in (s->compute, win[w].start, win[w].end);
-      s->r.compute_time = n_win > 0 ? compute / n_win : 0;
+      /* A rank from its summary has it already. */
+      if (s->r.analysis != NULL)
+        s->r.compute_time = _cp_job_compute_per_step (s);
       cp_intervals_free (comm);
     }
   for (guint c = 0; c < self->n_colls; c++)
@@ -1330,31 +1379,44 @@ cp_job_open (GFile * const      *files,
   g_thread_pool_free (pool, FALSE, TRUE);
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
-
   for (guint i = 0; i < n_files; i++)
+    if (self->slots[i].ok)
+      _cp_job_read_distributed_info (&self->slots[i]);
+  if (!_cp_job_finish (self, error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+gboolean
+_cp_job_finish (CpJob   *self,
+                GError **error)
+{
+  for (guint i = 0; i < self->n_slots; i++)
     {
       Slot *s = &self->slots[i];
 
-      if (s->r.trace == NULL)
+      if (!s->ok)
         note (self, _("%s could not be read and is left out: %s"), s->r.path, s->error);
-      else
-        read_distributed_info (s);
     }
   assign_ranks (self);
   if (self->n_ranks == 0)
     {
       /* Translators: the second %s is the first file's reason, "x.json could not be read and is left out: …". */
       g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_EMPTY, _("None of the %u captures of the job could be used; %s"),
-                   n_files, self->notes->len > 0 ? (const char *) g_ptr_array_index (self->notes, 0) : "?");
-      return NULL;
+                   self->n_slots, self->notes->len > 0 ? (const char *) g_ptr_array_index (self->notes, 0) : "?");
+      return FALSE;
     }
   for (guint k = 0; k < self->n_ranks; k++)
     {
       Slot *s = &self->slots[self->order[k]];
 
-      find_collectives (s);
-      /* The collectives' sizes were read from arguments all over the file. */
-      cp_trace_release_args_pages (s->r.trace);
+      /* A rank from its summary has its collectives already. */
+      if (s->r.trace != NULL)
+        {
+          _cp_job_find_collectives (s);
+          /* The collectives' sizes were read from arguments all over the file. */
+          cp_trace_release_args_pages (s->r.trace);
+        }
       if (s->n_params > 0)
         note (self, _("%s: %u record_param_comms events for %u collectives, so their sizes are not known"),
               s->r.path, s->n_params, s->colls->len);
@@ -1363,18 +1425,20 @@ cp_job_open (GFile * const      *files,
   rank_figures (self);
   /* Each rank's list of its collectives and its compute served the
    * matching and the figures; with tens of thousands of collectives a rank
-   * they would be several MB each for the job's life. */
+   * they would be several MB each for the job's life. (A summary's
+   * strings name what its rank did, for the findings.) */
   for (guint i = 0; i < self->n_slots; i++)
     {
       g_clear_pointer (&self->slots[i].colls, g_array_unref);
-      g_clear_pointer (&self->slots[i].strings, g_string_chunk_free);
+      if (self->slots[i].before == NULL)
+        g_clear_pointer (&self->slots[i].strings, g_string_chunk_free);
       g_clear_pointer (&self->slots[i].compute, cp_intervals_free);
     }
   if (self->n_colls > 1) /* none at all: colls is NULL, which qsort must not get */
     qsort (self->colls, self->n_colls, sizeof (CpJobCollective), (int (*) (const void *, const void *)) compare_job_colls);
   cp_job_find (self);
   g_ptr_array_add (self->notes, NULL);
-  return g_steal_pointer (&self);
+  return TRUE;
 }
 
 typedef struct
@@ -1449,6 +1513,24 @@ cp_job_get_rank (CpJob *self,
 {
   g_return_val_if_fail (index < self->n_ranks, NULL);
   return &self->slots[self->order[index]].r;
+}
+
+guint
+cp_job_get_fix_order (CpJob       *self,
+                      CpFramework  order[CP_N_FRAMEWORKS])
+{
+  gint lead;
+  guint n = 0;
+
+  g_return_val_if_fail (CP_IS_JOB (self), 0);
+
+  lead = self->n_ranks > 0 ? self->slots[self->order[0]].r.fix_lead : -1;
+  if (lead >= 0)
+    order[n++] = (CpFramework) lead;
+  for (guint fw = 0; fw < CP_N_FRAMEWORKS; fw++)
+    if ((gint) fw != lead)
+      order[n++] = fw;
+  return lead >= 0 ? 1 : 0;
 }
 
 gint

@@ -114,6 +114,16 @@ typedef struct
   gint64        wait_time;       /* Σ waits for later ranks */
   gint64        compute_time;    /* |U(compute)| between its first and last collective */
   gint64        caused_wait;     /* Σ waits of others at collectives it came last to */
+  /* Its own figures: from its analysis, or in a merged job (trace and
+   * analysis NULL) from its summary. */
+  gint64        origin_abs;      /* epoch ns of its time 0 */
+  guint         n_steps;         /* analysis windows */
+  gint64        window_time;     /* their total, ns */
+  CpTimeSummary step;            /* the step times */
+  gint64        breakdown[CP_TIME_N_CATEGORIES];  /* per category, the total */
+  double       *utilization;     /* per device */
+  guint         n_devices;
+  gint          fix_lead;        /* the CpFramework whose fixes come first, -1 none */
 } CpJobRank;
 
 typedef struct
@@ -203,10 +213,31 @@ void                   cp_job_open_async       (GFile * const      *files,
 CpJob                 *cp_job_open_finish      (GAsyncResult       *result,
                                                 GError            **error);
 
+/* One rank's summary for a job merged elsewhere (cp_job_merge()): the
+ * capture read, analysed and summarised as JSON, "chokepoint-rank/1"
+ * (docs/diagnose-json.md). Blocking. NULL with error when it cannot be
+ * read. */
+char                  *cp_job_rank_summary     (GFile         *file,
+                                                GCancellable  *cancellable,
+                                                GError       **error);
+/* The job of the ranks whose summaries these are, as cp_job_open() of
+ * their captures would give it (what the straggler did while the others
+ * waited is then what it did before those collectives). A summary that
+ * cannot be read or is not one is named in the notes and left out; NULL
+ * with error when none is left. Blocking. */
+CpJob                 *cp_job_merge            (GFile * const      *summaries,
+                                                guint               n,
+                                                const CpJobOptions *options,
+                                                GError            **error);
+
 /* Ranks sorted by rank number. */
 guint                  cp_job_get_n_ranks      (CpJob *self);
 const CpJobRank       *cp_job_get_rank         (CpJob *self,
                                                 guint  index);
+/* The frameworks in the order their fixes are shown: the first rank's
+ * framework first. Returns how many lead (1, or 0 when it is not known). */
+guint                  cp_job_get_fix_order    (CpJob       *self,
+                                                CpFramework  order[CP_N_FRAMEWORKS]);
 /* The world size the ranks agree on, -1 when none says. */
 gint                   cp_job_get_world_size   (CpJob *self);
 /* Job ns = rank ns + this. */

@@ -425,6 +425,7 @@ cp_cli_diagnose (int    argc,
   g_autoptr(GPtrArray) conditions = NULL;
   g_autoptr(CpCliHash) hash = NULL;
   g_auto(GStrv) files = NULL;
+  gboolean rank_summary = FALSE, merge = FALSE;
   const GOptionEntry entries[] = {
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json, N_("Print the metrics and findings as JSON (see docs/diagnose-json.md)"), NULL },
     { "fail-on", 0, 0, G_OPTION_ARG_STRING, &fail_on,
@@ -439,6 +440,10 @@ cp_cli_diagnose (int    argc,
     { "database", 0, 0, G_OPTION_ARG_FILENAME, &database, N_("With --record: the history, an SQLite file or postgresql://... (default: $CHOKEPOINT_DATABASE)"), N_("PATH") },
     { "no-clock-align", 0, 0, G_OPTION_ARG_NONE, &no_align,
       N_("With several ranks: keep each capture's clock instead of aligning hosts by their collectives"), NULL },
+    { "rank-summary", 0, 0, G_OPTION_ARG_NONE, &rank_summary,
+      N_("Print what a job needs of this rank's capture, as JSON, to merge with the others' (--merge)"), NULL },
+    { "merge", 0, 0, G_OPTION_ARG_NONE, &merge,
+      N_("The files are the ranks' summaries (--rank-summary), made anywhere: diagnose them as one job"), NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, N_("FILE") },
     { NULL }
   };
@@ -497,6 +502,31 @@ cp_cli_diagnose (int    argc,
     }
   if (fail_if != NULL && (conditions = cp_cli_parse_conditions (fail_if, labels)) == NULL)
     return CP_EXIT_USAGE;
+  if ((rank_summary || merge) && (record || conditions != NULL || format != NULL))
+    {
+      g_printerr (_("chokepoint diagnose: --rank-summary and --merge do not go with --record, --fail-if or --format\n"));
+      return CP_EXIT_USAGE;
+    }
+  if (rank_summary)
+    {
+      if (files == NULL || files[0] == NULL || files[1] != NULL || merge || json || fail_on != NULL)
+        {
+          g_printerr (_("chokepoint diagnose: --rank-summary takes one capture (and no --merge, --json or --fail-on)\n"));
+          return CP_EXIT_USAGE;
+        }
+      return cp_cli_rank_summary (files[0]);
+    }
+  if (merge)
+    {
+      int t = (int) threshold;
+
+      if (files == NULL || files[0] == NULL)
+        {
+          g_printerr (_("chokepoint diagnose: --merge takes the ranks’ summaries\n"));
+          return CP_EXIT_USAGE;
+        }
+      return cp_cli_diagnose_job (files, json, !no_align, TRUE, fail_on != NULL ? &t : NULL);
+    }
   if (files != NULL && files[0] != NULL && (files[1] != NULL || cp_cli_is_job_folder (files[0])))
     {
       int t = (int) threshold;
@@ -506,7 +536,7 @@ cp_cli_diagnose (int    argc,
           g_printerr (_("chokepoint diagnose: --record, --fail-if and --format=openmetrics take one capture, not the ranks of a job\n"));
           return CP_EXIT_USAGE;
         }
-      return cp_cli_diagnose_job (files, json, !no_align, fail_on != NULL ? &t : NULL);
+      return cp_cli_diagnose_job (files, json, !no_align, FALSE, fail_on != NULL ? &t : NULL);
     }
   if (files == NULL || files[0] == NULL || files[1] != NULL)
     {

@@ -60,14 +60,12 @@ print_job (CpJob *job)
   for (guint k = 0; k < n; k++)
     {
       const CpJobRank *r = cp_job_get_rank (job, k);
-      CpTimeSummary st;
       g_autofree char *off = cp_format_ns (r->clock_offset), *res = cp_format_ns (r->clock_residual);
       g_autofree char *step = NULL, *comm = cp_format_ns (r->comm_time), *exp = cp_format_ns (r->exposed_comm);
       g_autofree char *wait = cp_format_ns (r->wait_time), *caused = cp_format_ns (r->caused_wait);
       g_autofree char *comp = cp_format_ns (r->compute_time), *base = g_path_get_basename (r->path);
 
-      cp_analysis_get_step_summary (r->analysis, &st);
-      step = cp_format_ns (st.mean);
+      step = cp_format_ns (r->step.mean);
       g_print ("  %4d %10s %10s %10s %5u %10s %10s %10s %10s %10s  %s\n", r->rank, off, res, step,
                r->n_collectives, comm, exp, wait, caused, comp, base);
     }
@@ -91,7 +89,7 @@ print_job (CpJob *job)
     }
 
   /* The job's framework (its first rank's) first, the others after. */
-  n_lead = cp_analysis_get_fix_order (r0->analysis, order);
+  n_lead = cp_job_get_fix_order (job, order);
   g_print ("\n%s\n", _("Job findings"));
   for (guint i = 0; i < cp_job_get_n_findings (job); i++)
     {
@@ -152,7 +150,8 @@ cp_cli_open_job (char * const  *files,
 
         g_set_error (error, CP_TRACE_ERROR, CP_TRACE_ERROR_LIMIT,
                      _("The %u ranks need about %s of memory to read, and %s is free; the first %u (about %s) fit. "
-                       "Give fewer rank files, or set CHOKEPOINT_MEMORY_AVAILABLE to the bytes that may be used"),
+                       "Give fewer rank files, summarise each rank where it is (--rank-summary) and --merge the "
+                       "summaries, or set CHOKEPOINT_MEMORY_AVAILABLE to the bytes that may be used"),
                      list->len, s_need, s_free, fit, s_fit);
         return NULL;
       }
@@ -161,15 +160,50 @@ cp_cli_open_job (char * const  *files,
 }
 
 int
+cp_cli_rank_summary (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = cp_job_rank_summary (file, NULL, &error);
+
+  if (text == NULL)
+    {
+      g_printerr ("chokepoint diagnose: %s\n", error->message);
+      return CP_EXIT_FAILURE;
+    }
+  g_print ("%s\n", text);
+  if (fflush (stdout) != 0)
+    {
+      g_printerr (_("chokepoint diagnose: could not write the output\n"));
+      return CP_EXIT_FAILURE;
+    }
+  return CP_EXIT_OK;
+}
+
+static CpJob *
+merge_job (char * const  *files,
+           gboolean       align_clocks,
+           GError       **error)
+{
+  g_autoptr(GPtrArray) list = g_ptr_array_new_with_free_func (g_object_unref);
+  CpJobOptions options = { align_clocks };
+
+  for (guint i = 0; files[i] != NULL; i++)
+    g_ptr_array_add (list, g_file_new_for_commandline_arg (files[i]));
+  return cp_job_merge ((GFile * const *) list->pdata, list->len, &options, error);
+}
+
+int
 cp_cli_diagnose_job (char * const *files,
                      gboolean      json,
                      gboolean      align_clocks,
+                     gboolean      merge,
                      const int    *threshold)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CpJob) job = NULL;
 
-  job = cp_cli_open_job (files, align_clocks, &error);
+  job = merge ? merge_job (files, align_clocks, &error) : cp_cli_open_job (files, align_clocks, &error);
   if (job == NULL)
     {
       g_printerr ("chokepoint diagnose: %s\n", error->message);

@@ -103,11 +103,15 @@ int cp_cli_mcp      (int    argc,
                      char **argv);
 
 /* `diagnose` of several ranks (cp-cli-job.c): files are the captures, or
- * one folder of them; threshold NULL when there is no --fail-on. */
+ * one folder of them, or with merge the ranks' summaries; threshold NULL
+ * when there is no --fail-on. */
 int  cp_cli_diagnose_job (char * const *files,
                           gboolean      json,
                           gboolean      align_clocks,
+                          gboolean      merge,
                           const int    *threshold);
+/* `diagnose --rank-summary FILE`: the rank's summary on standard output. */
+int  cp_cli_rank_summary (const char   *path);
 /* Opens the ranks of a job: several capture files, or one folder of them
  * (cp_job_list_folder()). */
 CpJob   *cp_cli_open_job (char * const  *files,
