@@ -389,68 +389,6 @@ test_sweep_equals_claiming (void)
     }
 }
 
-static void
-test_claim_unbounded (void)
-{
-  g_autoptr(CpIntervals) a = MAKE (0, 10);
-  g_autoptr(CpIntervals) b = MAKE (5, 20);
-  CpIntervals *roles[] = { a, NULL, b };
-  CpIntervals *out[3];
-  g_autoptr(CpIntervals) all = cp_claim_unbounded (roles, 3, out);
-
-  ASSERT_SET (all, 0, 20);
-  ASSERT_SET (out[0], 0, 10);
-  g_assert_cmpuint (out[1]->n, ==, 0);
-  ASSERT_SET (out[2], 10, 20);
-  for (guint k = 0; k < 3; k++)
-    cp_intervals_free (out[k]);
-}
-
-/* The single-sweep claiming against the definition: role i gets its set
- * minus the union of the roles before it. */
-static void
-test_claim_unbounded_random (void)
-{
-  g_autoptr(GRand) rand = g_rand_new_with_seed (11);
-
-  for (guint iter = 0; iter < 300; iter++)
-    {
-      enum { K = 5 };
-      CpIntervals *roles[K];
-      CpIntervals *out[K];
-      g_autoptr(CpIntervals) taken = cp_intervals_new ();
-      g_autoptr(CpIntervals) all = NULL;
-
-      for (guint k = 0; k < K; k++)
-        {
-          gboolean bits[SPAN];
-
-          roles[k] = g_rand_boolean (rand) || k == 0 ? random_set (rand, bits) : NULL;
-        }
-      all = cp_claim_unbounded (roles, K, out);
-      for (guint k = 0; k < K; k++)
-        {
-          g_autoptr(CpIntervals) want = NULL;
-          CpIntervals *merged;
-
-          if (roles[k] == NULL)
-            {
-              g_assert_cmpuint (out[k]->n, ==, 0);
-              cp_intervals_free (out[k]);
-              continue;
-            }
-          want = cp_intervals_subtract (roles[k], taken);
-          g_assert_true (cp_intervals_equal (out[k], want));
-          merged = cp_intervals_union (taken, roles[k]);
-          cp_intervals_free (taken);
-          taken = merged;
-          cp_intervals_free (out[k]);
-          cp_intervals_free (roles[k]);
-        }
-      g_assert_true (cp_intervals_equal (all, taken));
-    }
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -469,8 +407,6 @@ main (int   argc,
   g_test_add_func ("/sweep/ties", test_sweep_ties);
   g_test_add_func ("/sweep/claiming", test_claiming);
   g_test_add_func ("/sweep/equals-claiming", test_sweep_equals_claiming);
-  g_test_add_func ("/sweep/claim-unbounded", test_claim_unbounded);
-  g_test_add_func ("/sweep/claim-unbounded-random", test_claim_unbounded_random);
 
   return g_test_run ();
 }

@@ -34,7 +34,7 @@ typedef struct
   guint8      *markers;        /* bitmap: slices that are step markers (NULL: none) */
   guint        n_markers;
   gint8       *cls;            /* per slice: its CpSliceClass, computed once */
-  CpIntervals *cat[CP_TIME_N_CATEGORIES]; /* per-category union on this lane (during the phases) */
+  guint32      cat_count[CP_TIME_N_CATEGORIES]; /* slices of each class (not empty) */
   CpIntervals *sync;           /* host lanes: union of blocking calls (during the phases) */
   CpSliceRef  *launch;         /* device lanes: launching host slice per slice */
   /* Host lanes, while the kernel statistics are computed (sparse: read
@@ -102,7 +102,7 @@ struct _CpAnalysis
   GPtrArray       *notes;          /* of char*, NULL-terminated on request */
 
   /* The breakdown. */
-  CpIntervals     *cat_union[CP_TIME_N_CATEGORIES];  /* raw unions (IDLE unused) */
+  CpIntervals     *cat_union[CP_TIME_N_CATEGORIES];  /* raw unions: INPUT_WAIT only (the others: _cp_analysis_class_union ()) */
   CpIntervals     *exposed[CP_TIME_N_CATEGORIES];    /* flattened */
   CpIntervals     *all_host;       /* U of every classified slice */
   guint64          n_launch_calls; /* host calls named as launches */
@@ -178,11 +178,70 @@ CpSliceClass _cp_analysis_classify_slice (CpAnalysis *self,
                                           guint       lane,
                                           guint       index,
                                           guint32     name_flags);
+/* The union of the slices (not empty) whose class is in mask (bits of
+ * CpTimeCategory) on the given lanes, all lanes when lanes is NULL: a new
+ * set, built now. */
+CpIntervals *_cp_analysis_class_union    (CpAnalysis  *self,
+                                          const guint *lanes,
+                                          guint        n_lanes,
+                                          guint32      mask);
 /* The XLA op class of a device slice (CP_XLA_OP_NONE outside XPlane
  * captures). */
 CpXlaOpClass _cp_analysis_xla_class      (CpAnalysis *self,
                                           guint       lane,
                                           guint       index);
+/* The slices open at a point of a walk down a lane in start order, each
+ * with a value: as deep as the nesting, not as long as the lane. */
+typedef struct
+{
+  guint32 *index;
+  guint32 *value;
+  guint    depth;
+  guint    cap;
+} CpNestStack;
+
+/* Drops the slices that ended by start. */
+static inline void
+_cp_nest_stack_close (CpNestStack    *st,
+                      const CpSlices *s,
+                      gint64          start)
+{
+  while (st->depth > 0 && cp_slices_get_end (s, st->index[st->depth - 1]) <= start)
+    st->depth--;
+}
+
+static inline void
+_cp_nest_stack_push (CpNestStack *st,
+                     guint32      index,
+                     guint32      value)
+{
+  if (st->depth == st->cap)
+    {
+      st->cap = st->cap ? 2 * st->cap : 64;
+      st->index = g_renew (guint32, st->index, st->cap);
+      st->value = g_renew (guint32, st->value, st->cap);
+    }
+  st->index[st->depth] = index;
+  st->value[st->depth] = value;
+  st->depth++;
+}
+
+/* The value of the innermost open slice, or none. */
+static inline guint32
+_cp_nest_stack_top (const CpNestStack *st,
+                    guint32            none)
+{
+  return st->depth > 0 ? st->value[st->depth - 1] : none;
+}
+
+static inline void
+_cp_nest_stack_clear (CpNestStack *st)
+{
+  g_clear_pointer (&st->index, g_free);
+  g_clear_pointer (&st->value, g_free);
+  st->depth = st->cap = 0;
+}
+
 /* The class computed by the breakdown (or computed now). */
 static inline CpSliceClass _cp_analysis_slice_class (CpAnalysis *self,
                                                      guint       lane,

@@ -38,8 +38,6 @@ cp_analysis_finalize (GObject *object)
 
       g_free (info->markers);
       g_free (info->cls);
-      for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
-        cp_intervals_free (info->cat[c]);
       cp_intervals_free (info->sync);
       g_free (info->launch);
       _cp_sparse_column_clear (&info->parent_op);
@@ -570,15 +568,9 @@ cp_analysis_new (CpTrace       *trace,
       self->phase_cpu[i] = thread_cpu_seconds () - c0;
     }
 
-  /* The per-lane unions by category and of blocking calls served the
-   * phases only; on a capture of tens of millions of slices they are
-   * hundreds of MB. */
+  /* The per-lane unions of blocking calls served the phases only. */
   for (guint l = 0; l < self->n_lanes; l++)
-    {
-      for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
-        g_clear_pointer (&self->lanes[l].cat[c], cp_intervals_free);
-      g_clear_pointer (&self->lanes[l].sync, cp_intervals_free);
-    }
+    g_clear_pointer (&self->lanes[l].sync, cp_intervals_free);
   /* The rules read arguments all over the capture; their pages go back. */
   cp_trace_release_args_pages (trace);
 

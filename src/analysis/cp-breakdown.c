@@ -7,19 +7,17 @@
 #include "config.h"
 
 #include "cp-analysis-private.h"
-#include "cp-sweep.h"
+#include "cp-heap.h"
 
-/* Builds the per-lane, per-category unions: one pass classifies every slice
- * (kept for the later passes) and counts, the second fills sets sized for
- * their worst case, so they never grow. */
+/* Classifies every slice once (kept for the later passes), counting per
+ * lane and category, with the blocking calls of host lanes. */
 static void
-build_lane_sets (CpAnalysis *self)
+classify_lanes (CpAnalysis *self)
 {
   for (guint l = 0; l < self->n_lanes; l++)
     {
       CpLaneInfo *info = &self->lanes[l];
       const CpSlices *s;
-      gsize counts[CP_TIME_N_CATEGORIES] = { 0, };
 
       if (info->kind != CP_LANE_HOST_THREAD && info->kind != CP_LANE_KERNEL &&
           info->kind != CP_LANE_TRANSFER)
@@ -34,7 +32,7 @@ build_lane_sets (CpAnalysis *self)
 
           info->cls[i] = c;
           if (c >= 0 && cp_slices_get_dur (s, i) > 0)
-            counts[c]++;
+            info->cat_count[c]++;
           if (info->kind == CP_LANE_HOST_THREAD && (nf & CP_NAME_LAUNCH))
             self->n_launch_calls++;
           if (info->kind == CP_LANE_HOST_THREAD && cp_slices_get_dur (s, i) > 0 &&
@@ -45,18 +43,154 @@ build_lane_sets (CpAnalysis *self)
               cp_intervals_add_sorted (info->sync, cp_slices_get_start (s, i), cp_slices_get_end (s, i));
             }
         }
-
-      for (guint c = 0; c < CP_TIME_IDLE; c++)
-        if (counts[c] > 0)
-          info->cat[c] = cp_intervals_new_sized (counts[c]);
-      for (guint i = 0; i < s->n; i++)
-        {
-          CpSliceClass c = info->cls[i];
-
-          if (c >= 0 && cp_slices_get_dur (s, i) > 0)
-            cp_intervals_add_sorted (info->cat[c], cp_slices_get_start (s, i), cp_slices_get_end (s, i));
-        }
     }
+}
+
+/* The classified slices of some lanes in start order, those of the
+ * categories in a mask (and not empty) only: a heap of the lanes' next
+ * slices, so that nothing per category or lane is built. */
+typedef struct
+{
+  CpAnalysis *self;
+  guint32     mask;
+  CpHeap      heap;      /* key: the next slice's start; tag: its lane */
+  guint      *cursor;    /* per lane of the analysis */
+} ClassWalk;
+
+static gboolean
+lane_next (ClassWalk *w,
+           guint      l)
+{
+  const CpLaneInfo *info = &w->self->lanes[l];
+  const CpSlices *s = info->slices;
+  guint i = w->cursor[l];
+
+  while (i < s->n && (info->cls[i] < 0 || !(w->mask & (1u << info->cls[i])) || cp_slices_get_dur (s, i) <= 0))
+    i++;
+  w->cursor[l] = i;
+  if (i >= s->n)
+    return FALSE;
+  _cp_heap_push (&w->heap, (CpHeapItem) { cp_slices_get_start (s, i), l, 0 });
+  return TRUE;
+}
+
+static void
+walk_init (ClassWalk   *w,
+           CpAnalysis  *self,
+           const guint *lanes,
+           guint        n_lanes,
+           guint32      mask)
+{
+  w->self = self;
+  w->mask = mask;
+  w->heap = (CpHeap) { 0 };
+  w->cursor = g_new0 (guint, MAX (self->n_lanes, 1));
+  for (guint k = 0; k < (lanes != NULL ? n_lanes : self->n_lanes); k++)
+    {
+      guint l = lanes != NULL ? lanes[k] : k;
+      gboolean any = FALSE;
+
+      if (self->lanes[l].cls == NULL)
+        continue;
+      for (guint c = 0; c < CP_TIME_N_CATEGORIES && !any; c++)
+        any = (mask & (1u << c)) && self->lanes[l].cat_count[c] > 0;
+      if (any)
+        lane_next (w, l);
+    }
+}
+
+/* The next slice; FALSE at the end. */
+static gboolean
+walk_next (ClassWalk *w,
+           guint     *lane,
+           guint     *index)
+{
+  CpHeapItem it;
+
+  if (w->heap.n == 0)
+    return FALSE;
+  it = _cp_heap_pop (&w->heap);
+  *lane = it.tag;
+  *index = w->cursor[it.tag]++;
+  lane_next (w, it.tag);
+  return TRUE;
+}
+
+static void
+walk_clear (ClassWalk *w)
+{
+  g_free (w->heap.v);
+  g_free (w->cursor);
+}
+
+CpIntervals *
+_cp_analysis_class_union (CpAnalysis  *self,
+                          const guint *lanes,
+                          guint        n_lanes,
+                          guint32      mask)
+{
+  CpIntervals *out = cp_intervals_new ();
+  ClassWalk w;
+  guint l, i;
+
+  walk_init (&w, self, lanes, n_lanes, mask);
+  while (walk_next (&w, &l, &i))
+    cp_intervals_add_sorted (out, cp_slices_get_start (self->lanes[l].slices, i),
+                             cp_slices_get_end (self->lanes[l].slices, i));
+  walk_clear (&w);
+  return out;
+}
+
+/* Priority flattening (see cp-sweep.h) in one sweep over the slices: at
+ * each instant the highest-priority category (the lowest) covering it owns
+ * it. A category covers [its first start, the largest end of its slices
+ * started so far); between two starts ownership changes only where those
+ * ends fall. The same sets as claiming on per-category unions, without
+ * building them. */
+static void
+flatten (CpAnalysis *self)
+{
+  gint64 end_of[CP_TIME_IDLE];
+  gint64 now = G_MININT64;
+  ClassWalk w;
+  guint l, i;
+
+  for (guint c = 0; c < CP_TIME_IDLE; c++)
+    {
+      end_of[c] = G_MININT64;
+      self->exposed[c] = cp_intervals_new ();
+    }
+  self->all_host = cp_intervals_new ();
+  walk_init (&w, self, NULL, 0, (1u << CP_TIME_IDLE) - 1);
+  for (;;)
+    {
+      gboolean more = walk_next (&w, &l, &i);
+      gint64 t = more ? cp_slices_get_start (self->lanes[l].slices, i) : G_MAXINT64;
+
+      /* [now, t) to its owners. */
+      while (now < t)
+        {
+          guint owner = 0;
+          gint64 until;
+
+          while (owner < CP_TIME_IDLE && end_of[owner] <= now)
+            owner++;
+          if (owner == CP_TIME_IDLE)
+            {
+              now = t;
+              break;
+            }
+          until = MIN (t, end_of[owner]);
+          cp_intervals_add_sorted (self->exposed[owner], now, until);
+          cp_intervals_add_sorted (self->all_host, now, until);
+          now = until;
+        }
+      if (!more)
+        break;
+      end_of[self->lanes[l].cls[i]] = MAX (end_of[self->lanes[l].cls[i]],
+                                            cp_slices_get_end (self->lanes[l].slices, i));
+    }
+  walk_clear (&w);
 }
 
 void
@@ -64,22 +198,14 @@ _cp_analysis_breakdown (CpAnalysis *self)
 {
   const CpInterval *windows = (const CpInterval *) self->windows->data;
   guint n_windows = self->windows->len;
-  g_autofree CpIntervals **per_lane = g_new0 (CpIntervals *, MAX (self->n_lanes, 1));
   g_autofree gint64 *lengths = g_new0 (gint64, MAX (n_windows, 1));
 
-  build_lane_sets (self);
+  classify_lanes (self);
+  flatten (self);
+  /* The rules and the verdict read the data loading in all. */
+  self->cat_union[CP_TIME_INPUT_WAIT] = _cp_analysis_class_union (self, NULL, 0, 1u << CP_TIME_INPUT_WAIT);
 
-  for (guint c = 0; c < CP_TIME_IDLE; c++)
-    {
-      for (guint l = 0; l < self->n_lanes; l++)
-        per_lane[l] = self->lanes[l].cat[c];
-      self->cat_union[c] = cp_intervals_union_many (per_lane, self->n_lanes);
-    }
-  self->cat_union[CP_TIME_IDLE] = cp_intervals_new ();
-
-  /* Priority flattening: claiming in priority order (see cp-sweep.h), then
-   * kept inside the windows, which is all the figures look at. */
-  self->all_host = cp_claim_unbounded (self->cat_union, CP_TIME_IDLE, self->exposed);
+  /* Kept inside the windows, which is all the figures look at. */
   for (guint c = 0; c < CP_TIME_IDLE; c++)
     {
       const CpIntervals *e = self->exposed[c];

@@ -10,75 +10,14 @@
 #include <math.h>
 
 #include "cp-analysis-private.h"
+#include "cp-heap.h"
 
-/* A binary min-heap on a gint64 key. */
-typedef struct
-{
-  gint64  key;
-  guint32 tag;
-  float   value;
-} HeapItem;
-
-typedef struct
-{
-  HeapItem *v;
-  guint     n;
-  guint     cap;
-} Heap;
-
-static void
-heap_push (Heap     *h,
-           HeapItem  item)
-{
-  guint i;
-
-  if (h->n == h->cap)
-    {
-      h->cap = h->cap ? h->cap * 2 : 16;
-      h->v = g_renew (HeapItem, h->v, h->cap);
-    }
-  i = h->n++;
-  while (i > 0)
-    {
-      guint parent = (i - 1) / 2;
-
-      if (h->v[parent].key <= item.key)
-        break;
-      h->v[i] = h->v[parent];
-      i = parent;
-    }
-  h->v[i] = item;
-}
-
-static HeapItem
-heap_pop (Heap *h)
-{
-  HeapItem top = h->v[0], last = h->v[--h->n];
-  guint i = 0;
-
-  for (;;)
-    {
-      guint child = 2 * i + 1;
-
-      if (child >= h->n)
-        break;
-      if (child + 1 < h->n && h->v[child + 1].key < h->v[child].key)
-        child++;
-      if (h->v[child].key >= last.key)
-        break;
-      h->v[i] = h->v[child];
-      i = child;
-    }
-  if (h->n > 0)
-    h->v[i] = last;
-  return top;
-}
 
 /* Est. SM efficiency (TB gpu_metrics_parser): eff(t) = min(Σ blocks per SM of
  * the kernels running at t, 1), integrated over the windows. */
 typedef struct
 {
-  Heap               active;   /* ends of running kernels, value = blocks per SM */
+  CpHeap               active;   /* ends of running kernels, value = blocks per SM */
   gint64             t;
   double             sum;
   double             integral; /* ns */
@@ -105,7 +44,7 @@ sm_add_kernel (SmSweep *sw,
 {
   while (sw->active.n > 0 && sw->active.v[0].key <= start)
     {
-      HeapItem it = heap_pop (&sw->active);
+      CpHeapItem it = _cp_heap_pop (&sw->active);
 
       sm_advance (sw, it.key);
       sw->sum -= it.value;
@@ -114,7 +53,7 @@ sm_add_kernel (SmSweep *sw,
     sw->sum = 0; /* no float drift between busy periods */
   sm_advance (sw, start);
   sw->sum += blocks_per_sm;
-  heap_push (&sw->active, (HeapItem) { end, 0, (float) blocks_per_sm });
+  _cp_heap_push (&sw->active, (CpHeapItem) { end, 0, (float) blocks_per_sm });
   sw->any = TRUE;
 }
 
@@ -123,7 +62,7 @@ sm_finish (SmSweep *sw)
 {
   while (sw->active.n > 0)
     {
-      HeapItem it = heap_pop (&sw->active);
+      CpHeapItem it = _cp_heap_pop (&sw->active);
 
       sm_advance (sw, it.key);
       sw->sum -= it.value;
@@ -159,17 +98,7 @@ union_of_lanes (CpAnalysis *self,
                 GArray     *lanes,
                 guint32     cat_mask)
 {
-  g_autoptr(GPtrArray) sets = g_ptr_array_new ();
-
-  for (guint k = 0; k < lanes->len; k++)
-    {
-      const CpLaneInfo *info = &self->lanes[g_array_index (lanes, guint, k)];
-
-      for (guint c = 0; c < CP_TIME_IDLE; c++)
-        if ((cat_mask & (1u << c)) && info->cat[c] != NULL)
-          g_ptr_array_add (sets, info->cat[c]);
-    }
-  return cp_intervals_union_many ((CpIntervals * const *) sets->pdata, sets->len);
+  return _cp_analysis_class_union (self, (const guint *) lanes->data, lanes->len, cat_mask);
 }
 
 #define KERNEL_CATS ((1u << CP_TIME_COMPUTE_16) | (1u << CP_TIME_COMPUTE_32) | (1u << CP_TIME_COLLECTIVES))
@@ -186,7 +115,7 @@ device_pass (CpAnalysis *self,
   guint n_windows = self->windows->len;
   g_autofree guint *cursor = g_new0 (guint, MAX (sets->lanes->len, 1));
   g_autofree gint64 *lane_kernel_time = g_new0 (gint64, MAX (sets->lanes->len, 1));
-  Heap order = { 0 };
+  CpHeap order = { 0 };
   SmSweep sm = { 0 };
   double occ_weighted = 0, occ_time = 0;
   gint64 running_end = G_MININT64;
@@ -208,12 +137,12 @@ device_pass (CpAnalysis *self,
       const CpSlices *s = self->lanes[g_array_index (sets->lanes, guint, k)].slices;
 
       if (s->n > 0)
-        heap_push (&order, (HeapItem) { cp_slices_get_start (s, 0), k, 0 });
+        _cp_heap_push (&order, (CpHeapItem) { cp_slices_get_start (s, 0), k, 0 });
     }
 
   while (order.n > 0)
     {
-      HeapItem it = heap_pop (&order);
+      CpHeapItem it = _cp_heap_pop (&order);
       guint k = it.tag;
       guint l = g_array_index (sets->lanes, guint, k);
       const CpLaneInfo *info = &self->lanes[l];
@@ -226,7 +155,7 @@ device_pass (CpAnalysis *self,
       gint64 launch_start = G_MININT64;
 
       if (cursor[k] < s->n)
-        heap_push (&order, (HeapItem) { cp_slices_get_start (s, cursor[k]), k, 0 });
+        _cp_heap_push (&order, (CpHeapItem) { cp_slices_get_start (s, cursor[k]), k, 0 });
       if (c < 0)
         continue;
 

@@ -67,41 +67,36 @@ host_pass (CpAnalysis *self,
     {
       CpLaneInfo *info = &self->lanes[l];
       const CpSlices *s;
-      g_autofree guint32 *stack = NULL;
-      g_autofree guint32 *nearest = NULL;   /* deepest op on the stack, index + 1 */
+      CpNestStack stack = { 0 };   /* value: the deepest op open, index + 1 */
       CpSparseBuilder parent_op = { 0 }, op_parent = { 0 };
-      guint depth = 0;
 
       if (info->kind != CP_LANE_HOST_THREAD)
         continue;
       s = info->slices;
       if (s->n == 0)
         continue;
-      stack = g_new (guint32, s->n);
-      nearest = g_new (guint32, s->n);
 
       for (guint i = 0; i < s->n; i++)
         {
           gint64 start = cp_slices_get_start (s, i);
           guint32 nf = cp_name_cache_lookup (self->names, cp_slices_get_name (s, i));
           gboolean op;
-          guint32 near;
+          guint32 near, outer;
 
-          while (depth > 0 && cp_slices_get_end (s, stack[depth - 1]) <= start)
-            depth--;
-
+          _cp_nest_stack_close (&stack, s, start);
+          outer = _cp_nest_stack_top (&stack, 0);
           op = cp_slices_get_dur (s, i) > 0 && _cp_analysis_is_host_op (self, l, i, nf, cp_slices_get_cat (s, i), python_cat);
-          near = op ? i + 1 : (depth > 0 ? nearest[depth - 1] : 0);
+          near = op ? i + 1 : outer;
 
-          if ((s->flags[i] & CP_SLICE_HAS_FLOW_OUT) && depth > 0 && nearest[depth - 1] != 0)
-            _cp_sparse_builder_set (&parent_op, i, nearest[depth - 1]);
+          if ((s->flags[i] & CP_SLICE_HAS_FLOW_OUT) && outer != 0)
+            _cp_sparse_builder_set (&parent_op, i, outer);
 
           if (op)
             {
               CpHostOpStats *st = host_op_for (self, omap, cp_slices_get_name (s, i));
 
-              if (depth > 0 && nearest[depth - 1] != 0)
-                _cp_sparse_builder_set (&op_parent, i, nearest[depth - 1]);
+              if (outer != 0)
+                _cp_sparse_builder_set (&op_parent, i, outer);
               gint64 dur = cp_slices_get_dur (s, i);
 
               st->count++;
@@ -110,11 +105,9 @@ host_pass (CpAnalysis *self,
               st->max = MAX (st->max, dur);
               self->host_op_time = cp_sat_add (self->host_op_time, dur);
             }
-
-          stack[depth] = i;
-          nearest[depth] = near;
-          depth++;
+          _cp_nest_stack_push (&stack, i, near);
         }
+      _cp_nest_stack_clear (&stack);
       _cp_sparse_builder_finish (&parent_op, s->n, 0, &info->parent_op);
       _cp_sparse_builder_finish (&op_parent, s->n, 0, &info->op_parent);
     }

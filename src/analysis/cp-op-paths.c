@@ -67,23 +67,18 @@ _cp_op_paths_new (CpAnalysis    *analysis,
     {
       const CpLaneInfo *info = &analysis->lanes[l];
       const CpSlices *s = info->slices;
-      g_autofree guint32 *stack = NULL;
-      g_autofree guint *path = NULL;   /* path id + 1 of the deepest op on the stack */
-      guint depth = 0;
+      CpNestStack stack = { 0 };   /* value: path id + 1 of the deepest op open */
 
       if (info->kind != CP_LANE_HOST_THREAD || s->n == 0)
         continue;
-      stack = g_new (guint32, s->n);
-      path = g_new (guint, s->n);
       for (guint i = 0; i < s->n; i++)
         {
           gint64 start = cp_slices_get_start (s, i);
           CpStr name = cp_slices_get_name (s, i);
           guint parent, here;
 
-          while (depth > 0 && cp_slices_get_end (s, stack[depth - 1]) <= start)
-            depth--;
-          parent = depth > 0 ? path[depth - 1] : 0;
+          _cp_nest_stack_close (&stack, s, start);
+          parent = _cp_nest_stack_top (&stack, 0);
           here = parent;
           if (cp_slices_get_dur (s, i) > 0 &&
               _cp_analysis_is_host_op (analysis, l, i, cp_name_cache_lookup (analysis->names, name),
@@ -95,10 +90,9 @@ _cp_op_paths_new (CpAnalysis    *analysis,
                 func ((CpSliceRef) { l, i }, id, cp_slices_get_dur (s, i), user_data);
               here = id + 1;
             }
-          stack[depth] = i;
-          path[depth] = here;
-          depth++;
+          _cp_nest_stack_push (&stack, i, here);
         }
+      _cp_nest_stack_clear (&stack);
     }
   return self;
 }

@@ -466,9 +466,11 @@ _cp_analysis_roofline (CpAnalysis *self)
   guint pool_size = cp_string_pool_size (cp_trace_get_string_pool (self->trace));
   g_autofree guint32 *kmap = g_new0 (guint32, MAX (pool_size, 1));
   g_autofree guint32 *omap = g_new0 (guint32, MAX (pool_size, 1));
-  /* Per host lane, per op slice: 0 not looked at yet, 1 without figures,
-   * else 2 + its index in insts. */
-  g_autofree guint32 **inst_of = g_new0 (guint32 *, MAX (self->n_lanes, 1));
+  /* Per host lane: a bit per slice, set once the op has been looked at,
+   * and for the ops with figures their index in insts + 1 (a bit, not a
+   * word, per host slice: tens of millions of them). */
+  g_autofree guint64 **seen = g_new0 (guint64 *, MAX (self->n_lanes, 1));
+  g_autofree GHashTable **inst_of = g_new0 (GHashTable *, MAX (self->n_lanes, 1));
   g_autoptr(GArray) insts = g_array_new (FALSE, TRUE, sizeof (OpFig));
   g_autoptr(GArray) pending = g_array_new (FALSE, FALSE, sizeof (Pending));
   g_autoptr(GHashTable) fig_cache = g_hash_table_new_full (fig_key_hash, fig_key_equal, g_free, NULL);
@@ -517,29 +519,34 @@ _cp_analysis_roofline (CpAnalysis *self)
               guint32 cur = (guint32) cp_sparse_column_get (&hinfo->parent_op, h.index, 0);
               guint depth = 0;
 
-              if (inst_of[h.lane] == NULL)
-                inst_of[h.lane] = g_new0 (guint32, MAX (hinfo->slices->n, 1));
+              if (seen[h.lane] == NULL)
+                {
+                  seen[h.lane] = g_new0 (guint64, hinfo->slices->n / 64 + 1);
+                  inst_of[h.lane] = g_hash_table_new (NULL, NULL);
+                }
               while (cur != 0 && depth++ < 64)
                 {
-                  guint32 *v = &inst_of[h.lane][cur - 1];
+                  guint32 op = cur - 1;
+                  guint inst;
 
-                  if (*v == 0)
+                  if (!(seen[h.lane][op / 64] & (G_GUINT64_CONSTANT (1) << (op % 64))))
                     {
                       OpFig fig = { 0 };
-                      CpSliceRef oref = { h.lane, cur - 1 };
+                      CpSliceRef oref = { h.lane, op };
 
-                      fig.name = cp_slices_get_name (hinfo->slices, cur - 1);
+                      fig.name = cp_slices_get_name (hinfo->slices, op);
                       fig.device = device;
-                      *v = 1;
+                      seen[h.lane][op / 64] |= G_GUINT64_CONSTANT (1) << (op % 64);
                       if (op_figures (self->trace, oref, cp_trace_get_string (self->trace, fig.name), fig_cache, &fig))
                         {
                           g_array_append_val (insts, fig);
-                          *v = insts->len + 1;
+                          g_hash_table_insert (inst_of[h.lane], GUINT_TO_POINTER (op + 1), GUINT_TO_POINTER (insts->len));
                         }
                     }
-                  if (*v > 1)
+                  inst = GPOINTER_TO_UINT (g_hash_table_lookup (inst_of[h.lane], GUINT_TO_POINTER (op + 1)));
+                  if (inst > 0)
                     {
-                      Pending p = { l, i, *v - 2 };
+                      Pending p = { l, i, inst - 1 };
                       OpFig *fig = &g_array_index (insts, OpFig, p.inst);
 
                       fig->attributed = cp_sat_add (fig->attributed, dur);
@@ -585,7 +592,10 @@ _cp_analysis_roofline (CpAnalysis *self)
     }
 
   for (guint l = 0; l < self->n_lanes; l++)
-    g_free (inst_of[l]);
+    {
+      g_free (seen[l]);
+      g_clear_pointer (&inst_of[l], g_hash_table_unref);
+    }
 
   finish_all (self, self->roofline_kernels);
   finish_all (self, self->roofline_ops);

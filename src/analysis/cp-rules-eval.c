@@ -205,8 +205,12 @@ _cp_rule_add_category_evidence (Ctx               *ctx,
     {
       EvidenceSink sink = { f, l };
 
-      if (self->lanes[l].cat[cat] != NULL)
-        cp_intervals_foreach_intersection (self->lanes[l].cat[cat], target, add_one_evidence, &sink);
+      if (self->lanes[l].cat_count[cat] > 0)
+        {
+          g_autoptr(CpIntervals) set = _cp_analysis_class_union (self, &l, 1, 1u << cat);
+
+          cp_intervals_foreach_intersection (set, target, add_one_evidence, &sink);
+        }
     }
 }
 

@@ -205,7 +205,7 @@ _cp_rule_eval_input (Ctx           *ctx,
     {
       const CpSlices *s;
 
-      if (self->lanes[l].kind != CP_LANE_HOST_THREAD || self->lanes[l].cat[CP_TIME_INPUT_WAIT] == NULL)
+      if (self->lanes[l].kind != CP_LANE_HOST_THREAD || self->lanes[l].cat_count[CP_TIME_INPUT_WAIT] == 0)
         continue;
       s = self->lanes[l].slices;
       for (guint i = 0; i < s->n; i++)
@@ -362,18 +362,12 @@ _cp_rule_eval_loader_single (Ctx           *ctx,
 
   /* TB claiming: Kernel, Memcpy, Memset, Communication, Runtime, then DataLoader. */
   loader = cp_intervals_union_many ((CpIntervals * const *) lane_sets->pdata, lane_sets->len);
-  {
-    CpIntervals *dev_sets[] = {
-      self->cat_union[CP_TIME_COMPUTE_16], self->cat_union[CP_TIME_COMPUTE_32],
-      self->cat_union[CP_TIME_DEVICE_TO_HOST], self->cat_union[CP_TIME_DEVICE_TO_DEVICE],
-      self->cat_union[CP_TIME_HOST_TO_DEVICE], self->cat_union[CP_TIME_OTHER],
-      self->cat_union[CP_TIME_COLLECTIVES], self->cat_union[CP_TIME_ASYNC_WAIT],
-    };
-    CpIntervals *rt_sets[] = { self->cat_union[CP_TIME_LAUNCH], self->cat_union[CP_TIME_RUNTIME] };
-
-    device = cp_intervals_union_many (dev_sets, G_N_ELEMENTS (dev_sets));
-    runtime = cp_intervals_union_many (rt_sets, G_N_ELEMENTS (rt_sets));
-  }
+  device = _cp_analysis_class_union (self, NULL, 0,
+                                     (1u << CP_TIME_COMPUTE_16) | (1u << CP_TIME_COMPUTE_32) |
+                                     (1u << CP_TIME_DEVICE_TO_HOST) | (1u << CP_TIME_DEVICE_TO_DEVICE) |
+                                     (1u << CP_TIME_HOST_TO_DEVICE) | (1u << CP_TIME_OTHER) |
+                                     (1u << CP_TIME_COLLECTIVES) | (1u << CP_TIME_ASYNC_WAIT));
+  runtime = _cp_analysis_class_union (self, NULL, 0, (1u << CP_TIME_LAUNCH) | (1u << CP_TIME_RUNTIME));
   roles[0] = device;
   roles[1] = runtime;
   roles[2] = loader;

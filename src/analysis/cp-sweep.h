@@ -45,19 +45,13 @@ void cp_priority_sweep     (const CpTypedSpan *spans,
  * receives n_roles + 1 new normalized sets.
  *
  * Claiming in descending priority order gives the same result as the
- * priority sweep, so the breakdown uses it on per-type unions: linear time
- * instead of a sort of every boundary. */
+ * priority sweep; the breakdown does it in one pass over the slices
+ * (cp-breakdown.c, flatten ()). */
 void cp_claim_sequential   (CpIntervals * const *roles,
                             guint                n_roles,
                             gint64               t0,
                             gint64               t1,
                             gint64              *claimed,
                             CpIntervals        **claimed_sets);
-
-/* The same over the whole time line (no window): claimed_sets[i] = roles[i]
- * minus the union of roles[0..i-1]. Returns the union of all roles. */
-CpIntervals *cp_claim_unbounded (CpIntervals * const *roles,
-                                 guint                n_roles,
-                                 CpIntervals        **claimed_sets);
 
 G_END_DECLS
