@@ -92,3 +92,18 @@ cp_test_write_file (const char *dir,
   g_assert_no_error (error);
   return path;
 }
+
+void
+cp_test_run_generator (const char * const *argv,
+                       const char         *truth_path,
+                       JsonParser         *truth)
+{
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (json_parser_load_from_file (truth, truth_path, &error));
+  g_assert_no_error (error);
+}

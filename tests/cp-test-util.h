@@ -7,6 +7,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
@@ -26,5 +27,11 @@ char       *cp_test_write_file    (const char *dir,
                                    const char *name,
                                    const void *data,
                                    gssize      len);
+
+/* Runs a generator (argv NULL-ended), which must succeed, and reads the
+ * truth it wrote at truth_path into truth. */
+void        cp_test_run_generator (const char * const *argv,
+                                   const char         *truth_path,
+                                   JsonParser         *truth);
 
 G_END_DECLS

@@ -223,14 +223,8 @@ gen_job (const char *ranks,
   g_autofree char *ranks_dir = g_build_filename (dir, "ranks", NULL);
   const char *argv[] = { g_getenv ("CP_GEN"), "--job", ranks_dir, "--truth", truth_path, "--ranks", ranks,
                          "--straggler", straggler, "--delay", "20000000", NULL };
-  g_autoptr(GError) error = NULL;
-  int status = 0;
 
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  g_assert_true (json_parser_load_from_file (truth, truth_path, &error));
-  g_assert_no_error (error);
+  cp_test_run_generator (argv, truth_path, truth);
   return g_steal_pointer (&dir);
 }
 

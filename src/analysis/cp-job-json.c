@@ -10,66 +10,34 @@
 #include <math.h>
 
 #include "analysis/cp-job-private.h"
-
-static void
-member_int (JsonBuilder *b,
-            const char  *key,
-            gint64       v)
-{
-  json_builder_set_member_name (b, key);
-  json_builder_add_int_value (b, v);
-}
-
-static void
-member_string (JsonBuilder *b,
-               const char  *key,
-               const char  *v)
-{
-  json_builder_set_member_name (b, key);
-  if (v != NULL)
-    json_builder_add_string_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
-
-static void
-member_double (JsonBuilder *b,
-               const char  *key,
-               double       v)
-{
-  json_builder_set_member_name (b, key);
-  if (isfinite (v))
-    json_builder_add_double_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
+#include "analysis/cp-json-util.h"
 
 static void
 add_rank (JsonBuilder *b,
           Slot        *s)
 {
   json_builder_begin_object (b);
-  member_int (b, "rank", s->r.rank);
-  member_string (b, "file", s->r.path);
-  member_string (b, "rank_source", cp_rank_source_to_string (s->r.rank_source));
+  _cp_json_add_int (b, "rank", s->r.rank);
+  _cp_json_add_string (b, "file", s->r.path);
+  _cp_json_add_string (b, "rank_source", cp_rank_source_to_string (s->r.rank_source));
   if (s->r.world_size > 0)
-    member_int (b, "world_size", s->r.world_size);
+    _cp_json_add_int (b, "world_size", s->r.world_size);
   else
-    member_string (b, "world_size", NULL);
-  member_string (b, "backend", s->r.backend);
-  member_string (b, "host", s->r.host);
-  member_int (b, "origin_abs_ns", s->r.origin_abs);
-  member_int (b, "clock_offset_ns", s->r.clock_offset);
-  member_int (b, "clock_residual_ns", s->r.clock_residual);
+    _cp_json_add_string (b, "world_size", NULL);
+  _cp_json_add_string (b, "backend", s->r.backend);
+  _cp_json_add_string (b, "host", s->r.host);
+  _cp_json_add_int (b, "origin_abs_ns", s->r.origin_abs);
+  _cp_json_add_int (b, "clock_offset_ns", s->r.clock_offset);
+  _cp_json_add_int (b, "clock_residual_ns", s->r.clock_residual);
   json_builder_set_member_name (b, "clock_aligned");
   json_builder_add_boolean_value (b, s->r.clock_aligned);
-  member_int (b, "to_job_ns", s->to_job);
-  member_int (b, "n_steps", s->r.n_steps);
-  member_int (b, "step_time_mean_ns", s->r.step.mean);
+  _cp_json_add_int (b, "to_job_ns", s->to_job);
+  _cp_json_add_int (b, "n_steps", s->r.n_steps);
+  _cp_json_add_int (b, "step_time_mean_ns", s->r.step.mean);
   json_builder_set_member_name (b, "breakdown_ns");
   json_builder_begin_object (b);
   for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
-    member_int (b, cp_time_category_to_string (c), s->r.breakdown[c]);
+    _cp_json_add_int (b, cp_time_category_to_string (c), s->r.breakdown[c]);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "utilization");
   json_builder_begin_array (b);
@@ -78,12 +46,12 @@ add_rank (JsonBuilder *b,
   json_builder_end_array (b);
   json_builder_set_member_name (b, "device_collectives");
   json_builder_add_boolean_value (b, s->r.device_collectives);
-  member_int (b, "n_collectives", s->r.n_collectives);
-  member_int (b, "comm_ns", s->r.comm_time);
-  member_int (b, "exposed_comm_ns", s->r.exposed_comm);
-  member_int (b, "wait_ns", s->r.wait_time);
-  member_int (b, "caused_wait_ns", s->r.caused_wait);
-  member_int (b, "compute_per_step_ns", s->r.compute_time);
+  _cp_json_add_int (b, "n_collectives", s->r.n_collectives);
+  _cp_json_add_int (b, "comm_ns", s->r.comm_time);
+  _cp_json_add_int (b, "exposed_comm_ns", s->r.exposed_comm);
+  _cp_json_add_int (b, "wait_ns", s->r.wait_time);
+  _cp_json_add_int (b, "caused_wait_ns", s->r.caused_wait);
+  _cp_json_add_int (b, "compute_per_step_ns", s->r.compute_time);
   json_builder_end_object (b);
 }
 
@@ -93,36 +61,36 @@ add_collective (JsonBuilder           *b,
                 const CpJobCollective *c)
 {
   json_builder_begin_object (b);
-  member_string (b, "group", c->group);
-  member_int (b, "index", c->index);
-  member_string (b, "name", c->name);
+  _cp_json_add_string (b, "group", c->group);
+  _cp_json_add_int (b, "index", c->index);
+  _cp_json_add_string (b, "name", c->name);
   if (c->bytes >= 0)
-    member_int (b, "bytes", c->bytes);
+    _cp_json_add_int (b, "bytes", c->bytes);
   else
-    member_string (b, "bytes", NULL);
-  member_string (b, "dtype", c->dtype);
+    _cp_json_add_string (b, "bytes", NULL);
+  _cp_json_add_string (b, "dtype", c->dtype);
   if (c->group_size > 0)
-    member_int (b, "group_size", c->group_size);
+    _cp_json_add_int (b, "group_size", c->group_size);
   else
-    member_string (b, "group_size", NULL);
-  member_int (b, "first_arrival_ns", c->first_arrival);
-  member_int (b, "skew_ns", c->skew);
-  member_int (b, "last_rank", self->slots[self->order[c->last_rank]].r.rank);
-  member_int (b, "wait_ns", c->wait_total);
-  member_int (b, "transfer_ns", c->transfer_time);
-  member_double (b, "bus_bandwidth_gbps", c->bus_bandwidth);
-  member_string (b, "mismatch", c->mismatch);
+    _cp_json_add_string (b, "group_size", NULL);
+  _cp_json_add_int (b, "first_arrival_ns", c->first_arrival);
+  _cp_json_add_int (b, "skew_ns", c->skew);
+  _cp_json_add_int (b, "last_rank", self->slots[self->order[c->last_rank]].r.rank);
+  _cp_json_add_int (b, "wait_ns", c->wait_total);
+  _cp_json_add_int (b, "transfer_ns", c->transfer_time);
+  _cp_json_add_double (b, "bus_bandwidth_gbps", c->bus_bandwidth);
+  _cp_json_add_string (b, "mismatch", c->mismatch);
   json_builder_set_member_name (b, "ranks");
   json_builder_begin_array (b);
   for (guint k = 0; k < self->n_ranks; k++)
     {
       json_builder_begin_object (b);
-      member_int (b, "rank", self->slots[self->order[k]].r.rank);
-      member_int (b, "arrival_ns", c->arrival[k]);
-      member_int (b, "end_ns", c->end[k]);
-      member_int (b, "duration_ns", c->end[k] - c->arrival[k]);
-      member_int (b, "wait_ns", c->last_arrival - c->arrival[k]);
-      member_int (b, "exposed_ns", c->exposed[k]);
+      _cp_json_add_int (b, "rank", self->slots[self->order[k]].r.rank);
+      _cp_json_add_int (b, "arrival_ns", c->arrival[k]);
+      _cp_json_add_int (b, "end_ns", c->end[k]);
+      _cp_json_add_int (b, "duration_ns", c->end[k] - c->arrival[k]);
+      _cp_json_add_int (b, "wait_ns", c->last_arrival - c->arrival[k]);
+      _cp_json_add_int (b, "exposed_ns", c->exposed[k]);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -138,19 +106,19 @@ cp_job_to_json (CpJob    *self,
   g_autoptr(JsonNode) root = NULL;
 
   json_builder_begin_object (b);
-  member_string (b, "schema", "chokepoint-job/1");
+  _cp_json_add_string (b, "schema", "chokepoint-job/1");
   json_builder_set_member_name (b, "job");
   json_builder_begin_object (b);
   if (self->world_size > 0)
-    member_int (b, "world_size", self->world_size);
+    _cp_json_add_int (b, "world_size", self->world_size);
   else
-    member_string (b, "world_size", NULL);
-  member_int (b, "n_ranks", self->n_ranks);
-  member_int (b, "n_files", self->n_slots);
+    _cp_json_add_string (b, "world_size", NULL);
+  _cp_json_add_int (b, "n_ranks", self->n_ranks);
+  _cp_json_add_int (b, "n_files", self->n_slots);
   json_builder_set_member_name (b, "clock_alignment");
   json_builder_add_boolean_value (b, self->align);
-  member_int (b, "n_collectives", self->n_colls);
-  member_int (b, "n_mismatches", self->n_mismatches);
+  _cp_json_add_int (b, "n_collectives", self->n_colls);
+  _cp_json_add_int (b, "n_mismatches", self->n_mismatches);
   json_builder_set_member_name (b, "notes");
   json_builder_begin_array (b);
   for (guint i = 0; i < self->notes->len && g_ptr_array_index (self->notes, i) != NULL; i++)
@@ -177,15 +145,15 @@ cp_job_to_json (CpJob    *self,
       const CpJobFinding *f = &g_array_index (self->findings, CpJobFinding, i);
 
       json_builder_begin_object (b);
-      member_string (b, "id", f->id);
-      member_string (b, "severity", cp_severity_to_string (f->severity));
-      member_string (b, "title", f->title);
-      member_string (b, "summary", f->summary);
+      _cp_json_add_string (b, "id", f->id);
+      _cp_json_add_string (b, "severity", cp_severity_to_string (f->severity));
+      _cp_json_add_string (b, "title", f->title);
+      _cp_json_add_string (b, "summary", f->summary);
       if (f->rank >= 0)
-        member_int (b, "rank", f->rank);
+        _cp_json_add_int (b, "rank", f->rank);
       else
-        member_string (b, "rank", NULL);
-      member_int (b, "time_at_stake_ns", f->time_at_stake);
+        _cp_json_add_string (b, "rank", NULL);
+      _cp_json_add_int (b, "time_at_stake_ns", f->time_at_stake);
       json_builder_set_member_name (b, "fixes");
       json_builder_begin_object (b);
       for (guint fw = 0; fw < CP_N_FRAMEWORKS; fw++)

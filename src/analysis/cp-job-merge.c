@@ -23,29 +23,9 @@
 #include <string.h>
 
 #include "analysis/cp-job-private.h"
+#include "analysis/cp-json-util.h"
 
 #define SCHEMA "chokepoint-rank/1"
-
-static void
-member_int (JsonBuilder *b,
-            const char  *key,
-            gint64       v)
-{
-  json_builder_set_member_name (b, key);
-  json_builder_add_int_value (b, v);
-}
-
-static void
-member_string (JsonBuilder *b,
-               const char  *key,
-               const char  *v)
-{
-  json_builder_set_member_name (b, key);
-  if (v != NULL)
-    json_builder_add_string_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
 
 /* An int member, or null when v < 0. */
 static void
@@ -108,37 +88,37 @@ summary_of (Slot *s)
   gint64 prev_end = 0;
 
   json_builder_begin_object (b);
-  member_string (b, "schema", SCHEMA);
-  member_string (b, "file", s->r.path);
+  _cp_json_add_string (b, "schema", SCHEMA);
+  _cp_json_add_string (b, "file", s->r.path);
   member_known (b, "rank", s->have_rank ? s->r.rank : -1);
   member_known (b, "world_size", s->r.world_size);
-  member_string (b, "backend", s->r.backend);
-  member_string (b, "host", s->r.host);
-  member_int (b, "origin_abs_ns", s->r.origin_abs);
-  member_int (b, "n_steps", s->r.n_steps);
-  member_int (b, "window_ns", s->r.window_time);
+  _cp_json_add_string (b, "backend", s->r.backend);
+  _cp_json_add_string (b, "host", s->r.host);
+  _cp_json_add_int (b, "origin_abs_ns", s->r.origin_abs);
+  _cp_json_add_int (b, "n_steps", s->r.n_steps);
+  _cp_json_add_int (b, "window_ns", s->r.window_time);
   json_builder_set_member_name (b, "step_ns");
   json_builder_begin_object (b);
-  member_int (b, "total", s->r.step.total);
-  member_int (b, "mean", s->r.step.mean);
-  member_int (b, "min", s->r.step.min);
-  member_int (b, "max", s->r.step.max);
+  _cp_json_add_int (b, "total", s->r.step.total);
+  _cp_json_add_int (b, "mean", s->r.step.mean);
+  _cp_json_add_int (b, "min", s->r.step.min);
+  _cp_json_add_int (b, "max", s->r.step.max);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "breakdown_ns");
   json_builder_begin_object (b);
   for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
-    member_int (b, cp_time_category_to_string (c), s->r.breakdown[c]);
+    _cp_json_add_int (b, cp_time_category_to_string (c), s->r.breakdown[c]);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "utilization");
   json_builder_begin_array (b);
   for (guint d = 0; d < s->r.n_devices; d++)
     json_builder_add_double_value (b, s->r.utilization[d]);
   json_builder_end_array (b);
-  member_string (b, "fixes_framework", s->r.fix_lead >= 0 ? cp_framework_to_string (s->r.fix_lead) : NULL);
+  _cp_json_add_string (b, "fixes_framework", s->r.fix_lead >= 0 ? cp_framework_to_string (s->r.fix_lead) : NULL);
   json_builder_set_member_name (b, "device_collectives");
   json_builder_add_boolean_value (b, s->r.device_collectives);
-  member_int (b, "compute_per_step_ns", _cp_job_compute_per_step (s));
-  member_int (b, "unmatched_record_param_comms", s->n_params);
+  _cp_json_add_int (b, "compute_per_step_ns", _cp_job_compute_per_step (s));
+  _cp_json_add_int (b, "unmatched_record_param_comms", s->n_params);
   json_builder_set_member_name (b, "collectives");
   json_builder_begin_array (b);
   for (guint i = 0; i < s->colls->len; i++)
@@ -148,14 +128,14 @@ summary_of (Slot *s)
       g_autoptr(GArray) acts = _cp_job_activity (s, window, 1);
 
       json_builder_begin_object (b);
-      member_string (b, "name", c->name);
-      member_string (b, "op", c->op);
+      _cp_json_add_string (b, "name", c->name);
+      _cp_json_add_string (b, "op", c->op);
       member_known (b, "bytes", c->bytes);
-      member_string (b, "dtype", c->dtype);
+      _cp_json_add_string (b, "dtype", c->dtype);
       member_known (b, "group_size", c->group_size);
-      member_string (b, "group", c->group);
-      member_int (b, "start_ns", c->start);
-      member_int (b, "end_ns", c->end);
+      _cp_json_add_string (b, "group", c->group);
+      _cp_json_add_int (b, "start_ns", c->start);
+      _cp_json_add_int (b, "end_ns", c->end);
       add_compute (b, s, c->start, c->end);
       /* What the rank did since its previous collective, longest first. */
       g_array_sort (acts, compare_activity);
@@ -166,9 +146,9 @@ summary_of (Slot *s)
           const CpJobActivity *a = &g_array_index (acts, CpJobActivity, j);
 
           json_builder_begin_object (b);
-          member_string (b, "name", a->name);
-          member_int (b, "ns", a->ns);
-          member_int (b, "depth", a->depth);
+          _cp_json_add_string (b, "name", a->name);
+          _cp_json_add_int (b, "ns", a->ns);
+          _cp_json_add_int (b, "depth", a->depth);
           json_builder_end_object (b);
         }
       json_builder_end_array (b);

@@ -364,14 +364,8 @@ gen_job (const char *name,
   g_autofree char *truth_path = g_strconcat (dir, ".truth.txt", NULL);
   const char *argv[] = { g_getenv ("CP_GEN"), "--job", dir, "--truth", truth_path, "--ranks", ranks, "--hosts",
                          hosts, "--straggler", straggler, "--delay", "20000000", NULL };
-  g_autoptr(GError) error = NULL;
-  int status = 0;
 
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  g_assert_true (json_parser_load_from_file (truth, truth_path, &error));
-  g_assert_no_error (error);
+  cp_test_run_generator (argv, truth_path, truth);
   return g_steal_pointer (&dir);
 }
 
@@ -668,7 +662,6 @@ test_xla_logdir (void)
   const char *argv[] = { g_getenv ("CP_GEN"), "--job", run, "--truth", truth_path, "--format", "xplane", "--ranks",
                          "4", "--hosts", "2", "--host-offset", "-2000000000", "--straggler", "2", "--delay",
                          "20000000", NULL };
-  g_autoptr(GError) error = NULL;
   g_autoptr(JsonParser) truth = json_parser_new ();
   g_autoptr(GFile) folder = g_file_new_for_path (logdir);
   CpJobWindow *window;
@@ -680,13 +673,8 @@ test_xla_logdir (void)
   JsonObject *t;
   double x, y, w, h;
   gint64 shift;
-  int status = 0;
 
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error));
-  g_assert_no_error (error);
-  g_assert_true (g_spawn_check_wait_status (status, NULL));
-  g_assert_true (json_parser_load_from_file (truth, truth_path, &error));
-  g_assert_no_error (error);
+  cp_test_run_generator (argv, truth_path, truth);
   t = json_node_get_object (json_parser_get_root (truth));
 
   window = open_job (&folder, 1);
