@@ -12,6 +12,22 @@
 #include "analysis/cp-job-private.h"
 #include "analysis/cp-json-util.h"
 
+void
+_cp_job_add_breakdown (JsonBuilder     *b,
+                       const CpJobRank *r)
+{
+  json_builder_set_member_name (b, "breakdown_ns");
+  json_builder_begin_object (b);
+  for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
+    _cp_json_add_int (b, cp_time_category_to_string (c), r->breakdown[c]);
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "utilization");
+  json_builder_begin_array (b);
+  for (guint d = 0; d < r->n_devices; d++)
+    json_builder_add_double_value (b, r->utilization[d]);
+  json_builder_end_array (b);
+}
+
 static void
 add_rank (JsonBuilder *b,
           Slot        *s)
@@ -34,16 +50,7 @@ add_rank (JsonBuilder *b,
   _cp_json_add_int (b, "to_job_ns", s->to_job);
   _cp_json_add_int (b, "n_steps", s->r.n_steps);
   _cp_json_add_int (b, "step_time_mean_ns", s->r.step.mean);
-  json_builder_set_member_name (b, "breakdown_ns");
-  json_builder_begin_object (b);
-  for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
-    _cp_json_add_int (b, cp_time_category_to_string (c), s->r.breakdown[c]);
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "utilization");
-  json_builder_begin_array (b);
-  for (guint d = 0; d < s->r.n_devices; d++)
-    json_builder_add_double_value (b, s->r.utilization[d]);
-  json_builder_end_array (b);
+  _cp_job_add_breakdown (b, &s->r);
   json_builder_set_member_name (b, "device_collectives");
   json_builder_add_boolean_value (b, s->r.device_collectives);
   _cp_json_add_int (b, "n_collectives", s->r.n_collectives);

@@ -104,16 +104,7 @@ summary_of (Slot *s)
   _cp_json_add_int (b, "min", s->r.step.min);
   _cp_json_add_int (b, "max", s->r.step.max);
   json_builder_end_object (b);
-  json_builder_set_member_name (b, "breakdown_ns");
-  json_builder_begin_object (b);
-  for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
-    _cp_json_add_int (b, cp_time_category_to_string (c), s->r.breakdown[c]);
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "utilization");
-  json_builder_begin_array (b);
-  for (guint d = 0; d < s->r.n_devices; d++)
-    json_builder_add_double_value (b, s->r.utilization[d]);
-  json_builder_end_array (b);
+  _cp_job_add_breakdown (b, &s->r);
   _cp_json_add_string (b, "fixes_framework", s->r.fix_lead >= 0 ? cp_framework_to_string (s->r.fix_lead) : NULL);
   json_builder_set_member_name (b, "device_collectives");
   json_builder_add_boolean_value (b, s->r.device_collectives);

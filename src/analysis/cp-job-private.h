@@ -6,6 +6,8 @@
 
 #pragma once
 
+#include <json-glib/json-glib.h>
+
 #include "analysis/cp-intervals.h"
 #include "analysis/cp-job.h"
 
@@ -86,6 +88,9 @@ GArray     *_cp_job_activity       (Slot          *s,
 const char *_cp_job_mostly         (const CpJobActivity *activities,
                                     guint                n);
 
+/* A rank's "breakdown_ns" and "utilization" members (cp-job-json.c). */
+void        _cp_job_add_breakdown (JsonBuilder     *b,
+                                   const CpJobRank *r);
 /* Rank, world size, backend and host from the capture's metadata. */
 void        _cp_job_read_distributed_info (Slot *s);
 /* A slot's own figures from its analysis (origin, steps, breakdown...). */
