@@ -93,14 +93,6 @@ copy_kind (CpAnalysis *self,
   return kind;
 }
 
-static CpIntervals *
-union_of_lanes (CpAnalysis *self,
-                GArray     *lanes,
-                guint32     cat_mask)
-{
-  return _cp_analysis_class_union (self, (const guint *) lanes->data, lanes->len, cat_mask);
-}
-
 #define KERNEL_CATS ((1u << CP_TIME_COMPUTE_16) | (1u << CP_TIME_COMPUTE_32) | (1u << CP_TIME_COLLECTIVES))
 #define COMPUTE_CATS ((1u << CP_TIME_COMPUTE_16) | (1u << CP_TIME_COMPUTE_32))
 #define ALL_CATS ((1u << CP_TIME_IDLE) - 1)
@@ -125,6 +117,11 @@ device_pass (CpAnalysis *self,
   const CpIntervals *window_set = self->device_windows != NULL ?
                                   g_hash_table_lookup (self->device_windows, GINT_TO_POINTER (dev->device)) : NULL;
   gint64 window_time;
+  /* Its kernels, compute, collectives, all its ops and its async waits. */
+  static const guint32 union_masks[] = { KERNEL_CATS, COMPUTE_CATS, 1u << CP_TIME_COLLECTIVES, ALL_CATS,
+                                         1u << CP_TIME_ASYNC_WAIT };
+  CpIntervals *unions[G_N_ELEMENTS (union_masks)];
+  CpIntervals *by_class[CP_TIME_IDLE] = { NULL };
 
   if (window_set == NULL)
     window_set = self->window_set;
@@ -158,6 +155,14 @@ device_pass (CpAnalysis *self,
         _cp_heap_push (&order, (CpHeapItem) { cp_slices_get_start (s, cursor[k]), k, 0 });
       if (c < 0)
         continue;
+      /* The device's time per class, in the same pass (slices come by
+       * start); the unions of classes below. */
+      if (dur > 0)
+        {
+          if (by_class[c] == NULL)
+            by_class[c] = cp_intervals_new ();
+          cp_intervals_add_sorted (by_class[c], start, end);
+        }
 
       /* Launch statistics (HTA H3). */
       if (launch.lane != G_MAXUINT32)
@@ -271,17 +276,24 @@ device_pass (CpAnalysis *self,
   g_free (order.v);
   sm_finish (&sm);
 
-  /* The unions. */
-  sets->kernels = union_of_lanes (self, sets->lanes, KERNEL_CATS);
-  sets->compute = union_of_lanes (self, sets->lanes, COMPUTE_CATS);
-  sets->comm = union_of_lanes (self, sets->lanes, 1u << CP_TIME_COLLECTIVES);
-  sets->ops = union_of_lanes (self, sets->lanes, ALL_CATS);
+  for (guint m = 0; m < G_N_ELEMENTS (union_masks); m++)
+    {
+      CpIntervals *parts[CP_TIME_IDLE];
+      guint n = 0;
 
-  {
-    g_autoptr(CpIntervals) async = union_of_lanes (self, sets->lanes, 1u << CP_TIME_ASYNC_WAIT);
-
-    dev->async_wait = cp_intervals_overlap_length (async, window_set);
-  }
+      for (guint c = 0; c < CP_TIME_IDLE; c++)
+        if ((union_masks[m] & (1u << c)) && by_class[c] != NULL)
+          parts[n++] = by_class[c];
+      unions[m] = cp_intervals_union_many (parts, n);
+    }
+  for (guint c = 0; c < CP_TIME_IDLE; c++)
+    cp_intervals_free (by_class[c]);
+  sets->kernels = unions[0];
+  sets->compute = unions[1];
+  sets->comm = unions[2];
+  sets->ops = unions[3];
+  dev->async_wait = cp_intervals_overlap_length (unions[4], window_set);
+  cp_intervals_free (unions[4]);
   dev->kernel_busy = cp_intervals_length (sets->kernels);
   dev->window_busy = cp_intervals_overlap_length (sets->kernels, window_set);
   dev->window_time = window_time;
