@@ -1048,6 +1048,20 @@ test_merge (void)
   g_assert_cmpint (find (xmerged, "job-straggler")->rank, ==, 1);
   assert_same_job (xdirect, xmerged);
 
+  /* The real 3-rank gloo run, summarised rank by rank. */
+  {
+    g_autofree char *gloo = cp_test_data_path ("captures/torch-ddp-straggler-gloo-cpu");
+    g_autofree char *gsums = g_build_filename (g.dir, "gloo-summaries", NULL);
+    g_autoptr(GPtrArray) gfiles = summarise (gloo, gsums);
+    g_autoptr(CpJob) gdirect = open_dir (gloo, TRUE);
+    g_autoptr(CpJob) gmerged = cp_job_merge ((GFile * const *) gfiles->pdata, gfiles->len, &options, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (cp_job_get_n_ranks (gmerged), ==, 3);
+    g_assert_cmpint (find (gmerged, "job-straggler")->rank, ==, 2);
+    assert_same_job (gdirect, gmerged);
+  }
+
   /* The bad ones: a cut summary, a capture, a rank of an 8-rank run among
    * ranks of a 4-rank one. */
   gen_job (&other, "--ranks", "4", NULL);
