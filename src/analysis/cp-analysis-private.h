@@ -185,13 +185,6 @@ CpIntervals *_cp_analysis_class_union    (CpAnalysis  *self,
                                           const guint *lanes,
                                           guint        n_lanes,
                                           guint32      mask);
-/* The same for several masks in one pass: out[m] for masks[m]. */
-void         _cp_analysis_class_unions   (CpAnalysis    *self,
-                                          const guint   *lanes,
-                                          guint          n_lanes,
-                                          const guint32 *masks,
-                                          CpIntervals  **out,
-                                          guint          n_masks);
 /* The XLA op class of a device slice (CP_XLA_OP_NONE outside XPlane
  * captures). */
 CpXlaOpClass _cp_analysis_xla_class      (CpAnalysis *self,

@@ -123,63 +123,32 @@ walk_clear (ClassWalk *w)
   g_free (w->cursor);
 }
 
-void
-_cp_analysis_class_unions (CpAnalysis    *self,
-                           const guint   *lanes,
-                           guint          n_lanes,
-                           const guint32 *masks,
-                           CpIntervals  **out,
-                           guint          n_masks)
-{
-  guint32 any = 0;
-  ClassWalk w;
-  guint l, i;
-
-  for (guint m = 0; m < n_masks; m++)
-    {
-      out[m] = cp_intervals_new ();
-      any |= masks[m];
-    }
-  /* One lane (a device's one stream, a lane's evidence): in its order. */
-  if (lanes != NULL && n_lanes == 1)
-    {
-      const CpLaneInfo *info = &self->lanes[lanes[0]];
-      const CpSlices *s = info->slices;
-
-      for (i = 0; info->cls != NULL && i < s->n; i++)
-        {
-          gint8 c = info->cls[i];
-
-          if (c < 0 || !(any & (1u << c)) || cp_slices_get_dur (s, i) <= 0)
-            continue;
-          for (guint m = 0; m < n_masks; m++)
-            if (masks[m] & (1u << c))
-              cp_intervals_add_sorted (out[m], cp_slices_get_start (s, i), cp_slices_get_end (s, i));
-        }
-      return;
-    }
-  walk_init (&w, self, lanes, n_lanes, any);
-  while (walk_next (&w, &l, &i))
-    {
-      gint8 c = self->lanes[l].cls[i];
-
-      for (guint m = 0; m < n_masks; m++)
-        if (masks[m] & (1u << c))
-          cp_intervals_add_sorted (out[m], cp_slices_get_start (self->lanes[l].slices, i),
-                                   cp_slices_get_end (self->lanes[l].slices, i));
-    }
-  walk_clear (&w);
-}
-
 CpIntervals *
 _cp_analysis_class_union (CpAnalysis  *self,
                           const guint *lanes,
                           guint        n_lanes,
                           guint32      mask)
 {
-  CpIntervals *out;
+  CpIntervals *out = cp_intervals_new ();
+  ClassWalk w;
+  guint l, i;
 
-  _cp_analysis_class_unions (self, lanes, n_lanes, &mask, &out, 1);
+  /* One lane (a lane's evidence): in its own order, no heap. */
+  if (lanes != NULL && n_lanes == 1)
+    {
+      const CpLaneInfo *info = &self->lanes[lanes[0]];
+      const CpSlices *s = info->slices;
+
+      for (i = 0; info->cls != NULL && i < s->n; i++)
+        if (info->cls[i] >= 0 && (mask & (1u << info->cls[i])) && cp_slices_get_dur (s, i) > 0)
+          cp_intervals_add_sorted (out, cp_slices_get_start (s, i), cp_slices_get_end (s, i));
+      return out;
+    }
+  walk_init (&w, self, lanes, n_lanes, mask);
+  while (walk_next (&w, &l, &i))
+    cp_intervals_add_sorted (out, cp_slices_get_start (self->lanes[l].slices, i),
+                             cp_slices_get_end (self->lanes[l].slices, i));
+  walk_clear (&w);
   return out;
 }
 
