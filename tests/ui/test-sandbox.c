@@ -555,6 +555,7 @@ main (int   argc,
   g_setenv ("XDG_RUNTIME_DIR", runtime, TRUE);
 
   g_test_init (&argc, &argv, NULL);
+  cp_ui_tolerate_chooser_race ();
 
   app = cp_application_new_with_flags (G_APPLICATION_NON_UNIQUE);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));

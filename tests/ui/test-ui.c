@@ -902,6 +902,7 @@ main (int   argc,
     }
 
   g_test_init (&argc, &argv, NULL);
+  cp_ui_tolerate_chooser_race ();
 
   tmpdir = g_dir_make_tmp ("chokepoint-ui-XXXXXX", NULL);
   g_assert_nonnull (tmpdir);
