@@ -37,10 +37,6 @@ typedef struct
   guint32      cat_count[CP_TIME_N_CATEGORIES]; /* slices of each class (not empty) */
   CpIntervals *sync;           /* host lanes: union of blocking calls (during the phases) */
   CpSliceRef  *launch;         /* device lanes: launching host slice per slice */
-  /* Host lanes, while the kernel statistics are computed (sparse: read
-   * with cp_sparse_column_get (..., 0)): */
-  CpSparseColumn parent_op;    /* deepest op around a launch call (index + 1), 0 none */
-  CpSparseColumn op_parent;    /* for an op, the next op around it (index + 1), 0 none */
 } CpLaneInfo;
 
 /* One stage of a tf.data (or Grain) input pipeline. */
@@ -165,7 +161,27 @@ void _cp_analysis_build_steps     (CpAnalysis *self);
 void _cp_analysis_breakdown       (CpAnalysis *self);
 void _cp_analysis_device_metrics  (CpAnalysis *self);
 void _cp_analysis_kernel_stats    (CpAnalysis *self);
-void _cp_analysis_roofline        (CpAnalysis *self); /* inside the kernel statistics */
+/* The roofline pass (cp-roofline-pass.c), run inside the kernel statistics:
+ * begun before their walk of the host lanes, given there every kernel
+ * launched from inside an op, and finished after it. */
+typedef struct _CpRooflineWalk CpRooflineWalk;
+CpRooflineWalk *_cp_analysis_roofline_begin  (CpAnalysis     *self);
+/* Kernel (lane, index), launched on host lane host_lane while the ops
+ * stack_index[chain[0]], stack_index[chain[1]]... were open, innermost
+ * first; memo is the caller's word per stack position, 0 when the op there
+ * was pushed, that the pass uses to look at each op once. */
+void            _cp_analysis_roofline_launch (CpAnalysis     *self,
+                                              CpRooflineWalk *walk,
+                                              guint           lane,
+                                              guint           index,
+                                              guint           host_lane,
+                                              const guint32  *stack_index,
+                                              gint32         *memo,
+                                              const guint32  *chain,
+                                              guint           n_chain);
+/* Gives every kernel and op its figures, and frees walk. */
+void            _cp_analysis_roofline        (CpAnalysis     *self,
+                                              CpRooflineWalk *walk);
 void _cp_analysis_roofline_to_json (CpAnalysis *self, JsonBuilder *b); /* cp-roofline-pass.c */
 void _cp_analysis_evaluate_rules  (CpAnalysis *self);
 /* The tf.data / Grain stages of the host planes (once). */

@@ -40,8 +40,6 @@ cp_analysis_finalize (GObject *object)
       g_free (info->cls);
       cp_intervals_free (info->sync);
       g_free (info->launch);
-      _cp_sparse_column_clear (&info->parent_op);
-      _cp_sparse_column_clear (&info->op_parent);
     }
   g_free (self->lanes);
 

@@ -55,64 +55,6 @@ host_op_for (CpAnalysis *self,
   return &g_array_index (self->host_ops, CpHostOpStats, omap[name] - 1);
 }
 
-/* Host ops: statistics, and for every launch call the op that encloses it. */
-static void
-host_pass (CpAnalysis *self,
-           guint32    *omap)
-{
-  const CpStringPool *pool = cp_trace_get_string_pool (self->trace);
-  CpStr python_cat = cp_string_pool_lookup (pool, "python_function");
-
-  for (guint l = 0; l < self->n_lanes; l++)
-    {
-      CpLaneInfo *info = &self->lanes[l];
-      const CpSlices *s;
-      CpNestStack stack = { 0 };   /* value: the deepest op open, index + 1 */
-      CpSparseBuilder parent_op = { 0 }, op_parent = { 0 };
-
-      if (info->kind != CP_LANE_HOST_THREAD)
-        continue;
-      s = info->slices;
-      if (s->n == 0)
-        continue;
-
-      for (guint i = 0; i < s->n; i++)
-        {
-          gint64 start = cp_slices_get_start (s, i);
-          guint32 nf = cp_name_cache_lookup (self->names, cp_slices_get_name (s, i));
-          gboolean op;
-          guint32 near, outer;
-
-          _cp_nest_stack_close (&stack, s, start);
-          outer = _cp_nest_stack_top (&stack, 0);
-          op = cp_slices_get_dur (s, i) > 0 && _cp_analysis_is_host_op (self, l, i, nf, cp_slices_get_cat (s, i), python_cat);
-          near = op ? i + 1 : outer;
-
-          if ((s->flags[i] & CP_SLICE_HAS_FLOW_OUT) && outer != 0)
-            _cp_sparse_builder_set (&parent_op, i, outer);
-
-          if (op)
-            {
-              CpHostOpStats *st = host_op_for (self, omap, cp_slices_get_name (s, i));
-
-              if (outer != 0)
-                _cp_sparse_builder_set (&op_parent, i, outer);
-              gint64 dur = cp_slices_get_dur (s, i);
-
-              st->count++;
-              st->total = cp_sat_add (st->total, dur);
-              st->min = MIN (st->min, dur);
-              st->max = MAX (st->max, dur);
-              self->host_op_time = cp_sat_add (self->host_op_time, dur);
-            }
-          _cp_nest_stack_push (&stack, i, near);
-        }
-      _cp_nest_stack_clear (&stack);
-      _cp_sparse_builder_finish (&parent_op, s->n, 0, &info->parent_op);
-      _cp_sparse_builder_finish (&op_parent, s->n, 0, &info->op_parent);
-    }
-}
-
 static void
 add_op_kernel (CpHostOpStats *op,
                GHashTable    *index,
@@ -135,6 +77,198 @@ add_op_kernel (CpHostOpStats *op,
   kc = &g_array_index (op->kernels, CpKernelCount, GPOINTER_TO_UINT (v));
   kc->count++;
   kc->time = cp_sat_add (kc->time, dur);
+}
+
+/* What the walk of the host lanes carries from launch call to launch call. */
+typedef struct
+{
+  guint32        *omap;         /* op name -> index in host_ops + 1 */
+  GPtrArray      *op_index;     /* per host op: its kernels' index in op->kernels */
+  guint64       **seen;         /* per device lane: a bit per slice given its op */
+  guint64       **tc_op;        /* per kernel lane: launched by an op that could use tensor cores */
+  CpRooflineWalk *roofline;
+  guint32        *chain;        /* stack positions of the ops open, innermost first */
+  guint           chain_cap;
+  gint32         *memo;         /* per stack position, for the roofline */
+  guint           memo_cap;
+} Walk;
+
+static inline gboolean
+bit_get (const guint64 *bits,
+         guint          i)
+{
+  return bits != NULL && ((bits[i / 64] >> (i % 64)) & 1);
+}
+
+static inline void
+bit_set (guint64 **bits,
+         guint     n,
+         guint     i)
+{
+  if (*bits == NULL)
+    *bits = g_new0 (guint64, n / 64 + 1);
+  (*bits)[i / 64] |= G_GUINT64_CONSTANT (1) << (i % 64);
+}
+
+/* Device slice to, launched by host slice from while the n_chain ops of
+ * w->chain were open around the call (the nearest first): a kernel's time
+ * goes to the nearest op as its own and, once per name, to it and every
+ * op around it. */
+static void
+attribute_launch (CpAnalysis        *self,
+                  Walk              *w,
+                  CpSliceRef         from,
+                  CpSliceRef         to,
+                  const CpNestStack *stack,
+                  guint              n_chain)
+{
+  const CpLaneInfo *info = &self->lanes[to.lane];
+  const CpSlices *s = info->slices;
+  const CpSlices *hs = self->lanes[from.lane].slices;
+  CpSliceClass c = _cp_analysis_slice_class (self, to.lane, to.index);
+  CpStr kname = cp_slices_get_name (s, to.index);
+  guint32 nf = cp_name_cache_lookup (self->names, kname);
+  gint64 dur = cp_slices_get_dur (s, to.index);
+  CpStr seen[64];
+  guint n_seen = 0;
+  CpHostOpStats *op;
+
+  if (info->kind != CP_LANE_KERNEL ||
+      (c != CP_TIME_COMPUTE_16 && c != CP_TIME_COMPUTE_32 && c != CP_TIME_COLLECTIVES))
+    return;
+
+  op = &g_array_index (self->host_ops, CpHostOpStats,
+                       w->omap[cp_slices_get_name (hs, stack->index[w->chain[0]])] - 1);
+  op->n_self_kernels++;
+  op->self_kernel_time = cp_sat_add (op->self_kernel_time, dur);
+  if (op->tc_eligible)
+    bit_set (&w->tc_op[to.lane], s->n, to.index);
+
+  for (guint k = 0; k < n_chain; k++)
+    {
+      CpStr name = cp_slices_get_name (hs, stack->index[w->chain[k]]);
+      gboolean dup = FALSE;
+      guint oi = w->omap[name] - 1;
+      CpHostOpStats *anc;
+
+      for (guint j = 0; j < n_seen && !dup; j++)
+        dup = seen[j] == name;
+      if (dup)
+        continue;
+      anc = &g_array_index (self->host_ops, CpHostOpStats, oi);
+      anc->n_kernels++;
+      anc->kernel_time = cp_sat_add (anc->kernel_time, dur);
+      if (nf & CP_NAME_TENSOR_CORE)
+        anc->tensor_core_time = cp_sat_add (anc->tensor_core_time, dur);
+      while (w->op_index->len <= oi)
+        g_ptr_array_add (w->op_index, g_hash_table_new (NULL, NULL));
+      add_op_kernel (anc, g_ptr_array_index (w->op_index, oi), kname, dur);
+      if (n_seen < G_N_ELEMENTS (seen))
+        seen[n_seen++] = name;
+    }
+}
+
+/* Host ops: their statistics; and the kernels launched by each launch call
+ * inside an op, given to that op and the ops around it while the walk
+ * knows them (its nest stack), and to the roofline pass. */
+static void
+host_pass (CpAnalysis *self,
+           Walk       *w)
+{
+  const CpStringPool *pool = cp_trace_get_string_pool (self->trace);
+  CpStr python_cat = cp_string_pool_lookup (pool, "python_function");
+  guint n_flows, cursor = 0;
+  const CpFlow *flows = cp_trace_get_flows (self->trace, &n_flows);
+  const guint32 *order = cp_trace_get_flow_order (self->trace, FALSE, &n_flows);
+
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      CpLaneInfo *info = &self->lanes[l];
+      const CpSlices *s;
+      CpNestStack stack = { 0 };   /* value: the deepest op open, index + 1 */
+
+      if (info->kind != CP_LANE_HOST_THREAD)
+        continue;
+      s = info->slices;
+      if (s->n == 0)
+        continue;
+
+      for (guint i = 0; i < s->n; i++)
+        {
+          gint64 start = cp_slices_get_start (s, i);
+          guint32 nf = cp_name_cache_lookup (self->names, cp_slices_get_name (s, i));
+          gboolean op;
+          guint32 near, outer;
+
+          _cp_nest_stack_close (&stack, s, start);
+          outer = _cp_nest_stack_top (&stack, 0);
+          op = cp_slices_get_dur (s, i) > 0 && _cp_analysis_is_host_op (self, l, i, nf, cp_slices_get_cat (s, i), python_cat);
+          near = op ? i + 1 : outer;
+
+          if ((s->flags[i] & CP_SLICE_HAS_FLOW_OUT) && outer != 0)
+            {
+              guint n_chain = 0;
+
+              /* The ops open, innermost first: the stack entries that are
+               * ops (an op's value is its own index + 1). */
+              for (guint p = stack.depth; p-- > 0;)
+                if (stack.value[p] == stack.index[p] + 1)
+                  {
+                    if (n_chain == w->chain_cap)
+                      {
+                        w->chain_cap = MAX (64, 2 * w->chain_cap);
+                        w->chain = g_renew (guint32, w->chain, w->chain_cap);
+                      }
+                    w->chain[n_chain++] = p;
+                  }
+
+              /* The device slices this call launched: the flows from it
+               * (sorted by their start), each device slice taken once, by
+               * the launcher the lanes' preparation gave it. */
+              while (cursor < n_flows &&
+                     (flows[order[cursor]].from.lane < l ||
+                      (flows[order[cursor]].from.lane == l && flows[order[cursor]].from.index < i)))
+                cursor++;
+              for (guint k = cursor; k < n_flows && flows[order[k]].from.lane == l && flows[order[k]].from.index == i; k++)
+                {
+                  const CpFlow *f = &flows[order[k]];
+                  const CpLaneInfo *to;
+
+                  if (f->kind != CP_FLOW_LAUNCH || f->to.lane >= self->n_lanes)
+                    continue;
+                  to = &self->lanes[f->to.lane];
+                  if (to->launch == NULL || f->to.index >= to->slices->n ||
+                      to->launch[f->to.index].lane != l || to->launch[f->to.index].index != i ||
+                      bit_get (w->seen[f->to.lane], f->to.index))
+                    continue;
+                  bit_set (&w->seen[f->to.lane], to->slices->n, f->to.index);
+                  attribute_launch (self, w, f->from, f->to, &stack, n_chain);
+                  _cp_analysis_roofline_launch (self, w->roofline, f->to.lane, f->to.index, l,
+                                                stack.index, w->memo, w->chain, n_chain);
+                }
+            }
+
+          if (op)
+            {
+              CpHostOpStats *st = host_op_for (self, w->omap, cp_slices_get_name (s, i));
+              gint64 dur = cp_slices_get_dur (s, i);
+
+              st->count++;
+              st->total = cp_sat_add (st->total, dur);
+              st->min = MIN (st->min, dur);
+              st->max = MAX (st->max, dur);
+              self->host_op_time = cp_sat_add (self->host_op_time, dur);
+            }
+          _cp_nest_stack_push (&stack, i, near);
+          if (w->memo_cap < stack.cap)
+            {
+              w->memo_cap = stack.cap;
+              w->memo = g_renew (gint32, w->memo, w->memo_cap);
+            }
+          w->memo[stack.depth - 1] = 0;
+        }
+      _cp_nest_stack_clear (&stack);
+    }
 }
 
 static gint
@@ -178,91 +312,37 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
   g_autofree guint32 *omap = g_new0 (guint32, MAX (pool_size, 1));
   g_autoptr(GArray) acc = g_array_new (FALSE, TRUE, sizeof (KernelAcc));
   g_autoptr(GPtrArray) op_index = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
+  Walk w = { 0 };
 
-  host_pass (self, omap);
-  for (guint k = 0; k < self->host_ops->len; k++)
-    g_ptr_array_add (op_index, g_hash_table_new (NULL, NULL));
+  w.omap = omap;
+  w.op_index = op_index;
+  w.seen = g_new0 (guint64 *, MAX (self->n_lanes, 1));
+  w.tc_op = g_new0 (guint64 *, MAX (self->n_lanes, 1));
+  w.roofline = _cp_analysis_roofline_begin (self);
+  host_pass (self, &w);
+  for (guint l = 0; l < self->n_lanes; l++)
+    g_free (w.seen[l]);
+  g_free (w.seen);
+  g_free (w.chain);
+  g_free (w.memo);
 
   for (guint l = 0; l < self->n_lanes; l++)
     {
       const CpLaneInfo *info = &self->lanes[l];
       const CpSlices *s;
 
-      if (info->kind != CP_LANE_KERNEL && info->kind != CP_LANE_TRANSFER)
+      if (info->kind != CP_LANE_KERNEL)
         continue;
       s = info->slices;
       for (guint i = 0; i < s->n; i++)
         {
           guint32 nf = cp_name_cache_lookup (self->names, cp_slices_get_name (s, i));
           CpSliceClass c = _cp_analysis_slice_class (self, l, i);
-          gboolean kernel = info->kind == CP_LANE_KERNEL &&
-                            (c == CP_TIME_COMPUTE_16 || c == CP_TIME_COMPUTE_32 || c == CP_TIME_COLLECTIVES);
           gint64 dur = cp_slices_get_dur (s, i);
-          CpHostOpStats *op = NULL;
-          guint op_index_of = G_MAXUINT;
           gboolean eligible;
 
-          if (c < 0)
+          if (c != CP_TIME_COMPUTE_16 && c != CP_TIME_COMPUTE_32 && c != CP_TIME_COLLECTIVES)
             continue;
-
-          /* The op that launched it: the deepest op around the launch call. */
-          if (info->launch != NULL && info->launch[i].lane != G_MAXUINT32)
-            {
-              CpSliceRef h = info->launch[i];
-              const CpLaneInfo *hinfo = &self->lanes[h.lane];
-
-              guint32 parent = (guint32) cp_sparse_column_get (&hinfo->parent_op, h.index, 0);
-
-              if (parent != 0)
-                {
-                  const CpSlices *hs = hinfo->slices;
-                  CpStr op_name = cp_slices_get_name (hs, parent - 1);
-
-                  if (omap[op_name] != 0)
-                    op_index_of = omap[op_name] - 1;
-                }
-            }
-
-          if (!kernel)
-            continue;
-
-          if (op_index_of != G_MAXUINT)
-            {
-              CpSliceRef h = info->launch[i];
-              const CpLaneInfo *hinfo = &self->lanes[h.lane];
-              const CpSlices *hs = hinfo->slices;
-              guint32 cur = (guint32) cp_sparse_column_get (&hinfo->parent_op, h.index, 0);
-              CpStr seen[64];
-              guint n_seen = 0;
-
-              op = &g_array_index (self->host_ops, CpHostOpStats, op_index_of);
-              op->n_self_kernels++;
-              op->self_kernel_time = cp_sat_add (op->self_kernel_time, dur);
-
-              /* The op and every op around it, each name once. */
-              while (cur != 0)
-                {
-                  CpStr name = cp_slices_get_name (hs, cur - 1);
-                  gboolean dup = FALSE;
-
-                  for (guint k = 0; k < n_seen && !dup; k++)
-                    dup = seen[k] == name;
-                  if (!dup && omap[name] != 0)
-                    {
-                      guint oi = omap[name] - 1;
-                      CpHostOpStats *anc = &g_array_index (self->host_ops, CpHostOpStats, oi);
-
-                      anc->n_kernels++;
-                      anc->kernel_time = cp_sat_add (anc->kernel_time, dur);
-                      if (nf & CP_NAME_TENSOR_CORE)
-                        anc->tensor_core_time = cp_sat_add (anc->tensor_core_time, dur);
-                      add_op_kernel (anc, g_ptr_array_index (op_index, oi), cp_slices_get_name (s, i), dur);
-                      if (n_seen < G_N_ELEMENTS (seen))
-                        seen[n_seen++] = name;
-                    }
-                  cur = (guint32) cp_sparse_column_get (&hinfo->op_parent, cur - 1, 0);
-                }
-            }
 
           /* Per kernel name. */
           {
@@ -328,7 +408,7 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
 
           /* Tensor-core eligibility (TB tensor_cores_parser): launched by an
            * eligible op, or a matmul / convolution kernel by name. */
-          eligible = (nf & CP_NAME_GEMM_LIKE) != 0 || (op != NULL && op->tc_eligible);
+          eligible = (nf & CP_NAME_GEMM_LIKE) != 0 || bit_get (w.tc_op[l], i);
           /* XLA ops: dots and convolutions by their HLO opcode or category
            * (what runs on the tensor cores of a GPU, the MXU of a TPU). */
           if (!eligible && self->is_xplane)
@@ -351,14 +431,10 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
         }
     }
 
-  _cp_analysis_roofline (self);
-
-  /* The ops around launches served this phase only. */
   for (guint l = 0; l < self->n_lanes; l++)
-    {
-      _cp_sparse_column_clear (&self->lanes[l].parent_op);
-      _cp_sparse_column_clear (&self->lanes[l].op_parent);
-    }
+    g_free (w.tc_op[l]);
+  g_free (w.tc_op);
+  _cp_analysis_roofline (self, w.roofline);
 
   for (guint k = 0; k < self->kernels->len; k++)
     {

@@ -1,8 +1,9 @@
 /* cp-roofline-pass.c: the analysis phase that gives every kernel and host
  * op its FLOPs, bytes and place on the roofline (cp-roofline.h)
  *
- * Runs inside the kernel statistics, while the ops around each launch call
- * are known (CpLaneInfo.parent_op / op_parent).
+ * Runs inside the kernel statistics: their walk of the host lanes hands it
+ * each kernel launched inside an op with the ops open around the launch
+ * call, and it finishes once the walk is done.
  *
  * Copyright 2026 The Chokepoint authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -460,20 +461,133 @@ cmp_time (gconstpointer a,
   return x->name < y->name ? -1 : (x->name > y->name);
 }
 
+struct _CpRooflineWalk
+{
+  GArray     *insts;            /* of OpFig: the op instances with figures */
+  GArray     *pending;          /* of Pending: kernels that take an op's figures */
+  GHashTable *fig_cache;        /* of CachedFig */
+};
+
+CpRooflineWalk *
+_cp_analysis_roofline_begin (CpAnalysis *self)
+{
+  CpRooflineWalk *w = g_new0 (CpRooflineWalk, 1);
+
+  w->insts = g_array_new (FALSE, TRUE, sizeof (OpFig));
+  w->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
+  w->fig_cache = g_hash_table_new_full (fig_key_hash, fig_key_equal, g_free, NULL);
+  return w;
+}
+
 void
-_cp_analysis_roofline (CpAnalysis *self)
+_cp_analysis_roofline_launch (CpAnalysis     *self,
+                              CpRooflineWalk *w,
+                              guint           lane,
+                              guint           index,
+                              guint           host_lane,
+                              const guint32  *stack_index,
+                              gint32         *memo,
+                              const guint32  *chain,
+                              guint           n_chain)
+{
+  const CpSlices *s = self->lanes[lane].slices;
+  const CpSlices *hs = self->lanes[host_lane].slices;
+  CpSliceClass c = _cp_analysis_slice_class (self, lane, index);
+  const CpGpuInfo *g;
+
+  if (self->lanes[lane].kind != CP_LANE_KERNEL || (c != CP_TIME_COMPUTE_16 && c != CP_TIME_COMPUTE_32))
+    return;
+  if (cp_slices_get_dur (s, index) <= 0)
+    return;
+  /* Measured figures are the kernel's own (the finishing pass). */
+  g = cp_slices_get_gpu (s, index) ? _cp_analysis_gpu_info (self, lane, index) : NULL;
+  if (g != NULL && g->flops >= 0)
+    return;
+
+  /* The nearest op around the launch call with figures, within 64 ops. */
+  for (guint k = 0; k < n_chain && k < 64; k++)
+    {
+      guint32 pos = chain[k];
+      guint32 op = stack_index[pos];
+
+      if (memo[pos] == 0)
+        {
+          OpFig fig = { 0 };
+          CpSliceRef oref = { host_lane, op };
+
+          fig.name = cp_slices_get_name (hs, op);
+          memo[pos] = -1;
+          if (op_figures (self->trace, oref, cp_trace_get_string (self->trace, fig.name), w->fig_cache, &fig))
+            {
+              g_array_append_val (w->insts, fig);
+              memo[pos] = (gint32) w->insts->len;
+            }
+        }
+      if (memo[pos] > 0)
+        {
+          Pending p = { lane, index, (guint) memo[pos] - 1 };
+          OpFig *fig = &g_array_index (w->insts, OpFig, p.inst);
+
+          fig->attributed = cp_sat_add (fig->attributed, cp_slices_get_dur (s, index));
+          g_array_append_val (w->pending, p);
+          return;
+        }
+    }
+}
+
+static gint
+cmp_pending (gconstpointer a,
+             gconstpointer b)
+{
+  const Pending *x = a, *y = b;
+
+  if (x->lane != y->lane)
+    return x->lane < y->lane ? -1 : 1;
+  return x->index < y->index ? -1 : (x->index > y->index);
+}
+
+/* Puts the pending kernels in the order of the kernel lanes, and the op
+ * instances in the order of their first kernel there, each taking that
+ * kernel's device: the order in which a walk of the kernel lanes would
+ * have met them, which the sums and the ties of the sort below follow. */
+static void
+order_by_kernels (CpAnalysis     *self,
+                  CpRooflineWalk *w)
+{
+  guint n = w->insts->len, next = 0;
+  g_autofree guint *rank = g_new (guint, MAX (n, 1));
+  g_autoptr(GArray) sorted = g_array_sized_new (FALSE, TRUE, sizeof (OpFig), n);
+
+  g_array_sort (w->pending, cmp_pending);
+  for (guint k = 0; k < n; k++)
+    rank[k] = G_MAXUINT;
+  for (guint k = 0; k < w->pending->len; k++)
+    {
+      Pending *p = &g_array_index (w->pending, Pending, k);
+
+      if (rank[p->inst] == G_MAXUINT)
+        {
+          OpFig fig = g_array_index (w->insts, OpFig, p->inst);
+
+          fig.device = kernel_device (self, p->lane, p->index);
+          g_array_append_val (sorted, fig);
+          rank[p->inst] = next++;
+        }
+      p->inst = rank[p->inst];
+    }
+  /* Every instance came with its first kernel. */
+  g_assert (next == n);
+  g_array_unref (w->insts);
+  w->insts = g_steal_pointer (&sorted);
+}
+
+void
+_cp_analysis_roofline (CpAnalysis     *self,
+                       CpRooflineWalk *w)
 {
   guint pool_size = cp_string_pool_size (cp_trace_get_string_pool (self->trace));
   g_autofree guint32 *kmap = g_new0 (guint32, MAX (pool_size, 1));
   g_autofree guint32 *omap = g_new0 (guint32, MAX (pool_size, 1));
-  /* Per host lane: a bit per slice, set once the op has been looked at,
-   * and for the ops with figures their index in insts + 1 (a bit, not a
-   * word, per host slice: tens of millions of them). */
-  g_autofree guint64 **seen = g_new0 (guint64 *, MAX (self->n_lanes, 1));
-  g_autofree GHashTable **inst_of = g_new0 (GHashTable *, MAX (self->n_lanes, 1));
-  g_autoptr(GArray) insts = g_array_new (FALSE, TRUE, sizeof (OpFig));
-  g_autoptr(GArray) pending = g_array_new (FALSE, FALSE, sizeof (Pending));
-  g_autoptr(GHashTable) fig_cache = g_hash_table_new_full (fig_key_hash, fig_key_equal, g_free, NULL);
   gboolean tpu = cp_analysis_devices_are_tpu (self);
 
   for (guint l = 0; l < self->n_lanes; l++)
@@ -489,14 +603,12 @@ _cp_analysis_roofline (CpAnalysis *self)
           CpStr name = cp_slices_get_name (s, i);
           guint32 nf = cp_name_cache_lookup (self->names, name);
           gint64 dur = cp_slices_get_dur (s, i);
-          gint device;
           const CpGpuInfo *g;
           CpRooflineStats *st;
 
           if (c != CP_TIME_COMPUTE_16 && c != CP_TIME_COMPUTE_32)
             continue;
-          device = kernel_device (self, l, i);
-          st = stats_for (self->roofline_kernels, kmap, name, device);
+          st = stats_for (self->roofline_kernels, kmap, name, kernel_device (self, l, i));
           st->count++;
           st->time = cp_sat_add (st->time, dur);
           if (st->source == CP_FLOPS_NONE)
@@ -504,66 +616,18 @@ _cp_analysis_roofline (CpAnalysis *self)
 
           g = cp_slices_get_gpu (s, i) ? _cp_analysis_gpu_info (self, l, i) : NULL;
           if (g != NULL && g->flops >= 0)
-            {
-              add_launch (st, dur, (double) g->flops,
-                          g->bytes_accessed >= 0 ? (double) g->bytes_accessed : NAN,
-                          CP_FLOPS_MEASURED, FALSE, st->precision);
-              continue;
-            }
-
-          /* The nearest op around the launch call with figures. */
-          if (info->launch != NULL && info->launch[i].lane != G_MAXUINT32 && dur > 0)
-            {
-              CpSliceRef h = info->launch[i];
-              const CpLaneInfo *hinfo = &self->lanes[h.lane];
-              guint32 cur = (guint32) cp_sparse_column_get (&hinfo->parent_op, h.index, 0);
-              guint depth = 0;
-
-              if (seen[h.lane] == NULL)
-                {
-                  seen[h.lane] = g_new0 (guint64, hinfo->slices->n / 64 + 1);
-                  inst_of[h.lane] = g_hash_table_new (NULL, NULL);
-                }
-              while (cur != 0 && depth++ < 64)
-                {
-                  guint32 op = cur - 1;
-                  guint inst;
-
-                  if (!(seen[h.lane][op / 64] & (G_GUINT64_CONSTANT (1) << (op % 64))))
-                    {
-                      OpFig fig = { 0 };
-                      CpSliceRef oref = { h.lane, op };
-
-                      fig.name = cp_slices_get_name (hinfo->slices, op);
-                      fig.device = device;
-                      seen[h.lane][op / 64] |= G_GUINT64_CONSTANT (1) << (op % 64);
-                      if (op_figures (self->trace, oref, cp_trace_get_string (self->trace, fig.name), fig_cache, &fig))
-                        {
-                          g_array_append_val (insts, fig);
-                          g_hash_table_insert (inst_of[h.lane], GUINT_TO_POINTER (op + 1), GUINT_TO_POINTER (insts->len));
-                        }
-                    }
-                  inst = GPOINTER_TO_UINT (g_hash_table_lookup (inst_of[h.lane], GUINT_TO_POINTER (op + 1)));
-                  if (inst > 0)
-                    {
-                      Pending p = { l, i, inst - 1 };
-                      OpFig *fig = &g_array_index (insts, OpFig, p.inst);
-
-                      fig->attributed = cp_sat_add (fig->attributed, dur);
-                      g_array_append_val (pending, p);
-                      break;
-                    }
-                  cur = (guint32) cp_sparse_column_get (&hinfo->op_parent, cur - 1, 0);
-                }
-            }
+            add_launch (st, dur, (double) g->flops,
+                        g->bytes_accessed >= 0 ? (double) g->bytes_accessed : NAN,
+                        CP_FLOPS_MEASURED, FALSE, st->precision);
         }
     }
 
   /* Kernels take their op's figures by their share of its kernel time. */
-  for (guint k = 0; k < pending->len; k++)
+  order_by_kernels (self, w);
+  for (guint k = 0; k < w->pending->len; k++)
     {
-      const Pending *p = &g_array_index (pending, Pending, k);
-      const OpFig *fig = &g_array_index (insts, OpFig, p->inst);
+      const Pending *p = &g_array_index (w->pending, Pending, k);
+      const OpFig *fig = &g_array_index (w->insts, OpFig, p->inst);
       const CpSlices *s = self->lanes[p->lane].slices;
       CpStr name = cp_slices_get_name (s, p->index);
       guint32 nf = cp_name_cache_lookup (self->names, name);
@@ -578,9 +642,9 @@ _cp_analysis_roofline (CpAnalysis *self)
     }
 
   /* Host ops: their figures over the kernel time they launched. */
-  for (guint k = 0; k < insts->len; k++)
+  for (guint k = 0; k < w->insts->len; k++)
     {
-      const OpFig *fig = &g_array_index (insts, OpFig, k);
+      const OpFig *fig = &g_array_index (w->insts, OpFig, k);
       CpRooflineStats *st;
 
       if (fig->attributed <= 0)
@@ -591,11 +655,10 @@ _cp_analysis_roofline (CpAnalysis *self)
       add_launch (st, fig->attributed, fig->flops, fig->bytes, fig->source, FALSE, fig->precision);
     }
 
-  for (guint l = 0; l < self->n_lanes; l++)
-    {
-      g_free (seen[l]);
-      g_clear_pointer (&inst_of[l], g_hash_table_unref);
-    }
+  g_array_unref (w->insts);
+  g_array_unref (w->pending);
+  g_hash_table_unref (w->fig_cache);
+  g_free (w);
 
   finish_all (self, self->roofline_kernels);
   finish_all (self, self->roofline_ops);
