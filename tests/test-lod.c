@@ -205,6 +205,102 @@ test_count_and_first (void)
   g_rand_free (rand);
 }
 
+/* The first position not ending before t, by brute force (a zero-length
+ * slice at t does not end before it). */
+static guint
+brute_seek (const CpLodRow *r,
+            const CpSlices *s,
+            gint64          t)
+{
+  for (guint k = 0; k < r->n; k++)
+    {
+      gint64 st = cp_slices_get_start (s, r->idx[k]), e = cp_slices_get_end (s, r->idx[k]);
+
+      if (!(e < t || (e == t && st < t)))
+        return k;
+    }
+  return r->n;
+}
+
+static void
+test_seek (void)
+{
+  g_autoptr(CpTrace) trace = make_random_trace (11);
+  g_autoptr(CpLod) lod = cp_lod_new (trace);
+  GRand *rand = g_rand_new_with_seed (12);
+  gint64 dur = cp_trace_get_duration (trace);
+  const double *values;
+  const gint64 *ts;
+  guint n_samples = 0, counter = G_MAXUINT;
+
+  for (guint lane = 0; lane < 2; lane++)
+    {
+      CpLane *l = cp_trace_get_lane (trace, lane);
+      const CpSlices *s = cp_lane_get_slices (l);
+
+      for (guint row = 0; row < cp_lane_get_n_rows (l); row++)
+        {
+          const CpLodRow *r = cp_lod_get_row (lod, lane, row);
+
+          for (guint k = 0; k < 400; k++)
+            {
+              /* Times inside, around, at a slice's end or start exactly. */
+              gint64 t = g_rand_int_range (rand, -100, (gint32) dur + 100);
+              guint want, from, got;
+              gint64 covered;
+
+              if (r->n > 0 && k % 3 == 1)
+                t = cp_slices_get_end (s, r->idx[g_rand_int_range (rand, 0, r->n)]);
+              else if (r->n > 0 && k % 3 == 2)
+                t = cp_slices_get_start (s, r->idx[g_rand_int_range (rand, 0, r->n)]);
+              want = brute_seek (r, s, t);
+              /* From anywhere up to the answer: the answer, and the time
+               * covered before t. */
+              from = g_rand_int_range (rand, 0, want + 1);
+              g_assert_cmpuint (cp_lod_row_seek (r, from, t), ==, want);
+              got = cp_lod_row_seek_covered (r, from, t, &covered);
+              g_assert_cmpuint (got, ==, want);
+              g_assert_cmpint (covered, ==, brute_row_coverage (l, row, G_MININT64 / 4, t));
+              g_assert_cmpuint (cp_lod_row_first_ending_after (lod, lane, row, t), ==, want);
+              /* From past it: from itself. */
+              if (want + 1 < r->n)
+                {
+                  from = g_rand_int_range (rand, want + 1, r->n);
+                  g_assert_cmpuint (cp_lod_row_seek (r, from, t), ==, from);
+                  g_assert_cmpuint (cp_lod_row_seek_covered (r, from, t, &covered), ==, from);
+                }
+            }
+        }
+    }
+
+  for (guint i = 0; i < cp_trace_get_n_lanes (trace); i++)
+    if (cp_lane_get_kind (cp_trace_get_lane (trace, i)) == CP_LANE_COUNTER)
+      {
+        counter = i;
+        n_samples = cp_lane_get_counter (cp_trace_get_lane (trace, i), &ts, &values);
+      }
+  g_assert_cmpuint (n_samples, >, 100);
+  for (guint k = 0; k < 2000; k++)
+    {
+      gint64 t = g_rand_int_range (rand, -50, (gint32) ts[n_samples - 1] + 50);
+      guint want = 0, from;
+
+      if (k % 2)
+        t = ts[g_rand_int_range (rand, 0, n_samples)];
+      while (want < n_samples && ts[want] < t)
+        want++;
+      from = g_rand_int_range (rand, 0, want + 1);
+      g_assert_cmpuint (cp_lod_counter_seek (lod, counter, from, t), ==, want);
+      if (want + 1 < n_samples)
+        {
+          from = g_rand_int_range (rand, want + 1, n_samples);
+          g_assert_cmpuint (cp_lod_counter_seek (lod, counter, from, t), ==, from);
+        }
+    }
+  g_assert_cmpuint (cp_lod_counter_seek (lod, counter, n_samples + 5, 0), ==, n_samples);
+  g_rand_free (rand);
+}
+
 static void
 test_counter_max (void)
 {
@@ -332,6 +428,7 @@ main (int   argc,
   g_test_add_func ("/lod/row-coverage", test_row_coverage);
   g_test_add_func ("/lod/count-and-first", test_count_and_first);
   g_test_add_func ("/lod/counter-max", test_counter_max);
+  g_test_add_func ("/lod/seek", test_seek);
   g_test_add_func ("/lod/flows-and-ensure", test_flows_and_ensure);
   g_test_add_func ("/lod/ensure-threads", test_ensure_threads);
 

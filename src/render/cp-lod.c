@@ -17,7 +17,7 @@ typedef struct
   CpLane    *lane;          /* borrowed from the trace */
   guint      n_rows;
   CpLodRow  *rows;
-  gint64    *busy_data;     /* every row's running sums, back to back */
+  gint64    *busy_data;     /* every row's running sums and block ends, back to back */
   gsize      busy_len;
 
   /* Counters. */
@@ -28,6 +28,8 @@ typedef struct
   guint      n_levels;
   double   **level_max;     /* level l holds the max of FANOUT^(l+1) samples */
   guint     *level_len;
+  const gint64 *ts;
+  gint64    *block_ts;      /* the time of every FANOUT-th sample */
 } LodLane;
 
 struct _CpLod
@@ -85,7 +87,7 @@ build_rows (LodLane *ll)
       guint n;
 
       cp_lane_get_row_slices (ll->lane, r, &n);
-      total += (gsize) n / CP_LOD_BLOCK + 1;
+      total += (gsize) n / CP_LOD_BLOCK + 1 + ((gsize) n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
     }
   ll->busy_len = total;
   ll->busy_data = g_new (gint64, MAX (total, 1));
@@ -93,21 +95,25 @@ build_rows (LodLane *ll)
   for (guint r = 0; r < ll->n_rows; r++)
     {
       CpLodRow *row = &ll->rows[r];
-      gint64 *busy = ll->busy_data + pos;
+      gint64 *busy = ll->busy_data + pos, *block_end;
       gint64 sum = 0;
 
       row->idx = cp_lane_get_row_slices (ll->lane, r, &row->n);
       row->slices = s;
+      block_end = busy + row->n / CP_LOD_BLOCK + 1;
       for (guint k = 0; k < row->n; k++)
         {
           if (k % CP_LOD_BLOCK == 0)
             busy[k / CP_LOD_BLOCK] = sum;
           sum += cp_slices_get_dur (s, row->idx[k]);
+          if (k % CP_LOD_BLOCK == CP_LOD_BLOCK - 1 || k == row->n - 1)
+            block_end[k / CP_LOD_BLOCK] = cp_slices_get_end (s, row->idx[k]);
         }
       if (row->n % CP_LOD_BLOCK == 0)
         busy[row->n / CP_LOD_BLOCK] = sum;
       row->busy = busy;
-      pos += (gsize) row->n / CP_LOD_BLOCK + 1;
+      row->block_end = block_end;
+      pos += (gsize) row->n / CP_LOD_BLOCK + 1 + ((gsize) row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
     }
 }
 
@@ -124,6 +130,11 @@ build_counter (LodLane *ll)
   ll->vmax = 0;
   if (n == 0)
     return;
+
+  ll->ts = ts;
+  ll->block_ts = g_new (gint64, (n + FANOUT - 1) / FANOUT);
+  for (guint i = 0; i < n; i += FANOUT)
+    ll->block_ts[i / FANOUT] = ts[i];
 
   ll->vmin = ll->vmax = ll->values[0];
   for (guint i = 1; i < n; i++)
@@ -190,6 +201,7 @@ cp_lod_new (CpTrace *trace)
       self->memory += sizeof (CpLodRow) * ll->n_rows + sizeof (gint64) * ll->busy_len;
       for (guint l = 0; l < ll->n_levels; l++)
         self->memory += sizeof (double) * ll->level_len[l];
+      self->memory += sizeof (gint64) * ((ll->n_samples + FANOUT - 1) / FANOUT);
     }
 
   build_flow_index (self, trace, TRUE, &self->flows_out, &self->out_offsets);
@@ -224,6 +236,7 @@ cp_lod_unref (CpLod *self)
         g_free (ll->level_max[l]);
       g_free (ll->level_max);
       g_free (ll->level_len);
+      g_free (ll->block_ts);
     }
   g_free (self->lanes);
   g_free (self->out_offsets);
@@ -294,20 +307,7 @@ row_first_ending_after (const CpSlices *s,
                         const CpLodRow *row,
                         gint64          t)
 {
-  guint lo = 0, hi = row->n;
-
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      gint64 end = cp_lod_row_end (row, mid);
-
-      /* A zero-length slice at t is kept: it would be lost otherwise. */
-      if (end < t || (end == t && cp_slices_get_start (s, row->idx[mid]) < t))
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
+  return cp_lod_row_seek (row, 0, t);
 }
 
 guint
@@ -420,6 +420,50 @@ cp_lod_counter_range (CpLod  *self,
   if (max)
     *max = self->lanes[lane].vmax;
   return TRUE;
+}
+
+guint
+cp_lod_counter_seek (CpLod  *self,
+                     guint   lane,
+                     guint   from,
+                     gint64  t)
+{
+  const LodLane *ll;
+  guint nb, b, lo, hi, step = 1, end;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  if (lane >= self->n_lanes)
+    return 0;
+  ll = &self->lanes[lane];
+  if (from >= ll->n_samples || ll->ts[from] >= t)
+    return MIN (from, ll->n_samples);
+  nb = (ll->n_samples + FANOUT - 1) / FANOUT;
+  /* The last block starting before t, galloping from from's. */
+  b = from / FANOUT;
+  lo = b;
+  hi = b + 1;
+  while (hi < nb && ll->block_ts[hi] < t)
+    {
+      lo = hi;
+      step *= 2;
+      hi = lo + step;
+    }
+  hi = MIN (hi, nb);
+  while (hi - lo > 1)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (ll->block_ts[mid] < t)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  /* Inside it, after from. */
+  end = MIN ((lo + 1) * FANOUT, ll->n_samples);
+  for (b = MAX (from + 1, lo * FANOUT); b < end && ll->ts[b] < t; b++)
+    ;
+  return b;
 }
 
 double

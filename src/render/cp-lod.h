@@ -37,6 +37,9 @@ typedef struct
   const gint64   *busy;     /* n / CP_LOD_BLOCK + 1 running sums of durations:
                              * busy[b] is the sum over positions before
                              * b * CP_LOD_BLOCK; read with cp_lod_row_busy() */
+  const gint64   *block_end; /* per block of CP_LOD_BLOCK positions, the end of
+                              * its last slice: a search over a zoomed-out
+                              * view reads these, not the slices */
 } CpLodRow;
 
 /* The end (start + duration) of the slice at position k of a row. */
@@ -58,6 +61,200 @@ cp_lod_row_busy (const CpLodRow *row,
   for (guint m = k - k % CP_LOD_BLOCK; m < k; m++)
     c += cp_slices_get_dur (row->slices, row->idx[m]);
   return c;
+}
+
+/* Whether the slice at position k ends before t. A zero-length slice at t
+ * does not: it would be lost otherwise. */
+static inline gboolean
+cp_lod_row_ends_before (const CpLodRow *row,
+                        guint           k,
+                        gint64          t)
+{
+  gint64 end = cp_lod_row_end (row, k);
+
+  return end < t || (end == t && cp_slices_get_start (row->slices, row->idx[k]) < t);
+}
+
+static inline gboolean
+cp_lod_block_ends_before (const CpLodRow *row,
+                          guint           b,
+                          gint64          t)
+{
+  gint64 end = row->block_end[b];
+
+  if (end != t)
+    return end < t;
+  return cp_lod_row_ends_before (row, MIN ((b + 1) * CP_LOD_BLOCK, row->n) - 1, t);
+}
+
+/* The first position >= from whose slice does not end before t (row->n if
+ * none): galloping from from over the blocks' ends, then a search inside
+ * one block, so that a far answer costs a few slices read, not dozens. */
+static inline guint
+cp_lod_row_seek (const CpLodRow *row,
+                 guint           from,
+                 gint64          t)
+{
+  guint nb = (row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
+  guint b, lo, hi;
+
+  if (from >= row->n || !cp_lod_row_ends_before (row, from, t))
+    return from;
+  b = from / CP_LOD_BLOCK;
+  if (cp_lod_block_ends_before (row, b, t))
+    {
+      guint step = 1;
+
+      /* Block lo ends before t; find a block hi that does not. */
+      lo = b;
+      hi = b + 1;
+      while (hi < nb && cp_lod_block_ends_before (row, hi, t))
+        {
+          lo = hi;
+          step *= 2;
+          hi = lo + step;
+        }
+      hi = MIN (hi, nb);
+      lo++;
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+
+          if (cp_lod_block_ends_before (row, mid, t))
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      if (lo >= nb)
+        return row->n;
+      b = lo;
+    }
+  /* Block b's last slice does not end before t; from's does. */
+  lo = MAX (from + 1, b * CP_LOD_BLOCK);
+  hi = MIN ((b + 1) * CP_LOD_BLOCK, row->n) - 1;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (cp_lod_row_ends_before (row, mid, t))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* cp_lod_row_seek(), and in *covered the time the row covers before t
+ * (what the durations before the answer add up to, and the part of its
+ * slice before t). Inside the block it reads the slices one after the
+ * other, which the processor fetches together, and the durations it reads
+ * there are the ones the sum needs. */
+static inline guint
+cp_lod_row_seek_covered (const CpLodRow *row,
+                         guint           from,
+                         gint64          t,
+                         gint64         *covered)
+{
+  const CpSlices *s = row->slices;
+  guint nb = (row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
+  guint b, m, last;
+  gint64 c;
+
+  if (from >= row->n || !cp_lod_row_ends_before (row, from, t))
+    {
+      m = from;
+      c = cp_lod_row_busy (row, MIN (m, row->n));
+    }
+  else
+    {
+      b = from / CP_LOD_BLOCK;
+      if (cp_lod_block_ends_before (row, b, t))
+        {
+          guint lo = b, hi = b + 1, step = 1;
+
+          while (hi < nb && cp_lod_block_ends_before (row, hi, t))
+            {
+              lo = hi;
+              step *= 2;
+              hi = lo + step;
+            }
+          hi = MIN (hi, nb);
+          lo++;
+          while (lo < hi)
+            {
+              guint mid = lo + (hi - lo) / 2;
+
+              if (cp_lod_block_ends_before (row, mid, t))
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+          if (lo >= nb)
+            {
+              *covered = cp_lod_row_busy (row, row->n);
+              return row->n;
+            }
+          b = lo;
+        }
+      /* Block b's last slice does not end before t. */
+      c = row->busy[b];
+      last = MIN ((b + 1) * CP_LOD_BLOCK, row->n) - 1;
+      for (m = b * CP_LOD_BLOCK; m < last; m++)
+        {
+          guint32 i = row->idx[m];
+          gint64 st = cp_slices_get_start (s, i), d = cp_slices_get_dur (s, i);
+
+          if (!(st + d < t || (st + d == t && st < t)))
+            break;
+          c += d;
+        }
+    }
+  if (m < row->n)
+    {
+      gint64 st = cp_slices_get_start (s, row->idx[m]);
+
+      if (t > st)
+        c += MIN (t - st, cp_slices_get_dur (s, row->idx[m]));
+    }
+  *covered = c;
+  return m;
+}
+
+/* Asks the processor to start fetching what a seek ending near position k
+ * will read: the block's positions, or (slices TRUE, once those have
+ * arrived) its slices' starts and durations. A walk over a zoomed-out view
+ * asks a few columns ahead, so that the reads of many columns overlap
+ * instead of waiting on memory one after the other. Only a hint: it reads
+ * nothing the row does not hold. */
+static inline void
+cp_lod_row_prefetch (const CpLodRow *row,
+                     guint           k,
+                     gboolean        slices)
+{
+  guint b0 = k - k % CP_LOD_BLOCK, b1;
+  guint32 i0, i1;
+
+  if (b0 >= row->n)
+    return;
+  b1 = MIN (b0 + CP_LOD_BLOCK, row->n) - 1;
+  if (!slices)
+    {
+      __builtin_prefetch (&row->idx[b0]);
+      __builtin_prefetch (&row->idx[b1]);
+      return;
+    }
+  i0 = row->idx[b0];
+  i1 = row->idx[b1];
+  /* A row's slices are in index order: the block's lie in [i0, i1]. */
+  if (i1 < i0 || i1 - i0 > 256)
+    return;
+  for (guint32 i = i0; i <= i1; i += 16)
+    {
+      __builtin_prefetch (&row->slices->start32[i]);
+      __builtin_prefetch (&row->slices->dur32[i]);
+    }
+  __builtin_prefetch (&row->slices->start32[i1]);
+  __builtin_prefetch (&row->slices->dur32[i1]);
 }
 
 CpLod          *cp_lod_new                   (CpTrace *trace);
@@ -106,6 +303,12 @@ gboolean        cp_lod_counter_range         (CpLod   *self,
                                               guint    lane,
                                               double  *min,
                                               double  *max);
+/* The first sample at or after position from whose time is t or later
+ * (the number of samples if none). */
+guint           cp_lod_counter_seek          (CpLod   *self,
+                                              guint    lane,
+                                              guint    from,
+                                              gint64   t);
 double          cp_lod_counter_max           (CpLod   *self,
                                               guint    lane,
                                               guint    first,

@@ -159,60 +159,57 @@ dense_add (CpPainter *self,
     }
 }
 
-/* The first position >= from whose slice ends after t (or is an instant at
- * t or later): galloping, since the answer is usually close to from. */
-static guint
-gallop (const CpSlices *s,
-        const CpLodRow *r,
-        guint           from,
-        gint64          t)
+/* Where a walk of a row's columns is: the column it measured last, the
+ * first position not ending before that column's end, and the time covered
+ * before it. */
+typedef struct
 {
-  guint lo = from, hi, step = 1;
+  gboolean valid;
+  gint     col;
+  guint    j;
+  gint64   covered;
+} ColumnWalk;
 
-#define ENDS_BEFORE(k) \
-  (cp_lod_row_end (r, k) < t || (cp_lod_row_end (r, k) == t && cp_slices_get_start (s, r->idx[k]) < t))
-
-  if (lo >= r->n || !ENDS_BEFORE (lo))
-    return lo;
-  /* ENDS_BEFORE (lo) holds: find hi where it fails. */
-  hi = lo + 1;
-  while (hi < r->n && ENDS_BEFORE (hi))
-    {
-      lo = hi;
-      step *= 2;
-      hi = lo + step;
-    }
-  hi = MIN (hi, r->n);
-  lo++;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (ENDS_BEFORE (mid))
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-#undef ENDS_BEFORE
-  return lo;
-}
-
+/* The time a row covers in column c, [cb0, cb1), looking from position k
+ * on; *j0 and *j1 are the first positions that do not end before cb0 and
+ * cb1. A column that follows the one measured last, from where it ended,
+ * starts from what that one found. */
 static gint64
-covered_before (const CpSlices *s,
-                const CpLodRow *r,
-                guint           j,
-                gint64          t)
+column_covered (const CpLodRow *r,
+                ColumnWalk     *w,
+                guint           k,
+                gint            c,
+                gint64          cb0,
+                gint64          cb1,
+                guint          *j0,
+                guint          *j1)
 {
-  gint64 c = cp_lod_row_busy (r, j);
+  gint64 cov0, cov1;
 
-  if (j < r->n)
+  if (w->valid && c == w->col + 1 && k == w->j)
     {
-      guint32 i = r->idx[j];
-
-      if (t > cp_slices_get_start (s, i))
-        c += MIN (t - cp_slices_get_start (s, i), cp_slices_get_dur (s, i));
+      *j0 = k;
+      cov0 = w->covered;
     }
-  return c;
+  else
+    *j0 = cp_lod_row_seek_covered (r, k, cb0, &cov0);
+  *j1 = cp_lod_row_seek_covered (r, *j0, cb1, &cov1);
+  /* Columns this far apart in positions: ask for the next ones' data. */
+  if (w->valid && c == w->col + 1 && *j1 > w->j)
+    {
+      guint step = *j1 - w->j;
+
+      if (step >= CP_LOD_BLOCK)
+        {
+          cp_lod_row_prefetch (r, *j1 + 4 * step, FALSE);
+          cp_lod_row_prefetch (r, *j1 + 2 * step, TRUE);
+        }
+    }
+  w->valid = TRUE;
+  w->col = c;
+  w->j = *j1;
+  w->covered = cov1;
+  return cov1 - cov0;
 }
 
 /* Lanes */
@@ -232,6 +229,7 @@ paint_row (CpPainter *self,
   guint k;
   double label_min = self->font_px * 2.5;
   gboolean transfer = cp_lane_get_kind (lane) == CP_LANE_TRANSFER;
+  ColumnWalk walk = { 0 };
 
   if (r == NULL || r->n == 0)
     return;
@@ -244,7 +242,7 @@ paint_row (CpPainter *self,
       gint64 en = st + cp_slices_get_dur (s, i);
       double x0, x1;
       gint c;
-      gint64 cb0, cb1, cov0, cov1;
+      gint64 cb0, cb1, cov;
       guint j0, j1;
 
       if (st >= self->t1)
@@ -298,12 +296,9 @@ paint_row (CpPainter *self,
         break;
       cb0 = col_time (self, c);
       cb1 = col_time (self, c + 1);
-      j0 = gallop (s, r, k, cb0);
-      cov0 = covered_before (s, r, j0, cb0);
-      j1 = gallop (s, r, j0, cb1);
-      cov1 = covered_before (s, r, j1, cb1);
+      cov = column_covered (r, &walk, k, c, cb0, cb1, &j0, &j1);
       if (j0 < r->n && cp_slices_get_start (s, r->idx[j0]) < MAX (cb1, cb0 + 1))
-        dense_add (self, &run, c, cb1 > cb0 ? (double) (cov1 - cov0) / (double) (cb1 - cb0) : 1.0);
+        dense_add (self, &run, c, cb1 > cb0 ? (double) cov / (double) (cb1 - cb0) : 1.0);
       next_col = c + 1;
       k = MAX (j1, j0);
     }
@@ -369,26 +364,10 @@ paint_counter (CpPainter *self,
       if (c < self->ncols)
         {
           gint64 cb1 = col_time (self, c + 1);
-          guint b = a;
+          /* The samples inside the column: up to the first at or after its end. */
+          guint b = MIN (cp_lod_counter_seek (self->lod, lane_index, a, cb1), last);
           double m = carry;
 
-          while (b < last && ts[b] < cb1 && b - a < 16)
-            b++;
-          if (b < last && ts[b] < cb1)
-            {
-              guint l = b, r = last;
-
-              while (l < r)
-                {
-                  guint mid = l + (r - l) / 2;
-
-                  if (ts[mid] < cb1)
-                    l = mid + 1;
-                  else
-                    r = mid;
-                }
-              b = l;
-            }
           if (b > a)
             {
               double cm = cp_lod_counter_max (self->lod, lane_index, a, b);
@@ -618,6 +597,7 @@ paint_group_summary (CpPainter          *self,
       const CpSlices *s;
       gint next_col = 0;
       guint k;
+      ColumnWalk walk = { 0 };
 
       if (cp_lane_get_process (lane) != item->process ||
           cp_view_state_get_lane_hidden (self->view, l) ||
@@ -632,7 +612,7 @@ paint_group_summary (CpPainter          *self,
         {
           gint64 st = cp_slices_get_start (s, r->idx[k]);
           gint c;
-          gint64 cb0, cb1;
+          gint64 cb0, cb1, cov;
           guint j0, j1;
           float f;
 
@@ -643,12 +623,10 @@ paint_group_summary (CpPainter          *self,
             break;
           cb0 = col_time (self, c);
           cb1 = col_time (self, c + 1);
-          j0 = gallop (s, r, k, cb0);
-          j1 = gallop (s, r, j0, cb1);
+          cov = column_covered (r, &walk, k, c, cb0, cb1, &j0, &j1);
           if (j0 < r->n && cp_slices_get_start (s, r->idx[j0]) < MAX (cb1, cb0 + 1))
             {
-              f = cb1 > cb0 ? (float) (covered_before (s, r, j1, cb1) - covered_before (s, r, j0, cb0)) /
-                              (float) (cb1 - cb0) : 1.0f;
+              f = cb1 > cb0 ? (float) cov / (float) (cb1 - cb0) : 1.0f;
               self->column_max[c] = MAX (self->column_max[c], f);
             }
           next_col = c + 1;
