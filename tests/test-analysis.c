@@ -587,6 +587,59 @@ test_host_op_nesting (void)
   g_assert_cmpuint (op->n_self_kernels, ==, 0);
 }
 
+/* Launches given by flows: a kernel that two flows of the same call reach
+ * counts once; a kernel reached from two calls belongs to the call of the
+ * first flow added, even the later call; a call outside any op gives its
+ * kernel to no op. */
+static void
+test_launch_flows (void)
+{
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint h = cp_test_trace_host_lane (b, 1);
+  guint k = cp_test_trace_kernel_lane (b, 0, 7);
+  CpStr flow = cp_trace_builder_intern (b, "ac2g", -1);
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  const CpHostOpStats *op;
+  CpSliceRef call1, call2, call3, k1, k2, k3;
+
+  cp_test_trace_slice (b, h, 0, 100, "aten::linear");
+  cp_test_trace_slice (b, h, 10, 30, "aten::addmm");
+  call1 = cp_test_trace_slice (b, h, 12, 5, "cudaLaunchKernel");
+  cp_test_trace_slice (b, h, 50, 40, "aten::relu");
+  call2 = cp_test_trace_slice (b, h, 55, 5, "cudaLaunchKernel");
+  call3 = cp_test_trace_slice (b, h, 200, 5, "cudaLaunchKernel");
+  k1 = cp_test_trace_slice (b, k, 20, 40, "ampere_sgemm_64x32_sliced1x4_tn");
+  k2 = cp_test_trace_slice (b, k, 70, 10, "vectorized_elementwise_kernel");
+  k3 = cp_test_trace_slice (b, k, 210, 7, "vectorized_elementwise_kernel");
+  /* call1 -> k1 twice; call2 -> k2 before call1 -> k2 (the later call
+   * first); call3 -> k3. */
+  cp_trace_builder_add_flow (b, call1, k1, CP_FLOW_LAUNCH, flow);
+  cp_trace_builder_add_flow (b, call1, k1, CP_FLOW_LAUNCH, flow);
+  cp_trace_builder_add_flow (b, call2, k2, CP_FLOW_LAUNCH, flow);
+  cp_trace_builder_add_flow (b, call1, k2, CP_FLOW_LAUNCH, flow);
+  cp_trace_builder_add_flow (b, call3, k3, CP_FLOW_LAUNCH, flow);
+  trace = cp_test_trace_finish (b);
+  a = analyse (trace);
+
+  op = find_op (trace, a, "aten::addmm");
+  g_assert_cmpuint (op->n_self_kernels, ==, 1);
+  g_assert_cmpint (op->self_kernel_time, ==, 40);
+  g_assert_cmpuint (op->n_kernels, ==, 1);
+  g_assert_cmpint (op->kernel_time, ==, 40);
+  g_assert_cmpuint (op->kernels->len, ==, 1);
+  op = find_op (trace, a, "aten::relu");
+  g_assert_cmpuint (op->n_self_kernels, ==, 1);
+  g_assert_cmpint (op->kernel_time, ==, 10);
+  op = find_op (trace, a, "aten::linear");
+  g_assert_cmpuint (op->n_self_kernels, ==, 0);
+  g_assert_cmpuint (op->n_kernels, ==, 2);
+  g_assert_cmpint (op->kernel_time, ==, 50);
+  g_assert_cmpuint (op->kernels->len, ==, 2);
+  /* Every kernel counts in the totals, k3 too. */
+  g_assert_cmpint (cp_analysis_get_kernel_time (a), ==, 57);
+}
+
 /* Trace F: est. SM efficiency and achieved occupancy. */
 static void
 test_sm_efficiency (void)
@@ -1334,6 +1387,7 @@ main (int   argc,
   g_test_add_func ("/analysis/comm", test_comm);
   g_test_add_func ("/analysis/precision", test_precision);
   g_test_add_func ("/analysis/host-op-nesting", test_host_op_nesting);
+  g_test_add_func ("/analysis/launch-flows", test_launch_flows);
   g_test_add_func ("/analysis/sm-efficiency", test_sm_efficiency);
   g_test_add_func ("/analysis/kernel-shape-varies", test_kernel_shape_varies);
   g_test_add_func ("/analysis/memory-dp-gaps", test_memory_dp_gaps);
