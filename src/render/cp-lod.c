@@ -302,14 +302,6 @@ cp_lod_get_row (CpLod *self,
   return &self->lanes[lane].rows[row];
 }
 
-static guint
-row_first_ending_after (const CpSlices *s,
-                        const CpLodRow *row,
-                        gint64          t)
-{
-  return cp_lod_row_seek (row, 0, t);
-}
-
 guint
 cp_lod_row_first_ending_after (CpLod  *self,
                                guint   lane,
@@ -320,25 +312,17 @@ cp_lod_row_first_ending_after (CpLod  *self,
 
   if (r == NULL)
     return 0;
-  return row_first_ending_after (cp_lane_get_slices (self->lanes[lane].lane), r, t);
+  return cp_lod_row_seek (r, 0, t);
 }
 
 /* Covered time in [-inf, t). */
 static gint64
-row_covered_before (const CpSlices *s,
-                    const CpLodRow *row,
+row_covered_before (const CpLodRow *row,
                     gint64          t)
 {
-  guint j = row_first_ending_after (s, row, t);
-  gint64 c = cp_lod_row_busy (row, j);
+  gint64 c;
 
-  if (j < row->n)
-    {
-      guint32 i = row->idx[j];
-
-      if (t > cp_slices_get_start (s, i))
-        c += MIN (t - cp_slices_get_start (s, i), cp_slices_get_dur (s, i));
-    }
+  cp_lod_row_seek_covered (row, 0, t, &c);
   return c;
 }
 
@@ -350,12 +334,10 @@ cp_lod_row_coverage (CpLod  *self,
                      gint64  t1)
 {
   const CpLodRow *r = cp_lod_get_row (self, lane, row);
-  const CpSlices *s;
 
   if (r == NULL || t1 <= t0)
     return 0;
-  s = cp_lane_get_slices (self->lanes[lane].lane);
-  return row_covered_before (s, r, t1) - row_covered_before (s, r, t0);
+  return row_covered_before (r, t1) - row_covered_before (r, t0);
 }
 
 guint64
@@ -375,7 +357,7 @@ cp_lod_count_slices (CpLod  *self,
     {
       const CpLodRow *row = &self->lanes[lane].rows[r];
       const CpSlices *s = cp_lane_get_slices (self->lanes[lane].lane);
-      guint first = row_first_ending_after (s, row, t0);
+      guint first = cp_lod_row_seek (row, 0, t0);
       guint lo = first, hi = row->n;
 
       /* A slice ending exactly at t0 does not overlap [t0, t1) unless it

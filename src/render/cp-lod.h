@@ -88,67 +88,10 @@ cp_lod_block_ends_before (const CpLodRow *row,
 }
 
 /* The first position >= from whose slice does not end before t (row->n if
- * none): galloping from from over the blocks' ends, then a search inside
- * one block, so that a far answer costs a few slices read, not dozens. */
-static inline guint
-cp_lod_row_seek (const CpLodRow *row,
-                 guint           from,
-                 gint64          t)
-{
-  guint nb = (row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
-  guint b, lo, hi;
-
-  if (from >= row->n || !cp_lod_row_ends_before (row, from, t))
-    return from;
-  b = from / CP_LOD_BLOCK;
-  if (cp_lod_block_ends_before (row, b, t))
-    {
-      guint step = 1;
-
-      /* Block lo ends before t; find a block hi that does not. */
-      lo = b;
-      hi = b + 1;
-      while (hi < nb && cp_lod_block_ends_before (row, hi, t))
-        {
-          lo = hi;
-          step *= 2;
-          hi = lo + step;
-        }
-      hi = MIN (hi, nb);
-      lo++;
-      while (lo < hi)
-        {
-          guint mid = lo + (hi - lo) / 2;
-
-          if (cp_lod_block_ends_before (row, mid, t))
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-      if (lo >= nb)
-        return row->n;
-      b = lo;
-    }
-  /* Block b's last slice does not end before t; from's does. */
-  lo = MAX (from + 1, b * CP_LOD_BLOCK);
-  hi = MIN ((b + 1) * CP_LOD_BLOCK, row->n) - 1;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (cp_lod_row_ends_before (row, mid, t))
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
-}
-
-/* cp_lod_row_seek(), and in *covered the time the row covers before t
- * (what the durations before the answer add up to, and the part of its
- * slice before t). Inside the block it reads the slices one after the
- * other, which the processor fetches together, and the durations it reads
- * there are the ones the sum needs. */
+ * none), and in *covered the time the row covers before t. It gallops from
+ * from over the blocks' ends, then reads the slices of one block one after
+ * the other (which the processor fetches together), summing the durations
+ * the coverage needs: a far answer costs a few slices read, not dozens. */
 static inline guint
 cp_lod_row_seek_covered (const CpLodRow *row,
                          guint           from,
@@ -218,6 +161,17 @@ cp_lod_row_seek_covered (const CpLodRow *row,
     }
   *covered = c;
   return m;
+}
+
+/* The same without the coverage. */
+static inline guint
+cp_lod_row_seek (const CpLodRow *row,
+                 guint           from,
+                 gint64          t)
+{
+  gint64 covered;
+
+  return cp_lod_row_seek_covered (row, from, t, &covered);
 }
 
 /* Asks the processor to start fetching what a seek ending near position k
