@@ -84,7 +84,6 @@ typedef struct
 {
   guint32        *omap;         /* op name -> index in host_ops + 1 */
   GPtrArray      *op_index;     /* per host op: its kernels' index in op->kernels */
-  guint64       **seen;         /* per device lane: a bit per slice given its op */
   guint64       **tc_op;        /* per kernel lane: launched by an op that could use tensor cores */
   CpRooflineWalk *roofline;
   guint32        *chain;        /* stack positions of the ops open, innermost first */
@@ -110,6 +109,13 @@ bit_set (guint64 **bits,
   (*bits)[i / 64] |= G_GUINT64_CONSTANT (1) << (i % 64);
 }
 
+/* What the kernel statistics count as a kernel: compute and collectives. */
+static inline gboolean
+is_kernel_class (CpSliceClass c)
+{
+  return c == CP_TIME_COMPUTE_16 || c == CP_TIME_COMPUTE_32 || c == CP_TIME_COLLECTIVES;
+}
+
 /* Device slice to, launched by host slice from while the n_chain ops of
  * w->chain were open around the call (the nearest first): a kernel's time
  * goes to the nearest op as its own and, once per name, to it and every
@@ -133,8 +139,7 @@ attribute_launch (CpAnalysis        *self,
   guint n_seen = 0;
   CpHostOpStats *op;
 
-  if (info->kind != CP_LANE_KERNEL ||
-      (c != CP_TIME_COMPUTE_16 && c != CP_TIME_COMPUTE_32 && c != CP_TIME_COLLECTIVES))
+  if (info->kind != CP_LANE_KERNEL || !is_kernel_class (c))
     return;
 
   op = &g_array_index (self->host_ops, CpHostOpStats,
@@ -223,8 +228,9 @@ host_pass (CpAnalysis *self,
                   }
 
               /* The device slices this call launched: the flows from it
-               * (sorted by their start), each device slice taken once, by
-               * the launcher the lanes' preparation gave it. */
+               * (sorted by their start), each device slice once (a flow
+               * written twice is skipped), by the launcher the lanes'
+               * preparation gave it. */
               while (cursor < n_flows &&
                      (flows[order[cursor]].from.lane < l ||
                       (flows[order[cursor]].from.lane == l && flows[order[cursor]].from.index < i)))
@@ -233,15 +239,19 @@ host_pass (CpAnalysis *self,
                 {
                   const CpFlow *f = &flows[order[k]];
                   const CpLaneInfo *to;
+                  gboolean again = FALSE;
 
                   if (f->kind != CP_FLOW_LAUNCH || f->to.lane >= self->n_lanes)
                     continue;
                   to = &self->lanes[f->to.lane];
                   if (to->launch == NULL || f->to.index >= to->slices->n ||
-                      to->launch[f->to.index].lane != l || to->launch[f->to.index].index != i ||
-                      bit_get (w->seen[f->to.lane], f->to.index))
+                      to->launch[f->to.index].lane != l || to->launch[f->to.index].index != i)
                     continue;
-                  bit_set (&w->seen[f->to.lane], to->slices->n, f->to.index);
+                  for (guint e = cursor; e < k && !again; e++)
+                    again = flows[order[e]].kind == CP_FLOW_LAUNCH &&
+                            flows[order[e]].to.lane == f->to.lane && flows[order[e]].to.index == f->to.index;
+                  if (again)
+                    continue;
                   attribute_launch (self, w, f->from, f->to, &stack, n_chain);
                   _cp_analysis_roofline_launch (self, w->roofline, f->to.lane, f->to.index, l,
                                                 stack.index, w->memo, w->chain, n_chain);
@@ -316,13 +326,9 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
 
   w.omap = omap;
   w.op_index = op_index;
-  w.seen = g_new0 (guint64 *, MAX (self->n_lanes, 1));
   w.tc_op = g_new0 (guint64 *, MAX (self->n_lanes, 1));
   w.roofline = _cp_analysis_roofline_begin (self);
   host_pass (self, &w);
-  for (guint l = 0; l < self->n_lanes; l++)
-    g_free (w.seen[l]);
-  g_free (w.seen);
   g_free (w.chain);
   g_free (w.memo);
 
@@ -341,7 +347,7 @@ _cp_analysis_kernel_stats (CpAnalysis *self)
           gint64 dur = cp_slices_get_dur (s, i);
           gboolean eligible;
 
-          if (c != CP_TIME_COMPUTE_16 && c != CP_TIME_COMPUTE_32 && c != CP_TIME_COLLECTIVES)
+          if (!is_kernel_class (c))
             continue;
 
           /* Per kernel name. */
