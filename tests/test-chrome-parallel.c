@@ -181,6 +181,42 @@ test_generated (void)
   cp_test_rm_rf (dir);
 }
 
+/* A big capture's columns start with room reserved (cp_trace_builder_expect_big()):
+ * the same trace, on one thread and on two. */
+static void
+test_reserved (void)
+{
+  static const char *scenarios[] = { "healthy", "launch-bound", "memory-leak" };
+  const char *gen = g_getenv ("CP_GEN");
+  g_autofree char *dir = cp_test_make_tmpdir ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (scenarios); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/%s.json", dir, scenarios[i]);
+      g_autofree char *cmd = g_strdup_printf ("'%s' --scenario %s -n 4 -q -o '%s'", gen, scenarios[i], path);
+      g_autofree char *want = NULL;
+      int status;
+
+      g_assert_true (g_spawn_command_line_sync (cmd, NULL, NULL, &status, NULL));
+      g_assert_true (g_spawn_check_wait_status (status, NULL));
+      _cp_chrome_set_threads (1, 0, FALSE);
+      want = load_dump (path);
+      g_assert_true (g_str_has_prefix (want, "events "));
+      for (guint threads = 1; threads <= 2; threads++)
+        {
+          g_autofree char *got = NULL;
+
+          _cp_chrome_set_threads (threads, 4096, FALSE);
+          _cp_chrome_set_big_input (1);
+          got = load_dump (path);
+          _cp_chrome_set_big_input (0);
+          g_assert_cmpstr (got, ==, want);
+        }
+    }
+  _cp_chrome_set_threads (0, 0, FALSE);
+  cp_test_rm_rf (dir);
+}
+
 /* Hand-made inputs that a structural scan can get wrong. */
 static void
 test_adversarial (void)
@@ -341,6 +377,7 @@ main (int    argc,
   g_test_add_func ("/chrome-parallel/default", test_default);
   g_test_add_func ("/chrome-parallel/generated", test_generated);
   g_test_add_func ("/chrome-parallel/adversarial", test_adversarial);
+  g_test_add_func ("/chrome-parallel/reserved", test_reserved);
   g_test_add_func ("/chrome-parallel/shared", test_shared);
   return g_test_run ();
 }

@@ -13,6 +13,7 @@
 #include "cp-json-lex.h"
 #include "cp-json-tokenizer.h"
 #include "cp-chrome-private.h"
+#include "model/cp-huge-pages.h"
 
 /* Classification */
 
@@ -401,7 +402,7 @@ record_bind (CpChromeReader *self,
   p.ref = ref;
   p.in = in;
   p.out = out;
-  g_array_append_val (self->bind_pts, p);
+  cp_array_append_big (self->bind_pts, p);
 }
 
 static void

@@ -13,6 +13,7 @@
 #include "cp-json-lex.h"
 #include "cp-json-tokenizer.h"
 #include "cp-chrome-private.h"
+#include "model/cp-huge-pages.h"
 
 void
 cp_chrome_on_flow (CpChromeReader *self,
@@ -59,7 +60,7 @@ cp_chrome_on_flow (CpChromeReader *self,
         p.bind = CP_FLOW_BIND_NEXT;
       break;
     }
-  g_array_append_val (self->flow_pts, p);
+  cp_array_append_big (self->flow_pts, p);
   note_end (self, p.ts, 0);
 }
 

@@ -226,6 +226,9 @@ typedef struct
   gboolean valid;
 } LaneCacheEntry;
 
+/* Input this big reserves its columns up front (cp-huge-pages.h). */
+#define CP_CHROME_BIG_INPUT ((gsize) 32 << 20)
+
 #define LANE_CACHE_SIZE 256
 #define STR_CACHE_SIZE  4096
 

@@ -71,5 +71,9 @@ void _cp_chrome_set_threads (guint    n_threads,
                              gboolean wait);
 /* For tests: how many events the last parallel read found read ahead. */
 guint64 _cp_chrome_get_replayed (void);
+/* For tests: reserve the big columns (cp_trace_builder_expect_big()) for
+ * mapped input of at least bytes, whether or not huge pages are in use
+ * (0: as the input's size and the kernel say). */
+void _cp_chrome_set_big_input (gsize bytes);
 
 G_END_DECLS

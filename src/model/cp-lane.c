@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cp-lane-private.h"
+#include "cp-huge-pages.h"
 
 struct _CpLane
 {
@@ -134,6 +135,7 @@ _cp_sparse_builder_set (CpSparseBuilder *builder,
       else
         builder->v32 = g_renew (guint32, builder->v32, cap);
       builder->cap_values = cap;
+      cp_huge_pages_advise (builder->v64 != NULL ? (gconstpointer) builder->v64 : builder->v32);
     }
   builder->present[word] |= G_GUINT64_CONSTANT (1) << (i % 64);
   if (builder->v64 != NULL)

@@ -14,6 +14,7 @@
 #include "cp-trace-builder.h"
 #include "cp-trace-private.h"
 #include "cp-trace-builder-private.h"
+#include "cp-huge-pages.h"
 
 /* finish() */
 
@@ -69,8 +70,8 @@ blane_sort (BLane *l)
    * marker at the end of its step): keep the in-order majority where it is,
    * sort the few others and merge. A lane in no order at all is sorted
    * whole. */
-  perm = g_new (guint32, l->n);
-  rest = g_new (guint32, l->n);
+  perm = cp_huge_new (guint32, l->n);
+  rest = cp_huge_new (guint32, l->n);
   for (guint i = 0; i < l->n; i++)
     {
       if (n_kept == 0 || cmp_slice (&perm[n_kept - 1], &i, &ctx) < 0)
@@ -99,11 +100,11 @@ blane_sort (BLane *l)
         }
     }
   g_clear_pointer (&rest, g_free);
-  l->new_index = g_new (guint32, l->n);
+  l->new_index = cp_huge_new (guint32, l->n);
   for (guint i = 0; i < l->n; i++)
     l->new_index[perm[i]] = i;
 
-  scratch = g_malloc (sizeof (gint64) * l->n);
+  scratch = cp_huge_malloc (sizeof (gint64) * l->n);
   PERMUTE (gint64, l->start);
   PERMUTE (guint32, l->dur32);
   if (l->long_durs != NULL)
@@ -146,7 +147,7 @@ blane_layout_rows (BLane *l)
   if (l->n == 0)
     return;
 
-  stack = g_new (guint32, l->n);
+  stack = cp_huge_new (guint32, l->n);
   row_end = g_new (gint64, MAX_ROWS);
 
   for (guint i = 0; i < l->n; i++)
@@ -726,9 +727,9 @@ finish_flow_points (CpTraceBuilder *self,
   const FlowPoint *points = (const FlowPoint *) self->flow_points->data;
   guint n_points = self->flow_points->len;
   guint n_lanes = self->lanes->len;
-  g_autofree CpSliceRef *refs = g_new (CpSliceRef, n_points);
+  g_autofree CpSliceRef *refs = cp_huge_new (CpSliceRef, n_points);
   g_autofree guint *hints = g_new0 (guint, MAX (n_lanes, 1));
-  g_autofree KeyIdx *order = g_new (KeyIdx, n_points);
+  g_autofree KeyIdx *order = cp_huge_new (KeyIdx, n_points);
   guint unbound = 0;
   CpSliceRef prev = CP_SLICE_REF_NONE;
   guint64 prev_key = 0;
@@ -767,7 +768,7 @@ finish_flow_points (CpTraceBuilder *self,
           f.to = ref;
           f.kind = p->kind;
           f.name = p->name;
-          g_array_append_val (trace->flows, f);
+          cp_array_append_big (trace->flows, f);
         }
       prev = ref;
       have_prev = TRUE;
@@ -801,7 +802,7 @@ finish_flow_indexes (CpTraceBuilder *self,
    * scratch is a fraction of an index); one after the other, so that the
    * first one's scratch is gone before the second one is made, when no
    * thread can be had. */
-  trace->flows_by_from = g_new (guint32, n);
+  trace->flows_by_from = cp_huge_new (guint32, n);
   {
     FlowIndexJob job = { trace->flows_by_from, flows, n, trace->lane_array->len, FALSE };
     GThread *th = NULL;
@@ -809,7 +810,7 @@ finish_flow_indexes (CpTraceBuilder *self,
     if (self->finish_threads > 1 ||
         (self->finish_threads == 0 && n >= FINISH_MIN_PARALLEL && g_get_num_processors () > 1))
       th = g_thread_try_new ("cp-flow-index", flow_index_job, &job, NULL);
-    trace->flows_by_to = g_new (guint32, n);
+    trace->flows_by_to = cp_huge_new (guint32, n);
     cp_builder_sort_flow_index (trace->flows_by_to, flows, n, trace->lane_array->len, TRUE);
     if (th != NULL)
       g_thread_join (th);

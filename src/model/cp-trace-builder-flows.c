@@ -12,6 +12,7 @@
 #include "cp-trace-builder.h"
 #include "cp-trace-private.h"
 #include "cp-trace-builder-private.h"
+#include "cp-huge-pages.h"
 
 typedef struct
 {
@@ -62,7 +63,7 @@ cp_builder_sort_by_key (KeyIdx           *v,
       shift = high >= 15 ? high - 15 : 0;
     }
 
-  tmp = g_memdup2 (v, sizeof (KeyIdx) * n);
+  tmp = cp_huge_dup (v, sizeof (KeyIdx) * n);
   start = g_new0 (guint32, 65536 + 1);
   for (guint i = 0; i < n; i++)
     start[((tmp[i].key >> shift) & 0xffff) + 1]++;
@@ -123,7 +124,7 @@ static KeyIdx *
 sort_corr_entries (GArray *entries)
 {
   const CorrEntry *e = (const CorrEntry *) entries->data;
-  KeyIdx *v = g_new (KeyIdx, MAX (entries->len, 1));
+  KeyIdx *v = cp_huge_new (KeyIdx, MAX (entries->len, 1));
 
   for (guint i = 0; i < entries->len; i++)
     {
@@ -153,8 +154,8 @@ cp_builder_link_correlations (CpTrace *trace,
                               GArray  *flows,
                               CpStr    name)
 {
-  g_autoptr(GArray) host = g_array_new (FALSE, FALSE, sizeof (CorrEntry));
-  g_autoptr(GArray) dev = g_array_new (FALSE, FALSE, sizeof (CorrEntry));
+  g_autoptr(GArray) host = NULL;
+  g_autoptr(GArray) dev = NULL;
   g_autoptr(GHashTable) to_fix = NULL;
   g_autofree guint64 *lane_base = NULL;
   g_autofree guint64 *launched = NULL;
@@ -163,6 +164,21 @@ cp_builder_link_correlations (CpTrace *trace,
   guint n_lanes = trace->lane_array->len;
   guint n_flows = flows->len;
   guint h = 0;
+  gsize n_host = 0, n_dev = 0;
+
+  /* Room for every slice that could carry an id. */
+  for (guint li = 0; li < n_lanes; li++)
+    {
+      CpLane *lane = g_ptr_array_index (trace->lane_array, li);
+      CpLaneKind kind = cp_lane_get_kind (lane);
+
+      if (kind == CP_LANE_HOST_THREAD)
+        n_host += cp_lane_get_slices (lane)->n;
+      else if (kind == CP_LANE_KERNEL || kind == CP_LANE_TRANSFER)
+        n_dev += cp_lane_get_slices (lane)->n;
+    }
+  host = cp_array_new_big (FALSE, sizeof (CorrEntry), (guint) MIN (n_host, G_MAXUINT32));
+  dev = cp_array_new_big (FALSE, sizeof (CorrEntry), (guint) MIN (n_dev, G_MAXUINT32));
 
   for (guint li = 0; li < n_lanes; li++)
     {
@@ -200,7 +216,7 @@ cp_builder_link_correlations (CpTrace *trace,
           e.lane = li;
           e.index = i;
           e.start = cp_slices_get_start (s, i);
-          g_array_append_val (target, e);
+          cp_array_append_big (target, e);
         }
     }
 
@@ -300,7 +316,7 @@ cp_builder_link_correlations (CpTrace *trace,
         f.to = to;
         f.kind = CP_FLOW_LAUNCH;
         f.name = name;
-        g_array_append_val (flows, f);
+        cp_array_append_big (flows, f);
       }
     }
 #undef HOST
@@ -528,7 +544,7 @@ cp_builder_sort_flow_index (guint32      *order,
           continue;
         }
       {
-        g_autofree guint32 *tmp = g_new (guint32, len);
+        g_autofree guint32 *tmp = cp_huge_new (guint32, len);
         g_autofree guint32 *count = g_new (guint32, 65536 + 1);
 
         for (guint pass = 0; pass < 2; pass++)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp-huge-pages.h"
 #include "cp-lane-private.h"
 #include "cp-trace-builder.h"
 #include "cp-trace-private.h"
@@ -164,6 +165,20 @@ cp_trace_builder_new (void)
   self->min_ts = G_MAXINT64;
   self->max_ts = G_MININT64;
   return self;
+}
+
+/* The capture is big (tens of megabytes or more): the columns every event
+ * may add to start with room reserved (cp-huge-pages.h). */
+void
+cp_trace_builder_expect_big (CpTraceBuilder *self)
+{
+  g_return_if_fail (self != NULL);
+
+  cp_array_reserve_big (&self->gpu_infos, TRUE);
+  cp_array_reserve_big (&self->args, TRUE);
+  cp_array_reserve_big (&self->flows, TRUE);
+  cp_array_reserve_big (&self->flow_points, TRUE);
+  cp_array_reserve_big (&self->instants, TRUE);
 }
 
 void
@@ -565,6 +580,14 @@ blane_grow (BLane *l)
     l->cat8 = g_renew (guint8, l->cat8, cap);
   l->flags = g_renew (guint16, l->flags, cap);
   l->cap = cap;
+  if ((gsize) cap * sizeof (gint64) >= CP_HUGE_PAGES_MIN)
+    {
+      cp_huge_pages_advise (l->start);
+      cp_huge_pages_advise (l->dur32);
+      cp_huge_pages_advise (l->names);
+      cp_huge_pages_advise (l->cat32 != NULL ? (gconstpointer) l->cat32 : l->cat8);
+      cp_huge_pages_advise (l->flags);
+    }
 }
 
 static inline void
@@ -662,7 +685,7 @@ cp_trace_builder_add_slice (CpTraceBuilder    *self,
   copy = *init;
   if (init->gpu != NULL)
     {
-      g_array_append_val (self->gpu_infos, *init->gpu);
+      cp_array_append_big (self->gpu_infos, *init->gpu);
       copy.gpu_id = self->gpu_infos->len;
     }
   else if (init->gpu_id > self->gpu_infos->len)
@@ -822,7 +845,7 @@ cp_trace_builder_add_args (CpTraceBuilder *self,
   rec.data = dst;
   rec.len = len;
   rec.format = format;
-  g_array_append_val (self->args, rec);
+  cp_array_append_big (self->args, rec);
   return self->args->len;
 }
 
@@ -848,7 +871,7 @@ cp_trace_builder_add_gpu_info (CpTraceBuilder  *self,
 {
   g_return_val_if_fail (info != NULL, 0);
 
-  g_array_append_val (self->gpu_infos, *info);
+  cp_array_append_big (self->gpu_infos, *info);
   return self->gpu_infos->len;
 }
 
@@ -886,7 +909,7 @@ cp_trace_builder_add_args_ref (CpTraceBuilder *self,
   rec.data = base + offset;
   rec.len = MIN (len, G_MAXUINT32);
   rec.format = format;
-  g_array_append_val (self->args, rec);
+  cp_array_append_big (self->args, rec);
   return self->args->len;
 }
 
@@ -913,8 +936,8 @@ cp_trace_builder_add_counter (CpTraceBuilder *self,
       self->out_of_range++;
       return;
     }
-  g_array_append_val (l->counter_ts, ts_abs);
-  g_array_append_val (l->counter_values, value);
+  cp_array_append_big (l->counter_ts, ts_abs);
+  cp_array_append_big (l->counter_values, value);
   note_time (self, ts_abs, ts_abs);
 }
 
@@ -941,7 +964,7 @@ cp_trace_builder_add_instant (CpTraceBuilder *self,
   in.process = process;
   in.lane = lane;
   in.scope = scope;
-  g_array_append_val (self->instants, in);
+  cp_array_append_big (self->instants, in);
   note_time (self, ts_abs, ts_abs);
 }
 
@@ -960,7 +983,7 @@ cp_trace_builder_add_flow (CpTraceBuilder *self,
   f.to = to;
   f.kind = kind;
   f.name = name;
-  g_array_append_val (self->flows, f);
+  cp_array_append_big (self->flows, f);
 }
 
 void
@@ -985,7 +1008,7 @@ cp_trace_builder_add_flow_point (CpTraceBuilder *self,
   p.bind = bind;
   p.order = order;
   p.kind = kind;
-  g_array_append_val (self->flow_points, p);
+  cp_array_append_big (self->flow_points, p);
 }
 
 void

@@ -49,6 +49,7 @@ typedef enum
 } CpFlowBind;
 
 CpTraceBuilder  *cp_trace_builder_new            (void);
+void             cp_trace_builder_expect_big     (CpTraceBuilder  *self);
 void             cp_trace_builder_free           (CpTraceBuilder *self);
 
 /* Where an HLO op of a program comes from (see CpXlaSource); the strings
