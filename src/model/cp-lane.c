@@ -177,9 +177,9 @@ _cp_sparse_builder_permute (CpSparseBuilder *builder,
   rank = sparse_ranks (builder->present, builder->n_words);
   present = g_new0 (guint64, MAX (N_WORDS (n), 1));
   if (builder->v64 != NULL)
-    v64 = g_new (gint64, builder->n_values);
+    v64 = cp_huge_new (gint64, builder->n_values);
   else
-    v32 = g_new (guint32, builder->n_values);
+    v32 = cp_huge_new (guint32, builder->n_values);
   for (guint k = 0; k < n; k++)
     {
       guint32 o = perm[k];
@@ -237,8 +237,8 @@ _cp_sparse_builder_finish (CpSparseBuilder *builder,
     {
       /* Nearly every slice has a value: one per slice is smaller. */
       gboolean narrow = builder->v64 == NULL && fits_32 (absent);
-      guint32 *v32 = narrow ? g_new (guint32, n) : NULL;
-      gint64 *v64 = narrow ? NULL : g_new (gint64, n);
+      guint32 *v32 = narrow ? cp_huge_new (guint32, n) : NULL;
+      gint64 *v64 = narrow ? NULL : cp_huge_new (gint64, n);
       guint k = 0;
 
       for (guint i = 0; i < n; i++)
@@ -379,7 +379,7 @@ build_rows (CpLane *self)
   for (guint r = 0; r < n_rows; r++)
     self->row_offsets[r + 1] += self->row_offsets[r];
 
-  self->row_data = g_new (guint32, MAX (s->n, 1));
+  self->row_data = cp_huge_new (guint32, MAX (s->n, 1));
   fill = g_memdup2 (self->row_offsets, sizeof (guint32) * (n_rows + 1));
   for (guint i = 0; i < s->n; i++)
     self->row_data[fill[s->row[i]]++] = i;
