@@ -122,6 +122,7 @@ test_advise_array (void)
 
   /* Reserved: room without memory, the same appends. */
   g_array_set_size (a, 0);
+  g_mem_gc_friendly = FALSE;
   cp_array_reserve_big (&a, FALSE);
   g_assert_cmpuint (a->len, ==, 0);
   for (guint64 i = 0; i < 1000; i++)

@@ -93,7 +93,9 @@ cp_array_reserve_big (GArray  **array,
 {
   guint element_size = g_array_get_element_size (*array);
 
-  if ((*array)->len != 0)
+  /* G_DEBUG=gc-friendly clears every byte GArray reserves: the reservation
+   * would cost all its memory at once. */
+  if ((*array)->len != 0 || g_mem_gc_friendly)
     return;
   g_array_unref (*array);
   *array = cp_array_new_big (clear, element_size, (guint) (CP_HUGE_RESERVE / element_size));
