@@ -298,6 +298,140 @@ test_seek (void)
         }
     }
   g_assert_cmpuint (cp_lod_counter_seek (lod, counter, n_samples + 5, 0), ==, n_samples);
+  /* The hint reads nothing it should not, wherever it is asked for. */
+  for (guint k = 0; k < n_samples + 20; k += 7)
+    cp_lod_counter_prefetch (lod, counter, k);
+  cp_lod_counter_prefetch (lod, 1000, 0);
+  g_rand_free (rand);
+}
+
+/* A host lane whose parents have five children each: both rows have other
+ * rows' slices between theirs (the parents are every sixth slice), so the
+ * index copies them; a few parents far apart or longer than 4.3 s keep
+ * their blocks in the slices. A second lane of one row, slices back to
+ * back, is read in place. */
+static CpTrace *
+make_spread_trace (guint32 seed)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint host = cp_trace_builder_process_for_pid (b, 1);
+  guint hl = cp_trace_builder_lane (b, host, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+  guint flat = cp_trace_builder_lane (b, host, CP_LANE_HOST_THREAD, (CpLaneKey) { 2, 0 });
+  CpStr name = cp_trace_builder_intern (b, "op", -1);
+  gint64 t = 0;
+  CpTrace *trace;
+
+  for (guint i = 0; i < 2000; i++)
+    {
+      CpSliceInit init;
+      gint64 d = g_rand_int_range (rand, 60, 3000);
+
+      if (i % 700 == 350)
+        d = G_GINT64_CONSTANT (6000000000);   /* longer than 32 bits of ns */
+      cp_slice_init_clear (&init);
+      init.name = name;
+      init.start = t;
+      init.dur = d;
+      cp_trace_builder_add_slice (b, hl, &init);
+      for (guint c = 0; c < 5; c++)
+        {
+          init.start = t + (d / 6) * c + (c == 2 ? 0 : 1);
+          init.dur = g_rand_int_range (rand, 0, 3) == 0 ? 0 : d / 7;
+          cp_trace_builder_add_slice (b, hl, &init);
+        }
+      init.start = t;
+      init.dur = g_rand_int_range (rand, 0, (gint32) MIN (d, 2000));
+      cp_trace_builder_add_slice (b, flat, &init);
+      t += d + g_rand_int_range (rand, 0, 300);
+      if (i % 500 == 499)
+        t += G_GINT64_CONSTANT (5000000000);  /* a block spanning 5 s */
+    }
+  g_rand_free (rand);
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  return trace;
+}
+
+static gint64
+random_time (GRand  *rand,
+             gint64  dur)
+{
+  return (gint64) (g_rand_double (rand) * (double) (dur + 200)) - 100;
+}
+
+static void
+test_copied_rows (void)
+{
+  g_autoptr(CpTrace) trace = make_spread_trace (21);
+  g_autoptr(CpLod) lod = cp_lod_new (trace);
+  GRand *rand = g_rand_new_with_seed (22);
+  gint64 dur = cp_trace_get_duration (trace);
+  guint copied = 0, in_slices = 0, in_place = 0;
+
+  g_assert_cmpuint (cp_trace_get_n_lanes (trace), ==, 2);
+  g_assert_cmpuint (cp_lane_get_n_rows (cp_trace_get_lane (trace, 0)), ==, 2);
+  g_assert_cmpuint (cp_lane_get_n_rows (cp_trace_get_lane (trace, 1)), ==, 1);
+  for (guint lane = 0; lane < 2; lane++)
+    {
+      CpLane *l = cp_trace_get_lane (trace, lane);
+      const CpSlices *s = cp_lane_get_slices (l);
+
+      for (guint row = 0; row < cp_lane_get_n_rows (l); row++)
+        {
+          const CpLodRow *r = cp_lod_get_row (lod, lane, row);
+          gint64 sum = 0;
+
+          if (r->pos == NULL)
+            in_place++;
+          else
+            {
+              copied++;
+              for (guint b = 0; b < (r->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK; b++)
+                in_slices += r->pos_base[b] == CP_LOD_NO_POS;
+            }
+          for (guint k = 0; k <= r->n; k++)
+            {
+              g_assert_cmpint (cp_lod_row_busy (r, k), ==, sum);
+              if (k == r->n)
+                break;
+              g_assert_cmpint (cp_lod_row_start (r, k), ==, cp_slices_get_start (s, r->idx[k]));
+              g_assert_cmpint (cp_lod_row_dur (r, k), ==, cp_slices_get_dur (s, r->idx[k]));
+              g_assert_cmpint (cp_lod_row_end (r, k), ==, cp_slices_get_end (s, r->idx[k]));
+              sum += cp_slices_get_dur (s, r->idx[k]);
+            }
+          for (guint k = 0; k < 600; k++)
+            {
+              gint64 t = random_time (rand, dur), covered;
+              guint want, from;
+
+              if (r->n > 0 && k % 3 == 1)
+                t = cp_slices_get_end (s, r->idx[g_rand_int_range (rand, 0, r->n)]);
+              else if (r->n > 0 && k % 3 == 2)
+                t = cp_slices_get_start (s, r->idx[g_rand_int_range (rand, 0, r->n)]);
+              want = brute_seek (r, s, t);
+              from = g_rand_int_range (rand, 0, want + 1);
+              g_assert_cmpuint (cp_lod_row_seek_covered (r, from, t, &covered), ==, want);
+              g_assert_cmpint (covered, ==, brute_row_coverage (l, row, G_MININT64 / 4, t));
+            }
+          /* Pixel columns of a zoomed-out view, each its brute force union. */
+          for (guint c = 0; c < 499; c++)
+            {
+              gint64 c0 = (gint64) ((double) dur * c / 499), c1 = (gint64) ((double) dur * (c + 1) / 499);
+
+              g_assert_cmpint (cp_lod_row_coverage (lod, lane, row, c0, c1), ==, brute_row_coverage (l, row, c0, c1));
+            }
+        }
+    }
+  /* The nested lane's rows are copied, with blocks of both kinds; the flat
+   * lane's row is not. */
+  g_assert_cmpuint (copied, ==, 2);
+  g_assert_cmpuint (in_place, ==, 1);
+  g_assert_nonnull (cp_lod_get_row (lod, 0, 0)->pos);
+  g_assert_nonnull (cp_lod_get_row (lod, 0, 1)->pos);
+  g_assert_null (cp_lod_get_row (lod, 1, 0)->pos);
+  g_assert_cmpuint (in_slices, >=, 2);
   g_rand_free (rand);
 }
 
@@ -429,6 +563,7 @@ main (int   argc,
   g_test_add_func ("/lod/count-and-first", test_count_and_first);
   g_test_add_func ("/lod/counter-max", test_counter_max);
   g_test_add_func ("/lod/seek", test_seek);
+  g_test_add_func ("/lod/copied-rows", test_copied_rows);
   g_test_add_func ("/lod/flows-and-ensure", test_flows_and_ensure);
   g_test_add_func ("/lod/ensure-threads", test_ensure_threads);
 

@@ -17,8 +17,13 @@ typedef struct
   CpLane    *lane;          /* borrowed from the trace */
   guint      n_rows;
   CpLodRow  *rows;
-  gint64    *busy_data;     /* every row's running sums and block ends, back to back */
+  gint64    *busy_data;     /* every row's running sums, block ends and superblock
+                             * ends, back to back */
   gsize      busy_len;
+  CpLodPos  *pos_data;      /* the copied rows' positions, back to back */
+  gsize      pos_len;
+  gint64    *pos_base_data; /* and their blocks' bases */
+  gsize      pos_base_len;
 
   /* Counters. */
   guint      n_samples;
@@ -74,6 +79,99 @@ build_flow_index (CpLod         *self,
   self->memory += sizeof (guint32) * (self->n_lanes + 1);
 }
 
+/* Whether a row's slices lie apart in its lane, other rows' between them:
+ * more than one slice in CP_LOD_SPREAD of the lane's span from its first
+ * slice to its last is not the row's. A block of its positions then reads
+ * more cache lines of the slices' columns (and of the row's positions) than
+ * a copy of them takes, and a zoomed-out frame reads one block per pixel
+ * column from memory that no cache holds at ten million slices: copying
+ * every such row (all of a nested lane's) made those frames as fast as at
+ * one million. A lane of one row (a GPU stream) has its slices next to each
+ * other and reads them in place. */
+#define CP_LOD_SPREAD 8
+#define CP_LOD_COPY_MIN (4 * CP_LOD_BLOCK)
+
+static gboolean
+row_is_spread (const CpLodRow *row)
+{
+  guint64 span;
+
+  if (row->n < CP_LOD_COPY_MIN)
+    return FALSE;
+  span = (guint64) row->idx[row->n - 1] - row->idx[0] + 1;
+  return span > row->n + row->n / CP_LOD_SPREAD;
+}
+
+/* Copies the starts and durations of the spread rows in row order. A block
+ * whose values do not fit 32 bits from its base (it spans 4.3 s or more, or
+ * holds a slice that long) keeps CP_LOD_NO_POS and is read from the
+ * slices. */
+static void
+build_copies (LodLane *ll)
+{
+  gsize n_pos = 0, n_base = 0, at = 0, at_base = 0;
+
+  for (guint r = 0; r < ll->n_rows; r++)
+    {
+      if (row_is_spread (&ll->rows[r]))
+        {
+          n_pos += ll->rows[r].n;
+          n_base += (ll->rows[r].n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
+        }
+    }
+  if (n_pos == 0)
+    return;
+  ll->pos_data = g_new (CpLodPos, n_pos);
+  ll->pos_len = n_pos;
+  ll->pos_base_data = g_new (gint64, n_base);
+  ll->pos_base_len = n_base;
+  for (guint r = 0; r < ll->n_rows; r++)
+    {
+      CpLodRow *row = &ll->rows[r];
+      CpLodPos *p;
+      gint64 *base;
+      guint nb;
+
+      if (!row_is_spread (row))
+        continue;
+      p = ll->pos_data + at;
+      base = ll->pos_base_data + at_base;
+      nb = (row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
+      for (guint b = 0; b < nb; b++)
+        {
+          guint k0 = b * CP_LOD_BLOCK, k1 = MIN (k0 + CP_LOD_BLOCK, row->n);
+          gint64 b0 = cp_slices_get_start (row->slices, row->idx[k0]);
+          gboolean fits = TRUE;
+
+          for (guint k = k0; k < k1; k++)
+            {
+              guint32 i = row->idx[k];
+              gint64 st = cp_slices_get_start (row->slices, i) - b0;
+              gint64 d = cp_slices_get_dur (row->slices, i);
+
+              if (st < 0 || st > G_MAXUINT32 || d > G_MAXUINT32 || st + d > G_MAXUINT32)
+                fits = FALSE;
+              p[k].start = fits ? (guint32) st : 0;
+              p[k].dur = fits ? (guint32) d : 0;
+            }
+          base[b] = fits ? b0 : CP_LOD_NO_POS;
+        }
+      row->pos = p;
+      row->pos_base = base;
+      at += row->n;
+      at_base += nb;
+    }
+}
+
+/* A row's running sums, block ends and superblock ends. */
+static gsize
+row_words (guint n)
+{
+  gsize nb = ((gsize) n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
+
+  return (gsize) n / CP_LOD_BLOCK + 1 + nb + (nb + CP_LOD_SUPER - 1) / CP_LOD_SUPER;
+}
+
 static void
 build_rows (LodLane *ll)
 {
@@ -87,7 +185,7 @@ build_rows (LodLane *ll)
       guint n;
 
       cp_lane_get_row_slices (ll->lane, r, &n);
-      total += (gsize) n / CP_LOD_BLOCK + 1 + ((gsize) n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
+      total += row_words (n);
     }
   ll->busy_len = total;
   ll->busy_data = g_new (gint64, MAX (total, 1));
@@ -95,8 +193,9 @@ build_rows (LodLane *ll)
   for (guint r = 0; r < ll->n_rows; r++)
     {
       CpLodRow *row = &ll->rows[r];
-      gint64 *busy = ll->busy_data + pos, *block_end;
+      gint64 *busy = ll->busy_data + pos, *block_end, *super_end;
       gint64 sum = 0;
+      guint nb;
 
       row->idx = cp_lane_get_row_slices (ll->lane, r, &row->n);
       row->slices = s;
@@ -111,10 +210,16 @@ build_rows (LodLane *ll)
         }
       if (row->n % CP_LOD_BLOCK == 0)
         busy[row->n / CP_LOD_BLOCK] = sum;
+      nb = (row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
+      super_end = block_end + nb;
+      for (guint b = CP_LOD_SUPER - 1; b < nb + CP_LOD_SUPER - 1; b += CP_LOD_SUPER)
+        super_end[b / CP_LOD_SUPER] = block_end[MIN (b, nb - 1)];
       row->busy = busy;
       row->block_end = block_end;
-      pos += (gsize) row->n / CP_LOD_BLOCK + 1 + ((gsize) row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
+      row->super_end = super_end;
+      pos += row_words (row->n);
     }
+  build_copies (ll);
 }
 
 static void
@@ -199,6 +304,7 @@ cp_lod_new (CpTrace *trace)
       build_rows (ll);
       build_counter (ll);
       self->memory += sizeof (CpLodRow) * ll->n_rows + sizeof (gint64) * ll->busy_len;
+      self->memory += sizeof (CpLodPos) * ll->pos_len + sizeof (gint64) * ll->pos_base_len;
       for (guint l = 0; l < ll->n_levels; l++)
         self->memory += sizeof (double) * ll->level_len[l];
       self->memory += sizeof (gint64) * ((ll->n_samples + FANOUT - 1) / FANOUT);
@@ -232,6 +338,8 @@ cp_lod_unref (CpLod *self)
 
       g_free (ll->rows);
       g_free (ll->busy_data);
+      g_free (ll->pos_data);
+      g_free (ll->pos_base_data);
       for (guint l = 0; l < ll->n_levels; l++)
         g_free (ll->level_max[l]);
       g_free (ll->level_max);
@@ -446,6 +554,31 @@ cp_lod_counter_seek (CpLod  *self,
   for (b = MAX (from + 1, lo * FANOUT); b < end && ll->ts[b] < t; b++)
     ;
   return b;
+}
+
+void
+cp_lod_counter_prefetch (CpLod *self,
+                         guint  lane,
+                         guint  k)
+{
+  const LodLane *ll;
+  guint64 at = k;
+
+  if (self == NULL || lane >= self->n_lanes)
+    return;
+  ll = &self->lanes[lane];
+  if (k >= ll->n_samples)
+    return;
+  __builtin_prefetch (&ll->block_ts[k / FANOUT]);
+  __builtin_prefetch (&ll->ts[k]);
+  __builtin_prefetch (&ll->values[k]);
+  /* The first levels' entries around k: a max's loose ends. */
+  for (guint l = 0; l < MIN (ll->n_levels, 2); l++)
+    {
+      at /= FANOUT;
+      if (at < ll->level_len[l])
+        __builtin_prefetch (&ll->level_max[l][at]);
+    }
 }
 
 double

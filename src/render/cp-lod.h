@@ -29,6 +29,20 @@ typedef struct _CpLod CpLod;
  * come from the slices: the index costs about half a byte per slice. */
 #define CP_LOD_BLOCK 16
 
+/* Block ends are summed up again per superblock of CP_LOD_SUPER blocks: the
+ * few kilobytes a row's superblock ends take stay in the processor's cache,
+ * so a seek far ahead (a zoomed-out view's next column) gallops over them
+ * and then reads one superblock's block ends, two cache lines, however many
+ * slices it skips. */
+#define CP_LOD_SUPER 16
+
+/* A position's start (from its block's base) and duration. */
+typedef struct
+{
+  guint32 start;
+  guint32 dur;
+} CpLodPos;
+
 typedef struct
 {
   guint           n;
@@ -40,13 +54,57 @@ typedef struct
   const gint64   *block_end; /* per block of CP_LOD_BLOCK positions, the end of
                               * its last slice: a search over a zoomed-out
                               * view reads these, not the slices */
+  const gint64   *super_end; /* per superblock of CP_LOD_SUPER blocks, the end
+                              * of its last block */
+  const CpLodPos *pos;      /* NULL, or (a row whose slices lie far apart in
+                             * its lane, as the upper rows of a nested lane
+                             * do) every position's start and duration in
+                             * row order: a block is then two cache lines
+                             * instead of one line per slice */
+  const gint64   *pos_base; /* with pos, per block: the start its positions'
+                             * starts count from, or CP_LOD_NO_POS where a
+                             * value does not fit (read the slices then) */
 } CpLodRow;
+
+#define CP_LOD_NO_POS G_MININT64
+
+/* The start of the slice at position k of a row. */
+static inline gint64
+cp_lod_row_start (const CpLodRow *row,
+                  guint           k)
+{
+  if (row->pos != NULL)
+    {
+      gint64 base = row->pos_base[k / CP_LOD_BLOCK];
+
+      if (G_LIKELY (base != CP_LOD_NO_POS))
+        return base + (gint64) row->pos[k].start;
+    }
+  return cp_slices_get_start (row->slices, row->idx[k]);
+}
+
+/* The duration of the slice at position k of a row. */
+static inline gint64
+cp_lod_row_dur (const CpLodRow *row,
+                guint           k)
+{
+  if (row->pos != NULL && G_LIKELY (row->pos_base[k / CP_LOD_BLOCK] != CP_LOD_NO_POS))
+    return (gint64) row->pos[k].dur;
+  return cp_slices_get_dur (row->slices, row->idx[k]);
+}
 
 /* The end (start + duration) of the slice at position k of a row. */
 static inline gint64
 cp_lod_row_end (const CpLodRow *row,
                 guint           k)
 {
+  if (row->pos != NULL)
+    {
+      gint64 base = row->pos_base[k / CP_LOD_BLOCK];
+
+      if (G_LIKELY (base != CP_LOD_NO_POS))
+        return base + (gint64) row->pos[k].start + (gint64) row->pos[k].dur;
+    }
   return cp_slices_get_end (row->slices, row->idx[k]);
 }
 
@@ -59,7 +117,7 @@ cp_lod_row_busy (const CpLodRow *row,
   gint64 c = row->busy[k / CP_LOD_BLOCK];
 
   for (guint m = k - k % CP_LOD_BLOCK; m < k; m++)
-    c += cp_slices_get_dur (row->slices, row->idx[m]);
+    c += cp_lod_row_dur (row, m);
   return c;
 }
 
@@ -72,7 +130,7 @@ cp_lod_row_ends_before (const CpLodRow *row,
 {
   gint64 end = cp_lod_row_end (row, k);
 
-  return end < t || (end == t && cp_slices_get_start (row->slices, row->idx[k]) < t);
+  return end < t || (end == t && cp_lod_row_start (row, k) < t);
 }
 
 static inline gboolean
@@ -85,6 +143,20 @@ cp_lod_block_ends_before (const CpLodRow *row,
   if (end != t)
     return end < t;
   return cp_lod_row_ends_before (row, MIN ((b + 1) * CP_LOD_BLOCK, row->n) - 1, t);
+}
+
+/* Whether the last block of superblock sb ends before t (nb blocks). */
+static inline gboolean
+cp_lod_super_ends_before (const CpLodRow *row,
+                          guint           sb,
+                          guint           nb,
+                          gint64          t)
+{
+  gint64 end = row->super_end[sb];
+
+  if (end != t)
+    return end < t;
+  return cp_lod_block_ends_before (row, MIN ((sb + 1) * CP_LOD_SUPER, nb) - 1, t);
 }
 
 /* The first position >= from whose slice does not end before t (row->n if
@@ -113,16 +185,43 @@ cp_lod_row_seek_covered (const CpLodRow *row,
       b = from / CP_LOD_BLOCK;
       if (cp_lod_block_ends_before (row, b, t))
         {
-          guint lo = b, hi = b + 1, step = 1;
+          guint sb = b / CP_LOD_SUPER, lo, hi;
 
-          while (hi < nb && cp_lod_block_ends_before (row, hi, t))
+          if (cp_lod_super_ends_before (row, sb, nb, t))
             {
-              lo = hi;
-              step *= 2;
-              hi = lo + step;
+              /* Past this superblock: gallop over the next ones. */
+              guint nsb = (nb + CP_LOD_SUPER - 1) / CP_LOD_SUPER;
+              guint slo = sb, shi = sb + 1, step = 1;
+
+              while (shi < nsb && cp_lod_super_ends_before (row, shi, nb, t))
+                {
+                  slo = shi;
+                  step *= 2;
+                  shi = slo + step;
+                }
+              shi = MIN (shi, nsb);
+              slo++;
+              while (slo < shi)
+                {
+                  guint mid = slo + (shi - slo) / 2;
+
+                  if (cp_lod_super_ends_before (row, mid, nb, t))
+                    slo = mid + 1;
+                  else
+                    shi = mid;
+                }
+              if (slo >= nsb)
+                {
+                  *covered = cp_lod_row_busy (row, row->n);
+                  return row->n;
+                }
+              lo = slo * CP_LOD_SUPER;
             }
-          hi = MIN (hi, nb);
-          lo++;
+          else
+            lo = b + 1;
+          /* The answer is a block of superblock lo / CP_LOD_SUPER, whose last
+           * block does not end before t. */
+          hi = MIN ((lo / CP_LOD_SUPER + 1) * CP_LOD_SUPER, nb);
           while (lo < hi)
             {
               guint mid = lo + (hi - lo) / 2;
@@ -132,32 +231,43 @@ cp_lod_row_seek_covered (const CpLodRow *row,
               else
                 hi = mid;
             }
-          if (lo >= nb)
-            {
-              *covered = cp_lod_row_busy (row, row->n);
-              return row->n;
-            }
           b = lo;
         }
       /* Block b's last slice does not end before t. */
       c = row->busy[b];
       last = MIN ((b + 1) * CP_LOD_BLOCK, row->n) - 1;
-      for (m = b * CP_LOD_BLOCK; m < last; m++)
+      if (row->pos != NULL && row->pos_base[b] != CP_LOD_NO_POS)
         {
-          guint32 i = row->idx[m];
-          gint64 st = cp_slices_get_start (s, i), d = cp_slices_get_dur (s, i);
+          /* The block's copy: relative to its base, in two cache lines. */
+          const CpLodPos *p = row->pos;
+          gint64 rt = t - row->pos_base[b];
 
-          if (!(st + d < t || (st + d == t && st < t)))
-            break;
-          c += d;
+          for (m = b * CP_LOD_BLOCK; m < last; m++)
+            {
+              gint64 st = p[m].start, en = st + p[m].dur;
+
+              if (!(en < rt || (en == rt && st < rt)))
+                break;
+              c += p[m].dur;
+            }
         }
+      else
+        for (m = b * CP_LOD_BLOCK; m < last; m++)
+          {
+            guint32 i = row->idx[m];
+            gint64 st = cp_slices_get_start (s, i), d = cp_slices_get_dur (s, i);
+
+            if (!(st + d < t || (st + d == t && st < t)))
+              break;
+            c += d;
+          }
     }
   if (m < row->n)
     {
-      gint64 st = cp_slices_get_start (s, row->idx[m]);
+      gint64 st = cp_lod_row_start (row, m);
 
       if (t > st)
-        c += MIN (t - st, cp_slices_get_dur (s, row->idx[m]));
+        c += MIN (t - st, cp_lod_row_dur (row, m));
     }
   *covered = c;
   return m;
@@ -191,6 +301,28 @@ cp_lod_row_prefetch (const CpLodRow *row,
   if (b0 >= row->n)
     return;
   b1 = MIN (b0 + CP_LOD_BLOCK, row->n) - 1;
+  if (!slices)
+    {
+      /* The superblock's block ends the search reads, and the block's
+       * running sum. */
+      guint nb = (row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK, b = b0 / CP_LOD_BLOCK;
+      guint s0 = b - b % CP_LOD_SUPER, s1 = MIN (s0 + CP_LOD_SUPER, nb) - 1;
+
+      __builtin_prefetch (&row->block_end[s0]);
+      __builtin_prefetch (&row->block_end[(s0 + s1) / 2]);
+      __builtin_prefetch (&row->block_end[s1]);
+      __builtin_prefetch (&row->busy[b]);
+    }
+  if (row->pos != NULL)
+    {
+      /* The copy needs no positions first. */
+      if (!slices)
+        {
+          __builtin_prefetch (&row->pos[b0]);
+          __builtin_prefetch (&row->pos[b1]);
+        }
+      return;
+    }
   if (!slices)
     {
       __builtin_prefetch (&row->idx[b0]);
@@ -267,6 +399,12 @@ double          cp_lod_counter_max           (CpLod   *self,
                                               guint    lane,
                                               guint    first,
                                               guint    last);
+/* Asks the processor to start fetching what a seek and a max ending near
+ * sample k will read (a walk over columns asks a few columns ahead). Only
+ * a hint. */
+void            cp_lod_counter_prefetch      (CpLod   *self,
+                                              guint    lane,
+                                              guint    k);
 
 /* Flows leaving (outgoing) or reaching a lane, as indexes into
  * cp_trace_get_flows(), sorted by the index of their slice on that lane (so

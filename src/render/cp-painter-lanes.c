@@ -237,9 +237,8 @@ paint_row (CpPainter *self,
   k = cp_lod_row_first_ending_after (self->lod, lane_index, row, self->t0);
   while (k < r->n)
     {
-      guint32 i = r->idx[k];
-      gint64 st = cp_slices_get_start (s, i);
-      gint64 en = st + cp_slices_get_dur (s, i);
+      gint64 st = cp_lod_row_start (r, k);
+      gint64 en = st + cp_lod_row_dur (r, k);
       double x0, x1;
       gint c;
       gint64 cb0, cb1, cov;
@@ -253,6 +252,7 @@ paint_row (CpPainter *self,
       if (x1 - x0 >= 1.0)
         {
           /* Wide enough to draw on its own. */
+          guint32 i = r->idx[k];
           double a = floor (x0 + 0.5), b = floor (x1 + 0.5);
           guint32 fill = slice_color (self, lane, cp_slices_get_name (s, i));
 
@@ -297,7 +297,7 @@ paint_row (CpPainter *self,
       cb0 = col_time (self, c);
       cb1 = col_time (self, c + 1);
       cov = column_covered (r, &walk, k, c, cb0, cb1, &j0, &j1);
-      if (j0 < r->n && cp_slices_get_start (s, r->idx[j0]) < MAX (cb1, cb0 + 1))
+      if (j0 < r->n && cp_lod_row_start (r, j0) < MAX (cb1, cb0 + 1))
         dense_add (self, &run, c, cb1 > cb0 ? (double) cov / (double) (cb1 - cb0) : 1.0);
       next_col = c + 1;
       k = MAX (j1, j0);
@@ -368,6 +368,9 @@ paint_counter (CpPainter *self,
           guint b = MIN (cp_lod_counter_seek (self->lod, lane_index, a, cb1), last);
           double m = carry;
 
+          /* Columns this far apart in samples: ask for the next ones' data. */
+          if (b - a >= 16)
+            cp_lod_counter_prefetch (self->lod, lane_index, b + 4 * (b - a));
           if (b > a)
             {
               double cm = cp_lod_counter_max (self->lod, lane_index, a, b);
@@ -594,7 +597,6 @@ paint_group_summary (CpPainter          *self,
     {
       CpLane *lane = cp_trace_get_lane (self->trace, l);
       const CpLodRow *r;
-      const CpSlices *s;
       gint next_col = 0;
       guint k;
       ColumnWalk walk = { 0 };
@@ -606,11 +608,10 @@ paint_group_summary (CpPainter          *self,
       r = cp_lod_get_row (self->lod, l, 0);
       if (r == NULL)
         continue;
-      s = cp_lane_get_slices (lane);
       k = cp_lod_row_first_ending_after (self->lod, l, 0, self->t0);
       while (k < r->n)
         {
-          gint64 st = cp_slices_get_start (s, r->idx[k]);
+          gint64 st = cp_lod_row_start (r, k);
           gint c;
           gint64 cb0, cb1, cov;
           guint j0, j1;
@@ -624,7 +625,7 @@ paint_group_summary (CpPainter          *self,
           cb0 = col_time (self, c);
           cb1 = col_time (self, c + 1);
           cov = column_covered (r, &walk, k, c, cb0, cb1, &j0, &j1);
-          if (j0 < r->n && cp_slices_get_start (s, r->idx[j0]) < MAX (cb1, cb0 + 1))
+          if (j0 < r->n && cp_lod_row_start (r, j0) < MAX (cb1, cb0 + 1))
             {
               f = cb1 > cb0 ? (float) cov / (float) (cb1 - cb0) : 1.0f;
               self->column_max[c] = MAX (self->column_max[c], f);
