@@ -431,6 +431,10 @@ test_copied_rows (void)
   g_assert_nonnull (cp_lod_get_row (lod, 0, 0)->pos);
   g_assert_nonnull (cp_lod_get_row (lod, 0, 1)->pos);
   g_assert_null (cp_lod_get_row (lod, 1, 0)->pos);
+  /* The flat lane's slices are the row's, in order: read without idx. */
+  g_assert_true (cp_lod_get_row (lod, 1, 0)->consecutive);
+  g_assert_false (cp_lod_get_row (lod, 0, 0)->consecutive);
+  g_assert_false (cp_lod_get_row (lod, 0, 1)->consecutive);
   g_assert_cmpuint (in_slices, >=, 2);
   g_rand_free (rand);
 }

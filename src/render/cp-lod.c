@@ -199,6 +199,10 @@ build_rows (LodLane *ll)
 
       row->idx = cp_lane_get_row_slices (ll->lane, r, &row->n);
       row->slices = s;
+      row->consecutive = row->n > 0;
+      for (guint k = 1; k < row->n && row->consecutive; k++)
+        row->consecutive = row->idx[k] == row->idx[0] + k;
+      row->first = row->n > 0 ? row->idx[0] : 0;
       block_end = busy + row->n / CP_LOD_BLOCK + 1;
       for (guint k = 0; k < row->n; k++)
         {

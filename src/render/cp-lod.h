@@ -64,9 +64,20 @@ typedef struct
   const gint64   *pos_base; /* with pos, per block: the start its positions'
                              * starts count from, or CP_LOD_NO_POS where a
                              * value does not fit (read the slices then) */
+  gboolean        consecutive; /* idx[k] == first + k for every k (a lane of
+                                * one row): read without idx */
+  guint32         first;
 } CpLodRow;
 
 #define CP_LOD_NO_POS G_MININT64
+
+/* The index in its lane of the slice at position k of a row. */
+static inline guint32
+cp_lod_row_slice (const CpLodRow *row,
+                  guint           k)
+{
+  return row->consecutive ? row->first + k : row->idx[k];
+}
 
 /* The start of the slice at position k of a row. */
 static inline gint64
@@ -80,7 +91,7 @@ cp_lod_row_start (const CpLodRow *row,
       if (G_LIKELY (base != CP_LOD_NO_POS))
         return base + (gint64) row->pos[k].start;
     }
-  return cp_slices_get_start (row->slices, row->idx[k]);
+  return cp_slices_get_start (row->slices, cp_lod_row_slice (row, k));
 }
 
 /* The duration of the slice at position k of a row. */
@@ -90,7 +101,7 @@ cp_lod_row_dur (const CpLodRow *row,
 {
   if (row->pos != NULL && G_LIKELY (row->pos_base[k / CP_LOD_BLOCK] != CP_LOD_NO_POS))
     return (gint64) row->pos[k].dur;
-  return cp_slices_get_dur (row->slices, row->idx[k]);
+  return cp_slices_get_dur (row->slices, cp_lod_row_slice (row, k));
 }
 
 /* The end (start + duration) of the slice at position k of a row. */
@@ -105,7 +116,7 @@ cp_lod_row_end (const CpLodRow *row,
       if (G_LIKELY (base != CP_LOD_NO_POS))
         return base + (gint64) row->pos[k].start + (gint64) row->pos[k].dur;
     }
-  return cp_slices_get_end (row->slices, row->idx[k]);
+  return cp_slices_get_end (row->slices, cp_lod_row_slice (row, k));
 }
 
 /* The sum of the durations of the slices at positions [0, k) of a row
@@ -254,7 +265,7 @@ cp_lod_row_seek_covered (const CpLodRow *row,
       else
         for (m = b * CP_LOD_BLOCK; m < last; m++)
           {
-            guint32 i = row->idx[m];
+            guint32 i = cp_lod_row_slice (row, m);
             gint64 st = cp_slices_get_start (s, i), d = cp_slices_get_dur (s, i);
 
             if (!(st + d < t || (st + d == t && st < t)))
@@ -323,14 +334,25 @@ cp_lod_row_prefetch (const CpLodRow *row,
         }
       return;
     }
-  if (!slices)
+  if (row->consecutive)
+    {
+      /* No positions to read first either. */
+      if (slices)
+        return;
+      i0 = row->first + b0;
+      i1 = row->first + b1;
+    }
+  else if (!slices)
     {
       __builtin_prefetch (&row->idx[b0]);
       __builtin_prefetch (&row->idx[b1]);
       return;
     }
-  i0 = row->idx[b0];
-  i1 = row->idx[b1];
+  else
+    {
+      i0 = row->idx[b0];
+      i1 = row->idx[b1];
+    }
   /* A row's slices are in index order: the block's lie in [i0, i1]. */
   if (i1 < i0 || i1 - i0 > 256)
     return;

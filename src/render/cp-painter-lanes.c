@@ -252,7 +252,7 @@ paint_row (CpPainter *self,
       if (x1 - x0 >= 1.0)
         {
           /* Wide enough to draw on its own. */
-          guint32 i = r->idx[k];
+          guint32 i = cp_lod_row_slice (r, k);
           double a = floor (x0 + 0.5), b = floor (x1 + 0.5);
           guint32 fill = slice_color (self, lane, cp_slices_get_name (s, i));
 
