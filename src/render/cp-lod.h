@@ -25,8 +25,11 @@ G_BEGIN_DECLS
 typedef struct _CpLod CpLod;
 
 /* The running sums are kept per block of CP_LOD_BLOCK positions; the few
- * durations since the block's start are added when one is read, and ends
- * come from the slices: the index costs about half a byte per slice. */
+ * durations since the block's start are added when one is read. Ends come
+ * from the slices, or, for a nested lane's rows, from a copy of their
+ * starts and durations in row order: the index costs about half a byte
+ * per slice of a lane of one row and eight and a half per slice of a
+ * nested lane. */
 #define CP_LOD_BLOCK 16
 
 /* Block ends are summed up again per superblock of CP_LOD_SUPER blocks: the
