@@ -82,18 +82,21 @@ cp_lod_row_slice (const CpLodRow *row,
   return row->consecutive ? row->first + k : row->idx[k];
 }
 
+/* Whether the row's copy holds position k (else read the slices). */
+static inline gboolean
+cp_lod_row_in_copy (const CpLodRow *row,
+                    guint           k)
+{
+  return row->pos != NULL && G_LIKELY (row->pos_base[k / CP_LOD_BLOCK] != CP_LOD_NO_POS);
+}
+
 /* The start of the slice at position k of a row. */
 static inline gint64
 cp_lod_row_start (const CpLodRow *row,
                   guint           k)
 {
-  if (row->pos != NULL)
-    {
-      gint64 base = row->pos_base[k / CP_LOD_BLOCK];
-
-      if (G_LIKELY (base != CP_LOD_NO_POS))
-        return base + (gint64) row->pos[k].start;
-    }
+  if (cp_lod_row_in_copy (row, k))
+    return row->pos_base[k / CP_LOD_BLOCK] + (gint64) row->pos[k].start;
   return cp_slices_get_start (row->slices, cp_lod_row_slice (row, k));
 }
 
@@ -102,7 +105,7 @@ static inline gint64
 cp_lod_row_dur (const CpLodRow *row,
                 guint           k)
 {
-  if (row->pos != NULL && G_LIKELY (row->pos_base[k / CP_LOD_BLOCK] != CP_LOD_NO_POS))
+  if (cp_lod_row_in_copy (row, k))
     return (gint64) row->pos[k].dur;
   return cp_slices_get_dur (row->slices, cp_lod_row_slice (row, k));
 }
@@ -112,13 +115,8 @@ static inline gint64
 cp_lod_row_end (const CpLodRow *row,
                 guint           k)
 {
-  if (row->pos != NULL)
-    {
-      gint64 base = row->pos_base[k / CP_LOD_BLOCK];
-
-      if (G_LIKELY (base != CP_LOD_NO_POS))
-        return base + (gint64) row->pos[k].start + (gint64) row->pos[k].dur;
-    }
+  if (cp_lod_row_in_copy (row, k))
+    return cp_lod_row_start (row, k) + (gint64) row->pos[k].dur;
   return cp_slices_get_end (row->slices, cp_lod_row_slice (row, k));
 }
 
