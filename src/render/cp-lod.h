@@ -75,7 +75,7 @@ typedef struct
 #define CP_LOD_NO_POS G_MININT64
 
 /* The index in its lane of the slice at position k of a row. */
-static inline guint32
+G_ALWAYS_INLINE static inline guint32
 cp_lod_row_slice (const CpLodRow *row,
                   guint           k)
 {
@@ -83,7 +83,7 @@ cp_lod_row_slice (const CpLodRow *row,
 }
 
 /* Whether the row's copy holds position k (else read the slices). */
-static inline gboolean
+G_ALWAYS_INLINE static inline gboolean
 cp_lod_row_in_copy (const CpLodRow *row,
                     guint           k)
 {
@@ -91,7 +91,7 @@ cp_lod_row_in_copy (const CpLodRow *row,
 }
 
 /* The start of the slice at position k of a row. */
-static inline gint64
+G_ALWAYS_INLINE static inline gint64
 cp_lod_row_start (const CpLodRow *row,
                   guint           k)
 {
@@ -101,7 +101,7 @@ cp_lod_row_start (const CpLodRow *row,
 }
 
 /* The duration of the slice at position k of a row. */
-static inline gint64
+G_ALWAYS_INLINE static inline gint64
 cp_lod_row_dur (const CpLodRow *row,
                 guint           k)
 {
@@ -111,7 +111,7 @@ cp_lod_row_dur (const CpLodRow *row,
 }
 
 /* The end (start + duration) of the slice at position k of a row. */
-static inline gint64
+G_ALWAYS_INLINE static inline gint64
 cp_lod_row_end (const CpLodRow *row,
                 guint           k)
 {
@@ -135,7 +135,7 @@ cp_lod_row_busy (const CpLodRow *row,
 
 /* Whether the slice at position k ends before t. A zero-length slice at t
  * does not: it would be lost otherwise. */
-static inline gboolean
+G_ALWAYS_INLINE static inline gboolean
 cp_lod_row_ends_before (const CpLodRow *row,
                         guint           k,
                         gint64          t)
@@ -145,7 +145,7 @@ cp_lod_row_ends_before (const CpLodRow *row,
   return end < t || (end == t && cp_lod_row_start (row, k) < t);
 }
 
-static inline gboolean
+G_ALWAYS_INLINE static inline gboolean
 cp_lod_block_ends_before (const CpLodRow *row,
                           guint           b,
                           gint64          t)
@@ -158,7 +158,7 @@ cp_lod_block_ends_before (const CpLodRow *row,
 }
 
 /* Whether the last block of superblock sb ends before t (nb blocks). */
-static inline gboolean
+G_ALWAYS_INLINE static inline gboolean
 cp_lod_super_ends_before (const CpLodRow *row,
                           guint           sb,
                           guint           nb,
