@@ -98,8 +98,10 @@ typedef struct
 {
   guint64  chunk;     /* index of the chunk it holds */
   int      state;
-  GArray  *events;    /* of CpChromeAhead, by offset */
-  GArray  *ops;       /* of CpChromeOp */
+  CpChromeAhead *events;   /* by offset */
+  guint    n_events;
+  guint    events_cap;
+  CpChromeOps ops;
 } Slot;
 
 struct _CpChromePar
@@ -167,17 +169,22 @@ read_chunk (CpChromePar *par,
   gsize end = MIN (start + par->chunk, len);
   gsize p = find_start (data, start, len);
 
-  g_array_set_size (slot->events, 0);
-  g_array_set_size (slot->ops, 0);
+  slot->n_events = 0;
+  slot->ops.len = 0;
   while (p < end)
     {
       CpChromeAhead a;
       gsize q;
 
-      if (cp_chrome_pre_event (data + p, len - p, slot->ops, &a))
+      if (cp_chrome_pre_event (data + p, len - p, &slot->ops, &a))
         {
           a.offset = p;
-          g_array_append_val (slot->events, a);
+          if (G_UNLIKELY (slot->n_events == slot->events_cap))
+            {
+              slot->events_cap = MAX (slot->events_cap * 2, 1024);
+              slot->events = g_renew (CpChromeAhead, slot->events, slot->events_cap);
+            }
+          slot->events[slot->n_events++] = a;
           q = p + a.used;
         }
       else
@@ -185,7 +192,7 @@ read_chunk (CpChromePar *par,
           const guchar *e = cp_json_lex_skip_container ((const guchar *) data + p + 1,
                                                         (const guchar *) data + len);
 
-          g_array_set_size (slot->ops, a.first);
+          slot->ops.len = a.first;
           q = e != NULL ? (gsize) ((const char *) e - data) : p + 1;
         }
       /* The next event, or the scan again. */
@@ -260,11 +267,6 @@ cp_chrome_par_new (const char *data,
   n_workers = CLAMP (n_workers, 1, PAR_MAX_THREADS);
   par->n_slots = n_workers * PAR_SLOTS_PER_THREAD;
   par->slots = g_new0 (Slot, par->n_slots);
-  for (guint i = 0; i < par->n_slots; i++)
-    {
-      par->slots[i].events = g_array_new (FALSE, FALSE, sizeof (CpChromeAhead));
-      par->slots[i].ops = g_array_new (FALSE, FALSE, sizeof (CpChromeOp));
-    }
   par->wait = g_atomic_int_get (&forced_wait);
   g_mutex_init (&par->lock);
   g_cond_init (&par->cond);
@@ -294,8 +296,8 @@ cp_chrome_par_free (CpChromePar *par)
     g_thread_join (par->threads[i]);
   for (guint i = 0; i < par->n_slots; i++)
     {
-      g_array_unref (par->slots[i].events);
-      g_array_unref (par->slots[i].ops);
+      g_free (par->slots[i].events);
+      g_free (par->slots[i].ops.v);
     }
   g_free (par->slots);
   g_mutex_clear (&par->lock);
@@ -344,7 +346,8 @@ cp_chrome_par_find (CpChromePar       *par,
                     const CpChromeOp **ops)
 {
   guint64 k;
-  GArray *events;
+  const CpChromeAhead *events;
+  guint n;
 
   /* Only the mapping the workers read, at the same place. */
   if (offset >= par->len || text != par->data + offset)
@@ -359,13 +362,14 @@ cp_chrome_par_find (CpChromePar       *par,
   if (par->cur == NULL)
     return NULL;
   events = par->cur->events;
-  while (par->cursor < events->len && g_array_index (events, CpChromeAhead, par->cursor).offset < offset)
+  n = par->cur->n_events;
+  while (par->cursor < n && events[par->cursor].offset < offset)
     par->cursor++;
-  if (par->cursor < events->len && g_array_index (events, CpChromeAhead, par->cursor).offset == offset)
+  if (par->cursor < n && events[par->cursor].offset == offset)
     {
-      const CpChromeAhead *a = &g_array_index (events, CpChromeAhead, par->cursor);
+      const CpChromeAhead *a = &events[par->cursor];
 
-      *ops = &g_array_index (par->cur->ops, CpChromeOp, a->first);
+      *ops = &par->cur->ops.v[a->first];
       par->replayed++;
       return a;
     }

@@ -837,30 +837,47 @@ direct_event (CpJsonTokenizer *tok,
  * the reader in the same state: interning, lanes and everything else that
  * depends on the order of events stay on one thread. */
 
+void
+cp_chrome_ops_grow (CpChromeOps *ops)
+{
+  ops->cap = MAX (ops->cap * 2, 1024);
+  ops->v = g_renew (CpChromeOp, ops->v, ops->cap);
+}
+
 static inline gboolean
-op_push (GArray            *ops,
+op_push (CpChromeOps       *ops,
          guint              kind,
          guint              code,
          const CpJsonToken *t)
 {
-  CpChromeOp op = { kind, code, 0, 0, 0, NULL, 0 };
+  CpChromeOp *op;
 
+  if (t != NULL && t->len > G_MAXUINT32)
+    return FALSE;
+  op = cp_chrome_ops_push (ops);
+  op->kind = kind;
+  op->code = code;
+  op->num = 0;
   if (t != NULL)
     {
-      if (t->len > G_MAXUINT32)
-        return FALSE;
-      op.type = t->type;
-      op.flags = t->flags;
-      op.len = t->len;
-      op.text = t->text;
+      op->type = t->type;
+      op->flags = t->flags;
+      op->len = t->len;
+      op->text = t->text;
     }
-  g_array_append_val (ops, op);
+  else
+    {
+      op->type = 0;
+      op->flags = 0;
+      op->len = 0;
+      op->text = NULL;
+    }
   return TRUE;
 }
 
 static gboolean
-pre_dims (Cursor *c,
-          GArray *ops,
+pre_dims (Cursor      *c,
+          CpChromeOps *ops,
           guint   which)
 {
   guint i = 0;
@@ -893,9 +910,7 @@ pre_dims (Cursor *c,
 
               if (cp_json_parse_int64 (t.text, t.len, &v))
                 {
-                  CpChromeOp op = { OP_DIM, which, i, 0, (guint32) (gint32) CLAMP (v, G_MININT32, G_MAXINT32), NULL, 0 };
-
-                  g_array_append_val (ops, op);
+                  *cp_chrome_ops_push (ops) = (CpChromeOp) { OP_DIM, which, i, 0, (guint32) (gint32) CLAMP (v, G_MININT32, G_MAXINT32), NULL, 0 };
                 }
               i++;
             }
@@ -908,8 +923,8 @@ pre_dims (Cursor *c,
 }
 
 static gboolean
-pre_args (Cursor *c,
-          GArray *ops)
+pre_args (Cursor      *c,
+          CpChromeOps *ops)
 {
   gboolean closed = FALSE;
 
@@ -952,7 +967,7 @@ pre_args (Cursor *c,
             {
               if (!op_push (ops, OP_ARG_INT, field, &t))
                 return FALSE;
-              g_array_index (ops, CpChromeOp, ops->len - 1).num = v;
+              ops->v[ops->len - 1].num = v;
             }
           else if (!op_push (ops, OP_ARG_SCALAR, 0, &t))
             return FALSE;
@@ -986,7 +1001,7 @@ pre_id_num (const CpJsonToken *t,
 gboolean
 cp_chrome_pre_event (const char    *text,
                      gsize          len,
-                     GArray        *ops,
+                     CpChromeOps   *ops,
                      CpChromeAhead *out)
 {
   Cursor c = { (const guchar *) text, (const guchar *) text + len };
@@ -1035,7 +1050,7 @@ cp_chrome_pre_event (const char    *text,
         {
           gint64 v;
 
-          CpChromeOp *op = &g_array_index (ops, CpChromeOp, ops->len - 1);
+          CpChromeOp *op = &ops->v[ops->len - 1];
 
           /* The key's OP_FIELD becomes the value's operation, which sets
            * the field first. */
