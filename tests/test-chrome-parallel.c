@@ -8,8 +8,9 @@
  * in file order. Each input is loaded on one thread, then on 2, 3 and 4
  * threads with chunks from 64 bytes (every event a chunk border, most chunk
  * starts wrong) to 1 MiB, and everything the trace holds is compared column
- * by column (the reading thread waiting for the workers' chunks, or reading
- * those they have not reached itself): the string pool in order, processes, lanes and every slice's
+ * by column (the reading thread waiting for the workers' chunks, reading
+ * those they have not reached itself, or keeping every other chunk to read
+ * in full): the string pool in order, processes, lanes and every slice's
  * columns and arguments, counters, flows, instants, steps, metadata and the
  * load report. The parallel loads must also have replayed events, or the
  * comparison would prove nothing. */
@@ -126,38 +127,50 @@ load_dump (const char *path)
   return dump (t);
 }
 
-/* Loads path on 1 thread, then on several with several chunk sizes; returns
- * the most events any parallel load replayed. */
+/* The most chunks the reading thread kept for itself in the last
+ * check_same() (CP_CHROME_PAR_KEEP). */
+static guint64 check_kept;
+
+/* Loads path on 1 thread, then on several with several chunk sizes and
+ * ways to meet the workers; returns the most events any parallel load
+ * replayed. */
 static guint64
 check_same (const char *path)
 {
-  static const guint threads[] = { 2, 3, 4, 2, 2, 2 };
-  static const gsize chunks[] = { 64, 777, 4096, 65536, 1 << 20, 4096 };
-  static const gboolean wait[] = { TRUE, TRUE, TRUE, FALSE, TRUE, FALSE };
+  static const guint threads[] = { 2, 3, 4, 2, 2, 2, 2, 3, 2 };
+  static const gsize chunks[] = { 64, 777, 4096, 65536, 1 << 20, 4096, 64, 4096, 1000 };
+  static const CpChromeParMode modes[] = {
+    CP_CHROME_PAR_WAIT, CP_CHROME_PAR_WAIT, CP_CHROME_PAR_WAIT, CP_CHROME_PAR_FREE,
+    CP_CHROME_PAR_WAIT, CP_CHROME_PAR_FREE, CP_CHROME_PAR_KEEP, CP_CHROME_PAR_KEEP,
+    CP_CHROME_PAR_KEEP,
+  };
   g_autofree char *want = NULL;
   guint64 most = 0;
 
-  _cp_chrome_set_threads (1, 0, FALSE);
+  check_kept = 0;
+  _cp_chrome_set_threads (1, 0, CP_CHROME_PAR_FREE);
   want = load_dump (path);
   for (guint k = 0; k < G_N_ELEMENTS (threads); k++)
     {
       g_autofree char *got = NULL;
 
-      _cp_chrome_set_threads (threads[k], chunks[k], wait[k]);
+      _cp_chrome_set_threads (threads[k], chunks[k], modes[k]);
       got = load_dump (path);
       most = MAX (most, _cp_chrome_get_replayed ());
+      if (modes[k] == CP_CHROME_PAR_KEEP)
+        check_kept = MAX (check_kept, _cp_chrome_get_kept ());
       if (g_strcmp0 (got, want) != 0)
         {
           gsize i = 0;
 
           while (got[i] != '\0' && got[i] == want[i])
             i++;
-          g_error ("%s: %u threads, chunks of %" G_GSIZE_FORMAT " bytes: the trace differs at "
+          g_error ("%s: %u threads, chunks of %" G_GSIZE_FORMAT " bytes, mode %d: the trace differs at "
                    "byte %" G_GSIZE_FORMAT " of its dump:\n1 thread: %.200s\nparallel: %.200s",
-                   path, threads[k], chunks[k], i, want + i, got + i);
+                   path, threads[k], chunks[k], modes[k], i, want + i, got + i);
         }
     }
-  _cp_chrome_set_threads (0, 0, FALSE);
+  _cp_chrome_set_threads (0, 0, CP_CHROME_PAR_FREE);
   return most;
 }
 
@@ -177,6 +190,8 @@ test_generated (void)
       g_assert_true (g_spawn_command_line_sync (cmd, NULL, NULL, &status, NULL));
       g_assert_true (g_spawn_check_wait_status (status, NULL));
       g_assert_cmpuint (check_same (path), >, 1000);
+      /* Kept chunks read in full, between replayed ones. */
+      g_assert_cmpuint (check_kept, >, 10);
     }
   cp_test_rm_rf (dir);
 }
@@ -199,7 +214,7 @@ test_reserved (void)
 
       g_assert_true (g_spawn_command_line_sync (cmd, NULL, NULL, &status, NULL));
       g_assert_true (g_spawn_check_wait_status (status, NULL));
-      _cp_chrome_set_threads (1, 0, FALSE);
+      _cp_chrome_set_threads (1, 0, CP_CHROME_PAR_FREE);
       want = load_dump (path);
       g_assert_true (g_str_has_prefix (want, "events "));
       for (guint threads = 1; threads <= 2; threads++)
@@ -210,7 +225,7 @@ test_reserved (void)
 
           /* gc-friendly (as meson test runs) turns the reservation off. */
           g_mem_gc_friendly = FALSE;
-          _cp_chrome_set_threads (threads, 4096, FALSE);
+          _cp_chrome_set_threads (threads, 4096, CP_CHROME_PAR_FREE);
           _cp_chrome_set_big_input (1);
           got = load_dump (path);
           _cp_chrome_set_big_input (0);
@@ -218,7 +233,7 @@ test_reserved (void)
           g_assert_cmpstr (got, ==, want);
         }
     }
-  _cp_chrome_set_threads (0, 0, FALSE);
+  _cp_chrome_set_threads (0, 0, CP_CHROME_PAR_FREE);
   cp_test_rm_rf (dir);
 }
 
@@ -301,6 +316,7 @@ test_adversarial (void)
     g_assert_cmpuint (replayed, >, 1000);
     replayed = check_same (p3);
     g_assert_cmpuint (replayed, >, 1000);
+    g_assert_cmpuint (check_kept, >, 10);
   }
   cp_test_rm_rf (dir);
 }
@@ -357,7 +373,7 @@ test_default (void)
   gsize chunk = 0;
   g_autofree char *saved = g_strdup (g_getenv ("CHOKEPOINT_THREADS"));
 
-  _cp_chrome_set_threads (0, 0, FALSE);
+  _cp_chrome_set_threads (0, 0, CP_CHROME_PAR_FREE);
   g_unsetenv ("CHOKEPOINT_THREADS");
   g_assert_cmpuint (cp_chrome_par_threads ((gsize) 1 << 20, TRUE, &chunk), ==, 1);
   g_assert_cmpuint (chunk, >, 0);

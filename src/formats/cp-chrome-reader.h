@@ -64,13 +64,24 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpChromeReader, cp_chrome_reader_free)
 
 /* For tests: read with n_threads threads in all (0: as the machine and
  * CHOKEPOINT_THREADS say; 1: one) in chunks of chunk_bytes (0: the
- * default), whatever the input's size; with wait, the reading thread waits
- * for the workers' chunks instead of reading those they have not reached. */
-void _cp_chrome_set_threads (guint    n_threads,
-                             gsize    chunk_bytes,
-                             gboolean wait);
-/* For tests: how many events the last parallel read found read ahead. */
+ * default), whatever the input's size. How the reading thread meets the
+ * workers' chunks: */
+typedef enum
+{
+  CP_CHROME_PAR_FREE,   /* as a load does: it reads those they have not
+                         * reached, and keeps one ahead when it catches up */
+  CP_CHROME_PAR_WAIT,   /* it waits for every chunk to be read ahead */
+  CP_CHROME_PAR_KEEP,   /* it waits, but keeps every chunk after the one
+                         * it enters to read itself */
+} CpChromeParMode;
+
+void _cp_chrome_set_threads (guint           n_threads,
+                             gsize           chunk_bytes,
+                             CpChromeParMode mode);
+/* For tests: how many events the last parallel read found read ahead, and
+ * how many chunks the reading thread kept for itself. */
 guint64 _cp_chrome_get_replayed (void);
+guint64 _cp_chrome_get_kept (void);
 /* For tests: reserve the big columns (cp_trace_builder_expect_big()) for
  * mapped input of at least bytes, whether or not huge pages are in use
  * (0: as the input's size and the kernel say). */
