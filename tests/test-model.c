@@ -169,6 +169,106 @@ test_flows_and_correlation (void)
   g_assert_true (cp_lane_get_slices (cp_trace_get_lane (trace, 0))->flags[0] & CP_SLICE_HAS_FLOW_OUT);
 }
 
+/* Flow end points added one by one, taken in a block, or both in either
+ * order: the same flows, host call i to kernel i, whatever the path. */
+typedef enum { POINTS_ADD, POINTS_TAKE, POINTS_ADD_THEN_TAKE, POINTS_TAKE_THEN_ADD } PointsPath;
+
+static void
+check_point_path (PointsPath path)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint host = cp_trace_builder_process_for_pid (b, 100);
+  guint gpu = cp_trace_builder_process_for_pid (b, 0);
+  guint hl, kl, n_flows, n_taken = 0;
+  const guint n = 64;
+  g_autoptr(CpTrace) trace = NULL;
+  CpBuilderFlowPoint *block;
+  const CpFlow *flows;
+  CpStr ac2g;
+  CpProcess *p;
+
+  p = cp_trace_builder_get_process (b, gpu);
+  p->is_device = TRUE;
+  hl = cp_trace_builder_lane (b, host, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+  kl = cp_trace_builder_lane (b, gpu, CP_LANE_KERNEL, (CpLaneKey) { 7, 0 });
+  cp_trace_builder_set_link_correlations (b, FALSE);
+  ac2g = cp_trace_builder_intern (b, "ac2g", -1);
+  for (guint i = 0; i < n; i++)
+    {
+      add (b, hl, i * 1000, 100, "cudaLaunchKernel", CP_NONE);
+      add (b, kl, i * 1000 + 400, 200, "gemm", CP_NONE);
+    }
+
+  /* Point pairs in reverse key order, so that only binding by key and
+   * time, not insertion order, makes the expected flows. The block has
+   * room past the points (for the finish's order, when all are taken). */
+  block = g_new0 (CpBuilderFlowPoint, 3 * n);
+  for (guint k = 0; k < n; k++)
+    {
+      guint i = n - 1 - k;
+      gboolean taken = path == POINTS_TAKE ||
+                       (path == POINTS_ADD_THEN_TAKE && k >= n / 2) ||
+                       (path == POINTS_TAKE_THEN_ADD && k < n / 2);
+
+      if (!taken)
+        {
+          cp_trace_builder_add_flow_point (b, 1000 + i, hl, i * 1000 + 50, CP_FLOW_BIND_ENCLOSING, 0,
+                                           CP_FLOW_LAUNCH, ac2g);
+          cp_trace_builder_add_flow_point (b, 1000 + i, kl, i * 1000 + 300, CP_FLOW_BIND_NEXT, 2,
+                                           CP_FLOW_LAUNCH, ac2g);
+          continue;
+        }
+      for (guint end = 0; end < 2; end++)
+        {
+          CpBuilderFlowPoint *q = &block[n_taken];
+
+          q->key = 1000 + i;
+          q->lane = end ? kl : hl;
+          q->ts = i * 1000 + (end ? 300 : 50);
+          q->bind = end ? CP_FLOW_BIND_NEXT : CP_FLOW_BIND_ENCLOSING;
+          q->order = end ? 2 : 0;
+          q->kind = CP_FLOW_LAUNCH;
+          q->name = ac2g;
+          q->seq = n_taken++;
+        }
+      if (path == POINTS_TAKE_THEN_ADD && k == n / 2 - 1)
+        {
+          cp_trace_builder_take_flow_points (b, block, n_taken, 3 * n * sizeof (CpBuilderFlowPoint));
+          block = NULL;
+        }
+    }
+  if (block != NULL)
+    cp_trace_builder_take_flow_points (b, block, n_taken, 3 * n * sizeof (CpBuilderFlowPoint));
+
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  flows = cp_trace_get_flows (trace, &n_flows);
+  g_assert_cmpuint (n_flows, ==, n);
+  for (guint f = 0; f < n_flows; f++)
+    {
+      const CpSlices *hs = cp_lane_get_slices (cp_trace_get_lane (trace, flows[f].from.lane));
+      const CpSlices *ks = cp_lane_get_slices (cp_trace_get_lane (trace, flows[f].to.lane));
+      gint64 from = cp_slices_get_start (hs, flows[f].from.index);
+      gint64 to = cp_slices_get_start (ks, flows[f].to.index);
+
+      g_assert_cmpint (cp_lane_get_kind (cp_trace_get_lane (trace, flows[f].from.lane)), ==, CP_LANE_HOST_THREAD);
+      g_assert_cmpint (cp_lane_get_kind (cp_trace_get_lane (trace, flows[f].to.lane)), ==, CP_LANE_KERNEL);
+      g_assert_cmpint (to - from, ==, 400);
+      g_assert_cmpint (flows[f].kind, ==, CP_FLOW_LAUNCH);
+      g_assert_cmpstr (cp_trace_get_string (trace, flows[f].name), ==, "ac2g");
+    }
+}
+
+static void
+test_take_flow_points (void)
+{
+  check_point_path (POINTS_ADD);
+  check_point_path (POINTS_TAKE);
+  check_point_path (POINTS_ADD_THEN_TAKE);
+  check_point_path (POINTS_TAKE_THEN_ADD);
+}
+
 static void
 test_steps_and_args (void)
 {
@@ -995,6 +1095,7 @@ main (int   argc,
   g_test_add_func ("/model/steps-args", test_steps_and_args);
   g_test_add_func ("/model/shared-records", test_shared_records);
   g_test_add_func ("/model/flow-index", test_flow_index);
+  g_test_add_func ("/model/take-flow-points", test_take_flow_points);
   g_test_add_func ("/model/flow-runs", test_flow_runs);
   g_test_add_func ("/model/counters-instants", test_counters_instants);
   g_test_add_func ("/model/time-offset-gpu-correlation", test_time_offset_and_gpu_correlation);

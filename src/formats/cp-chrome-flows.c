@@ -67,12 +67,22 @@ cp_chrome_on_flow (CpChromeReader *self,
 void
 cp_chrome_add_flows (CpChromeReader *self)
 {
-  guint unbound = 0;
+  guint unbound = 0, n_out = 0, n_in = self->flow_pts->len;
+  guchar *block = (guchar *) self->flow_pts->data;
 
-  for (guint i = 0; i < self->flow_pts->len; i++)
+  /* The builder's points are written over the read ones, which are
+   * bigger: point n_out <= i goes where nothing unread lies. Both through
+   * memcpy(), as the two types share the bytes. */
+  G_STATIC_ASSERT (sizeof (CpBuilderFlowPoint) <= sizeof (FlowPt));
+  for (guint i = 0; i < n_in; i++)
     {
-      const FlowPt *p = &g_array_index (self->flow_pts, FlowPt, i);
-      const CpProcess *proc = cp_trace_builder_get_process (self->b, p->process);
+      FlowPt in;
+      const FlowPt *p = &in;
+      CpBuilderFlowPoint out;
+      const CpProcess *proc;
+
+      memcpy (&in, block + (gsize) i * sizeof (FlowPt), sizeof in);
+      proc = cp_trace_builder_get_process (self->b, p->process);
       CpLaneKey lk = cp_chrome_tid_lane_key (&p->tid);
       guint lane;
       gboolean found = FALSE;
@@ -107,7 +117,24 @@ cp_chrome_add_flows (CpChromeReader *self)
           unbound++;
           continue;
         }
-      cp_trace_builder_add_flow_point (self->b, p->key, lane, p->ts, p->bind, p->order, p->kind, p->name);
+      out.key = p->key;
+      out.ts = CLAMP (p->ts, -CP_TIME_ABS_LIMIT, CP_TIME_ABS_LIMIT);
+      out.lane = lane;
+      out.seq = n_out;
+      out.name = p->name;
+      out.bind = p->bind;
+      out.order = p->order;
+      out.kind = p->kind;
+      memcpy (block + (gsize) n_out * sizeof out, &out, sizeof out);
+      n_out++;
+    }
+  if (n_in > 0)
+    {
+      gsize n_read;
+      gpointer data = g_array_steal (self->flow_pts, &n_read);
+
+      /* The points read were all written: the builder may use their room. */
+      cp_trace_builder_take_flow_points (self->b, data, n_out, n_read * sizeof (FlowPt));
     }
   if (unbound > 0)
     cp_load_report_warn (self->report, G_MAXUINT64,

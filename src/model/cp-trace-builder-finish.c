@@ -724,17 +724,26 @@ finish_flow_points (CpTraceBuilder *self,
                     CpTrace        *trace,
                     gint64          origin)
 {
-  const FlowPoint *points = (const FlowPoint *) self->flow_points->data;
-  guint n_points = self->flow_points->len;
+  const FlowPoint *points = self->taken_points != NULL ? self->taken_points : (const FlowPoint *) self->flow_points->data;
+  guint n_points = self->taken_points != NULL ? self->n_taken_points : self->flow_points->len;
   guint n_lanes = self->lanes->len;
   g_autofree CpSliceRef *refs = cp_huge_new (CpSliceRef, n_points);
   g_autofree guint *hints = g_new0 (guint, MAX (n_lanes, 1));
-  g_autofree KeyIdx *order = cp_huge_new (KeyIdx, n_points);
+  g_autofree KeyIdx *own_order = NULL;
+  KeyIdx *order;
   guint unbound = 0;
   CpSliceRef prev = CP_SLICE_REF_NONE;
   guint64 prev_key = 0;
   gboolean have_prev = FALSE;
 
+  /* The order in a taken block's room past its points, where there is
+   * some: pages already written once. */
+  G_STATIC_ASSERT (sizeof (FlowPoint) % G_ALIGNOF (KeyIdx) == 0);
+  if (self->taken_points != NULL &&
+      self->taken_bytes - (gsize) n_points * sizeof (FlowPoint) >= (gsize) n_points * sizeof (KeyIdx))
+    order = (KeyIdx *) (gpointer) (self->taken_points + n_points);
+  else
+    order = own_order = cp_huge_new (KeyIdx, n_points);
   for (guint i = 0; i < n_points; i++)
     {
       BLane *l = g_ptr_array_index (self->lanes, points[i].lane);
@@ -780,6 +789,8 @@ finish_flow_points (CpTraceBuilder *self,
                                       "%u flow end points had no slice to bind to", unbound),
                          unbound);
   g_array_set_size (self->flow_points, 0);
+  g_clear_pointer (&self->taken_points, g_free);
+  self->n_taken_points = 0;
 }
 
 /* Flow flags and indexes. */
@@ -914,7 +925,7 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
   proc_rank = finish_process_ranks (self);
   finish_lanes (self, trace, origin, proc_rank);
   finish_flows (self, trace);
-  if (self->flow_points->len > 0)
+  if (self->flow_points->len > 0 || self->taken_points != NULL)
     finish_flow_points (self, trace, origin);
 
   /* cp_builder_link_correlations() reads the slices' GPU info: hand it over first. */

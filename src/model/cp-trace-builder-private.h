@@ -59,17 +59,7 @@ typedef struct
   guint           final_index;
 } BLane;
 
-typedef struct
-{
-  guint64    key;
-  gint64     ts;
-  guint32    lane;
-  guint32    seq;
-  CpStr      name;
-  guint8     bind;
-  guint8     order;
-  guint8     kind;
-} FlowPoint;
+typedef CpBuilderFlowPoint FlowPoint;
 
 typedef struct
 {
@@ -108,6 +98,9 @@ struct _CpTraceBuilder
 
   GArray       *flows;           /* of CpFlow, insertion refs */
   GArray       *flow_points;     /* of FlowPoint */
+  FlowPoint    *taken_points;    /* cp_trace_builder_take_flow_points() */
+  guint         n_taken_points;
+  gsize         taken_bytes;
   GArray       *instants;        /* of CpInstant, absolute ts, builder lane index */
   GArray       *steps;           /* of CpStep, absolute times, insertion refs */
   GArray       *devices;

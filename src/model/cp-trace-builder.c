@@ -202,6 +202,7 @@ cp_trace_builder_free (CpTraceBuilder *self)
   g_clear_pointer (&self->args_source, g_bytes_unref);
   g_clear_pointer (&self->flows, g_array_unref);
   g_array_unref (self->flow_points);
+  g_free (self->taken_points);
   g_array_unref (self->instants);
   g_array_unref (self->steps);
   g_clear_pointer (&self->devices, g_array_unref);
@@ -1000,6 +1001,13 @@ cp_trace_builder_add_flow_point (CpTraceBuilder *self,
 
   if (lane >= self->lanes->len)
     return;
+  if (G_UNLIKELY (self->taken_points != NULL))
+    {
+      /* Taken points come first. */
+      g_array_append_vals (self->flow_points, self->taken_points, self->n_taken_points);
+      g_clear_pointer (&self->taken_points, g_free);
+      self->n_taken_points = 0;
+    }
   p.key = key;
   p.ts = CLAMP (ts_abs, -CP_TIME_ABS_LIMIT, CP_TIME_ABS_LIMIT);
   p.lane = lane;
@@ -1009,6 +1017,35 @@ cp_trace_builder_add_flow_point (CpTraceBuilder *self,
   p.order = order;
   p.kind = kind;
   cp_array_append_big (self->flow_points, p);
+}
+
+void
+cp_trace_builder_take_flow_points (CpTraceBuilder     *self,
+                                   CpBuilderFlowPoint *points,
+                                   guint               n,
+                                   gsize               block_bytes)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (block_bytes >= (gsize) n * sizeof (FlowPoint));
+
+  if (n == 0)
+    {
+      g_free (points);
+      return;
+    }
+  g_return_if_fail (points != NULL);
+  if (self->flow_points->len == 0 && self->taken_points == NULL)
+    {
+      self->taken_points = points;
+      self->n_taken_points = n;
+      self->taken_bytes = block_bytes;
+      return;
+    }
+  /* Points came before: append these after them. */
+  for (guint i = 0; i < n; i++)
+    cp_trace_builder_add_flow_point (self, points[i].key, points[i].lane, points[i].ts,
+                                     points[i].bind, points[i].order, points[i].kind, points[i].name);
+  g_free (points);
 }
 
 void

@@ -203,6 +203,32 @@ void             cp_trace_builder_add_flow_point (CpTraceBuilder *self,
                                                   guint8          order,
                                                   CpFlowKind      kind,
                                                   CpStr           name);
+/* A flow end point as the builder keeps it: key, time (absolute,
+ * within +-CP_TIME_ABS_LIMIT), lane, seq (its index among the points),
+ * name, and bind, order and kind as cp_trace_builder_add_flow_point()
+ * takes them. */
+typedef struct
+{
+  guint64    key;
+  gint64     ts;
+  guint32    lane;
+  guint32    seq;
+  CpStr      name;
+  guint8     bind;
+  guint8     order;
+  guint8     kind;
+} CpBuilderFlowPoint;
+
+/* The same as adding the n points one by one (their lanes exist), in
+ * memory the builder takes over and frees with g_free(): a reader that
+ * gathered its points in a block of its own writes them over it instead
+ * of into fresh pages (on a virtual machine, first writes to fresh memory
+ * are much of a big capture's finish). block_bytes is the block's size:
+ * what lies past the points is the finish's to use. */
+void             cp_trace_builder_take_flow_points (CpTraceBuilder     *self,
+                                                    CpBuilderFlowPoint *points,
+                                                    guint               n,
+                                                    gsize               block_bytes);
 /* At finish(), link host slices to kernel/transfer slices with the same
  * correlation id (and device, when both sides know it), where no launch flow
  * already reaches the device slice. On by default. */
