@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
@@ -508,6 +509,46 @@ test_unescaped_quotes (void)
   g_assert_false (r->truncated);
   g_assert_cmpuint (cp_load_report_n_warnings (r), ==, 1);
   g_assert_nonnull (strstr (cp_load_report_get_warning (r, 0)->message, "unescaped quotes"));
+}
+
+/* Keys that begin like the ones the reader matches whole ("tids" after
+ * "tid", "External idx" after "External id") and an escaped "ts" are
+ * other keys: they must not set the fields. */
+static void
+test_look_alike_keys (void)
+{
+  const char *json =
+    "{\"traceEvents\":[\n"
+    "{\"ph\":\"X\",\"name\":\"first\",\"pid\":1,\"tid\":2,\"ts\":10,\"dur\":1},\n"
+    "{\"phase\":\"B\",\"ph\":\"X\",\"names\":\"wrong\",\"name\":\"second\",\"pids\":7,\"pid\":1,"
+    "\"tids\":99,\"tid\":2,\"ts\":30,\"ts2\":900,\"t\\u0073\":999,\"durs\":1000,\"dur\":5,\"cats\":\"x\","
+    "\"args\":{\"External idx\":7,\"External id\":3,\"correlations\":9,\"correlation\":4,"
+    "\"devices\":5,\"streams\":6}},\n"
+    "{\"ph\":\"X\",\"name\":\"third\",\"pid\":1,\"tid\":2,\"ts\":40,\"dur\":1}\n"
+    "]}\n";
+  g_autofree char *dir = g_dir_make_tmp ("cp-keys-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "keys.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  const CpSlices *s;
+  CpLane *lane;
+  guint a, b;
+
+  g_assert_true (g_file_set_contents (path, json, -1, NULL));
+  trace = load_path (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cp_trace_get_n_slices (trace), ==, 3);
+  g_assert_cmpuint (cp_trace_get_n_lanes (trace), ==, 1);
+  lane = find_slice (trace, "first", &a);
+  g_assert_true (find_slice (trace, "second", &b) == lane);
+  s = cp_lane_get_slices (lane);
+  g_assert_cmpint (cp_lane_get_tid (lane), ==, 2);
+  g_assert_cmpint (cp_slices_get_start (s, b) - cp_slices_get_start (s, a), ==, 20000);
+  g_assert_cmpint (cp_slices_get_dur (s, b), ==, 5000);
+  g_assert_cmpint (cp_slices_get_ext (s, b), ==, 3);
+  g_assert_cmpint (cp_slices_get_corr (s, b), ==, 4);
+  g_unlink (path);
+  g_rmdir (dir);
 }
 
 static void
@@ -1311,6 +1352,7 @@ main (int   argc,
   g_test_add_func ("/chrome/truncated", test_truncated);
   g_test_add_func ("/chrome/tolerance", test_tolerance);
   g_test_add_func ("/chrome/unescaped-quotes", test_unescaped_quotes);
+  g_test_add_func ("/chrome/look-alike-keys", test_look_alike_keys);
   g_test_add_func ("/chrome/cloud-trace", test_cloud_trace);
   g_test_add_func ("/chrome/not-a-trace", test_not_a_trace);
   g_test_add_func ("/chrome/chunking", test_chunking);

@@ -602,6 +602,136 @@ direct_key (Cursor      *c,
   return c->p < c->end;
 }
 
+/* The key of a member whose bytes at p are lit (quotes included), known
+ * without lexing: a key's first quote after the opening one closes it. */
+#define KEY_IS(p, lit) (memcmp ((p), (lit), sizeof (lit) - 1) == 0)
+#define KEY_MAX 16
+
+/* After a key matched whole (n bytes with its quotes): as direct_key(). */
+static inline gboolean
+direct_known_key (Cursor      *c,
+                  CpJsonToken *t,
+                  gsize        n)
+{
+  t->type = CP_JSON_KEY;
+  t->flags = 0;
+  t->text = (const char *) c->p + 1;
+  t->len = n - 2;
+  c->p = cp_json_lex_skip_ws (c->p + n, c->end);
+  if (c->p == c->end || *c->p != ':')
+    return FALSE;
+  c->p = cp_json_lex_skip_ws (c->p + 1, c->end);
+  return c->p < c->end;
+}
+
+/* direct_key() and event_key() in one, the common keys matched whole. */
+static inline gboolean
+direct_event_key (Cursor      *c,
+                  CpJsonToken *t,
+                  int         *field)
+{
+  const guchar *p = c->p;
+
+  if (G_LIKELY (c->end - p >= KEY_MAX))
+    {
+      int f = F_NONE;
+      gsize n = 0;
+
+      switch (p[1])
+        {
+        case 'p':
+          if (KEY_IS (p, "\"ph\""))
+            f = F_PH, n = 4;
+          else if (KEY_IS (p, "\"pid\""))
+            f = F_PID, n = 5;
+          break;
+        case 't':
+          if (KEY_IS (p, "\"ts\""))
+            f = F_TS, n = 4;
+          else if (KEY_IS (p, "\"tid\""))
+            f = F_TID, n = 5;
+          break;
+        case 'n':
+          if (KEY_IS (p, "\"name\""))
+            f = F_NAME, n = 6;
+          break;
+        case 'c':
+          if (KEY_IS (p, "\"cat\""))
+            f = F_CAT, n = 5;
+          break;
+        case 'd':
+          if (KEY_IS (p, "\"dur\""))
+            f = F_DUR, n = 5;
+          break;
+        case 'a':
+          if (KEY_IS (p, "\"args\""))
+            f = F_ARGS, n = 6;
+          break;
+        case 'i':
+          if (KEY_IS (p, "\"id\""))
+            f = F_ID, n = 4;
+          break;
+        default:
+          break;
+        }
+      if (n != 0)
+        {
+          *field = f;
+          return direct_known_key (c, t, n);
+        }
+    }
+  if (!direct_key (c, t))
+    return FALSE;
+  *field = (t->flags & CP_JSON_ESCAPED) ? F_NONE : event_key (t->text, t->len);
+  return TRUE;
+}
+
+/* direct_key() and args_key() in one, the same way. */
+static inline gboolean
+direct_args_key (Cursor      *c,
+                 CpJsonToken *t,
+                 int         *field)
+{
+  const guchar *p = c->p;
+
+  if (G_LIKELY (c->end - p >= KEY_MAX))
+    {
+      int f = A_NONE;
+      gsize n = 0;
+
+      switch (p[1])
+        {
+        case 'E':
+          if (KEY_IS (p, "\"External id\""))
+            f = A_EXT, n = 13;
+          break;
+        case 'c':
+          if (KEY_IS (p, "\"correlation\""))
+            f = A_CORR, n = 13;
+          break;
+        case 'd':
+          if (KEY_IS (p, "\"device\""))
+            f = A_DEVICE, n = 8;
+          break;
+        case 's':
+          if (KEY_IS (p, "\"stream\""))
+            f = A_STREAM, n = 8;
+          break;
+        default:
+          break;
+        }
+      if (n != 0)
+        {
+          *field = f;
+          return direct_known_key (c, t, n);
+        }
+    }
+  if (!direct_key (c, t))
+    return FALSE;
+  *field = (t->flags & CP_JSON_ESCAPED) ? A_NONE : args_key (t->text, t->len);
+  return TRUE;
+}
+
 /* After a member: past the ',' to the next key (TRUE), or at the closing
  * bracket (TRUE, *closed set). */
 static inline gboolean
@@ -700,9 +830,8 @@ direct_args (CpChromeReader *self,
     {
       CpJsonToken t;
 
-      if (!direct_key (c, &t))
+      if (!direct_args_key (c, &t, &self->arg_field))
         return FALSE;
-      self->arg_field = (t.flags & CP_JSON_ESCAPED) ? A_NONE : args_key (t.text, t.len);
       if (e->ph == 'C' || e->ph == 0)
         {
           gsize n;
@@ -755,9 +884,8 @@ read_event (CpChromeReader *self,
     {
       CpJsonToken t;
 
-      if (!direct_key (&c, &t))
+      if (!direct_event_key (&c, &t, &self->field))
         return 0;
-      self->field = (t.flags & CP_JSON_ESCAPED) ? F_NONE : event_key (t.text, t.len);
       e->have |= HAVE_ANY;
       if (*c.p == '{')
         {
@@ -941,9 +1069,8 @@ pre_args (Cursor      *c,
       CpJsonToken t;
       int field;
 
-      if (!direct_key (c, &t))
+      if (!direct_args_key (c, &t, &field))
         return FALSE;
-      field = (t.flags & CP_JSON_ESCAPED) ? A_NONE : args_key (t.text, t.len);
       if (!op_push (ops, OP_ARG_KEY, field, &t))
         return FALSE;
       if (*c->p == '[' && (field == A_GRID || field == A_BLOCK))
@@ -1021,9 +1148,8 @@ cp_chrome_pre_event (const char    *text,
       CpJsonToken t;
       int field;
 
-      if (!direct_key (&c, &t))
+      if (!direct_event_key (&c, &t, &field))
         return FALSE;
-      field = (t.flags & CP_JSON_ESCAPED) ? F_NONE : event_key (t.text, t.len);
       op_push (ops, OP_FIELD, field, NULL);
       if (*c.p == '{')
         {
