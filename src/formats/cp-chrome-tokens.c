@@ -624,6 +624,29 @@ direct_known_key (Cursor      *c,
   return c->p < c->end;
 }
 
+/* The field of the key at the cursor, and the cursor past it and its
+ * colon: matched whole when n (its bytes, quotes included) is not 0, else
+ * lexed by direct_key() and told by classify ("none" when escaped). */
+static inline gboolean
+direct_key_field (Cursor      *c,
+                  CpJsonToken *t,
+                  int         *field,
+                  gsize        n,
+                  int          known,
+                  int        (*classify) (const char *, gsize),
+                  int          none)
+{
+  if (n != 0)
+    {
+      *field = known;
+      return direct_known_key (c, t, n);
+    }
+  if (!direct_key (c, t))
+    return FALSE;
+  *field = (t->flags & CP_JSON_ESCAPED) ? none : classify (t->text, t->len);
+  return TRUE;
+}
+
 /* direct_key() and event_key() in one, the common keys matched whole. */
 static inline gboolean
 direct_event_key (Cursor      *c,
@@ -631,59 +654,48 @@ direct_event_key (Cursor      *c,
                   int         *field)
 {
   const guchar *p = c->p;
+  int f = F_NONE;
+  gsize n = 0;
 
   if (G_LIKELY (c->end - p >= KEY_MAX))
-    {
-      int f = F_NONE;
-      gsize n = 0;
-
-      switch (p[1])
-        {
-        case 'p':
-          if (KEY_IS (p, "\"ph\""))
-            f = F_PH, n = 4;
-          else if (KEY_IS (p, "\"pid\""))
-            f = F_PID, n = 5;
-          break;
-        case 't':
-          if (KEY_IS (p, "\"ts\""))
-            f = F_TS, n = 4;
-          else if (KEY_IS (p, "\"tid\""))
-            f = F_TID, n = 5;
-          break;
-        case 'n':
-          if (KEY_IS (p, "\"name\""))
-            f = F_NAME, n = 6;
-          break;
-        case 'c':
-          if (KEY_IS (p, "\"cat\""))
-            f = F_CAT, n = 5;
-          break;
-        case 'd':
-          if (KEY_IS (p, "\"dur\""))
-            f = F_DUR, n = 5;
-          break;
-        case 'a':
-          if (KEY_IS (p, "\"args\""))
-            f = F_ARGS, n = 6;
-          break;
-        case 'i':
-          if (KEY_IS (p, "\"id\""))
-            f = F_ID, n = 4;
-          break;
-        default:
-          break;
-        }
-      if (n != 0)
-        {
-          *field = f;
-          return direct_known_key (c, t, n);
-        }
-    }
-  if (!direct_key (c, t))
-    return FALSE;
-  *field = (t->flags & CP_JSON_ESCAPED) ? F_NONE : event_key (t->text, t->len);
-  return TRUE;
+    switch (p[1])
+      {
+      case 'p':
+        if (KEY_IS (p, "\"ph\""))
+          f = F_PH, n = 4;
+        else if (KEY_IS (p, "\"pid\""))
+          f = F_PID, n = 5;
+        break;
+      case 't':
+        if (KEY_IS (p, "\"ts\""))
+          f = F_TS, n = 4;
+        else if (KEY_IS (p, "\"tid\""))
+          f = F_TID, n = 5;
+        break;
+      case 'n':
+        if (KEY_IS (p, "\"name\""))
+          f = F_NAME, n = 6;
+        break;
+      case 'c':
+        if (KEY_IS (p, "\"cat\""))
+          f = F_CAT, n = 5;
+        break;
+      case 'd':
+        if (KEY_IS (p, "\"dur\""))
+          f = F_DUR, n = 5;
+        break;
+      case 'a':
+        if (KEY_IS (p, "\"args\""))
+          f = F_ARGS, n = 6;
+        break;
+      case 'i':
+        if (KEY_IS (p, "\"id\""))
+          f = F_ID, n = 4;
+        break;
+      default:
+        break;
+      }
+  return direct_key_field (c, t, field, n, f, event_key, F_NONE);
 }
 
 /* direct_key() and args_key() in one, the same way. */
@@ -693,43 +705,32 @@ direct_args_key (Cursor      *c,
                  int         *field)
 {
   const guchar *p = c->p;
+  int f = A_NONE;
+  gsize n = 0;
 
   if (G_LIKELY (c->end - p >= KEY_MAX))
-    {
-      int f = A_NONE;
-      gsize n = 0;
-
-      switch (p[1])
-        {
-        case 'E':
-          if (KEY_IS (p, "\"External id\""))
-            f = A_EXT, n = 13;
-          break;
-        case 'c':
-          if (KEY_IS (p, "\"correlation\""))
-            f = A_CORR, n = 13;
-          break;
-        case 'd':
-          if (KEY_IS (p, "\"device\""))
-            f = A_DEVICE, n = 8;
-          break;
-        case 's':
-          if (KEY_IS (p, "\"stream\""))
-            f = A_STREAM, n = 8;
-          break;
-        default:
-          break;
-        }
-      if (n != 0)
-        {
-          *field = f;
-          return direct_known_key (c, t, n);
-        }
-    }
-  if (!direct_key (c, t))
-    return FALSE;
-  *field = (t->flags & CP_JSON_ESCAPED) ? A_NONE : args_key (t->text, t->len);
-  return TRUE;
+    switch (p[1])
+      {
+      case 'E':
+        if (KEY_IS (p, "\"External id\""))
+          f = A_EXT, n = 13;
+        break;
+      case 'c':
+        if (KEY_IS (p, "\"correlation\""))
+          f = A_CORR, n = 13;
+        break;
+      case 'd':
+        if (KEY_IS (p, "\"device\""))
+          f = A_DEVICE, n = 8;
+        break;
+      case 's':
+        if (KEY_IS (p, "\"stream\""))
+          f = A_STREAM, n = 8;
+        break;
+      default:
+        break;
+      }
+  return direct_key_field (c, t, field, n, f, args_key, A_NONE);
 }
 
 /* After a member: past the ',' to the next key (TRUE), or at the closing
