@@ -30,16 +30,23 @@
 
 #include "cp-chrome-private.h"
 #include "cp-json-lex.h"
+#include "model/cp-huge-pages.h"
 
 #define PAR_MAX_THREADS   8
 #define PAR_CHUNK         (256u << 10)
 #define PAR_SLOTS_PER_THREAD 4
+#define PAR_MAX_WATCH     8
+/* How far past a watched array's end the workers populate its pages: one
+ * huge page; the reading thread is a few chunks (some tens of kilobytes of
+ * each array) behind them. */
+#define PAR_AHEAD         ((gsize) 2 << 20)
 
 static gint forced_threads;
 static gsize forced_chunk;
 static gint forced_mode;
 static gsize last_replayed;
 static gsize last_kept;
+static gsize last_populated;
 
 void
 _cp_chrome_set_threads (guint           n_threads,
@@ -61,6 +68,12 @@ guint64
 _cp_chrome_get_kept (void)
 {
   return (guint64) (gsize) g_atomic_pointer_get (&last_kept);
+}
+
+guint64
+_cp_chrome_get_populated (void)
+{
+  return (guint64) (gsize) g_atomic_pointer_get (&last_populated);
 }
 
 /* Threads in all for an input of input_len bytes (1: no workers), and the
@@ -111,6 +124,26 @@ typedef struct
   CpChromeOps ops;
 } Slot;
 
+/* An array the reading thread appends to, whose pages the workers
+ * populate ahead of it (cp_chrome_par_watch()). */
+typedef struct
+{
+  GArray     *array;
+  /* At the reading thread's last chunk: */
+  const char *data;
+  gsize       used;
+  gsize       size;
+  /* The workers': populated up to done in done_data. */
+  const char *done_data;
+  gsize       done;
+} Watch;
+
+typedef struct
+{
+  const char *from;
+  gsize       len;
+} Range;
+
 struct _CpChromePar
 {
   const char *data;
@@ -129,6 +162,9 @@ struct _CpChromePar
   CpChromeParMode mode;   /* the tests' other ways to meet the workers */
   GThread    *threads[PAR_MAX_THREADS];
   guint       n_threads;
+  Watch       watch[PAR_MAX_WATCH];
+  guint       n_watch;
+  guint64     populated;  /* bytes */
 
   /* The reading thread's place. */
   guint64     cur_chunk;
@@ -222,10 +258,66 @@ read_chunk (CpChromePar *par,
     }
 }
 
+/* With the lock: the parts of the watched arrays, past where the reading
+ * thread was at its last chunk, that no worker populated yet. */
+static guint
+claim_ahead (CpChromePar *par,
+             Range       *ranges)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < par->n_watch; i++)
+    {
+      Watch *w = &par->watch[i];
+      gsize from, to;
+
+      /* An array never appended to may stay empty: no memory for it. */
+      if (w->data == NULL || w->used == 0)
+        continue;
+      /* Moved by a realloc: its new block from the start. */
+      if (w->done_data != w->data)
+        {
+          w->done_data = w->data;
+          w->done = 0;
+        }
+      from = MAX (w->done, w->used);
+      to = MIN (w->size, w->used + PAR_AHEAD);
+      if (to <= from)
+        continue;
+      ranges[n].from = w->data + from;
+      ranges[n].len = to - from;
+      n++;
+      w->done = to;
+    }
+  return n;
+}
+
+/* Without the lock. A block the reading thread has moved since (the
+ * array grew past it) is given back or not mapped: madvise() fails or
+ * populates pages that are the process's anyway, and changes no byte. */
+static void
+populate (CpChromePar *par,
+          const Range *ranges,
+          guint        n)
+{
+  gsize bytes = 0;
+
+  for (guint i = 0; i < n; i++)
+    if (cp_huge_pages_populate (ranges[i].from, ranges[i].len))
+      bytes += ranges[i].len;
+  if (bytes == 0)
+    return;
+  g_mutex_lock (&par->lock);
+  par->populated += bytes;
+  g_mutex_unlock (&par->lock);
+}
+
 static gpointer
 worker (gpointer data)
 {
   CpChromePar *par = data;
+  Range ranges[PAR_MAX_WATCH];
+  guint n_ranges;
 
   g_mutex_lock (&par->lock);
   while (!par->stop)
@@ -238,7 +330,16 @@ worker (gpointer data)
         par->next = par->current;
       if (par->next >= par->current + par->n_slots)
         {
-          g_cond_wait (&par->cond, &par->lock);
+          /* Ahead as far as the ring goes: time to populate. */
+          n_ranges = claim_ahead (par, ranges);
+          if (n_ranges > 0)
+            {
+              g_mutex_unlock (&par->lock);
+              populate (par, ranges, n_ranges);
+              g_mutex_lock (&par->lock);
+            }
+          else
+            g_cond_wait (&par->cond, &par->lock);
           continue;
         }
       slot = &par->slots[par->next % par->n_slots];
@@ -299,6 +400,7 @@ cp_chrome_par_free (CpChromePar *par)
     return;
   g_atomic_pointer_set (&last_replayed, (gsize) par->replayed);
   g_atomic_pointer_set (&last_kept, (gsize) par->kept);
+  g_atomic_pointer_set (&last_populated, (gsize) par->populated);
   g_mutex_lock (&par->lock);
   par->stop = TRUE;
   g_cond_broadcast (&par->cond);
@@ -332,6 +434,14 @@ enter_chunk (CpChromePar *par,
 {
   g_mutex_lock (&par->lock);
   par->current = k;
+  for (guint i = 0; i < par->n_watch; i++)
+    {
+      Watch *w = &par->watch[i];
+
+      w->data = w->array->data;
+      w->used = (gsize) w->array->len * g_array_get_element_size (w->array);
+      w->size = cp_huge_pages_block_size (w->data);
+    }
   /* A kept chunk passed over (no event starts in it) is given up. */
   if (par->own != G_MAXUINT64 && par->own < k)
     par->own = G_MAXUINT64;
@@ -374,6 +484,28 @@ enter_chunk (CpChromePar *par,
   g_mutex_unlock (&par->lock);
   par->cur_chunk = k;
   par->cursor = 0;
+}
+
+/* The reading thread will append to array until the workers are stopped.
+ * A worker that has run as far ahead as the ring of chunks goes, and would
+ * wait, populates the array's pages a little past its end instead
+ * (cp_huge_pages_populate()): the faults and the zeroing of fresh pages
+ * become its own. That only uses time a worker would have waited, and
+ * changes no byte of the array. On a virtual machine that gives freed
+ * memory back to its host, first writes to huge pages ran at about
+ * 350 MB/s, and the reading thread took a fifth of a two-thread load's
+ * samples in the kernel's page zeroing (docs/performance.md). */
+void
+cp_chrome_par_watch (CpChromePar *par,
+                     GArray      *array)
+{
+  g_mutex_lock (&par->lock);
+  if (par->n_watch < PAR_MAX_WATCH)
+    {
+      par->watch[par->n_watch].array = array;
+      par->n_watch++;
+    }
+  g_mutex_unlock (&par->lock);
 }
 
 const CpChromeAhead *

@@ -454,6 +454,8 @@ CpChromePar *cp_chrome_par_new (const char *data,
                                 guint       n_workers,
                                 gsize       chunk);
 void cp_chrome_par_free (CpChromePar *par);
+void cp_chrome_par_watch (CpChromePar *par,
+                          GArray      *array);
 const CpChromeAhead *cp_chrome_par_find (CpChromePar       *par,
                                          guint64            offset,
                                          const char        *text,

@@ -578,6 +578,16 @@ read_source (CpSource           *source,
           cp_array_reserve_big (&reader->flow_pts, FALSE);
           cp_array_reserve_big (&reader->bind_pts, FALSE);
         }
+      if (reader->par != NULL)
+        {
+          GArray *growing[8];
+          guint n = cp_trace_builder_get_growing (builder, growing, G_N_ELEMENTS (growing));
+
+          for (guint i = 0; i < n; i++)
+            cp_chrome_par_watch (reader->par, growing[i]);
+          cp_chrome_par_watch (reader->par, reader->flow_pts);
+          cp_chrome_par_watch (reader->par, reader->bind_pts);
+        }
     }
 
   for (;;)

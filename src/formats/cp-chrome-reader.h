@@ -78,10 +78,12 @@ typedef enum
 void _cp_chrome_set_threads (guint           n_threads,
                              gsize           chunk_bytes,
                              CpChromeParMode mode);
-/* For tests: how many events the last parallel read found read ahead, and
- * how many chunks the reading thread kept for itself. */
+/* For tests: how many events the last parallel read found read ahead, how
+ * many chunks the reading thread kept for itself, and how many bytes of
+ * its arrays the workers populated ahead of it. */
 guint64 _cp_chrome_get_replayed (void);
 guint64 _cp_chrome_get_kept (void);
+guint64 _cp_chrome_get_populated (void);
 /* For tests: reserve the big columns (cp_trace_builder_expect_big()) for
  * mapped input of at least bytes, whether or not huge pages are in use
  * (0: as the input's size and the kernel say). */

@@ -16,6 +16,16 @@
 #include <sys/mman.h>
 #endif
 
+#if defined(__linux__)
+#include <errno.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#if !defined(MADV_POPULATE_WRITE)
+#define MADV_POPULATE_WRITE 23
+#endif
+#endif
+
 #if defined(__SANITIZE_ADDRESS__)
 #define CP_OTHER_ALLOCATOR 1
 #elif defined(__has_feature)
@@ -96,5 +106,42 @@ cp_huge_pages_advise (gconstpointer block)
     madvise ((void *) from, to - from, MADV_HUGEPAGE);
 #else
   (void) block;
+#endif
+}
+
+gsize
+cp_huge_pages_block_size (gconstpointer block)
+{
+#if defined(__linux__) && defined(__GLIBC__)
+  return block != NULL ? malloc_usable_size ((void *) block) : 0;
+#else
+  (void) block;
+  return 0;
+#endif
+}
+
+gboolean
+cp_huge_pages_populate (gconstpointer from,
+                        gsize         len)
+{
+#if defined(__linux__)
+  static gint unsupported;
+  uintptr_t page = (uintptr_t) sysconf (_SC_PAGESIZE);
+  uintptr_t a, b;
+
+  if (len == 0 || g_atomic_int_get (&unsupported))
+    return FALSE;
+  a = (uintptr_t) from & ~(page - 1);
+  b = ((uintptr_t) from + len + page - 1) & ~(page - 1);
+  if (madvise ((void *) a, b - a, MADV_POPULATE_WRITE) == 0)
+    return TRUE;
+  /* An older kernel: not again. */
+  if (errno == EINVAL)
+    g_atomic_int_set (&unsupported, 1);
+  return FALSE;
+#else
+  (void) from;
+  (void) len;
+  return FALSE;
 #endif
 }

@@ -28,6 +28,19 @@ void     cp_huge_pages_advise (gconstpointer block);
 /* Whether cp_huge_pages_advise() gives advice here. */
 gboolean cp_huge_pages_in_use (void);
 
+/* The bytes a heap block (from g_malloc or g_realloc) can hold, at least
+ * the size asked for; 0 where the allocator does not tell. */
+gsize    cp_huge_pages_block_size (gconstpointer block);
+
+/* Has the kernel give [from, from + len) its pages now, as a write would,
+ * without changing a byte (MADV_POPULATE_WRITE, Linux 5.14): a thread
+ * with time to spare takes the faults, and the zeroing of fresh pages,
+ * off the thread that is about to write there. Safe while other threads
+ * write to the range. FALSE where the kernel cannot, or from is not
+ * mapped writable: only time is lost. */
+gboolean cp_huge_pages_populate   (gconstpointer from,
+                                   gsize         len);
+
 /* For an array that grows by appends: calls cp_huge_pages_advise() on its
  * data each time its length reaches a power of two, once it holds
  * CP_HUGE_PAGES_MIN bytes: where it is about to move or grow. */

@@ -181,6 +181,32 @@ cp_trace_builder_expect_big (CpTraceBuilder *self)
   cp_array_reserve_big (&self->instants, TRUE);
 }
 
+/* The arrays that grow with the events a reader adds (those that
+ * cp_trace_builder_expect_big() reserves), up to max of them: a reader
+ * may have their pages populated ahead on another thread
+ * (cp_huge_pages_populate()). They stay the same arrays until the
+ * builder is finished. */
+guint
+cp_trace_builder_get_growing (CpTraceBuilder  *self,
+                              GArray         **columns,
+                              guint            max)
+{
+  GArray *all[5];
+  guint n;
+
+  g_return_val_if_fail (self != NULL, 0);
+
+  all[0] = self->gpu_infos;
+  all[1] = self->args;
+  all[2] = self->flows;
+  all[3] = self->flow_points;
+  all[4] = self->instants;
+  n = MIN (max, G_N_ELEMENTS (all));
+  for (guint i = 0; i < n; i++)
+    columns[i] = all[i];
+  return n;
+}
+
 void
 cp_trace_builder_free (CpTraceBuilder *self)
 {

@@ -50,6 +50,9 @@ typedef enum
 
 CpTraceBuilder  *cp_trace_builder_new            (void);
 void             cp_trace_builder_expect_big     (CpTraceBuilder  *self);
+guint            cp_trace_builder_get_growing    (CpTraceBuilder  *self,
+                                                  GArray         **columns,
+                                                  guint            max);
 void             cp_trace_builder_free           (CpTraceBuilder *self);
 
 /* Where an HLO op of a program comes from (see CpXlaSource); the strings
