@@ -462,6 +462,59 @@ test_numbers (void)
       if (times[i].ok)
         g_assert_cmpint (v, ==, times[i].ns);
     }
+  /* Random microsecond times, 1 to 17 integer digits (the fast path reads
+   * eight at a time, then one at a time, up to 15), 0 to 3 decimals, signs,
+   * a non-digit in place of any one character; checked against the value
+   * of the integer and fraction parts read with g_ascii_strtoull(). */
+  {
+    g_autoptr(GRand) rand = g_rand_new_with_seed (2026);
+
+    for (guint k = 0; k < 50000; k++)
+      {
+        char text[40], ipart[20], fpart[4];
+        guint ni = g_rand_int_range (rand, 1, 18), nf = g_rand_int_range (rand, 0, 4);
+        gboolean neg = g_rand_int_range (rand, 0, 4) == 0;
+        gboolean dot = nf > 0 || g_rand_int_range (rand, 0, 8) == 0;
+        gint64 v = 0, want;
+        guint64 iv, fv;
+        gsize len;
+        gboolean ok;
+
+        for (guint j = 0; j < ni; j++)
+          ipart[j] = (char) ('0' + g_rand_int_range (rand, 0, 10));
+        ipart[ni] = '\0';
+        for (guint j = 0; j < nf; j++)
+          fpart[j] = (char) ('0' + g_rand_int_range (rand, 0, 10));
+        fpart[nf] = '\0';
+        g_snprintf (text, sizeof text, "%s%s%s%s", neg ? "-" : "", ipart, dot ? "." : "", fpart);
+        len = strlen (text);
+        iv = g_ascii_strtoull (ipart, NULL, 10);
+        fv = nf > 0 ? g_ascii_strtoull (fpart, NULL, 10) : 0;
+        for (guint j = nf; j < 3; j++)
+          fv *= 10;
+        ok = cp_json_parse_us_to_ns (text, len, &v);
+        if (ni <= 15)
+          {
+            /* A bare trailing '.' is read too, as tracers' output. */
+            g_assert_true (ok);
+            want = (gint64) (iv * 1000 + fv);
+            g_assert_cmpint (v, ==, neg ? -want : want);
+          }
+        else if (ok && iv <= (guint64) G_MAXINT64 / 1000 - 1)
+          {
+            want = (gint64) (iv * 1000 + fv);
+            g_assert_cmpint (v, ==, neg ? -want : want);
+          }
+        /* Any one character made a letter (not the exponent's e): no number. */
+        if (len > 1)
+          {
+            gsize at = g_rand_int_range (rand, 0, (gint32) len);
+
+            text[at] = text[at] == '-' || text[at] == '.' ? 'x' : (char) ('g' + (text[at] - '0'));
+            g_assert_false (cp_json_parse_us_to_ns (text, len, &v));
+          }
+      }
+  }
   for (guint i = 0; i < G_N_ELEMENTS (ints); i++)
     {
       gint64 v = 0;
