@@ -276,25 +276,34 @@ begin_event (CpChromeReader *self,
              guint64         offset,
              guint           depth)
 {
+  /* An event with nothing read yet, made once: copied whole, it costs
+   * less than clearing and setting fields one by one (a few percent of
+   * the reading thread's time, once an event). */
+  static Event blank;
+  static gsize blank_made;
   Event *e = &self->ev;
 
-  memset (e, 0, sizeof *e);
-  e->corr = CP_NONE;
-  e->ext = CP_NONE;
-  e->gpu.bytes = -1;
-  e->gpu.device = -1;
-  e->gpu.stream = -1;
-  e->gpu.grid[0] = e->gpu.grid[1] = e->gpu.grid[2] = -1;
-  e->gpu.block[0] = e->gpu.block[1] = e->gpu.block[2] = -1;
-  e->gpu.registers = -1;
-  e->gpu.shared_mem = -1;
-  e->gpu.blocks_per_sm = -1;
-  e->gpu.warps_per_sm = -1;
-  e->gpu.occupancy = -1;
-  e->gpu.flops = -1;
-  e->gpu.bytes_accessed = -1;
-  e->size = -1;
-  e->direction = CP_TRANSFER_NONE;
+  if (g_once_init_enter (&blank_made))
+    {
+      blank.corr = CP_NONE;
+      blank.ext = CP_NONE;
+      blank.gpu.bytes = -1;
+      blank.gpu.device = -1;
+      blank.gpu.stream = -1;
+      blank.gpu.grid[0] = blank.gpu.grid[1] = blank.gpu.grid[2] = -1;
+      blank.gpu.block[0] = blank.gpu.block[1] = blank.gpu.block[2] = -1;
+      blank.gpu.registers = -1;
+      blank.gpu.shared_mem = -1;
+      blank.gpu.blocks_per_sm = -1;
+      blank.gpu.warps_per_sm = -1;
+      blank.gpu.occupancy = -1;
+      blank.gpu.flops = -1;
+      blank.gpu.bytes_accessed = -1;
+      blank.size = -1;
+      blank.direction = CP_TRANSFER_NONE;
+      g_once_init_leave (&blank_made, 1);
+    }
+  *e = blank;
   e->offset = offset;
   self->in_event = TRUE;
   self->ev_depth = depth;
