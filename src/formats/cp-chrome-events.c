@@ -136,9 +136,10 @@ cp_chrome_process_for (CpChromeReader *self,
   gpointer v;
   guint proc;
 
-  if (self->have_last_pid && self->last_pid.is_str == pid->is_str &&
-      self->last_pid.num == pid->num && self->last_pid.str == pid->str)
-    return self->last_proc;
+  for (guint i = 0; i < self->n_last_pid; i++)
+    if (self->last_pid[i].is_str == pid->is_str && self->last_pid[i].num == pid->num &&
+        self->last_pid[i].str == pid->str)
+      return self->last_proc[i];
 
   key = pack_id (pid);
   v = g_hash_table_lookup (self->pid_map, &key);
@@ -167,9 +168,11 @@ cp_chrome_process_for (CpChromeReader *self,
       g_array_index (self->proc_pids, IdKey, proc) = *pid;
       g_array_index (self->device_seen, gboolean, proc) = f;
     }
-  self->last_pid = *pid;
-  self->last_proc = proc;
-  self->have_last_pid = TRUE;
+  /* In the slot filled longest ago. */
+  self->last_pid[self->next_last_pid] = *pid;
+  self->last_proc[self->next_last_pid] = proc;
+  self->next_last_pid = (self->next_last_pid + 1) % PID_CACHE_SIZE;
+  self->n_last_pid = MIN (self->n_last_pid + 1, PID_CACHE_SIZE);
   return proc;
 }
 

@@ -230,6 +230,8 @@ typedef struct
 #define CP_CHROME_BIG_INPUT ((gsize) 32 << 20)
 
 #define LANE_CACHE_SIZE 256
+/* Host and device events alternate: a few pids looked up without hashing. */
+#define PID_CACHE_SIZE  4
 #define STR_CACHE_SIZE  4096
 
 /* Recently interned strings, found again without hashing their bytes. */
@@ -377,9 +379,10 @@ struct _CpChromeReader
   /* Lookups. */
   GHashTable      *pid_map;          /* packed pid -> process + 1 */
   GArray          *proc_pids;        /* of IdKey, by process index */
-  IdKey            last_pid;
-  guint            last_proc;
-  gboolean         have_last_pid;
+  IdKey            last_pid[PID_CACHE_SIZE];  /* the last few pids' processes */
+  guint            last_proc[PID_CACHE_SIZE];
+  guint            n_last_pid;
+  guint            next_last_pid;
   LaneCacheEntry   lane_cache[LANE_CACHE_SIZE];
   StrCacheEntry   *str_cache;
   GArray          *cat_class;        /* guint8 by CpStr */
