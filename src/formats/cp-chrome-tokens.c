@@ -71,7 +71,9 @@ cp_chrome_intern_token (CpChromeReader    *self,
   gsize len;
   const char *s;
 
-  if (t->type != CP_JSON_STRING && t->type != CP_JSON_KEY)
+  /* Plain ASCII, nearly every name: the text itself, without a call. */
+  if ((t->type != CP_JSON_STRING && t->type != CP_JSON_KEY) ||
+      !(t->flags & (CP_JSON_ESCAPED | CP_JSON_HIGH)))
     return intern_cached (self, t->text, t->len);
   s = cp_json_decode_string (t->text, t->len, t->flags, self->decode, &len);
   if ((t->flags & CP_JSON_ESCAPED) && memchr (s, '\0', len) != NULL)
