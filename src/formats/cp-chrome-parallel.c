@@ -400,13 +400,14 @@ cp_chrome_par_free (CpChromePar *par)
     return;
   g_atomic_pointer_set (&last_replayed, (gsize) par->replayed);
   g_atomic_pointer_set (&last_kept, (gsize) par->kept);
-  g_atomic_pointer_set (&last_populated, (gsize) par->populated);
   g_mutex_lock (&par->lock);
   par->stop = TRUE;
   g_cond_broadcast (&par->cond);
   g_mutex_unlock (&par->lock);
   for (guint i = 0; i < par->n_threads; i++)
     g_thread_join (par->threads[i]);
+  /* The workers' count, once they are done. */
+  g_atomic_pointer_set (&last_populated, (gsize) par->populated);
   for (guint i = 0; i < par->n_slots; i++)
     {
       g_free (par->slots[i].events);
