@@ -405,6 +405,154 @@ test_default (void)
     g_unsetenv ("CHOKEPOINT_THREADS");
 }
 
+/* Numbers in every form a writer may use, valued by the test from the
+ * integers it chose: times of 1 to 16 integer digits with 0 to 6 decimals
+ * (past three only zeros, so every value is exact), exponents, strings,
+ * signs; pids, tids and correlations of 1 to 17 digits, plain or quoted.
+ * Each event has a thread of its own. The reader values the plain ones in
+ * one pass over the text and hands the others to the general path; both,
+ * on one thread (read directly) and on two (read ahead and replayed), must
+ * give the chosen integers. */
+static void
+render_us (GString *out,
+           GRand   *rand,
+           gint64   ns)
+{
+  guint64 a = (guint64) (ns < 0 ? -ns : ns);
+  const char *sign = ns < 0 ? "-" : "";
+  guint64 us = a / 1000, frac = a % 1000;
+
+  switch (g_rand_int_range (rand, 0, 7))
+    {
+    case 0:
+      /* Three decimals, then zeros. */
+      g_string_append_printf (out, "%s%" G_GUINT64_FORMAT ".%03" G_GUINT64_FORMAT "%.*s", sign, us, frac,
+                              g_rand_int_range (rand, 0, 4), "000");
+      break;
+    case 1:
+      /* As few decimals as the value needs (none for whole microseconds). */
+      if (frac == 0)
+        g_string_append_printf (out, "%s%" G_GUINT64_FORMAT, sign, us);
+      else if (frac % 100 == 0)
+        g_string_append_printf (out, "%s%" G_GUINT64_FORMAT ".%" G_GUINT64_FORMAT, sign, us, frac / 100);
+      else if (frac % 10 == 0)
+        g_string_append_printf (out, "%s%" G_GUINT64_FORMAT ".%02" G_GUINT64_FORMAT, sign, us, frac / 10);
+      else
+        g_string_append_printf (out, "%s%" G_GUINT64_FORMAT ".%03" G_GUINT64_FORMAT, sign, us, frac);
+      break;
+    case 2:
+      /* Nanoseconds with an exponent. */
+      g_string_append_printf (out, "%s%" G_GUINT64_FORMAT "e-3", sign, a);
+      break;
+    case 3:
+      g_string_append_printf (out, "%s%" G_GUINT64_FORMAT ".%03" G_GUINT64_FORMAT "E+0", sign, us, frac);
+      break;
+    case 4:
+      g_string_append_printf (out, "\"%s%" G_GUINT64_FORMAT ".%03" G_GUINT64_FORMAT "\"", sign, us, frac);
+      break;
+    default:
+      g_string_append_printf (out, "%s%" G_GUINT64_FORMAT ".%03" G_GUINT64_FORMAT, sign, us, frac);
+      break;
+    }
+}
+
+static gint64
+random_digits (GRand *rand,
+               guint  lo,
+               guint  hi)
+{
+  guint n = (guint) g_rand_int_range (rand, (gint32) lo, (gint32) hi + 1);
+  gint64 v = g_rand_int_range (rand, 1, 10);
+
+  for (guint i = 1; i < n; i++)
+    v = v * 10 + g_rand_int_range (rand, 0, 10);
+  return v;
+}
+
+static void
+test_numbers (void)
+{
+  enum { N = 3000 };
+  g_autoptr(GRand) rand = g_rand_new_with_seed (22);
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "numbers.json", NULL);
+  g_autoptr(GString) json = g_string_new ("[\n");
+  g_autofree gint64 *ts = g_new (gint64, N);
+  g_autofree gint64 *dur = g_new (gint64, N);
+  g_autofree gint64 *pid = g_new (gint64, N);
+  g_autofree gint64 *tid = g_new (gint64, N);
+  g_autofree gint64 *corr = g_new (gint64, N);
+  g_autofree guint8 *found = g_new0 (guint8, N);
+
+  for (guint i = 0; i < N; i++)
+    {
+      /* 1 to 16 integer digits of microseconds, within the times a
+       * trace may hold (CP_TIME_ABS_LIMIT, 4.6e18 ns). */
+      ts[i] = random_digits (rand, 1, 16);
+      if (ts[i] >= G_GINT64_CONSTANT (4000000000000000))
+        ts[i] /= 3;
+      ts[i] = ts[i] * 1000 + g_rand_int_range (rand, 0, 1000);
+      if (g_rand_int_range (rand, 0, 20) == 0)
+        ts[i] = -ts[i];
+      dur[i] = random_digits (rand, 1, 12);
+      pid[i] = random_digits (rand, 1, 17);
+      tid[i] = (gint64) i * 1000003 + random_digits (rand, 1, 5);
+      corr[i] = random_digits (rand, 1, 17);
+      g_string_append_printf (json, "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"n%u\", \"pid\": ",
+                              i == 0 ? "" : ",\n", i);
+      g_string_append_printf (json, g_rand_int_range (rand, 0, 4) == 0 ? "\"%" G_GINT64_FORMAT "\"" : "%" G_GINT64_FORMAT,
+                              pid[i]);
+      g_string_append_printf (json, ",\"tid\":%" G_GINT64_FORMAT ", \"ts\": ", tid[i]);
+      render_us (json, rand, ts[i]);
+      g_string_append (json, g_rand_boolean (rand) ? ",\"dur\":" : " , \"dur\" : ");
+      render_us (json, rand, dur[i]);
+      g_string_append_printf (json, ", \"args\": {\"External id\": %" G_GINT64_FORMAT "}}", corr[i]);
+    }
+  g_string_append (json, "\n]\n");
+  g_assert_true (g_file_set_contents (path, json->str, (gssize) json->len, NULL));
+
+  for (guint threads = 1; threads <= 2; threads++)
+    {
+      g_autoptr(GFile) file = g_file_new_for_path (path);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CpTrace) t = NULL;
+      gint64 origin;
+      guint seen = 0;
+
+      _cp_chrome_set_threads (threads, 1000, CP_CHROME_PAR_WAIT);
+      t = cp_load_file (file, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      if (threads == 2)
+        g_assert_cmpuint (_cp_chrome_get_replayed (), >, N / 2);
+      origin = cp_trace_get_origin_abs (t);
+      memset (found, 0, N);
+      for (guint l = 0; l < cp_trace_get_n_lanes (t); l++)
+        {
+          CpLane *lane = cp_trace_get_lane (t, l);
+          const CpSlices *sl = cp_lane_get_slices (lane);
+
+          for (guint j = 0; j < sl->n; j++)
+            {
+              const char *name = cp_trace_get_string (t, cp_slices_get_name (sl, j));
+              guint i = (guint) g_ascii_strtoull (name + 1, NULL, 10);
+
+              g_assert_cmpuint (i, <, N);
+              g_assert_false (found[i]);
+              found[i] = 1;
+              seen++;
+              g_assert_cmpint (origin + cp_slices_get_start (sl, j), ==, ts[i]);
+              g_assert_cmpint (cp_slices_get_dur (sl, j), ==, dur[i]);
+              g_assert_cmpint (cp_lane_get_tid (lane), ==, tid[i]);
+              g_assert_cmpint (cp_trace_get_process (t, cp_lane_get_process (lane))->pid, ==, pid[i]);
+              g_assert_cmpint (cp_slices_get_ext (sl, j), ==, corr[i]);
+            }
+        }
+      g_assert_cmpuint (seen, ==, N);
+    }
+  _cp_chrome_set_threads (0, 0, CP_CHROME_PAR_FREE);
+  cp_test_rm_rf (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -415,5 +563,6 @@ main (int    argc,
   g_test_add_func ("/chrome-parallel/adversarial", test_adversarial);
   g_test_add_func ("/chrome-parallel/reserved", test_reserved);
   g_test_add_func ("/chrome-parallel/shared", test_shared);
+  g_test_add_func ("/chrome-parallel/numbers", test_numbers);
   return g_test_run ();
 }

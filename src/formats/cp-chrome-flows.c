@@ -64,11 +64,58 @@ cp_chrome_on_flow (CpChromeReader *self,
   note_end (self, p.ts, 0);
 }
 
+/* The lane of a flow point on the thread tid of process, when no copy
+ * starts at its time there: the device's kernel lane of the thread's
+ * stream, else the host thread's lane. */
+typedef struct
+{
+  guint    process;
+  IdKey    tid;
+  gboolean found;
+  guint    lane;
+} ThreadLane;
+
+static gboolean
+same_thread (const ThreadLane *m,
+             guint             process,
+             const IdKey      *tid)
+{
+  return m->process == process && m->tid.num == tid->num && m->tid.is_str == tid->is_str &&
+         m->tid.str == tid->str;
+}
+
+static gboolean
+thread_lane (CpChromeReader   *self,
+             const CpProcess  *proc,
+             guint             process,
+             const IdKey      *tid,
+             guint            *lane)
+{
+  if (proc->is_device)
+    {
+      Event fake = { 0 };
+      CpLaneKey sk;
+
+      fake.tid = *tid;
+      fake.have = HAVE_TID;
+      sk.num = cp_chrome_event_stream (self, &fake);
+      sk.str = CP_STR_EMPTY;
+      if (cp_trace_builder_has_lane (self->b, process, CP_LANE_KERNEL, sk, lane))
+        return TRUE;
+    }
+  return cp_trace_builder_has_lane (self->b, process, CP_LANE_HOST_THREAD, cp_chrome_tid_lane_key (tid), lane);
+}
+
 void
 cp_chrome_add_flows (CpChromeReader *self)
 {
   guint unbound = 0, n_out = 0, n_in = self->flow_pts->len;
   guchar *block = (guchar *) self->flow_pts->data;
+  gboolean any_transfer = g_hash_table_size (self->transfer_at) > 0;
+  /* The last threads' lanes: points come in file order, a few threads'
+   * at a time, and the lookups are what this loop costs. */
+  ThreadLane memo[4];
+  guint n_memo = 0, next_memo = 0;
 
   /* The builder's points are written over the read ones, which are
    * bigger: point n_out <= i goes where nothing unread lies. Both through
@@ -80,14 +127,12 @@ cp_chrome_add_flows (CpChromeReader *self)
       const FlowPt *p = &in;
       CpBuilderFlowPoint out;
       const CpProcess *proc;
+      guint lane = 0;
+      gboolean found = FALSE, known = FALSE;
 
       memcpy (&in, block + (gsize) i * sizeof (FlowPt), sizeof in);
       proc = cp_trace_builder_get_process (self->b, p->process);
-      CpLaneKey lk = cp_chrome_tid_lane_key (&p->tid);
-      guint lane;
-      gboolean found = FALSE;
-
-      if (proc->is_device)
+      if (proc->is_device && any_transfer)
         {
           TransferKey tk = { pack_id (&g_array_index (self->proc_pids, IdKey, p->process)),
                              pack_id (&p->tid), p->ts };
@@ -96,22 +141,24 @@ cp_chrome_add_flows (CpChromeReader *self)
           if (v != NULL)
             {
               lane = GPOINTER_TO_UINT (v) - 1;
-              found = TRUE;
-            }
-          else
-            {
-              Event fake = { 0 };
-              CpLaneKey sk;
-
-              fake.tid = p->tid;
-              fake.have = HAVE_TID;
-              sk.num = cp_chrome_event_stream (self, &fake);
-              sk.str = CP_STR_EMPTY;
-              found = cp_trace_builder_has_lane (self->b, p->process, CP_LANE_KERNEL, sk, &lane);
+              found = known = TRUE;
             }
         }
-      if (!found)
-        found = cp_trace_builder_has_lane (self->b, p->process, CP_LANE_HOST_THREAD, lk, &lane);
+      for (guint m = 0; m < n_memo && !known; m++)
+        if (same_thread (&memo[m], p->process, &p->tid))
+          {
+            found = memo[m].found;
+            lane = memo[m].lane;
+            known = TRUE;
+          }
+      if (!known)
+        {
+          found = thread_lane (self, proc, p->process, &p->tid, &lane);
+          memo[next_memo] = (ThreadLane) { p->process, p->tid, found, lane };
+          next_memo = (next_memo + 1) % G_N_ELEMENTS (memo);
+          if (n_memo < G_N_ELEMENTS (memo))
+            n_memo++;
+        }
       if (!found)
         {
           unbound++;

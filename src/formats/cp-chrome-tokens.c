@@ -611,6 +611,100 @@ direct_scalar (Cursor      *c,
   return TRUE;
 }
 
+/* Plain numbers read and valued in one pass. Both take the number at
+ * c->p only in the form that the general way (direct_scalar(), then
+ * cp_json_parse_us_to_ns() or cp_json_parse_int64() on the token) gives a
+ * value to on its fast path, and give the same value; for anything else
+ * (an exponent, too many digits, a leading zero, fewer than FAST_ROOM
+ * bytes left) they return FALSE with the cursor untouched, and the caller
+ * goes the general way. */
+#define FAST_ROOM 32
+
+/* The 1 to 15 digits at *p (no leading zero) and *p past them. */
+static inline gboolean
+fast_digits (const guchar **p,
+             guint64       *v)
+{
+  static const guint32 pow10[8] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000 };
+  const guchar *q = *p;
+  guint n = cp_json_lex_digit_run8 (q), m;
+
+  if (n == 0 || (n > 1 && *q == '0'))
+    return FALSE;
+  *v = cp_json_lex_digits_value (q, n);
+  if (n == 8)
+    {
+      m = cp_json_lex_digit_run8 (q + 8);
+      if (m == 8)
+        return FALSE;
+      if (m > 0)
+        *v = *v * pow10[m] + cp_json_lex_digits_value (q + 8, m);
+      n += m;
+    }
+  *p = q + n;
+  return TRUE;
+}
+
+/* [-]d{1,15} or [-]d{1,15}.d{1,3} in microseconds, then a byte that is
+ * not part of a word: the nanoseconds. */
+static inline gboolean
+direct_fast_time (Cursor *c,
+                  gint64 *out)
+{
+  static const guint16 frac_scale[4] = { 0, 100, 10, 1 };
+  const guchar *p = c->p;
+  gboolean neg;
+  guint64 v;
+
+  if (G_UNLIKELY (c->end - p < FAST_ROOM))
+    return FALSE;
+  neg = *p == '-';
+  p += neg;
+  if (!fast_digits (&p, &v))
+    return FALSE;
+  v *= 1000;
+  if (*p == '.')
+    {
+      guint m = cp_json_lex_digit_run8 (p + 1);
+
+      if (m == 0 || m > 3)
+        return FALSE;
+      v += cp_json_lex_digits_value (p + 1, m) * frac_scale[m];
+      p += 1 + m;
+    }
+  if (cp_json_class[*p] & CP_JSON_C_WORD)
+    return FALSE;
+  *out = neg ? -(gint64) v : (gint64) v;
+  c->p = p;
+  return TRUE;
+}
+
+/* [-]d{1,15} then a byte that is not part of a word: the integer, and the
+ * number's token. */
+static inline gboolean
+direct_fast_int (Cursor      *c,
+                 CpJsonToken *t,
+                 gint64      *out)
+{
+  const guchar *p = c->p;
+  gboolean neg;
+  guint64 v;
+
+  if (G_UNLIKELY (c->end - p < FAST_ROOM))
+    return FALSE;
+  neg = *p == '-';
+  p += neg;
+  if (!fast_digits (&p, &v) || (cp_json_class[*p] & CP_JSON_C_WORD))
+    return FALSE;
+  t->type = CP_JSON_NUMBER;
+  t->flags = 0;
+  t->text = (const char *) c->p;
+  t->len = p - c->p;
+  *out = neg ? -(gint64) v : (gint64) v;
+  c->p = p;
+  return TRUE;
+}
+
 /* Reads a key and its colon; leaves c->p at the value. */
 static inline gboolean
 direct_key (Cursor      *c,
@@ -942,9 +1036,36 @@ read_event (CpChromeReader *self,
         }
       else
         {
-          if (!direct_scalar (&c, &t))
+          gint64 v;
+
+          if ((self->field == F_TS || self->field == F_DUR) && direct_fast_time (&c, &v))
+            {
+              /* As event_scalar() does with the time. */
+              if (self->field == F_TS)
+                {
+                  e->ts = v;
+                  e->have |= HAVE_TS;
+                }
+              else
+                {
+                  e->dur = v;
+                  e->have |= HAVE_DUR;
+                }
+            }
+          else if ((self->field == F_PID || self->field == F_TID) && direct_fast_int (&c, &t, &v))
+            {
+              /* As token_id_key() does with the number. */
+              IdKey *k = self->field == F_PID ? &e->pid : &e->tid;
+
+              k->num = v;
+              k->is_str = FALSE;
+              k->str = 0;
+              e->have |= self->field == F_PID ? HAVE_PID : HAVE_TID;
+            }
+          else if (!direct_scalar (&c, &t))
             return 0;
-          event_scalar (self, &t);
+          else
+            event_scalar (self, &t);
         }
       if (!direct_next (&c, '}', &closed))
         return 0;
@@ -1119,10 +1240,17 @@ pre_args (Cursor      *c,
         {
           gint64 v;
 
-          if (!direct_scalar (c, &t))
+          gboolean is_int = field == A_CORR || field == A_EXT || field == A_DEVICE || field == A_STREAM;
+
+          if (is_int && direct_fast_int (c, &t, &v))
+            {
+              if (!op_push (ops, OP_ARG_INT, field, &t))
+                return FALSE;
+              ops->v[ops->len - 1].num = v;
+            }
+          else if (!direct_scalar (c, &t))
             return FALSE;
-          if ((field == A_CORR || field == A_EXT || field == A_DEVICE || field == A_STREAM) &&
-              cp_chrome_token_int (NULL, &t, &v))
+          else if (is_int && cp_chrome_token_int (NULL, &t, &v))
             {
               if (!op_push (ops, OP_ARG_INT, field, &t))
                 return FALSE;
@@ -1212,9 +1340,19 @@ cp_chrome_pre_event (const char    *text,
 
           /* The key's OP_FIELD becomes the value's operation, which sets
            * the field first. */
-          if (!direct_scalar (&c, &t) || t.len > G_MAXUINT32)
+          if ((field == F_TS || field == F_DUR) && direct_fast_time (&c, &v))
+            {
+              op->kind = OP_TIME;
+              op->num = v;
+            }
+          else if ((field == F_PID || field == F_TID) && direct_fast_int (&c, &t, &v))
+            {
+              op->kind = OP_ID_NUM;
+              op->num = v;
+            }
+          else if (!direct_scalar (&c, &t) || t.len > G_MAXUINT32)
             return FALSE;
-          if (field == F_TS || field == F_DUR)
+          else if (field == F_TS || field == F_DUR)
             {
               /* Only the field when it is not a time. */
               if (token_time (NULL, &t, &v))

@@ -184,6 +184,61 @@ cp_json_lex_string (const guchar  *s,
     }
 }
 
+/* How many of the eight bytes at p are ASCII digits before the first one
+ * that is not (8 when all are). Reads the eight bytes: the caller makes
+ * sure they are there. Each byte XOR '0' is 0-9 exactly for a digit; the
+ * sum with 0x76 (of its low seven bits, so that no carry crosses bytes)
+ * sets a byte's high bit from 10 up. */
+static inline guint
+cp_json_lex_digit_run8 (const guchar *p)
+{
+  guint64 x, t;
+
+  memcpy (&x, p, 8);
+  x = GUINT64_FROM_LE (x) ^ G_GUINT64_CONSTANT (0x3030303030303030);
+  t = (((x & G_GUINT64_CONSTANT (0x7f7f7f7f7f7f7f7f)) + G_GUINT64_CONSTANT (0x7676767676767676)) | x) &
+      G_GUINT64_CONSTANT (0x8080808080808080);
+  return t == 0 ? 8 : (guint) __builtin_ctzll (t) >> 3;
+}
+
+/* The value of the n digits at p, 1 <= n <= 8 (eight bytes readable, the
+ * first n of them digits): the bytes past them are shifted out, zero
+ * digits shifted in at the front, then pairs, fours and eights of digits
+ * combined in the word, the first digit in its low byte. */
+static inline guint64
+cp_json_lex_digits_value (const guchar *p,
+                          guint         n)
+{
+  guint64 x;
+
+  memcpy (&x, p, 8);
+  x = GUINT64_FROM_LE (x) ^ G_GUINT64_CONSTANT (0x3030303030303030);
+  x <<= 8 * (8 - n);
+  x = (x * 10 + (x >> 8)) & G_GUINT64_CONSTANT (0x00ff00ff00ff00ff);
+  x = (x * 100 + (x >> 16)) & G_GUINT64_CONSTANT (0x0000ffff0000ffff);
+  x = (x * 10000 + (x >> 32)) & G_GUINT64_CONSTANT (0x00000000ffffffff);
+  return x;
+}
+
+/* The end of the run of digits at p, eight bytes at a time while eight
+ * are left. */
+static inline const guchar *
+cp_json_lex_digits_end (const guchar *p,
+                        const guchar *end)
+{
+  while (end - p >= 8)
+    {
+      guint n = cp_json_lex_digit_run8 (p);
+
+      p += n;
+      if (n < 8)
+        return p;
+    }
+  while (p < end && CP_JSON_IS_DIGIT (*p))
+    p++;
+  return p;
+}
+
 /* The end of the word (number or literal) starting at p. */
 static inline const guchar *
 cp_json_lex_word_end (const guchar *p,
@@ -210,18 +265,13 @@ cp_json_lex_number_end (const guchar *p,
   if (*p == '0')
     p++;
   else if (*p >= '1' && *p <= '9')
-    {
-      p++;
-      while (p < end && CP_JSON_IS_DIGIT (*p))
-        p++;
-    }
+    p = cp_json_lex_digits_end (p + 1, end);
   else
     return NULL;
   if (p < end && *p == '.')
     {
       d = ++p;
-      while (p < end && CP_JSON_IS_DIGIT (*p))
-        p++;
+      p = cp_json_lex_digits_end (p, end);
       if (p == d)
         return NULL;
     }

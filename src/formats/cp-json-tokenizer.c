@@ -1312,28 +1312,6 @@ cp_json_parse_int64 (const char *text,
   return scale (neg, mant, e, FALSE, FALSE, out);
 }
 
-/* The value of the eight decimal digits at s, G_MAXUINT64 when they are not
- * all digits: each byte checked at once, then pairs, fours and eights of
- * digits combined in the 64-bit word, the first digit in its low byte. */
-static inline guint64
-digits8 (const char *s)
-{
-  guint64 x;
-
-  memcpy (&x, s, 8);
-  x = GUINT64_FROM_LE (x);
-  /* '0'-'9' is 0x30-0x39: high nibble 3, and adding 6 keeps it 3. */
-  if ((x & G_GUINT64_CONSTANT (0xf0f0f0f0f0f0f0f0)) != G_GUINT64_CONSTANT (0x3030303030303030) ||
-      ((x + G_GUINT64_CONSTANT (0x0606060606060606)) & G_GUINT64_CONSTANT (0xf0f0f0f0f0f0f0f0)) !=
-        G_GUINT64_CONSTANT (0x3030303030303030))
-    return G_MAXUINT64;
-  x -= G_GUINT64_CONSTANT (0x3030303030303030);
-  x = (x * 10 + (x >> 8)) & G_GUINT64_CONSTANT (0x00ff00ff00ff00ff);
-  x = (x * 100 + (x >> 16)) & G_GUINT64_CONSTANT (0x0000ffff0000ffff);
-  x = (x * 10000 + (x >> 32)) & G_GUINT64_CONSTANT (0x00000000ffffffff);
-  return x;
-}
-
 gboolean
 cp_json_parse_us_to_ns (const char *text,
                         gsize       len,
@@ -1354,11 +1332,9 @@ cp_json_parse_us_to_ns (const char *text,
        * microsecond timestamp since the epoch), then one at a time. */
       while (i + 8 <= len)
         {
-          guint64 d8 = digits8 (text + i);
-
-          if (d8 == G_MAXUINT64)
+          if (cp_json_lex_digit_run8 ((const guchar *) text + i) < 8)
             break;
-          v = v * 100000000u + d8;
+          v = v * 100000000u + cp_json_lex_digits_value ((const guchar *) text + i, 8);
           i += 8;
         }
       while (i < len && CP_JSON_IS_DIGIT (text[i]))

@@ -12,8 +12,6 @@
 
 #if defined(__linux__) && defined(__GLIBC__)
 #include <malloc.h>
-#include <stdint.h>
-#include <sys/mman.h>
 #endif
 
 #if defined(__linux__)
