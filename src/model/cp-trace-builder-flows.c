@@ -166,63 +166,6 @@ cp_builder_link_correlations (CpTrace *trace,
   guint h = 0;
   gsize n_host = 0, n_dev = 0;
 
-  /* Room for every slice that could carry an id. */
-  for (guint li = 0; li < n_lanes; li++)
-    {
-      CpLane *lane = g_ptr_array_index (trace->lane_array, li);
-      CpLaneKind kind = cp_lane_get_kind (lane);
-
-      if (kind == CP_LANE_HOST_THREAD)
-        n_host += cp_lane_get_slices (lane)->n;
-      else if (kind == CP_LANE_KERNEL || kind == CP_LANE_TRANSFER)
-        n_dev += cp_lane_get_slices (lane)->n;
-    }
-  host = cp_array_new_big (FALSE, sizeof (CorrEntry), (guint) MIN (n_host, G_MAXUINT32));
-  dev = cp_array_new_big (FALSE, sizeof (CorrEntry), (guint) MIN (n_dev, G_MAXUINT32));
-
-  for (guint li = 0; li < n_lanes; li++)
-    {
-      CpLane *lane = g_ptr_array_index (trace->lane_array, li);
-      const CpSlices *s = cp_lane_get_slices (lane);
-      CpLaneKind kind = cp_lane_get_kind (lane);
-      GArray *target;
-
-      if (kind == CP_LANE_HOST_THREAD)
-        target = host;
-      else if (kind == CP_LANE_KERNEL || kind == CP_LANE_TRANSFER)
-        target = dev;
-      else
-        continue;
-
-      for (guint i = 0; i < s->n; i++)
-        {
-          CorrEntry e;
-          guint32 gpu;
-
-          e.corr = cp_slices_get_corr (s, i);
-          if (e.corr == CP_NONE)
-            continue;
-          gpu = cp_slices_get_gpu (s, i);
-          e.device = cp_lane_get_device (lane);
-          if (gpu != 0)
-            {
-              const CpGpuInfo *g = &g_array_index (trace->gpu_infos, CpGpuInfo, gpu - 1);
-
-              if (g->device >= 0)
-                e.device = g->device;
-            }
-          if (kind == CP_LANE_HOST_THREAD && gpu == 0)
-            e.device = -1;
-          e.lane = li;
-          e.index = i;
-          e.start = cp_slices_get_start (s, i);
-          cp_array_append_big (target, e);
-        }
-    }
-
-  if (host->len == 0 || dev->len == 0)
-    return;
-
   /* One bit per slice of the trace: reached by a launch flow already. The
    * launch flows whose host end does not carry their op's correlation id
    * (bound by time, or chained from op to op) are kept aside by the op's
@@ -230,8 +173,16 @@ cp_builder_link_correlations (CpTrace *trace,
   lane_base = g_new (guint64, n_lanes + 1);
   lane_base[0] = 0;
   for (guint li = 0; li < n_lanes; li++)
-    lane_base[li + 1] = lane_base[li] +
-                        cp_lane_get_n_slices (g_ptr_array_index (trace->lane_array, li));
+    {
+      CpLane *lane = g_ptr_array_index (trace->lane_array, li);
+      CpLaneKind kind = cp_lane_get_kind (lane);
+
+      lane_base[li + 1] = lane_base[li] + cp_lane_get_n_slices (lane);
+      if (kind == CP_LANE_HOST_THREAD)
+        n_host += cp_lane_get_slices (lane)->n;
+      else if (kind == CP_LANE_KERNEL || kind == CP_LANE_TRANSFER)
+        n_dev += cp_lane_get_slices (lane)->n;
+    }
   launched = g_new0 (guint64, lane_base[n_lanes] / 64 + 1);
   for (guint i = 0; i < n_flows; i++)
     {
@@ -267,6 +218,66 @@ cp_builder_link_correlations (CpTrace *trace,
         }
       }
     }
+
+  /* The device slices with an id that the matching below can change: those
+   * no launch flow reaches, and those whose flow is to be moved. The
+   * others (in a Kineto capture nearly all) are left out of it, and when
+   * none is left the host's ids are not even gathered. */
+  dev = cp_array_new_big (FALSE, sizeof (CorrEntry), (guint) MIN (n_dev, G_MAXUINT32));
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      GArray *target = pass == 0 ? dev : host;
+
+      if (pass == 1)
+        {
+          if (dev->len == 0)
+            return;
+          host = target = cp_array_new_big (FALSE, sizeof (CorrEntry), (guint) MIN (n_host, G_MAXUINT32));
+        }
+      for (guint li = 0; li < n_lanes; li++)
+        {
+          CpLane *lane = g_ptr_array_index (trace->lane_array, li);
+          const CpSlices *s = cp_lane_get_slices (lane);
+          CpLaneKind kind = cp_lane_get_kind (lane);
+
+          if (pass == 1 ? kind != CP_LANE_HOST_THREAD : kind != CP_LANE_KERNEL && kind != CP_LANE_TRANSFER)
+            continue;
+          for (guint i = 0; i < s->n; i++)
+            {
+              CorrEntry e;
+              guint32 gpu;
+
+              e.corr = cp_slices_get_corr (s, i);
+              if (e.corr == CP_NONE)
+                continue;
+              if (pass == 0)
+                {
+                  gint64 bit = (gint64) (lane_base[li] + i);
+
+                  if ((launched[bit / 64] & (G_GUINT64_CONSTANT (1) << (bit % 64))) &&
+                      (to_fix == NULL || !g_hash_table_contains (to_fix, &bit)))
+                    continue;
+                }
+              gpu = cp_slices_get_gpu (s, i);
+              e.device = cp_lane_get_device (lane);
+              if (gpu != 0)
+                {
+                  const CpGpuInfo *g = &g_array_index (trace->gpu_infos, CpGpuInfo, gpu - 1);
+
+                  if (g->device >= 0)
+                    e.device = g->device;
+                }
+              if (kind == CP_LANE_HOST_THREAD && gpu == 0)
+                e.device = -1;
+              e.lane = li;
+              e.index = i;
+              e.start = cp_slices_get_start (s, i);
+              cp_array_append_big (target, e);
+            }
+        }
+    }
+  if (host->len == 0)
+    return;
 
   host_order = sort_corr_entries (host);
   dev_order = sort_corr_entries (dev);
