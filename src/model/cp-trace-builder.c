@@ -1132,7 +1132,12 @@ parse_profiler_step (const char *name,
 void
 cp_trace_builder_detect_profiler_steps (CpTraceBuilder *self)
 {
-  g_autoptr(GHashTable) cache = g_hash_table_new (NULL, NULL);
+  /* What each name of the pool is, found once: 0 not yet looked at,
+   * 1 not a step, 2 a step (its number read again for each of the few
+   * slices that are steps). An array, not a hash table: it is asked once
+   * per host slice. */
+  guint n_strings = cp_string_pool_size (self->strings);
+  g_autofree guint8 *kind = g_new0 (guint8, MAX (n_strings, 1));
 
   for (guint li = 0; li < self->lanes->len; li++)
     {
@@ -1142,37 +1147,30 @@ cp_trace_builder_detect_profiler_steps (CpTraceBuilder *self)
         continue;
       for (guint i = 0; i < l->n; i++)
         {
-          gpointer v;
+          CpStr name = l->names[i];
           gint64 number;
+          gboolean step;
 
-          if (!g_hash_table_lookup_extended (cache, GUINT_TO_POINTER (l->names[i]), NULL, &v))
+          if (G_LIKELY (name < n_strings && kind[name] != 0))
             {
-              const char *name = cp_string_pool_get (self->strings, l->names[i]);
-
-              if (parse_profiler_step (name, &number))
-                v = g_memdup2 (&number, sizeof number);
-              else
-                v = NULL;
-              g_hash_table_insert (cache, GUINT_TO_POINTER (l->names[i]), v);
+              if (kind[name] == 1)
+                continue;
+              step = parse_profiler_step (cp_string_pool_get (self->strings, name), &number);
             }
-          if (v != NULL)
+          else
+            {
+              step = parse_profiler_step (cp_string_pool_get (self->strings, name), &number);
+              if (name < n_strings)
+                kind[name] = step ? 2 : 1;
+            }
+          if (step)
             {
               CpSliceRef ref = { li, i };
 
-              cp_trace_builder_add_step (self, *(gint64 *) v, l->start[i],
-                                         l->start[i] + blane_dur (l, i), ref);
+              cp_trace_builder_add_step (self, number, l->start[i], l->start[i] + blane_dur (l, i), ref);
             }
         }
     }
-
-  {
-    GHashTableIter iter;
-    gpointer v;
-
-    g_hash_table_iter_init (&iter, cache);
-    while (g_hash_table_iter_next (&iter, NULL, &v))
-      g_free (v);
-  }
 }
 
 CpDevice *
