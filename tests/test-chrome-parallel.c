@@ -279,6 +279,16 @@ test_adversarial (void)
                     "{\"ph\":\"X\",\"id2\":{\"local\":\"0x1\"},\"name\":\"id2\",\"ts\":3,\"dur\":1,\"pid\":0,\"tid\":1},"
                     "{\"ph\":\"X\",\"na\\u006de\":\"escaped key\",\"ts\":3,\"dur\":1,\"pid\":0,\"tid\":1}],"
                     "\"deviceProperties\":[{\"id\":0,\"name\":\"GPU\"}],\"baseTimeNanoseconds\":1000}" },
+    /* Arguments the reader does not know: kept for counters (ph "C", or
+     * no ph read yet), and dropped by the workers otherwise, whatever
+     * comes after them. */
+    { "phases", "[{\"ph\":\"C\",\"name\":\"m\",\"ts\":1,\"pid\":1,\"args\":{\"a\":1,\"b\":[2],\"c\":{\"d\":3}}},"
+                "{\"name\":\"m\",\"ts\":2,\"pid\":1,\"args\":{\"a\":4,\"e\":5},\"ph\":\"C\"},"
+                "{\"ph\":\"X\",\"name\":\"x\",\"ts\":3,\"dur\":1,\"pid\":1,\"tid\":1,\"args\":{\"a\":6,\"External id\":7},\"ph\":\"C\"},"
+                "{\"ph\":1,\"name\":\"m\",\"ts\":4,\"pid\":1,\"args\":{\"a\":8},\"ph\":\"C\"},"
+                "{\"ph\":\"CC\",\"name\":\"m\",\"ts\":5,\"pid\":1,\"args\":{\"a\":9}},"
+                "{\"ph\":\"C\",\"ph\":\"X\",\"name\":\"y\",\"ts\":6,\"dur\":1,\"pid\":1,\"tid\":1,\"args\":{\"a\":10,\"correlation\":11}},"
+                "{\"ph\":\"X\",\"ph\":\"C\",\"name\":\"m\",\"ts\":7,\"pid\":1,\"args\":{\"a\":12,\"f\":\"13\"}}]" },
     /* The array form, and a damaged end. */
     { "array", "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},\n"
                "  {\"ph\":\"X\",\"name\":\"b\",\"ts\":2,\"dur\":1,\"pid\":1,\"tid\":1} ,\n"

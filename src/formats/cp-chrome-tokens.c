@@ -1203,10 +1203,15 @@ pre_dims (Cursor      *c,
   return TRUE;
 }
 
+/* ph is the event's phase so far (0 when none was read): an argument the
+ * reader does not know does nothing outside counters (ph 0 or 'C'), so
+ * it gets no operations there. */
 static gboolean
 pre_args (Cursor      *c,
-          CpChromeOps *ops)
+          CpChromeOps *ops,
+          char         ph)
 {
+  gboolean drop_unknown = ph != 0 && ph != 'C';
   gboolean closed = FALSE;
 
   c->p = cp_json_lex_skip_ws (c->p + 1, c->end);
@@ -1224,9 +1229,14 @@ pre_args (Cursor      *c,
 
       if (!direct_args_key (c, &t, &field))
         return FALSE;
-      if (!op_push (ops, OP_ARG_KEY, field, &t))
+      if (field == A_NONE && drop_unknown)
+        {
+          if (*c->p == '{' || *c->p == '[' ? !direct_skip (c) : !direct_scalar (c, &t))
+            return FALSE;
+        }
+      else if (!op_push (ops, OP_ARG_KEY, field, &t))
         return FALSE;
-      if (*c->p == '[' && (field == A_GRID || field == A_BLOCK))
+      else if (*c->p == '[' && (field == A_GRID || field == A_BLOCK))
         {
           if (!pre_dims (c, ops, field))
             return FALSE;
@@ -1239,7 +1249,6 @@ pre_args (Cursor      *c,
       else
         {
           gint64 v;
-
           gboolean is_int = field == A_CORR || field == A_EXT || field == A_DEVICE || field == A_STREAM;
 
           if (is_int && direct_fast_int (c, &t, &v))
@@ -1294,6 +1303,7 @@ cp_chrome_pre_event (const char    *text,
   Cursor c = { (const guchar *) text, (const guchar *) text + len };
   const guchar *args_from = NULL, *args_to = NULL;
   gboolean closed = FALSE;
+  char ph = 0;
 
   out->text = text;
   out->first = ops->len;
@@ -1318,7 +1328,7 @@ cp_chrome_pre_event (const char    *text,
               if (args_from != NULL)
                 return FALSE;
               args_from = c.p;
-              if (!pre_args (&c, ops))
+              if (!pre_args (&c, ops, ph))
                 return FALSE;
               args_to = c.p;
             }
@@ -1368,6 +1378,9 @@ cp_chrome_pre_event (const char    *text,
             }
           else
             {
+              /* As event_scalar() sets the phase. */
+              if (field == F_PH && t.type == CP_JSON_STRING && t.len >= 1)
+                ph = t.len == 1 ? t.text[0] : '?';
               op->kind = OP_SCALAR;
               op->type = t.type;
               op->flags = t.flags;
