@@ -50,10 +50,13 @@ typedef struct
 void    _cp_sparse_builder_set     (CpSparseBuilder *builder,
                                     guint            i,
                                     gint64           value);
-/* Reorders the n slices: slice k takes the value of slice perm[k]. */
+/* Reorders the n slices: slice k takes the value of slice perm[k].
+ * scratch: room for n 64-bit values, through which the values are copied
+ * (they stay in the builder's own arrays). */
 void    _cp_sparse_builder_permute (CpSparseBuilder *builder,
                                     const guint32   *perm,
-                                    guint            n);
+                                    guint            n,
+                                    gpointer         scratch);
 /* Moves what was built for n slices into column (freed with the lane) and
  * empties builder; absent is the value of slices without one, for the dense
  * form. */

@@ -163,12 +163,13 @@ sparse_ranks (const guint64 *present,
 void
 _cp_sparse_builder_permute (CpSparseBuilder *builder,
                             const guint32   *perm,
-                            guint            n)
+                            guint            n,
+                            gpointer         scratch)
 {
   g_autofree guint32 *rank = NULL;
   guint64 *present;
-  guint32 *v32 = NULL;
-  gint64 *v64 = NULL;
+  guint32 *v32 = builder->v64 == NULL ? scratch : NULL;
+  gint64 *v64 = builder->v64 != NULL ? scratch : NULL;
   guint m = 0;
 
   if (builder->n_values == 0)
@@ -176,10 +177,6 @@ _cp_sparse_builder_permute (CpSparseBuilder *builder,
 
   rank = sparse_ranks (builder->present, builder->n_words);
   present = g_new0 (guint64, MAX (N_WORDS (n), 1));
-  if (builder->v64 != NULL)
-    v64 = cp_huge_new (gint64, builder->n_values);
-  else
-    v32 = cp_huge_new (guint32, builder->n_values);
   for (guint k = 0; k < n; k++)
     {
       guint32 o = perm[k];
@@ -199,14 +196,15 @@ _cp_sparse_builder_permute (CpSparseBuilder *builder,
         v32[m++] = builder->v32[r];
       present[k / 64] |= G_GUINT64_CONSTANT (1) << (k % 64);
     }
+  /* Back into the builder's own (warm) arrays: fresh ones would cost more
+   * than the copy. */
+  if (v64 != NULL)
+    memcpy (builder->v64, v64, sizeof (gint64) * m);
+  else
+    memcpy (builder->v32, v32, sizeof (guint32) * m);
   g_free (builder->present);
-  g_free (builder->v32);
-  g_free (builder->v64);
   builder->present = present;
   builder->n_words = MAX (N_WORDS (n), 1);
-  builder->v32 = v32;
-  builder->v64 = v64;
-  builder->cap_values = builder->n_values;
 }
 
 void

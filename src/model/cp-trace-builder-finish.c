@@ -58,20 +58,25 @@ static void
 blane_sort (BLane *l)
 {
   SortCtx ctx = { l->start, l };
-  guint32 *perm;
-  g_autofree guint32 *rest = NULL;
-  g_autofree guint8 *scratch = NULL;
+  guint32 *perm, *rest;
+  guint8 *scratch;
   guint n_kept = 0, n_rest = 0;
 
   if (!l->unsorted || l->n < 2)
     return;
 
   /* Readers add slices nearly in order (a parent after its children, a step
-   * marker at the end of its step): keep the in-order majority where it is,
-   * sort the few others and merge. A lane in no order at all is sorted
-   * whole. */
+   * marker at the end of its step, Kineto's runtime calls after the step's
+   * operators): keep the in-order majority where it is, sort the few others
+   * and merge. A lane in no order at all is sorted whole.
+   *
+   * Fresh memory is what this costs most (on a virtual machine whose host
+   * takes freed pages back, a first write runs at a few hundred MB/s), so
+   * one scratch block of 8 bytes a slice serves in turn as the others'
+   * list, as every column's copy, and at last as the new indexes. */
   perm = cp_huge_new (guint32, l->n);
-  rest = cp_huge_new (guint32, l->n);
+  scratch = cp_huge_malloc (sizeof (gint64) * l->n);
+  rest = (guint32 *) (gpointer) scratch;
   for (guint i = 0; i < l->n; i++)
     {
       if (n_kept == 0 || cmp_slice (&perm[n_kept - 1], &i, &ctx) < 0)
@@ -99,14 +104,26 @@ blane_sort (BLane *l)
             perm[--k] = rest[--b];
         }
     }
-  g_clear_pointer (&rest, g_free);
-  l->new_index = cp_huge_new (guint32, l->n);
-  for (guint i = 0; i < l->n; i++)
-    l->new_index[perm[i]] = i;
 
-  scratch = cp_huge_malloc (sizeof (gint64) * l->n);
   PERMUTE (gint64, l->start);
   PERMUTE (guint32, l->dur32);
+  PERMUTE (CpStr, l->names);
+  if (l->cat32 != NULL)
+    PERMUTE (CpStr, l->cat32);
+  else
+    PERMUTE (guint8, l->cat8);
+  PERMUTE (guint16, l->flags);
+  _cp_sparse_builder_permute (&l->corr, perm, l->n, scratch);
+  _cp_sparse_builder_permute (&l->ext, perm, l->n, scratch);
+  _cp_sparse_builder_permute (&l->gpu, perm, l->n, scratch);
+  _cp_sparse_builder_permute (&l->args, perm, l->n, scratch);
+
+  /* The new indexes in the scratch's first half, which then becomes
+   * theirs (a smaller realloc() gives back the rest without a copy). */
+  l->new_index = (guint32 *) (gpointer) scratch;
+  for (guint i = 0; i < l->n; i++)
+    l->new_index[perm[i]] = i;
+  l->new_index = g_realloc (l->new_index, sizeof (guint32) * l->n);
   if (l->long_durs != NULL)
     {
       GHashTable *moved = g_hash_table_new_full (NULL, NULL, NULL, g_free);
@@ -123,16 +140,6 @@ blane_sort (BLane *l)
       g_hash_table_unref (l->long_durs);
       l->long_durs = moved;
     }
-  PERMUTE (CpStr, l->names);
-  if (l->cat32 != NULL)
-    PERMUTE (CpStr, l->cat32);
-  else
-    PERMUTE (guint8, l->cat8);
-  PERMUTE (guint16, l->flags);
-  _cp_sparse_builder_permute (&l->corr, perm, l->n);
-  _cp_sparse_builder_permute (&l->ext, perm, l->n);
-  _cp_sparse_builder_permute (&l->gpu, perm, l->n);
-  _cp_sparse_builder_permute (&l->args, perm, l->n);
   g_free (perm);
 }
 
