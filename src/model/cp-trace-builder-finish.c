@@ -727,18 +727,19 @@ finish_flows (CpTraceBuilder *self,
  * nanoseconds of memory latency at a few tens of nanoseconds a point. */
 #define EMIT_AHEAD 16
 
-/* Flow end points: bound to slices in insertion order (lane by lane
- * that is nearly time order, so each search starts near the last one),
- * then grouped by key and ordered within each key. */
+/* Flow end points: grouped by key and ordered within each key, then bound
+ * to slices in insertion order (lane by lane that is nearly time order, so
+ * each search starts near the last one), then linked in key order. A
+ * point's slice is written over its time, which only the sort and the
+ * binding read: no array of slices a point in fresh memory. */
 static void
 finish_flow_points (CpTraceBuilder *self,
                     CpTrace        *trace,
                     gint64          origin)
 {
-  const FlowPoint *points = self->taken_points != NULL ? self->taken_points : (const FlowPoint *) self->flow_points->data;
+  FlowPoint *points = self->taken_points != NULL ? self->taken_points : (FlowPoint *) self->flow_points->data;
   guint n_points = self->taken_points != NULL ? self->n_taken_points : self->flow_points->len;
   guint n_lanes = self->lanes->len;
-  g_autofree CpSliceRef *refs = cp_huge_new (CpSliceRef, n_points);
   g_autofree guint *hints = g_new0 (guint, MAX (n_lanes, 1));
   g_autofree KeyIdx *own_order = NULL;
   KeyIdx *order;
@@ -746,6 +747,8 @@ finish_flow_points (CpTraceBuilder *self,
   CpSliceRef prev = CP_SLICE_REF_NONE;
   guint64 prev_key = 0;
   gboolean have_prev = FALSE;
+
+  G_STATIC_ASSERT (sizeof (CpSliceRef) == sizeof (points[0].ts));
 
   /* The order in a taken block's room past its points, where there is
    * some: pages already written once. */
@@ -755,28 +758,24 @@ finish_flow_points (CpTraceBuilder *self,
     order = (KeyIdx *) (gpointer) (self->taken_points + n_points);
   else
     order = own_order = cp_huge_new (KeyIdx, n_points);
+  cp_builder_sort_points (order, points, n_points, cp_builder_cmp_points, (gpointer) points);
   for (guint i = 0; i < n_points; i++)
     {
       BLane *l = g_ptr_array_index (self->lanes, points[i].lane);
+      CpSliceRef ref = cp_builder_bind_point (trace, &points[i], l->final_index, origin, &hints[l->final_index]);
 
-      refs[i] = cp_builder_bind_point (trace, &points[i], l->final_index, origin, &hints[l->final_index]);
-      order[i].key = points[i].key;
-      order[i].sub = points[i].order;
-      order[i].idx = i;
+      memcpy (&points[i].ts, &ref, sizeof ref);
     }
-  cp_builder_sort_by_key (order, n_points, cp_builder_cmp_points, (gpointer) points);
   for (guint k = 0; k < n_points; k++)
     {
       const FlowPoint *p = &points[order[k].idx];
-      CpSliceRef ref = refs[order[k].idx];
+      CpSliceRef ref;
 
       /* The order jumps about the points: ask for those ahead. */
       if (G_LIKELY (k + EMIT_AHEAD < n_points))
-        {
-          __builtin_prefetch (&points[order[k + EMIT_AHEAD].idx]);
-          __builtin_prefetch (&refs[order[k + EMIT_AHEAD].idx]);
-        }
+        __builtin_prefetch (&points[order[k + EMIT_AHEAD].idx]);
 
+      memcpy (&ref, &p->ts, sizeof ref);
       if (!have_prev || p->key != prev_key)
         {
           have_prev = FALSE;

@@ -35,6 +35,48 @@ cmp_key_idx (gconstpointer a,
   return c->tie (&x->idx, &y->idx, c->data);
 }
 
+/* The shift that puts the 16 highest bits in which keys differ (diff, the
+ * OR of every key XOR the first) lowest. */
+static guint
+bucket_shift (guint64 diff)
+{
+  guint high;
+
+  if (diff == 0)
+    return 0;
+  high = 63 - __builtin_clzll (diff);
+  return high >= 15 ? high - 15 : 0;
+}
+
+/* Sorts each bucket of v on its own; start[d] is the end of bucket d. */
+static void
+sort_buckets (KeyIdx        *v,
+              const guint32 *start,
+              KeyCmp        *c)
+{
+  for (guint d = 0, a = 0; d < 65536; d++)
+    {
+      guint b = start[d];
+
+      if (b - a > 32)
+        g_qsort_with_data (v + a, b - a, sizeof (KeyIdx), cmp_key_idx, c);
+      else
+        for (guint k = a + 1; k < b; k++)
+          {
+            KeyIdx x = v[k];
+            guint j = k;
+
+            while (j > a && cmp_key_idx (&v[j - 1], &x, c) > 0)
+              {
+                v[j] = v[j - 1];
+                j--;
+              }
+            v[j] = x;
+          }
+      a = b;
+    }
+}
+
 /* Sorts v by key, sub, then tie on the indexes (a total order), in about
  * linear time: one counting pass on the 16 highest bits in which keys differ
  * spreads hashes and dense ids alike over 65536 buckets, then each bucket is
@@ -50,18 +92,13 @@ cp_builder_sort_by_key (KeyIdx           *v,
   g_autofree guint32 *start = NULL;
   KeyCmp c = { tie, data };
   guint64 diff = 0;
-  guint shift = 0;
+  guint shift;
 
   if (n < 2)
     return;
   for (guint i = 1; i < n; i++)
     diff |= v[i].key ^ v[0].key;
-  if (diff != 0)
-    {
-      guint high = 63 - __builtin_clzll (diff);
-
-      shift = high >= 15 ? high - 15 : 0;
-    }
+  shift = bucket_shift (diff);
 
   tmp = cp_huge_dup (v, sizeof (KeyIdx) * n);
   start = g_new0 (guint32, 65536 + 1);
@@ -72,29 +109,40 @@ cp_builder_sort_by_key (KeyIdx           *v,
   for (guint i = 0; i < n; i++)
     v[start[(tmp[i].key >> shift) & 0xffff]++] = tmp[i];
   g_clear_pointer (&tmp, g_free);
+  sort_buckets (v, start, &c);
+}
 
-  /* start[d] is now the end of bucket d. */
-  for (guint d = 0, a = 0; d < 65536; d++)
+/* The order of n flow points (key, then order, then tie) into out, made
+ * straight from the points: the same sort without a copy of the keys. */
+void
+cp_builder_sort_points (KeyIdx           *out,
+                        const FlowPoint  *points,
+                        guint             n,
+                        GCompareDataFunc  tie,
+                        gpointer          data)
+{
+  g_autofree guint32 *start = NULL;
+  KeyCmp c = { tie, data };
+  guint64 diff = 0;
+  guint shift;
+
+  for (guint i = 1; i < n; i++)
+    diff |= points[i].key ^ points[0].key;
+  shift = bucket_shift (diff);
+  start = g_new0 (guint32, 65536 + 1);
+  for (guint i = 0; i < n; i++)
+    start[((points[i].key >> shift) & 0xffff) + 1]++;
+  for (guint d = 0; d < 65536; d++)
+    start[d + 1] += start[d];
+  for (guint i = 0; i < n; i++)
     {
-      guint b = start[d];
+      KeyIdx *o = &out[start[(points[i].key >> shift) & 0xffff]++];
 
-      if (b - a > 32)
-        g_qsort_with_data (v + a, b - a, sizeof (KeyIdx), cmp_key_idx, &c);
-      else
-        for (guint k = a + 1; k < b; k++)
-          {
-            KeyIdx x = v[k];
-            guint j = k;
-
-            while (j > a && cmp_key_idx (&v[j - 1], &x, &c) > 0)
-              {
-                v[j] = v[j - 1];
-                j--;
-              }
-            v[j] = x;
-          }
-      a = b;
+      o->key = points[i].key;
+      o->sub = points[i].order;
+      o->idx = i;
     }
+  sort_buckets (out, start, &c);
 }
 
 typedef struct

@@ -133,6 +133,11 @@ void cp_builder_sort_by_key (KeyIdx           *v,
                              guint             n,
                              GCompareDataFunc  tie,
                              gpointer          data);
+void cp_builder_sort_points (KeyIdx           *out,
+                             const FlowPoint  *points,
+                             guint             n,
+                             GCompareDataFunc  tie,
+                             gpointer          data);
 void cp_builder_link_correlations (CpTrace *trace,
                                    GArray  *flows,
                                    CpStr    name);
