@@ -8,6 +8,7 @@
 
 #include <math.h>
 
+#include "model/cp-lane-private.h"
 #include "model/cp-trace-builder.h"
 
 static CpSliceRef
@@ -580,7 +581,7 @@ check_lane_columns (CpLane   *lane,
 }
 
 static void
-test_sparse_columns (void)
+sparse_columns (void)
 {
   g_autoptr(GError) error = NULL;
   CpTraceBuilder *b = cp_trace_builder_new ();
@@ -646,6 +647,16 @@ test_sparse_columns (void)
       check_lane_columns (lane, n, cp_lane_get_tid (lane) != 2);
     }
   (void) empty;
+}
+
+/* With and without the sort's POPCNT clone. */
+static void
+test_sparse_columns (void)
+{
+  _cp_sparse_set_popcnt (FALSE);
+  sparse_columns ();
+  _cp_sparse_set_popcnt (TRUE);
+  sparse_columns ();
 }
 
 static void

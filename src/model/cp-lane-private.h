@@ -57,6 +57,9 @@ void    _cp_sparse_builder_permute (CpSparseBuilder *builder,
                                     const guint32   *perm,
                                     guint            n,
                                     gpointer         scratch);
+/* Whether _cp_sparse_builder_permute() may use its POPCNT clone where the
+ * processor has the instruction (the default); for tests. */
+void    _cp_sparse_set_popcnt      (gboolean         use);
 /* Moves what was built for n slices into column (freed with the lane) and
  * empties builder; absent is the value of slices without one, for the dense
  * form. */

@@ -160,23 +160,21 @@ sparse_ranks (const guint64 *present,
   return rank;
 }
 
-void
-_cp_sparse_builder_permute (CpSparseBuilder *builder,
-                            const guint32   *perm,
-                            guint            n,
-                            gpointer         scratch)
+/* The gather of _cp_sparse_builder_permute(): the values of the slices
+ * perm names that have one, in perm's order, into v32 or v64, and their
+ * presence bits. Inlined twice below: once as x86-64's baseline compiles
+ * it (a popcount is a call into libgcc), once for processors with POPCNT. */
+static inline guint
+sparse_gather (const CpSparseBuilder *builder,
+               const guint32         *rank,
+               const guint32         *perm,
+               guint                  n,
+               guint64               *present,
+               guint32               *v32,
+               gint64                *v64)
 {
-  g_autofree guint32 *rank = NULL;
-  guint64 *present;
-  guint32 *v32 = builder->v64 == NULL ? scratch : NULL;
-  gint64 *v64 = builder->v64 != NULL ? scratch : NULL;
   guint m = 0;
 
-  if (builder->n_values == 0)
-    return;
-
-  rank = sparse_ranks (builder->present, builder->n_words);
-  present = g_new0 (guint64, MAX (N_WORDS (n), 1));
   for (guint k = 0; k < n; k++)
     {
       guint32 o = perm[k];
@@ -196,6 +194,68 @@ _cp_sparse_builder_permute (CpSparseBuilder *builder,
         v32[m++] = builder->v32[r];
       present[k / 64] |= G_GUINT64_CONSTANT (1) << (k % 64);
     }
+  return m;
+}
+
+static guint
+sparse_gather_plain (const CpSparseBuilder *builder,
+                     const guint32         *rank,
+                     const guint32         *perm,
+                     guint                  n,
+                     guint64               *present,
+                     guint32               *v32,
+                     gint64                *v64)
+{
+  return sparse_gather (builder, rank, perm, n, present, v32, v64);
+}
+
+/* Tests run the plain clone too. */
+static gint no_popcnt;
+
+void
+_cp_sparse_set_popcnt (gboolean use)
+{
+  g_atomic_int_set (&no_popcnt, !use);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CP_HAVE_POPCNT_CLONE 1
+__attribute__((target ("popcnt"))) static guint
+sparse_gather_popcnt (const CpSparseBuilder *builder,
+                      const guint32         *rank,
+                      const guint32         *perm,
+                      guint                  n,
+                      guint64               *present,
+                      guint32               *v32,
+                      gint64                *v64)
+{
+  return sparse_gather (builder, rank, perm, n, present, v32, v64);
+}
+#endif
+
+void
+_cp_sparse_builder_permute (CpSparseBuilder *builder,
+                            const guint32   *perm,
+                            guint            n,
+                            gpointer         scratch)
+{
+  g_autofree guint32 *rank = NULL;
+  guint64 *present;
+  guint32 *v32 = builder->v64 == NULL ? scratch : NULL;
+  gint64 *v64 = builder->v64 != NULL ? scratch : NULL;
+  guint m;
+
+  if (builder->n_values == 0)
+    return;
+
+  rank = sparse_ranks (builder->present, builder->n_words);
+  present = g_new0 (guint64, MAX (N_WORDS (n), 1));
+#ifdef CP_HAVE_POPCNT_CLONE
+  if (!g_atomic_int_get (&no_popcnt) && __builtin_cpu_supports ("popcnt"))
+    m = sparse_gather_popcnt (builder, rank, perm, n, present, v32, v64);
+  else
+#endif
+    m = sparse_gather_plain (builder, rank, perm, n, present, v32, v64);
   /* Back into the builder's own (warm) arrays: fresh ones would cost more
    * than the copy. */
   if (v64 != NULL)
