@@ -56,6 +56,83 @@ cp_chrome_args_text (CpChromeReader *self,
   return self->args_buf->str;
 }
 
+/* What the integer value v of an argument sets, the argument's field
+ * being one of those cp_chrome_arg_is_int() names. */
+void
+cp_chrome_arg_int (CpChromeReader *self,
+                   int             field,
+                   gint64          v)
+{
+  Event *e = &self->ev;
+
+  switch (field)
+    {
+    case A_CORR:
+      e->corr = v;
+      break;
+    case A_EXT:
+      e->ext = v;
+      break;
+    case A_DEVICE:
+      if (v >= G_MININT32 && v <= G_MAXINT32)
+        {
+          e->gpu.device = (gint32) v;
+          e->have |= HAVE_GPU;
+        }
+      break;
+    case A_STREAM:
+      if (v >= G_MININT32 && v <= G_MAXINT32)
+        {
+          e->gpu.stream = (gint32) v;
+          e->have |= HAVE_GPU;
+        }
+      break;
+    case A_BYTES:
+      e->gpu.bytes = v;
+      e->have |= HAVE_GPU;
+      break;
+    case A_SIZE:
+      e->size = v;
+      break;
+    case A_REGS:
+      e->gpu.registers = (gint32) CLAMP (v, G_MININT32, G_MAXINT32);
+      e->have |= HAVE_GPU;
+      break;
+    case A_SHMEM:
+      e->gpu.shared_mem = (gint32) CLAMP (v, G_MININT32, G_MAXINT32);
+      e->have |= HAVE_GPU;
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* What the value d of an argument sets, the argument's field being one of
+ * those cp_chrome_arg_is_double() names. */
+void
+cp_chrome_arg_double (CpChromeReader *self,
+                      int             field,
+                      double          d)
+{
+  Event *e = &self->ev;
+
+  switch (field)
+    {
+    case A_BPSM:
+      e->gpu.blocks_per_sm = (float) d;
+      break;
+    case A_WPSM:
+      e->gpu.warps_per_sm = (float) d;
+      break;
+    case A_OCC:
+      e->gpu.occupancy = (float) d;
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  e->have |= HAVE_GPU;
+}
+
 void
 cp_chrome_args_scalar (CpChromeReader    *self,
                        const CpJsonToken *t)
@@ -64,107 +141,50 @@ cp_chrome_args_scalar (CpChromeReader    *self,
   gint64 v;
   double d;
 
-  switch (self->arg_field)
+  if (cp_chrome_arg_is_int (self->arg_field))
     {
-    case A_CORR:
       if (cp_chrome_token_int (self, t, &v))
-        e->corr = v;
-      break;
-    case A_EXT:
-      if (cp_chrome_token_int (self, t, &v))
-        e->ext = v;
-      break;
-    case A_DEVICE:
-      if (cp_chrome_token_int (self, t, &v) && v >= G_MININT32 && v <= G_MAXINT32)
-        {
-          e->gpu.device = (gint32) v;
-          e->have |= HAVE_GPU;
-        }
-      break;
-    case A_STREAM:
-      if (cp_chrome_token_int (self, t, &v) && v >= G_MININT32 && v <= G_MAXINT32)
-        {
-          e->gpu.stream = (gint32) v;
-          e->have |= HAVE_GPU;
-        }
-      break;
-    case A_BYTES:
-      if (cp_chrome_token_int (self, t, &v))
-        {
-          e->gpu.bytes = v;
-          e->have |= HAVE_GPU;
-        }
-      break;
-    case A_SIZE:
-      if (cp_chrome_token_int (self, t, &v))
-        e->size = v;
-      break;
-    case A_DIRECTION:
-      if (t->type == CP_JSON_STRING)
-        {
-          if (t->len == 14 && memcmp (t->text, "HOST_TO_DEVICE", 14) == 0)
-            e->direction = CP_TRANSFER_HTOD;
-          else if (t->len == 14 && memcmp (t->text, "DEVICE_TO_HOST", 14) == 0)
-            e->direction = CP_TRANSFER_DTOH;
-          else if (t->len == 16 && memcmp (t->text, "DEVICE_TO_DEVICE", 16) == 0)
-            e->direction = CP_TRANSFER_DTOD;
-          else
-            e->direction = CP_TRANSFER_OTHER;
-        }
-      break;
-    case A_REGS:
-      if (cp_chrome_token_int (self, t, &v))
-        {
-          e->gpu.registers = (gint32) CLAMP (v, G_MININT32, G_MAXINT32);
-          e->have |= HAVE_GPU;
-        }
-      break;
-    case A_SHMEM:
-      if (cp_chrome_token_int (self, t, &v))
-        {
-          e->gpu.shared_mem = (gint32) CLAMP (v, G_MININT32, G_MAXINT32);
-          e->have |= HAVE_GPU;
-        }
-      break;
-    case A_BPSM:
-      if (cp_chrome_token_double (self, t, &d))
-        {
-          e->gpu.blocks_per_sm = (float) d;
-          e->have |= HAVE_GPU;
-        }
-      break;
-    case A_WPSM:
-      if (cp_chrome_token_double (self, t, &d))
-        {
-          e->gpu.warps_per_sm = (float) d;
-          e->have |= HAVE_GPU;
-        }
-      break;
-    case A_OCC:
-      if (cp_chrome_token_double (self, t, &d))
-        {
-          e->gpu.occupancy = (float) d;
-          e->have |= HAVE_GPU;
-        }
-      break;
-    case A_NAME:
-      if ((e->ph == 'M' || e->ph == 0) && t->type == CP_JSON_STRING)
-        e->m_name = cp_chrome_intern_token (self, t);
-      break;
-    case A_LABELS:
-      if ((e->ph == 'M' || e->ph == 0) && t->type == CP_JSON_STRING)
-        e->m_labels = cp_chrome_intern_token (self, t);
-      break;
-    case A_SORT:
-      if ((e->ph == 'M' || e->ph == 0) && cp_chrome_token_int (self, t, &v))
-        {
-          e->m_sort = v;
-          e->have |= HAVE_MSORT;
-        }
-      break;
-    default:
-      break;
+        cp_chrome_arg_int (self, self->arg_field, v);
     }
+  else if (cp_chrome_arg_is_double (self->arg_field))
+    {
+      if (cp_chrome_token_double (self, t, &d))
+        cp_chrome_arg_double (self, self->arg_field, d);
+    }
+  else
+    switch (self->arg_field)
+      {
+      case A_DIRECTION:
+        if (t->type == CP_JSON_STRING)
+          {
+            if (t->len == 14 && memcmp (t->text, "HOST_TO_DEVICE", 14) == 0)
+              e->direction = CP_TRANSFER_HTOD;
+            else if (t->len == 14 && memcmp (t->text, "DEVICE_TO_HOST", 14) == 0)
+              e->direction = CP_TRANSFER_DTOH;
+            else if (t->len == 16 && memcmp (t->text, "DEVICE_TO_DEVICE", 16) == 0)
+              e->direction = CP_TRANSFER_DTOD;
+            else
+              e->direction = CP_TRANSFER_OTHER;
+          }
+        break;
+      case A_NAME:
+        if ((e->ph == 'M' || e->ph == 0) && t->type == CP_JSON_STRING)
+          e->m_name = cp_chrome_intern_token (self, t);
+        break;
+      case A_LABELS:
+        if ((e->ph == 'M' || e->ph == 0) && t->type == CP_JSON_STRING)
+          e->m_labels = cp_chrome_intern_token (self, t);
+        break;
+      case A_SORT:
+        if ((e->ph == 'M' || e->ph == 0) && cp_chrome_token_int (self, t, &v))
+          {
+            e->m_sort = v;
+            e->have |= HAVE_MSORT;
+          }
+        break;
+      default:
+        break;
+      }
 
   /* Counter series: every numeric argument. */
   if ((e->ph == 'C' || e->ph == 0) && (t->type == CP_JSON_NUMBER || t->type == CP_JSON_STRING) &&

@@ -58,6 +58,27 @@ enum
   A_SIZE,
 };
 
+/* The arguments whose value is an integer (cp_chrome_arg_int()) or a
+ * number (cp_chrome_arg_double()) outside counters and metadata. */
+static inline gboolean
+cp_chrome_arg_is_int (int field)
+{
+  switch (field)
+    {
+    case A_CORR: case A_EXT: case A_DEVICE: case A_STREAM:
+    case A_BYTES: case A_SIZE: case A_REGS: case A_SHMEM:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static inline gboolean
+cp_chrome_arg_is_double (int field)
+{
+  return field == A_BPSM || field == A_WPSM || field == A_OCC;
+}
+
 enum
 {
   HAVE_TS    = 1 << 0,
@@ -279,6 +300,7 @@ enum
   OP_TIME,         /* code: F_TS or F_DUR (the field too), num: the time read */
   OP_ID_NUM,       /* code: F_PID or F_TID (the field too), num: the number read */
   OP_ARG_INT,      /* an OP_ARG_SCALAR whose integer (num) an A_ key reads */
+  OP_ARG_DOUBLE,   /* the same for a number (num: the double's bits) */
 };
 
 typedef struct
@@ -504,6 +526,12 @@ const char *cp_chrome_args_text (CpChromeReader *self,
                                  gsize          *len);
 void cp_chrome_args_scalar (CpChromeReader    *self,
                             const CpJsonToken *t);
+void cp_chrome_arg_int (CpChromeReader *self,
+                        int             field,
+                        gint64          v);
+void cp_chrome_arg_double (CpChromeReader *self,
+                           int             field,
+                           double          d);
 void cp_chrome_keep_args (CpChromeReader *self,
                           guint64         start,
                           guint64         end,

@@ -1249,7 +1249,8 @@ pre_args (Cursor      *c,
       else
         {
           gint64 v;
-          gboolean is_int = field == A_CORR || field == A_EXT || field == A_DEVICE || field == A_STREAM;
+          double d;
+          gboolean is_int = cp_chrome_arg_is_int (field);
 
           if (is_int && direct_fast_int (c, &t, &v))
             {
@@ -1264,6 +1265,12 @@ pre_args (Cursor      *c,
               if (!op_push (ops, OP_ARG_INT, field, &t))
                 return FALSE;
               ops->v[ops->len - 1].num = v;
+            }
+          else if (cp_chrome_arg_is_double (field) && cp_chrome_token_double (NULL, &t, &d))
+            {
+              if (!op_push (ops, OP_ARG_DOUBLE, field, &t))
+                return FALSE;
+              memcpy (&ops->v[ops->len - 1].num, &d, sizeof d);
             }
           else if (!op_push (ops, OP_ARG_SCALAR, 0, &t))
             return FALSE;
@@ -1483,36 +1490,22 @@ cp_chrome_replay_event (CpChromeReader      *self,
           }
           break;
         case OP_ARG_INT:
+        case OP_ARG_DOUBLE:
           /* Counters read every numeric argument: the whole path. */
           if (e->ph == 'C' || e->ph == 0)
             {
               cp_chrome_args_scalar (self, &t);
               break;
             }
-          /* As cp_chrome_args_scalar() does with the integer. */
-          switch (op->code)
+          /* As cp_chrome_args_scalar() does with the value. */
+          if (op->kind == OP_ARG_INT)
+            cp_chrome_arg_int (self, op->code, op->num);
+          else
             {
-            case A_CORR:
-              e->corr = op->num;
-              break;
-            case A_EXT:
-              e->ext = op->num;
-              break;
-            case A_DEVICE:
-              if (op->num >= G_MININT32 && op->num <= G_MAXINT32)
-                {
-                  e->gpu.device = (gint32) op->num;
-                  e->have |= HAVE_GPU;
-                }
-              break;
-            case A_STREAM:
-            default:
-              if (op->num >= G_MININT32 && op->num <= G_MAXINT32)
-                {
-                  e->gpu.stream = (gint32) op->num;
-                  e->have |= HAVE_GPU;
-                }
-              break;
+              double d;
+
+              memcpy (&d, &op->num, sizeof d);
+              cp_chrome_arg_double (self, op->code, d);
             }
           break;
         default:
