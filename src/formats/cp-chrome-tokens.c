@@ -645,6 +645,26 @@ fast_digits (const guchar **p,
   return TRUE;
 }
 
+/* The sign and the 1 to 15 digits at c->p, with FAST_ROOM bytes left;
+ * *p past them. */
+static inline gboolean
+fast_signed (const Cursor  *c,
+             const guchar **p,
+             gboolean      *neg,
+             guint64       *v)
+{
+  const guchar *q = c->p;
+
+  if (G_UNLIKELY (c->end - q < FAST_ROOM))
+    return FALSE;
+  *neg = *q == '-';
+  q += *neg;
+  if (!fast_digits (&q, v))
+    return FALSE;
+  *p = q;
+  return TRUE;
+}
+
 /* [-]d{1,15} or [-]d{1,15}.d{1,3} in microseconds, then a byte that is
  * not part of a word: the nanoseconds. */
 static inline gboolean
@@ -652,15 +672,11 @@ direct_fast_time (Cursor *c,
                   gint64 *out)
 {
   static const guint16 frac_scale[4] = { 0, 100, 10, 1 };
-  const guchar *p = c->p;
+  const guchar *p;
   gboolean neg;
   guint64 v;
 
-  if (G_UNLIKELY (c->end - p < FAST_ROOM))
-    return FALSE;
-  neg = *p == '-';
-  p += neg;
-  if (!fast_digits (&p, &v))
+  if (!fast_signed (c, &p, &neg, &v))
     return FALSE;
   v *= 1000;
   if (*p == '.')
@@ -686,15 +702,11 @@ direct_fast_int (Cursor      *c,
                  CpJsonToken *t,
                  gint64      *out)
 {
-  const guchar *p = c->p;
+  const guchar *p;
   gboolean neg;
   guint64 v;
 
-  if (G_UNLIKELY (c->end - p < FAST_ROOM))
-    return FALSE;
-  neg = *p == '-';
-  p += neg;
-  if (!fast_digits (&p, &v) || (cp_json_class[*p] & CP_JSON_C_WORD))
+  if (!fast_signed (c, &p, &neg, &v) || (cp_json_class[*p] & CP_JSON_C_WORD))
     return FALSE;
   t->type = CP_JSON_NUMBER;
   t->flags = 0;

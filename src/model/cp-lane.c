@@ -162,8 +162,8 @@ sparse_ranks (const guint64 *present,
 
 /* The gather of _cp_sparse_builder_permute(): the values of the slices
  * perm names that have one, in perm's order, into v32 or v64, and their
- * presence bits. Inlined twice below: once as x86-64's baseline compiles
- * it (a popcount is a call into libgcc), once for processors with POPCNT. */
+ * presence bits. Inlined twice: once as x86-64's baseline compiles it (a
+ * popcount is a call into libgcc), once for processors with POPCNT. */
 static inline guint
 sparse_gather (const CpSparseBuilder *builder,
                const guint32         *rank,
@@ -195,18 +195,6 @@ sparse_gather (const CpSparseBuilder *builder,
       present[k / 64] |= G_GUINT64_CONSTANT (1) << (k % 64);
     }
   return m;
-}
-
-static guint
-sparse_gather_plain (const CpSparseBuilder *builder,
-                     const guint32         *rank,
-                     const guint32         *perm,
-                     guint                  n,
-                     guint64               *present,
-                     guint32               *v32,
-                     gint64                *v64)
-{
-  return sparse_gather (builder, rank, perm, n, present, v32, v64);
 }
 
 /* Tests run the plain clone too. */
@@ -255,7 +243,7 @@ _cp_sparse_builder_permute (CpSparseBuilder *builder,
     m = sparse_gather_popcnt (builder, rank, perm, n, present, v32, v64);
   else
 #endif
-    m = sparse_gather_plain (builder, rank, perm, n, present, v32, v64);
+    m = sparse_gather (builder, rank, perm, n, present, v32, v64);
   /* Back into the builder's own (warm) arrays: fresh ones would cost more
    * than the copy. */
   if (v64 != NULL)
