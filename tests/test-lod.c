@@ -439,6 +439,110 @@ test_copied_rows (void)
   g_rand_free (rand);
 }
 
+/* The first of ends[0, n) not before t, or the last: what a walk's asks
+ * ahead must find, by brute force. */
+static guint
+brute_first_not_before (const gint64 *ends,
+                        guint         n,
+                        gint64        t)
+{
+  guint i = 0;
+
+  while (i + 1 < n && ends[i] < t)
+    i++;
+  return i;
+}
+
+/* A walk's asks ahead find the superblocks and blocks their times fall in,
+ * galloping from where the last ones were, on rows of every kind (through
+ * positions, copied, consecutive); under the sanitizers they also show
+ * that the hints read nothing outside the row. */
+static void
+check_ahead (CpTrace *trace,
+             guint32  seed)
+{
+  g_autoptr(CpLod) lod = cp_lod_new (trace);
+  GRand *rand = g_rand_new_with_seed (seed);
+  gint64 dur = cp_trace_get_duration (trace);
+
+  for (guint lane = 0; lane < cp_trace_get_n_lanes (trace); lane++)
+    {
+      CpLane *l = cp_trace_get_lane (trace, lane);
+
+      if (cp_lane_get_kind (l) == CP_LANE_COUNTER)
+        continue;
+      for (guint row = 0; row < cp_lane_get_n_rows (l); row++)
+        {
+          const CpLodRow *r = cp_lod_get_row (lod, lane, row);
+          guint nb = (r->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
+          guint nsb = (nb + CP_LOD_SUPER - 1) / CP_LOD_SUPER;
+
+          for (guint walk = 0; walk < 6; walk++)
+            {
+              CpLodAhead ahead = { 0 };
+              /* Columns from before the row to past it, some walks wide
+               * (many superblocks a column), some narrow. */
+              gint64 width = walk % 2 ? dur / 40 + 1 : dur / 3000 + 1;
+              gint64 t = -width - 50;
+
+              while (t < dur + 30 * width)
+                {
+                  gint64 far = t + 8 * width, near = t + 4 * width, close = t + 2 * width;
+                  guint before = ahead.close_sb;
+
+                  cp_lod_row_ahead (r, &ahead, far, near, close);
+                  if (r->n == 0)
+                    {
+                      g_assert_cmpuint (ahead.far_sb, ==, 0);
+                      t += width;
+                      continue;
+                    }
+                  g_assert_cmpuint (ahead.far_sb, ==, brute_first_not_before (r->super_end, nsb, far));
+                  g_assert_cmpuint (ahead.near_sb, ==, brute_first_not_before (r->super_end, nsb, near));
+                  if (r->pos == NULL && !r->consecutive)
+                    g_assert_cmpuint (ahead.close_sb, ==, brute_first_not_before (r->super_end, nsb, close));
+                  else
+                    g_assert_cmpuint (ahead.close_sb, ==, before);
+                  g_assert_cmpuint (cp_lod_row_block_near (r, ahead.near_sb, near), ==,
+                                    brute_first_not_before (r->block_end, nb, near));
+                  t += g_rand_int_range (rand, 1, 3) * width;
+                }
+            }
+          /* At a superblock's end exactly, and either side of it, from
+           * anywhere before the answer. */
+          for (guint sb = 0; sb < nsb; sb++)
+            for (gint64 d = -1; d <= 1; d++)
+              {
+                gint64 at = r->super_end[sb] + d;
+                guint want = brute_first_not_before (r->super_end, nsb, at);
+
+                g_assert_cmpuint (cp_lod_row_super_at (r, g_rand_int_range (rand, 0, want + 1), at), ==, want);
+                g_assert_cmpuint (cp_lod_row_block_near (r, want, at), ==,
+                                  brute_first_not_before (r->block_end, nb, at));
+              }
+          /* From past the end, and from the last superblock. */
+          {
+            CpLodAhead ahead = { nsb + 3, nsb, nsb > 0 ? nsb - 1 : 0 };
+
+            cp_lod_row_ahead (r, &ahead, G_MININT64 / 4, G_MININT64 / 4, G_MAXINT64 / 4);
+            if (r->n > 0)
+              g_assert_cmpuint (ahead.far_sb, ==, nsb - 1);
+          }
+        }
+    }
+  g_rand_free (rand);
+}
+
+static void
+test_ahead (void)
+{
+  g_autoptr(CpTrace) random = make_random_trace (31);
+  g_autoptr(CpTrace) spread = make_spread_trace (32);
+
+  check_ahead (random, 33);
+  check_ahead (spread, 34);
+}
+
 static void
 test_counter_max (void)
 {
@@ -568,6 +672,7 @@ main (int   argc,
   g_test_add_func ("/lod/counter-max", test_counter_max);
   g_test_add_func ("/lod/seek", test_seek);
   g_test_add_func ("/lod/copied-rows", test_copied_rows);
+  g_test_add_func ("/lod/ahead", test_ahead);
   g_test_add_func ("/lod/flows-and-ensure", test_flows_and_ensure);
   g_test_add_func ("/lod/ensure-threads", test_ensure_threads);
 

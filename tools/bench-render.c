@@ -9,7 +9,7 @@
  * per frame, the 10M/1M ratios of the median and the 99th percentile and
  * the memory the level-of-detail index adds. Run by hand:
  *
- *   build/tools/bench-render [--frames 200] [--sizes 1000000,10000000]
+ *   build/tools/bench-render [--frames 200] [--sizes 1000000,10000000] [--zoom Z]
  *   build/tools/bench-render --png out.png --sizes 200000 [--range A:B] [--dark]
  */
 
@@ -72,6 +72,7 @@ bench_trace (CpTrace *trace,
              int      width,
              int      height,
              gboolean dark,
+             double   fixed_zoom,
              guint32  seed)
 {
   g_autoptr(CpViewState) view = cp_view_state_new ();
@@ -94,8 +95,11 @@ bench_trace (CpTrace *trace,
 
   for (guint i = 0; i <= frames; i++)
     {
-      /* Zoom log-uniform between the whole trace and 1 ns per pixel. */
+      /* Zoom log-uniform between the whole trace and 1 ns per pixel, or
+       * the one asked for. */
       double zoom = g_rand_double_range (rand, 0, MAX (max_zoom, 0));
+      if (fixed_zoom >= 0)
+        zoom = MIN (fixed_zoom, MAX (max_zoom, 0));
       gint64 span = (gint64) ((double) duration / exp2 (zoom));
       gint64 start = (gint64) g_rand_double_range (rand, 0, (double) MAX (duration - span, 1));
       cairo_t *cr;
@@ -197,7 +201,7 @@ main (int   argc,
   g_auto(GStrv) parts = NULL;
   int frames = 200, width = 1920, height = 1080;
   gboolean dark = FALSE;
-  double first_p99 = 0, first_median = 0, first_cpu = 0;
+  double first_p99 = 0, first_median = 0, first_cpu = 0, zoom = -1;
   GOptionEntry entries[] = {
     { "frames", 'n', 0, G_OPTION_ARG_INT, &frames, "Frames per capture (200)", "N" },
     { "sizes", 's', 0, G_OPTION_ARG_STRING, &sizes, "Slice counts (1000000,10000000)", "N,N" },
@@ -206,6 +210,8 @@ main (int   argc,
     { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark style", NULL },
     { "png", 0, 0, G_OPTION_ARG_FILENAME, &png, "Write one frame of the first size to a PNG", "FILE" },
     { "range", 0, 0, G_OPTION_ARG_STRING, &range, "Visible range for --png, ns from the start", "A:B" },
+    { "zoom", 'z', 0, G_OPTION_ARG_DOUBLE, &zoom,
+      "Draw every frame this many halvings in from the whole capture (0: all of it), at random offsets", "Z" },
     { NULL }
   };
 
@@ -258,7 +264,7 @@ main (int   argc,
                (double) cp_lod_get_memory_size (lod) / (double) MAX (cp_trace_get_n_slices (trace), 1),
                100.0 * cp_lod_get_memory_size (lod) / (double) MAX (cp_trace_get_memory_size (trace), 1),
                (t1 - t0) / 1e3);
-      f = bench_trace (trace, frames, width, height, dark, 1234);
+      f = bench_trace (trace, frames, width, height, dark, zoom, 1234);
       if (i == 0)
         {
           first_median = f.median;

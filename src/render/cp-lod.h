@@ -296,67 +296,131 @@ cp_lod_row_seek (const CpLodRow *row,
   return cp_lod_row_seek_covered (row, from, t, &covered);
 }
 
-/* Asks the processor to start fetching what a seek ending near position k
- * will read: the block's positions, or (slices TRUE, once those have
- * arrived) its slices' starts and durations. A walk over a zoomed-out view
- * asks a few columns ahead, so that the reads of many columns overlap
- * instead of waiting on memory one after the other. Only a hint: it reads
- * nothing the row does not hold. */
-static inline void
-cp_lod_row_prefetch (const CpLodRow *row,
-                     guint           k,
-                     gboolean        slices)
+/* Where a walk over a zoomed-out row's columns asks ahead: the superblocks
+ * its lookahead times fell in last, which the next asks start from
+ * (zero-initialized: from the row's start). */
+typedef struct
 {
-  guint b0 = k - k % CP_LOD_BLOCK, b1;
+  guint far_sb;
+  guint near_sb;
+  guint close_sb;
+} CpLodAhead;
+
+/* The first superblock at or after sb whose last block does not end before
+ * t, or the last one: a gallop over the superblock ends, which stay in the
+ * processor's cache during a walk. */
+G_ALWAYS_INLINE static inline guint
+cp_lod_row_super_at (const CpLodRow *row,
+                     guint           sb,
+                     gint64          t)
+{
+  guint nsb = (row->n + CP_LOD_BLOCK * CP_LOD_SUPER - 1) / (CP_LOD_BLOCK * CP_LOD_SUPER);
+  guint lo, hi, step = 1;
+
+  if (sb + 1 >= nsb)
+    return nsb > 0 ? nsb - 1 : 0;
+  if (row->super_end[sb] >= t)
+    return sb;
+  /* super_end[lo] < t all along; the answer is in (lo, hi]. */
+  lo = sb;
+  hi = sb + 1;
+  while (hi < nsb - 1 && row->super_end[hi] < t)
+    {
+      lo = hi;
+      hi = MIN (hi + step, nsb - 1);
+      step *= 2;
+    }
+  while (hi - lo > 1)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (row->super_end[mid] < t)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  return hi;
+}
+
+/* The block of superblock sb that a seek to t ends in (near enough: ties
+ * at t are not told apart, which only a hint can afford). */
+G_ALWAYS_INLINE static inline guint
+cp_lod_row_block_near (const CpLodRow *row,
+                       guint           sb,
+                       gint64          t)
+{
+  guint nb = (row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
+  guint lo = sb * CP_LOD_SUPER, hi = MIN (lo + CP_LOD_SUPER, nb);
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (row->block_end[mid] < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return MIN (lo, nb - 1);
+}
+
+/* Asks the processor, in stages, for what the seeks of a walk's coming
+ * columns will read, so that the misses of several columns overlap
+ * instead of waiting on memory one after the other:
+ * - for the column ending at t_far, its superblock's block ends;
+ * - for the one ending at t_near (whose block ends were asked for a few
+ *   columns before and have arrived), its block: the running sum, and the
+ *   copy's starts and durations, or the slices' of a row of consecutive
+ *   slices, or the block's positions;
+ * - for the one ending at t_close, in a row read through positions (which
+ *   have arrived by then), the slices they name.
+ * The times are the columns' edges, so what is asked for is the block the
+ * seek will read, not a guess from the positions columns took so far.
+ * Only a hint: it reads what the row holds and changes nothing. */
+static inline void
+cp_lod_row_ahead (const CpLodRow *row,
+                  CpLodAhead     *ahead,
+                  gint64          t_far,
+                  gint64          t_near,
+                  gint64          t_close)
+{
+  guint nb = (row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK, b, k0, k1;
   guint32 i0, i1;
 
-  if (b0 >= row->n)
+  if (row->n == 0)
     return;
-  b1 = MIN (b0 + CP_LOD_BLOCK, row->n) - 1;
-  if (!slices)
-    {
-      /* The superblock's block ends the search reads, and the block's
-       * running sum. */
-      guint nb = (row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK, b = b0 / CP_LOD_BLOCK;
-      guint s0 = b - b % CP_LOD_SUPER, s1 = MIN (s0 + CP_LOD_SUPER, nb) - 1;
+  ahead->far_sb = cp_lod_row_super_at (row, ahead->far_sb, t_far);
+  b = ahead->far_sb * CP_LOD_SUPER;
+  __builtin_prefetch (&row->block_end[b]);
+  __builtin_prefetch (&row->block_end[MIN (b + CP_LOD_SUPER, nb) - 1]);
 
-      __builtin_prefetch (&row->block_end[s0]);
-      __builtin_prefetch (&row->block_end[(s0 + s1) / 2]);
-      __builtin_prefetch (&row->block_end[s1]);
-      __builtin_prefetch (&row->busy[b]);
-    }
+  ahead->near_sb = cp_lod_row_super_at (row, ahead->near_sb, t_near);
+  b = cp_lod_row_block_near (row, ahead->near_sb, t_near);
+  k0 = b * CP_LOD_BLOCK;
+  k1 = MIN (k0 + CP_LOD_BLOCK, row->n) - 1;
+  __builtin_prefetch (&row->busy[b]);
   if (row->pos != NULL)
     {
-      /* The copy needs no positions first. */
-      if (!slices)
-        {
-          __builtin_prefetch (&row->pos[b0]);
-          __builtin_prefetch (&row->pos[b1]);
-        }
+      __builtin_prefetch (&row->pos_base[b]);
+      __builtin_prefetch (&row->pos[k0]);
+      __builtin_prefetch (&row->pos[k1]);
       return;
     }
-  if (row->consecutive)
+  if (!row->consecutive)
     {
-      /* No positions to read first either. */
-      if (slices)
-        return;
-      i0 = row->first + b0;
-      i1 = row->first + b1;
+      __builtin_prefetch (&row->idx[k0]);
+      __builtin_prefetch (&row->idx[k1]);
+      ahead->close_sb = cp_lod_row_super_at (row, ahead->close_sb, t_close);
+      b = cp_lod_row_block_near (row, ahead->close_sb, t_close);
+      k0 = b * CP_LOD_BLOCK;
+      k1 = MIN (k0 + CP_LOD_BLOCK, row->n) - 1;
     }
-  else if (!slices)
-    {
-      __builtin_prefetch (&row->idx[b0]);
-      __builtin_prefetch (&row->idx[b1]);
-      return;
-    }
-  else
-    {
-      i0 = row->idx[b0];
-      i1 = row->idx[b1];
-    }
+  i0 = cp_lod_row_slice (row, k0);
+  i1 = cp_lod_row_slice (row, k1);
   /* A row's slices are in index order: the block's lie in [i0, i1]. */
   if (i1 < i0 || i1 - i0 > 256)
     return;
+  __builtin_prefetch (&row->slices->start_base[i0 / 64]);
   for (guint32 i = i0; i <= i1; i += 16)
     {
       __builtin_prefetch (&row->slices->start32[i]);

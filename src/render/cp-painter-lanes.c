@@ -164,18 +164,26 @@ dense_add (CpPainter *self,
  * before it. */
 typedef struct
 {
-  gboolean valid;
-  gint     col;
-  guint    j;
-  gint64   covered;
+  gboolean   valid;
+  gint       col;
+  guint      j;
+  gint64     covered;
+  CpLodAhead ahead;
 } ColumnWalk;
+
+/* How many columns ahead a walk over a zoomed-out row asks for each stage
+ * of a coming seek's data (cp_lod_row_ahead()). */
+#define AHEAD_FAR   8
+#define AHEAD_NEAR  4
+#define AHEAD_CLOSE 2
 
 /* The time a row covers in column c, [cb0, cb1), looking from position k
  * on; *j0 and *j1 are the first positions that do not end before cb0 and
  * cb1. A column that follows the one measured last, from where it ended,
  * starts from what that one found. */
 static gint64
-column_covered (const CpLodRow *r,
+column_covered (CpPainter      *self,
+                const CpLodRow *r,
                 ColumnWalk     *w,
                 guint           k,
                 gint            c,
@@ -195,16 +203,9 @@ column_covered (const CpLodRow *r,
     *j0 = cp_lod_row_seek_covered (r, k, cb0, &cov0);
   *j1 = cp_lod_row_seek_covered (r, *j0, cb1, &cov1);
   /* Columns this far apart in positions: ask for the next ones' data. */
-  if (w->valid && c == w->col + 1 && *j1 > w->j)
-    {
-      guint step = *j1 - w->j;
-
-      if (step >= CP_LOD_BLOCK)
-        {
-          cp_lod_row_prefetch (r, *j1 + 4 * step, FALSE);
-          cp_lod_row_prefetch (r, *j1 + 2 * step, TRUE);
-        }
-    }
+  if (w->valid && c == w->col + 1 && *j1 >= w->j + CP_LOD_BLOCK)
+    cp_lod_row_ahead (r, &w->ahead, col_time (self, c + 1 + AHEAD_FAR),
+                      col_time (self, c + 1 + AHEAD_NEAR), col_time (self, c + 1 + AHEAD_CLOSE));
   w->valid = TRUE;
   w->col = c;
   w->j = *j1;
@@ -296,7 +297,7 @@ paint_row (CpPainter *self,
         break;
       cb0 = col_time (self, c);
       cb1 = col_time (self, c + 1);
-      cov = column_covered (r, &walk, k, c, cb0, cb1, &j0, &j1);
+      cov = column_covered (self, r, &walk, k, c, cb0, cb1, &j0, &j1);
       if (j0 < r->n && cp_lod_row_start (r, j0) < MAX (cb1, cb0 + 1))
         dense_add (self, &run, c, cb1 > cb0 ? (double) cov / (double) (cb1 - cb0) : 1.0);
       next_col = c + 1;
@@ -624,7 +625,7 @@ paint_group_summary (CpPainter          *self,
             break;
           cb0 = col_time (self, c);
           cb1 = col_time (self, c + 1);
-          cov = column_covered (r, &walk, k, c, cb0, cb1, &j0, &j1);
+          cov = column_covered (self, r, &walk, k, c, cb0, cb1, &j0, &j1);
           if (j0 < r->n && cp_lod_row_start (r, j0) < MAX (cb1, cb0 + 1))
             {
               f = cb1 > cb0 ? (float) cov / (float) (cb1 - cb0) : 1.0f;
