@@ -368,7 +368,7 @@ test_copied_rows (void)
   g_autoptr(CpLod) lod = cp_lod_new (trace);
   GRand *rand = g_rand_new_with_seed (22);
   gint64 dur = cp_trace_get_duration (trace);
-  guint copied = 0, in_slices = 0, in_place = 0;
+  guint copied = 0, in_slices = 0, in_place = 0, wide_supers = 0, narrow_supers = 0, ties = 0;
 
   g_assert_cmpuint (cp_trace_get_n_lanes (trace), ==, 2);
   g_assert_cmpuint (cp_lane_get_n_rows (cp_trace_get_lane (trace, 0)), ==, 2);
@@ -383,6 +383,39 @@ test_copied_rows (void)
           const CpLodRow *r = cp_lod_get_row (lod, lane, row);
           gint64 sum = 0;
 
+          /* Each superblock's block ends in 32 bits from its base, or all
+           * marked where they do not fit; ends from the slices. */
+          for (guint b = 0; b < (r->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK; b++)
+            {
+              guint last = MIN ((b + 1) * CP_LOD_BLOCK, r->n) - 1;
+              gint64 end = cp_slices_get_end (s, r->idx[last]);
+
+              if (r->block_end32[b] == CP_LOD_NO_END32)
+                {
+                  wide_supers += b % CP_LOD_SUPER == 0;
+                  g_assert_false (cp_lod_super_has_end32 (r, b / CP_LOD_SUPER, (r->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK));
+                }
+              else
+                {
+                  narrow_supers += b % CP_LOD_SUPER == 0;
+                  g_assert_cmpint (cp_lod_super_base (r, b / CP_LOD_SUPER) + (gint64) r->block_end32[b], ==, end);
+                }
+            }
+          g_assert_cmpuint (((guintptr) r->block_end32) % 64, ==, 0);
+          /* Seeks to a block's end exactly, from inside it: where its last
+           * slice is one of no length, the tie decides. */
+          for (guint b = 0; b < (r->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK; b++)
+            {
+              guint last = MIN ((b + 1) * CP_LOD_BLOCK, r->n) - 1;
+              gint64 at = cp_slices_get_end (s, r->idx[last]), covered;
+              guint want = brute_seek (r, s, at);
+
+              if (want < b * CP_LOD_BLOCK)
+                continue;
+              g_assert_cmpuint (cp_lod_row_seek_covered (r, b * CP_LOD_BLOCK, at, &covered), ==, want);
+              g_assert_cmpint (covered, ==, brute_row_coverage (l, row, G_MININT64 / 4, at));
+              ties += cp_slices_get_dur (s, r->idx[last]) == 0;
+            }
           if (r->pos == NULL)
             in_place++;
           else
@@ -436,6 +469,10 @@ test_copied_rows (void)
   g_assert_false (cp_lod_get_row (lod, 0, 0)->consecutive);
   g_assert_false (cp_lod_get_row (lod, 0, 1)->consecutive);
   g_assert_cmpuint (in_slices, >=, 2);
+  /* Superblocks of both kinds: the 5 s gaps and 6 s slices do not fit. */
+  g_assert_cmpuint (wide_supers, >=, 2);
+  g_assert_cmpuint (narrow_supers, >=, 2);
+  g_assert_cmpuint (ties, >=, 10);
   g_rand_free (rand);
 }
 

@@ -20,6 +20,9 @@ typedef struct
   gint64    *busy_data;     /* every row's running sums, block ends and superblock
                              * ends, back to back */
   gsize      busy_len;
+  guint32   *end32_mem;     /* every row's block ends from their superblocks'
+                             * bases, each row's from a cache line */
+  gsize      end32_len;
   CpLodPos  *pos_data;      /* the copied rows' positions, back to back */
   gsize      pos_len;
   gint64    *pos_base_data; /* and their blocks' bases */
@@ -172,6 +175,56 @@ row_words (guint n)
   return (gsize) n / CP_LOD_BLOCK + 1 + nb + (nb + CP_LOD_SUPER - 1) / CP_LOD_SUPER;
 }
 
+/* A row's 32-bit block ends, whole superblocks (a cache line each). */
+static gsize
+ends32_words (guint n)
+{
+  gsize nb = (n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
+
+  return (nb + CP_LOD_SUPER - 1) / CP_LOD_SUPER * CP_LOD_SUPER;
+}
+
+/* Every row's block ends again in 32 bits, counted from the end of the
+ * superblock before (the row's first block end for the first): a
+ * superblock's sixteen are one cache line, where the ends themselves take
+ * two. A superblock whose ends do not fit (it spans 4.3 s or more) has
+ * CP_LOD_NO_END32 in all of them; a seek there reads block_end. */
+static void
+build_ends32 (LodLane *ll)
+{
+  gsize total = 0, at;
+  guint32 *mem;
+
+  for (guint r = 0; r < ll->n_rows; r++)
+    total += ends32_words (ll->rows[r].n);
+  /* Room to start from a cache line. */
+  ll->end32_len = total + CP_LOD_SUPER;
+  ll->end32_mem = g_new (guint32, ll->end32_len);
+  mem = ll->end32_mem;
+  while (((guintptr) mem) % (CP_LOD_SUPER * sizeof (guint32)) != 0)
+    mem++;
+  at = 0;
+  for (guint r = 0; r < ll->n_rows; r++)
+    {
+      CpLodRow *row = &ll->rows[r];
+      guint nb = (row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
+      guint32 *e = mem + at;
+
+      row->end_base0 = nb > 0 ? row->block_end[0] : 0;
+      for (guint sb = 0; sb * CP_LOD_SUPER < nb; sb++)
+        {
+          guint b0 = sb * CP_LOD_SUPER, b1 = MIN (b0 + CP_LOD_SUPER, nb);
+          gint64 base = cp_lod_super_base (row, sb);
+          gboolean fits = row->super_end[sb] - base < (gint64) CP_LOD_NO_END32;
+
+          for (guint b = b0; b < b1; b++)
+            e[b] = fits ? (guint32) (row->block_end[b] - base) : CP_LOD_NO_END32;
+        }
+      row->block_end32 = e;
+      at += ends32_words (row->n);
+    }
+}
+
 static void
 build_rows (LodLane *ll)
 {
@@ -223,6 +276,7 @@ build_rows (LodLane *ll)
       row->super_end = super_end;
       pos += row_words (row->n);
     }
+  build_ends32 (ll);
   build_copies (ll);
 }
 
@@ -308,6 +362,7 @@ cp_lod_new (CpTrace *trace)
       build_rows (ll);
       build_counter (ll);
       self->memory += sizeof (CpLodRow) * ll->n_rows + sizeof (gint64) * ll->busy_len;
+      self->memory += sizeof (guint32) * ll->end32_len;
       self->memory += sizeof (CpLodPos) * ll->pos_len + sizeof (gint64) * ll->pos_base_len;
       for (guint l = 0; l < ll->n_levels; l++)
         self->memory += sizeof (double) * ll->level_len[l];
@@ -342,6 +397,7 @@ cp_lod_unref (CpLod *self)
 
       g_free (ll->rows);
       g_free (ll->busy_data);
+      g_free (ll->end32_mem);
       g_free (ll->pos_data);
       g_free (ll->pos_base_data);
       for (guint l = 0; l < ll->n_levels; l++)

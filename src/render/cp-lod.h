@@ -35,8 +35,8 @@ typedef struct _CpLod CpLod;
 /* Block ends are summed up again per superblock of CP_LOD_SUPER blocks: the
  * few kilobytes a row's superblock ends take stay in the processor's cache,
  * so a seek far ahead (a zoomed-out view's next column) gallops over them
- * and then reads one superblock's block ends, two cache lines, however many
- * slices it skips. */
+ * and then reads one superblock's block ends, one cache line in 32 bits
+ * (block_end32), however many slices it skips. */
 #define CP_LOD_SUPER 16
 
 /* A position's start (from its block's base) and duration. */
@@ -67,10 +67,17 @@ typedef struct
   const gint64   *pos_base; /* with pos, per block: the start its positions'
                              * starts count from, or CP_LOD_NO_POS where a
                              * value does not fit (read the slices then) */
+  const guint32  *block_end32; /* block_end again, from the superblock's base
+                               * (cp_lod_super_base()), in 32 bits: a
+                               * superblock's in one cache line, or all
+                               * CP_LOD_NO_END32 where they do not fit */
+  gint64          end_base0;  /* the first superblock's base: block_end[0] */
   gboolean        consecutive; /* idx[k] == first + k for every k (a lane of
                                 * one row): read without idx */
   guint32         first;
 } CpLodRow;
+
+#define CP_LOD_NO_END32 G_MAXUINT32
 
 #define CP_LOD_NO_POS G_MININT64
 
@@ -145,16 +152,50 @@ cp_lod_row_ends_before (const CpLodRow *row,
   return end < t || (end == t && cp_lod_row_start (row, k) < t);
 }
 
+/* What superblock sb's 32-bit block ends count from: the end of the one
+ * before, which no end of sb's is under. */
+G_ALWAYS_INLINE static inline gint64
+cp_lod_super_base (const CpLodRow *row,
+                   guint           sb)
+{
+  return sb > 0 ? row->super_end[sb - 1] : row->end_base0;
+}
+
+/* Whether superblock sb's block ends are kept in 32 bits (nb blocks). */
+G_ALWAYS_INLINE static inline gboolean
+cp_lod_super_has_end32 (const CpLodRow *row,
+                        guint           sb,
+                        guint           nb)
+{
+  return G_LIKELY (row->block_end32[MIN ((sb + 1) * CP_LOD_SUPER, nb) - 1] != CP_LOD_NO_END32);
+}
+
+/* Whether block b ends before t: its end from the superblock's base is
+ * compared with rt, t from that base (rel TRUE), or its end with t. */
+G_ALWAYS_INLINE static inline gboolean
+cp_lod_block_ends_before_in (const CpLodRow *row,
+                             guint           b,
+                             gint64          t,
+                             gboolean        rel,
+                             gint64          rt)
+{
+  gint64 end = rel ? (gint64) row->block_end32[b] : row->block_end[b];
+  gint64 at = rel ? rt : t;
+
+  if (end != at)
+    return end < at;
+  return cp_lod_row_ends_before (row, MIN ((b + 1) * CP_LOD_BLOCK, row->n) - 1, t);
+}
+
 G_ALWAYS_INLINE static inline gboolean
 cp_lod_block_ends_before (const CpLodRow *row,
                           guint           b,
                           gint64          t)
 {
-  gint64 end = row->block_end[b];
+  guint nb = (row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK, sb = b / CP_LOD_SUPER;
+  gboolean rel = cp_lod_super_has_end32 (row, sb, nb);
 
-  if (end != t)
-    return end < t;
-  return cp_lod_row_ends_before (row, MIN ((b + 1) * CP_LOD_BLOCK, row->n) - 1, t);
+  return cp_lod_block_ends_before_in (row, b, t, rel, rel ? t - cp_lod_super_base (row, sb) : 0);
 }
 
 /* Whether the last block of superblock sb ends before t (nb blocks). */
@@ -232,17 +273,24 @@ cp_lod_row_seek_covered (const CpLodRow *row,
           else
             lo = b + 1;
           /* The answer is a block of superblock lo / CP_LOD_SUPER, whose last
-           * block does not end before t. */
-          hi = MIN ((lo / CP_LOD_SUPER + 1) * CP_LOD_SUPER, nb);
-          while (lo < hi)
-            {
-              guint mid = lo + (hi - lo) / 2;
+           * block does not end before t: a search over its block ends, one
+           * cache line in 32 bits. */
+          {
+            guint sb2 = lo / CP_LOD_SUPER;
+            gboolean rel = cp_lod_super_has_end32 (row, sb2, nb);
+            gint64 rt = rel ? t - cp_lod_super_base (row, sb2) : 0;
 
-              if (cp_lod_block_ends_before (row, mid, t))
-                lo = mid + 1;
-              else
-                hi = mid;
-            }
+            hi = MIN ((sb2 + 1) * CP_LOD_SUPER, nb);
+            while (lo < hi)
+              {
+                guint mid = lo + (hi - lo) / 2;
+
+                if (cp_lod_block_ends_before_in (row, mid, t, rel, rt))
+                  lo = mid + 1;
+                else
+                  hi = mid;
+              }
+          }
           b = lo;
         }
       /* Block b's last slice does not end before t. */
@@ -351,12 +399,14 @@ cp_lod_row_block_near (const CpLodRow *row,
 {
   guint nb = (row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
   guint lo = sb * CP_LOD_SUPER, hi = MIN (lo + CP_LOD_SUPER, nb);
+  gboolean rel = cp_lod_super_has_end32 (row, sb, nb);
+  gint64 rt = rel ? t - cp_lod_super_base (row, sb) : t;
 
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
 
-      if (row->block_end[mid] < t)
+      if ((rel ? (gint64) row->block_end32[mid] : row->block_end[mid]) < rt)
         lo = mid + 1;
       else
         hi = mid;
@@ -384,15 +434,14 @@ cp_lod_row_ahead (const CpLodRow *row,
                   gint64          t_near,
                   gint64          t_close)
 {
-  guint nb = (row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK, b, k0, k1;
+  guint b, k0, k1;
   guint32 i0, i1;
 
   if (row->n == 0)
     return;
   ahead->far_sb = cp_lod_row_super_at (row, ahead->far_sb, t_far);
   b = ahead->far_sb * CP_LOD_SUPER;
-  __builtin_prefetch (&row->block_end[b]);
-  __builtin_prefetch (&row->block_end[MIN (b + CP_LOD_SUPER, nb) - 1]);
+  __builtin_prefetch (&row->block_end32[b]);
 
   ahead->near_sb = cp_lod_row_super_at (row, ahead->near_sb, t_near);
   b = cp_lod_row_block_near (row, ahead->near_sb, t_near);
