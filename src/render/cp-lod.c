@@ -579,7 +579,7 @@ cp_lod_counter_seek (CpLod  *self,
                      gint64  t)
 {
   const LodLane *ll;
-  guint nb, b, lo, hi, step = 1, end;
+  guint nb, b, lo, end;
 
   g_return_val_if_fail (self != NULL, 0);
 
@@ -590,25 +590,7 @@ cp_lod_counter_seek (CpLod  *self,
     return MIN (from, ll->n_samples);
   nb = (ll->n_samples + FANOUT - 1) / FANOUT;
   /* The last block starting before t, galloping from from's. */
-  b = from / FANOUT;
-  lo = b;
-  hi = b + 1;
-  while (hi < nb && ll->block_ts[hi] < t)
-    {
-      lo = hi;
-      step *= 2;
-      hi = lo + step;
-    }
-  hi = MIN (hi, nb);
-  while (hi - lo > 1)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (ll->block_ts[mid] < t)
-        lo = mid;
-      else
-        hi = mid;
-    }
+  lo = cp_lod_last_before (ll->block_ts, from / FANOUT, nb, t);
   /* Inside it, after from. */
   end = MIN ((lo + 1) * FANOUT, ll->n_samples);
   for (b = MAX (from + 1, lo * FANOUT); b < end && ll->ts[b] < t; b++)

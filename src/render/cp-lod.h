@@ -354,6 +354,36 @@ typedef struct
   guint close_sb;
 } CpLodAhead;
 
+/* Given v[from] < t in the sorted v[0, n), the last i in [from, n) with
+ * v[i] < t: a gallop from from, then a binary search, so that a near
+ * answer costs a few reads. */
+G_ALWAYS_INLINE static inline guint
+cp_lod_last_before (const gint64 *v,
+                    guint         from,
+                    guint         n,
+                    gint64        t)
+{
+  guint lo = from, hi = from + 1, step = 1;
+
+  while (hi < n && v[hi] < t)
+    {
+      lo = hi;
+      step *= 2;
+      hi = lo + step;
+    }
+  hi = MIN (hi, n);
+  while (hi - lo > 1)
+    {
+      guint mid = lo + (hi - lo) / 2;
+
+      if (v[mid] < t)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 /* The first superblock at or after sb whose last block does not end before
  * t, or the last one: a gallop over the superblock ends, which stay in the
  * processor's cache during a walk. */
@@ -363,31 +393,12 @@ cp_lod_row_super_at (const CpLodRow *row,
                      gint64          t)
 {
   guint nsb = (row->n + CP_LOD_BLOCK * CP_LOD_SUPER - 1) / (CP_LOD_BLOCK * CP_LOD_SUPER);
-  guint lo, hi, step = 1;
 
   if (sb + 1 >= nsb)
     return nsb > 0 ? nsb - 1 : 0;
   if (row->super_end[sb] >= t)
     return sb;
-  /* super_end[lo] < t all along; the answer is in (lo, hi]. */
-  lo = sb;
-  hi = sb + 1;
-  while (hi < nsb - 1 && row->super_end[hi] < t)
-    {
-      lo = hi;
-      hi = MIN (hi + step, nsb - 1);
-      step *= 2;
-    }
-  while (hi - lo > 1)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      if (row->super_end[mid] < t)
-        lo = mid;
-      else
-        hi = mid;
-    }
-  return hi;
+  return MIN (cp_lod_last_before (row->super_end, sb, nsb, t) + 1, nsb - 1);
 }
 
 /* The block of superblock sb that a seek to t ends in (near enough: ties
