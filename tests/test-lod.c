@@ -580,6 +580,61 @@ test_ahead (void)
   check_ahead (spread, 34);
 }
 
+/* Times far apart in 64 bits (a hostile capture's): a row whose blocks
+ * jump from near the lowest time to near the highest. Its superblocks do
+ * not fit 32 bits from their bases, seeks and asks ahead clamp instead of
+ * overflowing (UBSan would say), and answers match brute force. */
+static void
+test_far_times (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint host = cp_trace_builder_process_for_pid (b, 1);
+  guint lane = cp_trace_builder_lane (b, host, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+  CpStr name = cp_trace_builder_intern (b, "op", -1);
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpLod) lod = NULL;
+  const gint64 far = G_MAXINT64 / 4;
+  const CpLodRow *r;
+  const CpSlices *s;
+  gint64 probes[] = { G_MININT64 / 2, -far - 1, -far, -far + 5, -1, 0, 1, far - 1, far, far + 10, G_MAXINT64 / 2 };
+  guint wide = 0;
+
+  for (guint i = 0; i < 5000; i++)
+    {
+      CpSliceInit init;
+
+      cp_slice_init_clear (&init);
+      init.name = name;
+      init.start = (i < 2500 ? -far : far) + (gint64) (i % 2500) * 1000;
+      init.dur = 400;
+      cp_trace_builder_add_slice (b, lane, &init);
+    }
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  lod = cp_lod_new (trace);
+  r = cp_lod_get_row (lod, 0, 0);
+  s = cp_lane_get_slices (cp_trace_get_lane (trace, 0));
+  g_assert_cmpuint (r->n, ==, 5000);
+  for (guint sb = 0; sb * CP_LOD_SUPER * CP_LOD_BLOCK < r->n; sb++)
+    wide += !cp_lod_super_has_end32 (r, sb, (r->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK);
+  g_assert_cmpuint (wide, >=, 1);
+  for (guint i = 0; i < G_N_ELEMENTS (probes); i++)
+    for (guint from = 0; from < r->n; from += 617)
+      {
+        gint64 t = probes[i], covered;
+        guint want = brute_seek (r, s, t);
+        CpLodAhead ahead = { 0 };
+
+        if (from > want)
+          continue;
+        g_assert_cmpuint (cp_lod_row_seek_covered (r, from, t, &covered), ==, want);
+        cp_lod_row_ahead (r, &ahead, t, t, t);
+        g_assert_cmpuint (cp_lod_row_block_near (r, ahead.near_sb, t), ==,
+                          brute_first_not_before (r->block_end, (r->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK, t));
+      }
+}
+
 static void
 test_counter_max (void)
 {
@@ -710,6 +765,7 @@ main (int   argc,
   g_test_add_func ("/lod/seek", test_seek);
   g_test_add_func ("/lod/copied-rows", test_copied_rows);
   g_test_add_func ("/lod/ahead", test_ahead);
+  g_test_add_func ("/lod/far-times", test_far_times);
   g_test_add_func ("/lod/flows-and-ensure", test_flows_and_ensure);
   g_test_add_func ("/lod/ensure-threads", test_ensure_threads);
 

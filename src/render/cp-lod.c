@@ -215,10 +215,15 @@ build_ends32 (LodLane *ll)
         {
           guint b0 = sb * CP_LOD_SUPER, b1 = MIN (b0 + CP_LOD_SUPER, nb);
           gint64 base = cp_lod_super_base (row, sb);
-          gboolean fits = row->super_end[sb] - base < (gint64) CP_LOD_NO_END32;
+          gboolean fits = TRUE;
 
+          /* Ends are sorted, but a hostile capture's times may lie anywhere
+           * in 64 bits: what does not fit from the base is marked. */
           for (guint b = b0; b < b1; b++)
-            e[b] = fits ? (guint32) (row->block_end[b] - base) : CP_LOD_NO_END32;
+            fits = fits && row->block_end[b] >= base &&
+                   (guint64) row->block_end[b] - (guint64) base < CP_LOD_NO_END32;
+          for (guint b = b0; b < b1; b++)
+            e[b] = fits ? (guint32) ((guint64) row->block_end[b] - (guint64) base) : CP_LOD_NO_END32;
         }
       row->block_end32 = e;
       at += ends32_words (row->n);

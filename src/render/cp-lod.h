@@ -161,6 +161,19 @@ cp_lod_super_base (const CpLodRow *row,
   return sb > 0 ? row->super_end[sb - 1] : row->end_base0;
 }
 
+/* t from base, for a comparison with 32-bit ends from it: exact within
+ * [-1, 2^33], clamped outside, so that no time overflows. */
+G_ALWAYS_INLINE static inline gint64
+cp_lod_rel_time (gint64 t,
+                 gint64 base)
+{
+  guint64 d = (guint64) t - (guint64) base;
+
+  if (t < base)
+    return -1;
+  return d > ((guint64) 1 << 33) ? (gint64) 1 << 33 : (gint64) d;
+}
+
 /* Whether superblock sb's block ends are kept in 32 bits (nb blocks). */
 G_ALWAYS_INLINE static inline gboolean
 cp_lod_super_has_end32 (const CpLodRow *row,
@@ -195,7 +208,7 @@ cp_lod_block_ends_before (const CpLodRow *row,
   guint nb = (row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK, sb = b / CP_LOD_SUPER;
   gboolean rel = cp_lod_super_has_end32 (row, sb, nb);
 
-  return cp_lod_block_ends_before_in (row, b, t, rel, rel ? t - cp_lod_super_base (row, sb) : 0);
+  return cp_lod_block_ends_before_in (row, b, t, rel, rel ? cp_lod_rel_time (t, cp_lod_super_base (row, sb)) : 0);
 }
 
 /* Whether the last block of superblock sb ends before t (nb blocks). */
@@ -278,7 +291,7 @@ cp_lod_row_seek_covered (const CpLodRow *row,
           {
             guint sb2 = lo / CP_LOD_SUPER;
             gboolean rel = cp_lod_super_has_end32 (row, sb2, nb);
-            gint64 rt = rel ? t - cp_lod_super_base (row, sb2) : 0;
+            gint64 rt = rel ? cp_lod_rel_time (t, cp_lod_super_base (row, sb2)) : 0;
 
             hi = MIN ((sb2 + 1) * CP_LOD_SUPER, nb);
             while (lo < hi)
@@ -411,7 +424,7 @@ cp_lod_row_block_near (const CpLodRow *row,
   guint nb = (row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
   guint lo = sb * CP_LOD_SUPER, hi = MIN (lo + CP_LOD_SUPER, nb);
   gboolean rel = cp_lod_super_has_end32 (row, sb, nb);
-  gint64 rt = rel ? t - cp_lod_super_base (row, sb) : t;
+  gint64 rt = rel ? cp_lod_rel_time (t, cp_lod_super_base (row, sb)) : t;
 
   while (lo < hi)
     {
