@@ -98,7 +98,7 @@ bench_trace (CpTrace *trace,
       /* Zoom log-uniform between the whole trace and 1 ns per pixel, or
        * the one asked for. */
       double zoom = g_rand_double_range (rand, 0, MAX (max_zoom, 0));
-      if (fixed_zoom >= 0)
+      if (!isnan (fixed_zoom))
         zoom = MIN (fixed_zoom, MAX (max_zoom, 0));
       gint64 span = (gint64) ((double) duration / exp2 (zoom));
       gint64 start = (gint64) g_rand_double_range (rand, 0, (double) MAX (duration - span, 1));
@@ -201,7 +201,7 @@ main (int   argc,
   g_auto(GStrv) parts = NULL;
   int frames = 200, width = 1920, height = 1080;
   gboolean dark = FALSE;
-  double first_p99 = 0, first_median = 0, first_cpu = 0, zoom = -1;
+  double first_p99 = 0, first_median = 0, first_cpu = 0, zoom = NAN;
   GOptionEntry entries[] = {
     { "frames", 'n', 0, G_OPTION_ARG_INT, &frames, "Frames per capture (200)", "N" },
     { "sizes", 's', 0, G_OPTION_ARG_STRING, &sizes, "Slice counts (1000000,10000000)", "N,N" },
@@ -227,6 +227,11 @@ main (int   argc,
   if (frames < 1 || width < 300 || height < 100)
     {
       g_printerr ("bad --frames, --width or --height\n");
+      return 2;
+    }
+  if (!isnan (zoom) && !(zoom >= 0))
+    {
+      g_printerr ("bad --zoom %g: halvings in from the whole capture, 0 or more\n", zoom);
       return 2;
     }
   parts = g_strsplit (sizes ? sizes : "1000000,10000000", ",", -1);
