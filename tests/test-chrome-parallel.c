@@ -129,8 +129,10 @@ load_dump (const char *path)
 }
 
 /* The most chunks the reading thread kept for itself in the last
- * check_same() (CP_CHROME_PAR_KEEP). */
+ * check_same() (CP_CHROME_PAR_KEEP), and the most it read the second half
+ * of itself (CP_CHROME_PAR_CLAIM). */
 static guint64 check_kept;
+static guint64 check_claimed;
 
 /* Loads path on 1 thread, then on several with several chunk sizes and
  * ways to meet the workers; returns the most events any parallel load
@@ -138,17 +140,18 @@ static guint64 check_kept;
 static guint64
 check_same (const char *path)
 {
-  static const guint threads[] = { 2, 3, 4, 2, 2, 2, 2, 3, 2 };
-  static const gsize chunks[] = { 64, 777, 4096, 65536, 1 << 20, 4096, 64, 4096, 1000 };
+  static const guint threads[] = { 2, 3, 4, 2, 2, 2, 2, 3, 2, 2, 3, 2 };
+  static const gsize chunks[] = { 64, 777, 4096, 65536, 1 << 20, 4096, 64, 4096, 1000, 4096, 777, 200 };
   static const CpChromeParMode modes[] = {
     CP_CHROME_PAR_WAIT, CP_CHROME_PAR_WAIT, CP_CHROME_PAR_WAIT, CP_CHROME_PAR_FREE,
     CP_CHROME_PAR_WAIT, CP_CHROME_PAR_FREE, CP_CHROME_PAR_KEEP, CP_CHROME_PAR_KEEP,
-    CP_CHROME_PAR_KEEP,
+    CP_CHROME_PAR_KEEP, CP_CHROME_PAR_CLAIM, CP_CHROME_PAR_CLAIM, CP_CHROME_PAR_CLAIM,
   };
   g_autofree char *want = NULL;
   guint64 most = 0;
 
   check_kept = 0;
+  check_claimed = 0;
   _cp_chrome_set_threads (1, 0, CP_CHROME_PAR_FREE);
   want = load_dump (path);
   for (guint k = 0; k < G_N_ELEMENTS (threads); k++)
@@ -160,6 +163,8 @@ check_same (const char *path)
       most = MAX (most, _cp_chrome_get_replayed ());
       if (modes[k] == CP_CHROME_PAR_KEEP)
         check_kept = MAX (check_kept, _cp_chrome_get_kept ());
+      if (modes[k] == CP_CHROME_PAR_CLAIM)
+        check_claimed = MAX (check_claimed, _cp_chrome_get_claimed ());
       if (g_strcmp0 (got, want) != 0)
         {
           gsize i = 0;
@@ -191,8 +196,10 @@ test_generated (void)
       g_assert_true (g_spawn_command_line_sync (cmd, NULL, NULL, &status, NULL));
       g_assert_true (g_spawn_check_wait_status (status, NULL));
       g_assert_cmpuint (check_same (path), >, 1000);
-      /* Kept chunks read in full, between replayed ones. */
+      /* Kept chunks read in full, between replayed ones, and chunks
+       * whose second half the reading thread read itself. */
       g_assert_cmpuint (check_kept, >, 10);
+      g_assert_cmpuint (check_claimed, >, 10);
     }
   cp_test_rm_rf (dir);
 }
@@ -342,6 +349,7 @@ test_adversarial (void)
     replayed = check_same (p3);
     g_assert_cmpuint (replayed, >, 1000);
     g_assert_cmpuint (check_kept, >, 10);
+    g_assert_cmpuint (check_claimed, >, 10);
   }
   cp_test_rm_rf (dir);
 }

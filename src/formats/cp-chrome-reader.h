@@ -69,20 +69,25 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CpChromeReader, cp_chrome_reader_free)
 typedef enum
 {
   CP_CHROME_PAR_FREE,   /* as a load does: it reads those they have not
-                         * reached, and keeps one ahead when it catches up */
+                         * reached; when it catches up it reads the rest of
+                         * the chunk, and the one after, itself */
   CP_CHROME_PAR_WAIT,   /* it waits for every chunk to be read ahead */
   CP_CHROME_PAR_KEEP,   /* it waits, but keeps every chunk after the one
                          * it enters to read itself */
+  CP_CHROME_PAR_CLAIM,  /* it waits; the workers read only the first half
+                         * of each chunk, as if it had claimed the rest */
 } CpChromeParMode;
 
 void _cp_chrome_set_threads (guint           n_threads,
                              gsize           chunk_bytes,
                              CpChromeParMode mode);
 /* For tests: how many events the last parallel read found read ahead, how
- * many chunks the reading thread kept for itself, and how many bytes of
+ * many chunks the reading thread kept for itself, how many it read the
+ * rest of itself (claimed from a worker), and how many bytes of
  * its arrays the workers populated ahead of it. */
 guint64 _cp_chrome_get_replayed (void);
 guint64 _cp_chrome_get_kept (void);
+guint64 _cp_chrome_get_claimed (void);
 guint64 _cp_chrome_get_populated (void);
 /* For tests: reserve the big columns (cp_trace_builder_expect_big()) for
  * mapped input of at least bytes, whether or not huge pages are in use
