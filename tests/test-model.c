@@ -870,16 +870,26 @@ parallel_finish_trace (guint n_threads)
       cp_trace_builder_add_flow (b, from, to, CP_FLOW_LAUNCH, CP_STR_EMPTY);
     }
   /* Flow end points, bound at finish: a start inside a host slice, an end
-   * at the next kernel. */
-  for (guint i = 0; i < 1500; i++)
-    {
-      CpStr ac2g = cp_trace_builder_intern (b, "ac2g", -1);
+   * at the next kernel. Handed over in a block with room for their order,
+   * as the Chrome reader does, and enough of them for the finish to sort
+   * them on a thread of their own and fault in the flows' pages on another
+   * (more than 1 MB of flows to come). */
+  {
+    guint n_pairs = 50000, n = 2 * n_pairs;
+    gsize bytes = (gsize) n * (sizeof (CpBuilderFlowPoint) + 16);
+    CpBuilderFlowPoint *pts = g_malloc0 (bytes);
+    CpStr ac2g = cp_trace_builder_intern (b, "ac2g", -1);
 
-      cp_trace_builder_add_flow_point (b, i, lanes[1], (gint64) i * 2000 + 300,
-                                       CP_FLOW_BIND_ENCLOSING, 0, CP_FLOW_LAUNCH, ac2g);
-      cp_trace_builder_add_flow_point (b, i, lanes[3], (gint64) i * 2000 + 500,
-                                       CP_FLOW_BIND_NEXT, 2, CP_FLOW_LAUNCH, ac2g);
-    }
+    for (guint i = 0; i < n_pairs; i++)
+      {
+        CpBuilderFlowPoint *s = &pts[2 * i], *f = &pts[2 * i + 1];
+        gint64 at = (gint64) (i % 1500) * 2000;
+
+        *s = (CpBuilderFlowPoint) { i, at + 300, lanes[1], 2 * i, ac2g, CP_FLOW_BIND_ENCLOSING, 0, CP_FLOW_LAUNCH };
+        *f = (CpBuilderFlowPoint) { i, at + 500, lanes[3], 2 * i + 1, ac2g, CP_FLOW_BIND_NEXT, 2, CP_FLOW_LAUNCH };
+      }
+    cp_trace_builder_take_flow_points (b, pts, n, bytes);
+  }
   for (guint i = 0; i < 3000; i++)
     {
       guint c = cp_trace_builder_lane (b, proc, CP_LANE_COUNTER,
@@ -963,6 +973,8 @@ test_parallel_finish (void)
             g_assert_cmpuint (fc[i].from.index, ==, fa[i].from.index);
             g_assert_cmpuint (fc[i].to.lane, ==, fa[i].to.lane);
             g_assert_cmpuint (fc[i].to.index, ==, fa[i].to.index);
+            g_assert_cmpuint (fc[i].kind, ==, fa[i].kind);
+            g_assert_cmpuint (fc[i].name, ==, fa[i].name);
           }
       }
     }
