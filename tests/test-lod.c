@@ -261,6 +261,20 @@ test_seek (void)
               got = cp_lod_row_seek_covered (r, from, t, &covered);
               g_assert_cmpuint (got, ==, want);
               g_assert_cmpint (covered, ==, brute_row_coverage (l, row, G_MININT64 / 4, t));
+              /* A hint, right or wrong, changes nothing. */
+              {
+                guint nb = (r->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK, wb = want / CP_LOD_BLOCK;
+                guint hints[] = { wb, wb + 1, wb - 1, wb + 2, wb - 2, 0, nb - 1, nb, nb + 7, G_MAXUINT,
+                                  (guint) g_rand_int_range (rand, 0, (gint32) nb + 1) };
+
+                for (guint h = 0; h < G_N_ELEMENTS (hints); h++)
+                  {
+                    gint64 hc;
+
+                    g_assert_cmpuint (cp_lod_row_seek_covered_hinted (r, from, t, hints[h], &hc), ==, want);
+                    g_assert_cmpint (hc, ==, covered);
+                  }
+              }
               g_assert_cmpuint (cp_lod_row_first_ending_after (lod, lane, row, t), ==, want);
               /* From past it: from itself. */
               if (want + 1 < r->n)
@@ -526,14 +540,29 @@ check_ahead (CpTrace *trace,
                 {
                   gint64 far = t + 8 * width, near = t + 4 * width, close = t + 2 * width;
                   guint before = ahead.close_sb;
+                  guint found = cp_lod_row_ahead (r, &ahead, far, near, close);
 
-                  cp_lod_row_ahead (r, &ahead, far, near, close);
                   if (r->n == 0)
                     {
                       g_assert_cmpuint (ahead.far_sb, ==, 0);
+                      g_assert_cmpuint (found, ==, G_MAXUINT);
                       t += width;
                       continue;
                     }
+                  g_assert_cmpuint (found, ==, brute_first_not_before (r->block_end, nb, near));
+                  /* The seek it is for, from anywhere before, with the
+                   * block found as its hint: the answer by brute force. */
+                  {
+                    guint want = 0, from;
+                    gint64 got_cov, want_cov;
+
+                    while (want < r->n && cp_lod_row_ends_before (r, want, near))
+                      want++;
+                    from = g_rand_int_range (rand, 0, (gint32) want + 1);
+                    g_assert_cmpuint (cp_lod_row_seek_covered_hinted (r, from, near, found, &got_cov), ==, want);
+                    g_assert_cmpuint (cp_lod_row_seek_covered (r, from, near, &want_cov), ==, want);
+                    g_assert_cmpint (got_cov, ==, want_cov);
+                  }
                   g_assert_cmpuint (ahead.far_sb, ==, brute_first_not_before (r->super_end, nsb, far));
                   g_assert_cmpuint (ahead.near_sb, ==, brute_first_not_before (r->super_end, nsb, near));
                   if (r->pos == NULL && !r->consecutive)

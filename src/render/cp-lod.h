@@ -229,12 +229,16 @@ cp_lod_super_ends_before (const CpLodRow *row,
  * none), and in *covered the time the row covers before t. It gallops from
  * from over the blocks' ends, then reads the slices of one block one after
  * the other (which the processor fetches together), summing the durations
- * the coverage needs: a far answer costs a few slices read, not dozens. */
+ * the coverage needs: a far answer costs a few slices read, not dozens.
+ * hint is a block the answer may lie in (G_MAXUINT: none), as
+ * cp_lod_row_ahead() found it: two block ends tell whether it is, and
+ * spare the searches when it is; the answer is the same either way. */
 static inline guint
-cp_lod_row_seek_covered (const CpLodRow *row,
-                         guint           from,
-                         gint64          t,
-                         gint64         *covered)
+cp_lod_row_seek_covered_hinted (const CpLodRow *row,
+                                guint           from,
+                                gint64          t,
+                                guint           hint,
+                                gint64         *covered)
 {
   const CpSlices *s = row->slices;
   guint nb = (row->n + CP_LOD_BLOCK - 1) / CP_LOD_BLOCK;
@@ -253,57 +257,65 @@ cp_lod_row_seek_covered (const CpLodRow *row,
         {
           guint sb = b / CP_LOD_SUPER, lo, hi;
 
-          if (cp_lod_super_ends_before (row, sb, nb, t))
-            {
-              /* Past this superblock: gallop over the next ones. */
-              guint nsb = (nb + CP_LOD_SUPER - 1) / CP_LOD_SUPER;
-              guint slo = sb, shi = sb + 1, step = 1;
-
-              while (shi < nsb && cp_lod_super_ends_before (row, shi, nb, t))
-                {
-                  slo = shi;
-                  step *= 2;
-                  shi = slo + step;
-                }
-              shi = MIN (shi, nsb);
-              slo++;
-              while (slo < shi)
-                {
-                  guint mid = slo + (shi - slo) / 2;
-
-                  if (cp_lod_super_ends_before (row, mid, nb, t))
-                    slo = mid + 1;
-                  else
-                    shi = mid;
-                }
-              if (slo >= nsb)
-                {
-                  *covered = cp_lod_row_busy (row, row->n);
-                  return row->n;
-                }
-              lo = slo * CP_LOD_SUPER;
-            }
+          /* Ends only grow along a row: block hint is the first one not
+           * ending before t if the one before it does. */
+          if (hint > b && hint < nb && cp_lod_block_ends_before (row, hint - 1, t) &&
+              !cp_lod_block_ends_before (row, hint, t))
+            lo = hint;
           else
-            lo = b + 1;
-          /* The answer is a block of superblock lo / CP_LOD_SUPER, whose last
-           * block does not end before t: a search over its block ends, one
-           * cache line in 32 bits. */
-          {
-            guint sb2 = lo / CP_LOD_SUPER;
-            gboolean rel = cp_lod_super_has_end32 (row, sb2, nb);
-            gint64 rt = rel ? cp_lod_rel_time (t, cp_lod_super_base (row, sb2)) : 0;
+            {
+              if (cp_lod_super_ends_before (row, sb, nb, t))
+                {
+                  /* Past this superblock: gallop over the next ones. */
+                  guint nsb = (nb + CP_LOD_SUPER - 1) / CP_LOD_SUPER;
+                  guint slo = sb, shi = sb + 1, step = 1;
 
-            hi = MIN ((sb2 + 1) * CP_LOD_SUPER, nb);
-            while (lo < hi)
+                  while (shi < nsb && cp_lod_super_ends_before (row, shi, nb, t))
+                    {
+                      slo = shi;
+                      step *= 2;
+                      shi = slo + step;
+                    }
+                  shi = MIN (shi, nsb);
+                  slo++;
+                  while (slo < shi)
+                    {
+                      guint mid = slo + (shi - slo) / 2;
+
+                      if (cp_lod_super_ends_before (row, mid, nb, t))
+                        slo = mid + 1;
+                      else
+                        shi = mid;
+                    }
+                  if (slo >= nsb)
+                    {
+                      *covered = cp_lod_row_busy (row, row->n);
+                      return row->n;
+                    }
+                  lo = slo * CP_LOD_SUPER;
+                }
+              else
+                lo = b + 1;
+              /* The answer is a block of superblock lo / CP_LOD_SUPER, whose
+               * last block does not end before t: a search over its block
+               * ends, one cache line in 32 bits. */
               {
-                guint mid = lo + (hi - lo) / 2;
+                guint sb2 = lo / CP_LOD_SUPER;
+                gboolean rel = cp_lod_super_has_end32 (row, sb2, nb);
+                gint64 rt = rel ? cp_lod_rel_time (t, cp_lod_super_base (row, sb2)) : 0;
 
-                if (cp_lod_block_ends_before_in (row, mid, t, rel, rt))
-                  lo = mid + 1;
-                else
-                  hi = mid;
+                hi = MIN ((sb2 + 1) * CP_LOD_SUPER, nb);
+                while (lo < hi)
+                  {
+                    guint mid = lo + (hi - lo) / 2;
+
+                    if (cp_lod_block_ends_before_in (row, mid, t, rel, rt))
+                      lo = mid + 1;
+                    else
+                      hi = mid;
+                  }
               }
-          }
+            }
           b = lo;
         }
       /* Block b's last slice does not end before t. */
@@ -344,6 +356,15 @@ cp_lod_row_seek_covered (const CpLodRow *row,
     }
   *covered = c;
   return m;
+}
+
+static inline guint
+cp_lod_row_seek_covered (const CpLodRow *row,
+                         guint           from,
+                         gint64          t,
+                         gint64         *covered)
+{
+  return cp_lod_row_seek_covered_hinted (row, from, t, G_MAXUINT, covered);
 }
 
 /* The same without the coverage. */
@@ -450,25 +471,27 @@ cp_lod_row_block_near (const CpLodRow *row,
  *   have arrived by then), the slices they name.
  * The times are the columns' edges, so what is asked for is the block the
  * seek will read, not a guess from the positions columns took so far.
- * Only a hint: it reads what the row holds and changes nothing. */
-static inline void
+ * Only a hint: it reads what the row holds and changes nothing. Returns
+ * the block found for t_near, for that seek to start from
+ * (cp_lod_row_seek_covered_hinted()), or G_MAXUINT. */
+static inline guint
 cp_lod_row_ahead (const CpLodRow *row,
                   CpLodAhead     *ahead,
                   gint64          t_far,
                   gint64          t_near,
                   gint64          t_close)
 {
-  guint b, k0, k1;
+  guint b, near, k0, k1;
   guint32 i0, i1;
 
   if (row->n == 0)
-    return;
+    return G_MAXUINT;
   ahead->far_sb = cp_lod_row_super_at (row, ahead->far_sb, t_far);
   b = ahead->far_sb * CP_LOD_SUPER;
   __builtin_prefetch (&row->block_end32[b]);
 
   ahead->near_sb = cp_lod_row_super_at (row, ahead->near_sb, t_near);
-  b = cp_lod_row_block_near (row, ahead->near_sb, t_near);
+  near = b = cp_lod_row_block_near (row, ahead->near_sb, t_near);
   k0 = b * CP_LOD_BLOCK;
   k1 = MIN (k0 + CP_LOD_BLOCK, row->n) - 1;
   __builtin_prefetch (&row->busy[b]);
@@ -477,7 +500,7 @@ cp_lod_row_ahead (const CpLodRow *row,
       __builtin_prefetch (&row->pos_base[b]);
       __builtin_prefetch (&row->pos[k0]);
       __builtin_prefetch (&row->pos[k1]);
-      return;
+      return near;
     }
   if (!row->consecutive)
     {
@@ -492,7 +515,7 @@ cp_lod_row_ahead (const CpLodRow *row,
   i1 = cp_lod_row_slice (row, k1);
   /* A row's slices are in index order: the block's lie in [i0, i1]. */
   if (i1 < i0 || i1 - i0 > 256)
-    return;
+    return near;
   __builtin_prefetch (&row->slices->start_base[i0 / 64]);
   for (guint32 i = i0; i <= i1; i += 16)
     {
@@ -501,6 +524,7 @@ cp_lod_row_ahead (const CpLodRow *row,
     }
   __builtin_prefetch (&row->slices->start32[i1]);
   __builtin_prefetch (&row->slices->dur32[i1]);
+  return near;
 }
 
 CpLod          *cp_lod_new                   (CpTrace *trace);

@@ -162,6 +162,16 @@ dense_add (CpPainter *self,
 /* Where a walk of a row's columns is: the column it measured last, the
  * first position not ending before that column's end, and the time covered
  * before it. */
+/* How many columns ahead a walk over a zoomed-out row asks for each stage
+ * of a coming seek's data (cp_lod_row_ahead()). */
+#define AHEAD_FAR   8
+#define AHEAD_NEAR  4
+#define AHEAD_CLOSE 2
+/* The blocks found for the coming columns' seeks, by column. */
+#define AHEAD_RING  8
+
+G_STATIC_ASSERT (AHEAD_NEAR < AHEAD_RING);
+
 typedef struct
 {
   gboolean   valid;
@@ -169,13 +179,9 @@ typedef struct
   guint      j;
   gint64     covered;
   CpLodAhead ahead;
+  gint       hint_col[AHEAD_RING];   /* the column + 1 a hint is for; 0: none */
+  guint      hint[AHEAD_RING];
 } ColumnWalk;
-
-/* How many columns ahead a walk over a zoomed-out row asks for each stage
- * of a coming seek's data (cp_lod_row_ahead()). */
-#define AHEAD_FAR   8
-#define AHEAD_NEAR  4
-#define AHEAD_CLOSE 2
 
 /* The time a row covers in column c, [cb0, cb1), looking from position k
  * on; *j0 and *j1 are the first positions that do not end before cb0 and
@@ -193,6 +199,8 @@ column_covered (CpPainter      *self,
                 guint          *j1)
 {
   gint64 cov0, cov1;
+  guint slot = (guint) c % AHEAD_RING;
+  guint hint = w->hint_col[slot] == c + 1 ? w->hint[slot] : G_MAXUINT;
 
   if (w->valid && c == w->col + 1 && k == w->j)
     {
@@ -201,11 +209,18 @@ column_covered (CpPainter      *self,
     }
   else
     *j0 = cp_lod_row_seek_covered (r, k, cb0, &cov0);
-  *j1 = cp_lod_row_seek_covered (r, *j0, cb1, &cov1);
-  /* Columns this far apart in positions: ask for the next ones' data. */
+  *j1 = cp_lod_row_seek_covered_hinted (r, *j0, cb1, hint, &cov1);
+  /* Columns this far apart in positions: ask for the next ones' data, and
+   * keep the block found for the one AHEAD_NEAR on. */
   if (w->valid && c == w->col + 1 && *j1 >= w->j + CP_LOD_BLOCK)
-    cp_lod_row_ahead (r, &w->ahead, col_time (self, c + 1 + AHEAD_FAR),
-                      col_time (self, c + 1 + AHEAD_NEAR), col_time (self, c + 1 + AHEAD_CLOSE));
+    {
+      guint ahead = (guint) (c + AHEAD_NEAR) % AHEAD_RING;
+
+      w->hint[ahead] = cp_lod_row_ahead (r, &w->ahead, col_time (self, c + 1 + AHEAD_FAR),
+                                         col_time (self, c + 1 + AHEAD_NEAR),
+                                         col_time (self, c + 1 + AHEAD_CLOSE));
+      w->hint_col[ahead] = c + AHEAD_NEAR + 1;
+    }
   w->valid = TRUE;
   w->col = c;
   w->j = *j1;
