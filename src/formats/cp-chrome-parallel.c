@@ -231,6 +231,9 @@ read_chunk (CpChromePar *par,
   slot->cut = FALSE;
   while (p < end)
     {
+      CpChromeAhead a;
+      gsize q;
+
       /* The reading thread has reached this chunk: the events read so far
        * are its, the rest it reads itself. One load an event. */
       if (G_UNLIKELY (g_atomic_int_get (&slot->claim) || p >= stop))
@@ -238,8 +241,6 @@ read_chunk (CpChromePar *par,
           slot->cut = TRUE;
           break;
         }
-      CpChromeAhead a;
-      gsize q;
 
       if (cp_chrome_pre_event (data + p, len - p, &slot->ops, &a))
         {
