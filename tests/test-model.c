@@ -112,6 +112,90 @@ test_sort_rows_origin (void)
   }
 }
 
+/* A slice as a test added it, for an order worked out apart. */
+typedef struct
+{
+  gint64 start;
+  gint64 dur;
+  guint  added;
+} Added;
+
+static gint
+cmp_added (gconstpointer a,
+           gconstpointer b)
+{
+  const Added *x = a, *y = b;
+
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  if (x->dur != y->dur)
+    return x->dur > y->dur ? -1 : 1;
+  return x->added < y->added ? -1 : (x->added > y->added);
+}
+
+/* Kineto's order on a host thread: a step's operators in order, then the
+ * step's runtime calls, which start inside them (fewer than a quarter of
+ * the lane, as in real captures, so that the lane is sorted as an
+ * in-order majority and a sorted rest merged). The late calls may be in
+ * order among themselves (no sort needed) or not, by one swap at the very
+ * start, in the middle or at the end; the lane must come out in start
+ * order (longer first on ties, then as added), as a sort of what was
+ * added says. */
+static void
+test_late_runs (void)
+{
+  for (guint variant = 0; variant < 4; variant++)
+    {
+      g_autoptr(GError) error = NULL;
+      CpTraceBuilder *b = cp_trace_builder_new ();
+      guint proc = cp_trace_builder_process_for_pid (b, 1);
+      guint lane = cp_trace_builder_lane (b, proc, CP_LANE_HOST_THREAD, (CpLaneKey) { 1, 0 });
+      g_autoptr(GArray) added = g_array_new (FALSE, FALSE, sizeof (Added));
+      g_autoptr(CpTrace) trace = NULL;
+      const CpSlices *s;
+      guint n_steps = 200, per_step = 30, late_per_step = 8, n_late = n_steps * late_per_step;
+      guint swap = variant == 1 ? 0 : variant == 2 ? n_late / 2 : n_late - 2;
+
+      for (guint step = 0; step < n_steps; step++)
+        {
+          gint64 t0 = (gint64) step * 1000000;
+          Added late[30];
+
+          for (guint o = 0; o < per_step; o++)
+            {
+              Added op = { t0 + o * 10000, 8000, added->len };
+
+              add (b, lane, op.start, op.dur, "op", CP_NONE);
+              g_array_append_val (added, op);
+              late[o] = (Added) { op.start + 5000, 1000, 0 };
+            }
+          for (guint o = 0; o < late_per_step; o++)
+            {
+              guint at = step * late_per_step + o;
+              /* The swapped pair's other half. */
+              guint k = variant > 0 && at == swap ? o + 1 : variant > 0 && at == swap + 1 ? o - 1 : o;
+              Added call = late[k];
+
+              call.added = added->len;
+              add (b, lane, call.start, call.dur, "cudaLaunchKernel", CP_NONE);
+              g_array_append_val (added, call);
+            }
+        }
+      trace = cp_trace_builder_finish (b, &error);
+      g_assert_no_error (error);
+      g_array_sort (added, cmp_added);
+      s = cp_lane_get_slices (cp_trace_get_lane (trace, 0));
+      g_assert_cmpuint (s->n, ==, added->len);
+      for (guint i = 0; i < s->n; i++)
+        {
+          const Added *want = &g_array_index (added, Added, i);
+
+          g_assert_cmpint (cp_slices_get_start (s, i) + cp_trace_get_origin_abs (trace), ==, want->start);
+          g_assert_cmpint (cp_slices_get_dur (s, i), ==, want->dur);
+        }
+    }
+}
+
 static void
 test_flows_and_correlation (void)
 {
@@ -1116,6 +1200,7 @@ main (int   argc,
   g_test_add_func ("/model/parallel-finish", test_parallel_finish);
   g_test_add_func ("/model/categories", test_categories);
   g_test_add_func ("/model/sort-rows-origin", test_sort_rows_origin);
+  g_test_add_func ("/model/late-runs", test_late_runs);
   g_test_add_func ("/model/flows-correlation", test_flows_and_correlation);
   g_test_add_func ("/model/steps-args", test_steps_and_args);
   g_test_add_func ("/model/shared-records", test_shared_records);
