@@ -358,6 +358,7 @@ cp_lod_row_seek_covered_hinted (const CpLodRow *row,
   return m;
 }
 
+/* The same without a hint. */
 static inline guint
 cp_lod_row_seek_covered (const CpLodRow *row,
                          guint           from,

@@ -159,9 +159,6 @@ dense_add (CpPainter *self,
     }
 }
 
-/* Where a walk of a row's columns is: the column it measured last, the
- * first position not ending before that column's end, and the time covered
- * before it. */
 /* How many columns ahead a walk over a zoomed-out row asks for each stage
  * of a coming seek's data (cp_lod_row_ahead()). */
 #define AHEAD_FAR   8
@@ -172,6 +169,10 @@ dense_add (CpPainter *self,
 
 G_STATIC_ASSERT (AHEAD_NEAR < AHEAD_RING);
 
+/* Where a walk of a row's columns is: the column it measured last, the
+ * first position not ending before that column's end, the time covered
+ * before it, where its asks ahead are, and the blocks they found for the
+ * coming columns. */
 typedef struct
 {
   gboolean   valid;
