@@ -313,9 +313,20 @@ test_seek (void)
     }
   g_assert_cmpuint (cp_lod_counter_seek (lod, counter, n_samples + 5, 0), ==, n_samples);
   /* The hint reads nothing it should not, wherever it is asked for. */
-  for (guint k = 0; k < n_samples + 20; k += 7)
-    cp_lod_counter_prefetch (lod, counter, k);
-  cp_lod_counter_prefetch (lod, 1000, 0);
+  {
+    CpLodCounterAhead ahead = { 0 };
+    gint64 end = ts[n_samples - 1];
+
+    for (gint64 t = -100; t < end + 200; t += 53)
+      cp_lod_counter_ahead (lod, counter, &ahead, t + 400, t);
+    /* Times back and far off, and lanes without samples or not there. */
+    cp_lod_counter_ahead (lod, counter, &ahead, 0, -5);
+    cp_lod_counter_ahead (lod, counter, &ahead, G_MAXINT64, G_MININT64);
+    cp_lod_counter_ahead (lod, counter, &ahead, G_MININT64, G_MAXINT64);
+    cp_lod_counter_ahead (lod, 0, &ahead, 0, 0);
+    cp_lod_counter_ahead (lod, 1000, &ahead, 0, 0);
+    cp_lod_counter_ahead (NULL, counter, &ahead, 0, 0);
+  }
   g_rand_free (rand);
 }
 
@@ -664,6 +675,72 @@ test_far_times (void)
       }
 }
 
+
+/* A long counter with samples at the same time and values that are not
+ * numbers (which the builder skips, leaving gaps in time), alone and in
+ * runs longer than a block and than a superblock: seeks and maxima against
+ * brute force, over ranges of every length. */
+static void
+test_counter_gaps (void)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint gpu = cp_trace_builder_process_for_pid (b, 0), lane, n;
+  guint cl = cp_trace_builder_lane (b, gpu, CP_LANE_COUNTER, (CpLaneKey) { 0, 1 });
+  GRand *rand = g_rand_new_with_seed (77);
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpLod) lod = NULL;
+  const gint64 *ts;
+  const double *values;
+  gint64 t = 0;
+
+  for (guint i = 0; i < 70000; i++)
+    {
+      gboolean gap = (i >= 1000 && i < 1040) || (i >= 20000 && i < 20700) || g_rand_int_range (rand, 0, 50) == 0;
+
+      t += g_rand_int_range (rand, 0, 4) == 0 ? 0 : g_rand_int_range (rand, 1, 3000);
+      cp_trace_builder_add_counter (b, cl, t, gap ? NAN : g_rand_double_range (rand, -1e6, 1e6));
+    }
+  g_rand_free (rand);
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  lod = cp_lod_new (trace);
+  rand = g_rand_new_with_seed (78);
+  lane = 0;
+  g_assert_cmpint (cp_lane_get_kind (cp_trace_get_lane (trace, lane)), ==, CP_LANE_COUNTER);
+  n = cp_lane_get_counter (cp_trace_get_lane (trace, lane), &ts, &values);
+  g_assert_cmpuint (n, >, 60000);
+
+  for (guint k = 0; k < 4000; k++)
+    {
+      guint lens[] = { 3, 40, 700, 12000, 70000 };
+      guint a = g_rand_int_range (rand, 0, n), e;
+      double want = -INFINITY, got;
+      gint64 at;
+      guint from, seek;
+
+      if (k % 5 == 1)
+        a = 20000 + g_rand_int_range (rand, 0, 700);
+      e = a + g_rand_int_range (rand, 1, lens[k % G_N_ELEMENTS (lens)] + 1);
+      e = MIN (e, n);
+      for (guint i = a; i < e; i++)
+        if (!isnan (values[i]))
+          want = MAX (want, values[i]);
+      got = cp_lod_counter_max (lod, lane, a, e);
+      g_assert_cmpfloat (got, ==, want);
+
+      /* The first sample at or after a time, from anywhere before it. */
+      at = k % 2 ? ts[g_rand_int_range (rand, 0, n)] : g_rand_int_range (rand, -10, (gint32) ts[n - 1] + 10);
+      seek = 0;
+      while (seek < n && ts[seek] < at)
+        seek++;
+      from = g_rand_int_range (rand, 0, seek + 1);
+      g_assert_cmpuint (cp_lod_counter_seek (lod, lane, from, at), ==, seek);
+      g_assert_cmpuint (cp_lod_counter_seek (lod, lane, seek / 2, at), ==, seek);
+    }
+  g_rand_free (rand);
+}
+
 static void
 test_counter_max (void)
 {
@@ -791,6 +868,7 @@ main (int   argc,
   g_test_add_func ("/lod/row-coverage", test_row_coverage);
   g_test_add_func ("/lod/count-and-first", test_count_and_first);
   g_test_add_func ("/lod/counter-max", test_counter_max);
+  g_test_add_func ("/lod/counter-gaps", test_counter_gaps);
   g_test_add_func ("/lod/seek", test_seek);
   g_test_add_func ("/lod/copied-rows", test_copied_rows);
   g_test_add_func ("/lod/ahead", test_ahead);

@@ -7,8 +7,13 @@
 #include "config.h"
 
 #include <math.h>
+#include <cairo.h>
+#ifdef CAIRO_HAS_SCRIPT_SURFACE
+#include <cairo-script.h>
+#endif
 
 #include "model/cp-trace-builder.h"
+#include "render/cp-palette.h"
 #include "render/cp-painter.h"
 
 #define WIDTH   1216     /* gutter 216 + 1000 columns */
@@ -536,6 +541,177 @@ test_worker_thread (Fixture       *f,
   cp_painter_free (painter);
 }
 
+
+/* A counter lane of 200,000 samples over 10 s, in bursts, a few of them not
+ * numbers (which the builder skips), beside a lane of kernels. */
+static CpTrace *
+make_counter_trace (guint *counter)
+{
+  g_autoptr(GError) error = NULL;
+  CpTraceBuilder *b = cp_trace_builder_new ();
+  guint gpu = cp_trace_builder_process_for_pid (b, 0), k, c;
+  GRand *rand = g_rand_new_with_seed (31);
+  CpTrace *trace;
+  double v = 500;
+
+  cp_trace_builder_get_process (b, gpu)->is_device = TRUE;
+  k = cp_trace_builder_lane (b, gpu, CP_LANE_KERNEL, (CpLaneKey) { 7, 0 });
+  cp_trace_builder_set_lane_name (b, k, "kernels");
+  for (guint i = 0; i < 20000; i++)
+    add (b, k, (gint64) i * 500000, 200000, "gemm", CP_NONE, 0);
+  c = cp_trace_builder_lane (b, gpu, CP_LANE_COUNTER, (CpLaneKey) { 0, cp_trace_builder_intern (b, "mem", -1) });
+  cp_trace_builder_set_lane_name (b, c, "memory");
+  for (guint i = 0; i < 200000; i++)
+    {
+      /* Uneven: bursts of close samples, then gaps; a random walk with a
+       * rare spike. */
+      gint64 t = (gint64) i * 50000 + (i % 1000 < 500 ? 0 : 20000) + g_rand_int_range (rand, 0, 20000);
+
+      v += g_rand_double_range (rand, -10, 10);
+      cp_trace_builder_add_counter (b, c, t, i % 7919 == 0 ? NAN : i % 50021 == 0 ? v + 400 : v);
+    }
+  g_rand_free (rand);
+  trace = cp_trace_builder_finish (b, &error);
+  g_assert_no_error (error);
+  *counter = lane_named (trace, "memory");
+  return trace;
+}
+
+/* Each column's bar reaches the largest value in it (the one in effect
+ * when it starts, and every sample inside), counted here sample by sample:
+ * its top is in the line's colour, and so is the step from the column
+ * before, and nothing above. */
+static void
+check_counter_columns (CpTrace         *trace,
+                       guint            lane,
+                       CpViewState     *view,
+                       CpPainter       *painter,
+                       cairo_surface_t *s)
+{
+  g_autoptr(CpTimelineLayout) layout = cp_timeline_layout_new (view, cp_painter_get_metrics (painter));
+  gint item = cp_timeline_layout_find_lane (layout, lane);
+  gint64 t0 = cp_view_state_get_visible_start (view), t1 = cp_view_state_get_visible_end (view);
+  double ns_per_px = (double) (t1 - t0) / (WIDTH - 216);
+  const gint64 *ts;
+  const double *values;
+  guint n = cp_lane_get_counter (cp_trace_get_lane (trace, lane), &ts, &values), k = 0;
+  double y, h, vmin = INFINITY, vmax = -INFINITY, lo, hi, bottom, carry = NAN;
+  guint32 line = cp_palette_get_colors (CP_THEME_LIGHT)->counter;
+  gint prev_top = -1, bars = 0, steps = 0;
+
+  g_assert_cmpint (item, >=, 0);
+  g_assert_true (cp_timeline_layout_item_rect (layout, item, 0, HEIGHT, &y, &h));
+  for (guint i = 0; i < n; i++)
+    if (!isnan (values[i]))
+      {
+        vmin = MIN (vmin, values[i]);
+        vmax = MAX (vmax, values[i]);
+      }
+  lo = MIN (0, vmin);
+  hi = vmax > lo ? vmax : lo + 1;
+  bottom = floor (y + h - 2);
+  while (k < n && ts[k] <= t0)
+    carry = values[k++];
+  for (gint c = 0; c < WIDTH - 216; c++)
+    {
+      gint64 c1 = t0 + (gint64) floor ((c + 1) * ns_per_px);
+      double m = carry;
+      gint top = -1, first_line = -1;
+
+      while (k < n && ts[k] < MIN (c1, t1))
+        {
+          if (!isnan (values[k]))
+            m = isnan (m) ? values[k] : MAX (m, values[k]);
+          carry = values[k++];
+        }
+      if (!isnan (m))
+        top = (gint) floor (bottom - (m - lo) / (hi - lo) * (h - 6) + 0.5);
+      for (gint py = (gint) ceil (y); py <= (gint) bottom; py++)
+        if (pixel (s, 216 + c, py) == line)
+          {
+            first_line = py;
+            break;
+          }
+      if (top < 0)
+        g_assert_cmpint (first_line, ==, -1);
+      else
+        {
+          g_assert_cmpuint (pixel (s, 216 + c, top), ==, line);
+          g_assert_cmpint (first_line, ==, prev_top >= 0 ? MIN (top, prev_top) : top);
+          /* Under the line, the fill, down to the bottom. */
+          if (top + 1 < bottom && (prev_top < 0 || prev_top <= top))
+            g_assert_cmpuint (pixel (s, 216 + c, top + 1), !=, line);
+          bars++;
+          steps += prev_top >= 0 && prev_top != top;
+        }
+      prev_top = top;
+    }
+  g_assert_cmpint (bars, >, 900);
+  g_assert_cmpint (steps, >, 10);
+}
+
+#ifdef CAIRO_HAS_SCRIPT_SURFACE
+static cairo_status_t
+discard_write (void                *closure,
+               const unsigned char *data,
+               unsigned int         length)
+{
+  return CAIRO_STATUS_SUCCESS;
+}
+#endif
+
+static void
+test_counter (void)
+{
+  guint lane;
+  CpTrace *trace = make_counter_trace (&lane);
+  CpPainter *painter = cp_painter_new ();
+  gint64 dur = cp_trace_get_duration (trace);
+  gint64 ranges[][2] = { { 0, dur }, { dur / 3, dur / 3 + dur / 40 }, { dur / 2, dur / 2 + 20000000 } };
+
+  for (guint r = 0; r < G_N_ELEMENTS (ranges); r++)
+    {
+      CpViewState *view = cp_view_state_new ();
+      cairo_surface_t *image;
+
+      cp_view_state_set_viewport_width (view, WIDTH - 216);
+      cp_view_state_set_trace (view, trace);
+      cp_view_state_set_visible_range (view, ranges[r][0], ranges[r][1]);
+      image = render (painter, view);
+      check_counter_columns (trace, lane, view, painter, image);
+
+#ifdef CAIRO_HAS_SCRIPT_SURFACE
+      {
+        /* A vector target gets rectangles instead of one image: drawn
+         * through a script surface that forwards to an image, every pixel
+         * is the same. */
+        cairo_device_t *script = cairo_script_create_for_stream (discard_write, NULL);
+        cairo_surface_t *target = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, WIDTH, HEIGHT);
+        cairo_surface_t *proxy = cairo_script_surface_create_for_target (script, target);
+        cairo_t *cr = cairo_create (proxy);
+        int stride = cairo_image_surface_get_stride (image);
+
+        g_assert_cmpint (cairo_surface_get_type (cairo_get_target (cr)), ==, CAIRO_SURFACE_TYPE_SCRIPT);
+        cp_painter_draw (painter, cr, view, NULL, WIDTH, HEIGHT, CP_PAINT_ALL);
+        g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+        cairo_destroy (cr);
+        cairo_surface_finish (proxy);
+        cairo_surface_destroy (proxy);
+        cairo_device_finish (script);
+        cairo_device_destroy (script);
+        cairo_surface_flush (target);
+        g_assert_cmpmem (cairo_image_surface_get_data (image), stride * HEIGHT,
+                         cairo_image_surface_get_data (target), stride * HEIGHT);
+        cairo_surface_destroy (target);
+      }
+#endif
+      cairo_surface_destroy (image);
+      g_object_unref (view);
+    }
+  cp_painter_free (painter);
+  g_assert_finalize_object (trace);
+}
+
 static void
 test_palette (void)
 {
@@ -599,6 +775,7 @@ main (int   argc,
   ADD ("/painter/worker-thread", test_worker_thread);
 #undef ADD
   g_test_add_func ("/painter/palette", test_palette);
+  g_test_add_func ("/painter/counter", test_counter);
 
   return g_test_run ();
 }

@@ -10,7 +10,10 @@
 
 #include "cp-lod.h"
 
-#define FANOUT 16
+#define FANOUT_SHIFT 4
+#define FANOUT (1u << FANOUT_SHIFT)
+/* A counter's samples per superblock: its starts stay in cache. */
+#define COUNTER_SUPER (FANOUT * FANOUT)
 
 typedef struct
 {
@@ -38,6 +41,9 @@ typedef struct
   guint     *level_len;
   const gint64 *ts;
   gint64    *block_ts;      /* the time of every FANOUT-th sample */
+  gint64    *super_ts;      /* the time of every COUNTER_SUPER-th sample: a
+                             * few kilobytes, which stay in the processor's
+                             * cache while a walk gallops over them */
 } LodLane;
 
 struct _CpLod
@@ -303,6 +309,9 @@ build_counter (LodLane *ll)
   ll->block_ts = g_new (gint64, (n + FANOUT - 1) / FANOUT);
   for (guint i = 0; i < n; i += FANOUT)
     ll->block_ts[i / FANOUT] = ts[i];
+  ll->super_ts = g_new (gint64, (n + COUNTER_SUPER - 1) / COUNTER_SUPER);
+  for (guint i = 0; i < n; i += COUNTER_SUPER)
+    ll->super_ts[i / COUNTER_SUPER] = ts[i];
 
   ll->vmin = ll->vmax = ll->values[0];
   for (guint i = 1; i < n; i++)
@@ -372,6 +381,7 @@ cp_lod_new (CpTrace *trace)
       for (guint l = 0; l < ll->n_levels; l++)
         self->memory += sizeof (double) * ll->level_len[l];
       self->memory += sizeof (gint64) * ((ll->n_samples + FANOUT - 1) / FANOUT);
+      self->memory += sizeof (gint64) * ((ll->n_samples + COUNTER_SUPER - 1) / COUNTER_SUPER);
     }
 
   build_flow_index (self, trace, TRUE, &self->flows_out, &self->out_offsets);
@@ -410,6 +420,7 @@ cp_lod_unref (CpLod *self)
       g_free (ll->level_max);
       g_free (ll->level_len);
       g_free (ll->block_ts);
+      g_free (ll->super_ts);
     }
   g_free (self->lanes);
   g_free (self->out_offsets);
@@ -584,7 +595,7 @@ cp_lod_counter_seek (CpLod  *self,
                      gint64  t)
 {
   const LodLane *ll;
-  guint nb, b, lo, end;
+  guint nb, nsb, sb, b, lo, end;
 
   g_return_val_if_fail (self != NULL, 0);
 
@@ -594,8 +605,13 @@ cp_lod_counter_seek (CpLod  *self,
   if (from >= ll->n_samples || ll->ts[from] >= t)
     return MIN (from, ll->n_samples);
   nb = (ll->n_samples + FANOUT - 1) / FANOUT;
-  /* The last block starting before t, galloping from from's. */
-  lo = cp_lod_last_before (ll->block_ts, from / FANOUT, nb, t);
+  nsb = (ll->n_samples + COUNTER_SUPER - 1) / COUNTER_SUPER;
+  /* The last superblock starting before t, galloping from from's over
+   * their starts (in cache); then the last of its blocks starting before t,
+   * from from's if it is there: one or two cache lines of block starts. */
+  sb = cp_lod_last_before (ll->super_ts, from / COUNTER_SUPER, nsb, t);
+  lo = MAX (sb * FANOUT, from / FANOUT);
+  lo = cp_lod_last_before (ll->block_ts, lo, MIN ((sb + 1) * FANOUT, nb), t);
   /* Inside it, after from. */
   end = MIN ((lo + 1) * FANOUT, ll->n_samples);
   for (b = MAX (from + 1, lo * FANOUT); b < end && ll->ts[b] < t; b++)
@@ -603,29 +619,68 @@ cp_lod_counter_seek (CpLod  *self,
   return b;
 }
 
+/* The last superblock at or after sb (whose start is before t, or sb is 0)
+ * that starts before t. */
+static inline guint
+counter_super_at (const LodLane *ll,
+                  guint          sb,
+                  gint64         t)
+{
+  guint nsb = (ll->n_samples + COUNTER_SUPER - 1) / COUNTER_SUPER;
+
+  sb = MIN (sb, nsb - 1);
+  if (ll->super_ts[sb] >= t)
+    return sb;
+  return cp_lod_last_before (ll->super_ts, sb, nsb, t);
+}
+
 void
-cp_lod_counter_prefetch (CpLod *self,
-                         guint  lane,
-                         guint  k)
+cp_lod_counter_ahead (CpLod             *self,
+                      guint              lane,
+                      CpLodCounterAhead *ahead,
+                      gint64             t_far,
+                      gint64             t_near)
 {
   const LodLane *ll;
-  guint64 at = k;
+  guint nb, b, k0, k1;
 
-  if (self == NULL || lane >= self->n_lanes)
+  if (self == NULL || lane >= self->n_lanes || self->lanes[lane].n_samples == 0)
     return;
   ll = &self->lanes[lane];
-  if (k >= ll->n_samples)
-    return;
-  __builtin_prefetch (&ll->block_ts[k / FANOUT]);
-  __builtin_prefetch (&ll->ts[k]);
-  __builtin_prefetch (&ll->values[k]);
-  /* The first levels' entries around k: a max's loose ends. */
-  for (guint l = 0; l < MIN (ll->n_levels, 2); l++)
+  nb = (ll->n_samples + FANOUT - 1) / FANOUT;
+
+  /* Far: the block starts of the superblock t_far falls in. */
+  ahead->far_sb = counter_super_at (ll, ahead->far_sb, t_far);
+  b = ahead->far_sb * FANOUT;
+  __builtin_prefetch (&ll->block_ts[b]);
+  __builtin_prefetch (&ll->block_ts[MIN (b + FANOUT, nb) - 1]);
+
+  /* Near: those block starts have arrived; the block t_near falls in, and
+   * what a seek and a max ending there read of it: its times, its values,
+   * and the entries above it that a max's loose ends take. */
+  ahead->near_sb = counter_super_at (ll, ahead->near_sb, t_near);
+  b = ahead->near_sb * FANOUT;
+  if (ll->block_ts[b] < t_near)
+    b = cp_lod_last_before (ll->block_ts, b, MIN (b + FANOUT, nb), t_near);
+  k0 = b * FANOUT;
+  k1 = MIN (k0 + FANOUT, ll->n_samples) - 1;
+  __builtin_prefetch (&ll->ts[k0]);
+  __builtin_prefetch (&ll->ts[k1]);
+  __builtin_prefetch (&ll->values[k0]);
+  __builtin_prefetch (&ll->values[k1]);
+  for (guint l = 0, at = b; l < MIN (ll->n_levels, 2); l++, at /= FANOUT)
     {
-      at /= FANOUT;
       if (at < ll->level_len[l])
         __builtin_prefetch (&ll->level_max[l][at]);
     }
+}
+
+/* The larger of m and v, where a missing sample (NaN) is not one. */
+static inline double
+max_sample (double m,
+            double v)
+{
+  return isnan (v) || m > v ? m : v;
 }
 
 double
@@ -636,8 +691,7 @@ cp_lod_counter_max (CpLod *self,
 {
   const LodLane *ll;
   double m = -INFINITY;
-  guint level = 0;
-  guint64 width = 1;     /* samples per entry at the current level */
+  guint level = 0, shift = 0;
   const double *data;
 
   g_return_val_if_fail (self != NULL, NAN);
@@ -651,51 +705,34 @@ cp_lod_counter_max (CpLod *self,
 
   /* Climb: take loose entries at each level until [first, last) is aligned
    * to the next level's entries, then come down on the right. Positions are
-   * kept in samples. */
+   * kept in samples; an entry of the current level holds 2^shift of them,
+   * and first (and, above level 0, last) is a multiple of that. */
   data = ll->values;
   while (TRUE)
     {
-      guint64 up = width * FANOUT;
+      guint64 up = (guint64) 1 << (shift + FANOUT_SHIFT);
       guint64 a, b;
 
       if (level >= ll->n_levels || (guint64) first + up > last)
         break;
-      /* Entries at this level from first up to the next aligned boundary. */
-      a = ((guint64) first + up - 1) / up * up;
-      for (guint64 p = first; p < a && p < last; p += width)
-        {
-          double v = data[p / width];
-
-          if (!isnan (v))
-            m = MAX (m, v);
-        }
-      b = (guint64) last / up * up;
-      for (guint64 p = b; p < last; p += width)
-        {
-          if (p < a)
-            continue;
-          {
-            double v = data[p / width];
-
-            if (!isnan (v))
-              m = MAX (m, v);
-          }
-        }
-      if (a >= b)
+      /* The entries from first up to the next aligned boundary a, and from
+       * the last one, b, to last: a <= b since first + up <= last. */
+      a = ((guint64) first + up - 1) & ~(up - 1);
+      b = (guint64) last & ~(up - 1);
+      for (guint64 i = first >> shift; i < a >> shift; i++)
+        m = max_sample (m, data[i]);
+      for (guint64 i = b >> shift; i < last >> shift; i++)
+        m = max_sample (m, data[i]);
+      if (a == b)
         return m;
       first = (guint) a;
       last = (guint) b;
       data = ll->level_max[level];
       level++;
-      width = up;
+      shift += FANOUT_SHIFT;
     }
-  for (guint64 p = first; p < last; p += width)
-    {
-      double v = data[p / width];
-
-      if (!isnan (v))
-        m = MAX (m, v);
-    }
+  for (guint64 i = first >> shift; i < last >> shift; i++)
+    m = max_sample (m, data[i]);
   return m;
 }
 

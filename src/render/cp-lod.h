@@ -584,12 +584,28 @@ double          cp_lod_counter_max           (CpLod   *self,
                                               guint    lane,
                                               guint    first,
                                               guint    last);
-/* Asks the processor to start fetching what a seek and a max ending near
- * sample k will read (a walk over columns asks a few columns ahead). Only
- * a hint. */
-void            cp_lod_counter_prefetch      (CpLod   *self,
-                                              guint    lane,
-                                              guint    k);
+/* Where a walk over a zoomed-out counter's columns asks ahead: the
+ * superblocks its lookahead times fell in last, which the next asks start
+ * from (zero-initialized: from the lane's start). */
+typedef struct
+{
+  guint far_sb;
+  guint near_sb;
+} CpLodCounterAhead;
+
+/* Asks the processor, in two stages, for what the seek and the max of a
+ * coming column will read, so that the misses of several columns overlap:
+ * for the column ending at t_far, the block starts of its superblock; for
+ * the one ending at t_near (whose block starts were asked for a few columns
+ * before), the times and values of the block it ends in and the entries
+ * above them. The times are the columns' edges, so what is asked for is
+ * what the seek will read, however unevenly the samples are spread. Only a
+ * hint: it changes nothing. */
+void            cp_lod_counter_ahead         (CpLod             *self,
+                                              guint              lane,
+                                              CpLodCounterAhead *ahead,
+                                              gint64             t_far,
+                                              gint64             t_near);
 
 /* Flows leaving (outgoing) or reaching a lane, as indexes into
  * cp_trace_get_flows(), sorted by the index of their slice on that lane (so

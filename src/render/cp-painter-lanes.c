@@ -121,6 +121,8 @@ dense_flush (CpPainter *self,
         memcpy (data + (gsize) r * stride, self->strip + run->start, sizeof (guint32) * w);
       cairo_surface_mark_dirty (strip);
       cairo_set_source_surface (cr, strip, self->gx + run->start, y0);
+      /* Whole pixels, however the target scales. */
+      cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
       cairo_rectangle (cr, self->gx + run->start, y0, w, h);
       cairo_fill (cr);
       /* Let go of the surface before it is written again. */
@@ -322,6 +324,188 @@ paint_row (CpPainter *self,
   dense_flush (self, &run);
 }
 
+/* A counter's step chart from the tops of its columns' bars
+ * (self->counter_top; under 0: no bar), as pixel-aligned rectangles merged
+ * where neighbours agree: the fill under the line, the line on top, and a
+ * step between two columns of different tops. What a vector target (PDF,
+ * SVG) gets, and the reference the image below is drawn to match. */
+static void
+counter_rects (CpPainter *self,
+               double     bottom)
+{
+  gint run_start = -1;
+  double run_top = 0, prev_top = -1;
+
+  for (gint c = 0; c <= self->ncols; c++)
+    {
+      double top = c < self->ncols ? self->counter_top[c] : -1;
+
+      if (top < 0)
+        top = -1;
+      if (run_start >= 0 && top != run_top)
+        {
+          /* Close the run [run_start, c). */
+          batch_add (self, self->colors->counter_fill, self->gx + run_start, run_top,
+                     c - run_start, bottom - run_top);
+          batch_add (self, self->colors->counter, self->gx + run_start, run_top, c - run_start, 1);
+          run_start = -1;
+        }
+      if (top >= 0 && prev_top >= 0 && top != prev_top)
+        {
+          /* The step between two columns. */
+          double y0 = MIN (top, prev_top), y1 = MAX (top, prev_top);
+
+          batch_add (self, self->colors->counter, self->gx + c, y0, 1, y1 - y0 + 1);
+        }
+      if (top >= 0 && run_start < 0)
+        {
+          run_start = c;
+          run_top = top;
+        }
+      prev_top = top;
+    }
+}
+
+/* Whether the counters go in as images: everywhere but on vector targets,
+ * which keep rectangles that stay sharp at any scale. */
+static gboolean
+counter_as_image (CpPainter *self)
+{
+  switch (cairo_surface_get_type (cairo_get_target (self->cr)))
+    {
+    case CAIRO_SURFACE_TYPE_PDF:
+    case CAIRO_SURFACE_TYPE_PS:
+    case CAIRO_SURFACE_TYPE_SVG:
+    case CAIRO_SURFACE_TYPE_SCRIPT:
+      return FALSE;
+    default:
+      return TRUE;
+    }
+}
+
+/* The premultiplied pixel cairo paints for a colour: asked of cairo, so that
+ * an image of such pixels composites exactly as a fill with the colour. */
+static guint32
+solid_pixel (CpPainter *self,
+             guint32    rgba)
+{
+  cairo_t *cr;
+  guint32 px;
+
+  if (self->pixel_surface == NULL)
+    self->pixel_surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cr = cairo_create (self->pixel_surface);
+  cairo_set_operator (cr, CAIRO_OPERATOR_SOURCE);
+  set_rgba (cr, rgba);
+  cairo_paint (cr);
+  cairo_destroy (cr);
+  cairo_surface_flush (self->pixel_surface);
+  px = *(const guint32 *) cairo_image_surface_get_data (self->pixel_surface);
+  return px;
+}
+
+/* Premultiplied src over dst, in eight bits per channel as pixman rounds. */
+static guint32
+over_pixel (guint32 src,
+            guint32 dst)
+{
+  guint32 ia = 255 - (src >> 24), out = 0;
+
+  for (guint shift = 0; shift < 32; shift += 8)
+    {
+      guint32 t = ((dst >> shift) & 0xff) * ia + 0x80;
+      guint32 v = ((src >> shift) & 0xff) + ((t + (t >> 8)) >> 8);
+
+      out |= MIN (v, 255u) << shift;
+    }
+  return out;
+}
+
+/* The same chart drawn into an image of the lane's columns and composited
+ * once: thousands of rectangles cost cairo far more than writing their
+ * pixels. Each pixel is what the rectangles would make it: the line's
+ * colour over the fill's where both cover it. */
+static void
+counter_image (CpPainter *self,
+               double     bottom)
+{
+  cairo_t *cr = self->cr;
+  cairo_surface_t *img;
+  guint32 fill, line, line_on_fill;
+  gint w = self->ncols, top0 = G_MAXINT, bot = (gint) bottom, h, stride;
+  gboolean reuse;
+  guchar *data;
+
+  for (gint c = 0; c < w; c++)
+    if (self->counter_top[c] >= 0)
+      top0 = MIN (top0, (gint) self->counter_top[c]);
+  if (top0 == G_MAXINT || bot < top0)
+    return;
+  h = bot - top0 + 1;
+
+  /* An image target composites at once, so one scratch surface serves every
+   * frame; a recording target keeps the surface, so it gets a new one. */
+  reuse = cairo_surface_get_type (cairo_get_target (cr)) == CAIRO_SURFACE_TYPE_IMAGE;
+  if (reuse)
+    {
+      if (self->counter_surface == NULL ||
+          cairo_image_surface_get_width (self->counter_surface) < w ||
+          cairo_image_surface_get_height (self->counter_surface) < h)
+        {
+          g_clear_pointer (&self->counter_surface, cairo_surface_destroy);
+          self->counter_surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, MAX (h, 64));
+        }
+      img = cairo_surface_reference (self->counter_surface);
+    }
+  else
+    img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
+  cairo_surface_flush (img);
+  data = cairo_image_surface_get_data (img);
+  if (data == NULL)
+    {
+      cairo_surface_destroy (img);
+      return;
+    }
+  stride = cairo_image_surface_get_stride (img);
+  fill = solid_pixel (self, self->colors->counter_fill);
+  line = solid_pixel (self, self->colors->counter);
+  line_on_fill = over_pixel (line, fill);
+  for (gint r = 0; r < h; r++)
+    memset (data + (gsize) r * stride, 0, sizeof (guint32) * w);
+
+  for (gint c = 0; c < w; c++)
+    {
+      gint top = (gint) self->counter_top[c];
+
+      if (self->counter_top[c] < 0)
+        continue;
+      /* The fill, [top, bottom), under the line's row at top. */
+      for (gint y = top + 1; y < bot; y++)
+        ((guint32 *) (data + (gsize) (y - top0) * stride))[c] = fill;
+      ((guint32 *) (data + (gsize) (top - top0) * stride))[c] = top < bot ? line_on_fill : line;
+      /* The step from the column before, at this column, between the two
+       * tops. */
+      if (c > 0 && self->counter_top[c - 1] >= 0 && (gint) self->counter_top[c - 1] != top)
+        {
+          gint y0 = MIN (top, (gint) self->counter_top[c - 1]);
+          gint y1 = MAX (top, (gint) self->counter_top[c - 1]);
+
+          for (gint y = y0; y <= y1; y++)
+            ((guint32 *) (data + (gsize) (y - top0) * stride))[c] = y >= top && y < bot ? line_on_fill : line;
+        }
+    }
+  cairo_surface_mark_dirty (img);
+  cairo_set_source_surface (cr, img, self->gx, top0);
+  /* Whole pixels, however the target scales. */
+  cairo_pattern_set_filter (cairo_get_source (cr), CAIRO_FILTER_NEAREST);
+  cairo_rectangle (cr, self->gx, top0, w, h);
+  cairo_fill (cr);
+  /* Let go of the surface before it is written again. */
+  cairo_set_source_rgba (cr, 0, 0, 0, 0);
+  self->stats.rects++;
+  cairo_surface_destroy (img);
+}
+
 static void
 paint_counter (CpPainter *self,
                guint      lane_index,
@@ -335,8 +519,7 @@ paint_counter (CpPainter *self,
   double vmin, vmax, lo, hi, bottom = floor (y + h - 2), span_px = h - 6;
   guint a, last;
   double carry;
-  gint run_start = -1;
-  double run_top = 0, prev_top = -1;
+  CpLodCounterAhead ahead = { 0 };
 
   if (n == 0 || !cp_lod_counter_range (self->lod, lane_index, &vmin, &vmax))
     return;
@@ -371,58 +554,40 @@ paint_counter (CpPainter *self,
     last = l;
   }
 
-  /* Each pixel column shows the largest value it holds (the value in
-   * effect when it starts, and every sample inside), as a step chart made of
-   * pixel-aligned rectangles merged where neighbours agree. */
-  for (gint c = 0; c <= self->ncols; c++)
+  /* Each pixel column shows the largest value it holds: the value in
+   * effect when it starts, and every sample inside. */
+  if ((guint) self->ncols > self->n_counter_top)
     {
-      double top = -1;
-
-      if (c < self->ncols)
-        {
-          gint64 cb1 = col_time (self, c + 1);
-          /* The samples inside the column: up to the first at or after its end. */
-          guint b = MIN (cp_lod_counter_seek (self->lod, lane_index, a, cb1), last);
-          double m = carry;
-
-          /* Columns this far apart in samples: ask for the next ones' data. */
-          if (b - a >= 16)
-            cp_lod_counter_prefetch (self->lod, lane_index, b + 4 * (b - a));
-          if (b > a)
-            {
-              double cm = cp_lod_counter_max (self->lod, lane_index, a, b);
-
-              if (!isnan (cm))
-                m = isnan (m) ? cm : MAX (m, cm);
-              carry = values[b - 1];
-            }
-          a = b;
-          if (!isnan (m))
-            top = floor (bottom - (m - lo) / (hi - lo) * span_px + 0.5);
-        }
-
-      if (run_start >= 0 && top != run_top)
-        {
-          /* Close the run [run_start, c). */
-          batch_add (self, self->colors->counter_fill, self->gx + run_start, run_top,
-                     c - run_start, bottom - run_top);
-          batch_add (self, self->colors->counter, self->gx + run_start, run_top, c - run_start, 1);
-          run_start = -1;
-        }
-      if (top >= 0 && prev_top >= 0 && top != prev_top)
-        {
-          /* The step between two columns. */
-          double y0 = MIN (top, prev_top), y1 = MAX (top, prev_top);
-
-          batch_add (self, self->colors->counter, self->gx + c, y0, 1, y1 - y0 + 1);
-        }
-      if (top >= 0 && run_start < 0)
-        {
-          run_start = c;
-          run_top = top;
-        }
-      prev_top = top;
+      g_free (self->counter_top);
+      self->n_counter_top = self->ncols;
+      self->counter_top = g_new (float, self->n_counter_top);
     }
+  for (gint c = 0; c < self->ncols; c++)
+    {
+      gint64 cb1 = col_time (self, c + 1);
+      /* The samples inside the column: up to the first at or after its end. */
+      guint b = MIN (cp_lod_counter_seek (self->lod, lane_index, a, cb1), last);
+      double m = carry;
+
+      /* Columns this far apart in samples: ask for the coming ones' data. */
+      if (b - a >= 16)
+        cp_lod_counter_ahead (self->lod, lane_index, &ahead, col_time (self, c + 1 + AHEAD_FAR),
+                              col_time (self, c + 1 + AHEAD_NEAR));
+      if (b > a)
+        {
+          double cm = cp_lod_counter_max (self->lod, lane_index, a, b);
+
+          if (!isnan (cm))
+            m = isnan (m) ? cm : MAX (m, cm);
+          carry = values[b - 1];
+        }
+      a = b;
+      self->counter_top[c] = isnan (m) ? -1 : (float) floor (bottom - (m - lo) / (hi - lo) * span_px + 0.5);
+    }
+  if (counter_as_image (self))
+    counter_image (self, bottom);
+  else
+    counter_rects (self, bottom);
 }
 
 static void

@@ -77,6 +77,10 @@ struct _CpPainter
   guint32                *strip;          /* one row of coverage pixels */
   guint                   n_strip;
   cairo_surface_t        *strip_surface;  /* scratch for image targets */
+  float                  *counter_top;    /* a counter's bar tops, per column */
+  guint                   n_counter_top;
+  cairo_surface_t        *counter_surface; /* scratch for image targets */
+  cairo_surface_t        *pixel_surface;  /* one pixel, to ask cairo a colour's */
 
   CpPaintStats            stats;
 

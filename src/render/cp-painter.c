@@ -53,6 +53,9 @@ cp_painter_free (CpPainter *self)
   g_free (self->column_max);
   g_free (self->strip);
   g_clear_pointer (&self->strip_surface, cairo_surface_destroy);
+  g_free (self->counter_top);
+  g_clear_pointer (&self->counter_surface, cairo_surface_destroy);
+  g_clear_pointer (&self->pixel_surface, cairo_surface_destroy);
   g_free (self);
 }
 
