@@ -15,6 +15,7 @@
 #include "model/cp-trace-builder.h"
 #include "render/cp-palette.h"
 #include "render/cp-painter.h"
+#include "render/cp-painter-private.h"
 
 #define WIDTH   1216     /* gutter 216 + 1000 columns */
 #define HEIGHT  400
@@ -679,6 +680,24 @@ test_counter (void)
       cp_view_state_set_visible_range (view, ranges[r][0], ranges[r][1]);
       image = render (painter, view);
       check_counter_columns (trace, lane, view, painter, image);
+
+      /* Rows walked on one thread, on several, or all on helpers: the same
+       * pixels. */
+      for (guint threads = 1; threads <= 9; threads += 4)
+        {
+          CpPainter *other = cp_painter_new ();
+          cairo_surface_t *again;
+
+          cp_painter_set_threads (other, MIN (threads, 5));
+          cp_painter_set_helpers_only (other, threads == 9);
+          again = render (other, view);
+          g_assert_cmpmem (cairo_image_surface_get_data (image), cairo_image_surface_get_stride (image) * HEIGHT,
+                           cairo_image_surface_get_data (again), cairo_image_surface_get_stride (again) * HEIGHT);
+          g_assert_cmpuint (cp_painter_get_stats (other)->columns, ==, cp_painter_get_stats (painter)->columns);
+          g_assert_cmpuint (cp_painter_get_stats (other)->slices, ==, cp_painter_get_stats (painter)->slices);
+          cairo_surface_destroy (again);
+          cp_painter_free (other);
+        }
 
 #ifdef CAIRO_HAS_SCRIPT_SURFACE
       {

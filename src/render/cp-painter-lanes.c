@@ -43,11 +43,19 @@ static guint8
 name_color_index (CpPainter *self,
                   CpStr      name)
 {
+  guint8 known;
+
   if (name >= self->n_name_color)
     return (guint8) cp_palette_name_index (cp_trace_get_string (self->trace, name));
-  if (self->name_color[name] == 0)
-    self->name_color[name] = 1 + (guint8) cp_palette_name_index (cp_trace_get_string (self->trace, name));
-  return self->name_color[name] - 1;
+  /* Rows are walked on several threads: each may fill in the same entry,
+   * with the same value. */
+  known = __atomic_load_n (&self->name_color[name], __ATOMIC_RELAXED);
+  if (known == 0)
+    {
+      known = 1 + (guint8) cp_palette_name_index (cp_trace_get_string (self->trace, name));
+      __atomic_store_n (&self->name_color[name], known, __ATOMIC_RELAXED);
+    }
+  return known - 1;
 }
 
 static guint32
@@ -87,8 +95,12 @@ dense_flush (CpPainter *self,
   int w = run->end - run->start;
   gboolean reuse;
 
+  self->stats.columns += run->columns;
+  run->columns = 0;
   if (w <= 0 || h <= 0)
     {
+      if (w > 0)
+        memset (run->strip + run->start, 0, sizeof (guint32) * w);
       run->start = run->end = 0;
       return;
     }
@@ -118,7 +130,7 @@ dense_flush (CpPainter *self,
       int stride = cairo_image_surface_get_stride (strip);
 
       for (int r = 0; r < h; r++)
-        memcpy (data + (gsize) r * stride, self->strip + run->start, sizeof (guint32) * w);
+        memcpy (data + (gsize) r * stride, run->strip + run->start, sizeof (guint32) * w);
       cairo_surface_mark_dirty (strip);
       cairo_set_source_surface (cr, strip, self->gx + run->start, y0);
       /* Whole pixels, however the target scales. */
@@ -130,22 +142,21 @@ dense_flush (CpPainter *self,
       self->stats.rects++;
     }
   cairo_surface_destroy (strip);
-  memset (self->strip + run->start, 0, sizeof (guint32) * w);
+  memset (run->strip + run->start, 0, sizeof (guint32) * w);
   run->start = run->end = 0;
 }
 
 static void
-dense_add (CpPainter *self,
-           DenseRun  *run,
-           gint       c,
-           double     fraction)
+dense_add (DenseRun *run,
+           gint      c,
+           double    fraction)
 {
   double a = MIN_DENSITY + (1.0 - MIN_DENSITY) * CLAMP (fraction, 0, 1);
   guint32 rgb = run->rgb;
 
-  self->stats.columns++;
+  run->columns++;
   /* Premultiplied ARGB, native endian: what cairo's image surfaces hold. */
-  self->strip[c] = ((guint32) lround (a * 255) << 24) |
+  run->strip[c] = ((guint32) lround (a * 255) << 24) |
                    ((guint32) lround (((rgb >> 24) & 0xff) * a) << 16) |
                    ((guint32) lround (((rgb >> 16) & 0xff) * a) << 8) |
                    (guint32) lround (((rgb >> 8) & 0xff) * a);
@@ -233,17 +244,34 @@ column_covered (CpPainter      *self,
 
 /* Lanes */
 
+/* What a row's walk leaves for its drawing, in order: its slices'
+ * rectangles, hatching and labels, and its coverage strip. */
 static void
-paint_row (CpPainter *self,
-           guint      lane_index,
-           CpLane    *lane,
-           guint      row,
-           double     y,
-           double     h)
+job_rect (RowJob  *job,
+          guint32  rgba,
+          double   x,
+          double   y,
+          double   w,
+          double   h)
 {
-  const CpLodRow *r = cp_lod_get_row (self->lod, lane_index, row);
+  ColorRect cr = { rgba, { (float) x, (float) y, (float) w, (float) h } };
+
+  g_array_append_val (job->rects, cr);
+}
+
+/* Walks one row of a lane over the view: slices a pixel wide or more one by
+ * one, the rest as each column's coverage. Reads the index and the view
+ * only, so rows are walked on several threads at once. */
+static void
+walk_row (CpPainter *self,
+          RowJob    *job)
+{
+  guint lane_index = job->lane_index;
+  CpLane *lane = job->lane;
+  double y = job->y, h = job->h;
+  const CpLodRow *r = cp_lod_get_row (self->lod, lane_index, job->row);
   const CpSlices *s = cp_lane_get_slices (lane);
-  DenseRun run = { 0, 0, y, h, density_color (self, lane) };
+  DenseRun *run = &job->run;
   gint next_col = 0;
   guint k;
   double label_min = self->font_px * 2.5;
@@ -253,7 +281,7 @@ paint_row (CpPainter *self,
   if (r == NULL || r->n == 0)
     return;
 
-  k = cp_lod_row_first_ending_after (self->lod, lane_index, row, self->t0);
+  k = cp_lod_row_first_ending_after (self->lod, lane_index, job->row, self->t0);
   while (k < r->n)
     {
       gint64 st = cp_lod_row_start (r, k);
@@ -282,12 +310,12 @@ paint_row (CpPainter *self,
           /* A one-pixel gap tells neighbours apart. */
           if (b - a >= 4)
             b -= 1;
-          batch_add (self, fill, self->gx + a, y, b - a, h);
+          job_rect (job, fill, self->gx + a, y, b - a, h);
           if (transfer && (s->flags[i] & CP_SLICE_PAGEABLE) && b - a >= 3)
             {
               Rect hr = { (float) (self->gx + a), (float) y, (float) (b - a), (float) h };
 
-              g_array_append_val (self->hatch, hr);
+              g_array_append_val (job->hatch, hr);
             }
           {
             double va = MAX (a, 0), vb = MIN (b, self->area_w);
@@ -298,10 +326,10 @@ paint_row (CpPainter *self,
                               cp_trace_get_string (self->trace, cp_slices_get_name (s, i)),
                               cp_palette_text_on (fill) };
 
-                g_array_append_val (self->texts, t);
+                g_array_append_val (job->texts, t);
               }
           }
-          self->stats.slices++;
+          job->slices++;
           k++;
           continue;
         }
@@ -317,28 +345,28 @@ paint_row (CpPainter *self,
       cb1 = col_time (self, c + 1);
       cov = column_covered (self, r, &walk, k, c, cb0, cb1, &j0, &j1);
       if (j0 < r->n && cp_lod_row_start (r, j0) < MAX (cb1, cb0 + 1))
-        dense_add (self, &run, c, cb1 > cb0 ? (double) cov / (double) (cb1 - cb0) : 1.0);
+        dense_add (run, c, cb1 > cb0 ? (double) cov / (double) (cb1 - cb0) : 1.0);
       next_col = c + 1;
       k = MAX (j1, j0);
     }
-  dense_flush (self, &run);
 }
 
 /* A counter's step chart from the tops of its columns' bars
- * (self->counter_top; under 0: no bar), as pixel-aligned rectangles merged
+ * (tops; under 0: no bar), as pixel-aligned rectangles merged
  * where neighbours agree: the fill under the line, the line on top, and a
  * step between two columns of different tops. What a vector target (PDF,
  * SVG) gets, and the reference the image below is drawn to match. */
 static void
-counter_rects (CpPainter *self,
-               double     bottom)
+counter_rects (CpPainter   *self,
+               const float *tops,
+               double       bottom)
 {
   gint run_start = -1;
   double run_top = 0, prev_top = -1;
 
   for (gint c = 0; c <= self->ncols; c++)
     {
-      double top = c < self->ncols ? self->counter_top[c] : -1;
+      double top = c < self->ncols ? tops[c] : -1;
 
       if (top < 0)
         top = -1;
@@ -426,8 +454,9 @@ over_pixel (guint32 src,
  * pixels. Each pixel is what the rectangles would make it: the line's
  * colour over the fill's where both cover it. */
 static void
-counter_image (CpPainter *self,
-               double     bottom)
+counter_image (CpPainter   *self,
+               const float *tops,
+               double       bottom)
 {
   cairo_t *cr = self->cr;
   cairo_surface_t *img;
@@ -437,8 +466,8 @@ counter_image (CpPainter *self,
   guchar *data;
 
   for (gint c = 0; c < w; c++)
-    if (self->counter_top[c] >= 0)
-      top0 = MIN (top0, (gint) self->counter_top[c]);
+    if (tops[c] >= 0)
+      top0 = MIN (top0, (gint) tops[c]);
   if (top0 == G_MAXINT || bot < top0)
     return;
   h = bot - top0 + 1;
@@ -475,9 +504,9 @@ counter_image (CpPainter *self,
 
   for (gint c = 0; c < w; c++)
     {
-      gint top = (gint) self->counter_top[c];
+      gint top = (gint) tops[c];
 
-      if (self->counter_top[c] < 0)
+      if (tops[c] < 0)
         continue;
       /* The fill, [top, bottom), under the line's row at top. */
       for (gint y = top + 1; y < bot; y++)
@@ -485,10 +514,10 @@ counter_image (CpPainter *self,
       ((guint32 *) (data + (gsize) (top - top0) * stride))[c] = top < bot ? line_on_fill : line;
       /* The step from the column before, at this column, between the two
        * tops. */
-      if (c > 0 && self->counter_top[c - 1] >= 0 && (gint) self->counter_top[c - 1] != top)
+      if (c > 0 && tops[c - 1] >= 0 && (gint) tops[c - 1] != top)
         {
-          gint y0 = MIN (top, (gint) self->counter_top[c - 1]);
-          gint y1 = MAX (top, (gint) self->counter_top[c - 1]);
+          gint y0 = MIN (top, (gint) tops[c - 1]);
+          gint y1 = MAX (top, (gint) tops[c - 1]);
 
           for (gint y = y0; y <= y1; y++)
             ((guint32 *) (data + (gsize) (y - top0) * stride))[c] = y >= top && y < bot ? line_on_fill : line;
@@ -506,13 +535,15 @@ counter_image (CpPainter *self,
   cairo_surface_destroy (img);
 }
 
+/* A counter lane's columns: the top of each one's bar, into the job. Reads
+ * the index and the view only, as walk_row() does. */
 static void
-paint_counter (CpPainter *self,
-               guint      lane_index,
-               CpLane    *lane,
-               double     y,
-               double     h)
+walk_counter (CpPainter *self,
+              RowJob    *job)
 {
+  guint lane_index = job->lane_index;
+  CpLane *lane = job->lane;
+  double y = job->y, h = job->h;
   const gint64 *ts;
   const double *values;
   guint n = cp_lane_get_counter (lane, &ts, &values);
@@ -556,12 +587,8 @@ paint_counter (CpPainter *self,
 
   /* Each pixel column shows the largest value it holds: the value in
    * effect when it starts, and every sample inside. */
-  if ((guint) self->ncols > self->n_counter_top)
-    {
-      g_free (self->counter_top);
-      self->n_counter_top = self->ncols;
-      self->counter_top = g_new (float, self->n_counter_top);
-    }
+  job->bottom = bottom;
+  job->chart = TRUE;
   for (gint c = 0; c < self->ncols; c++)
     {
       gint64 cb1 = col_time (self, c + 1);
@@ -582,35 +609,283 @@ paint_counter (CpPainter *self,
           carry = values[b - 1];
         }
       a = b;
-      self->counter_top[c] = isnan (m) ? -1 : (float) floor (bottom - (m - lo) / (hi - lo) * span_px + 0.5);
+      job->tops[c] = isnan (m) ? -1 : (float) floor (bottom - (m - lo) / (hi - lo) * span_px + 0.5);
     }
-  if (counter_as_image (self))
-    counter_image (self, bottom);
-  else
-    counter_rects (self, bottom);
+}
+
+static void paint_memory (CpPainter *self, const CpLayoutItem *item, double y);
+static void paint_group_summary (CpPainter *self, const CpLayoutItem *item, double y);
+
+/* Jobs: a frame's rows and counters are walked first, on as many threads
+ * as the painter may use, each into its own job; then drawn in order on the
+ * drawing thread, which gives the same pixels as walking them one by one.
+ * Walks that miss the cache on every column (a zoomed-out view of a big
+ * capture) then wait on memory on several cores at once. */
+
+static RowJob *
+job_get (CpPainter *self)
+{
+  RowJob *job;
+
+  if (self->n_jobs == self->jobs->len)
+    {
+      job = g_new0 (RowJob, 1);
+      job->rects = g_array_new (FALSE, FALSE, sizeof (ColorRect));
+      job->hatch = g_array_new (FALSE, FALSE, sizeof (Rect));
+      job->texts = g_array_new (FALSE, FALSE, sizeof (TextJob));
+      g_ptr_array_add (self->jobs, job);
+    }
+  job = g_ptr_array_index (self->jobs, self->n_jobs++);
+  if ((guint) self->ncols + 1 > job->n_cols)
+    {
+      /* The strip is kept zeroed between uses (dense_flush()). */
+      g_free (job->strip);
+      g_free (job->tops);
+      job->n_cols = self->ncols + 1;
+      job->strip = g_new0 (guint32, job->n_cols);
+      job->tops = g_new (float, job->n_cols);
+    }
+  g_array_set_size (job->rects, 0);
+  g_array_set_size (job->hatch, 0);
+  g_array_set_size (job->texts, 0);
+  job->slices = 0;
+  job->chart = FALSE;
+  return job;
+}
+
+void
+cp_painter_job_free (gpointer data)
+{
+  RowJob *job = data;
+
+  g_array_unref (job->rects);
+  g_array_unref (job->hatch);
+  g_array_unref (job->texts);
+  g_free (job->strip);
+  g_free (job->tops);
+  g_free (job);
 }
 
 static void
-paint_lane (CpPainter          *self,
-            const CpLayoutItem *item,
-            double              y)
+collect_jobs (CpPainter          *self,
+              guint               index,
+              const CpLayoutItem *item,
+              double              y)
 {
-  CpLane *lane = cp_trace_get_lane (self->trace, item->lane);
-  const CpLayoutMetrics *m = self->m;
-  double row_h = m->row_height;
+  CpLane *lane;
+  double row_h = self->m->row_height;
 
+  if (item->kind == CP_LAYOUT_GROUP || item->kind == CP_LAYOUT_MEMORY)
+    return;
+  lane = cp_trace_get_lane (self->trace, item->lane);
   if (cp_lane_get_kind (lane) == CP_LANE_COUNTER)
     {
-      paint_counter (self, item->lane, lane, y, item->height);
+      RowJob *job = job_get (self);
+
+      job->item = index;
+      job->lane_index = item->lane;
+      job->lane = lane;
+      job->counter = TRUE;
+      job->y = y;
+      job->h = item->height;
       return;
     }
   for (guint r = 0; r < item->n_rows; r++)
     {
-      double ry = y + m->lane_padding + r * row_h;
+      double ry = y + self->m->lane_padding + r * row_h;
+      RowJob *job;
 
       if (ry + row_h < self->lanes_top || ry > self->height)
         continue;
-      paint_row (self, item->lane, lane, r, ry, row_h - 1);
+      job = job_get (self);
+      job->item = index;
+      job->lane_index = item->lane;
+      job->lane = lane;
+      job->counter = FALSE;
+      job->row = r;
+      job->y = ry;
+      job->h = row_h - 1;
+      job->run = (DenseRun) { 0, 0, ry, row_h - 1, density_color (self, lane), job->strip, 0 };
+    }
+}
+
+static void
+run_job (CpPainter *self,
+         RowJob    *job)
+{
+  if (job->counter)
+    walk_counter (self, job);
+  else
+    walk_row (self, job);
+}
+
+/* One frame's jobs, shared with the helpers it asked for. A helper that
+ * starts after every job was claimed touches nothing else, so the frame
+ * may end without waiting for it. */
+typedef struct
+{
+  gatomicrefcount  ref;
+  CpPainter       *painter;
+  RowJob         **jobs;
+  gint             n;
+  gint             next;   /* the next job to claim */
+  gint             done;   /* jobs finished */
+  GMutex           lock;
+  GCond            cond;
+} JobRun;
+
+static void
+job_run_unref (JobRun *jr)
+{
+  if (g_atomic_ref_count_dec (&jr->ref))
+    {
+      g_mutex_clear (&jr->lock);
+      g_cond_clear (&jr->cond);
+      g_free (jr);
+    }
+}
+
+static void
+run_claimed (JobRun *jr)
+{
+  while (TRUE)
+    {
+      gint i = g_atomic_int_add (&jr->next, 1);
+
+      if (i >= jr->n)
+        return;
+      run_job (jr->painter, jr->jobs[i]);
+      if (g_atomic_int_add (&jr->done, 1) + 1 == jr->n)
+        {
+          g_mutex_lock (&jr->lock);
+          g_cond_broadcast (&jr->cond);
+          g_mutex_unlock (&jr->lock);
+        }
+    }
+}
+
+static void
+helper_func (gpointer data,
+             gpointer user_data)
+{
+  JobRun *jr = data;
+
+  run_claimed (jr);
+  job_run_unref (jr);
+}
+
+static GThreadPool *
+helper_pool (void)
+{
+  static GThreadPool *pool;
+
+  if (g_once_init_enter (&pool))
+    {
+      GThreadPool *p = g_thread_pool_new (helper_func, NULL, CP_PAINTER_MAX_THREADS - 1, FALSE, NULL);
+
+      g_once_init_leave (&pool, p);
+    }
+  return pool;
+}
+
+/* How many threads walk a frame's rows: as set, or one per processor. */
+static guint
+walk_threads (CpPainter *self)
+{
+  guint n = self->threads > 0 ? self->threads : g_get_num_processors ();
+
+  return CLAMP (n, 1, CP_PAINTER_MAX_THREADS);
+}
+
+static void
+run_jobs (CpPainter *self)
+{
+  guint threads = MIN (walk_threads (self), self->n_jobs);
+  JobRun *jr;
+
+  if (threads <= 1)
+    {
+      for (guint i = 0; i < self->n_jobs; i++)
+        run_job (self, g_ptr_array_index (self->jobs, i));
+      return;
+    }
+  jr = g_new0 (JobRun, 1);
+  g_atomic_ref_count_init (&jr->ref);
+  g_mutex_init (&jr->lock);
+  g_cond_init (&jr->cond);
+  jr->painter = self;
+  jr->jobs = (RowJob **) self->jobs->pdata;
+  jr->n = (gint) self->n_jobs;
+  for (guint h = 1; h < threads; h++)
+    {
+      g_atomic_ref_count_inc (&jr->ref);
+      if (!g_thread_pool_push (helper_pool (), jr, NULL))
+        job_run_unref (jr);
+    }
+  /* Tests may ask for every job on a helper, so that the handing over is
+   * exercised whatever the timing. */
+  if (!self->helpers_only)
+    run_claimed (jr);
+  g_mutex_lock (&jr->lock);
+  while (g_atomic_int_get (&jr->done) < jr->n)
+    g_cond_wait (&jr->cond, &jr->lock);
+  g_mutex_unlock (&jr->lock);
+  job_run_unref (jr);
+}
+
+/* Draws what a job found, as the walk would have drawn it. */
+static void
+draw_job (CpPainter *self,
+          RowJob    *job)
+{
+  if (job->counter)
+    {
+      if (!job->chart)
+        return;
+      if (counter_as_image (self))
+        counter_image (self, job->tops, job->bottom);
+      else
+        counter_rects (self, job->tops, job->bottom);
+      return;
+    }
+  for (guint i = 0; i < job->rects->len; i++)
+    {
+      const ColorRect *r = &g_array_index (job->rects, ColorRect, i);
+
+      batch_add (self, r->rgba, r->r.x, r->r.y, r->r.w, r->r.h);
+    }
+  if (job->hatch->len > 0)
+    g_array_append_vals (self->hatch, job->hatch->data, job->hatch->len);
+  if (job->texts->len > 0)
+    g_array_append_vals (self->texts, job->texts->data, job->texts->len);
+  self->stats.slices += job->slices;
+  dense_flush (self, &job->run);
+}
+
+static void
+draw_item (CpPainter          *self,
+           guint               index,
+           const CpLayoutItem *item,
+           double              y)
+{
+  if (item->kind == CP_LAYOUT_GROUP)
+    {
+      if (item->collapsed)
+        paint_group_summary (self, item, y);
+    }
+  else if (item->kind == CP_LAYOUT_MEMORY)
+    paint_memory (self, item, y);
+  else
+    {
+      while (self->job_cursor < self->n_jobs)
+        {
+          RowJob *job = g_ptr_array_index (self->jobs, self->job_cursor);
+
+          if (job->item != index)
+            break;
+          draw_job (self, job);
+          self->job_cursor++;
+        }
     }
 }
 
@@ -764,7 +1039,8 @@ paint_group_summary (CpPainter          *self,
 {
   guint n_lanes = cp_trace_get_n_lanes (self->trace);
   DenseRun run = { 0, 0, y + 4, item->height - 8,
-                   self->colors->density[item->is_device ? CP_LANE_KERNEL : CP_LANE_HOST_THREAD] };
+                   self->colors->density[item->is_device ? CP_LANE_KERNEL : CP_LANE_HOST_THREAD],
+                   self->strip, 0 };
 
   if ((guint) self->ncols > self->n_column_max)
     {
@@ -819,7 +1095,7 @@ paint_group_summary (CpPainter          *self,
   for (gint c = 0; c < self->ncols; c++)
     {
       if (self->column_max[c] >= 0)
-        dense_add (self, &run, c, self->column_max[c]);
+        dense_add (&run, c, self->column_max[c]);
     }
   dense_flush (self, &run);
 }
@@ -870,20 +1146,14 @@ cp_painter_item_background (CpPainter          *self,
 }
 
 void
-cp_painter_item_content (CpPainter          *self,
-                         guint               index,
-                         const CpLayoutItem *item,
-                         double              y)
+cp_painter_content (CpPainter *self,
+                    gboolean   pinned)
 {
-  if (item->kind == CP_LAYOUT_GROUP)
-    {
-      if (item->collapsed)
-        paint_group_summary (self, item, y);
-    }
-  else if (item->kind == CP_LAYOUT_MEMORY)
-    paint_memory (self, item, y);
-  else
-    paint_lane (self, item, y);
+  self->n_jobs = 0;
+  self->job_cursor = 0;
+  cp_painter_for_each_visible (self, pinned, collect_jobs);
+  run_jobs (self);
+  cp_painter_for_each_visible (self, pinned, draw_item);
 }
 
 void

@@ -41,11 +41,45 @@ typedef struct
 
 typedef struct
 {
-  gint    start;  /* first column written */
-  gint    end;    /* one past the last */
-  double  y, h;
-  guint32 rgb;
+  gint     start;   /* first column written */
+  gint     end;     /* one past the last */
+  double   y, h;
+  guint32  rgb;
+  guint32 *strip;   /* its pixels, zeroed outside [start, end) */
+  guint    columns; /* columns written */
 } DenseRun;
+
+typedef struct
+{
+  guint32 rgba;
+  Rect    r;
+} ColorRect;
+
+/* The most threads that walk a frame's rows. */
+#define CP_PAINTER_MAX_THREADS 8
+
+/* One row (or counter lane) of a frame: where it is, and what its walk
+ * found, for the drawing thread. */
+typedef struct
+{
+  guint     item;        /* in the layout */
+  guint     lane_index;
+  CpLane   *lane;
+  guint     row;
+  gboolean  counter;
+  double    y, h;
+
+  GArray   *rects;       /* of ColorRect, in the order drawn */
+  GArray   *hatch;       /* of Rect */
+  GArray   *texts;       /* of TextJob */
+  guint     slices;
+  DenseRun  run;         /* the coverage strip */
+  guint32  *strip;
+  float    *tops;        /* a counter's bar tops per column; under 0: none */
+  guint     n_cols;      /* of strip and tops */
+  double    bottom;
+  gboolean  chart;       /* tops were found */
+} RowJob;
 
 struct _CpPainter
 {
@@ -77,8 +111,11 @@ struct _CpPainter
   guint32                *strip;          /* one row of coverage pixels */
   guint                   n_strip;
   cairo_surface_t        *strip_surface;  /* scratch for image targets */
-  float                  *counter_top;    /* a counter's bar tops, per column */
-  guint                   n_counter_top;
+  GPtrArray              *jobs;           /* of RowJob, kept between frames */
+  guint                   n_jobs;         /* used by this frame */
+  guint                   job_cursor;     /* the next one to draw */
+  guint                   threads;        /* 0: one per processor */
+  gboolean                helpers_only;   /* tests: no job on the drawing thread */
   cairo_surface_t        *counter_surface; /* scratch for image targets */
   cairo_surface_t        *pixel_surface;  /* one pixel, to ask cairo a colour's */
 
@@ -111,6 +148,9 @@ typedef void (*ItemFunc) (CpPainter          *self,
                           double              y);
 
 /* cp-painter.c */
+/* Tests: with more than one thread, every row walked on a helper. */
+void cp_painter_set_helpers_only (CpPainter *self,
+                                  gboolean   helpers_only);
 double cp_painter_text (CpPainter                  *self,
                         const char                 *text,
                         const PangoFontDescription *font,
@@ -130,10 +170,9 @@ void cp_painter_item_background (CpPainter          *self,
                                  guint               index,
                                  const CpLayoutItem *item,
                                  double              y);
-void cp_painter_item_content (CpPainter          *self,
-                              guint               index,
-                              const CpLayoutItem *item,
-                              double              y);
+void cp_painter_content (CpPainter *self,
+                         gboolean   pinned);
+void cp_painter_job_free (gpointer data);
 void cp_painter_grid (CpPainter *self,
                       gint64     step);
 

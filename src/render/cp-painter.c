@@ -26,6 +26,7 @@ cp_painter_new (void)
   self->batch_index = g_hash_table_new (NULL, NULL);
   self->texts = g_array_new (FALSE, FALSE, sizeof (TextJob));
   self->hatch = g_array_new (FALSE, FALSE, sizeof (Rect));
+  self->jobs = g_ptr_array_new_with_free_func (cp_painter_job_free);
   g_weak_ref_init (&self->color_trace, NULL);
   cp_painter_set_font (self, NULL);
   return self;
@@ -53,7 +54,7 @@ cp_painter_free (CpPainter *self)
   g_free (self->column_max);
   g_free (self->strip);
   g_clear_pointer (&self->strip_surface, cairo_surface_destroy);
-  g_free (self->counter_top);
+  g_ptr_array_unref (self->jobs);
   g_clear_pointer (&self->counter_surface, cairo_surface_destroy);
   g_clear_pointer (&self->pixel_surface, cairo_surface_destroy);
   g_free (self);
@@ -67,6 +68,22 @@ cp_painter_set_theme (CpPainter *self,
 
   self->theme = theme == CP_THEME_DARK ? CP_THEME_DARK : CP_THEME_LIGHT;
   self->colors = cp_palette_get_colors (self->theme);
+}
+
+void
+cp_painter_set_threads (CpPainter *self,
+                        guint      threads)
+{
+  g_return_if_fail (self != NULL);
+
+  self->threads = threads;
+}
+
+void
+cp_painter_set_helpers_only (CpPainter *self,
+                             gboolean   helpers_only)
+{
+  self->helpers_only = helpers_only;
 }
 
 CpTheme
@@ -303,7 +320,7 @@ paint_area (CpPainter *self,
 
   cp_painter_for_each_visible (self, pinned, cp_painter_item_background);
   cp_painter_highlights (self, pinned);
-  cp_painter_for_each_visible (self, pinned, cp_painter_item_content);
+  cp_painter_content (self, pinned);
   flush (self);
   cp_painter_marks (self, pinned);
   cp_painter_time_selection (self, pinned);

@@ -54,6 +54,10 @@ CpTheme                 cp_painter_get_theme    (CpPainter *self);
 void                    cp_painter_set_font     (CpPainter                  *self,
                                                  const PangoFontDescription *font);
 const CpLayoutMetrics  *cp_painter_get_metrics  (CpPainter *self);
+/* How many threads walk a frame's rows (0, the default: one per processor,
+ * at most 8). The pixels are the same however many. */
+void                    cp_painter_set_threads  (CpPainter *self,
+                                                 guint      threads);
 
 /* Draws view (its trace, visible range, vertical offset, selection,
  * highlights...) into cr, from (0, 0) to (width, height) in user units.
