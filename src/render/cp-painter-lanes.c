@@ -80,6 +80,25 @@ density_color (CpPainter *self,
   return self->colors->density[MIN (kind, CP_LANE_N_KINDS - 1)];
 }
 
+/* An image of at least w x h to composite from, referenced: *keep, kept
+ * between uses, on an image target, which composites at once; a new one
+ * elsewhere, as recording, PDF and SVG targets keep the surface. */
+static cairo_surface_t *
+scratch_surface (CpPainter        *self,
+                 cairo_surface_t **keep,
+                 int               w,
+                 int               h)
+{
+  if (cairo_surface_get_type (cairo_get_target (self->cr)) != CAIRO_SURFACE_TYPE_IMAGE)
+    return cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
+  if (*keep == NULL || cairo_image_surface_get_width (*keep) < w || cairo_image_surface_get_height (*keep) < h)
+    {
+      g_clear_pointer (keep, cairo_surface_destroy);
+      *keep = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, MAX (w, self->ncols), MAX (h, 64));
+    }
+  return cairo_surface_reference (*keep);
+}
+
 /* Coverage goes into a one-pixel-high strip per row, composited once and
  * stretched to the row's height: one composite per row however many columns
  * are dense. */
@@ -93,7 +112,6 @@ dense_flush (CpPainter *self,
   double y0 = floor (run->y + 0.5);
   int h = (int) floor (run->y + run->h + 0.5) - (int) y0;
   int w = run->end - run->start;
-  gboolean reuse;
 
   self->stats.columns += run->columns;
   run->columns = 0;
@@ -106,23 +124,8 @@ dense_flush (CpPainter *self,
     }
 
   /* The row of pixels, repeated down the row's height, composited with no
-   * transform: the fastest path of every cairo backend. An image target
-   * composites at once, so one scratch surface serves every row; recording,
-   * PDF and SVG targets keep the surface, so they get a new one each time. */
-  reuse = cairo_surface_get_type (cairo_get_target (cr)) == CAIRO_SURFACE_TYPE_IMAGE;
-  if (reuse)
-    {
-      if (self->strip_surface == NULL ||
-          cairo_image_surface_get_width (self->strip_surface) < w ||
-          cairo_image_surface_get_height (self->strip_surface) < h)
-        {
-          g_clear_pointer (&self->strip_surface, cairo_surface_destroy);
-          self->strip_surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, MAX (w, self->ncols), MAX (h, 64));
-        }
-      strip = cairo_surface_reference (self->strip_surface);
-    }
-  else
-    strip = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
+   * transform: the fastest path of every cairo backend. */
+  strip = scratch_surface (self, &self->strip_surface, w, h);
   cairo_surface_flush (strip);
   data = cairo_image_surface_get_data (strip);
   if (data != NULL)
@@ -462,7 +465,6 @@ counter_image (CpPainter   *self,
   cairo_surface_t *img;
   guint32 fill, line, line_on_fill;
   gint w = self->ncols, top0 = G_MAXINT, bot = (gint) bottom, h, stride;
-  gboolean reuse;
   guchar *data;
 
   for (gint c = 0; c < w; c++)
@@ -472,22 +474,7 @@ counter_image (CpPainter   *self,
     return;
   h = bot - top0 + 1;
 
-  /* An image target composites at once, so one scratch surface serves every
-   * frame; a recording target keeps the surface, so it gets a new one. */
-  reuse = cairo_surface_get_type (cairo_get_target (cr)) == CAIRO_SURFACE_TYPE_IMAGE;
-  if (reuse)
-    {
-      if (self->counter_surface == NULL ||
-          cairo_image_surface_get_width (self->counter_surface) < w ||
-          cairo_image_surface_get_height (self->counter_surface) < h)
-        {
-          g_clear_pointer (&self->counter_surface, cairo_surface_destroy);
-          self->counter_surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, MAX (h, 64));
-        }
-      img = cairo_surface_reference (self->counter_surface);
-    }
-  else
-    img = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
+  img = scratch_surface (self, &self->counter_surface, w, h);
   cairo_surface_flush (img);
   data = cairo_image_surface_get_data (img);
   if (data == NULL)
@@ -777,13 +764,13 @@ helper_func (gpointer data,
 static GThreadPool *
 helper_pool (void)
 {
+  static gsize once;
   static GThreadPool *pool;
 
-  if (g_once_init_enter (&pool))
+  if (g_once_init_enter (&once))
     {
-      GThreadPool *p = g_thread_pool_new (helper_func, NULL, CP_PAINTER_MAX_THREADS - 1, FALSE, NULL);
-
-      g_once_init_leave (&pool, p);
+      pool = g_thread_pool_new (helper_func, NULL, CP_PAINTER_MAX_THREADS - 1, FALSE, NULL);
+      g_once_init_leave (&once, 1);
     }
   return pool;
 }
