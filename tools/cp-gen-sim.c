@@ -30,10 +30,13 @@
 #define CP_GEN_QUEUE_DEPTH 1024
 
 /* CUPTI runtime callback ids (cupti_runtime_cbid.h). */
+#define CBID_MALLOC              20
+#define CBID_FREE                22
 #define CBID_MEMCPY_ASYNC        41
 #define CBID_MEMSET_ASYNC        51
 #define CBID_STREAM_SYNCHRONIZE 131
 #define CBID_EVENT_RECORD       135
+#define CBID_EVENT_SYNCHRONIZE  137
 #define CBID_STREAM_WAIT_EVENT  147
 #define CBID_DEVICE_SYNCHRONIZE 165
 #define CBID_LAUNCH_KERNEL      211
@@ -111,6 +114,19 @@ typedef enum
   KT_ADAM_DIV,
   KT_ADAM_ADD,
   KT_ADAM_ADDCDIV,
+  /* What cuDNN times in a first iteration (torch.backends.cudnn.benchmark)
+   * for the patch embedding's convolution: forward algorithms, then those
+   * of its weight gradient. */
+  KW_FPROP_IMPLICIT,
+  KW_FPROP_PRECOMP,
+  KW_IM2COL,
+  KW_FPROP_GEMM,
+  KW_FFT_R2C,
+  KW_FFT_CGEMM,
+  KW_FFT_C2R,
+  KW_WGRAD_IMPLICIT,
+  KW_WGRAD_ALG0,
+  KW_WGRAD_ALG1,
   K_N_SPECS
 } KernelId;
 
@@ -247,6 +263,27 @@ static const CpGenKernelSpec kernel_specs[K_N_SPECS] = {
                     { 1024, 1, 1 }, { 128, 1, 1 }, 20, 0, 0, 42 },
   [KT_ADAM_ADDCDIV] = { VEC "at::native::addcdiv_cuda_kernel(at::TensorIteratorBase&, c10::Scalar const&)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16, c10::BFloat16, c10::BFloat16)#1}, std::array<char*, 4ul> >(int, at::native::addcdiv_cuda_kernel(at::TensorIteratorBase&, c10::Scalar const&)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16, c10::BFloat16, c10::BFloat16)#1}, std::array<char*, 4ul>)",
                         { 1024, 1, 1 }, { 128, 1, 1 }, 26, 0, 0, 38 },
+
+  [KW_FPROP_IMPLICIT] = { "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x64_warpgroupsize1x1x1_g1_execute_kernel__5x_cudnn",
+                          { 392, 6, 1 }, { 256, 1, 1 }, 168, 0, 197632, 11 },
+  [KW_FPROP_PRECOMP] = { "void cudnn::cnn::implicit_convolveNd_sgemm<__nv_bfloat16, 4, 128, 5, 5, 3, 3, 3, 1, true, false, true>(int, int, int, __nv_bfloat16 const*, int, __nv_bfloat16*, __nv_bfloat16 const*, kernel_convNd_params, unsigned long long, int, float, float, int, __nv_bfloat16 const*, __nv_bfloat16 const*)",
+                         { 392, 6, 1 }, { 128, 1, 1 }, 96, 7168, 0, 21 },
+  [KW_IM2COL] = { "void im2col4d_kernel<__nv_bfloat16, long>(im2col4d_params, cudnnConvolutionStruct, cudnnTensor4dStruct, __nv_bfloat16 const*, __nv_bfloat16*)",
+                  { 50176, 1, 1 }, { 256, 1, 1 }, 32, 0, 0, 71 },
+  [KW_FPROP_GEMM] = { GEMM_ARGS_BF16 "tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cudnn",
+                      { 392, 6, 1 }, { 256, 1, 1 }, 168, 0, 197632, 13 },
+  [KW_FFT_R2C] = { "void fft2d_r2c_32x32<__nv_bfloat16, false, 0u, false>(float2*, __nv_bfloat16 const*, int, int, int, int, int, int, int, int, int, cudnn::reduced_divisor, bool, int2, int, int)",
+                   { 3072, 4, 1 }, { 256, 1, 1 }, 64, 8192, 0, 44 },
+  [KW_FFT_CGEMM] = { "ampere_cgemm_32x32_tn",
+                     { 24, 2048, 1 }, { 256, 1, 1 }, 72, 8192, 0, 38 },
+  [KW_FFT_C2R] = { "void fft2d_c2r_32x32<__nv_bfloat16, false, false, 0u, false, false>(__nv_bfloat16*, float2 const*, int, int, int, int, int, int, int, int, int, float, float, cudnn::reduced_divisor, bool, __nv_bfloat16*, __nv_bfloat16*, int2, int, int)",
+                   { 3072, 4, 1 }, { 256, 1, 1 }, 64, 8192, 0, 43 },
+  [KW_WGRAD_IMPLICIT] = { "sm90_xmma_wgrad_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x64_warpgroupsize1x1x1_g1_execute_kernel__5x_cudnn",
+                          { 6, 6, 16 }, { 256, 1, 1 }, 168, 0, 197632, 9 },
+  [KW_WGRAD_ALG0] = { "void cudnn::cnn::wgrad_alg0_engine<__nv_bfloat16, 128, 6, 7, 3, 3, 5, false, 512>(int, int, int, __nv_bfloat16 const*, int, __nv_bfloat16*, __nv_bfloat16 const*, kernel_grad_params, unsigned long long, int, float, int, int, int, int)",
+                      { 6, 64, 4 }, { 128, 1, 1 }, 80, 5120, 0, 18 },
+  [KW_WGRAD_ALG1] = { "void cudnn::cnn::wgrad_alg1_engine<__nv_bfloat16, 128, 6, 8, 3, 3, 5, false, true>(int, int, int, __nv_bfloat16 const*, int, __nv_bfloat16*, __nv_bfloat16 const*, kernel_grad_params, unsigned long long, int, float, int, int, int, int)",
+                      { 6, 64, 4 }, { 128, 1, 1 }, 88, 6144, 0, 17 },
 };
 
 /* ------------------------------------------------------------------------ */
@@ -295,6 +332,14 @@ typedef struct
   gint64   mem_base;
   gint64   mem_act;
   gint64   mem_leak;
+  /* Captures nobody tidied: taken without a profiler schedule, so there is
+   * no ProfilerStep#N and an iteration starts at the DataLoader's
+   * __next__, and the first iteration is the run's warm-up. */
+  gboolean unmarked;
+  gboolean warmup;
+  /* Host time of operators and Python between them, as a multiple of the
+   * other scenarios' (0: the same). */
+  double   host_scale;
 } Scenario;
 
 static const Scenario scenarios[] = {
@@ -357,6 +402,21 @@ static const Scenario scenarios[] = {
       "profile_memory: 2 GiB of state and 6 GiB of activations use ~10% of an 80 GB H100" },
     MODEL_VIT, 12, 64, FALSE, FALSE, US (160), FALSE, TRUE, FALSE, FALSE, US (5.5),
     G_GINT64_CONSTANT (2) << 30, G_GINT64_CONSTANT (6) << 30, 0 },
+  /* The input-bound loop as a capture nobody tidied: no schedule, so no
+   * ProfilerStep#N, and the first iteration is the run's warm-up: the CUDA
+   * context (1.2 s), cuDNN's benchmark of the convolution, loading cuBLAS
+   * and a first kernel launch of 1.6 s (lazy module loading), ~4.6 s in
+   * all. Then, at batch 320 with an eager host ~13x slower per operator
+   * than the other scenarios' (~107 ms to issue an iteration that keeps the
+   * GPU busy ~116 ms), __next__ takes ~53 ms of each ~160 ms iteration and
+   * the GPU idles through most of it. With --loader-workers 4 the wait is
+   * the pin-memory thread's (~5 ms) and the GPU sets the pace: ~118 ms
+   * iterations, but the first waits ~1.2 s more for the workers to start,
+   * so the mean over all iterations gets worse. */
+  { { "warmup-input-bound", "input-bound", "dataloader-single-process",
+      "no ProfilerStep markers, a 4.6 s warm-up iteration, then num_workers=0 loading ~33% of ~160 ms iterations", 6 },
+    MODEL_VIT, 12, 320, FALSE, TRUE, MS (53), FALSE, FALSE, FALSE, FALSE, US (5.5), 0, 0, 0,
+    TRUE, TRUE, 13.1 },
 };
 
 const CpGenScenarioInfo *
@@ -393,6 +453,14 @@ scenario_for_info (const CpGenScenarioInfo *info)
   return NULL;
 }
 
+gboolean
+cp_gen_scenario_loads_in_process (const CpGenScenarioInfo *info)
+{
+  const Scenario *sc = scenario_for_info (info);
+
+  return sc != NULL && sc->single_loader;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Simulation state                                                         */
 
@@ -402,7 +470,7 @@ typedef struct
   guint64 count;
 } LaunchQueue;
 
-static CpGenVariation variation = { 0, NULL, 2.0 };
+static CpGenVariation variation = { 0, NULL, 2.0, 0 };
 
 void
 cp_gen_set_variation (const CpGenVariation *v)
@@ -454,6 +522,24 @@ struct _CpGenSim
   guint32         n_launch, n_memcpy_async, n_memset_async, n_stream_sync, n_device_sync,
                   n_event_record, n_stream_wait;
   guint16         a_qkv, a_proj, a_fc1, a_fc2, a_head, a_conv, a_bmm, a_mlp, a_nccl[4];
+
+  /* Loops without step markers: the iteration in progress, and the
+   * kernels' intervals that may still reach into it. */
+  double          host_scale;
+  CpGenIterationFunc iter_func;
+  gpointer        iter_data;
+  gboolean        iter_open;
+  guint           iter_index;
+  gint64          iter_start;
+  gint64          iter_loading;
+  GArray         *iter_kernels;   /* of gint64 pairs */
+
+  /* The warm-up's one-off costs, each paid once. */
+  gint64          worker_batch_ns; /* a worker's time for a batch (--loader-workers) */
+  gboolean        context_ready;
+  gboolean        cublas_ready;
+  guint           n_loaded;
+  guint8          loaded[K_N_SPECS];
 
   CpGenTruthFunc  truth_func;
   gpointer        truth_data;
@@ -643,10 +729,22 @@ note_gpu_activity (CpGenSim *s,
 /* ------------------------------------------------------------------------ */
 /* Host operators                                                           */
 
+/* Time that runs at the host's pace: operators and the Python between
+ * them (host_scale makes an eager model's host slower). */
 static inline void
 host (CpGenSim *s,
       int       lane,
       gint64    ns)
+{
+  s->clock[lane] += s->host_scale == 1.0 ? ns : (gint64) (ns * s->host_scale);
+}
+
+/* Time whose length is already decided: a runtime call, the DataLoader's
+ * work, a library loading. */
+static inline void
+advance (CpGenSim *s,
+         int       lane,
+         gint64    ns)
 {
   s->clock[lane] += ns;
 }
@@ -759,7 +857,7 @@ runtime_call (CpGenSim *s,
   ev->cbid = cbid;
   ev->corr = s->next_corr++;
   ev->ext_id = current_ext (s, lane);
-  host (s, lane, dur);
+  advance (s, lane, dur);
   return i;
 }
 
@@ -795,6 +893,34 @@ gpu_activity (CpGenSim *s,
   return start + dur;
 }
 
+/* The run's first iteration (scenarios with a warm-up). */
+static gboolean
+warming_up (CpGenSim *s)
+{
+  return s->sc->warmup && s->steps_done == 0;
+}
+
+/* With lazy module loading (CUDA_MODULE_LOADING=LAZY) a kernel's module is
+ * loaded by its first launch, which returns only then: the very first one
+ * of the run loads the bulk of the libraries' code (~1.6 s), each later
+ * new kernel ~0.45 ms. Nothing to load outside the warm-up scenarios. */
+#define WARMUP_FIRST_LOAD_NS MS (1600)
+#define WARMUP_MODULE_NS     US (450)
+
+static gint64
+lazy_load (CpGenSim *s,
+           KernelId  kid)
+{
+  gint64 ns;
+
+  if (!s->sc->warmup || s->loaded[kid])
+    return 0;
+  ns = jit (s, s->n_loaded == 0 ? WARMUP_FIRST_LOAD_NS : WARMUP_MODULE_NS, s->n_loaded == 0 ? 0.03 : 0.3);
+  s->loaded[kid] = TRUE;
+  s->n_loaded++;
+  return ns;
+}
+
 static gint64
 launch (CpGenSim *s,
         int       lane,
@@ -806,7 +932,8 @@ launch (CpGenSim *s,
   gint64 ready = queue_ready (s, stream);
   gint64 wait = ready > t ? ready - t + jit (s, US (1.5), 0.5) : 0;
   gint64 cost = jit (s, s->sc->launch_ns, 0.3);
-  gint rt = runtime_call (s, lane, s->n_launch, CBID_LAUNCH_KERNEL, wait + cost);
+  gint64 load = lazy_load (s, kid);
+  gint rt = runtime_call (s, lane, s->n_launch, CBID_LAUNCH_KERNEL, wait + load + cost);
   /* One random draw per statement: the order of evaluation of a call's
    * arguments is unspecified, and the capture must not depend on the
    * compiler. */
@@ -821,7 +948,7 @@ launch (CpGenSim *s,
     }
 
   return gpu_activity (s, rt, stream, CP_GEN_CAT_KERNEL, intern_static (s, kernel_specs[kid].name),
-                       kid, t + wait + queued, dur, 0);
+                       kid, t + wait + load + queued, dur, 0);
 }
 
 /* A host-to-device copy. Pinned copies are asynchronous; pageable ones
@@ -849,7 +976,7 @@ copy_h2d (CpGenSim *s,
     ev_at (s, rt)->dur = end + jit (s, US (4), 0.3) - t;
   else
     ev_at (s, rt)->dur = jit (s, US (8.5), 0.3);
-  host (s, lane, ev_at (s, rt)->dur);
+  advance (s, lane, ev_at (s, rt)->dur);
   s->end_ns = MAX (s->end_ns, s->clock[lane]);
   if (pageable)
     truth_add (s, t, s->clock[lane]);
@@ -887,19 +1014,31 @@ memset_async (CpGenSim *s,
                 t + queued, dur + bytes / 1500, bytes);
 }
 
-/* Blocks the host until the stream has drained. */
+/* Blocks the host in the call `name` until the stream has drained (or,
+ * for an event, the work recorded before it: the last on the stream). */
+static void
+wait_for_stream (CpGenSim *s,
+                 int       lane,
+                 int       stream,
+                 guint32   name,
+                 guint16   cbid,
+                 gint64    call_ns)
+{
+  gint64 t = s->clock[lane];
+  gint64 call = jit (s, call_ns, 0.3);
+  gint64 tail = jit (s, US (6), 0.4);
+  gint64 end = MAX (t + call, s->stream_free[stream] + tail);
+  gint rt = runtime_call (s, lane, name, cbid, end - t);
+
+  ev_at (s, rt)->flags |= CP_GEN_EVF_SYNC;
+}
+
 static void
 stream_sync (CpGenSim *s,
              int       lane,
              int       stream)
 {
-  gint64 t = s->clock[lane];
-  gint64 call = jit (s, US (2.5), 0.3);
-  gint64 tail = jit (s, US (6), 0.4);
-  gint64 end = MAX (t + call, s->stream_free[stream] + tail);
-  gint rt = runtime_call (s, lane, s->n_stream_sync, CBID_STREAM_SYNCHRONIZE, end - t);
-
-  ev_at (s, rt)->flags |= CP_GEN_EVF_SYNC;
+  wait_for_stream (s, lane, stream, s->n_stream_sync, CBID_STREAM_SYNCHRONIZE, US (2.5));
 }
 
 static void
@@ -936,6 +1075,98 @@ stream_wait (CpGenSim *s,
   host (s, lane, jit (s, US (1), 0.3));
   runtime_call (s, lane, s->n_stream_wait, CBID_STREAM_WAIT_EVENT, jit (s, US (2.5), 0.3));
   s->stream_dep[to] = MAX (s->stream_dep[to], s->stream_free[from]);
+}
+
+/* ------------------------------------------------------------------------ */
+/* What the run's first iteration pays once                                 */
+
+/* The first allocation on the device creates the CUDA context (PyTorch's
+ * lazy initialisation: a cudaFree of nothing, ~1.2 s), then the caching
+ * allocator maps its first segment. Later allocations are plain operators. */
+#define WARMUP_CONTEXT_NS MS (1200)
+
+static void
+empty_strided (CpGenSim *s,
+               int       lane,
+               gint64    ns)
+{
+  if (!warming_up (s) || s->context_ready)
+    {
+      op_leaf (s, lane, "aten::empty_strided", ns);
+      return;
+    }
+  op_begin (s, lane, CP_GEN_CAT_CPU_OP, "aten::empty_strided", 0);
+  runtime_call (s, lane, intern_static (s, "cudaFree"), CBID_FREE, jit (s, WARMUP_CONTEXT_NS, 0.03));
+  host (s, lane, jit (s, US (20), 0.3));
+  runtime_call (s, lane, intern_static (s, "cudaMalloc"), CBID_MALLOC, jit (s, MS (2.1), 0.2));
+  op_end (s, lane);
+  s->context_ready = TRUE;
+}
+
+/* The first matmul loads cuBLAS's libraries and creates the handle (host
+ * time inside aten::addmm, no runtime call), then sizes its workspace. */
+#define WARMUP_CUBLAS_NS MS (320)
+
+static void
+cublas_load (CpGenSim *s,
+             int       lane)
+{
+  if (!warming_up (s) || s->cublas_ready)
+    return;
+  advance (s, lane, jit (s, WARMUP_CUBLAS_NS, 0.05));
+  runtime_call (s, lane, intern_static (s, "cudaMalloc"), CBID_MALLOC, jit (s, MS (1.2), 0.2));
+  s->cublas_ready = TRUE;
+}
+
+/* cuDNN's benchmark (torch.backends.cudnn.benchmark=True): the first call
+ * of a convolution with new shapes allocates a workspace for the hungriest
+ * algorithm, times every algorithm that applies, each run three times between
+ * two events the host waits for, and keeps the fastest. For the 16x16,
+ * stride 16 patch embedding at batch 256 the FFT algorithms run for tens
+ * of ms: the long benchmark kernels of a first iteration. */
+typedef struct
+{
+  guint    n;
+  KernelId kernels[3];
+  double   ms[3];
+} Algorithm;
+
+static const Algorithm fprop_algorithms[] = {
+  { 1, { KW_FPROP_IMPLICIT }, { 0.24 } },
+  { 1, { KW_FPROP_PRECOMP }, { 0.52 } },
+  { 2, { KW_IM2COL, KW_FPROP_GEMM }, { 4.1, 1.6 } },
+  { 3, { KW_FFT_R2C, KW_FFT_CGEMM, KW_FFT_C2R }, { 21, 34, 19 } },
+  { 3, { KW_FFT_R2C, KW_FFT_CGEMM, KW_FFT_C2R }, { 44, 61, 43 } },
+};
+
+static const Algorithm wgrad_algorithms[] = {
+  { 1, { KW_WGRAD_IMPLICIT }, { 0.31 } },
+  { 1, { KW_WGRAD_ALG0 }, { 9.5 } },
+  { 1, { KW_WGRAD_ALG1 }, { 6.2 } },
+  { 3, { KW_FFT_R2C, KW_FFT_CGEMM, KW_FFT_C2R }, { 38, 95, 41 } },
+};
+
+static void
+cudnn_benchmark (CpGenSim        *s,
+                 int              lane,
+                 const Algorithm *algorithms,
+                 guint            n_algorithms)
+{
+  guint32 sync = intern_static (s, "cudaEventSynchronize");
+
+  if (!warming_up (s))
+    return;
+  runtime_call (s, lane, intern_static (s, "cudaMalloc"), CBID_MALLOC, jit (s, MS (3.2), 0.2));
+  for (guint a = 0; a < n_algorithms; a++)
+    for (int run = 0; run < 3; run++)
+      {
+        runtime_call (s, lane, s->n_event_record, CBID_EVENT_RECORD, jit (s, US (3), 0.3));
+        for (guint k = 0; k < algorithms[a].n; k++)
+          launch (s, lane, s->compute_lane, algorithms[a].kernels[k], MS (algorithms[a].ms[k]));
+        runtime_call (s, lane, s->n_event_record, CBID_EVENT_RECORD, jit (s, US (3), 0.3));
+        wait_for_stream (s, lane, s->compute_lane, sync, CBID_EVENT_SYNCHRONIZE, US (2));
+        host (s, lane, jit (s, US (25), 0.3));
+      }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1008,6 +1239,7 @@ vit_linear (CpGenSim  *s,
   addmm = op_begin (s, m, CP_GEN_CAT_CPU_OP, "aten::addmm", linear_args (s, kind));
   ev_at (s, addmm)->flow_out = flow;
   g_array_append_val (s->fwd_flows, flow);
+  cublas_load (s, m);
   host (s, m, jit (s, US (4), 0.3));
   launch (s, m, s->compute_lane,
           kind == LIN_HEAD ? (s->sc->fp32 ? K32_GEMM_SMALL : K_GEMM_SMALL)
@@ -1338,12 +1570,21 @@ vit_block_backward (CpGenSim *s)
   host (s, a, jit (s, US (5), 0.4));
 }
 
+/* --loader-workers: the first batch waits for the workers to start (each
+ * a process that imports torch and opens the dataset, started one after
+ * the other) and for one of them to decode it. */
+#define WORKER_START_NS MS (1000)
+#define WORKER_SPAWN_NS MS (40)
+
 static void
 data_loader (CpGenSim *s)
 {
   int m = s->main_lane;
   const Scenario *sc = s->sc;
+  /* The loader's time is its own, whatever the model's host pace. */
+  double scale = s->host_scale;
 
+  s->host_scale = 1.0;
   if (sc->single_loader)
     {
       op_begin (s, m, CP_GEN_CAT_USER_ANNOTATION,
@@ -1370,9 +1611,17 @@ data_loader (CpGenSim *s)
     {
       op_begin (s, m, CP_GEN_CAT_USER_ANNOTATION,
                 "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 0);
-      host (s, m, jit (s, sc->loader_ns, 0.3));
+      if (warming_up (s) && variation.loader_workers > 0)
+        {
+          gint64 start = jit (s, WORKER_START_NS + variation.loader_workers * WORKER_SPAWN_NS, 0.05);
+
+          advance (s, m, start + jit (s, s->worker_batch_ns, 0.15));
+        }
+      else
+        host (s, m, jit (s, sc->loader_ns, 0.3));
       op_end (s, m);
     }
+  s->host_scale = scale;
 }
 
 static void
@@ -1385,7 +1634,7 @@ upload_batch (CpGenSim *s)
 
   op_begin (s, m, CP_GEN_CAT_CPU_OP, "aten::to", 0);
   op_begin (s, m, CP_GEN_CAT_CPU_OP, "aten::_to_copy", 0);
-  op_leaf (s, m, "aten::empty_strided", US (3));
+  empty_strided (s, m, US (3));
   op_begin (s, m, CP_GEN_CAT_CPU_OP, "aten::copy_", 0);
   copy_h2d (s, m, stream, sc->pageable ? pixels * 4 : pixels, sc->pageable);
   op_end (s, m);
@@ -1452,18 +1701,28 @@ vit_step (CpGenSim *s)
   const Scenario *sc = s->sc;
   gboolean f = sc->fp32;
   gint loader;
-  g_autofree char *step_name = g_strdup_printf ("ProfilerStep#%u", s->first_step_num + s->steps_done);
-  gint step;
 
-  step = op_begin_id (s, m, CP_GEN_CAT_USER_ANNOTATION, intern_name (s, step_name), 0);
-  ev_at (s, step)->flags |= CP_GEN_EVF_STEP;
-  ev_at (s, step)->step_num = s->first_step_num + s->steps_done;
-  host (s, m, jit (s, US (12), 0.3));
+  /* Without a profiler schedule there is no ProfilerStep#N: the iteration
+   * starts with the DataLoader. */
+  if (!sc->unmarked)
+    {
+      g_autofree char *step_name = g_strdup_printf ("ProfilerStep#%u", s->first_step_num + s->steps_done);
+      gint step = op_begin_id (s, m, CP_GEN_CAT_USER_ANNOTATION, intern_name (s, step_name), 0);
+
+      ev_at (s, step)->flags |= CP_GEN_EVF_STEP;
+      ev_at (s, step)->step_num = s->first_step_num + s->steps_done;
+      host (s, m, jit (s, US (12), 0.3));
+    }
 
   loader = s->events->len;
   data_loader (s);
-  if (sc->single_loader || variation.loader_ns > 0)
+  if (sc->single_loader || variation.loader_ns > 0 || variation.loader_workers > 0)
     truth_add (s, ev_at (s, loader)->ts, ev_at (s, loader)->ts + ev_at (s, loader)->dur);
+  if (sc->unmarked)
+    {
+      s->iter_start = ev_at (s, loader)->ts;
+      s->iter_loading = ev_at (s, loader)->dur;
+    }
   host (s, m, jit (s, US (10), 0.3));
 
   if (sc->copy_stream)
@@ -1485,6 +1744,7 @@ vit_step (CpGenSim *s)
   op_begin (s, m, CP_GEN_CAT_CPU_OP, "aten::_convolution", s->a_conv);
   op_begin (s, m, CP_GEN_CAT_CPU_OP, "aten::cudnn_convolution", s->a_conv);
   host (s, m, jit (s, US (14), 0.3));
+  cudnn_benchmark (s, m, fprop_algorithms, G_N_ELEMENTS (fprop_algorithms));
   launch (s, m, s->compute_lane, f ? K32_CONV : K_CONV, gemm_ns (s, US (60)));
   op_end (s, m);
   op_end (s, m);
@@ -1551,8 +1811,12 @@ vit_step (CpGenSim *s)
   vit_layer_norm_backward (s);
   for (int b = 0; b < sc->blocks; b++)
     vit_block_backward (s);
-  vit_simple_backward (s, "ConvolutionBackward0", "aten::convolution_backward",
-                       f ? K32_CONV : K_CONV, gemm_ns (s, US (64)));
+  bwd_begin (s, "ConvolutionBackward0", 0);
+  op_begin (s, a, CP_GEN_CAT_CPU_OP, "aten::convolution_backward", 0);
+  cudnn_benchmark (s, a, wgrad_algorithms, G_N_ELEMENTS (wgrad_algorithms));
+  launch (s, a, s->compute_lane, f ? K32_CONV : K_CONV, gemm_ns (s, US (64)));
+  op_end (s, a);
+  bwd_end (s);
   g_array_set_size (s->fwd_flows, 0);
   {
     gint64 gap = jit (s, US (22), 0.3);
@@ -1598,7 +1862,11 @@ vit_step (CpGenSim *s)
       s->sync_start = t;
       host (s, m, jit (s, US (90), 0.3));
     }
-  op_end (s, m);
+  if (sc->unmarked)
+    /* The loop's own Python until the next batch is asked for. */
+    host (s, m, jit (s, US (25), 0.3));
+  else
+    op_end (s, m);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1768,6 +2036,18 @@ cp_gen_sim_new (const CpGenScenarioInfo *info,
   s->sc = scenario_for_info (info);
   g_return_val_if_fail (s->sc != NULL, NULL);
   s->sc_varied = *s->sc;
+  s->host_scale = s->sc->host_scale > 0 ? s->sc->host_scale : 1.0;
+  s->worker_batch_ns = s->sc->loader_ns;
+  if (variation.loader_workers > 0 && s->sc->single_loader)
+    {
+      /* Worker processes decode and collate; the training process waits
+       * only for the pin-memory thread's copy of the batch into page-locked
+       * memory (~16 us per image), and its Python, sharing the cores with
+       * the workers, runs 1.25% slower per worker. */
+      s->sc_varied.single_loader = FALSE;
+      s->sc_varied.loader_ns = US (16) * s->sc->batch;
+      s->host_scale *= 1.0 + 0.0125 * variation.loader_workers;
+    }
   if (variation.loader_ns > 0)
     s->sc_varied.loader_ns = variation.loader_ns;
   s->sc = &s->sc_varied;
@@ -1828,6 +2108,7 @@ cp_gen_sim_new (const CpGenScenarioInfo *info,
     }
   s->events = g_array_sized_new (FALSE, FALSE, sizeof (CpGenEvent), 16384);
   s->mem = g_array_new (FALSE, FALSE, sizeof (CpGenMemEvent));
+  s->iter_kernels = g_array_new (FALSE, FALSE, 2 * sizeof (gint64));
   /* The caching allocator rounds what it reserves to 20 MiB segments. */
   s->mem_allocated = s->sc->mem_base;
   s->mem_reserved = (s->sc->mem_base + (20 << 20) - 1) / (20 << 20) * (20 << 20);
@@ -1906,6 +2187,7 @@ cp_gen_sim_free (CpGenSim *s)
     }
   g_array_unref (s->events);
   g_array_unref (s->mem);
+  g_array_unref (s->iter_kernels);
   g_hash_table_unref (s->name_index);
   g_hash_table_unref (s->static_index);
   g_hash_table_unref (s->outer_index);
@@ -2011,6 +2293,65 @@ cp_gen_sim_memory_truth (CpGenSim *s,
   return TRUE;
 }
 
+static gint
+cmp_span (gconstpointer a,
+          gconstpointer b)
+{
+  const gint64 *x = a, *y = b;
+
+  return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Ends the iteration in progress at `end`: its kernels' busy time is the
+ * union of their intervals clipped to it (a kernel launched late in one
+ * iteration may run into the next, which counts the rest). */
+static void
+iteration_end (CpGenSim *s,
+               gint64    end)
+{
+  GArray *k = s->iter_kernels;
+  CpGenIteration it = { 0, };
+  gint64 cs = 0, ce = G_MININT64;
+  guint kept = 0;
+
+  g_array_sort (k, cmp_span);
+  for (guint i = 0; i <= k->len; i++)
+    {
+      const gint64 *p = i < k->len ? &g_array_index (k, gint64, 2 * i) : NULL;
+
+      if (p != NULL && p[0] <= ce)
+        {
+          ce = MAX (ce, p[1]);
+          continue;
+        }
+      if (ce > cs)
+        it.gpu_busy_ns += MAX (0, MIN (ce, end) - MAX (cs, s->iter_start));
+      if (p != NULL)
+        {
+          cs = p[0];
+          ce = p[1];
+        }
+    }
+  /* Keep what reaches past the end. */
+  for (guint i = 0; i < k->len; i++)
+    if (g_array_index (k, gint64, 2 * i + 1) > end)
+      {
+        g_array_index (k, gint64, 2 * kept) = g_array_index (k, gint64, 2 * i);
+        g_array_index (k, gint64, 2 * kept + 1) = g_array_index (k, gint64, 2 * i + 1);
+        kept++;
+      }
+  g_array_set_size (k, kept);
+
+  it.index = s->iter_index++;
+  it.warmup = s->sc->warmup && it.index == 0;
+  it.start = s->iter_start;
+  it.end = end;
+  it.loading_ns = MIN (s->iter_loading, end - s->iter_start);
+  if (s->iter_func != NULL)
+    s->iter_func (&it, s->iter_data);
+  s->iter_open = FALSE;
+}
+
 const CpGenEvent *
 cp_gen_sim_step (CpGenSim *s,
                  guint    *n_events)
@@ -2021,6 +2362,9 @@ cp_gen_sim_step (CpGenSim *s,
   g_array_set_size (s->events, 0);
   m = s->main_lane;
   step_start = s->clock[m];
+  /* The next iteration starts here, with the DataLoader. */
+  if (s->iter_open)
+    iteration_end (s, step_start);
   if (s->sc->model == MODEL_MLP)
     mlp_step (s);
   else
@@ -2036,6 +2380,17 @@ cp_gen_sim_step (CpGenSim *s,
         if (s->lanes[i].kind == CP_GEN_LANE_STREAM)
           end = MAX (end, s->stream_free[i]);
       truth_add (s, step_start, end);
+    }
+  if (s->sc->unmarked)
+    {
+      for (guint i = 0; i < s->events->len; i++)
+        if (ev_at (s, i)->cat == CP_GEN_CAT_KERNEL)
+          {
+            gint64 span[2] = { ev_at (s, i)->ts, ev_at (s, i)->ts + ev_at (s, i)->dur };
+
+            g_array_append_val (s->iter_kernels, span);
+          }
+      s->iter_open = TRUE;
     }
   sample_counters (s, s->clock[m]);
   mem_step (s, step_start, s->clock[m]);
@@ -2053,6 +2408,9 @@ cp_gen_sim_finish (CpGenSim *s)
       s->sync_pending = FALSE;
     }
   truth_flush (s);
+  /* The last iteration lasts until the capture ends. */
+  if (s->iter_open)
+    iteration_end (s, s->end_ns);
 }
 
 void
@@ -2062,6 +2420,15 @@ cp_gen_sim_set_truth_func (CpGenSim       *s,
 {
   s->truth_func = func;
   s->truth_data = user_data;
+}
+
+void
+cp_gen_sim_set_iteration_func (CpGenSim           *s,
+                               CpGenIterationFunc  func,
+                               gpointer            user_data)
+{
+  s->iter_func = func;
+  s->iter_data = user_data;
 }
 
 guint

@@ -53,14 +53,15 @@ void       cp_gen_json_end   (CpGenJson *w);
 /* Runs the simulation as many times as the XPlane layout needs (one pass
  * to size every message, then one per line) and writes the XSpace. The
  * first pass stops after n_steps steps, or once the encoded size reaches
- * size_target when n_steps is 0. truth_func receives the ground truth of
- * that first pass. */
+ * size_target when n_steps is 0. truth_func and iteration_func receive the
+ * ground truth of that first pass. */
 gboolean   cp_gen_xplane_write (CpGenOut                *out,
                                 const CpGenScenarioInfo *info,
                                 guint64                  seed,
                                 guint                    n_steps,
                                 guint64                  size_target,
                                 CpGenTruthFunc           truth_func,
+                                CpGenIterationFunc       iteration_func,
                                 gpointer                 truth_data,
                                 CpGenCounts             *counts,
                                 GError                 **error);

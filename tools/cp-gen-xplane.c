@@ -503,12 +503,13 @@ setup_plane_stats (Writer *w,
 
 /* Pass 1: sizes, bases, metadata ids, counts and the ground truth. */
 static guint
-size_pass (Writer        *w,
-           guint          n_steps,
-           guint64        size_target,
-           CpGenTruthFunc truth_func,
-           gpointer       truth_data,
-           CpGenCounts   *counts)
+size_pass (Writer            *w,
+           guint              n_steps,
+           guint64            size_target,
+           CpGenTruthFunc     truth_func,
+           CpGenIterationFunc iteration_func,
+           gpointer           truth_data,
+           CpGenCounts       *counts)
 {
   CpGenSim *sim = cp_gen_sim_new (w->info, w->seed);
   guint64 total = 16 * 1024;    /* metadata, headers */
@@ -518,6 +519,7 @@ size_pass (Writer        *w,
   setup_lines (w, sim);
   setup_plane_stats (w, 0);
   cp_gen_sim_set_truth_func (sim, truth_func, truth_data);
+  cp_gen_sim_set_iteration_func (sim, iteration_func, truth_data);
   for (;;)
     {
       guint n;
@@ -617,6 +619,7 @@ cp_gen_xplane_write (CpGenOut                *out,
                      guint                    n_steps,
                      guint64                  size_target,
                      CpGenTruthFunc           truth_func,
+                     CpGenIterationFunc       iteration_func,
                      gpointer                 truth_data,
                      CpGenCounts             *counts,
                      GError                 **error)
@@ -642,7 +645,7 @@ cp_gen_xplane_write (CpGenOut                *out,
       cp_pb_buf_init (&w.meta[p].stats);
     }
 
-  steps = size_pass (&w, n_steps, size_target, truth_func, truth_data, counts);
+  steps = size_pass (&w, n_steps, size_target, truth_func, iteration_func, truth_data, counts);
   w.frozen = TRUE;
 
   /* Layout. */

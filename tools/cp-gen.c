@@ -7,7 +7,8 @@
  *          [--format json|json.gz|json.zst|xplane|xplane.gz|xplane.zst]
  *          [--steps N | --size BYTES] [--seed S] [--truth FILE.json]
  *          [--summary FILE.json] [--level L] [--quiet] [--list]
- *          [--loader-ms MS] [--slow-kernel TEXT [--slow-factor F]]
+ *          [--loader-ms MS] [--loader-workers N]
+ *          [--slow-kernel TEXT [--slow-factor F]]
  *   cp-gen --job DIR [--ranks N] ... (the ranks of a run: cp-gen-job.c)
  *
  * See tools/README.md for the scenarios, the ground-truth file and how each
@@ -110,6 +111,7 @@ typedef struct
 {
   FILE    *file;
   guint    n;
+  GArray  *iterations;   /* of CpGenIteration, loops without step markers */
 } Truth;
 
 static void
@@ -123,6 +125,78 @@ truth_range (gint64   start,
     fprintf (t->file, "%s\n    {\"start_ns\": %" G_GINT64_FORMAT ", \"end_ns\": %" G_GINT64_FORMAT "}",
              t->n ? "," : "", start, end);
   t->n++;
+}
+
+static void
+truth_iteration (const CpGenIteration *it,
+                 gpointer              user_data)
+{
+  Truth *t = user_data;
+
+  g_array_append_val (t->iterations, *it);
+}
+
+static int
+compare_ns (const void *a,
+            const void *b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The iterations of a loop without step markers, which are the warm-up,
+ * and what the steady ones (all others) hold: their number, mean and
+ * median length (the mean of the middle two for an even number, rounded
+ * down), the data loading and kernel busy time inside them, and those as
+ * % of their summed length. */
+static void
+write_iterations (FILE   *f,
+                  GArray *iterations)
+{
+  g_autoptr(GArray) lengths = g_array_new (FALSE, FALSE, sizeof (gint64));
+  gint64 total = 0, loading = 0, busy = 0, median = 0;
+  gboolean first = TRUE;
+
+  fprintf (f, ",\n  \"iterations\": [");
+  for (guint i = 0; i < iterations->len; i++)
+    {
+      const CpGenIteration *it = &g_array_index (iterations, CpGenIteration, i);
+
+      fprintf (f, "%s\n    {\"start_ns\": %" G_GINT64_FORMAT ", \"end_ns\": %" G_GINT64_FORMAT
+               ", \"loading_ns\": %" G_GINT64_FORMAT ", \"gpu_busy_ns\": %" G_GINT64_FORMAT "}",
+               i ? "," : "", it->start, it->end, it->loading_ns, it->gpu_busy_ns);
+    }
+  fprintf (f, "\n  ],\n  \"warmup_iterations\": [");
+  for (guint i = 0; i < iterations->len; i++)
+    {
+      const CpGenIteration *it = &g_array_index (iterations, CpGenIteration, i);
+      gint64 len = it->end - it->start;
+
+      if (it->warmup)
+        {
+          fprintf (f, "%s%u", first ? "" : ", ", it->index);
+          first = FALSE;
+          continue;
+        }
+      g_array_append_val (lengths, len);
+      total += len;
+      loading += it->loading_ns;
+      busy += it->gpu_busy_ns;
+    }
+  qsort (lengths->data, lengths->len, sizeof (gint64), compare_ns);
+  if (lengths->len > 0)
+    {
+      guint h = lengths->len / 2;
+
+      median = lengths->len % 2 ? g_array_index (lengths, gint64, h)
+                                : (g_array_index (lengths, gint64, h - 1) + g_array_index (lengths, gint64, h)) / 2;
+    }
+  fprintf (f, "],\n  \"steady\": {\"n\": %u, \"mean_ns\": %" G_GINT64_FORMAT ", \"median_ns\": %" G_GINT64_FORMAT
+           ", \"loading_ns\": %" G_GINT64_FORMAT ", \"loading_percent\": %.6f, \"gpu_busy_ns\": %" G_GINT64_FORMAT
+           ", \"gpu_busy_percent\": %.6f}",
+           lengths->len, lengths->len ? (total + lengths->len / 2) / (gint64) lengths->len : 0, median,
+           loading, total ? 100.0 * loading / total : 0.0, busy, total ? 100.0 * busy / total : 0.0);
 }
 
 static void
@@ -208,6 +282,7 @@ main (int   argc,
   int steps = 0;
   int level = -1;
   int host = 0;
+  int loader_workers = 0;
   double loader_ms = 0, slow_factor = 2.0;
   g_autofree char *slow_kernel = NULL;
   gboolean quiet = FALSE, list = FALSE;
@@ -227,6 +302,8 @@ main (int   argc,
     { "host", 0, 0, G_OPTION_ARG_INT, &host, "XLA scenarios: the worker's number (xla-tf-worker)", "H" },
     { "loader-ms", 0, 0, G_OPTION_ARG_DOUBLE, &loader_ms,
       "The same run with a DataLoader __next__ of this many ms (mean); its spans become the truth's ranges", "MS" },
+    { "loader-workers", 0, 0, G_OPTION_ARG_INT, &loader_workers,
+      "The same run with a DataLoader of N worker processes instead of num_workers=0 (the fixed run)", "N" },
     { "slow-kernel", 0, 0, G_OPTION_ARG_STRING, &slow_kernel,
       "The same run with every kernel whose name holds TEXT running --slow-factor times longer", "TEXT" },
     { "slow-factor", 0, 0, G_OPTION_ARG_DOUBLE, &slow_factor, "How much longer --slow-kernel runs (default 2)", "F" },
@@ -240,7 +317,8 @@ main (int   argc,
   const Format *format;
   guint64 seed = 1, size_target = 0, file_bytes = 0, bytes = 0;
   CpGenCounts counts = { 0, };
-  Truth truth = { NULL, 0 };
+  Truth truth = { NULL, 0, NULL };
+  g_autoptr(GArray) iterations = NULL;
   CpGenOut *out;
   CpGenSim *sim = NULL;
   gint64 t0 = g_get_monotonic_time ();
@@ -351,15 +429,20 @@ main (int   argc,
         }
     }
   if (steps == 0 && size_target == 0)
-    steps = 6;
+    steps = info->default_steps ? (int) info->default_steps : 6;
   if (loader_ms < 0 || loader_ms > 60000 || !(slow_factor > 0 && slow_factor <= 1000) ||
-      (slow_kernel != NULL && *slow_kernel == '\0'))
+      (slow_kernel != NULL && *slow_kernel == '\0') || loader_workers < 0 || loader_workers > 64)
     {
-      g_printerr ("cp-gen: invalid --loader-ms, --slow-kernel or --slow-factor\n");
+      g_printerr ("cp-gen: invalid --loader-ms, --loader-workers, --slow-kernel or --slow-factor\n");
+      return 2;
+    }
+  if (loader_workers > 0 && !cp_gen_scenario_loads_in_process (info))
+    {
+      g_printerr ("cp-gen: --loader-workers needs a scenario whose DataLoader has num_workers=0\n");
       return 2;
     }
   {
-    CpGenVariation v = { (gint64) (loader_ms * 1e6), slow_kernel, slow_factor };
+    CpGenVariation v = { (gint64) (loader_ms * 1e6), slow_kernel, slow_factor, (guint) loader_workers };
 
     cp_gen_set_variation (&v);
   }
@@ -380,14 +463,17 @@ main (int   argc,
           cp_gen_out_close (out, NULL, NULL);
           return 1;
         }
+      /* With workers the run is the fixed one: nothing left to find. */
       fprintf (truth.file, "{\n  \"scenario\": \"%s\",\n  \"expect\": ", info->name);
-      write_string_list (truth.file, info->expect);
+      write_string_list (truth.file, loader_workers > 0 ? NULL : info->expect);
       fprintf (truth.file, ",\n  \"related\": ");
-      write_string_list (truth.file, info->related);
+      write_string_list (truth.file, loader_workers > 0 ? NULL : info->related);
       fprintf (truth.file, ",\n  \"seed\": %" G_GUINT64_FORMAT ",\n  \"format\": \"%s\",\n  \"ranges\": [",
                seed, format->name);
     }
 
+  iterations = g_array_new (FALSE, FALSE, sizeof (CpGenIteration));
+  truth.iterations = iterations;
   sim = cp_gen_sim_new (info, seed);
   run = cp_gen_sim_run_info (sim);
   if (format->container == FORMAT_JSON)
@@ -397,6 +483,7 @@ main (int   argc,
       const guint64 trailer = 12 * 1024;
 
       cp_gen_sim_set_truth_func (sim, truth_range, &truth);
+      cp_gen_sim_set_iteration_func (sim, truth_iteration, &truth);
       w = cp_gen_json_begin (out, sim, &counts);
       for (;;)
         {
@@ -412,7 +499,8 @@ main (int   argc,
       ok = TRUE;
     }
   else
-    ok = cp_gen_xplane_write (out, info, seed, steps, size_target, truth_range, &truth, &counts, &error);
+    ok = cp_gen_xplane_write (out, info, seed, steps, size_target, truth_range, truth_iteration, &truth,
+                              &counts, &error);
 
   bytes = out->total;
   if (!cp_gen_out_close (out, &file_bytes, ok ? &error : NULL) || !ok)
@@ -431,6 +519,10 @@ main (int   argc,
                counts.steps, run->base_time_ns + run->origin_rel_ns, counts.duration_ns);
       if (loader_ms > 0)
         fprintf (truth.file, ",\n  \"loader_ns\": %" G_GINT64_FORMAT, (gint64) (loader_ms * 1e6));
+      if (loader_workers > 0)
+        fprintf (truth.file, ",\n  \"loader_workers\": %d", loader_workers);
+      if (truth.iterations->len > 0)
+        write_iterations (truth.file, truth.iterations);
       /* The slowed kernels as the JSON writer's simulation ran them (the
        * XPlane writer runs its own). */
       if (slow_kernel != NULL && format->container == FORMAT_JSON)

@@ -113,6 +113,7 @@ typedef struct
   const char *expect;        /* the rule the diagnosis must raise, NULL for healthy */
   const char *related;       /* comma-separated rules describing the same cause, or NULL */
   const char *summary;       /* one line for --list and the docs */
+  guint       default_steps; /* steps without --steps or --size; 0: 6 */
 } CpGenScenarioInfo;
 
 typedef struct _CpGenSim CpGenSim;
@@ -128,9 +129,32 @@ typedef struct
   gint64      loader_ns;     /* > 0: the DataLoader __next__ takes this long (mean) */
   const char *slow_kernel;   /* kernels whose name holds this run slow_factor× longer */
   double      slow_factor;
+  guint       loader_workers; /* > 0: a num_workers=0 DataLoader gets this many workers */
 } CpGenVariation;
 
 void                     cp_gen_set_variation      (const CpGenVariation *variation);
+/* Whether the scenario's DataLoader runs in the training process
+ * (num_workers=0), the loaders --loader-workers can change. */
+gboolean                 cp_gen_scenario_loads_in_process (const CpGenScenarioInfo *info);
+
+/* An iteration of a loop without step markers (a capture taken without a
+ * profiler schedule): from the start of one DataLoader __next__ to the
+ * start of the next, the last one to the end of the capture. loading_ns
+ * is the __next__ time inside it, gpu_busy_ns the union of the kernels'
+ * intervals clipped to it. */
+typedef struct
+{
+  guint    index;
+  gboolean warmup;           /* the run's first iteration: context, autotuning, lazy loading */
+  gint64   start;
+  gint64   end;
+  gint64   loading_ns;
+  gint64   gpu_busy_ns;
+} CpGenIteration;
+
+/* Called for every iteration of such a loop, in order, once it has ended. */
+typedef void (*CpGenIterationFunc) (const CpGenIteration *iteration,
+                                    gpointer              user_data);
 
 /* What the slowing did in this simulation: the kernels slowed and their
  * total duration as run (already multiplied). */
@@ -160,7 +184,6 @@ gboolean                 cp_gen_sim_memory_truth   (CpGenSim *sim,
                                                     gint64   *peak_allocated,
                                                     gint64   *peak_reserved,
                                                     guint64  *n_events);
-
 const CpGenScenarioInfo *cp_gen_scenarios          (guint *n);
 const CpGenScenarioInfo *cp_gen_scenario_lookup    (const char *name);
 
@@ -177,6 +200,9 @@ void            cp_gen_sim_finish         (CpGenSim *sim);
 void            cp_gen_sim_set_truth_func (CpGenSim       *sim,
                                            CpGenTruthFunc  func,
                                            gpointer        user_data);
+void            cp_gen_sim_set_iteration_func (CpGenSim           *sim,
+                                               CpGenIterationFunc  func,
+                                               gpointer            user_data);
 
 guint           cp_gen_sim_steps_done     (CpGenSim *sim);
 /* The latest end of any event so far (ns from the origin). */
