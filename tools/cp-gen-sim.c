@@ -340,7 +340,20 @@ typedef struct
   /* Host time of operators and Python between them, as a multiple of the
    * other scenarios' (0: the same). */
   double   host_scale;
+  /* Memory scenarios: the allocated total at successive step ends, a
+   * cycle (the weights, mem_base, and what the step keeps on top). */
+  const gint64 *mem_step_end;
+  guint    n_mem_step_end;
 } Scenario;
+
+#define MIB(x) (G_GINT64_CONSTANT (x) << 20)
+
+/* memory-oscillating: what stays allocated after each step (its outputs,
+ * kept for logging until the next batch replaces them) follows the
+ * length of the batch's sequences, so it rises and falls by steps. */
+static const gint64 oscillating_step_ends[] = {
+  MIB (96), MIB (128), MIB (130), MIB (192), MIB (320), MIB (162), MIB (264), MIB (320),
+};
 
 static const Scenario scenarios[] = {
   /* GPU-bound: ~25 ms of bf16 tensor-core work per step, the host issues it
@@ -417,6 +430,16 @@ static const Scenario scenarios[] = {
       "no ProfilerStep markers, a 4.6 s warm-up iteration, then num_workers=0 loading ~33% of ~160 ms iterations", 6 },
     MODEL_VIT, 12, 320, FALSE, TRUE, MS (53), FALSE, FALSE, FALSE, FALSE, US (5.5), 0, 0, 0,
     TRUE, TRUE, 13.1 },
+  /* The healthy loop with profile_memory=True on a small footprint:
+   * weights of 96 MiB, 1 GiB of activations per step, and outputs kept
+   * across steps whose size goes with the batch, so the allocated total at
+   * step ends goes 96, 128, 130, 192, 320, 162, 264, 320 MiB and back to
+   * 96: it rises in six steps of eight, but it is no leak. */
+  { { "memory-oscillating", NULL, "memory-headroom",
+      "profile_memory: allocated at step ends rises and falls (96 to 320 MiB, three cycles of 8 steps), no leak", 24 },
+    MODEL_VIT, 12, 64, FALSE, FALSE, US (160), FALSE, TRUE, FALSE, FALSE, US (5.5),
+    MIB (96), G_GINT64_CONSTANT (1) << 30, 0, FALSE, FALSE, 0,
+    oscillating_step_ends, G_N_ELEMENTS (oscillating_step_ends) },
 };
 
 const CpGenScenarioInfo *
@@ -556,6 +579,9 @@ struct _CpGenSim
   gint64          mem_peak_reserved;
   guint64         mem_next_addr;
   guint64         mem_n;
+  gint64          mem_kept;       /* memory-oscillating: kept after the last step */
+  guint64         mem_kept_addr;
+  GArray         *mem_step_ends;  /* of gint64 */
 };
 
 /* xoshiro256** seeded through splitmix64. */
@@ -2108,6 +2134,7 @@ cp_gen_sim_new (const CpGenScenarioInfo *info,
     }
   s->events = g_array_sized_new (FALSE, FALSE, sizeof (CpGenEvent), 16384);
   s->mem = g_array_new (FALSE, FALSE, sizeof (CpGenMemEvent));
+  s->mem_step_ends = g_array_new (FALSE, FALSE, sizeof (gint64));
   s->iter_kernels = g_array_new (FALSE, FALSE, 2 * sizeof (gint64));
   /* The caching allocator rounds what it reserves to 20 MiB segments. */
   s->mem_allocated = s->sc->mem_base;
@@ -2187,6 +2214,7 @@ cp_gen_sim_free (CpGenSim *s)
     }
   g_array_unref (s->events);
   g_array_unref (s->mem);
+  g_array_unref (s->mem_step_ends);
   g_array_unref (s->iter_kernels);
   g_hash_table_unref (s->name_index);
   g_hash_table_unref (s->static_index);
@@ -2269,6 +2297,30 @@ mem_step (CpGenSim *s,
       mem_event (s, start + span * (2 * MEM_BLOCKS + 1) / (2 * MEM_BLOCKS + 3), s->sc->mem_leak, s->mem_next_addr);
       s->mem_next_addr += (guint64) s->sc->mem_leak + 4096;
     }
+  /* What the step keeps replaces what the step before kept. */
+  if (s->sc->mem_step_end != NULL)
+    {
+      gint64 kept = s->sc->mem_step_end[s->steps_done % s->sc->n_mem_step_end] - s->sc->mem_base;
+
+      if (s->mem_kept > 0)
+        mem_event (s, start + span * (2 * MEM_BLOCKS + 1) / (2 * MEM_BLOCKS + 3), -s->mem_kept, s->mem_kept_addr);
+      if (kept > 0)
+        {
+          s->mem_kept_addr = s->mem_next_addr;
+          s->mem_next_addr += (guint64) kept + 4096;
+          mem_event (s, start + span * (2 * MEM_BLOCKS + 2) / (2 * MEM_BLOCKS + 3), kept, s->mem_kept_addr);
+        }
+      s->mem_kept = kept;
+    }
+  g_array_append_val (s->mem_step_ends, s->mem_allocated);
+}
+
+const gint64 *
+cp_gen_sim_memory_step_ends (CpGenSim *s,
+                             guint    *n_steps)
+{
+  *n_steps = s->mem_step_ends->len;
+  return (const gint64 *) (void *) s->mem_step_ends->data;
 }
 
 const CpGenMemEvent *

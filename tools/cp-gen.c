@@ -543,10 +543,18 @@ main (int   argc,
 
         if (format->container == FORMAT_JSON &&
             cp_gen_sim_memory_truth (sim, &peak_allocated, &peak_reserved, &n_mem))
-          fprintf (truth.file, ",\n  \"memory\": {\"device_type\": 1, \"device_id\": 0, \"events\": %" G_GUINT64_FORMAT
-                   ", \"peak_allocated_bytes\": %" G_GINT64_FORMAT ", \"peak_reserved_bytes\": %" G_GINT64_FORMAT
-                   ", \"capacity_bytes\": %" G_GUINT64_FORMAT "}",
-                   n_mem, peak_allocated, peak_reserved, run->total_global_mem);
+          {
+            guint n_ends;
+            const gint64 *ends = cp_gen_sim_memory_step_ends (sim, &n_ends);
+
+            fprintf (truth.file, ",\n  \"memory\": {\"device_type\": 1, \"device_id\": 0, \"events\": %" G_GUINT64_FORMAT
+                     ", \"peak_allocated_bytes\": %" G_GINT64_FORMAT ", \"peak_reserved_bytes\": %" G_GINT64_FORMAT
+                     ", \"capacity_bytes\": %" G_GUINT64_FORMAT ",\n    \"step_end_allocated_bytes\": [",
+                     n_mem, peak_allocated, peak_reserved, run->total_global_mem);
+            for (guint i = 0; i < n_ends; i++)
+              fprintf (truth.file, "%s%" G_GINT64_FORMAT, i ? ", " : "", ends[i]);
+            fprintf (truth.file, "]}");
+          }
       }
       fprintf (truth.file, "\n}\n");
       if (fclose (truth.file) != 0)

@@ -184,6 +184,11 @@ gboolean                 cp_gen_sim_memory_truth   (CpGenSim *sim,
                                                     gint64   *peak_allocated,
                                                     gint64   *peak_reserved,
                                                     guint64  *n_events);
+/* A memory scenario's allocated total at the end of each step so far (after
+ * the step's last allocator event), in step order. */
+const gint64            *cp_gen_sim_memory_step_ends (CpGenSim *sim,
+                                                      guint    *n_steps);
+
 const CpGenScenarioInfo *cp_gen_scenarios          (guint *n);
 const CpGenScenarioInfo *cp_gen_scenario_lookup    (const char *name);
 
