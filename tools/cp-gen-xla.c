@@ -20,6 +20,10 @@
  *              device idle, % of step time; slowest_stage, its self time
  *              per step (slowest_stage_self_ns) and whether the pipeline
  *              prefetches
+ *   host_wait_ns, apart_ns  (xla-tf-two-gpu-apart) per device, the idle
+ *              time in its windows (the GPU waiting for its host to launch
+ *              the step's work) and how long after GPU 0's its first step
+ *              starts
  */
 
 #include "config.h"
@@ -595,6 +599,68 @@ scenario_tpu (Space *sp,
 /* (c) TensorFlow on two GPUs whose Steps lines differ: GPU 1 runs its
  * steps 40 ms after GPU 0 (another worker's clock and input). */
 
+/* A TensorFlow GPU: its plane, its own Steps line and a compute stream,
+ * with what the truth needs of them. */
+typedef struct
+{
+  Plane *plane;
+  Line  *steps;
+  Line  *stream;
+  Set    windows;
+  Set    busy;
+} TfGpu;
+
+static void
+tf_gpu_init (TfGpu *g,
+             Space *sp,
+             gint   d)
+{
+  g_autofree char *name = g_strdup_printf ("/device:GPU:%d", d);
+
+  g->plane = plane_new (sp, 1 + d, name);
+  g->steps = line_new (g->plane, 0xdeadbeef + 1, "Steps");
+  g->stream = line_new (g->plane, 20 + d, "Stream #20(Compute)");
+  g->windows.v = NULL;
+  g->busy.v = NULL;
+  plane_stat_str (g->plane, "device_vendor", "Nvidia");
+}
+
+/* Step s (from 1 on the Steps line, as TensorFlow numbers them), which is
+ * the device's own window. */
+static void
+tf_gpu_step (TfGpu  *g,
+             guint   s,
+             gint64  start,
+             gint64  dur)
+{
+  g_autofree char *num = g_strdup_printf ("%u", s + 1);
+  Ev *e = ev_add (g->steps, g_intern_string (num), start, dur);
+
+  stat_int (g->plane, e, "group_id", s + 1);
+  set_add (&g->windows, start, start + dur);
+}
+
+static Ev *
+tf_gpu_kernel (TfGpu      *g,
+               guint       s,
+               const char *name,
+               gint64      start,
+               gint64      dur)
+{
+  Ev *e = ev_add (g->stream, name, start, dur);
+
+  stat_int (g->plane, e, "group_id", s + 1);
+  set_add (&g->busy, start, start + dur);
+  return e;
+}
+
+static void
+tf_gpu_clear (TfGpu *g)
+{
+  set_clear (&g->windows);
+  set_clear (&g->busy);
+}
+
 static gint64
 scenario_tf_two_gpu (Space *sp,
                      guint  n_steps)
@@ -606,27 +672,19 @@ scenario_tf_two_gpu (Space *sp,
   ev_add (py, "__inference_train_function_1234", US (10), MS (2));
   for (gint d = 0; d < 2; d++)
     {
-      g_autofree char *name = g_strdup_printf ("/device:GPU:%d", d);
-      Plane *gpu = plane_new (sp, 1 + d, name);
-      Line *steps = line_new (gpu, 0xdeadbeef + 1, "Steps");
-      Line *stream = line_new (gpu, 20 + d, "Stream #20(Compute)");
-      Set windows = { 0 }, busy = { 0 }, empty = { 0 };
+      TfGpu g;
+      Set empty = { 0 };
       gint64 t = MS (5) + d * MS (40) * n_steps;
 
-      plane_stat_str (gpu, "device_vendor", "Nvidia");
+      tf_gpu_init (&g, sp, d);
       for (guint s = 0; s < n_steps; s++)
         {
-          g_autofree char *num = g_strdup_printf ("%u", s + 1);
           gint64 k = t + US (500);
-          Ev *e = ev_add (steps, g_intern_string (num), t, MS (20));
 
-          stat_int (gpu, e, "group_id", s + 1);
-          set_add (&windows, t, t + MS (20));
+          tf_gpu_step (&g, s, t, MS (20));
           for (guint i = 0; i < 5; i++)
             {
-              e = ev_add (stream, i % 2 ? "volta_sgemm_128x64_nn" : "Eigen::internal::EigenMetaKernel", k, MS (2.5));
-              stat_int (gpu, e, "group_id", s + 1);
-              set_add (&busy, k, k + MS (2.5));
+              tf_gpu_kernel (&g, s, i % 2 ? "volta_sgemm_128x64_nn" : "Eigen::internal::EigenMetaKernel", k, MS (2.5));
               k += MS (3);
             }
           t += MS (40);
@@ -635,9 +693,80 @@ scenario_tf_two_gpu (Space *sp,
       if (d == 0)
         g_string_append_printf (sp->truth, "  \"steps\": %u,\n  \"warmup_ns\": %" G_GINT64_FORMAT ",\n  \"devices\": {",
                                 n_steps, MS (5) - US (10));
-      truth_device (sp, d, &windows, &busy, &empty);
-      set_clear (&windows);
-      set_clear (&busy);
+      truth_device (sp, d, &g.windows, &g.busy, &empty);
+      tf_gpu_clear (&g);
+    }
+  g_string_append (sp->truth, "\n  }");
+  return end;
+}
+
+/* (c') The same two GPUs, stepping 650 ms apart: one step each by default
+ * (a capture of one step per replica whose inputs arrived at different
+ * times). Each ~20 ms step starts with its host preparing and launching
+ * the step's work while the GPU waits (2.4 ms on GPU 0, 2.7 ms on GPU 1),
+ * then keeps the GPU busy: kernels back to back, launched ahead. */
+
+#define APART_NS MS (650)
+
+static gint64
+scenario_tf_two_gpu_apart (Space *sp,
+                           guint  n_steps)
+{
+  static const double kernel_ms[] = { 2.0, 3.1, 1.4, 2.6, 2.2, 1.9, 2.5, 1.9 };
+  static const char * const kernel_names[] = {
+    "Eigen::internal::EigenMetaKernel", "volta_sgemm_128x64_nn", "Eigen::internal::EigenMetaKernel",
+    "volta_sgemm_128x128_nt", "cudnn::bn_fw_tr_1C11_kernel_NCHW", "volta_sgemm_128x64_nn",
+    "Eigen::internal::EigenMetaKernel", "volta_sgemm_64x64_tn",
+  };
+  gint64 end = 0;
+  Plane *host = plane_new (sp, 3, "/host:CPU");
+  Line *py = line_new (host, 100, "python3");
+  guint64 corr = 1;
+
+  ev_add (py, "__inference_train_function_1234", US (10), MS (2));
+  g_string_append_printf (sp->truth, "  \"steps\": %u,\n  \"warmup_ns\": %" G_GINT64_FORMAT ",\n  \"devices\": {",
+                          n_steps, MS (5) - US (10));
+  for (gint d = 0; d < 2; d++)
+    {
+      g_autofree char *thread = g_strdup_printf ("tf_replica_%d", d);
+      Line *launcher = line_new (host, 200 + d, thread);
+      TfGpu g;
+      gint64 first = MS (5) + d * APART_NS, t = first;
+      gint64 wait = US (2400) + d * US (300);
+
+      tf_gpu_init (&g, sp, d);
+      for (guint s = 0; s < n_steps; s++)
+        {
+          gint64 k = t + wait, launch = k - US (15);
+          Ev *e;
+
+          /* The host: the executor's step, its operators' preparation,
+           * then the launches, the first of which the GPU waits for. */
+          e = ev_add (launcher, "ExecutorState::Process", t, wait + US (120));
+          stat_int (host, e, "group_id", s + 1);
+          ev_add (launcher, "EagerKernelExecute", t + US (40), wait - US (200));
+          for (guint i = 0; i < G_N_ELEMENTS (kernel_ms); i++)
+            {
+              Ev *lc = ev_add (launcher, "cudaLaunchKernel", launch, US (10));
+              Ev *kv;
+
+              stat_int (host, lc, "correlation_id", (gint64) corr);
+              kv = tf_gpu_kernel (&g, s, kernel_names[i], k, MS (kernel_ms[i]));
+              stat_int (g.plane, kv, "correlation_id", (gint64) corr);
+              corr++;
+              k += MS (kernel_ms[i]);
+              launch += US (13);
+            }
+          tf_gpu_step (&g, s, t, k - t);
+          t = k;
+        }
+      end = MAX (end, t);
+      g_string_append_printf (sp->truth,
+                              "%s\n    \"%d\": {\"window_ns\": %" G_GINT64_FORMAT ", \"busy_ns\": %" G_GINT64_FORMAT
+                              ", \"async_ns\": 0, \"host_wait_ns\": %" G_GINT64_FORMAT ", \"apart_ns\": %" G_GINT64_FORMAT "}",
+                              d ? "," : "", d, set_length (&g.windows), set_overlap (&g.busy, &g.windows),
+                              set_length (&g.windows) - set_overlap (&g.busy, &g.windows), first - MS (5));
+      tf_gpu_clear (&g);
     }
   g_string_append (sp->truth, "\n  }");
   return end;
@@ -720,6 +849,8 @@ static const CpGenXlaScenario scenarios[] = {
   { "xla-tf-two-gpu", "TensorFlow on two GPUs whose Steps lines differ (GPU 1 runs 40 ms per step later)" },
   { "xla-tf-data-starved", "TensorFlow fed by tf.data without prefetch: IteratorGetNext takes 18 ms of a 26 ms step" },
   { "xla-tf-worker", "Worker H (--host H) of a multi-worker TensorFlow run: the tf.data-starved steps, H runs later; two of them make a profile folder" },
+  { "xla-tf-two-gpu-apart", "TensorFlow on two GPUs, one ~20 ms step each (--steps N), 650 ms apart; each GPU waits ~2.5 ms for its host, then is busy",
+    1 },
 };
 
 const CpGenXlaScenario *
@@ -752,13 +883,15 @@ cp_gen_xla_write (const CpGenXlaScenario *scenario,
   gint64 end;
 
   if (n_steps == 0)
-    n_steps = 6;
+    n_steps = scenario->default_steps ? scenario->default_steps : 6;
   if (g_str_equal (scenario->name, "xla-jax-gpu"))
     end = scenario_jax_gpu (&sp, n_steps);
   else if (g_str_equal (scenario->name, "xla-tpu-async"))
     end = scenario_tpu (&sp, n_steps);
   else if (g_str_equal (scenario->name, "xla-tf-two-gpu"))
     end = scenario_tf_two_gpu (&sp, n_steps);
+  else if (g_str_equal (scenario->name, "xla-tf-two-gpu-apart"))
+    end = scenario_tf_two_gpu_apart (&sp, n_steps);
   else if (g_str_equal (scenario->name, "xla-tf-worker"))
     /* Each worker's run starts after the previous worker's ended. */
     end = scenario_tf_data (&sp, n_steps, host * (n_steps * MS (26.3) + MS (10)));

@@ -16,15 +16,16 @@ typedef struct
 {
   const char *name;
   const char *summary;
+  guint       default_steps;   /* without --steps; 0: 6 */
 } CpGenXlaScenario;
 
 const CpGenXlaScenario *cp_gen_xla_scenarios (guint      *n);
 const CpGenXlaScenario *cp_gen_xla_lookup    (const char *name);
 
-/* Writes the scenario as one XSpace (n_steps steps, 6 when 0; host: the
- * worker's number, which names the host and, for xla-tf-worker, shifts its
- * run) and, when
- * truth_path is not NULL, its ground truth (see cp-gen-xla.c). */
+/* Writes the scenario as one XSpace (n_steps steps, the scenario's default
+ * when 0; host: the worker's number, which names the host and, for
+ * xla-tf-worker, shifts its run) and, when truth_path is not NULL, its
+ * ground truth (see cp-gen-xla.c). */
 gboolean                cp_gen_xla_write     (const CpGenXlaScenario *scenario,
                                               CpGenOut               *out,
                                               guint                   n_steps,
