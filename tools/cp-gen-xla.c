@@ -24,6 +24,15 @@
  *              time in its windows (the GPU waiting for its host to launch
  *              the step's work) and how long after GPU 0's its first step
  *              starts
+ *   repeated_module, executions, device_busy_ns, busy_in_repeated_ns,
+ *   repeated_kernel_ns, device_span_ns, busy_over_span_percent
+ *              (xla-jax-bench-loop) the most executed module, each module's
+ *              executions, all device busy time, the part inside the
+ *              repeated module's executions (each from its ExecuteThunks to
+ *              the end of its last kernel), that module's own kernel time
+ *              (the same: nothing else runs inside them), and the span from
+ *              the first device op's start to the last one's end with the
+ *              busy share of it
  */
 
 #include "config.h"
@@ -841,6 +850,175 @@ scenario_tf_data (Space  *sp,
   return t;
 }
 
+/* (e) JAX on an AMD MI300X: a micro-benchmark whose most executed module
+ * is not where the device works. All three functions are compiled ahead
+ * of time; then jit_setup fills the inputs once (16 ms of device work),
+ * jit_bench_body, the workload, runs three times (23 ms each), and a
+ * small jit_normalize runs in a timing loop (--steps times, 10 by
+ * default, 2.4 ms each). Step finding picks jit_normalize, the most
+ * executed module, whose executions hold ~22% of the device's busy time;
+ * the device works through most of the span from its first op to its
+ * last. Laid out as ROCm's XLA profiler writes it: executions
+ * (GpuExecutable::ExecuteThunks with module_name) on a py_xla_execute
+ * thread, hipModuleLaunchKernel on a host thread, ".kd" kernels on a
+ * Stream #N(Kernel) line, linked by correlation_id. */
+
+#define BENCH_BODY_RUNS 3
+
+typedef struct
+{
+  const char *kernel;
+  const char *op;
+  double      ms;
+} BenchKernel;
+
+typedef struct
+{
+  Plane  *gpu;
+  Plane  *host;
+  Line   *stream;
+  Line   *execute;
+  Line   *launcher;
+  Line   *py;
+  guint64 corr;
+  Set     busy;          /* every kernel */
+  Set     repeated;      /* executions of the repeated module, extended to their kernels */
+  Set     repeated_busy; /* that module's kernels */
+  gint64  first_op;
+  gint64  last_op_end;
+} Bench;
+
+/* One execution of module at h; returns when its last kernel ends. */
+static gint64
+bench_execute (Bench             *b,
+               const char        *function,
+               const char        *module,
+               const BenchKernel *kernels,
+               guint              n_kernels,
+               gint64             h,
+               gboolean           repeated)
+{
+  gint64 launch = h + US (20), k = 0, host_end;
+  Ev *e;
+
+  for (guint i = 0; i < n_kernels; i++)
+    {
+      Ev *lc = ev_add (b->launcher, "hipModuleLaunchKernel", launch, US (8));
+      Ev *kv;
+      gint64 start = MAX (k, launch + US (18));
+
+      stat_int (b->host, lc, "correlation_id", (gint64) b->corr);
+      stat_ref (b->host, lc, "hlo_op", kernels[i].op);
+      stat_ref (b->host, lc, "hlo_module", module);
+      kv = ev_add (b->stream, kernels[i].kernel, start, MS (kernels[i].ms));
+      stat_int (b->gpu, kv, "correlation_id", (gint64) b->corr);
+      stat_ref (b->gpu, kv, "hlo_op", kernels[i].op);
+      stat_ref (b->gpu, kv, "hlo_module", module);
+      set_add (&b->busy, start, start + MS (kernels[i].ms));
+      if (repeated)
+        set_add (&b->repeated_busy, start, start + MS (kernels[i].ms));
+      b->first_op = MIN (b->first_op, start);
+      k = start + MS (kernels[i].ms);
+      b->last_op_end = MAX (b->last_op_end, k);
+      b->corr++;
+      launch += US (30);
+    }
+  host_end = launch + US (15);
+  ev_add (b->py, function, h - US (60), host_end - h + US (80));
+  e = ev_add (b->execute, "GpuExecutable::ExecuteThunks", h, host_end - h);
+  stat_ref (b->host, e, "module_name", module);
+  if (repeated)
+    set_add (&b->repeated, h, MAX (host_end, k));
+  return k;
+}
+
+static gint64
+scenario_jax_bench_loop (Space *sp,
+                         guint  n_steps)
+{
+  static const BenchKernel setup[] = {
+    { "loop_threefry2x32_fusion.kd", "threefry2x32_fusion", 6.5 },
+    { "loop_convert_fusion.kd", "convert_fusion", 4.2 },
+    { "loop_multiply_fusion.kd", "multiply_fusion", 3.1 },
+    { "loop_broadcast_fusion.kd", "broadcast_fusion", 2.2 },
+  };
+  static const BenchKernel body[] = {
+    { "Cijk_Ailk_Bljk_BBS_BH_MT256x256x64_MI32x32x8x1_SN_1LDSB1_GRVW8_WG32_8_1", "gemm_fusion_dot", 2.6 },
+    { "loop_add_fusion.kd", "add_fusion", 0.3 },
+    { "Cijk_Ailk_Bljk_BBS_BH_MT256x256x64_MI32x32x8x1_SN_1LDSB1_GRVW8_WG32_8_1", "gemm_fusion_dot.1", 2.6 },
+    { "loop_add_fusion.kd", "add_fusion.1", 0.3 },
+    { "Cijk_Ailk_Bljk_BBS_BH_MT256x256x64_MI32x32x8x1_SN_1LDSB1_GRVW8_WG32_8_1", "gemm_fusion_dot.2", 2.6 },
+    { "loop_add_fusion.kd", "add_fusion.2", 0.3 },
+    { "Cijk_Ailk_Bljk_BBS_BH_MT256x256x64_MI32x32x8x1_SN_1LDSB1_GRVW8_WG32_8_1", "gemm_fusion_dot.3", 2.6 },
+    { "loop_add_fusion.kd", "add_fusion.3", 0.3 },
+    { "Cijk_Ailk_Bljk_BBS_BH_MT256x256x64_MI32x32x8x1_SN_1LDSB1_GRVW8_WG32_8_1", "gemm_fusion_dot.4", 2.6 },
+    { "loop_add_fusion.kd", "add_fusion.4", 0.3 },
+    { "Cijk_Ailk_Bljk_BBS_BH_MT256x256x64_MI32x32x8x1_SN_1LDSB1_GRVW8_WG32_8_1", "gemm_fusion_dot.5", 2.6 },
+    { "loop_add_fusion.kd", "add_fusion.5", 0.3 },
+    { "Cijk_Ailk_Bljk_BBS_BH_MT256x256x64_MI32x32x8x1_SN_1LDSB1_GRVW8_WG32_8_1", "gemm_fusion_dot.6", 2.6 },
+    { "loop_add_fusion.kd", "add_fusion.6", 0.3 },
+    { "Cijk_Ailk_Bljk_BBS_BH_MT256x256x64_MI32x32x8x1_SN_1LDSB1_GRVW8_WG32_8_1", "gemm_fusion_dot.7", 2.6 },
+    { "input_reduce_fusion.kd", "reduce_fusion", 0.5 },
+  };
+  static const BenchKernel normalize[] = {
+    { "input_reduce_fusion.kd", "reduce_fusion", 0.95 },
+    { "loop_subtract_multiply_fusion.kd", "subtract_multiply_fusion", 0.85 },
+    { "loop_rsqrt_fusion.kd", "rsqrt_fusion", 0.6 },
+  };
+  Bench b = { 0, };
+  gint64 t, first_step = 0, busy, in_repeated;
+
+  b.gpu = plane_new (sp, 1, "/device:GPU:0");
+  b.host = plane_new (sp, 2, "/host:CPU");
+  b.stream = line_new (b.gpu, 16, "Stream #16(Kernel)");
+  b.py = line_new (b.host, 100, "python");
+  b.execute = line_new (b.host, 101, "py_xla_execute/23320");
+  b.launcher = line_new (b.host, 102, "Host Threads/583");
+  b.corr = 240;
+  b.first_op = G_MAXINT64;
+  plane_stat_str (b.gpu, "device_vendor", "AMD");
+  plane_stat_uint (b.gpu, "clock_rate", 2100000);
+  plane_stat_uint (b.gpu, "core_count", 304);
+  plane_stat_uint (b.gpu, "memory_bandwidth", G_GUINT64_CONSTANT (5300000000000));
+  plane_stat_uint (b.gpu, "memory_size", G_GUINT64_CONSTANT (206141652992));
+  plane_stat_uint (b.gpu, "compute_cap_major", 9);
+  plane_stat_uint (b.gpu, "compute_cap_minor", 4);
+
+  /* Ahead-of-time compiles: jax.jit(f).lower(...).compile(), 1.3 s. */
+  ev_add (b.py, "backend_compile", US (10), MS (420));
+  ev_add (b.py, "backend_compile", MS (430), MS (650));
+  ev_add (b.py, "backend_compile", MS (1090), MS (240));
+  t = MS (1340);
+  t = bench_execute (&b, "PjitFunction(setup)", "jit_setup", setup, G_N_ELEMENTS (setup), t, FALSE) + US (500);
+  for (guint r = 0; r < BENCH_BODY_RUNS; r++)
+    t = bench_execute (&b, "PjitFunction(bench_body)", "jit_bench_body", body, G_N_ELEMENTS (body), t, FALSE) + US (600);
+  for (guint s = 0; s < n_steps; s++)
+    {
+      if (s == 0)
+        first_step = t;
+      /* block_until_ready, then the timing loop's Python: 1.2 ms. */
+      t = bench_execute (&b, "PjitFunction(normalize)", "jit_normalize", normalize, G_N_ELEMENTS (normalize), t, TRUE)
+          + MS (1.2);
+    }
+
+  busy = set_length (&b.busy);
+  in_repeated = set_overlap (&b.busy, &b.repeated);
+  g_string_append_printf (sp->truth,
+                          "  \"steps\": %u,\n  \"warmup_ns\": %" G_GINT64_FORMAT ",\n"
+                          "  \"repeated_module\": \"jit_normalize\",\n"
+                          "  \"executions\": {\"jit_setup\": 1, \"jit_bench_body\": %u, \"jit_normalize\": %u},\n"
+                          "  \"device_busy_ns\": %" G_GINT64_FORMAT ",\n  \"busy_in_repeated_ns\": %" G_GINT64_FORMAT ",\n"
+                          "  \"repeated_kernel_ns\": %" G_GINT64_FORMAT ",\n"
+                          "  \"device_span_ns\": %" G_GINT64_FORMAT ",\n  \"busy_over_span_percent\": %.6f",
+                          n_steps, first_step - US (10), BENCH_BODY_RUNS, n_steps, busy, in_repeated,
+                          set_length (&b.repeated_busy),
+                          b.last_op_end - b.first_op, 100.0 * (double) busy / (double) (b.last_op_end - b.first_op));
+  set_clear (&b.busy);
+  set_clear (&b.repeated);
+  set_clear (&b.repeated_busy);
+  return t;
+}
+
 /* ------------------------------------------------------------------------ */
 
 static const CpGenXlaScenario scenarios[] = {
@@ -851,6 +1029,8 @@ static const CpGenXlaScenario scenarios[] = {
   { "xla-tf-worker", "Worker H (--host H) of a multi-worker TensorFlow run: the tf.data-starved steps, H runs later; two of them make a profile folder" },
   { "xla-tf-two-gpu-apart", "TensorFlow on two GPUs, one ~20 ms step each (--steps N), 650 ms apart; each GPU waits ~2.5 ms for its host, then is busy",
     1 },
+  { "xla-jax-bench-loop", "JAX micro-benchmark on an AMD MI300X: jit_normalize runs 10 times (--steps) but holds ~22% of the device's busy time",
+    10 },
 };
 
 const CpGenXlaScenario *
@@ -892,6 +1072,8 @@ cp_gen_xla_write (const CpGenXlaScenario *scenario,
     end = scenario_tf_two_gpu (&sp, n_steps);
   else if (g_str_equal (scenario->name, "xla-tf-two-gpu-apart"))
     end = scenario_tf_two_gpu_apart (&sp, n_steps);
+  else if (g_str_equal (scenario->name, "xla-jax-bench-loop"))
+    end = scenario_jax_bench_loop (&sp, n_steps);
   else if (g_str_equal (scenario->name, "xla-tf-worker"))
     /* Each worker's run starts after the previous worker's ended. */
     end = scenario_tf_data (&sp, n_steps, host * (n_steps * MS (26.3) + MS (10)));
