@@ -1136,6 +1136,864 @@ test_xplane_compression_size (void)
   cp_test_rm_rf (dir);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Scenarios for the steady-state window: each truth against the written
+ * file, counted again here from the raw events and, where one applies, by
+ * the project's independent Python counters (the *-count.py scripts and
+ * kernel-busy.py). */
+
+/* Runs tests/script on path; its one JSON object, or NULL without python3. */
+static JsonObject *
+run_counter (const char *script,
+             const char *path,
+             JsonParser *parser)
+{
+  g_autofree char *python = g_find_program_in_path ("python3");
+  g_autofree char *file = g_build_filename (g_getenv ("G_TEST_SRCDIR"), script, NULL);
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *argv[] = { python, file, path, NULL };
+  int status = 0;
+
+  if (python == NULL)
+    {
+      g_test_message ("python3 not found: %s not run on %s", script, path);
+      return NULL;
+    }
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  json_parser_load_from_data (parser, out, -1, &error);
+  g_assert_no_error (error);
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+typedef struct
+{
+  gint64 a;
+  gint64 b;
+} Span;
+
+static int
+span_compare (gconstpointer x,
+              gconstpointer y)
+{
+  const Span *p = x, *q = y;
+
+  return p->a < q->a ? -1 : (p->a > q->a);
+}
+
+static int
+ns_compare (gconstpointer x,
+            gconstpointer y)
+{
+  gint64 p = *(const gint64 *) x, q = *(const gint64 *) y;
+
+  return p < q ? -1 : (p > q);
+}
+
+static void
+span_add (GArray *spans,
+          gint64  a,
+          gint64  b)
+{
+  Span sp = { a, b };
+
+  g_array_append_val (spans, sp);
+}
+
+/* |U(spans) ∩ [a, b)| */
+static gint64
+union_within (GArray *spans,
+              gint64  a,
+              gint64  b)
+{
+  gint64 total = 0, cs = 0, ce = G_MININT64;
+
+  g_array_sort (spans, span_compare);
+  for (guint i = 0; i <= spans->len; i++)
+    {
+      const Span *sp = i < spans->len ? &g_array_index (spans, Span, i) : NULL;
+
+      if (sp != NULL && sp->a <= ce)
+        {
+          ce = MAX (ce, sp->b);
+          continue;
+        }
+      if (ce > cs)
+        total += MAX (0, MIN (ce, b) - MAX (cs, a));
+      if (sp != NULL)
+        {
+          cs = sp->a;
+          ce = sp->b;
+        }
+    }
+  return total;
+}
+
+static gint64
+int_member (JsonObject *o,
+            const char *key)
+{
+  g_assert_true (json_object_has_member (o, key));
+  return json_object_get_int_member (o, key);
+}
+
+/* kernel-busy.py's union of the kernels' intervals on a device (Kineto's
+ * device, an XPlane GPU plane's id), or -1 without python3. */
+static gint64
+counted_kernel_busy (const char *capture,
+                     gint64      device)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *counted = run_counter ("kernel-busy.py", capture, parser);
+  g_autofree char *key = g_strdup_printf ("%" G_GINT64_FORMAT, device);
+
+  if (counted == NULL)
+    return -1;
+  return int_member (json_object_get_object_member (json_object_get_object_member (counted, "devices"), key),
+                     "kernel_busy_ns");
+}
+
+/* What a Kineto capture without step markers holds, ns from its origin
+ * (the earliest timestamp). */
+typedef struct
+{
+  GArray  *loaders;        /* DataLoader __next__ spans */
+  GArray  *kernels;
+  guint    markers;        /* ProfilerStep#N */
+  gboolean single, multi;  /* which DataLoader iterator */
+  gint64   end;            /* the last event's end */
+  gint64   longest_free;   /* cudaFree */
+  gint64   first_launch;   /* the first cudaLaunchKernel's duration */
+} LoopFacts;
+
+static void
+collect_loop_facts (JsonObject *root,
+                    LoopFacts  *f)
+{
+  JsonArray *events = json_object_get_array_member (root, "traceEvents");
+  gint64 origin = G_MAXINT64, first_launch_ts = G_MAXINT64;
+
+  memset (f, 0, sizeof *f);
+  f->loaders = g_array_new (FALSE, FALSE, sizeof (Span));
+  f->kernels = g_array_new (FALSE, FALSE, sizeof (Span));
+  for (guint i = 0; i < json_array_get_length (events); i++)
+    {
+      JsonObject *ev = json_array_get_object_element (events, i);
+
+      if (json_object_has_member (ev, "ts"))
+        origin = MIN (origin, us_to_ns (json_object_get_member (ev, "ts")));
+    }
+  f->end = G_MININT64;
+  for (guint i = 0; i < json_array_get_length (events); i++)
+    {
+      JsonObject *ev = json_array_get_object_element (events, i);
+      const char *cat = json_object_get_string_member_with_default (ev, "cat", "");
+      const char *name = json_object_get_string_member_with_default (ev, "name", "");
+      gint64 ts, dur;
+
+      if (!json_object_has_member (ev, "ts"))
+        continue;
+      ts = us_to_ns (json_object_get_member (ev, "ts")) - origin;
+      dur = json_object_has_member (ev, "dur") ? us_to_ns (json_object_get_member (ev, "dur")) : 0;
+      f->end = MAX (f->end, ts + dur);
+      if (!g_str_equal (json_object_get_string_member (ev, "ph"), "X"))
+        continue;
+      if (g_str_has_prefix (name, "ProfilerStep#"))
+        f->markers++;
+      if (g_str_has_prefix (name, "enumerate(DataLoader)#") && g_str_has_suffix (name, ".__next__"))
+        {
+          span_add (f->loaders, ts, ts + dur);
+          f->single |= strstr (name, "_SingleProcessDataLoaderIter") != NULL;
+          f->multi |= strstr (name, "_MultiProcessingDataLoaderIter") != NULL;
+        }
+      if (g_str_equal (cat, "kernel"))
+        span_add (f->kernels, ts, ts + dur);
+      if (g_str_equal (cat, "cuda_runtime") && g_str_equal (name, "cudaFree"))
+        f->longest_free = MAX (f->longest_free, dur);
+      if (g_str_equal (cat, "cuda_runtime") && g_str_equal (name, "cudaLaunchKernel") && ts < first_launch_ts)
+        {
+          first_launch_ts = ts;
+          f->first_launch = dur;
+        }
+    }
+  g_array_sort (f->loaders, span_compare);
+}
+
+static void
+loop_facts_clear (LoopFacts *f)
+{
+  g_clear_pointer (&f->loaders, g_array_unref);
+  g_clear_pointer (&f->kernels, g_array_unref);
+}
+
+/* The truth's iterations are the file's: from one __next__ to the next
+ * (the last to the capture's end), with the loading and the kernels'
+ * union inside each; its steady figures follow from them. Returns the
+ * length of iteration 0, the warm-up. */
+static gint64
+check_iterations (JsonObject *truth,
+                  LoopFacts  *f)
+{
+  JsonArray *its = json_object_get_array_member (truth, "iterations");
+  JsonArray *warmup = json_object_get_array_member (truth, "warmup_iterations");
+  JsonObject *steady = json_object_get_object_member (truth, "steady");
+  g_autoptr(GArray) lengths = g_array_new (FALSE, FALSE, sizeof (gint64));
+  gint64 total = 0, loading = 0, busy = 0, all_busy = 0, median;
+  guint n;
+
+  g_assert_cmpuint (f->markers, ==, 0);
+  g_assert_cmpuint (json_array_get_length (its), ==, f->loaders->len);
+  g_assert_cmpint (int_member (truth, "steps"), ==, f->loaders->len);
+  g_assert_cmpint (int_member (truth, "duration_ns"), ==, f->end);
+  g_assert_cmpuint (json_array_get_length (warmup), ==, 1);
+  g_assert_cmpint (json_array_get_int_element (warmup, 0), ==, 0);
+  for (guint i = 0; i < f->loaders->len; i++)
+    {
+      JsonObject *it = json_array_get_object_element (its, i);
+      const Span *ld = &g_array_index (f->loaders, Span, i);
+      gint64 end = i + 1 < f->loaders->len ? g_array_index (f->loaders, Span, i + 1).a : f->end;
+      gint64 k = union_within (f->kernels, ld->a, end);
+      gint64 len = end - ld->a;
+
+      g_assert_cmpint (int_member (it, "start_ns"), ==, ld->a);
+      g_assert_cmpint (int_member (it, "end_ns"), ==, end);
+      g_assert_cmpint (int_member (it, "loading_ns"), ==, MIN (ld->b, end) - ld->a);
+      g_assert_cmpint (int_member (it, "gpu_busy_ns"), ==, k);
+      all_busy += k;
+      if (i == 0)
+        continue;
+      g_array_append_val (lengths, len);
+      total += len;
+      loading += MIN (ld->b, end) - ld->a;
+      busy += k;
+    }
+  /* Every kernel lies in some iteration. */
+  g_assert_cmpint (all_busy, ==, union_within (f->kernels, G_MININT64, G_MAXINT64));
+
+  n = lengths->len;
+  g_assert_cmpuint (n, >, 0);
+  g_array_sort (lengths, ns_compare);
+  median = n % 2 ? g_array_index (lengths, gint64, n / 2)
+                 : (g_array_index (lengths, gint64, n / 2 - 1) + g_array_index (lengths, gint64, n / 2)) / 2;
+  g_assert_cmpint (int_member (steady, "n"), ==, n);
+  g_assert_cmpint (int_member (steady, "mean_ns"), ==, (total + n / 2) / n);
+  g_assert_cmpint (int_member (steady, "median_ns"), ==, median);
+  g_assert_cmpint (int_member (steady, "loading_ns"), ==, loading);
+  g_assert_cmpint (int_member (steady, "gpu_busy_ns"), ==, busy);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (steady, "loading_percent"), 100.0 * loading / total, 1e-5);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (steady, "gpu_busy_percent"), 100.0 * busy / total, 1e-5);
+  return g_array_index (f->loaders, Span, 1).a - g_array_index (f->loaders, Span, 0).a;
+}
+
+/* The kernels' busy time over all iterations: all of the capture's. */
+static gint64
+iterations_busy (JsonObject *truth)
+{
+  JsonArray *its = json_object_get_array_member (truth, "iterations");
+  gint64 busy = 0;
+
+  for (guint i = 0; i < json_array_get_length (its); i++)
+    busy += int_member (json_array_get_object_element (its, i), "gpu_busy_ns");
+  return busy;
+}
+
+static gboolean
+array_has_string (JsonArray  *a,
+                  const char *s)
+{
+  for (guint i = 0; i < json_array_get_length (a); i++)
+    if (g_strcmp0 (json_array_get_string_element (a, i), s) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* warmup-input-bound and its fixed run (--loader-workers 4): iterations
+ * without step markers as the truth says, a warm-up of seconds that the
+ * fixed run makes longer while its steady iterations get shorter (so the
+ * mean over all iterations gets worse), the kernels' busy time as
+ * kernel-busy.py counts it, and an XPlane twin with the same truth. */
+static void
+test_warmup_loop (void)
+{
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autoptr(JsonParser) first_truth = NULL;
+  gint64 warm[2], steady_mean[2], all_mean[2];
+  double loading[2];
+
+  for (guint r = 0; r < 2; r++)
+    {
+      g_autofree char *capture = g_strdup_printf ("%s/loop%u.json", dir, r);
+      g_autofree char *truth_path = g_strdup_printf ("%s/loop%u.truth.json", dir, r);
+      g_autoptr(JsonParser) parser = NULL, tparser = NULL;
+      JsonObject *root, *truth;
+      JsonArray *expect;
+      LoopFacts f;
+      gint64 counted;
+
+      if (r == 0)
+        run_gen ("--scenario", "warmup-input-bound", "--out", capture, "--truth", truth_path, NULL);
+      else
+        run_gen ("--scenario", "warmup-input-bound", "--loader-workers", "4", "--out", capture,
+                 "--truth", truth_path, NULL);
+      root = load_json_object (capture, &parser);
+      truth = load_json_object (truth_path, &tparser);
+      collect_loop_facts (root, &f);
+      warm[r] = check_iterations (truth, &f);
+      steady_mean[r] = int_member (json_object_get_object_member (truth, "steady"), "mean_ns");
+      loading[r] = json_object_get_double_member (json_object_get_object_member (truth, "steady"), "loading_percent");
+      all_mean[r] = (f.end - g_array_index (f.loaders, Span, 0).a) / (gint64) f.loaders->len;
+      g_test_message ("loader workers %s: warm-up %" G_GINT64_FORMAT " ns, steady mean %" G_GINT64_FORMAT
+                      " ns, loading %.1f%%, mean of all %" G_GINT64_FORMAT " ns",
+                      r ? "4" : "0", warm[r], steady_mean[r], loading[r], all_mean[r]);
+
+      /* The fixed run expects nothing; the first the input-bound rule. */
+      expect = json_object_get_array_member (truth, "expect");
+      g_assert_cmpuint (json_array_get_length (expect), ==, r ? 0 : 1);
+      g_assert_true (r || array_has_string (expect, "input-bound"));
+      g_assert_true (f.single == (r == 0) && f.multi == (r == 1));
+      g_assert_cmpint (json_object_get_int_member_with_default (truth, "loader_workers", 0), ==, r ? 4 : 0);
+      /* The warm-up: the CUDA context and the first launch's loading. */
+      g_assert_cmpint (f.longest_free, >=, G_GINT64_CONSTANT (1100000000));
+      g_assert_cmpint (f.first_launch, >=, G_GINT64_CONSTANT (1500000000));
+
+      counted = counted_kernel_busy (capture, 0);
+      if (counted >= 0)
+        g_assert_cmpint (counted, ==, iterations_busy (truth));
+      if (r == 0)
+        first_truth = g_steal_pointer (&tparser);
+      loop_facts_clear (&f);
+    }
+
+  /* What the scenario promises, seed 1. */
+  g_assert_cmpint (warm[0], >, G_GINT64_CONSTANT (4200000000));
+  g_assert_cmpint (warm[0], <, G_GINT64_CONSTANT (5000000000));
+  g_assert_cmpint (steady_mean[0], >, 150000000);
+  g_assert_cmpint (steady_mean[0], <, 170000000);
+  g_assert_cmpfloat (loading[0], >, 30);
+  g_assert_cmpfloat (loading[0], <, 36);
+  g_assert_cmpint (steady_mean[1], >, 110000000);
+  g_assert_cmpint (steady_mean[1], <, 125000000);
+  g_assert_cmpfloat (loading[1], <, 6);
+  /* The trap: the fix shortens the steady iterations and lengthens the
+   * warm-up, so the mean over all iterations gets worse. */
+  g_assert_cmpint (warm[1], >, warm[0]);
+  g_assert_cmpint (steady_mean[1], <, steady_mean[0]);
+  g_assert_cmpint (all_mean[1], >, all_mean[0]);
+
+  /* The XPlane capture: the same simulation, the same truth, the same
+   * kernels. */
+  {
+    g_autofree char *capture = g_build_filename (dir, "loop.xplane.pb", NULL);
+    g_autofree char *truth_path = g_build_filename (dir, "loop.xplane.truth.json", NULL);
+    g_autoptr(JsonParser) tparser = NULL;
+    JsonObject *xt, *jt = json_node_get_object (json_parser_get_root (first_truth));
+    gint64 counted;
+
+    run_gen ("--scenario", "warmup-input-bound", "--out", capture, "--truth", truth_path, NULL);
+    xt = load_json_object (truth_path, &tparser);
+    g_assert_true (json_node_equal (json_object_get_member (xt, "iterations"), json_object_get_member (jt, "iterations")));
+    g_assert_true (json_node_equal (json_object_get_member (xt, "steady"), json_object_get_member (jt, "steady")));
+    counted = counted_kernel_busy (capture, 0);
+    if (counted >= 0)
+      g_assert_cmpint (counted, ==, iterations_busy (xt));
+  }
+  cp_test_rm_rf (dir);
+}
+
+/* The allocated total after each ProfilerStep's last allocator event is
+ * the truth's: memory-oscillating's cycle (and no memory-leak expected),
+ * memory-leak's 512 MiB a step; memory-count.py finds the truth's peaks. */
+static void
+test_memory_step_ends (void)
+{
+  static const gint64 cycle_mib[] = { 96, 128, 130, 192, 320, 162, 264, 320 };
+  g_autofree char *dir = cp_test_make_tmpdir ();
+
+  for (guint c = 0; c < 2; c++)
+    {
+      gboolean leak = c == 1;
+      g_autofree char *capture = g_strdup_printf ("%s/memory%u.json", dir, c);
+      g_autofree char *truth_path = g_strdup_printf ("%s/memory%u.truth.json", dir, c);
+      g_autoptr(JsonParser) parser = NULL, tparser = NULL, mparser = json_parser_new ();
+      g_autoptr(GArray) steps = g_array_new (FALSE, FALSE, sizeof (Span));
+      g_autoptr(GArray) mem_ts = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) mem_total = g_array_new (FALSE, FALSE, sizeof (gint64));
+      JsonObject *root, *truth, *mem, *counted;
+      JsonArray *events, *ends, *expect;
+      gint64 base;
+
+      if (leak)
+        run_gen ("--scenario", "memory-leak", "--steps", "3", "--out", capture, "--truth", truth_path, NULL);
+      else
+        run_gen ("--scenario", "memory-oscillating", "--out", capture, "--truth", truth_path, NULL);
+      root = load_json_object (capture, &parser);
+      truth = load_json_object (truth_path, &tparser);
+      base = json_object_get_int_member (root, "baseTimeNanoseconds");
+      events = json_object_get_array_member (root, "traceEvents");
+      for (guint i = 0; i < json_array_get_length (events); i++)
+        {
+          JsonObject *ev = json_array_get_object_element (events, i);
+          const char *name = json_object_get_string_member_with_default (ev, "name", "");
+          gint64 ts;
+
+          if (!json_object_has_member (ev, "ts"))
+            continue;
+          ts = base + us_to_ns (json_object_get_member (ev, "ts"));
+          if (g_str_has_prefix (name, "ProfilerStep#"))
+            span_add (steps, ts, ts + us_to_ns (json_object_get_member (ev, "dur")));
+          else if (g_str_equal (name, "[memory]"))
+            {
+              gint64 total = json_object_get_int_member (json_object_get_object_member (ev, "args"), "Total Allocated");
+
+              g_array_append_val (mem_ts, ts);
+              g_array_append_val (mem_total, total);
+            }
+        }
+      g_array_sort (steps, span_compare);
+
+      mem = json_object_get_object_member (truth, "memory");
+      ends = json_object_get_array_member (mem, "step_end_allocated_bytes");
+      g_assert_cmpuint (json_array_get_length (ends), ==, steps->len);
+      g_assert_cmpuint (steps->len, ==, leak ? 3 : 3 * G_N_ELEMENTS (cycle_mib));
+      for (guint k = 0; k < steps->len; k++)
+        {
+          const Span *st = &g_array_index (steps, Span, k);
+          gint64 at_end = -1, last_ts = G_MININT64;
+
+          /* The file is in step order; within a step the last event wins. */
+          for (guint i = 0; i < mem_ts->len; i++)
+            {
+              gint64 ts = g_array_index (mem_ts, gint64, i);
+
+              if (ts >= st->a && ts <= st->b && ts >= last_ts)
+                {
+                  last_ts = ts;
+                  at_end = g_array_index (mem_total, gint64, i);
+                }
+            }
+          g_assert_cmpint (json_array_get_int_element (ends, k), ==, at_end);
+          if (leak)
+            g_assert_cmpint (at_end, ==, (G_GINT64_CONSTANT (4) << 30) + (gint64) (k + 1) * (512 << 20));
+          else
+            g_assert_cmpint (at_end, ==, cycle_mib[k % G_N_ELEMENTS (cycle_mib)] << 20);
+        }
+      expect = json_object_get_array_member (truth, "expect");
+      g_assert_true (array_has_string (expect, "memory-leak") == leak);
+      g_assert_cmpuint (json_array_get_length (expect), ==, leak ? 1 : 0);
+      g_assert_true (array_has_string (json_object_get_array_member (truth, "related"), "memory-headroom"));
+
+      counted = run_counter ("memory-count.py", capture, mparser);
+      if (counted != NULL)
+        {
+          JsonObject *dev = json_array_get_object_element (
+            json_object_get_array_member (json_object_get_object_member (counted, capture), "devices"), 0);
+
+          g_assert_cmpint (int_member (dev, "events"), ==, int_member (mem, "events"));
+          g_assert_cmpint (int_member (dev, "peak_allocated"), ==, int_member (mem, "peak_allocated_bytes"));
+          g_assert_cmpint (int_member (dev, "peak_reserved"), ==, int_member (mem, "peak_reserved_bytes"));
+        }
+    }
+  cp_test_rm_rf (dir);
+}
+
+/* An XLA capture's events, decoded with the wire reader above: times in ns
+ * since the epoch (line timestamp + offset), and the stats the XLA
+ * scenarios' truths rest on. */
+typedef struct
+{
+  char   *plane;
+  char   *line;
+  char   *name;
+  gint64  start;
+  gint64  end;
+  gint64  corr;      /* correlation_id, -1 */
+  char   *module;    /* module_name, else hlo_module; NULL */
+} XlaEvent;
+
+static void
+xla_event_free (gpointer p)
+{
+  XlaEvent *e = p;
+
+  g_free (e->plane);
+  g_free (e->line);
+  g_free (e->name);
+  g_free (e->module);
+  g_free (e);
+}
+
+/* One XStat: its name and its text (a string, or a reference to a stat
+ * name) or integer; owned keeps a string alive. */
+static void
+read_stat (const WireField  *f,
+           GHashTable       *stat_names,
+           const char      **name,
+           const char      **text,
+           gint64           *value,
+           char            **owned)
+{
+  Wire w = wire_sub (f);
+  WireField sf;
+
+  while (wire_next (&w, &sf))
+    {
+      gint64 id = (gint64) sf.v;
+
+      if (sf.field == 1)
+        *name = g_hash_table_lookup (stat_names, &id);
+      else if (sf.field == 7)
+        *text = g_hash_table_lookup (stat_names, &id);
+      else if (sf.field == 5)
+        {
+          g_free (*owned);
+          *text = *owned = wire_string (&sf);
+        }
+      else if (sf.field == 3 || sf.field == 4)
+        *value = (gint64) sf.v;
+    }
+}
+
+/* The events of every plane, and each plane's string stats as
+ * "plane/stat" -> value in plane_stats. */
+static GPtrArray *
+decode_xla (GBytes     *bytes,
+            GHashTable *plane_stats)
+{
+  gsize len;
+  const guint8 *data = g_bytes_get_data (bytes, &len);
+  Wire w = { data, data + len };
+  WireField f;
+  GPtrArray *out = g_ptr_array_new_with_free_func (xla_event_free);
+
+  while (wire_next (&w, &f))
+    {
+      Wire pw;
+      WireField pf;
+      g_autofree char *pname = NULL;
+      g_autoptr(GHashTable) stat_names = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+      g_autoptr(GHashTable) event_names = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+      g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+      g_autoptr(GPtrArray) stats = g_ptr_array_new_with_free_func (g_free);
+
+      if (f.field != 1)
+        continue;
+      pw = wire_sub (&f);
+      while (wire_next (&pw, &pf))
+        {
+          gint64 key;
+          char *md;
+
+          if (pf.field == 2)
+            {
+              g_free (pname);
+              pname = wire_string (&pf);
+            }
+          else if (pf.field == 3)
+            g_ptr_array_add (lines, g_memdup2 (&pf, sizeof pf));
+          else if (pf.field == 4 || pf.field == 5)
+            {
+              md = wire_metadata_entry (&pf, &key);
+              g_hash_table_insert (pf.field == 4 ? event_names : stat_names, g_memdup2 (&key, sizeof key), md);
+            }
+          else if (pf.field == 6)
+            g_ptr_array_add (stats, g_memdup2 (&pf, sizeof pf));
+        }
+      g_assert_nonnull (pname);
+
+
+      for (guint i = 0; i < stats->len; i++)
+        {
+          const char *sname = NULL, *sval = NULL;
+          g_autofree char *owned = NULL;
+          gint64 ival = 0;
+
+          read_stat (g_ptr_array_index (stats, i), stat_names, &sname, &sval, &ival, &owned);
+          if (sname != NULL && sval != NULL)
+            g_hash_table_insert (plane_stats, g_strdup_printf ("%s/%s", pname, sname), g_strdup (sval));
+        }
+      for (guint l = 0; l < lines->len; l++)
+        {
+          Wire lw = wire_sub (g_ptr_array_index (lines, l));
+          WireField lf;
+          g_autofree char *lname = NULL;
+          gint64 base = 0;
+          g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func (g_free);
+
+          while (wire_next (&lw, &lf))
+            if (lf.field == 2)
+              {
+                g_free (lname);
+                lname = wire_string (&lf);
+              }
+            else if (lf.field == 3)
+              base = (gint64) lf.v;
+            else if (lf.field == 4)
+              g_ptr_array_add (events, g_memdup2 (&lf, sizeof lf));
+          for (guint e = 0; e < events->len; e++)
+            {
+              Wire ew = wire_sub (g_ptr_array_index (events, e));
+              WireField ef;
+              XlaEvent *x = g_new0 (XlaEvent, 1);
+              gint64 md = 0, offset_ps = 0, dur_ps = 0;
+              g_autofree char *hlo_module = NULL;
+
+              x->corr = -1;
+              while (wire_next (&ew, &ef))
+                if (ef.field == 1)
+                  md = (gint64) ef.v;
+                else if (ef.field == 2)
+                  offset_ps = (gint64) ef.v;
+                else if (ef.field == 3)
+                  dur_ps = (gint64) ef.v;
+                else if (ef.field == 4)
+                  {
+                    const char *sname = NULL, *sval = NULL;
+                    g_autofree char *owned = NULL;
+                    gint64 ival = 0;
+
+                    read_stat (&ef, stat_names, &sname, &sval, &ival, &owned);
+                    if (g_strcmp0 (sname, "correlation_id") == 0)
+                      x->corr = ival;
+                    else if (g_strcmp0 (sname, "module_name") == 0)
+                      x->module = g_strdup (sval);
+                    else if (g_strcmp0 (sname, "hlo_module") == 0)
+                      hlo_module = g_strdup (sval);
+                  }
+              if (x->module == NULL)
+                x->module = g_steal_pointer (&hlo_module);
+              x->plane = g_strdup (pname);
+              x->line = g_strdup (lname);
+              x->name = g_strdup (g_hash_table_lookup (event_names, &md));
+              g_assert_nonnull (x->name);
+              x->start = base + offset_ps / 1000;
+              x->end = x->start + dur_ps / 1000;
+              g_ptr_array_add (out, x);
+            }
+        }
+    }
+  return out;
+}
+
+/* xla-tf-two-gpu-apart: per GPU its Steps line's windows, the kernels'
+ * busy time in them, the rest (the wait for the host, whose launch of the
+ * step's first kernel ends just before it) and how far apart the GPUs'
+ * first steps are; with one step each and with --steps 3. */
+static void
+test_xla_two_gpu_apart (void)
+{
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  const char *steps[] = { NULL, "3" };
+
+  for (guint c = 0; c < G_N_ELEMENTS (steps); c++)
+    {
+      g_autofree char *capture = g_strdup_printf ("%s/apart%u.xplane.pb", dir, c);
+      g_autofree char *truth_path = g_strdup_printf ("%s/apart%u.truth.json", dir, c);
+      g_autoptr(JsonParser) tparser = NULL;
+      g_autoptr(GBytes) bytes = NULL;
+      g_autoptr(GPtrArray) events = NULL;
+      g_autoptr(GHashTable) plane_stats = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      g_autoptr(GHashTable) launch_end = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+      JsonObject *truth, *devices;
+      gint64 first0 = 0;
+      guint n_steps = steps[c] ? 3 : 1;
+
+      if (steps[c] != NULL)
+        run_gen ("--scenario", "xla-tf-two-gpu-apart", "--steps", steps[c], "--out", capture, "--truth", truth_path, NULL);
+      else
+        run_gen ("--scenario", "xla-tf-two-gpu-apart", "--out", capture, "--truth", truth_path, NULL);
+      truth = load_json_object (truth_path, &tparser);
+      bytes = read_file (capture);
+      events = decode_xla (bytes, plane_stats);
+      g_assert_cmpint (int_member (truth, "steps"), ==, n_steps);
+      devices = json_object_get_object_member (truth, "devices");
+      g_assert_cmpuint (json_object_get_size (devices), ==, 2);
+
+      for (guint i = 0; i < events->len; i++)
+        {
+          XlaEvent *x = g_ptr_array_index (events, i);
+
+          if (g_str_equal (x->name, "cudaLaunchKernel"))
+            g_hash_table_insert (launch_end, g_memdup2 (&x->corr, sizeof x->corr), g_memdup2 (&x->end, sizeof x->end));
+        }
+      for (gint d = 0; d < 2; d++)
+        {
+          g_autofree char *plane = g_strdup_printf ("/device:GPU:%d", d);
+          g_autofree char *key = g_strdup_printf ("%d", d);
+          g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (Span));
+          g_autoptr(GArray) kernels = g_array_new (FALSE, FALSE, sizeof (Span));
+          JsonObject *want = json_object_get_object_member (devices, key);
+          gint64 window = 0, busy = 0, counted;
+
+          for (guint i = 0; i < events->len; i++)
+            {
+              XlaEvent *x = g_ptr_array_index (events, i);
+
+              if (!g_str_equal (x->plane, plane))
+                continue;
+              if (g_str_equal (x->line, "Steps"))
+                span_add (windows, x->start, x->end);
+              else
+                {
+                  const gint64 *launched = g_hash_table_lookup (launch_end, &x->corr);
+
+                  g_assert_nonnull (launched);
+                  g_assert_cmpint (*launched, <=, x->start);
+                  span_add (kernels, x->start, x->end);
+                }
+            }
+          g_assert_cmpuint (windows->len, ==, n_steps);
+          g_array_sort (windows, span_compare);
+          for (guint w = 0; w < windows->len; w++)
+            {
+              const Span *sp = &g_array_index (windows, Span, w);
+
+              /* ~20 ms steps, each waiting 2-3 ms for its host first. */
+              g_assert_cmpint (sp->b - sp->a, >, 19000000);
+              g_assert_cmpint (sp->b - sp->a, <, 21000000);
+              g_assert_cmpint (sp->b - sp->a - union_within (kernels, sp->a, sp->b), >=, 2000000);
+              g_assert_cmpint (sp->b - sp->a - union_within (kernels, sp->a, sp->b), <=, 3000000);
+              window += sp->b - sp->a;
+              busy += union_within (kernels, sp->a, sp->b);
+            }
+          if (d == 0)
+            first0 = g_array_index (windows, Span, 0).a;
+          g_assert_cmpint (int_member (want, "window_ns"), ==, window);
+          g_assert_cmpint (int_member (want, "busy_ns"), ==, busy);
+          g_assert_cmpint (int_member (want, "async_ns"), ==, 0);
+          g_assert_cmpint (int_member (want, "host_wait_ns"), ==, window - busy);
+          g_assert_cmpint (int_member (want, "apart_ns"), ==, g_array_index (windows, Span, 0).a - first0);
+          g_assert_cmpint (int_member (want, "apart_ns"), ==, d ? 650000000 : 0);
+          counted = counted_kernel_busy (capture, 1 + d);
+          if (counted >= 0)
+            g_assert_cmpint (counted, ==, busy);
+        }
+    }
+  cp_test_rm_rf (dir);
+}
+
+/* xla-jax-bench-loop: the most executed module and each module's
+ * executions, the device's busy time, the part inside the repeated
+ * module's executions (each to the end of the kernels it launched) and
+ * the span of device work, counted here, by xla-count.py (steps, warm-up)
+ * and kernel-busy.py (busy time); an AMD device. */
+static void
+test_xla_bench_loop (void)
+{
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *capture = g_build_filename (dir, "bench.xplane.pb", NULL);
+  g_autofree char *truth_path = g_build_filename (dir, "bench.truth.json", NULL);
+  g_autoptr(JsonParser) tparser = NULL, xparser = json_parser_new ();
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GHashTable) plane_stats = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GHashTable) executions = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GArray) kernels = g_array_new (FALSE, FALSE, sizeof (Span));
+  g_autoptr(GArray) windows = g_array_new (FALSE, FALSE, sizeof (Span));
+  g_autoptr(GArray) own = g_array_new (FALSE, FALSE, sizeof (Span));
+  JsonObject *truth, *want_exec, *counted;
+  const char *repeated = NULL;
+  guint most = 0;
+  gint64 busy, in_repeated = 0, first = G_MAXINT64, last = G_MININT64, counted_busy;
+
+  run_gen ("--scenario", "xla-jax-bench-loop", "--out", capture, "--truth", truth_path, NULL);
+  truth = load_json_object (truth_path, &tparser);
+  bytes = read_file (capture);
+  events = decode_xla (bytes, plane_stats);
+  g_assert_cmpstr (g_hash_table_lookup (plane_stats, "/device:GPU:0/device_vendor"), ==, "AMD");
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      XlaEvent *x = g_ptr_array_index (events, i);
+
+      if (g_str_equal (x->name, "GpuExecutable::ExecuteThunks"))
+        {
+          guint n = GPOINTER_TO_UINT (g_hash_table_lookup (executions, x->module)) + 1;
+
+          g_hash_table_insert (executions, x->module, GUINT_TO_POINTER (n));
+          if (n > most)
+            {
+              most = n;
+              repeated = x->module;
+            }
+        }
+      else if (g_str_equal (x->plane, "/device:GPU:0"))
+        {
+          span_add (kernels, x->start, x->end);
+          first = MIN (first, x->start);
+          last = MAX (last, x->end);
+        }
+    }
+  g_assert_cmpstr (json_object_get_string_member (truth, "repeated_module"), ==, repeated);
+  want_exec = json_object_get_object_member (truth, "executions");
+  g_assert_cmpuint (json_object_get_size (want_exec), ==, g_hash_table_size (executions));
+  {
+    GHashTableIter iter;
+    gpointer module, n;
+
+    g_hash_table_iter_init (&iter, executions);
+    while (g_hash_table_iter_next (&iter, &module, &n))
+      g_assert_cmpint (int_member (want_exec, module), ==, GPOINTER_TO_UINT (n));
+  }
+  g_assert_cmpint (int_member (truth, "steps"), ==, most);
+  g_assert_cmpuint (most, ==, 10);
+
+  /* Each execution of the repeated module, to the end of the kernels
+   * whose launch lies in it. */
+  for (guint i = 0; i < events->len; i++)
+    {
+      XlaEvent *x = g_ptr_array_index (events, i);
+      gint64 end;
+
+      if (!g_str_equal (x->name, "GpuExecutable::ExecuteThunks") || g_strcmp0 (x->module, repeated) != 0)
+        continue;
+      end = x->end;
+      for (guint l = 0; l < events->len; l++)
+        {
+          XlaEvent *lc = g_ptr_array_index (events, l);
+
+          if (!g_str_equal (lc->name, "hipModuleLaunchKernel") || lc->start < x->start || lc->start > x->end)
+            continue;
+          for (guint k = 0; k < events->len; k++)
+            {
+              XlaEvent *kv = g_ptr_array_index (events, k);
+
+              if (kv->corr == lc->corr && g_str_equal (kv->plane, "/device:GPU:0"))
+                {
+                  end = MAX (end, kv->end);
+                  span_add (own, kv->start, kv->end);
+                }
+            }
+        }
+      span_add (windows, x->start, end);
+    }
+  busy = union_within (kernels, G_MININT64, G_MAXINT64);
+  for (guint w = 0; w < windows->len; w++)
+    in_repeated += union_within (kernels, g_array_index (windows, Span, w).a, g_array_index (windows, Span, w).b);
+  g_assert_cmpint (int_member (truth, "device_busy_ns"), ==, busy);
+  g_assert_cmpint (int_member (truth, "busy_in_repeated_ns"), ==, in_repeated);
+  g_assert_cmpint (int_member (truth, "repeated_kernel_ns"), ==, union_within (own, G_MININT64, G_MAXINT64));
+  g_assert_cmpint (int_member (truth, "device_span_ns"), ==, last - first);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (truth, "busy_over_span_percent"),
+                                  100.0 * busy / (last - first), 1e-5);
+  /* The point of the scenario: the steps hold a small part of the work. */
+  g_assert_cmpfloat (100.0 * in_repeated / busy, >, 15);
+  g_assert_cmpfloat (100.0 * in_repeated / busy, <, 55);
+
+  counted = run_counter ("xla-count.py", capture, xparser);
+  if (counted != NULL)
+    {
+      g_assert_cmpint (int_member (counted, "steps"), ==, int_member (truth, "steps"));
+      g_assert_cmpint (int_member (counted, "warmup_ns"), ==, int_member (truth, "warmup_ns"));
+      g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (counted, "kinds"), "0"), ==, "gpu");
+    }
+  counted_busy = counted_kernel_busy (capture, 1);
+  if (counted_busy >= 0)
+    g_assert_cmpint (counted_busy, ==, busy);
+  cp_test_rm_rf (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1150,5 +2008,9 @@ main (int   argc,
   g_test_add_func ("/gen/xplane/compression-size", test_xplane_compression_size);
   g_test_add_func ("/gen/usage-errors", test_usage_errors);
   g_test_add_func ("/gen/sample", test_sample);
+  g_test_add_func ("/gen/json/warmup-loop", test_warmup_loop);
+  g_test_add_func ("/gen/json/memory-step-ends", test_memory_step_ends);
+  g_test_add_func ("/gen/xplane/two-gpu-apart", test_xla_two_gpu_apart);
+  g_test_add_func ("/gen/xplane/bench-loop", test_xla_bench_loop);
   return g_test_run ();
 }
