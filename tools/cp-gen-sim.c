@@ -348,6 +348,9 @@ typedef struct
 
 #define MIB(x) (G_GINT64_CONSTANT (x) << 20)
 
+#define TRUTH_MEMORY "memory {device_type, device_id, events, peak_allocated_bytes, peak_reserved_bytes, " \
+                     "capacity_bytes, step_end_allocated_bytes}"
+
 /* memory-oscillating: what stays allocated after each step (its outputs,
  * kept for logging until the next batch replaces them) follows the
  * length of the batch's sequences, so it rises and falls by steps. */
@@ -400,19 +403,19 @@ static const Scenario scenarios[] = {
    * (a loss kept with its graph): allocated at step end grows by 512 MiB,
    * ~25% of the peak over 6 steps, on a device used to ~25%. */
   { { "memory-leak", "memory-leak", "memory-headroom",
-      "profile_memory: 512 MiB a step stay allocated (a loss kept with its graph) on an 80 GB H100" },
+      "profile_memory: 512 MiB a step stay allocated (a loss kept with its graph) on an 80 GB H100", 0, TRUTH_MEMORY },
     MODEL_VIT, 12, 64, FALSE, FALSE, US (160), FALSE, TRUE, FALSE, FALSE, US (5.5),
     G_GINT64_CONSTANT (4) << 30, G_GINT64_CONSTANT (12) << 30, G_GINT64_CONSTANT (512) << 20 },
   /* 30 GiB of weights and state and 46 GiB of activations: the peak is
    * ~96% of the 79.2 GiB device. */
   { { "memory-near-capacity", "memory-pressure", NULL,
-      "profile_memory: 30 GiB of state and 46 GiB of activations peak at ~96% of an 80 GB H100" },
+      "profile_memory: 30 GiB of state and 46 GiB of activations peak at ~96% of an 80 GB H100", 0, TRUTH_MEMORY },
     MODEL_VIT, 12, 64, FALSE, FALSE, US (160), FALSE, TRUE, FALSE, FALSE, US (5.5),
     G_GINT64_CONSTANT (30) << 30, G_GINT64_CONSTANT (46) << 30, 0 },
   /* 2 GiB of state and 6 GiB of activations: ~10% of the device, so a
    * batch ~10x larger would fit by the plain ratio. */
   { { "memory-headroom", "memory-headroom", NULL,
-      "profile_memory: 2 GiB of state and 6 GiB of activations use ~10% of an 80 GB H100" },
+      "profile_memory: 2 GiB of state and 6 GiB of activations use ~10% of an 80 GB H100", 0, TRUTH_MEMORY },
     MODEL_VIT, 12, 64, FALSE, FALSE, US (160), FALSE, TRUE, FALSE, FALSE, US (5.5),
     G_GINT64_CONSTANT (2) << 30, G_GINT64_CONSTANT (6) << 30, 0 },
   /* The input-bound loop as a capture nobody tidied: no schedule, so no
@@ -427,7 +430,9 @@ static const Scenario scenarios[] = {
    * iterations, but the first waits ~1.2 s more for the workers to start,
    * so the mean over all iterations gets worse. */
   { { "warmup-input-bound", "input-bound", "dataloader-single-process",
-      "no ProfilerStep markers, a 4.6 s warm-up iteration, then num_workers=0 loading ~33% of ~160 ms iterations", 6 },
+      "no ProfilerStep markers, a 4.6 s warm-up iteration, then num_workers=0 loading ~33% of ~160 ms iterations", 6,
+      "iterations [{start_ns, end_ns, loading_ns, gpu_busy_ns}], warmup_iterations, steady {n, mean_ns, median_ns, "
+      "loading_ns, loading_percent, gpu_busy_ns, gpu_busy_percent}; loader_workers with --loader-workers" },
     MODEL_VIT, 12, 320, FALSE, TRUE, MS (53), FALSE, FALSE, FALSE, FALSE, US (5.5), 0, 0, 0,
     TRUE, TRUE, 13.1 },
   /* The healthy loop with profile_memory=True on a small footprint:
@@ -436,7 +441,8 @@ static const Scenario scenarios[] = {
    * step ends goes 96, 128, 130, 192, 320, 162, 264, 320 MiB and back to
    * 96: it rises in six steps of eight, but it is no leak. */
   { { "memory-oscillating", NULL, "memory-headroom",
-      "profile_memory: allocated at step ends rises and falls (96 to 320 MiB, three cycles of 8 steps), no leak", 24 },
+      "profile_memory: allocated at step ends rises and falls (96 to 320 MiB, three cycles of 8 steps), no leak", 24,
+      TRUTH_MEMORY },
     MODEL_VIT, 12, 64, FALSE, FALSE, US (160), FALSE, TRUE, FALSE, FALSE, US (5.5),
     MIB (96), G_GINT64_CONSTANT (1) << 30, 0, FALSE, FALSE, 0,
     oscillating_step_ends, G_N_ELEMENTS (oscillating_step_ends) },

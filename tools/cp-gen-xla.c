@@ -1021,16 +1021,25 @@ scenario_jax_bench_loop (Space *sp,
 
 /* ------------------------------------------------------------------------ */
 
+#define TRUTH_DEVICES "steps, warmup_ns, devices {window_ns, busy_ns, async_ns}"
+#define TRUTH_TF_DATA TRUTH_DEVICES ", input_wait_percent, slowest_stage, slowest_stage_self_ns, prefetch"
+
 static const CpGenXlaScenario scenarios[] = {
-  { "xla-jax-gpu", "JAX train step on one GPU: steps only as executions of jit_train_step, 3 s of compiling first" },
-  { "xla-tpu-async", "TPU v5e, two cores: 18 s compile phase, async host-offload copies (copy-start/done) and an all-reduce per step" },
-  { "xla-tf-two-gpu", "TensorFlow on two GPUs whose Steps lines differ (GPU 1 runs 40 ms per step later)" },
-  { "xla-tf-data-starved", "TensorFlow fed by tf.data without prefetch: IteratorGetNext takes 18 ms of a 26 ms step" },
-  { "xla-tf-worker", "Worker H (--host H) of a multi-worker TensorFlow run: the tf.data-starved steps, H runs later; two of them make a profile folder" },
+  { "xla-jax-gpu", "JAX train step on one GPU: steps only as executions of jit_train_step, 3 s of compiling first",
+    0, TRUTH_DEVICES },
+  { "xla-tpu-async", "TPU v5e, two cores: 18 s compile phase, async host-offload copies (copy-start/done) and an all-reduce per step",
+    0, TRUTH_DEVICES },
+  { "xla-tf-two-gpu", "TensorFlow on two GPUs whose Steps lines differ (GPU 1 runs 40 ms per step later)",
+    0, TRUTH_DEVICES },
+  { "xla-tf-data-starved", "TensorFlow fed by tf.data without prefetch: IteratorGetNext takes 18 ms of a 26 ms step",
+    0, TRUTH_TF_DATA },
+  { "xla-tf-worker", "Worker H (--host H) of a multi-worker TensorFlow run: the tf.data-starved steps, H runs later; two of them make a profile folder",
+    0, TRUTH_TF_DATA },
   { "xla-tf-two-gpu-apart", "TensorFlow on two GPUs, one ~20 ms step each (--steps N), 650 ms apart; each GPU waits ~2.5 ms for its host, then is busy",
-    1 },
+    1, "steps, warmup_ns, devices {window_ns, busy_ns, async_ns, host_wait_ns, apart_ns}" },
   { "xla-jax-bench-loop", "JAX micro-benchmark on an AMD MI300X: jit_normalize runs 10 times (--steps) but holds ~22% of the device's busy time",
-    10 },
+    10, "steps, warmup_ns, repeated_module, executions, device_busy_ns, busy_in_repeated_ns, repeated_kernel_ns, "
+    "device_span_ns, busy_over_span_percent" },
 };
 
 const CpGenXlaScenario *

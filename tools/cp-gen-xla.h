@@ -17,6 +17,7 @@ typedef struct
   const char *name;
   const char *summary;
   guint       default_steps;   /* without --steps; 0: 6 */
+  const char *truth;           /* the truth's members, for --list */
 } CpGenXlaScenario;
 
 const CpGenXlaScenario *cp_gen_xla_scenarios (guint      *n);

@@ -251,6 +251,10 @@ write_summary (const char              *path,
   return g_file_set_contents (path, s->str, s->len, error);
 }
 
+/* Each scenario with its expected rule and what it holds; under it, the
+ * truth's members beyond the common ones (PyTorch: scenario, expect,
+ * related, seed, format, ranges, steps, origin_ns, duration_ns; XLA:
+ * scenario, format). */
 static void
 list_scenarios (void)
 {
@@ -258,13 +262,20 @@ list_scenarios (void)
   const CpGenScenarioInfo *infos = cp_gen_scenarios (&n);
 
   for (guint i = 0; i < n; i++)
-    g_print ("%-22s %-20s %s\n", infos[i].name, infos[i].expect ? infos[i].expect : "(none)",
-             infos[i].summary);
+    {
+      g_print ("%-22s %-20s %s\n", infos[i].name, infos[i].expect ? infos[i].expect : "(none)",
+               infos[i].summary);
+      if (infos[i].truth != NULL)
+        g_print ("%-43s truth adds: %s\n", "", infos[i].truth);
+    }
   {
     const CpGenXlaScenario *xla = cp_gen_xla_scenarios (&n);
 
     for (guint i = 0; i < n; i++)
-      g_print ("%-22s %-20s %s (XPlane only)\n", xla[i].name, "(truth)", xla[i].summary);
+      {
+        g_print ("%-22s %-20s %s (XPlane only)\n", xla[i].name, "(truth)", xla[i].summary);
+        g_print ("%-43s truth: %s\n", "", xla[i].truth);
+      }
   }
 }
 

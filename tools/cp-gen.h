@@ -114,6 +114,7 @@ typedef struct
   const char *related;       /* comma-separated rules describing the same cause, or NULL */
   const char *summary;       /* one line for --list and the docs */
   guint       default_steps; /* steps without --steps or --size; 0: 6 */
+  const char *truth;         /* truth members beyond ranges, for --list, or NULL */
 } CpGenScenarioInfo;
 
 typedef struct _CpGenSim CpGenSim;
