@@ -170,7 +170,19 @@ check_against (const char *path,
   g_assert_no_error (error);
 
   steps = json_object_get_int_member (want, "steps");
-  cp_analysis_get_steps (a, &n_steps);
+  {
+    const CpStepStats *st = cp_analysis_get_steps (a, &n_steps);
+    guint n_all = n_steps;
+
+    /* Devices that step at different times: each step is one device's,
+     * and the truth counts a device's steps. */
+    if (n_steps > 0 && st[0].device >= 0)
+      {
+        n_steps = 0;
+        for (guint i = 0; i < n_all; i++)
+          n_steps += st[i].device == st[0].device;
+      }
+  }
   g_test_message ("%s: %u steps (oracle %" G_GINT64_FORMAT ")", path, n_steps, steps);
   g_assert_cmpint (n_steps, ==, steps);
   if (steps > 0 && json_object_get_int_member (want, "warmup_ns") > 0)

@@ -11,7 +11,9 @@
 #             events that run an executable (<module>:XLA GPU module,
 #             GpuExecutable::ExecuteThunks by module_name), counted per lane
 #             and joined by execution number
-#   warmup_ns from the first event of the capture to the first step
+#             and joined by execution number, less the leading executions
+#             that are a warm-up (tests/steady.py)
+#   warmup_ns from the first event of the capture to the first steady step
 #   kinds     per device plane (/device:GPU:N, /device:TPU:N): "gpu" or "tpu"
 #   devices   per device with an XLA Modules line: its own windows (each
 #             execution until the next starts), the time inside them with an
@@ -28,6 +30,7 @@
 import json
 import sys
 
+from steady import warmup_count
 from xspace_wire import fields, planes as read_planes, s64, text
 
 HALF = ("half", "fp16", "f16", "bfloat16", "h884", "h1688", "h16816", "hmma", "fp8", "e4m3", "e5m2")
@@ -94,6 +97,19 @@ def windows(spans):
         st = s if prev is None else max(prev, s)
         if e > st:
             out.append((st, e))
+            prev = e
+    return out
+
+
+def numbered_windows(numbered):
+    """numbered: [((start, end), number)] by start; windows() keeping each
+    window's number."""
+    out = []
+    prev = None
+    for (s, e), k in numbered:
+        st = s if prev is None else max(prev, s)
+        if e > st:
+            out.append(((st, e), k))
             prev = e
     return out
 
@@ -224,6 +240,7 @@ def main(path):
 
     result = {"steps": 0, "warmup_ns": 0, "devices": {}, "kinds": kinds}
     per_number = {}
+    dev_spans = []
     if module_lines:
         want = pick([m for d, m in module_lines])
         for device, mods in module_lines:
@@ -232,16 +249,7 @@ def main(path):
             for k, (s, e) in enumerate(spans):
                 lo, hi = per_number.get(k, (s, e))
                 per_number[k] = (min(lo, s), max(hi, e))
-            win = union(windows(spans))
-            ops = op_lines.get(device, [])
-            busy = union((s, e) for s, e, a, c, h in ops if not a)
-            asy = union((s, e) for s, e, a, c, h in ops if a)
-            result["devices"][str(device)] = {
-                "window_ns": sum(e - s for s, e in win),
-                "busy_ns": overlap(busy, win),
-                "async_ns": overlap(asy, win),
-                "async_ops": sum(1 for o in ops if o[2]),
-            }
+            dev_spans.append((device, list(enumerate(spans))))
     elif host_lines:
         want = pick(host_lines)
         for evs in host_lines:
@@ -249,10 +257,30 @@ def main(path):
             for k, (s, e) in enumerate(execs):
                 lo, hi = per_number.get(k, (s, e))
                 per_number[k] = (min(lo, s), max(hi, e))
+    # The steady window: the leading executions that are a warm-up
+    # (steady.py) are left out, on every device.
+    warm = set()
+    win = []
     if per_number:
-        spans = sorted(per_number.values())
-        win = windows(spans)
+        numbered = sorted((v, k) for k, v in per_number.items())
+        kept = numbered_windows(numbered)
+        n_warm = warmup_count([e - s for (s, e), k in kept])
+        warm = set(k for (s, e), k in kept[:n_warm])
+        win = [w for w, k in kept[n_warm:]]
+    for device, spans in dev_spans:
+        dwin = union(windows([sp for k, sp in spans if k not in warm]))
+        ops = op_lines.get(device, [])
+        busy = union((s, e) for s, e, a, c, h in ops if not a)
+        asy = union((s, e) for s, e, a, c, h in ops if a)
+        result["devices"][str(device)] = {
+            "window_ns": sum(e - s for s, e in dwin),
+            "busy_ns": overlap(busy, dwin),
+            "async_ns": overlap(asy, dwin),
+            "async_ops": sum(1 for o in ops if o[2]),
+        }
+    if per_number:
         result["steps"] = len(win)
+        result["warmup_steps"] = len(warm)
         result["warmup_ns"] = win[0][0] - origin if win else 0
         if module_lines:
             allops = [o for d in op_lines for o in op_lines[d]]

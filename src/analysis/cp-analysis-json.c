@@ -90,18 +90,47 @@ write_window (CpAnalysis  *self,
   const CpInterval *w = (const CpInterval *) self->windows->data;
   guint n = self->windows->len;
 
+  CpWindowInfo info;
+
+  cp_analysis_get_window_info (self, &info);
   json_builder_set_member_name (b, "window");
   json_builder_begin_object (b);
   add_string (b, "source", cp_step_source_to_string (self->step_source));
+  add_string (b, "steps_source", info.steps_source);
   add_int (b, "start_ns", n ? w[0].start : 0);
   add_int (b, "end_ns", n ? w[n - 1].end : 0);
   add_int (b, "total_ns", self->window_time);
   add_int (b, "windows", n);
+  add_int (b, "steady_steps", info.n_steps);
+  add_int (b, "median_step_ns", info.step_median);
   add_int (b, "dropped_steps", self->n_dropped_steps);
+  add_double (b, "device_work_share", info.device_work_share);
+  add_double (b, "steps_device_share", info.steps_device_share);
+  json_builder_set_member_name (b, "left_out");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < self->warmup_steps->len; i++)
+    {
+      const CpStepStats *st = &g_array_index (self->warmup_steps, CpStepStats, i);
+
+      json_builder_begin_object (b);
+      add_int (b, "number", st->number);
+      add_int (b, "start_ns", st->start);
+      add_int (b, "end_ns", st->end);
+      add_int (b, "duration_ns", st->end - st->start);
+      if (st->device >= 0)
+        add_int (b, "device", st->device);
+      add_string (b, "reason", "warm-up");
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
   add_string (b, "description",
               self->step_source == CP_STEPS_NONE ?
                 "the whole capture, from its first to its last event" :
-                self->step_source == CP_STEPS_MODULES ?
+              self->step_source == CP_STEPS_DEVICE_SPAN ?
+                "the span where the devices work, from the first device operation's start to the last one's end: the steps found held too little of the device work" :
+              self->out_of_step ?
+                "the devices step at different times: one window per step of each device, side by side (a later one starting no earlier than the one before ends); each device is measured over its own" :
+              self->step_source == CP_STEPS_MODULES ?
                 "one window per execution of the repeated XLA module: from its start to the start of the next execution (the last to its end), joined across devices by execution number" :
                 "one window per step: from max(previous window end, step marker start) to max(marker end, end of the device work launched inside the marker)");
   json_builder_end_object (b);
@@ -240,6 +269,12 @@ write_metrics (CpAnalysis  *self,
   add_int (b, "mean_ns", st.mean);
   add_int (b, "min_ns", st.min);
   add_int (b, "max_ns", st.max);
+  {
+    CpWindowInfo info;
+
+    cp_analysis_get_window_info (self, &info);
+    add_int (b, "median_ns", info.step_median);
+  }
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "breakdown");
@@ -723,6 +758,13 @@ cp_analysis_to_json (CpAnalysis *self,
     json_builder_end_array (b);
   }
   write_verdict (self, b);
+  {
+    const CpConfidenceReason *reasons;
+    guint n_reasons;
+    CpConfidenceLevel level = cp_analysis_get_confidence (self, &reasons, &n_reasons);
+
+    _cp_json_add_confidence (b, "confidence", level, reasons, n_reasons);
+  }
   write_metrics (self, b);
   write_memory (self, b);
   write_steps (self, b);

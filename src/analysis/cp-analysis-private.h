@@ -48,6 +48,14 @@ typedef struct
   gint64   self_time;          /* less the stages nested in them */
 } CpPipelineStage;
 
+/* A device's own steps (its Steps line, its executions of the repeated
+ * module, or its host's markers), by start. */
+typedef struct
+{
+  gint    device;              /* ordinal */
+  GArray *steps;               /* of CpStepStats */
+} CpDeviceSteps;
+
 typedef struct
 {
   CpIntervals *kernels;        /* U(kernels) over the capture */
@@ -92,6 +100,12 @@ struct _CpAnalysis
   CpIntervals     *window_set;
   gint64           window_time;
   GHashTable      *device_windows; /* device ordinal -> CpIntervals*: windows from the device's own steps */
+  GArray          *device_steps;   /* of CpDeviceSteps: devices with steps of their own; NULL when none */
+  GArray          *warmup_steps;   /* of CpStepStats: leading iterations left out as a warm-up */
+  CpIntervals     *dropped_set;    /* the steps left out as empty or incomplete (while the window is settled) */
+  gboolean         out_of_step;    /* devices step at different times: each step is one device's */
+  double           steps_device_share; /* device busy time inside the steps found / all of it (before a fall-back); NAN without device work */
+  double           device_work_share;  /* the same inside the windows used */
   gint64           warmup_start;   /* the warm-up before the first step; empty when start == end */
   gint64           warmup_end;
   gint64           warmup_compile; /* host compilation / autotuning time in it */
@@ -132,6 +146,11 @@ struct _CpAnalysis
   guint            pipeline_get_next;   /* IteratorGetNext / next-batch calls */
   gboolean         pipeline_prefetch;
 
+  /* Confidence (cp-confidence.c), assessed before the rules. */
+  CpConfidenceLevel confidence;
+  GArray          *confidence_reasons; /* of CpConfidenceReason, texts owned */
+  gboolean         devices_unrecorded; /* the capture names devices (or launches work) but no device activity survived */
+
   /* Findings. */
   GListStore      *findings;
   CpVerdict        verdict;
@@ -158,6 +177,13 @@ gboolean _cp_analysis_is_host_op (CpAnalysis *self,
                                   CpStr       python_cat);
 void _cp_analysis_prepare_lanes   (CpAnalysis *self);
 void _cp_analysis_build_steps     (CpAnalysis *self);
+/* The steady-state window (cp-steady.c), once the steps are found: devices
+ * out of step, the warm-up left out, the devices' own windows, the window
+ * sets, and the span where the devices work when the steps hold too little
+ * of their work. */
+void _cp_analysis_settle_window   (CpAnalysis *self);
+/* Classifies every slice once (cp-breakdown.c), in the lanes phase. */
+void _cp_analysis_classify_lanes  (CpAnalysis *self);
 void _cp_analysis_breakdown       (CpAnalysis *self);
 void _cp_analysis_device_metrics  (CpAnalysis *self);
 void _cp_analysis_kernel_stats    (CpAnalysis *self);
@@ -186,6 +212,20 @@ void _cp_analysis_roofline_to_json (CpAnalysis *self, JsonBuilder *b); /* cp-roo
 void _cp_analysis_evaluate_rules  (CpAnalysis *self);
 /* The tf.data / Grain stages of the host planes (once). */
 void _cp_analysis_input_pipeline  (CpAnalysis *self);
+/* Assesses the confidence (cp-confidence.c) once the breakdown and the
+ * devices are known; has_device: device work was recorded and traced. */
+void _cp_analysis_assess_confidence (CpAnalysis *self,
+                                     gboolean    has_device,
+                                     gboolean    device_untraced);
+/* Writes key: {level, reasons: [{id, level, text}]} (cp-confidence.c). */
+void _cp_json_add_confidence (JsonBuilder              *b,
+                              const char               *key,
+                              CpConfidenceLevel         level,
+                              const CpConfidenceReason *reasons,
+                              guint                     n_reasons);
+/* The kernel busy time of the least busy device with kernels, % of its
+ * window time; NAN without one (cp-verdict.c). */
+double _cp_analysis_busy_percent (CpAnalysis *self);
 /* Called by the rules once the findings are sorted (cp-verdict.c). */
 void _cp_analysis_build_verdict   (CpAnalysis *self);
 

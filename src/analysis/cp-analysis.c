@@ -66,7 +66,11 @@ cp_analysis_finalize (GObject *object)
   cp_intervals_free (self->all_host);
   cp_intervals_free (self->all_ops);
   cp_intervals_free (self->window_set);
+  cp_intervals_free (self->dropped_set);
   g_clear_pointer (&self->device_windows, g_hash_table_unref);
+  g_clear_pointer (&self->device_steps, g_array_unref);
+  g_clear_pointer (&self->warmup_steps, g_array_unref);
+  g_clear_pointer (&self->confidence_reasons, g_array_unref);
 
   g_clear_pointer (&self->steps, g_array_unref);
   g_clear_pointer (&self->windows, g_array_unref);
@@ -103,6 +107,9 @@ cp_analysis_init (CpAnalysis *self)
 {
   self->steps = g_array_new (FALSE, TRUE, sizeof (CpStepStats));
   self->windows = g_array_new (FALSE, TRUE, sizeof (CpInterval));
+  self->warmup_steps = g_array_new (FALSE, TRUE, sizeof (CpStepStats));
+  self->steps_device_share = NAN;
+  self->device_work_share = NAN;
   self->notes = g_ptr_array_new_null_terminated (4, g_free, TRUE);
   self->not_checked = g_ptr_array_new ();
   self->devices = g_array_new (FALSE, TRUE, sizeof (CpDeviceStats));
@@ -169,6 +176,7 @@ cp_step_source_to_string (CpStepSource source)
     case CP_STEPS_LOADER: return "dataloader-iterations";
     case CP_STEPS_OPTIMIZER: return "optimizer-iterations";
     case CP_STEPS_MODULES: return "xla-modules";
+    case CP_STEPS_DEVICE_SPAN: return "device-activity";
     case CP_STEPS_NONE:
     default:
       return "none";
@@ -185,6 +193,7 @@ cp_step_source_get_label (CpStepSource source)
     case CP_STEPS_LOADER: return _("iterations between DataLoader calls");
     case CP_STEPS_OPTIMIZER: return _("iterations between optimizer steps");
     case CP_STEPS_MODULES: return _("executions of the repeated XLA module");
+    case CP_STEPS_DEVICE_SPAN: return _("the span where the devices work");
     case CP_STEPS_NONE:
     default:
       return NULL;
@@ -483,6 +492,9 @@ _cp_analysis_prepare_lanes (CpAnalysis *self)
         to->launch[f->to.index] = f->from;
       self->has_flows = TRUE;
     }
+
+  /* The window reads the device work by class (cp-steady.c). */
+  _cp_analysis_classify_lanes (self);
 }
 
 /* Construction */
@@ -649,6 +661,13 @@ cp_analysis_get_steps (CpAnalysis *self,
   if (n_steps)
     *n_steps = self->steps->len;
   return (const CpStepStats *) self->steps->data;
+}
+
+gboolean
+cp_analysis_has_steps (CpAnalysis *self)
+{
+  g_return_val_if_fail (CP_IS_ANALYSIS (self), FALSE);
+  return self->steps->len > 0;
 }
 
 guint

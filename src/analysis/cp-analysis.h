@@ -52,6 +52,7 @@ typedef enum
   CP_STEPS_LOADER,           /* no markers: iterations from one enumerate(DataLoader) call to the next */
   CP_STEPS_OPTIMIZER,        /* no markers: iterations from one Optimizer.step end to the next */
   CP_STEPS_MODULES,          /* no markers: executions of the repeated top-level XLA module (the jitted step) */
+  CP_STEPS_DEVICE_SPAN,      /* the steps found held too little of the device work: one window over the span where the devices work */
 } CpStepSource;
 
 const char *cp_step_source_to_string (CpStepSource source);
@@ -70,6 +71,8 @@ typedef struct
   gint64      time[CP_TIME_N_CATEGORIES];
   guint       n_kernels;     /* kernels starting inside the window */
   gboolean    outlier;       /* duration far from the median (robust z-score) */
+  gint        device;        /* the device whose own step it is when devices
+                              * step at different times; -1 for a step of all */
 } CpStepStats;
 
 /* A figure over the analysis windows: total, per-window mean, minimum and
@@ -206,6 +209,9 @@ double               cp_analysis_get_seconds        (CpAnalysis *self);
 CpStepSource         cp_analysis_get_step_source    (CpAnalysis *self);
 const CpStepStats   *cp_analysis_get_steps          (CpAnalysis *self,
                                                      guint      *n_steps);
+/* Whether the windows are steps (figures are per step), rather than the
+ * whole capture or the span where the devices work. */
+gboolean             cp_analysis_has_steps          (CpAnalysis *self);
 guint                cp_analysis_get_n_dropped_steps (CpAnalysis *self);
 /* The analysis windows: one per step, or the whole capture. */
 const CpInterval    *cp_analysis_get_windows        (CpAnalysis *self,
@@ -219,6 +225,31 @@ gboolean             cp_analysis_get_warmup         (CpAnalysis *self,
                                                      gint64     *start,
                                                      gint64     *end,
                                                      gint64     *compile_time);
+/* How the window the verdict is computed over was settled (cp-steady.c). */
+typedef struct
+{
+  /* How the steps were found: "markers" (ProfilerStep#N and other step
+   * markers), "dataloader", "optimizer", "repeated-module", "per-device"
+   * (devices that step at different times, each over its own steps),
+   * "device-activity" (the steps held too little of the device work: the
+   * span where the devices work), or "none" (the whole capture). */
+  const char *steps_source;
+  guint       n_steps;             /* steady steps in the window */
+  guint       n_warmup;            /* leading steps left out as a warm-up */
+  gint64      warmup_time;         /* their time */
+  gint64      step_median;         /* median steady step; 0 without steps */
+  double      device_work_share;   /* 0-1: the devices' busy time inside the window / all of it; NAN without device work */
+  double      steps_device_share;  /* the same inside the steps found, warm-up included, before a fall-back */
+  gboolean    out_of_step;         /* devices step at different times */
+  gboolean    device_span;         /* fell back to the span where the devices work */
+} CpWindowInfo;
+
+void                 cp_analysis_get_window_info    (CpAnalysis   *self,
+                                                     CpWindowInfo *info);
+/* The steps left out as a warm-up, in order (their start and end; no
+ * breakdown). */
+const CpStepStats   *cp_analysis_get_warmup_steps   (CpAnalysis *self,
+                                                     guint      *n_steps);
 /* Devices measured against windows from their own steps (their own Steps or
  * XLA Modules line) rather than the shared ones. */
 gboolean             cp_analysis_device_has_own_windows (CpAnalysis *self,
@@ -286,6 +317,34 @@ gboolean             cp_analysis_get_worst_severity (CpAnalysis *self,
 /* TRUE when a finding is above info. */
 gboolean             cp_analysis_has_warnings       (CpAnalysis *self);
 
+/* How far the verdict can be trusted, and why not more (cp-confidence.c). */
+typedef enum
+{
+  CP_CONFIDENCE_HIGH,
+  CP_CONFIDENCE_MEDIUM,
+  CP_CONFIDENCE_LOW,
+} CpConfidenceLevel;
+
+typedef struct
+{
+  const char        *id;     /* "truncated", "damaged", "no-device-events", "few-steps",
+                              * "unrecorded", "window-coverage", "devices-out-of-step" */
+  CpConfidenceLevel  level;  /* the level this reason alone gives */
+  const char        *text;   /* translated, a phrase: "1 step" */
+} CpConfidenceReason;
+
+/* "high", "medium", "low". */
+const char          *cp_confidence_level_to_string  (CpConfidenceLevel level);
+/* The lowest level any reason gives (HIGH without reasons); reasons in the
+ * order they were found. */
+CpConfidenceLevel    cp_analysis_get_confidence     (CpAnalysis                *self,
+                                                     const CpConfidenceReason **reasons,
+                                                     guint                     *n_reasons);
+/* The line shown under the verdict when the confidence is not high:
+ * "Provisional: 1 step; 93% of the window has no recorded activity"
+ * (translated); NULL when it is high. */
+char                *cp_analysis_dup_confidence_banner (CpAnalysis *self);
+
 /* The verdict: why the accelerator waits, in one sentence, with the figures
  * it is made of. Built with the findings. */
 #define CP_VERDICT_MAX_SPEEDUPS 8
@@ -298,6 +357,21 @@ typedef struct
   double      percent;        /* of step time */
 } CpVerdictCause;
 
+/* A device's own wait, when devices step at different times and wait for
+ * different things. */
+typedef struct
+{
+  gint        device;         /* ordinal */
+  double      busy_percent;   /* of its own step time */
+  CpIdleCause cause;          /* what it waits for most */
+  double      percent;        /* of its own step time */
+} CpVerdictDevice;
+
+#define CP_VERDICT_MAX_DEVICES 16
+/* A device busy this much of the window is not said to wait: the verdict
+ * says it is busy, then what speeds it up. */
+#define CP_VERDICT_BUSY_PERCENT 90.0
+
 typedef struct
 {
   const char     *text;              /* translated */
@@ -309,6 +383,10 @@ typedef struct
   CpVerdictCause  causes[CP_N_IDLE_CAUSES];
   guint           n_speedups;        /* speed-ups above info, in findings order */
   const char     *speedups[CP_VERDICT_MAX_SPEEDUPS];
+  gboolean        busy_first;        /* busy CP_VERDICT_BUSY_PERCENT or more: said first, no cause named */
+  gboolean        withheld;          /* no device activity survived: no idle cause is named */
+  guint           n_devices;         /* per device, when devices step apart and wait for different things */
+  CpVerdictDevice devices[CP_VERDICT_MAX_DEVICES];
 } CpVerdict;
 
 const CpVerdict     *cp_analysis_get_verdict        (CpAnalysis *self);

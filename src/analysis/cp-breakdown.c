@@ -11,8 +11,8 @@
 
 /* Classifies every slice once (kept for the later passes), counting per
  * lane and category, with the blocking calls of host lanes. */
-static void
-classify_lanes (CpAnalysis *self)
+void
+_cp_analysis_classify_lanes (CpAnalysis *self)
 {
   for (guint l = 0; l < self->n_lanes; l++)
     {
@@ -211,7 +211,6 @@ _cp_analysis_breakdown (CpAnalysis *self)
   guint n_windows = self->windows->len;
   g_autofree gint64 *lengths = g_new0 (gint64, MAX (n_windows, 1));
 
-  classify_lanes (self);
   flatten (self);
   /* The rules and the verdict read the data loading in all. */
   self->cat_union[CP_TIME_INPUT_WAIT] = _cp_analysis_class_union (self, NULL, 0, 1u << CP_TIME_INPUT_WAIT);

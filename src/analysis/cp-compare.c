@@ -751,8 +751,8 @@ decide_comparable (CpComparison *self)
 {
   g_autofree char *pa = producer_of (self->side[0]);
   g_autofree char *pb = producer_of (self->side[1]);
-  gboolean steps_a = cp_analysis_get_step_source (self->side[0]) != CP_STEPS_NONE;
-  gboolean steps_b = cp_analysis_get_step_source (self->side[1]) != CP_STEPS_NONE;
+  gboolean steps_a = cp_analysis_has_steps (self->side[0]);
+  gboolean steps_b = cp_analysis_has_steps (self->side[1]);
   guint kernels_both = 0, ops_both = 0, devices_both = 0;
 
   for (guint i = 0; i < self->kernels->len; i++)
@@ -916,8 +916,8 @@ cp_comparison_check (CpComparison  *self,
 
   g_return_val_if_fail (CP_IS_COMPARISON (self), FALSE);
 
-  steps_a = cp_analysis_get_step_source (self->side[0]) != CP_STEPS_NONE;
-  steps_b = cp_analysis_get_step_source (self->side[1]) != CP_STEPS_NONE;
+  steps_a = cp_analysis_has_steps (self->side[0]);
+  steps_b = cp_analysis_has_steps (self->side[1]);
   ka = self->kernel_time[0];
   kb = self->kernel_time[1];
   if (steps_a != steps_b)

@@ -164,7 +164,7 @@ _cp_rule_set_summary (Ctx          *ctx,
       g_autofree char *d = cp_format_ns (cp_finding_get_time_at_stake_per_step (f));
 
       g_string_append_c (s, ' ');
-      if (ctx->self->step_source != CP_STEPS_NONE)
+      if (cp_analysis_has_steps (ctx->self))
         g_string_append_printf (s, _("Up to %s per step."), d);
       else
         {
@@ -498,6 +498,43 @@ cp_findings_compare (gconstpointer a,
   return rx < ry ? -1 : (rx > ry);
 }
 
+/* Waits that cannot be told or are not worth chasing become info, saying
+ * why: when no device activity survived, nothing says the device waited;
+ * when it is busy CP_VERDICT_BUSY_PERCENT of the window or more, what it
+ * waits for (but communication, which the busy time includes) is small. */
+static void
+demote_waits (CpAnalysis *self,
+              Result     *results,
+              guint       n_rules)
+{
+  double busy = _cp_analysis_busy_percent (self);
+  const char *word = cp_analysis_get_device_word (self);
+
+  for (guint i = 0; i < n_rules; i++)
+    {
+      CpFinding *f = results[i].finding;
+      const CpRule *rule = results[i].rule;
+      g_autofree char *why = NULL;
+      g_autofree char *summary = NULL;
+
+      if (f == NULL || cp_finding_get_section (f) != CP_FINDING_SECTION_IDLE)
+        continue;
+      if (self->devices_unrecorded)
+        /* Translators: after a finding's summary when the capture holds no device activity. */
+        why = g_strdup_printf (_("No %s activity survived in the capture: whether the %s waited cannot be told."),
+                               word, word);
+      else if (!isnan (busy) && busy >= CP_VERDICT_BUSY_PERCENT && rule->kind == CP_RULE_CAUSE &&
+               rule->idle_cause != CP_IDLE_CAUSE_COMMUNICATION && cp_finding_get_severity (f) == CP_SEVERITY_MODERATE)
+        /* Translators: after a finding's summary: "The GPU is busy 95% of the time: this wait is small." */
+        why = g_strdup_printf (_("The %s is busy %.0f%% of the time: this wait is small."), word, busy);
+      if (why == NULL)
+        continue;
+      cp_finding_set_severity (f, CP_SEVERITY_INFO);
+      summary = g_strconcat (cp_finding_get_summary (f), " ", why, NULL);
+      cp_finding_set_summary (f, summary);
+    }
+}
+
 void
 _cp_analysis_evaluate_rules (CpAnalysis *self)
 {
@@ -543,6 +580,7 @@ _cp_analysis_evaluate_rules (CpAnalysis *self)
         }
     }
 
+  _cp_analysis_assess_confidence (self, ctx.has_device, ctx.device_untraced);
 
   /* What the capture already applies. */
   if (fw->framework == CP_DETECTED_PYTORCH && (fw->variants & CP_VARIANT_TORCH_COMPILE))
@@ -718,6 +756,8 @@ _cp_analysis_evaluate_rules (CpAnalysis *self)
           }
       }
   }
+
+  demote_waits (self, results, n_rules);
 
   for (guint i = 0; i < n_rules; i++)
     {

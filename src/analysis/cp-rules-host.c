@@ -233,7 +233,7 @@ _cp_rule_eval_input (Ctx           *ctx,
     /* xgettext:no-c-format */
     cp_finding_add_figure (f, "loading_percent", _("Data loading in all (host time in the DataLoader or input iterator), % of step time"),
                            loading_percent, "%", NULL, NAN, NAN);
-    line = self->step_source != CP_STEPS_NONE
+    line = cp_analysis_has_steps (self)
            ? g_strdup_printf (_("Data loading takes %.1f%% of the step time in all."), loading_percent)
            : g_strdup_printf (_("Data loading takes %.1f%% of the capture in all."), loading_percent);
     summary = g_strconcat (cp_finding_get_summary (f), " ", line, NULL);

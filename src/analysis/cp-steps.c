@@ -156,6 +156,46 @@ cp_steps_find_outliers (const gint64 *durations,
     outlier[i] = fabs (0.6745 * (durations[i] - median) / mad) > 3.5;
 }
 
+gint64
+cp_steps_median (const gint64 *durations,
+                 guint         n)
+{
+  g_autofree gint64 *sorted = NULL;
+
+  g_return_val_if_fail (n == 0 || durations != NULL, 0);
+
+  if (n == 0)
+    return 0;
+  sorted = g_memdup2 (durations, n * sizeof (gint64));
+  qsort (sorted, n, sizeof (gint64), cmp_gint64);
+  return (gint64) llround (median_of (sorted, n));
+}
+
+guint
+cp_steps_find_warmup (const gint64 *durations,
+                      guint         n)
+{
+  g_autofree gboolean *outlier = NULL;
+  double median;
+  guint k = 0;
+
+  g_return_val_if_fail (n == 0 || durations != NULL, 0);
+
+  if (n == 2)
+    return durations[0] >= CP_STEPS_WARMUP_PAIR_RATIO * (double) durations[1] && durations[1] > 0 ? 1 : 0;
+  if (n < 3)
+    return 0;
+  outlier = g_new (gboolean, n);
+  cp_steps_find_outliers (durations, n, outlier);
+  median = cp_steps_median (durations, n);
+  /* Only the first iterations: a slow one later on (a checkpoint, a
+   * garbage collection) is part of how the run behaves. */
+  while (k < MAX (1, n / 3) && k + 2 <= n - 1 && outlier[k] &&
+         durations[k] >= CP_STEPS_WARMUP_RATIO * median)
+    k++;
+  return k;
+}
+
 /* The analysis part */
 
 static void
@@ -565,33 +605,71 @@ host_module_spans (CpAnalysis *self)
   return merge_spans (sets);
 }
 
-/* Each device with its own steps gets windows from them. */
+/* A device's own steps, added once (the first source to give them wins). */
+static GArray *
+device_steps_for (CpAnalysis *self,
+                  gint        device,
+                  gboolean   *is_new)
+{
+  CpDeviceSteps d = { device, NULL };
+
+  if (self->device_steps == NULL)
+    self->device_steps = g_array_new (FALSE, TRUE, sizeof (CpDeviceSteps));
+  for (guint k = 0; k < self->device_steps->len; k++)
+    if (g_array_index (self->device_steps, CpDeviceSteps, k).device == device)
+      {
+        *is_new = FALSE;
+        return g_array_index (self->device_steps, CpDeviceSteps, k).steps;
+      }
+  d.steps = g_array_new (FALSE, TRUE, sizeof (CpStepStats));
+  g_array_append_val (self->device_steps, d);
+  *is_new = TRUE;
+  return d.steps;
+}
+
+/* The windows of spans (sorted by host start) as steps of one device. */
 static void
-set_device_windows (CpAnalysis *self,
-                    GArray     *sets)
+append_device_steps (GArray           *out,
+                     gint              device,
+                     const CpStepSpan *spans,
+                     guint             n,
+                     gboolean          drop_incomplete)
+{
+  g_autofree gboolean *keep = g_new (gboolean, MAX (n, 1));
+  g_autofree CpInterval *w = g_new (CpInterval, MAX (n, 1));
+  guint nw = cp_steps_windows (spans, n, drop_incomplete, keep, w);
+
+  for (guint i = 0, k = 0; i < n && k < nw; i++)
+    {
+      CpStepStats st = { 0 };
+
+      if (!keep[i])
+        continue;
+      st.number = spans[i].number;
+      st.start = w[k].start;
+      st.end = w[k].end;
+      st.host_start = spans[i].host_start;
+      st.host_end = spans[i].host_end;
+      st.marker = spans[i].marker;
+      st.device = device;
+      g_array_append_val (out, st);
+      k++;
+    }
+}
+
+/* Each device with its own steps keeps them (cp-steady.c makes its
+ * windows of them). */
+static void
+set_device_steps (CpAnalysis *self,
+                  GArray     *sets)
 {
   for (guint k = 0; k < sets->len; k++)
     {
       DeviceSpans *d = &g_array_index (sets, DeviceSpans, k);
-      guint n = d->spans->len;
-      g_autofree gboolean *keep = g_new (gboolean, MAX (n, 1));
-      g_autofree CpInterval *w = g_new (CpInterval, MAX (n, 1));
-      guint nw = cp_steps_windows ((const CpStepSpan *) d->spans->data, n, FALSE, keep, w);
-      CpIntervals *set;
+      gboolean is_new;
+      GArray *out = device_steps_for (self, d->device, &is_new);
 
-      if (nw == 0)
-        continue;
-      if (self->device_windows == NULL)
-        self->device_windows = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) cp_intervals_free);
-      set = g_hash_table_lookup (self->device_windows, GINT_TO_POINTER (d->device));
-      if (set == NULL)
-        {
-          set = cp_intervals_new ();
-          g_hash_table_insert (self->device_windows, GINT_TO_POINTER (d->device), set);
-        }
-      for (guint i = 0; i < nw; i++)
-        cp_intervals_add (set, w[i].start, w[i].end);
-      cp_intervals_normalize (set);
+      append_device_steps (out, d->device, (const CpStepSpan *) d->spans->data, d->spans->len, FALSE);
     }
 }
 
@@ -603,19 +681,30 @@ is_compile_name (const char *name)
          strstr (name, "hlo passes") != NULL;
 }
 
-/* The time before the first window, with the host compilation in it. */
+/* The time before the first window, with the host compilation in it:
+ * XPlane captures from their start (start-up, compilation, the first
+ * module execution); others from the first iteration left out as a
+ * warm-up, when one was. */
 static void
 find_warmup (CpAnalysis *self)
 {
   g_autoptr(CpIntervals) compile = cp_intervals_new ();
-  gint64 first;
+  gint64 first, from = 0;
 
   self->warmup_start = self->warmup_end = self->warmup_compile = 0;
-  if (!self->is_xplane || self->step_source == CP_STEPS_NONE || self->windows->len == 0)
+  if (self->step_source == CP_STEPS_NONE || self->step_source == CP_STEPS_DEVICE_SPAN ||
+      self->windows->len == 0)
     return;
+  if (!self->is_xplane)
+    {
+      if (self->warmup_steps->len == 0)
+        return;
+      from = g_array_index (self->warmup_steps, CpStepStats, 0).start;
+    }
   first = g_array_index (self->windows, CpInterval, 0).start;
-  if (first <= 0)
+  if (first <= from)
     return;
+  self->warmup_start = from;
   self->warmup_end = first;
   for (guint l = 0; l < self->n_lanes; l++)
     {
@@ -624,18 +713,21 @@ find_warmup (CpAnalysis *self)
       if (self->lanes[l].kind != CP_LANE_HOST_THREAD)
         continue;
       for (guint i = 0; i < s->n && cp_slices_get_start (s, i) < first; i++)
-        if (is_compile_name (cp_trace_get_string (self->trace, cp_slices_get_name (s, i))))
-          cp_intervals_add (compile, cp_slices_get_start (s, i), MIN (cp_slices_get_end (s, i), first));
+        if (cp_slices_get_end (s, i) > from &&
+            is_compile_name (cp_trace_get_string (self->trace, cp_slices_get_name (s, i))))
+          cp_intervals_add (compile, MAX (cp_slices_get_start (s, i), from), MIN (cp_slices_get_end (s, i), first));
     }
   cp_intervals_normalize (compile);
   self->warmup_compile = cp_intervals_length (compile);
-  {
-    g_autofree char *d = cp_format_ns (first);
-    g_autofree char *c = cp_format_ns (self->warmup_compile);
+  /* Other captures: the note on the iterations left out says it. */
+  if (self->is_xplane)
+    {
+      g_autofree char *d = cp_format_ns (first);
+      g_autofree char *c = cp_format_ns (self->warmup_compile);
 
-    _cp_analysis_add_note (self, _("Warm-up before the first step: %s (start-up and compilation, %s compiling), excluded"),
-                           d, c);
-  }
+      _cp_analysis_add_note (self, _("Warm-up before the first step: %s (start-up and compilation, %s compiling), excluded"),
+                             d, c);
+    }
 }
 
 static gint
@@ -733,35 +825,20 @@ host_device_windows (CpAnalysis   *self,
     {
       GArray *list = value;
       g_autoptr(GArray) spans = cp_steps_merge_markers ((const CpStep *) list->data, list->len);
-      g_autofree gboolean *keep = g_new (gboolean, MAX (spans->len, 1));
-      g_autofree CpInterval *w = g_new (CpInterval, MAX (spans->len, 1));
-      guint nw;
-      g_autoptr(GHashTable) done = g_hash_table_new (NULL, NULL);
 
       extend_spans (self, spans, GPOINTER_TO_INT (key));
-      nw = cp_steps_windows ((const CpStepSpan *) spans->data, spans->len, self->has_flows, keep, w);
-      if (nw == 0)
-        continue;
       for (guint l = 0; l < self->n_lanes; l++)
         {
           gint ordinal;
-          CpIntervals *set;
+          gboolean is_new;
+          GArray *out;
 
           if (self->lanes[l].device_index < 0 || lane_host (self, l) != GPOINTER_TO_INT (key))
             continue;
           ordinal = g_array_index (self->devices, CpDeviceStats, self->lanes[l].device_index).device;
-          if (g_hash_table_contains (done, GINT_TO_POINTER (ordinal)))
-            continue;
-          g_hash_table_add (done, GINT_TO_POINTER (ordinal));
-          if (self->device_windows == NULL)
-            self->device_windows = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) cp_intervals_free);
-          if (g_hash_table_contains (self->device_windows, GINT_TO_POINTER (ordinal)))
-            continue;
-          set = cp_intervals_new ();
-          for (guint k = 0; k < nw; k++)
-            cp_intervals_add (set, w[k].start, w[k].end);
-          cp_intervals_normalize (set);
-          g_hash_table_insert (self->device_windows, GINT_TO_POINTER (ordinal), set);
+          out = device_steps_for (self, ordinal, &is_new);
+          if (is_new)
+            append_device_steps (out, ordinal, (const CpStepSpan *) spans->data, spans->len, self->has_flows);
         }
     }
 }
@@ -790,7 +867,7 @@ _cp_analysis_build_steps (CpAnalysis *self)
     if (own->len > 0 && (own->len >= 2 || spans->len == 0))
       {
         if (own->len >= 2 || modules)
-          set_device_windows (self, own);
+          set_device_steps (self, own);
         if (modules && spans->len == 0)
           derived = CP_STEPS_MODULES;
         if (own->len >= 2 || spans->len == 0)
@@ -883,6 +960,11 @@ _cp_analysis_build_steps (CpAnalysis *self)
 
               if (!keep[i])
                 {
+                  /* Still a step found: its work counts as held by the
+                   * steps (cp-steady.c). */
+                  if (self->dropped_set == NULL)
+                    self->dropped_set = cp_intervals_new ();
+                  cp_intervals_add (self->dropped_set, sp[i].host_start, MAX (sp[i].host_end, sp[i].device_end));
                   self->n_dropped_steps++;
                   continue;
                 }
@@ -892,6 +974,7 @@ _cp_analysis_build_steps (CpAnalysis *self)
               st.host_start = sp[i].host_start;
               st.host_end = sp[i].host_end;
               st.marker = sp[i].marker;
+              st.device = -1;
               g_array_append_val (self->steps, st);
               g_array_append_val (self->windows, windows[w]);
               w++;
@@ -906,31 +989,6 @@ _cp_analysis_build_steps (CpAnalysis *self)
         }
     }
 
-  self->window_set = cp_intervals_new_sized (self->windows->len);
-  self->window_time = 0;
-  for (guint i = 0; i < self->windows->len; i++)
-    {
-      const CpInterval *w = &g_array_index (self->windows, CpInterval, i);
-
-      cp_intervals_add_sorted (self->window_set, w->start, w->end);
-      self->window_time += w->end - w->start;
-    }
-
+  _cp_analysis_settle_window (self);
   find_warmup (self);
-
-  if (self->steps->len >= 3)
-    {
-      g_autofree gint64 *durations = g_new (gint64, self->steps->len);
-      g_autofree gboolean *outlier = g_new (gboolean, self->steps->len);
-
-      for (guint i = 0; i < self->steps->len; i++)
-        {
-          const CpStepStats *st = &g_array_index (self->steps, CpStepStats, i);
-
-          durations[i] = st->end - st->start;
-        }
-      cp_steps_find_outliers (durations, self->steps->len, outlier);
-      for (guint i = 0; i < self->steps->len; i++)
-        g_array_index (self->steps, CpStepStats, i).outlier = outlier[i];
-    }
 }

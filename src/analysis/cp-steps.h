@@ -52,4 +52,19 @@ void     cp_steps_find_outliers (const gint64     *durations,
                                  guint             n,
                                  gboolean         *outlier);
 
+/* How many leading iterations are a warm-up (start-up, compilation,
+ * autotuning, first launches) to leave out of the steady window: with at
+ * least 3 iterations, the leading ones that are outliers
+ * (cp_steps_find_outliers()) and at least CP_STEPS_WARMUP_RATIO times the
+ * median, at most a third of them and never all but one; with 2, the first
+ * when it is CP_STEPS_WARMUP_PAIR_RATIO times the second or more. */
+#define CP_STEPS_WARMUP_RATIO      1.5
+#define CP_STEPS_WARMUP_PAIR_RATIO 4.0
+
+guint    cp_steps_find_warmup   (const gint64     *durations,
+                                 guint             n);
+/* The median of n durations (0 when n is 0). */
+gint64   cp_steps_median        (const gint64     *durations,
+                                 guint             n);
+
 G_END_DECLS

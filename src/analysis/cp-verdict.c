@@ -26,8 +26,8 @@ percent_of_windows (CpAnalysis *self,
   return self->window_time > 0 ? 100.0 * (double) t / (double) self->window_time : 0.0;
 }
 
-static double
-busy_percent (CpAnalysis *self)
+double
+_cp_analysis_busy_percent (CpAnalysis *self)
 {
   double util = NAN;
 
@@ -55,42 +55,225 @@ loading_percent (CpAnalysis *self)
   return percent_of_windows (self, cp_intervals_length (inside));
 }
 
+/* What the shares are of: steps, the whole capture, or the span where the
+ * devices work (the steps found held too little of their work). */
+typedef enum
+{
+  OF_STEPS,
+  OF_CAPTURE,
+  OF_SPAN,
+} Of;
+
+static Of
+shares_of (CpAnalysis *self)
+{
+  if (cp_analysis_has_steps (self))
+    return OF_STEPS;
+  return self->step_source == CP_STEPS_DEVICE_SPAN ? OF_SPAN : OF_CAPTURE;
+}
+
 static char *
 cause_phrase (CpAnalysis           *self,
               const CpVerdictCause *c,
-              gboolean              per_step)
+              Of                    of)
 {
   const char *word = self->verdict.device_word;
 
   if (c->cause == CP_IDLE_CAUSE_INPUT && !isnan (self->verdict.loading_percent))
-    return per_step
-      /* Translators: the input cause in the verdict: "input: data loading
-       * takes 29.3% of the step time, 22.9% with the GPU idle". */
-      ? g_strdup_printf (_("input: data loading takes %.1f%% of the step time, %.1f%% with the %s idle"),
-                         self->verdict.loading_percent, c->percent, word)
-      : g_strdup_printf (_("input: data loading takes %.1f%% of the capture, %.1f%% with the %s idle"),
-                         self->verdict.loading_percent, c->percent, word);
-  return per_step
-    /* Translators: an idle cause and the share of time it costs, "synchronisation (4.1% of the step time)". */
-    ? g_strdup_printf (_("%s (%.1f%% of the step time)"), cp_idle_cause_get_label (c->cause), c->percent)
-    : g_strdup_printf (_("%s (%.1f%% of the capture)"), cp_idle_cause_get_label (c->cause), c->percent);
+    switch (of)
+      {
+      case OF_STEPS:
+        /* Translators: the input cause in the verdict: "input: data loading
+         * takes 29.3% of the step time, 22.9% with the GPU idle". */
+        return g_strdup_printf (_("input: data loading takes %.1f%% of the step time, %.1f%% with the %s idle"),
+                                self->verdict.loading_percent, c->percent, word);
+      case OF_SPAN:
+        return g_strdup_printf (_("input: data loading takes %.1f%% of the span where the devices work, %.1f%% with the %s idle"),
+                                self->verdict.loading_percent, c->percent, word);
+      case OF_CAPTURE:
+      default:
+        return g_strdup_printf (_("input: data loading takes %.1f%% of the capture, %.1f%% with the %s idle"),
+                                self->verdict.loading_percent, c->percent, word);
+      }
+  switch (of)
+    {
+    case OF_STEPS:
+      /* Translators: an idle cause and the share of time it costs, "synchronisation (4.1% of the step time)". */
+      return g_strdup_printf (_("%s (%.1f%% of the step time)"), cp_idle_cause_get_label (c->cause), c->percent);
+    case OF_SPAN:
+      return g_strdup_printf (_("%s (%.1f%% of the span where the devices work)"), cp_idle_cause_get_label (c->cause), c->percent);
+    case OF_CAPTURE:
+    default:
+      return g_strdup_printf (_("%s (%.1f%% of the capture)"), cp_idle_cause_get_label (c->cause), c->percent);
+    }
 }
 
 static void
 append_busy (CpAnalysis *self,
              GString    *s,
-             gboolean    per_step)
+             Of          of)
 {
   double busy = self->verdict.busy_percent;
 
   if (isnan (busy))
     return;
   g_string_append_c (s, ' ');
-  if (per_step)
-    /* Translators: after the causes: "It is busy 45% of the step time." */
-    g_string_append_printf (s, _("It is busy %.0f%% of the step time."), busy);
-  else
-    g_string_append_printf (s, _("It is busy %.0f%% of the capture."), busy);
+  switch (of)
+    {
+    case OF_STEPS:
+      /* Translators: after the causes: "It is busy 45% of the step time." */
+      g_string_append_printf (s, _("It is busy %.0f%% of the step time."), busy);
+      break;
+    case OF_SPAN:
+      g_string_append_printf (s, _("It is busy %.0f%% of the span where the devices work."), busy);
+      break;
+    case OF_CAPTURE:
+    default:
+      g_string_append_printf (s, _("It is busy %.0f%% of the capture."), busy);
+      break;
+    }
+}
+
+/* "The GPU is busy 95% of the step time." */
+static void
+append_busy_first (CpAnalysis *self,
+                   GString    *s,
+                   Of          of)
+{
+  const char *word = self->verdict.device_word;
+  double busy = self->verdict.busy_percent;
+
+  switch (of)
+    {
+    case OF_STEPS:
+      /* Translators: the verdict of a busy device: "The GPU is busy 95% of the step time." */
+      g_string_append_printf (s, _("The %s is busy %.0f%% of the step time."), word, busy);
+      break;
+    case OF_SPAN:
+      g_string_append_printf (s, _("The %s is busy %.0f%% of the span where the devices work."), word, busy);
+      break;
+    case OF_CAPTURE:
+    default:
+      g_string_append_printf (s, _("The %s is busy %.0f%% of the capture."), word, busy);
+      break;
+    }
+}
+
+/* Devices that step at different times: what each waits for most, by the
+ * flattened categories inside its own windows. */
+static const struct
+{
+  CpTimeCategory category;
+  CpIdleCause    cause;
+} category_causes[] = {
+  { CP_TIME_INPUT_WAIT, CP_IDLE_CAUSE_INPUT },
+  { CP_TIME_COLLECTIVES, CP_IDLE_CAUSE_COMMUNICATION },
+  { CP_TIME_LAUNCH, CP_IDLE_CAUSE_HOST },
+  { CP_TIME_HOST_COMPUTE, CP_IDLE_CAUSE_HOST },
+  { CP_TIME_RUNTIME, CP_IDLE_CAUSE_SYNC },
+  { CP_TIME_HOST_TO_DEVICE, CP_IDLE_CAUSE_TRANSFERS },
+  { CP_TIME_DEVICE_TO_HOST, CP_IDLE_CAUSE_TRANSFERS },
+};
+
+/* A device's own busy share and biggest wait; FALSE when it has no own
+ * windows or no wait. */
+static gboolean
+device_wait (CpAnalysis      *self,
+             guint            d,
+             CpVerdictDevice *out)
+{
+  const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+  const CpIntervals *w = self->device_windows != NULL ?
+                         g_hash_table_lookup (self->device_windows, GINT_TO_POINTER (dev->device)) : NULL;
+  gint64 per_cause[CP_N_IDLE_CAUSES] = { 0 };
+  gint64 len;
+
+  if (w == NULL || dev->n_kernels == 0 || (len = cp_intervals_length (w)) == 0)
+    return FALSE;
+  for (guint k = 0; k < G_N_ELEMENTS (category_causes); k++)
+    per_cause[category_causes[k].cause] += cp_intervals_overlap_length (self->exposed[category_causes[k].category], w);
+  out->device = dev->device;
+  out->busy_percent = 100.0 * dev->utilization;
+  out->cause = CP_IDLE_CAUSE_NONE;
+  out->percent = 0;
+  for (guint c = CP_IDLE_CAUSE_NONE + 1; c < CP_N_IDLE_CAUSES; c++)
+    if (per_cause[c] > 0 && 100.0 * per_cause[c] / len > out->percent)
+      {
+        out->cause = (CpIdleCause) c;
+        out->percent = 100.0 * per_cause[c] / len;
+      }
+  return out->cause != CP_IDLE_CAUSE_NONE;
+}
+
+/* Out of step: per device, kept only when the devices disagree on what
+ * they wait for most. */
+static void
+find_device_waits (CpAnalysis *self)
+{
+  CpVerdict *v = &self->verdict;
+  gboolean differ = FALSE;
+
+  v->n_devices = 0;
+  if (!self->out_of_step)
+    return;
+  for (guint d = 0; d < self->devices->len && v->n_devices < CP_VERDICT_MAX_DEVICES; d++)
+    if (device_wait (self, d, &v->devices[v->n_devices]))
+      {
+        differ |= v->n_devices > 0 && v->devices[v->n_devices].cause != v->devices[0].cause;
+        v->n_devices++;
+      }
+  if (!differ)
+    v->n_devices = 0;
+}
+
+static void
+append_device_waits (CpAnalysis *self,
+                     GString    *s)
+{
+  const CpVerdict *v = &self->verdict;
+
+  if (v->n_devices == 0)
+    return;
+  g_string_append_c (s, ' ');
+  /* Translators: before the devices' own waits, when devices step at different times. */
+  g_string_append (s, _("The devices step at different times and wait for different things:"));
+  for (guint k = 0; k < v->n_devices; k++)
+    {
+      g_string_append (s, k == 0 ? " " : "; ");
+      /* Translators: "device 1 mostly for input (23.4% of its step time, busy 61%)". */
+      g_string_append_printf (s, _("device %d mostly for %s (%.1f%% of its step time, busy %.0f%%)"),
+                              v->devices[k].device, cp_idle_cause_get_label (v->devices[k].cause),
+                              v->devices[k].percent, v->devices[k].busy_percent);
+    }
+  g_string_append_c (s, '.');
+}
+
+/* No device activity survived: no cause is named; the host's own share of
+ * data loading is still a fact. */
+static void
+append_withheld (CpAnalysis *self,
+                 GString    *s)
+{
+  const CpVerdict *v = &self->verdict;
+  const CpConfidenceReason *reasons;
+  guint n;
+  const char *why = NULL;
+
+  cp_analysis_get_confidence (self, &reasons, &n);
+  for (guint i = 0; i < n && why == NULL; i++)
+    if (g_str_equal (reasons[i].id, "truncated") || g_str_equal (reasons[i].id, "no-device-events"))
+      why = reasons[i].text;
+  /* Translators: the verdict when no device activity survived: "No GPU
+   * activity survived in this capture (truncated at byte 400000: what
+   * followed is missing): why the GPU waits cannot be told." */
+  g_string_append_printf (s, _("No %s activity survived in this capture (%s): why the %s waits cannot be told."),
+                          v->device_word, why != NULL ? why : "", v->device_word);
+  if (!isnan (v->loading_percent))
+    {
+      g_string_append_c (s, ' ');
+      /* Translators: after a withheld verdict, what the host shows. */
+      g_string_append_printf (s, _("On the host, data loading takes %.1f%% of the step time."), v->loading_percent);
+    }
 }
 
 void
@@ -100,7 +283,7 @@ _cp_analysis_build_verdict (CpAnalysis *self)
   GListModel *model = G_LIST_MODEL (self->findings);
   guint n = g_list_model_get_n_items (model);
   gboolean seen[CP_N_IDLE_CAUSES] = { FALSE, };
-  gboolean per_step = self->step_source != CP_STEPS_NONE;
+  Of of = shares_of (self);
   const char *symptom = NULL;
   g_autoptr(GString) s = g_string_new (NULL);
   g_autoptr(GPtrArray) speedup_titles = g_ptr_array_new ();
@@ -108,8 +291,9 @@ _cp_analysis_build_verdict (CpAnalysis *self)
 
   memset (v, 0, sizeof *v);
   v->device_word = word = cp_analysis_get_device_word (self);
-  v->busy_percent = busy_percent (self);
+  v->busy_percent = _cp_analysis_busy_percent (self);
   v->loading_percent = loading_percent (self);
+  v->withheld = self->devices_unrecorded;
 
   for (guint i = 0; i < n; i++)
     {
@@ -153,10 +337,16 @@ _cp_analysis_build_verdict (CpAnalysis *self)
         v->causes[b] = v->causes[b - 1];
         v->causes[b - 1] = tmp;
       }
+  find_device_waits (self);
 
-  if (v->n_causes > 0)
+  if (v->withheld)
     {
-      g_autofree char *first = cause_phrase (self, &v->causes[0], per_step);
+      v->n_causes = 0;
+      append_withheld (self, s);
+    }
+  else if (v->n_causes > 0)
+    {
+      g_autofree char *first = cause_phrase (self, &v->causes[0], of);
 
       v->primary_rule = v->causes[0].rule_id;
       /* Translators: the verdict's first words: "The GPU waits mostly for
@@ -164,14 +354,19 @@ _cp_analysis_build_verdict (CpAnalysis *self)
       g_string_append_printf (s, _("The %s waits mostly for %s"), word, first);
       for (guint k = 1; k < v->n_causes; k++)
         {
-          g_autofree char *next = cause_phrase (self, &v->causes[k], per_step);
+          g_autofree char *next = cause_phrase (self, &v->causes[k], of);
 
           g_string_append (s, "; ");
           /* Translators: a further cause in the verdict, "then synchronisation (4.1%…)". */
           g_string_append_printf (s, _("then %s"), next);
         }
       g_string_append_c (s, '.');
-      append_busy (self, s, per_step);
+      append_busy (self, s, of);
+    }
+  else if (!isnan (v->busy_percent) && v->busy_percent >= CP_VERDICT_BUSY_PERCENT)
+    {
+      v->busy_first = TRUE;
+      append_busy_first (self, s, of);
     }
   else if (symptom != NULL)
     {
@@ -180,13 +375,14 @@ _cp_analysis_build_verdict (CpAnalysis *self)
       v->primary_rule = symptom;
       g_string_append_printf (s, _("The %s is often idle, and no single cause crosses its threshold (%s)."),
                               word, cp_finding_get_title (f));
-      append_busy (self, s, per_step);
+      append_busy (self, s, of);
     }
   else
     {
       g_string_append_printf (s, _("Nothing keeps the %s waiting past the rules’ thresholds."), word);
-      append_busy (self, s, per_step);
+      append_busy (self, s, of);
     }
+  append_device_waits (self, s);
 
   if (v->n_speedups > 0)
     {
@@ -197,9 +393,14 @@ _cp_analysis_build_verdict (CpAnalysis *self)
       g_ptr_array_add (speedup_titles, NULL);
       titles = g_strjoinv (", ", (char **) speedup_titles->pdata);
       g_string_append_c (s, ' ');
-      /* Translators: after the causes, the findings that speed up a busy
-       * device: "Once it is busy, it can run faster: No mixed precision." */
-      g_string_append_printf (s, _("Once it is busy, it can run faster: %s."), titles);
+      if (v->busy_first)
+        /* Translators: after "The GPU is busy 95% of the step time.": the
+         * findings that make it faster. */
+        g_string_append_printf (s, _("It can run faster: %s."), titles);
+      else
+        /* Translators: after the causes, the findings that speed up a busy
+         * device: "Once it is busy, it can run faster: No mixed precision." */
+        g_string_append_printf (s, _("Once it is busy, it can run faster: %s."), titles);
     }
 
   g_free (self->verdict_text);

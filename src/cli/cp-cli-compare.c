@@ -194,7 +194,7 @@ print_text (CpComparison *c)
   g_print (_("B:        %s\n"), db);
   g_print (_("Verdict A: %s\n"), cp_analysis_get_verdict (a)->text);
   g_print (_("Verdict B: %s\n"), cp_analysis_get_verdict (b)->text);
-  if (cp_analysis_get_step_source (a) == CP_STEPS_NONE && cp_analysis_get_step_source (b) == CP_STEPS_NONE)
+  if (!cp_analysis_has_steps (a) && !cp_analysis_has_steps (b))
     /* Translators: neither capture has steps: the whole capture is the window. */
     g_print (_("\nCapture time: %s → %s (%s, %s), no steps on either side\n"), ma, mb, md, mp);
   else

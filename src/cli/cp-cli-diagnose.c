@@ -57,8 +57,36 @@ print_window (CpAnalysis *a)
                n_steps,
                cp_step_source_get_label (cp_analysis_get_step_source (a)),
                total, mean, min, max);
+      {
+        CpWindowInfo info;
+        g_autofree char *median = NULL;
+
+        cp_analysis_get_window_info (a, &info);
+        median = cp_format_ns (info.step_median);
+        g_print (_("          median %s\n"), median);
+        if (info.n_warmup > 0)
+          {
+            g_autofree char *warm = cp_format_ns (info.warmup_time);
+
+            g_print (g_dngettext (GETTEXT_PACKAGE,
+                                  "          (%u warm-up step left out, %s)\n",
+                                  "          (%u warm-up steps left out, %s)\n", info.n_warmup),
+                     info.n_warmup, warm);
+          }
+        if (info.out_of_step)
+          g_print ("%s\n", _("          (the devices step at different times: each is measured over its own steps)"));
+      }
       if (cp_analysis_get_n_dropped_steps (a) > 0)
         g_print (_("          (%u incomplete or empty steps left out)\n"), cp_analysis_get_n_dropped_steps (a));
+      break;
+    case CP_STEPS_DEVICE_SPAN:
+      {
+        CpWindowInfo info;
+
+        cp_analysis_get_window_info (a, &info);
+        g_print (_("Window:   the span where the devices work (%s): the steps found held %.0f%% of the device work\n"),
+                 total, 100.0 * info.steps_device_share);
+      }
       break;
     case CP_STEPS_NONE:
     default:
@@ -67,13 +95,32 @@ print_window (CpAnalysis *a)
     }
 }
 
+/* "Confidence: medium (1 step; 93% of the window has no recorded activity)". */
+static void
+print_confidence (CpAnalysis *a)
+{
+  const CpConfidenceReason *reasons;
+  guint n;
+  CpConfidenceLevel level = cp_analysis_get_confidence (a, &reasons, &n);
+  g_autoptr(GString) why = g_string_new (NULL);
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (why, "%s%s", i ? "; " : "", reasons[i].text);
+  if (n == 0)
+    g_print (_("Confidence: %s\n"), cp_confidence_level_to_string (level));
+  else
+    g_print (_("Confidence: %s (%s)\n"), cp_confidence_level_to_string (level), why->str);
+}
+
 static void
 print_breakdown (CpAnalysis *a)
 {
-  gboolean per_step = cp_analysis_get_step_source (a) != CP_STEPS_NONE;
+  gboolean per_step = cp_analysis_has_steps (a);
 
   g_print ("\n%s\n", per_step ? _("Time breakdown (each instant counted once, by priority; per step: mean, min, max; share of step time)")
-                              : _("Time breakdown (each instant counted once, by priority; share of the capture)"));
+                   : cp_analysis_get_step_source (a) == CP_STEPS_DEVICE_SPAN ?
+                     _("Time breakdown (each instant counted once, by priority; share of the span where the devices work)")
+                   : _("Time breakdown (each instant counted once, by priority; share of the capture)"));
   for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
     {
       CpTimeSummary s;
@@ -362,7 +409,9 @@ print_text (CpAnalysis *a)
   CpFindingSection last_section = CP_N_FINDING_SECTIONS;
 
   /* The answer first. */
-  g_print (_("Verdict:  %s\n\n"), cp_analysis_get_verdict (a)->text);
+  g_print (_("Verdict:  %s\n"), cp_analysis_get_verdict (a)->text);
+  print_confidence (a);
+  g_print ("\n");
   g_print (_("Capture:  %s (%s)\n"), path ? path : cp_trace_get_title (trace), r && r->format ? r->format : "?");
   print_window (a);
   {

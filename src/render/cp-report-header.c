@@ -96,7 +96,7 @@ cp_report_section_header (Ctx    *ctx,
     g_ptr_array_add (meta, g_strdup_printf (_("span %s"), span));
   }
   cp_analysis_get_steps (ctx->analysis, &n_steps);
-  if (cp_analysis_get_step_source (ctx->analysis) == CP_STEPS_NONE)
+  if (!cp_analysis_has_steps (ctx->analysis))
     g_ptr_array_add (meta, g_strdup (_("no steps marked")));
   else
     g_ptr_array_add (meta, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u step", "%u steps", n_steps),

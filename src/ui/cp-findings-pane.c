@@ -84,7 +84,7 @@ stake_text (CpFindingsPane *self,
 
   if (cp_finding_get_time_at_stake (f) <= 0)
     return g_strdup (cp_severity_get_label (cp_finding_get_severity (f)));
-  if (ANALYSIS (self) != NULL && cp_analysis_get_step_source (ANALYSIS (self)) != CP_STEPS_NONE)
+  if (ANALYSIS (self) != NULL && cp_analysis_has_steps (ANALYSIS (self)))
     {
       d = cp_ui_format_duration (cp_finding_get_time_at_stake_per_step (f));
       /* Translators: severity, then the time at stake, e.g. "High · up to 41.0 ms per step". */
@@ -475,7 +475,7 @@ window_text (CpAnalysis *a)
     if (devs[d].n_kernels > 0)
       util = util < 0 ? devs[d].utilization : MIN (util, devs[d].utilization);
 
-  if (cp_analysis_get_step_source (a) == CP_STEPS_NONE)
+  if (!cp_analysis_has_steps (a))
     {
       if (util >= 0 && tpu)
         return g_strdup_printf (_("No steps: the whole capture (%s) is one window. TPU busy %.0f%% of it."),

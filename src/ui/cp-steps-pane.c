@@ -95,12 +95,12 @@ rebuild (CpStepsPane *self)
     /* Without steps, shares are of the capture, not of a step time, and
      * there is no step to zoom to. */
     gtk_widget_set_visible (GTK_WIDGET (self->bar_hint),
-                            cp_analysis_get_step_source (analysis) != CP_STEPS_NONE);
+                            cp_analysis_has_steps (analysis));
     gtk_label_set_text (self->hint,
-                        cp_analysis_get_step_source (analysis) == CP_STEPS_NONE ?
+                        !cp_analysis_has_steps (analysis) ?
                         _("Each instant counts once, for the highest-priority activity running then (device compute first); shares are of the whole capture.") :
                         _("Each instant counts once, for the highest-priority activity running then (device compute first); shares are of the total step time."));
-    if (cp_analysis_get_step_source (analysis) == CP_STEPS_NONE)
+    if (!cp_analysis_has_steps (analysis))
       text = g_strdup_printf (_("The capture has no step markers, so the whole capture (%s) is one window."), total);
     else
       text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
