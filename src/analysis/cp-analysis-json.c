@@ -435,6 +435,8 @@ write_steps (CpAnalysis  *self,
       add_int (b, "host_end_ns", st->host_end);
       add_int (b, "kernels", st->n_kernels);
       add_bool (b, "outlier", st->outlier);
+      if (st->device >= 0)
+        add_int (b, "device", st->device);
       json_builder_set_member_name (b, "breakdown");
       json_builder_begin_object (b);
       for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
@@ -687,7 +689,26 @@ write_verdict (CpAnalysis *self,
   for (guint k = 0; k < v->n_speedups; k++)
     json_builder_add_string_value (b, v->speedups[k]);
   json_builder_end_array (b);
+  add_bool (b, "busy_first", v->busy_first);
+  add_bool (b, "withheld", v->withheld);
+  json_builder_set_member_name (b, "per_device");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < v->n_devices; k++)
+    {
+      json_builder_begin_object (b);
+      add_int (b, "device", v->devices[k].device);
+      add_double (b, "busy_percent", v->devices[k].busy_percent);
+      add_string (b, "cause", cp_idle_cause_to_string (v->devices[k].cause));
+      add_double (b, "percent", v->devices[k].percent);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
   json_builder_end_object (b);
+  {
+    g_autofree char *banner = cp_analysis_dup_confidence_banner (self);
+
+    add_string (b, "banner", banner);
+  }
   json_builder_end_object (b);
 }
 
@@ -788,7 +809,8 @@ cp_analysis_to_json (CpAnalysis *self,
   add_int (b, "warnings", warnings);
   add_string (b, "worst_severity",
               cp_analysis_get_worst_severity (self, &worst) ? cp_severity_to_string (worst) : NULL);
-  add_bool (b, "healthy", warnings == 0);
+  /* Nothing above info, and a capture that can be judged. */
+  add_bool (b, "healthy", warnings == 0 && cp_analysis_get_confidence (self, NULL, NULL) != CP_CONFIDENCE_LOW);
   json_builder_end_object (b);
 
   write_rules (b);

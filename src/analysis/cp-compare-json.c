@@ -9,6 +9,7 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 
+#include "cp-analysis-private.h"
 #include "cp-compare.h"
 #include "cp-json-util.h"
 
@@ -24,8 +25,11 @@ add_side (JsonBuilder *b,
   const CpLoadReport *r = cp_trace_get_load_report (trace);
   g_autofree char *path = cp_trace_get_file (trace) ? g_file_get_path (cp_trace_get_file (trace)) : NULL;
   const CpVerdict *v = cp_analysis_get_verdict (a);
+  const CpConfidenceReason *reasons;
+  CpConfidenceLevel level;
+  CpWindowInfo info;
   CpTimeSummary st;
-  guint n_steps, n_windows;
+  guint n_steps, n_windows, n_reasons;
 
   cp_analysis_get_step_summary (a, &st);
   cp_analysis_get_steps (a, &n_steps);
@@ -34,16 +38,52 @@ add_side (JsonBuilder *b,
   json_builder_begin_object (b);
   _cp_json_add_string (b, "file", path);
   _cp_json_add_string (b, "format", r ? r->format : NULL);
+  cp_analysis_get_window_info (a, &info);
   _cp_json_add_string (b, "step_source", cp_step_source_to_string (cp_analysis_get_step_source (a)));
+  _cp_json_add_string (b, "steps_source", info.steps_source);
   _cp_json_add_int (b, "steps", n_steps);
+  _cp_json_add_int (b, "warmup_steps", info.n_warmup);
   _cp_json_add_int (b, "windows", n_windows);
   _cp_json_add_int (b, "window_ns", st.total);
   _cp_json_add_int (b, "mean_step_ns", st.mean);
+  _cp_json_add_int (b, "median_step_ns", info.step_median);
   _cp_json_add_int (b, "kernel_ns", cp_analysis_get_kernel_time (a));
   _cp_json_add_double (b, "utilization_percent", v->busy_percent);
   _cp_json_add_double (b, "loading_percent", v->loading_percent);
   _cp_json_add_string (b, "verdict", v->text);
+  level = cp_analysis_get_confidence (a, &reasons, &n_reasons);
+  _cp_json_add_confidence (b, "confidence", level, reasons, n_reasons);
   json_builder_end_object (b);
+}
+
+/* The comparison's confidence: the lower side's, with both sides'
+ * reasons, each text led by its side. */
+static void
+add_confidence (JsonBuilder  *b,
+                CpComparison *self)
+{
+  g_autoptr(GArray) all = g_array_new (FALSE, TRUE, sizeof (CpConfidenceReason));
+  g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+  CpConfidenceLevel level = CP_CONFIDENCE_HIGH;
+
+  for (guint s = 0; s < 2; s++)
+    {
+      CpAnalysis *a = s == 0 ? cp_comparison_get_a (self) : cp_comparison_get_b (self);
+      const CpConfidenceReason *reasons;
+      guint n;
+
+      level = MAX (level, cp_analysis_get_confidence (a, &reasons, &n));
+      for (guint i = 0; i < n; i++)
+        {
+          CpConfidenceReason r = reasons[i];
+          char *text = g_strdup_printf ("%s: %s", s == 0 ? "A" : "B", reasons[i].text);
+
+          g_ptr_array_add (texts, text);
+          r.text = text;
+          g_array_append_val (all, r);
+        }
+    }
+  _cp_json_add_confidence (b, "confidence", level, (const CpConfidenceReason *) all->data, all->len);
 }
 
 static void
@@ -113,6 +153,7 @@ cp_comparison_to_json (CpComparison *self,
   _cp_json_add_int (b, "schema", CP_COMPARE_JSON_SCHEMA_VERSION);
   add_side (b, "a", cp_comparison_get_a (self));
   add_side (b, "b", cp_comparison_get_b (self));
+  add_confidence (b, self);
   _cp_json_add_string (b, "kernel_key", cp_compare_kernel_key_to_string (cp_comparison_get_kernel_key (self)));
 
   json_builder_set_member_name (b, "comparable");

@@ -91,12 +91,61 @@ describe_side (CpAnalysis *a)
   guint n_steps;
   const char *source = cp_step_source_get_label (cp_analysis_get_step_source (a));
 
+  CpWindowInfo info;
+  g_autofree char *side = NULL;
+
   cp_analysis_get_steps (a, &n_steps);
+  cp_analysis_get_window_info (a, &info);
   if (source == NULL)
     return g_strdup_printf (_("%s (%s), no steps"), path ? path : cp_trace_get_title (trace),
                             r && r->format ? r->format : "?");
-  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s (%s), %u step (%s)", "%s (%s), %u steps (%s)", n_steps),
+  if (info.device_span)
+    return g_strdup_printf (_("%s (%s), the span where the devices work"), path ? path : cp_trace_get_title (trace),
+                            r && r->format ? r->format : "?");
+  side = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s (%s), %u steady step (%s)", "%s (%s), %u steady steps (%s)", n_steps),
                           path ? path : cp_trace_get_title (trace), r && r->format ? r->format : "?", n_steps, source);
+  if (info.n_warmup == 0)
+    return g_steal_pointer (&side);
+  /* Translators: after a side's steps: "…, 5 steady steps (ProfilerStep#N), 1 warm-up step left out". */
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s, %u warm-up step left out", "%s, %u warm-up steps left out",
+                                       info.n_warmup),
+                          side, info.n_warmup);
+}
+
+/* "Confidence A: medium (2 steps)". */
+static void
+print_confidence (const char *label,
+                  CpAnalysis *a)
+{
+  const CpConfidenceReason *reasons;
+  guint n;
+  CpConfidenceLevel level = cp_analysis_get_confidence (a, &reasons, &n);
+  g_autoptr(GString) why = g_string_new (NULL);
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (why, "%s%s", i ? "; " : "", reasons[i].text);
+  if (n == 0)
+    /* Translators: "Confidence A: high". */
+    g_print (_("Confidence %s: %s\n"), label, cp_confidence_level_to_string (level));
+  else
+    g_print (_("Confidence %s: %s (%s)\n"), label, cp_confidence_level_to_string (level), why->str);
+}
+
+/* "median 159 ms → 118 ms" beside the mean, when both sides have steps. */
+static char *
+format_medians (CpAnalysis *a,
+                CpAnalysis *b)
+{
+  CpWindowInfo ia, ib;
+  g_autofree char *ma = NULL, *mb = NULL;
+
+  cp_analysis_get_window_info (a, &ia);
+  cp_analysis_get_window_info (b, &ib);
+  if (ia.step_median <= 0 || ib.step_median <= 0)
+    return NULL;
+  ma = cp_format_ns (ia.step_median);
+  mb = cp_format_ns (ib.step_median);
+  return g_strdup_printf ("%s → %s", ma, mb);
 }
 
 static const char *
@@ -194,12 +243,21 @@ print_text (CpComparison *c)
   g_print (_("B:        %s\n"), db);
   g_print (_("Verdict A: %s\n"), cp_analysis_get_verdict (a)->text);
   g_print (_("Verdict B: %s\n"), cp_analysis_get_verdict (b)->text);
+  print_confidence ("A", a);
+  print_confidence ("B", b);
   if (!cp_analysis_has_steps (a) && !cp_analysis_has_steps (b))
     /* Translators: neither capture has steps: the whole capture is the window. */
     g_print (_("\nCapture time: %s → %s (%s, %s), no steps on either side\n"), ma, mb, md, mp);
   else
-    /* Translators: "Step time: 130 ms → 86 ms (−44 ms, −33.6%), mean per step". */
-    g_print (_("\nStep time: %s → %s (%s, %s), mean per step\n"), ma, mb, md, mp);
+    {
+      g_autofree char *medians = format_medians (a, b);
+
+      /* Translators: "Step time: 130 ms → 86 ms (−44 ms, −33.6%), mean per steady step". */
+      g_print (_("\nStep time: %s → %s (%s, %s), mean per steady step\n"), ma, mb, md, mp);
+      if (medians != NULL)
+        /* Translators: "           median 129 ms → 85 ms". */
+        g_print (_("           median %s\n"), medians);
+    }
   for (guint i = 0; notes[i] != NULL; i++)
     g_print (_("Note:     %s\n"), notes[i]);
 
@@ -372,6 +430,22 @@ print_markdown (CpComparison *c)
   g_print ("- **A:** %s\n- **B:** %s\n\n", ca, cb);
   /* Translators: Markdown, "**Mean step time:** 130 ms → 86 ms (**−33.6%**, −44 ms)". */
   g_print (_("**Mean step time:** %s → %s (**%s**, %s)\n"), ma, mb, mp, md);
+  {
+    g_autofree char *medians = format_medians (a, b);
+
+    if (medians != NULL)
+      /* Translators: Markdown, after the mean: "Median step time: 129 ms → 85 ms". */
+      g_print (_("\n**Median step time:** %s\n"), medians);
+  }
+  {
+    g_autofree char *ba = cp_analysis_dup_confidence_banner (a);
+    g_autofree char *bb = cp_analysis_dup_confidence_banner (b);
+
+    if (ba != NULL)
+      g_print ("\n_A: %s_\n", ba);
+    if (bb != NULL)
+      g_print ("\n_B: %s_\n", bb);
+  }
   g_print ("\n> %s\n>\n> %s\n", cp_analysis_get_verdict (a)->text, cp_analysis_get_verdict (b)->text);
   for (guint i = 0; notes[i] != NULL; i++)
     g_print ("\n_%s_\n", notes[i]);

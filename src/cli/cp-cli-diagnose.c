@@ -450,7 +450,9 @@ print_text (CpAnalysis *a)
         warnings++;
       print_finding (a, f);
     }
-  if (warnings == 0)
+  if (warnings == 0 && cp_analysis_get_confidence (a, NULL, NULL) == CP_CONFIDENCE_LOW)
+    g_print ("\n%s\n", _("No problems named above info, but the capture cannot be judged (see Confidence above)."));
+  else if (warnings == 0)
     g_print ("\n%s\n", n == 0 ? _("No problems found: the capture looks healthy.")
                               : _("No problems found above info: the capture looks healthy."));
   else
