@@ -628,6 +628,11 @@ _cp_rule_eval_gaps (Ctx           *ctx,
         {
           gint64 len = ops->v[k + 1].start - ops->v[k].end;
 
+          /* The warm-up left out of the window (a first launch that
+           * loads modules, autotuning) is not how the run behaves. */
+          if (self->warmup_end > self->warmup_start && ops->v[k].end >= self->warmup_start &&
+              ops->v[k + 1].start <= self->warmup_end)
+            continue;
           longest = MAX (longest, len);
           if (_cp_rule_passes (rule->compare, len / 1e6, rule->moderate))
             {
