@@ -384,6 +384,60 @@ test_markup (void)
     }
 }
 
+/* Under the verdict, the confidence when it is not high: a capture cut
+ * before any kernel reads "Low confidence" and why, and is "Not judged"
+ * rather than healthy; the whole capture reads neither. */
+static void
+report_text_of (const char *path,
+                char      **text)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_autoptr(CpAnalysis) analysis = NULL;
+  g_autoptr(CpReport) report = NULL;
+  CpReportOptions o;
+
+  g_assert_no_error (error);
+  analysis = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  cp_report_options_init (&o);
+  o.generated = SOURCE_DATE;
+  report = cp_report_new (trace, analysis, NULL, NULL, &o, &error);
+  g_assert_no_error (error);
+  *text = cp_report_get_text (report, NULL, &error);
+  g_assert_no_error (error);
+}
+
+static void
+test_confidence (void)
+{
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *whole = g_build_filename (dir, "whole.json.gz", NULL);
+  g_autofree char *truth = g_build_filename (dir, "truth.json", NULL);
+  g_autofree char *data = NULL, *cut = NULL, *text = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  const char *argv[] = { g_getenv ("CP_GEN"), "--scenario", "input-bound", "--format", "json.gz", "--out", whole,
+                         "--truth", truth, "-q", NULL };
+  gsize len;
+
+  cp_test_run_generator (argv, truth, parser);
+  report_text_of (whole, &text);
+  g_assert_null (strstr (text, "Low confidence"));
+  g_assert_null (strstr (text, "Provisional"));
+  g_assert_null (strstr (text, "Not judged"));
+  g_clear_pointer (&text, g_free);
+
+  /* cp-gen writes each step's host events before its device work. */
+  g_assert_true (g_file_get_contents (whole, &data, &len, NULL));
+  cut = cp_test_write_file (dir, "cut.json.gz", data, 20000);
+  report_text_of (cut, &text);
+  if (strstr (text, "Low confidence") == NULL || strstr (text, "truncated at byte") == NULL ||
+      strstr (text, "Not judged") == NULL || strstr (text, "Healthy") != NULL)
+    g_error ("the report of a cut capture reads:\n%s", text);
+  cp_test_rm_rf (dir);
+}
+
 static cairo_surface_t *
 render (CpReport *report)
 {
@@ -829,6 +883,7 @@ main (int   argc,
   g_test_add_func ("/report/range-and-lanes", test_range_and_lanes);
   g_test_add_func ("/report/markup", test_markup);
   g_test_add_func ("/report/pin-framework", test_pin_framework);
+  g_test_add_func ("/report/confidence", test_confidence);
   g_test_add ("/report/cli/matches-window", Fixture, NULL, fixture_setup, test_cli_matches_window,
               fixture_teardown);
   g_test_add ("/report/cli/formats", Fixture, NULL, fixture_setup, test_cli_formats, fixture_teardown);

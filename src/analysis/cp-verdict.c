@@ -248,26 +248,18 @@ append_device_waits (CpAnalysis *self,
   g_string_append_c (s, '.');
 }
 
-/* No device activity survived: no cause is named; the host's own share of
- * data loading is still a fact. */
+/* No device activity survived: no cause is named (the confidence says
+ * why); the host's own share of data loading is still a fact. */
 static void
 append_withheld (CpAnalysis *self,
                  GString    *s)
 {
   const CpVerdict *v = &self->verdict;
-  const CpConfidenceReason *reasons;
-  guint n;
-  const char *why = NULL;
 
-  cp_analysis_get_confidence (self, &reasons, &n);
-  for (guint i = 0; i < n && why == NULL; i++)
-    if (g_str_equal (reasons[i].id, "truncated") || g_str_equal (reasons[i].id, "no-device-events"))
-      why = reasons[i].text;
   /* Translators: the verdict when no device activity survived: "No GPU
-   * activity survived in this capture (truncated at byte 400000: what
-   * followed is missing): why the GPU waits cannot be told." */
-  g_string_append_printf (s, _("No %s activity survived in this capture (%s): why the %s waits cannot be told."),
-                          v->device_word, why != NULL ? why : "", v->device_word);
+   * activity survived in this capture: why the GPU waits cannot be told." */
+  g_string_append_printf (s, _("No %s activity survived in this capture: why the %s waits cannot be told."),
+                          v->device_word, v->device_word);
   if (!isnan (v->loading_percent))
     {
       g_string_append_c (s, ' ');

@@ -29,6 +29,29 @@ worst_finding (Ctx *ctx)
   return NULL;
 }
 
+/* Under the verdict, how far it can be trusted when not fully: a pill
+ * ("Provisional", "Low confidence") and the reasons. */
+static double
+draw_confidence (Ctx    *ctx,
+                 double  y)
+{
+  const CpConfidenceReason *reasons;
+  guint n;
+  CpConfidenceLevel level = cp_analysis_get_confidence (ctx->analysis, &reasons, &n);
+  g_autoptr(GString) why = g_string_new (NULL);
+  double pw;
+
+  if (level == CP_CONFIDENCE_HIGH || n == 0)
+    return y;
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (why, "%s%s", i ? "; " : "", reasons[i].text);
+  pw = cp_report_pill (ctx, level == CP_CONFIDENCE_LOW ? _("Low confidence") : _("Provisional"), ctx->x0, y + 1,
+                       level == CP_CONFIDENCE_LOW ? ctx->c->high : ctx->c->moderate);
+  y += MAX (22, cp_report_text (ctx, why->str, ctx->f_body, ctx->x0 + pw + 10, y, ctx->inner - pw - 10,
+                                ctx->c->text)) + 16;
+  return y;
+}
+
 double
 cp_report_section_header (Ctx    *ctx,
                           double  y)
@@ -131,10 +154,13 @@ cp_report_section_header (Ctx    *ctx,
     }
   else
     {
-      double pw = cp_report_pill (ctx, _("Healthy"), ctx->x0, y + 3, ctx->c->ok);
+      gboolean judged = cp_analysis_get_confidence (ctx->analysis, NULL, NULL) != CP_CONFIDENCE_LOW;
+      /* Translators: the report's pill when nothing can be named because the capture lacks what the verdict needs. */
+      double pw = cp_report_pill (ctx, judged ? _("Healthy") : _("Not judged"), ctx->x0, y + 3,
+                                  judged ? ctx->c->ok : ctx->c->high);
 
       y += MAX (26, cp_report_text (ctx, cp_analysis_get_verdict (ctx->analysis)->text,
                                     ctx->f_h2, ctx->x0 + pw + 10, y, ctx->inner - pw - 10, ctx->c->text)) + 18;
     }
-  return y;
+  return draw_confidence (ctx, y);
 }

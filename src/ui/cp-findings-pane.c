@@ -22,6 +22,8 @@ struct _CpFindingsPane
   /* Template widgets */
   GtkBox       *content;
   GtkLabel     *verdict_label;
+  GtkWidget    *confidence_box;
+  GtkLabel     *confidence_label;
   GtkLabel     *window_label;
   GtkBox       *notes_box;
   GtkWidget    *healthy_box;
@@ -475,6 +477,14 @@ window_text (CpAnalysis *a)
     if (devs[d].n_kernels > 0)
       util = util < 0 ? devs[d].utilization : MIN (util, devs[d].utilization);
 
+  if (cp_analysis_get_step_source (a) == CP_STEPS_DEVICE_SPAN)
+    {
+      if (util >= 0)
+        return g_strdup_printf (_("No steps that hold the work: the span where the devices work (%s) is one window. "
+                                  "%s busy %.0f%% of it."),
+                                total, cp_analysis_get_device_word (a), 100 * util);
+      return g_strdup_printf (_("No steps that hold the work: the span where the devices work (%s) is one window."), total);
+    }
   if (!cp_analysis_has_steps (a))
     {
       if (util >= 0 && tpu)
@@ -523,8 +533,16 @@ rebuild (CpFindingsPane *self)
     g_autofree char *text = window_text (ANALYSIS (self));
     const char * const *notes = cp_analysis_get_notes (ANALYSIS (self));
 
-    /* The answer first. */
+    g_autofree char *banner = cp_analysis_dup_confidence_banner (ANALYSIS (self));
+
+    /* The answer first, and how far it can be trusted. */
     gtk_label_set_text (self->verdict_label, cp_analysis_get_verdict (ANALYSIS (self))->text);
+    gtk_widget_set_visible (self->confidence_box, banner != NULL);
+    gtk_label_set_text (self->confidence_label, banner != NULL ? banner : "");
+    if (cp_analysis_get_confidence (ANALYSIS (self), NULL, NULL) == CP_CONFIDENCE_LOW)
+      gtk_widget_add_css_class (self->confidence_box, "low");
+    else
+      gtk_widget_remove_css_class (self->confidence_box, "low");
     gtk_label_set_text (self->window_label, text);
     for (guint i = 0; notes[i] != NULL; i++)
       {
@@ -552,7 +570,10 @@ rebuild (CpFindingsPane *self)
         n_problems++;
     }
 
-  gtk_widget_set_visible (self->healthy_box, n_problems == 0);
+  /* A capture that cannot be judged is not called healthy: the banner
+   * says why. */
+  gtk_widget_set_visible (self->healthy_box, n_problems == 0 &&
+                          cp_analysis_get_confidence (ANALYSIS (self), NULL, NULL) != CP_CONFIDENCE_LOW);
   if (n_problems == 0)
     gtk_label_set_text (self->healthy_label,
                         counts[CP_FINDING_SECTION_INFO]
@@ -636,6 +657,8 @@ cp_findings_pane_class_init (CpFindingsPaneClass *klass)
   cp_pane_class_set_layout (CP_PANE_CLASS (klass), "findings");
   gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, content);
   gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, verdict_label);
+  gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, confidence_box);
+  gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, confidence_label);
   gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, window_label);
   gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, notes_box);
   gtk_widget_class_bind_template_child (widget_class, CpFindingsPane, healthy_box);
@@ -730,4 +753,11 @@ cp_findings_pane_get_verdict_text (CpFindingsPane *self)
 {
   g_return_val_if_fail (CP_IS_FINDINGS_PANE (self), NULL);
   return gtk_label_get_text (self->verdict_label);
+}
+
+const char *
+cp_findings_pane_get_confidence_text (CpFindingsPane *self)
+{
+  g_return_val_if_fail (CP_IS_FINDINGS_PANE (self), NULL);
+  return gtk_widget_get_visible (self->confidence_box) ? gtk_label_get_text (self->confidence_label) : NULL;
 }

@@ -47,5 +47,8 @@ gint         cp_findings_pane_step_evidence   (CpFindingsPane *self,
 
 /* The verdict the pane opens with (empty until the analysis is there). */
 const char  *cp_findings_pane_get_verdict_text (CpFindingsPane *self);
+/* The confidence banner under the verdict; NULL while it is hidden (the
+ * confidence is high). */
+const char  *cp_findings_pane_get_confidence_text (CpFindingsPane *self);
 
 G_END_DECLS

@@ -399,6 +399,7 @@ analysis_done_cb (GObject      *source,
   g_autoptr(CpWindow) self = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(CpAnalysis) analysis = cp_analysis_new_finish (result, &error);
+  gboolean worth_a_look;
 
   /* Cancelled: another capture, or the window closed. */
   if (analysis == NULL || cp_analysis_get_trace (analysis) != self->trace)
@@ -406,12 +407,15 @@ analysis_done_cb (GObject      *source,
   g_clear_object (&self->analysis_cancellable);
   if (g_set_object (&self->analysis, analysis))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
-  /* A dot on the Findings tab when something is worth a look. */
+  /* A dot on the Findings tab when something is worth a look: a problem,
+   * or a verdict that cannot be fully trusted. */
+  worth_a_look = cp_analysis_has_warnings (analysis) ||
+                 cp_analysis_get_confidence (analysis, NULL, NULL) != CP_CONFIDENCE_HIGH;
   adw_view_stack_page_set_needs_attention (adw_view_stack_get_page (self->side_stack, GTK_WIDGET (self->findings_pane)),
-                                           cp_analysis_has_warnings (analysis));
-  /* The answer first: a capture with a problem opens on Findings, unless
-   * the user already went to another page than the first. */
-  if (cp_analysis_has_warnings (analysis) &&
+                                           worth_a_look);
+  /* The answer first: such a capture opens on Findings, unless the user
+   * already went to another page than the first. */
+  if (worth_a_look &&
       g_strcmp0 (adw_view_stack_get_visible_child_name (self->side_stack), "capture") == 0)
     adw_view_stack_set_visible_child_name (self->side_stack, "findings");
   /* Asks once whether to keep a history, or records the capture in it. */

@@ -216,6 +216,12 @@ test_findings (Fixture       *f,
   /* One row per finding of the analysis, and its verdict. */
   g_assert_cmpuint (cp_findings_pane_get_n_findings (pane), ==, g_list_model_get_n_items (findings));
   g_assert_cmpstr (cp_findings_pane_get_verdict_text (pane), ==, cp_analysis_get_verdict (f->analysis)->text);
+  /* The fixture has two steps: the verdict is provisional, and the banner
+   * under it says why. */
+  g_assert_nonnull (cp_findings_pane_get_confidence_text (pane));
+  g_assert_true (g_str_has_prefix (cp_findings_pane_get_confidence_text (pane), "Provisional: "));
+  g_assert_nonnull (strstr (cp_findings_pane_get_confidence_text (pane), "2 steps"));
+  g_assert_true (shown_label_has (GTK_WIDGET (pane), "Provisional: "));
   g_assert_null (cp_findings_pane_get_selected (pane));
   if (g_list_model_get_n_items (findings) > 0)
     {
