@@ -221,6 +221,11 @@ def session(tmp):
     rules = [f["rule"] for f in diag["findings"] if f["severity"] != "info"]
     ok(all(e in rules for e in truth["expect"]), f"diagnose finds {truth['expect']} (truth)")
     ok(timeless(diag) == timeless(cli_json("diagnose", "--json", a_path)), "diagnose = diagnose --json")
+    # The answer says how far it can be trusted: cp-gen's capture is tidy
+    # and of several steps.
+    ok(diag["confidence"]["level"] == "high" and diag["confidence"]["reasons"] == [],
+       "diagnose: confidence high, no reasons, on a tidy capture of %d steps" % truth["steps"])
+    ok(diag["window"]["steps_source"] == "markers", "diagnose: window.steps_source markers (ProfilerStep#N)")
 
     # kernel_stats: counts per kernel name over the raw events.
     events, base = raw_events(a_path)
@@ -282,6 +287,8 @@ def session(tmp):
     # compare: B's gemm kernels run twice as long (the generator's --slow-kernel).
     cmp = s.tool("compare", a=a_path, b=b_path)
     ok(timeless(cmp) == timeless(cli_json("compare", "--json", a_path, b_path)), "compare = compare --json")
+    ok(cmp["confidence"]["level"] in ("high", "medium", "low") and "confidence" in cmp["a"] and "confidence" in cmp["b"],
+       "compare: the confidence of the comparison and of each side")
     rows = [k for k in cmp["kernels"] if "gemm" in k["key"].lower()]
     ok(rows and all(k["b"]["total_ns"] > 1.8 * k["a"]["total_ns"] for k in rows if k["a"]["total_ns"] > 0),
        "compare: every gemm kernel is about twice as slow in B (--slow-factor 2)")
