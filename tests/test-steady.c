@@ -19,6 +19,7 @@
 #include "analysis/cp-compare.h"
 #include "analysis/cp-steps.h"
 #include "cp-test-util.h"
+#include "cp-test-xspace.h"
 #include "formats/cp-loader.h"
 
 /* "Within 1 point of an exact count over the steady window." */
@@ -361,6 +362,78 @@ test_out_of_step (void)
   }
 }
 
+#define MS_PS G_GINT64_CONSTANT (1000000000)
+
+/* A GPU plane with a Steps line of three 20 ms steps from start_ms, each
+ * with its kernels from busy_from_ms into the step to its end. */
+static XpPlane *
+stepping_gpu (gint   ordinal,
+              gint64 start_ms,
+              gint64 busy_from_ms)
+{
+  g_autofree char *name = g_strdup_printf ("/device:GPU:%d", ordinal);
+  XpPlane *gpu = xp_plane_new (1 + ordinal, name);
+  GByteArray *steps[3], *kernels[3];
+
+  xp_plane_stat (gpu, xp_stat_str (gpu, "device_vendor", "Nvidia"));
+  for (guint k = 0; k < 3; k++)
+    {
+      g_autofree char *number = g_strdup_printf ("%u", k + 1);
+      gint64 at = (start_ms + 20 * k) * MS_PS;
+
+      steps[k] = xp_event (gpu, number, at, 20 * MS_PS, NULL);
+      kernels[k] = xp_event (gpu, "volta_sgemm_128x64_nn", at + busy_from_ms * MS_PS, (20 - busy_from_ms) * MS_PS, NULL);
+    }
+  xp_line (gpu, 1, 0, "Steps", NULL, 0, steps[0], steps[1], steps[2], NULL);
+  xp_line (gpu, 20, 0, "Stream #20(Compute)", NULL, 0, kernels[0], kernels[1], kernels[2], NULL);
+  return gpu;
+}
+
+/* Two GPUs 700 ms apart that wait for different things: GPU 0 on its
+ * input (IteratorGetNext, 6 ms of each 20 ms step), GPU 1 on its host
+ * (4 ms of host compute): the verdict says each. */
+static void
+test_out_of_step_disagree (void)
+{
+  g_autoptr(GByteArray) space = g_byte_array_new ();
+  g_autoptr(CpAnalysis) a = NULL;
+  g_autofree char *dir = NULL, *path = NULL;
+  XpPlane *host = xp_plane_new (10, "/host:CPU");
+  GByteArray *ev[6];
+  const CpVerdict *v;
+
+  for (guint k = 0; k < 3; k++)
+    {
+      ev[k] = xp_event (host, "IteratorGetNext", (10 + 20 * k) * MS_PS, 6 * MS_PS, NULL);
+      ev[3 + k] = xp_event (host, "PrepareBatchOnHost", (710 + 20 * k) * MS_PS, 4 * MS_PS, NULL);
+    }
+  xp_line (host, 100, 0, "python3", NULL, 0, ev[0], ev[1], ev[2], ev[3], ev[4], ev[5], NULL);
+  xp_space_add_plane (space, host);
+  xp_space_add_plane (space, stepping_gpu (0, 10, 6));
+  xp_space_add_plane (space, stepping_gpu (1, 710, 4));
+  /* Through the loader, as a file: the analysis knows it is XPlane. */
+  dir = cp_test_make_tmpdir ();
+  path = cp_test_write_file (dir, "apart.xplane.pb", space->data, space->len);
+  a = analyse (path);
+  cp_test_rm_rf (dir);
+
+  v = cp_analysis_get_verdict (a);
+  g_test_message ("%s", v->text);
+  g_assert_cmpuint (v->n_devices, ==, 2);
+  g_assert_cmpint (v->devices[0].device, ==, 0);
+  g_assert_cmpint (v->devices[0].cause, ==, CP_IDLE_CAUSE_INPUT);
+  g_assert_cmpfloat (fabs (v->devices[0].percent - 30.0), <=, 0.01);
+  g_assert_cmpfloat (fabs (v->devices[0].busy_percent - 70.0), <=, 0.01);
+  g_assert_cmpint (v->devices[1].device, ==, 1);
+  g_assert_cmpint (v->devices[1].cause, ==, CP_IDLE_CAUSE_HOST);
+  g_assert_cmpfloat (fabs (v->devices[1].percent - 20.0), <=, 0.01);
+  g_assert_cmpfloat (fabs (v->devices[1].busy_percent - 80.0), <=, 0.01);
+  g_assert_nonnull (strstr (v->text, "wait for different things"));
+  g_assert_nonnull (strstr (v->text, "device 0 mostly for input (30.0%"));
+  g_assert_nonnull (strstr (v->text, "device 1 mostly for host overhead and launches (20.0%"));
+  check_consistent (a, "two GPUs out of step");
+}
+
 /* A JAX micro-benchmark whose most repeated module holds a fifth of the
  * device work: the window is the span where the device works. */
 static void
@@ -488,6 +561,7 @@ main (int    argc,
   g_test_add_func ("/steady/warmup/xplane", test_warmup_xplane);
   g_test_add_func ("/steady/warmup/compare", test_warmup_compare);
   g_test_add_func ("/steady/out-of-step", test_out_of_step);
+  g_test_add_func ("/steady/out-of-step-disagree", test_out_of_step_disagree);
   g_test_add_func ("/steady/bench-loop", test_bench_loop);
   g_test_add_func ("/steady/truncated", test_truncated);
   g_test_add_func ("/steady/consistent", test_consistent);

@@ -689,7 +689,9 @@ write_verdict (CpAnalysis *self,
   for (guint k = 0; k < v->n_speedups; k++)
     json_builder_add_string_value (b, v->speedups[k]);
   json_builder_end_array (b);
+  add_double (b, "compute_percent", v->compute_percent);
   add_bool (b, "busy_first", v->busy_first);
+  add_bool (b, "host_only", v->host_only);
   add_bool (b, "withheld", v->withheld);
   json_builder_set_member_name (b, "per_device");
   json_builder_begin_array (b);

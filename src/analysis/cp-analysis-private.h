@@ -150,6 +150,7 @@ struct _CpAnalysis
   CpConfidenceLevel confidence;
   GArray          *confidence_reasons; /* of CpConfidenceReason, texts owned */
   gboolean         devices_unrecorded; /* the capture names devices (or launches work) but no device activity survived */
+  gboolean         host_only;          /* no device in the capture at all (a CPU-only run) */
 
   /* Findings. */
   GListStore      *findings;

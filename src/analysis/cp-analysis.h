@@ -383,7 +383,9 @@ typedef struct
   CpVerdictCause  causes[CP_N_IDLE_CAUSES];
   guint           n_speedups;        /* speed-ups above info, in findings order */
   const char     *speedups[CP_VERDICT_MAX_SPEEDUPS];
+  double          compute_percent;   /* non-collective kernel busy time of the least busy device, % of its window time; NAN without one */
   gboolean        busy_first;        /* busy CP_VERDICT_BUSY_PERCENT or more: said first, no cause named */
+  gboolean        host_only;         /* no device in the capture: the causes are the host's */
   gboolean        withheld;          /* no device activity survived: no idle cause is named */
   guint           n_devices;         /* per device, when devices step apart and wait for different things */
   CpVerdictDevice devices[CP_VERDICT_MAX_DEVICES];

@@ -99,6 +99,7 @@ assess_capture (CpAnalysis *self,
                                  report->skipped));
 
   self->devices_unrecorded = FALSE;
+  self->host_only = FALSE;
   if (device_untraced)
     {
       self->devices_unrecorded = TRUE;
@@ -113,8 +114,11 @@ assess_capture (CpAnalysis *self,
                                    word, cp_trace_get_n_devices (self->trace)));
     }
   else if (!has_device)
-    add_reason (self, "no-device-events", CP_CONFIDENCE_MEDIUM,
-                g_strdup (_("no device in the capture: the causes are read from the host alone")));
+    {
+      self->host_only = TRUE;
+      add_reason (self, "no-device-events", CP_CONFIDENCE_MEDIUM,
+                  g_strdup (_("no device in the capture: the causes are read from the host alone")));
+    }
 }
 
 static void

@@ -43,6 +43,30 @@ _cp_analysis_busy_percent (CpAnalysis *self)
   return isnan (util) ? NAN : 100.0 * util;
 }
 
+/* Like the busy share, without the collectives: what the verdict says
+ * beside communication, which the busy share counts as busy. */
+static double
+compute_percent (CpAnalysis *self)
+{
+  double least = NAN;
+
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+      const CpIntervals *w = self->device_windows != NULL ?
+                             g_hash_table_lookup (self->device_windows, GINT_TO_POINTER (dev->device)) : NULL;
+      double p;
+
+      if (dev->n_kernels == 0 || dev->window_time <= 0)
+        continue;
+      p = 100.0 * cp_intervals_overlap_length (self->device_sets[d].compute, w != NULL ? w : self->window_set) /
+          dev->window_time;
+      if (isnan (least) || p < least)
+        least = p;
+    }
+  return least;
+}
+
 static double
 loading_percent (CpAnalysis *self)
 {
@@ -79,6 +103,12 @@ cause_phrase (CpAnalysis           *self,
 {
   const char *word = self->verdict.device_word;
 
+  /* No device: the data loading is all there is to say of the input. */
+  if (c->cause == CP_IDLE_CAUSE_INPUT && self->verdict.host_only && of == OF_STEPS &&
+      !isnan (self->verdict.loading_percent))
+    /* Translators: the input cause of a capture without a device, "input:
+     * data loading takes 85.2% of the step time". */
+    return g_strdup_printf (_("input: data loading takes %.1f%% of the step time"), self->verdict.loading_percent);
   if (c->cause == CP_IDLE_CAUSE_INPUT && !isnan (self->verdict.loading_percent))
     switch (of)
       {
@@ -108,6 +138,16 @@ cause_phrase (CpAnalysis           *self,
     }
 }
 
+static gboolean
+has_cause (const CpVerdict *v,
+           CpIdleCause      cause)
+{
+  for (guint k = 0; k < v->n_causes; k++)
+    if (v->causes[k].cause == cause)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 append_busy (CpAnalysis *self,
              GString    *s,
@@ -118,6 +158,19 @@ append_busy (CpAnalysis *self,
   if (isnan (busy))
     return;
   g_string_append_c (s, ' ');
+  /* Collectives are busy time: beside a wait for them, the share that
+   * computes, so that the two do not read as a contradiction. */
+  if (has_cause (&self->verdict, CP_IDLE_CAUSE_COMMUNICATION) && !isnan (self->verdict.compute_percent))
+    {
+      if (of == OF_STEPS)
+        /* Translators: after a wait for communication: "It computes 34% of the step time, collectives apart." */
+        g_string_append_printf (s, _("It computes %.0f%% of the step time, collectives apart."),
+                                self->verdict.compute_percent);
+      else
+        g_string_append_printf (s, _("It computes %.0f%% of the time, collectives apart."),
+                                self->verdict.compute_percent);
+      return;
+    }
   switch (of)
     {
     case OF_STEPS:
@@ -284,8 +337,10 @@ _cp_analysis_build_verdict (CpAnalysis *self)
   memset (v, 0, sizeof *v);
   v->device_word = word = cp_analysis_get_device_word (self);
   v->busy_percent = _cp_analysis_busy_percent (self);
+  v->compute_percent = compute_percent (self);
   v->loading_percent = loading_percent (self);
   v->withheld = self->devices_unrecorded;
+  v->host_only = self->host_only;
 
   for (guint i = 0; i < n; i++)
     {
@@ -341,9 +396,15 @@ _cp_analysis_build_verdict (CpAnalysis *self)
       g_autofree char *first = cause_phrase (self, &v->causes[0], of);
 
       v->primary_rule = v->causes[0].rule_id;
-      /* Translators: the verdict's first words: "The GPU waits mostly for
-       * input: data loading takes…". The second %s is a cause phrase. */
-      g_string_append_printf (s, _("The %s waits mostly for %s"), word, first);
+      if (v->host_only)
+        /* Translators: the verdict's first words for a capture without a
+         * device (a CPU-only run): "No device in the capture: on the host,
+         * the step waits mostly for input: data loading takes…". */
+        g_string_append_printf (s, _("No device in the capture: on the host, the step waits mostly for %s"), first);
+      else
+        /* Translators: the verdict's first words: "The GPU waits mostly for
+         * input: data loading takes…". The second %s is a cause phrase. */
+        g_string_append_printf (s, _("The %s waits mostly for %s"), word, first);
       for (guint k = 1; k < v->n_causes; k++)
         {
           g_autofree char *next = cause_phrase (self, &v->causes[k], of);
@@ -369,6 +430,9 @@ _cp_analysis_build_verdict (CpAnalysis *self)
                               word, cp_finding_get_title (f));
       append_busy (self, s, of);
     }
+  else if (v->host_only)
+    /* Translators: the verdict of a capture without a device and nothing past the thresholds. */
+    g_string_append (s, _("No device in the capture, and nothing on the host past the rules’ thresholds."));
   else
     {
       g_string_append_printf (s, _("Nothing keeps the %s waiting past the rules’ thresholds."), word);
@@ -385,7 +449,7 @@ _cp_analysis_build_verdict (CpAnalysis *self)
       g_ptr_array_add (speedup_titles, NULL);
       titles = g_strjoinv (", ", (char **) speedup_titles->pdata);
       g_string_append_c (s, ' ');
-      if (v->busy_first)
+      if (v->busy_first || v->withheld || v->host_only)
         /* Translators: after "The GPU is busy 95% of the step time.": the
          * findings that make it faster. */
         g_string_append_printf (s, _("It can run faster: %s."), titles);
