@@ -13,8 +13,10 @@ nccl/rccl, or, when a rank has none, host events named "gloo:*" or
 process group only). Times are the capture's own clock (no alignment), in ns,
 ts and dur read as decimals and rounded to the nearest ns as the reader does.
 
-Prints JSON: {"ranks": [rank...], "collectives": [{"arrival_ns": [...],
-"end_ns": [...], "skew_ns": N, "last_rank": R}]}, arrivals in rank order.
+Prints JSON: {"ranks": [rank...], "step_ns": [...], "n_steps": [...],
+"collectives": [{"arrival_ns": [...], "end_ns": [...], "skew_ns": N,
+"last_rank": R}]}, arrivals in rank order; step_ns is the sum of each
+rank's ProfilerStep#N durations and n_steps their number.
 """
 
 import decimal
@@ -50,22 +52,30 @@ def collectives(doc):
     return sorted(dev if dev else host)
 
 
+def steps(doc):
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    durs = [ns(e.get("dur", 0)) for e in events
+            if isinstance(e, dict) and e.get("ph") == "X" and str(e.get("name", "")).startswith("ProfilerStep#")]
+    return sum(durs), len(durs)
+
+
 def main():
     ranks = []
     for i, path in enumerate(sys.argv[1:]):
         doc = load(path)
         info = doc.get("distributedInfo", {}) if isinstance(doc, dict) else {}
-        ranks.append((int(info.get("rank", i)), collectives(doc)))
+        ranks.append((int(info.get("rank", i)), collectives(doc), steps(doc)))
     ranks.sort()
-    n = min(len(c) for _, c in ranks)
+    n = min(len(c) for _, c, _ in ranks)
     out = []
     for k in range(n):
-        arr = [c[k][0] for _, c in ranks]
-        end = [c[k][1] for _, c in ranks]
+        arr = [c[k][0] for _, c, _ in ranks]
+        end = [c[k][1] for _, c, _ in ranks]
         last = max(range(len(arr)), key=lambda j: (arr[j], -j))
         out.append({"arrival_ns": arr, "end_ns": end, "skew_ns": max(arr) - min(arr),
                     "last_rank": ranks[last][0]})
-    json.dump({"ranks": [r for r, _ in ranks], "collectives": out}, sys.stdout)
+    json.dump({"ranks": [r for r, _, _ in ranks], "step_ns": [st[0] for _, _, st in ranks],
+               "n_steps": [st[1] for _, _, st in ranks], "collectives": out}, sys.stdout)
     print()
 
 

@@ -581,6 +581,28 @@ test_real_ddp (void)
         }
     }
   g_assert_cmpint (find (job, "job-straggler")->rank, ==, 2);
+  /* Its wait, from the raw arrivals, as a share of the waiting ranks'
+   * ProfilerSteps. */
+  {
+    JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+    JsonArray *steps = json_object_get_array_member (root, "step_ns");
+    gint64 caused = 0;
+    g_autofree char *want = NULL;
+
+    for (guint c = 0; c < json_array_get_length (colls); c++)
+      {
+        JsonObject *t = json_array_get_object_element (colls, c);
+        JsonArray *arr = json_object_get_array_member (t, "arrival_ns");
+
+        if (json_object_get_int_member (t, "last_rank") == 2)
+          for (guint k = 0; k < 3; k++)
+            caused += json_array_get_int_element (arr, 2) - json_array_get_int_element (arr, k);
+      }
+    want = g_strdup_printf ("%.0f%% of the waiting ranks’ mean step",
+                            100.0 * caused / (json_array_get_int_element (steps, 0) +
+                                              json_array_get_int_element (steps, 1)));
+    g_assert_nonnull (strstr (find (job, "job-straggler")->summary, want));
+  }
 
   aligned = open_dir (dir, TRUE);
   for (guint k = 0; k < 3; k++)
@@ -1154,6 +1176,117 @@ test_merge (void)
   gen_clear (&other);
 }
 
+/* A rank's summary (chokepoint-rank/1) written from figures a test sets:
+ * n_steps equal steps making window_ns, compute a step, and n collectives
+ * (all_reduce of the default group) from arrival[i] to end[i]. */
+static GFile *
+write_summary (const char   *dir,
+               gint          rank,
+               gint          world_size,
+               guint         n_steps,
+               gint64        window_ns,
+               gint64        compute_ns,
+               const gint64 *arrival,
+               const gint64 *end,
+               guint         n)
+{
+  g_autoptr(GString) j = g_string_new (NULL);
+  g_autofree char *name = g_strdup_printf ("rank-%d.rank.json", rank);
+  g_autofree char *path = NULL;
+
+  g_string_append_printf (j, "{\"schema\": \"chokepoint-rank/1\", \"file\": \"rank-%d.pt.trace.json\", "
+                          "\"rank\": %d, \"world_size\": %d, \"backend\": \"nccl\", \"host\": \"h\", "
+                          "\"origin_abs_ns\": 0, \"n_steps\": %u, \"window_ns\": %" G_GINT64_FORMAT ", "
+                          "\"step_ns\": {\"total\": %" G_GINT64_FORMAT ", \"mean\": %" G_GINT64_FORMAT
+                          ", \"min\": %" G_GINT64_FORMAT ", \"max\": %" G_GINT64_FORMAT "}, \"breakdown_ns\": {",
+                          rank, rank, world_size, n_steps, window_ns, window_ns, window_ns / n_steps,
+                          window_ns / n_steps, window_ns / n_steps);
+  for (guint c = 0; c < CP_TIME_N_CATEGORIES; c++)
+    g_string_append_printf (j, "%s\"%s\": 0", c > 0 ? ", " : "", cp_time_category_to_string (c));
+  g_string_append_printf (j, "}, \"utilization\": [0.5], \"fixes_framework\": \"pytorch\", "
+                          "\"device_collectives\": true, \"compute_per_step_ns\": %" G_GINT64_FORMAT ", "
+                          "\"unmatched_record_param_comms\": 0, \"collectives\": [", compute_ns);
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (j, "%s{\"name\": \"ncclDevKernel_AllReduce_Sum_f32_RING_LL\", \"op\": \"all_reduce\", "
+                            "\"bytes\": 4096, \"dtype\": \"Float\", \"group_size\": %d, \"group\": \"0\", "
+                            "\"start_ns\": %" G_GINT64_FORMAT ", \"end_ns\": %" G_GINT64_FORMAT ", "
+                            "\"compute\": [], \"before\": []}", i > 0 ? ", " : "", world_size, arrival[i], end[i]);
+  g_string_append (j, "]}\n");
+  path = cp_test_write_file (dir, name, j->str, (gssize) j->len);
+  return g_file_new_for_path (path);
+}
+
+/* Three ranks, four steps of one all-reduce each: ranks 0 and 1 arrive
+ * at 50 ms into each 100 ms step (rank 1 2 ms sooner), rank 2 late by
+ * late_ns; all end 1 ms after the last arrival. Rank 2's own windows are
+ * straggler_step_ns long, the others' 100 ms; compute a step per rank as
+ * given. */
+static CpJob *
+three_ranks (const char   *dir,
+             gint64        late_ns,
+             gint64        straggler_step_ns,
+             const gint64  compute[3])
+{
+  const gint64 step = 100000000;
+  gint64 arr[3][4], end[3][4];
+  GFile *files[3];
+  CpJobOptions options = { FALSE };
+  g_autoptr(GError) error = NULL;
+  CpJob *job;
+
+  for (guint i = 0; i < 4; i++)
+    {
+      gint64 t = (gint64) i * step + 50000000;
+
+      arr[0][i] = t;
+      arr[1][i] = t - 2000000;
+      arr[2][i] = t + late_ns;
+      for (guint k = 0; k < 3; k++)
+        end[k][i] = t + late_ns + 1000000;
+    }
+  for (guint k = 0; k < 3; k++)
+    files[k] = write_summary (dir, (gint) k, 3, 4, 4 * (k == 2 ? straggler_step_ns : step), compute[k], arr[k],
+                              end[k], 4);
+  job = cp_job_merge (files, 3, &options, &error);
+  g_assert_no_error (error);
+  for (guint k = 0; k < 3; k++)
+    g_object_unref (files[k]);
+  return job;
+}
+
+/* The straggler's wait is a share of the waiting ranks' step time, not of
+ * its own: rank 2, 30 ms late at each of 4 all-reduces, costs ranks 0 and
+ * 1 (100 ms steps) 120 and 128 ms: 248 / 800 = 31%, although its own
+ * steps are 60 ms (where the same wait, 124 ms each, would be 52%). 3 ms
+ * late (32 / 800 = 4%) is under the 5% of a finding, although it is 6.7%
+ * of its own 60 ms. */
+static void
+test_wait_shares (void)
+{
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  const gint64 even[3] = { 40000000, 40000000, 40000000 };
+  const CpJobFinding *f;
+
+  {
+    g_autoptr(CpJob) job = three_ranks (dir, 30000000, 60000000, even);
+
+    f = find (job, "job-straggler");
+    g_assert_nonnull (f);
+    g_assert_cmpint (f->rank, ==, 2);
+    g_assert_cmpint (f->severity, ==, CP_SEVERITY_HIGH);
+    g_assert_cmpint (f->time_at_stake, ==, 248000000 / 2);
+    g_assert_nonnull (strstr (f->summary, "the other ranks waited 248 ms for it (124 ms each; 31.0 ms a step, "
+                                          "31% of the waiting ranks’ mean step of 100 ms)"));
+    g_assert_null (find (job, "job-load-imbalance"));
+  }
+  {
+    g_autoptr(CpJob) job = three_ranks (dir, 3000000, 60000000, even);
+
+    g_assert_null (find (job, "job-straggler"));
+  }
+  cp_test_rm_rf (dir);
+}
+
 /* The HLO text of XLA's collectives, as XProf and JAX write it. */
 static void
 test_hlo_text (void)
@@ -1219,5 +1352,6 @@ main (int   argc,
   g_test_add_func ("/job/xla-hosts", test_xla_hosts);
   g_test_add_func ("/job/hlo-text", test_hlo_text);
   g_test_add_func ("/job/merge", test_merge);
+  g_test_add_func ("/job/wait-shares", test_wait_shares);
   return g_test_run ();
 }

@@ -8,8 +8,10 @@
  *                          of collectives: high.
  * job-straggler            the rank that came last to the collectives that
  *                          cost the others most wait: moderate when the
- *                          wait per other rank is 5% of its step time,
- *                          high at 15%; with what it was doing meanwhile.
+ *                          waiting ranks lose 5% of their own step time
+ *                          waiting for it (Σ waits / Σ of their window
+ *                          time, not the straggler's), high at 15%; with
+ *                          what it was doing meanwhile.
  * job-exposed-comm         a rank whose communication not hidden by its
  *                          compute is 10% of its step time (high at 30%).
  * job-load-imbalance       compute per step differs across ranks by 10%
@@ -176,16 +178,36 @@ activity_before (Slot        *s,
   return out;
 }
 
+/* What the ranks other than skip spent in their windows, and how many
+ * steps they had: the step time a share of waiting is a share of. */
+static void
+waiting_ranks_steps (CpJob  *self,
+                     guint   skip,
+                     gint64 *window,
+                     gint64 *steps)
+{
+  *window = 0;
+  *steps = 0;
+  for (guint k = 0; k < self->n_ranks; k++)
+    if (k != skip)
+      {
+        const CpJobRank *r = &self->slots[self->order[k]].r;
+
+        *window = cp_sat_add (*window, r->window_time);
+        *steps += MAX (r->n_steps, 1u);
+      }
+}
+
 static void
 find_straggler (CpJob *self)
 {
   guint worst = 0, n_last = 0;
-  gint64 total = 0, per_rank, step;
+  gint64 total = 0, per_rank, waiting_window, waiting_steps;
   Slot *s;
   g_autofree gint64 *windows = NULL;
   g_autofree guint *last_colls = NULL;
   g_autoptr(GArray) acts = NULL;
-  g_autofree char *what = NULL, *wait = NULL, *each = NULL, *summary = NULL;
+  g_autofree char *what = NULL, *wait = NULL, *each = NULL, *a_step = NULL, *mean = NULL, *summary = NULL;
   guint n_windows = 0;
   double share;
   CpJobFinding *f;
@@ -202,8 +224,9 @@ find_straggler (CpJob *self)
   if (s->r.caused_wait <= 0 || s->r.caused_wait * 2 < total)
     return;
   per_rank = s->r.caused_wait / (self->n_ranks - 1);
-  step = s->r.window_time;
-  share = step > 0 ? (double) per_rank / step : 0;
+  /* Its wait is the others' time: a share of their steps, not its own. */
+  waiting_ranks_steps (self, worst, &waiting_window, &waiting_steps);
+  share = waiting_window > 0 ? (double) s->r.caused_wait / waiting_window : 0;
   if (share < STRAGGLER_MODERATE)
     return;
 
@@ -233,14 +256,17 @@ find_straggler (CpJob *self)
     what = g_strdup (_cp_job_mostly ((const CpJobActivity *) acts->data, acts->len));
   wait = cp_format_ns (s->r.caused_wait);
   each = cp_format_ns (per_rank);
+  a_step = cp_format_ns (s->r.caused_wait / waiting_steps);
+  mean = cp_format_ns (waiting_window / waiting_steps);
   if (what != NULL)
     summary = g_strdup_printf (_("Rank %d arrived last at %u of %u collectives; the other ranks waited %s for it "
-                                 "(%s each, %.0f%% of their step time). Meanwhile it was mostly in “%s”."),
-                               s->r.rank, n_last, self->n_colls, wait, each, 100 * share, what);
+                                 "(%s each; %s a step, %.0f%% of the waiting ranks’ mean step of %s). "
+                                 "Meanwhile it was mostly in “%s”."),
+                               s->r.rank, n_last, self->n_colls, wait, each, a_step, 100 * share, mean, what);
   else
     summary = g_strdup_printf (_("Rank %d arrived last at %u of %u collectives; the other ranks waited %s for it "
-                                 "(%s each, %.0f%% of their step time)."),
-                               s->r.rank, n_last, self->n_colls, wait, each, 100 * share);
+                                 "(%s each; %s a step, %.0f%% of the waiting ranks’ mean step of %s)."),
+                               s->r.rank, n_last, self->n_colls, wait, each, a_step, 100 * share, mean);
   f = add (self, "job-straggler", share >= STRAGGLER_HIGH ? CP_SEVERITY_HIGH : CP_SEVERITY_MODERATE, s->r.rank,
            per_rank, g_strdup_printf (_("Rank %d is the straggler"), s->r.rank), g_steal_pointer (&summary));
   set_fixes (f,
