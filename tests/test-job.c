@@ -1287,6 +1287,37 @@ test_wait_shares (void)
   cp_test_rm_rf (dir);
 }
 
+/* cp-gen --heavy: rank 6's first kernel of each step 3 ms longer. Every
+ * rank's compute a step is the truth's, rank 6's the most, and it arrives
+ * last at the first all-reduce of every step. */
+static void
+test_heavy_rank (void)
+{
+  Gen g = { 0 };
+  g_autofree char *dir = NULL;
+  g_autoptr(CpJob) job = NULL;
+  JsonArray *compute, *colls;
+
+  gen_job (&g, "--ranks", "8", "--heavy", "6", "--extra", "3000000", NULL);
+  dir = g_build_filename (g.dir, "ranks", NULL);
+  job = open_dir (dir, TRUE);
+  compute = json_object_get_array_member (truth_of (&g), "compute_per_step_ns");
+  colls = json_object_get_array_member (truth_of (&g), "collectives");
+  g_assert_cmpint (json_object_get_int_member (truth_of (&g), "heavy"), ==, 6);
+  g_assert_cmpint (json_object_get_int_member (truth_of (&g), "extra_ns"), ==, 3000000);
+  for (guint k = 0; k < 8; k++)
+    {
+      g_assert_cmpint (cp_job_get_rank (job, k)->compute_time, ==, json_array_get_int_element (compute, k));
+      if (k != 6)
+        g_assert_cmpint (json_array_get_int_element (compute, 6) - json_array_get_int_element (compute, k), >,
+                         3000000 - 2 * 400000);
+    }
+  check_collectives (job, truth_of (&g), 1);
+  for (guint c = 0; c < json_array_get_length (colls); c += 2)
+    g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (colls, c), "last_rank"), ==, 6);
+  gen_clear (&g);
+}
+
 /* The HLO text of XLA's collectives, as XProf and JAX write it. */
 static void
 test_hlo_text (void)
@@ -1353,5 +1384,6 @@ main (int   argc,
   g_test_add_func ("/job/hlo-text", test_hlo_text);
   g_test_add_func ("/job/merge", test_merge);
   g_test_add_func ("/job/wait-shares", test_wait_shares);
+  g_test_add_func ("/job/heavy-rank", test_heavy_rank);
   return g_test_run ();
 }

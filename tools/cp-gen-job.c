@@ -4,7 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  *   cp-gen --job DIR [--ranks N] [--steps S] [--seed S] [--straggler R --delay NS]
- *          [--hosts H --host-offset NS] [--mismatch K] [--slow-link K] [--no-distributed-info]
+ *          [--heavy R --extra NS] [--hosts H --host-offset NS] [--mismatch K]
+ *          [--slow-link K] [--no-distributed-info]
  *          [--format kineto|xplane] [--truth FILE.json]
  *
  * Simulates N ranks (one GPU each) of a DDP-like loop in one true time: per
@@ -17,7 +18,9 @@
  * hosts; host h's clock reads true time + h × host-offset, and each file
  * says its "hostname". --mismatch K gives rank N−1's K-th collective half
  * the elements; --slow-link K makes the K-th collective's transfer 4 times
- * longer (a slow link). Writes DIR/rank-R.pt.trace.json and the truth: per rank the
+ * longer (a slow link); --heavy R gives rank R's first compute kernel of
+ * each step extra ns more work (more compute, which the straggler's data
+ * loading may hide). Writes DIR/rank-R.pt.trace.json and the truth: per rank the
  * clock offset a reader must add to align it with rank 0, and per
  * collective the true arrivals, ends, skew and last rank.
  *
@@ -167,8 +170,8 @@ cp_gen_job_main (int    argc,
                  char **argv)
 {
   g_autofree char *dir = NULL, *truth_path = NULL;
-  int ranks = 8, steps = 4, straggler = -1, hosts = 1, mismatch = -1, slow_link = -1;
-  gint64 delay = 0, host_offset = 0;
+  int ranks = 8, steps = 4, straggler = -1, hosts = 1, mismatch = -1, slow_link = -1, heavy = -1;
+  gint64 delay = 0, host_offset = 0, extra = 0;
   gint64 seed = 1;
   gboolean no_info = FALSE;
   g_autofree char *format = NULL;
@@ -179,6 +182,8 @@ cp_gen_job_main (int    argc,
     { "seed", 0, 0, G_OPTION_ARG_INT64, &seed, "Random seed (default 1)", "S" },
     { "straggler", 0, 0, G_OPTION_ARG_INT, &straggler, "The rank that is late", "R" },
     { "delay", 0, 0, G_OPTION_ARG_INT64, &delay, "How late it is each step, ns", "NS" },
+    { "heavy", 0, 0, G_OPTION_ARG_INT, &heavy, "The rank with more compute", "R" },
+    { "extra", 0, 0, G_OPTION_ARG_INT64, &extra, "How much more compute it has each step, ns", "NS" },
     { "hosts", 0, 0, G_OPTION_ARG_INT, &hosts, "Hosts the ranks are spread over (default 1)", "H" },
     { "host-offset", 0, 0, G_OPTION_ARG_INT64, &host_offset, "Host h's clock is h × this ahead, ns", "NS" },
     { "mismatch", 0, 0, G_OPTION_ARG_INT, &mismatch, "The last rank's K-th collective has half the size", "K" },
@@ -205,10 +210,12 @@ cp_gen_job_main (int    argc,
       return 2;
     }
   if (dir == NULL || ranks < 1 || ranks > 4096 || steps < 1 || steps > 1000000 || hosts < 1 || hosts > ranks ||
-      straggler >= ranks || delay < 0 || (straggler >= 0) != (delay > 0))
+      straggler >= ranks || delay < 0 || (straggler >= 0) != (delay > 0) ||
+      heavy >= ranks || extra < 0 || extra > 1000000000 || (heavy >= 0) != (extra > 0))
     {
       g_printerr ("cp-gen: --job DIR with 1 ≤ --ranks ≤ 4096, 1 ≤ --steps ≤ 1000000, 1 ≤ --hosts ≤ ranks, "
-                  "and --straggler R < ranks with --delay NS > 0 together\n");
+                  "--straggler R < ranks with --delay NS > 0 together, and --heavy R < ranks with "
+                  "0 < --extra NS ≤ 1 s together\n");
       return 2;
     }
   if (format != NULL && !g_str_equal (format, "kineto") && !g_str_equal (format, "xplane"))
@@ -253,6 +260,8 @@ cp_gen_job_main (int    argc,
               }
             comp[r][2 * s + part] = at;
             at += COMPUTE_NS + g_rand_int_range (rand, 0, 400) * 1000;
+            if (part == 0 && r == heavy)
+              at += extra;
             c->arrival[r] = at;
             last = MAX (last, at);
           }
@@ -339,10 +348,23 @@ cp_gen_job_main (int    argc,
           return 1;
         }
       fprintf (truth, "{\n  \"ranks\": %d,\n  \"hosts\": %d,\n  \"straggler\": %d,\n  \"delay_ns\": %" G_GINT64_FORMAT
+               ",\n  \"heavy\": %d,\n  \"extra_ns\": %" G_GINT64_FORMAT
                ",\n  \"latency_ns\": %d,\n  \"mismatch\": %d,\n  \"slow_link\": %d,\n  \"bytes\": %d,\n  \"clock_offset_ns\": [",
-               ranks, hosts, straggler, delay, LATENCY_NS, mismatch, slow_link, NELEMS * 4);
+               ranks, hosts, straggler, delay, heavy, extra, LATENCY_NS, mismatch, slow_link, NELEMS * 4);
       for (int r = 0; r < ranks; r++)
         fprintf (truth, "%s%" G_GINT64_FORMAT, r ? ", " : "", -(gint64) (r * hosts / ranks) * host_offset);
+      /* The compute kernels' time a step, as written: the Kineto kernel
+       * starts after its aten::mm's 20 µs, the XLA fusion with it. */
+      fprintf (truth, "],\n  \"compute_per_step_ns\": [");
+      for (int r = 0; r < ranks; r++)
+        {
+          gint64 sum = 0;
+          gboolean xplane = format != NULL && g_str_equal (format, "xplane");
+
+          for (guint k = 0; k < n_colls; k++)
+            sum += colls[k].arrival[r] - comp[r][k] - (xplane ? 0 : 20000);
+          fprintf (truth, "%s%" G_GINT64_FORMAT, r ? ", " : "", sum / steps);
+        }
       fprintf (truth, "],\n  \"collectives\": [");
       for (guint k = 0; k < n_colls; k++)
         {
