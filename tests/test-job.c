@@ -582,12 +582,14 @@ test_real_ddp (void)
     }
   g_assert_cmpint (find (job, "job-straggler")->rank, ==, 2);
   /* Its wait, from the raw arrivals, as a share of the waiting ranks'
-   * ProfilerSteps. */
+   * ProfilerSteps; and no unequal work: rank 2 is waited for, but it
+   * computes about as much as rank 1. */
   {
     JsonObject *root = json_node_get_object (json_parser_get_root (parser));
     JsonArray *steps = json_object_get_array_member (root, "step_ns");
     gint64 caused = 0;
     g_autofree char *want = NULL;
+    const CpJobFinding *imbalance = find (job, "job-load-imbalance");
 
     for (guint c = 0; c < json_array_get_length (colls); c++)
       {
@@ -602,6 +604,7 @@ test_real_ddp (void)
                             100.0 * caused / (json_array_get_int_element (steps, 0) +
                                               json_array_get_int_element (steps, 1)));
     g_assert_nonnull (strstr (find (job, "job-straggler")->summary, want));
+    g_assert_true (imbalance == NULL || imbalance->severity == CP_SEVERITY_INFO);
   }
 
   aligned = open_dir (dir, TRUE);
@@ -1287,6 +1290,132 @@ test_wait_shares (void)
   cp_test_rm_rf (dir);
 }
 
+/* Load imbalance warns only when the busiest rank is the one waited for
+ * and its extra compute is a good part of that wait (the ranks of
+ * three_ranks(), rank 2 30 ms late: 248 ms of waiting). */
+static void
+test_imbalance_shares (void)
+{
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  const gint64 busy1[3] = { 40000000, 50000000, 40000000 };    /* rank 1 busiest, first to arrive */
+  const gint64 busy2[3] = { 37000000, 40000000, 42000000 };    /* rank 2: 2 + 5 ms a step more */
+  const gint64 heavy2[3] = { 40000000, 40000000, 50000000 };   /* rank 2: 10 + 10 ms a step more */
+  const CpJobFinding *f;
+
+  {
+    /* Rank 1 computes 25% more but is never last: a note, at no cost. */
+    g_autoptr(CpJob) job = three_ranks (dir, 30000000, 100000000, busy1);
+
+    f = find (job, "job-load-imbalance");
+    g_assert_nonnull (f);
+    g_assert_cmpint (f->rank, ==, 1);
+    g_assert_cmpint (f->severity, ==, CP_SEVERITY_INFO);
+    g_assert_cmpint (f->time_at_stake, ==, 0);
+    g_assert_nonnull (strstr (f->summary, "the others do not wait for rank 1: rank 2 caused 100% of the waiting"));
+  }
+  {
+    /* Rank 2 is waited for and computes most, but its 7 ms a step more
+     * (28 ms in all) is 11% of the 248 ms wait: a note. */
+    g_autoptr(CpJob) job = three_ranks (dir, 30000000, 100000000, busy2);
+
+    f = find (job, "job-load-imbalance");
+    g_assert_nonnull (f);
+    g_assert_cmpint (f->rank, ==, 2);
+    g_assert_cmpint (f->severity, ==, CP_SEVERITY_INFO);
+    g_assert_cmpint (f->time_at_stake, ==, 28000000 / 2);
+    g_assert_nonnull (strstr (f->summary, "its extra compute accounts for only 11% of the 248 ms they waited"));
+  }
+  {
+    /* 20 ms a step more (80 ms) is 32% of the wait: the ranks do unequal work. */
+    g_autoptr(CpJob) job = three_ranks (dir, 30000000, 100000000, heavy2);
+
+    f = find (job, "job-load-imbalance");
+    g_assert_nonnull (f);
+    g_assert_cmpint (f->rank, ==, 2);
+    g_assert_cmpint (f->severity, ==, CP_SEVERITY_MODERATE);
+    g_assert_cmpint (f->time_at_stake, ==, 80000000 / 2);
+    g_assert_cmpstr (f->title, ==, "The ranks do unequal work");
+    g_assert_nonnull (strstr (f->summary, "it arrived last at 4 of 4 collectives, and its extra compute accounts "
+                                          "for 32% of the 248 ms they waited for it"));
+  }
+  cp_test_rm_rf (dir);
+}
+
+/* The generator's run: a rank with more compute (--heavy) hidden behind
+ * a straggler's data loading is a note, not unequal work; alone, it is
+ * the rank the others wait for, and the finding. Figures against the
+ * truth: each rank's compute a step, and the wait the heavy rank causes
+ * from the true arrivals. */
+static void
+check_heavy (CpJob      *job,
+             JsonObject *truth,
+             CpSeverity  want)
+{
+  JsonArray *compute = json_object_get_array_member (truth, "compute_per_step_ns");
+  JsonArray *colls = json_object_get_array_member (truth, "collectives");
+  gint heavy = (gint) json_object_get_int_member (truth, "heavy");
+  guint n = cp_job_get_n_ranks (job);
+  gint64 hi = 0, lo = G_MAXINT64, excess = 0, caused = 0;
+  const CpJobFinding *f = find (job, "job-load-imbalance");
+
+  for (guint k = 0; k < n; k++)
+    {
+      gint64 c = json_array_get_int_element (compute, (guint) cp_job_get_rank (job, k)->rank);
+
+      g_assert_cmpint (cp_job_get_rank (job, k)->compute_time, ==, c);
+      hi = MAX (hi, c);
+      lo = MIN (lo, c);
+    }
+  g_assert_cmpint (json_array_get_int_element (compute, (guint) heavy), ==, hi);
+  g_assert_cmpfloat ((double) (hi - lo) / hi, >=, 0.10);
+  for (guint k = 0; k < n; k++)
+    excess += (hi - json_array_get_int_element (compute, k)) * 4;
+  for (guint c = 0; c < json_array_get_length (colls); c++)
+    {
+      JsonObject *t = json_array_get_object_element (colls, c);
+      JsonArray *arr = json_object_get_array_member (t, "arrival_ns");
+      gint64 last = json_array_get_int_element (arr, (guint) json_object_get_int_member (t, "last_rank"));
+
+      if (json_object_get_int_member (t, "last_rank") == heavy)
+        for (guint k = 0; k < n; k++)
+          caused += last - json_array_get_int_element (arr, k);
+    }
+  g_assert_nonnull (f);
+  g_assert_cmpint (f->rank, ==, heavy);
+  g_assert_cmpint (f->severity, ==, want);
+  /* The arrivals are read within the latency of the truth. */
+  g_assert_cmpint (ABS (f->time_at_stake - MIN (excess, caused) / (gint64) (n - 1)), <=, 4000);
+}
+
+static void
+test_imbalance (void)
+{
+  Gen g = { 0 }, alone = { 0 };
+
+  gen_job (&g, "--ranks", "8", "--straggler", "3", "--delay", "6000000", "--heavy", "6", "--extra", "3000000", NULL);
+  {
+    g_autofree char *dir = g_build_filename (g.dir, "ranks", NULL);
+    g_autoptr(CpJob) job = open_dir (dir, TRUE);
+    const CpJobFinding *f;
+
+    g_assert_cmpint (find (job, "job-straggler")->rank, ==, 3);
+    check_heavy (job, truth_of (&g), CP_SEVERITY_INFO);
+    f = find (job, "job-load-imbalance");
+    g_assert_cmpstr (f->title, ==, "Compute per step differs across ranks");
+    g_assert_nonnull (strstr (f->summary, "the others do not wait for rank 6: rank 3 caused"));
+  }
+  gen_job (&alone, "--ranks", "8", "--heavy", "6", "--extra", "3000000", NULL);
+  {
+    g_autofree char *dir = g_build_filename (alone.dir, "ranks", NULL);
+    g_autoptr(CpJob) job = open_dir (dir, TRUE);
+
+    check_heavy (job, truth_of (&alone), CP_SEVERITY_MODERATE);
+    g_assert_cmpstr (find (job, "job-load-imbalance")->title, ==, "The ranks do unequal work");
+  }
+  gen_clear (&g);
+  gen_clear (&alone);
+}
+
 /* cp-gen --heavy: rank 6's first kernel of each step 3 ms longer. Every
  * rank's compute a step is the truth's, rank 6's the most, and it arrives
  * last at the first all-reduce of every step. */
@@ -1385,5 +1514,7 @@ main (int   argc,
   g_test_add_func ("/job/merge", test_merge);
   g_test_add_func ("/job/wait-shares", test_wait_shares);
   g_test_add_func ("/job/heavy-rank", test_heavy_rank);
+  g_test_add_func ("/job/imbalance-shares", test_imbalance_shares);
+  g_test_add_func ("/job/imbalance", test_imbalance);
   return g_test_run ();
 }

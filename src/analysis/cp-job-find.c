@@ -15,7 +15,11 @@
  * job-exposed-comm         a rank whose communication not hidden by its
  *                          compute is 10% of its step time (high at 30%).
  * job-load-imbalance       compute per step differs across ranks by 10%
- *                          of the largest (high at 30%).
+ *                          of the largest (high at 30%), and the busiest
+ *                          rank is the one the others wait for (the most
+ *                          caused wait), its extra compute a step times
+ *                          the steps, over the other ranks, at least 25%
+ *                          of that wait; otherwise info.
  * job-slow-link            collectives of one operation and group size
  *                          (at least 4 with a bus bandwidth) of which some
  *                          reach under half the median bus bandwidth:
@@ -39,6 +43,7 @@
 #define EXPOSED_HIGH       0.30
 #define IMBALANCE_MODERATE 0.10
 #define IMBALANCE_HIGH     0.30
+#define IMBALANCE_EXPLAINS 0.25
 #define SLOW_LINK_SHARE    0.5
 #define SLOW_LINK_MIN      4
 
@@ -332,27 +337,53 @@ find_exposed (CpJob *self)
                 "all-reduce starts during the backward pass"));
 }
 
+/* The rank the others wait for: the most caused_wait (the first of
+ * equals), and at how many collectives it came last. */
+static guint
+waited_for (CpJob  *self,
+            guint  *n_last,
+            gint64 *total)
+{
+  guint w = 0;
+
+  *total = 0;
+  *n_last = 0;
+  for (guint k = 0; k < self->n_ranks; k++)
+    {
+      *total = cp_sat_add (*total, self->slots[self->order[k]].r.caused_wait);
+      if (self->slots[self->order[k]].r.caused_wait > self->slots[self->order[w]].r.caused_wait)
+        w = k;
+    }
+  for (guint c = 0; c < self->n_colls; c++)
+    *n_last += self->colls[c].last_rank == w;
+  return w;
+}
+
+/* Compute per step differs across the ranks. It costs the others time
+ * only when the busiest rank is the one they wait for and its extra
+ * compute (what the others would wait for it if every rank started each
+ * step together) is a good part of that wait; else it is a note. */
 static void
 find_imbalance (CpJob *self)
 {
-  gint64 lo = G_MAXINT64, hi = 0, sum = 0;
-  guint k_hi = 0, k_lo = 0, n_steps;
-  double spread;
+  gint64 lo = G_MAXINT64, hi = 0, excess = 0, total, explained, caused;
+  guint k_hi = 0, k_lo = 0, w, n_last;
+  double spread, share;
+  gboolean costs;
   Slot *s;
   CpJobFinding *f;
-  g_autofree char *a = NULL, *b = NULL;
+  g_autofree char *a = NULL, *b = NULL, *c = NULL, *summary = NULL;
 
   if (self->n_ranks < 2)
     return;
   for (guint k = 0; k < self->n_ranks; k++)
     {
-      gint64 c = self->slots[self->order[k]].r.compute_time;
+      gint64 v = self->slots[self->order[k]].r.compute_time;
 
-      sum += c;
-      if (c > hi)
-        hi = c, k_hi = k;
-      if (c < lo)
-        lo = c, k_lo = k;
+      if (v > hi)
+        hi = v, k_hi = k;
+      if (v < lo)
+        lo = v, k_lo = k;
     }
   if (hi <= 0)
     return;
@@ -360,15 +391,44 @@ find_imbalance (CpJob *self)
   if (spread < IMBALANCE_MODERATE)
     return;
   s = &self->slots[self->order[k_hi]];
-  n_steps = s->r.n_steps;
+  for (guint k = 0; k < self->n_ranks; k++)
+    excess = cp_sat_add (excess, (hi - self->slots[self->order[k]].r.compute_time) * MAX (s->r.n_steps, 1u));
+  w = waited_for (self, &n_last, &total);
+  caused = s->r.caused_wait;
+  explained = MIN (excess, caused);
+  share = caused > 0 ? (double) explained / caused : 0;
+  costs = w == k_hi && caused > 0 && share >= IMBALANCE_EXPLAINS;
   a = cp_format_ns (hi);
   b = cp_format_ns (lo);
-  f = add (self, "job-load-imbalance", spread >= IMBALANCE_HIGH ? CP_SEVERITY_HIGH : CP_SEVERITY_MODERATE,
-           s->r.rank, (hi - sum / self->n_ranks) * MAX (n_steps, 1u),
-           g_strdup (_("The ranks do unequal work")),
-           g_strdup_printf (_("Compute per step is %s on rank %d but %s on rank %d (%.0f%% less); "
-                              "the others wait for the busiest rank at every collective."),
-                            a, s->r.rank, b, self->slots[self->order[k_lo]].r.rank, 100 * spread));
+  c = cp_format_ns (caused);
+  if (costs)
+    summary = g_strdup_printf (_("Compute per step is %s on rank %d but %s on rank %d (%.0f%% less). The others "
+                                 "wait for rank %d: it arrived last at %u of %u collectives, and its extra compute "
+                                 "accounts for %.0f%% of the %s they waited for it."),
+                               a, s->r.rank, b, self->slots[self->order[k_lo]].r.rank, 100 * spread, s->r.rank,
+                               n_last, self->n_colls, 100 * share, c);
+  else if (total <= 0)
+    summary = g_strdup_printf (_("Compute per step is %s on rank %d but %s on rank %d (%.0f%% less), but no rank "
+                                 "waited for another at the collectives."),
+                               a, s->r.rank, b, self->slots[self->order[k_lo]].r.rank, 100 * spread);
+  else if (w != k_hi)
+    summary = g_strdup_printf (_("Compute per step is %s on rank %d but %s on rank %d (%.0f%% less), but the others "
+                                 "do not wait for rank %d: rank %d caused %.0f%% of the waiting at the collectives, "
+                                 "so evening out the compute would save little."),
+                               a, s->r.rank, b, self->slots[self->order[k_lo]].r.rank, 100 * spread, s->r.rank,
+                               self->slots[self->order[w]].r.rank,
+                               total > 0 ? 100.0 * self->slots[self->order[w]].r.caused_wait / total : 0.0);
+  else
+    summary = g_strdup_printf (_("Compute per step is %s on rank %d but %s on rank %d (%.0f%% less). The others "
+                                 "wait for rank %d, but its extra compute accounts for only %.0f%% of the %s they "
+                                 "waited for it; compute does not explain the rest."),
+                               a, s->r.rank, b, self->slots[self->order[k_lo]].r.rank, 100 * spread, s->r.rank,
+                               100 * share, c);
+  f = add (self, "job-load-imbalance",
+           !costs ? CP_SEVERITY_INFO : spread >= IMBALANCE_HIGH ? CP_SEVERITY_HIGH : CP_SEVERITY_MODERATE,
+           s->r.rank, explained / (self->n_ranks - 1),
+           g_strdup (costs ? _("The ranks do unequal work") : _("Compute per step differs across ranks")),
+           g_steal_pointer (&summary));
   set_fixes (f,
              N_("Give every rank the same work: DistributedSampler with drop_last=True, sequences of equal "
                 "length per rank (bucketing or packing), balanced pipeline stages or experts"),
