@@ -14,8 +14,11 @@
 #
 # Kineto JSON: a kernel ("cat": "kernel", not NCCL) takes the figures of
 # the innermost op around its launch call (matched by args.correlation)
-# that has a `flops` argument or shapes the formulas below fit, by its
-# share of that op's kernel time. Peaks: the datasheet figures of the H100
+# that has a `flops` argument or shapes the formulas below fit: a kernel
+# that computes its FLOPs and bytes by its share of the op's computing
+# kernels' time; a kernel that only moves or lays out data (moves_data()
+# below: a transpose, copy or fill launched inside a convolution...) no
+# FLOPs, and bytes by its share of all the op's kernel time. Peaks: the datasheet figures of the H100
 # SXM ("NVIDIA H100 80GB HBM3") and the MI300X, none for other devices.
 #
 # Prints {"kernels": {name: {...}}, "host_ops": {name: {...}}}, for
@@ -51,6 +54,58 @@ ELEMENTWISE = set("""add add_ sub sub_ mul mul_ div div_ neg abs relu relu_ gelu
 sigmoid sigmoid_ tanh tanh_ exp exp_ log sqrt rsqrt pow clamp clamp_ maximum minimum
 threshold_backward gelu_backward silu_backward sigmoid_backward tanh_backward hardtanh hardtanh_
 leaky_relu where addcmul_ addcdiv_ lerp_""".split())
+
+
+# Words that name a kernel moving or laying out data, where a word of the
+# name starts (after a non-alphanumeric character, or a capital after a
+# small letter or digit) and not after "non" (NonZeroOp counts); never in
+# GEMM, convolution, attention or collective kernels, whatever their
+# template arguments say.
+MOVES = ("transpose", "permute", "nchw2nhwc", "nhwc2nchw", "nchwtonhwc", "nhwctonchw",
+         "copy", "fill", "zero", "memset", "memcpy", "subtensoropwith")
+# GEMM and convolution kernels (any case), tensor-core kernels (XProf's
+# name patterns and Chokepoint's additions, as written), collectives.
+GEMM_LIKE = ("gemm", "gemv", "matmul", "conv1d", "conv2d", "conv3d", "convolve", "convolution", "_conv_",
+             "wgrad", "dgrad", "fprop", "xmma", "cutlass", "nvjet", "cublas")
+TENSOR_CORE = ("16816", "c1688", "conv1x1", "conv2d_c1_k1", "dgrad_1x1_stride_2x2", "direct_group",
+               "first_layer_wgrad_kernel", "h1688", "h884", "hmma", "i16832", "i8816", "s884", "s1688",
+               "gmma", "tensorop", "nvjet", "flash_fwd", "flash_bwd", "fmha")
+INDUCTOR = re.compile(r"^(?:triton_(?:poi|red|per|tem|for)_fused_|cpp_fused_)(.+)_\d+$")
+MOVE_OPS = {"_to_copy", "_unsafe_view", "alias", "as_strided", "cat", "clone", "constant_pad_nd",
+            "convert_element_type", "copy", "detach", "expand", "fill", "flip", "full", "new_zeros",
+            "permute", "repeat", "reshape", "select", "slice", "split", "split_with_sizes", "squeeze",
+            "stack", "t", "transpose", "unbind", "unsqueeze", "view", "zeros", "zeros_like"}
+
+
+def only_move_ops(text):
+    """Whether text splits at '_' into MOVE_OPS (ops may hold '_' themselves)."""
+    parts = text.split("_")
+    ok = [False] * (len(parts) + 1)
+    ok[len(parts)] = True
+    for i in range(len(parts) - 1, -1, -1):
+        ok[i] = any("_".join(parts[i:j]) in MOVE_OPS and ok[j] for j in range(i + 1, len(parts) + 1))
+    return bool(text) and ok[0]
+
+
+def moves_data(name):
+    low = name.lower()
+    if (any(p in low for p in GEMM_LIKE) or any(p in name for p in TENSOR_CORE) or name.startswith("Cijk_")
+            or low.startswith(("nccl", "rccl", "hccl")) or "ncclKernel" in name or "ncclDevKernel" in name):
+        return False
+    if name.startswith(("Memcpy", "Memset", "memcpy ", "memset ", "hipMemcpy ", "hipMemset ")):
+        return True
+    m = INDUCTOR.match(name)
+    if m:
+        return only_move_ops(m.group(1))
+    for word in MOVES:
+        for m in re.finditer(re.escape(word), low):
+            i = m.start()
+            if low[max(i - 3, 0):i] == "non":
+                continue
+            if i == 0 or not name[i - 1].isalnum() or (name[i].isupper() and (name[i - 1].islower() or
+                                                                              name[i - 1].isdigit())):
+                return True
+    return False
 
 
 def ns(value):
@@ -337,6 +392,7 @@ def kineto(path):
             threads.setdefault((e.get("pid"), e.get("tid")), []).append((start, end, e))
     figs = {}
     attributed = {}
+    computing = {}
     pending = []
     out = {}
     for e, start, end in kernels:
@@ -355,12 +411,18 @@ def kineto(path):
                 figs[key] = (op_figures(o[2]), o[2]["name"])
             if figs[key][0] is not None:
                 attributed[key] = attributed.get(key, 0) + (end - start)
+                if not moves_data(name):
+                    computing[key] = computing.get(key, 0) + (end - start)
                 pending.append((name, end - start, key))
                 break
     for name, dur, key in pending:
         (fl, by, src, prec), _ = figs[key]
-        share = dur / attributed[key]
-        add(out[name], dur, fl * share, by * share if by is not None else None, src, prec)
+        if moves_data(name):
+            share = dur / attributed[key]
+            add(out[name], dur, 0.0, by * share if by is not None else None, src, prec)
+        else:
+            share = dur / computing[key]
+            add(out[name], dur, fl * share, by * share if by is not None else None, src, prec)
     ops = {}
     for key, t in attributed.items():
         (fl, by, src, prec), oname = figs[key]

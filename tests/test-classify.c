@@ -61,6 +61,61 @@ test_precision (void)
   g_assert_false (has ("convert_fusion", CP_NAME_GEMM_LIKE));
 }
 
+/* Kernels that only move or lay out data (real names from MIOpen, cuDNN,
+ * PyTorch, TorchRec and Inductor captures), and kernels that compute
+ * although their names mention a copy, a fill or a layout. */
+static void
+test_data_movement (void)
+{
+  static const char * const moves[] = {
+    "batched_transpose_32x32_half",
+    "batched_transpose_64x16_pack_4x1_ediv_2x1_half",
+    "transpose_NCHW2CNHW_V2_2D_WG_off64",
+    "void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true, (cudnnKernelDataType_t)2>"
+    "(cudnn::ops::nchw2nhwc_params_t<float>, float const*, float*)",
+    "void nhwcToNchwKernel<float, float, float, true, false, (cudnnKernelDataType_t)0>(int, int, int, int)",
+    "void permute_pooled_embs_kernel<float>(float const*, long const*, float*, long)",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+    "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
+    "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<"
+    "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const>",
+    "void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 2, 128, 1>(float*)",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::masked_fill_kernel"
+    "(at::TensorIterator&, c10::Scalar const&)::{lambda()#1}>",
+    "SubTensorOpWithScalar1d",
+    "SubTensorOpWithCastTensor1d",
+    "_combined_routing_memset",
+    "Memcpy DtoD (Device -> Device)",
+    "Memset (Device)",
+    "triton_poi_fused__to_copy_1",
+    "triton_poi_fused__unsafe_view_clone_slice_transpose_11",
+  };
+  static const char * const computes[] = {
+    "igemm_fwd_gtcx3_nhwc_bf16_bx0_ex1_bt128x128x32_wt32x32x8_ws1x1_wr2x2_ta1x8x2x1_1x4x1x64_tb1x8x2x1_1x4x1x64_gkgs",
+    "_ZN2ck16tensor_operation6device12_GLOBAL__N_139kernel_grouped_conv_fwd_xdl_cshuffle_v3INS_28GridwiseGemm_xdl"
+    "_cshuffle_v3INS_13tensor_layout4gemm8RowMajorE",
+    "Cijk_Ailk_Bljk_BBS_BH_MT64x64x64_MI16x16x16x1_SN_1LDSB0_APM1",
+    "cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::Copy_Atom<cute::SM90_TMA_LOAD>>>",
+    "_ZN7ck_tile6kentryILi2ENS_38FmhaBatchPrefillWithPagedKVCacheKernelE",
+    "void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::BFloat16>>",
+    "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<"
+    "at::native::BinaryFunctor<c10::BFloat16, c10::BFloat16, c10::BFloat16>>",
+    "void rocprim::detail::trampoline_kernel<hipcub::TransformInputIterator<bool, "
+    "at::native::(anonymous namespace)::NonZeroOp<bool>>>",
+    "void at::native::(anonymous namespace)::max_pool_forward_nchw<c10::BFloat16>(int)",
+    "triton_poi_fused__to_copy_add_addmm_mean_mul_pow_rsqrt_transpose_view_8",
+    "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+    "volta_sgemm_128x64_nn",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (moves); i++)
+    if (!has (moves[i], CP_NAME_DATA_MOVEMENT))
+      g_error ("%s moves data", moves[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (computes); i++)
+    if (has (computes[i], CP_NAME_DATA_MOVEMENT))
+      g_error ("%s computes", computes[i]);
+}
+
 static void
 test_device_names (void)
 {
@@ -185,6 +240,7 @@ main (int   argc,
   g_test_add_func ("/classify/tensor-cores", test_tensor_cores);
   g_test_add_func ("/classify/precision", test_precision);
   g_test_add_func ("/classify/device-names", test_device_names);
+  g_test_add_func ("/classify/data-movement", test_data_movement);
   g_test_add_func ("/classify/host-names", test_host_names);
   g_test_add_func ("/classify/empty", test_empty);
   g_test_add_func ("/classify/inductor-names", test_inductor_names);

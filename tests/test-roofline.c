@@ -350,6 +350,42 @@ test_inherit_by_share (void)
   g_assert_cmpint (find (a, TRUE, "aten::mm")->time, ==, 40000);
 }
 
+/* A transpose launched inside the op does no FLOPs: the op's FLOPs go to
+ * its kernel that computes (10 µs), its bytes to that kernel as to the op,
+ * and the transpose (30 µs) takes three quarters of the bytes (its share
+ * of the op's 40 µs of kernels): memory-bound, measured by bandwidth. */
+static void
+test_layout_kernels (void)
+{
+  static const Op ops[] = {
+    { "aten::mm", "\"Input Dims\": [[64, 128], [128, 256]], \"Input type\": [" BF16 ", " BF16 "]", "k_main", 10 },
+  };
+  g_autoptr(CpAnalysis) a = analyse_ops ("NVIDIA H100 80GB HBM3", ops, 1, "batched_transpose_32x32_half", 30);
+  double flops = 2.0 * 64 * 256 * 128;
+  double bytes = 2.0 * (64 * 128 + 128 * 256 + 64 * 256);
+  const CpRooflineStats *main_k = find (a, FALSE, "k_main");
+  const CpRooflineStats *tr = find (a, FALSE, "batched_transpose_32x32_half");
+  const CpRooflineStats *op = find (a, TRUE, "aten::mm");
+
+  assert_close (main_k->flops, flops);
+  assert_close (main_k->bytes, bytes);
+  assert_close (main_k->intensity, flops / bytes);
+  assert_close (main_k->achieved_tflops, flops / 10e-6 / 1e12);
+  g_assert_true (main_k->inherited);
+  g_assert_cmpint (tr->source, ==, CP_FLOPS_ESTIMATED);
+  g_assert_true (tr->inherited);
+  assert_close (tr->flops, 0);
+  assert_close (tr->bytes, bytes * 3 / 4);
+  assert_close (tr->achieved_gbs, bytes * 3 / 4 / 30e-6 / 1e9);
+  g_assert_cmpint (tr->bound, ==, CP_BOUND_MEMORY);
+  assert_close (tr->roofline_percent, 100.0 * (bytes * 3 / 4 / 30e-6 / 1e9) / H100_BW);
+  /* The op keeps all its figures over all its kernel time. */
+  assert_close (op->flops, flops);
+  assert_close (op->bytes, bytes);
+  g_assert_cmpint (op->time, ==, 40000);
+  assert_close (op->achieved_tflops, flops / 40e-6 / 1e12);
+}
+
 /* below-roofline: 13 of the 15 kernels (10 µs each) have a roofline, all
  * under 1% of it; the other two have no FLOPs and do not count. */
 static void
@@ -661,6 +697,7 @@ main (int    argc,
   g_test_add_func ("/roofline/device-table", test_device_table);
   g_test_add_func ("/roofline/shapes", test_shapes);
   g_test_add_func ("/roofline/inherit-by-share", test_inherit_by_share);
+  g_test_add_func ("/roofline/layout-kernels", test_layout_kernels);
   g_test_add_func ("/roofline/bad-shapes", test_bad_shapes);
   g_test_add_func ("/roofline/unknown-device", test_unknown_device);
   g_test_add_func ("/roofline/peaks-from-properties", test_peaks_from_properties);

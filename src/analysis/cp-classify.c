@@ -44,6 +44,31 @@ static const char * const gemm_patterns[] = {
   NULL
 };
 
+/* Kernels that only move or lay out data, as a word of their name
+ * (matched case-insensitively where a word starts, see has_word()):
+ * transposes and permutes (MIOpen's batched_transpose_*, transpose_NCHW2CNHW,
+ * fbgemm's permute_*), layout conversions (cuDNN's nchwToNhwcKernel),
+ * copies and type conversions (PyTorch's direct_copy_kernel_cuda,
+ * CatArrayBatchedCopy), fills and memsets (FillFunctor, masked_fill_kernel),
+ * and MIOpen's SubTensorOp kernels (SetTensor, ScaleTensor, CopyTensor and
+ * CastTensor on a tensor). */
+static const char * const data_movement_words[] = {
+  "transpose", "permute", "nchw2nhwc", "nhwc2nchw", "nchwtonhwc", "nhwctonchw",
+  "copy", "fill", "zero", "memset", "memcpy", "subtensoropwith",
+  NULL
+};
+
+/* The aten ops of an Inductor kernel's name that only move or lay out
+ * data: a kernel fusing nothing else ("triton_poi_fused__to_copy_clone_0")
+ * moves data, one that fuses an add with them does not. */
+static const char * const data_movement_ops[] = {
+  "_to_copy", "_unsafe_view", "alias", "as_strided", "cat", "clone", "constant_pad_nd",
+  "convert_element_type", "copy", "detach", "expand", "fill", "flip", "full", "new_zeros",
+  "permute", "repeat", "reshape", "select", "slice", "split", "split_with_sizes", "squeeze",
+  "stack", "t", "transpose", "unbind", "unsqueeze", "view", "zeros", "zeros_like",
+  NULL
+};
+
 /* PyTorch tensor_core.py TC_OP_Allowlist (aten ops and their backward). */
 static const char * const tc_aten_ops[] = {
   "aten::_convolution", "aten::conv1d", "aten::conv2d", "aten::conv3d",
@@ -96,6 +121,73 @@ has_any (const char         *hay,
     if (strstr (hay, needles[i]) != NULL)
       return TRUE;
   return FALSE;
+}
+
+/* A needle (lower case) in lower, the lower-case copy of name, where a
+ * word of name starts: after a character that is neither letter nor
+ * digit, or at a capital after a small letter or a digit
+ * ("CatArrayBatchedCopy", a mangled "9Transpose"); so "fill" is not
+ * found in "BatchPrefill". A word after "non" is not one ("NonZeroOp"
+ * counts, it does not fill). */
+static gboolean
+has_word (const char         *name,
+          const char         *lower,
+          const char * const *needles)
+{
+  for (guint i = 0; needles[i] != NULL; i++)
+    for (const char *p = strstr (lower, needles[i]); p != NULL; p = strstr (p + 1, needles[i]))
+      {
+        gsize at = (gsize) (p - lower);
+
+        if (at >= 3 && strncmp (p - 3, "non", 3) == 0)
+          continue;
+        if (at == 0 || !g_ascii_isalnum (name[at - 1]) ||
+            (g_ascii_isupper (name[at]) && (g_ascii_islower (name[at - 1]) || g_ascii_isdigit (name[at - 1]))))
+          return TRUE;
+      }
+  return FALSE;
+}
+
+/* Whether text (not empty) is made of data_movement_ops joined by '_', as
+ * Inductor joins the ops it fuses: from the end, whether the text from
+ * each position on is (no recursion: kernel names may be long). */
+static gboolean
+only_movement_ops (const char *text)
+{
+  gsize len = strlen (text);
+  g_autofree gboolean *from = g_new0 (gboolean, len + 1);
+
+  for (gsize i = len; i-- > 0;)
+    for (guint w = 0; data_movement_ops[w] != NULL && !from[i]; w++)
+      {
+        gsize n = strlen (data_movement_ops[w]), e = i + n;
+
+        if (strncmp (text + i, data_movement_ops[w], n) == 0 &&
+            (e == len || (text[e] == '_' && e + 1 < len && from[e + 1])))
+          from[i] = TRUE;
+      }
+  return len > 0 && from[0];
+}
+
+/* A kernel that only moves or lays out data: named so, and not a GEMM,
+ * convolution, attention or collective kernel (whose template arguments
+ * may name copies: CUTLASS's Copy_Atom); an Inductor kernel when every op
+ * it fuses is such. */
+static gboolean
+moves_data (const char *name,
+            const char *lower,
+            guint32     flags)
+{
+  const char *kind;
+  g_autofree char *fused = NULL;
+
+  if (flags & (CP_NAME_GEMM_LIKE | CP_NAME_TENSOR_CORE | CP_NAME_COLLECTIVE))
+    return FALSE;
+  if (flags & (CP_NAME_MEMCPY | CP_NAME_MEMSET))
+    return TRUE;
+  if (cp_classify_inductor_kernel (name, &kind, &fused))
+    return only_movement_ops (fused);
+  return has_word (name, lower, data_movement_words);
 }
 
 static gboolean
@@ -431,6 +523,8 @@ cp_classify_name (const char *name)
     flags |= CP_NAME_DEVICE_WAIT;
   if (has_any (lower, gemm_patterns))
     flags |= CP_NAME_GEMM_LIKE;
+  if (moves_data (name, lower, flags))
+    flags |= CP_NAME_DATA_MOVEMENT;
 
   /* Host API calls. */
   if (is_api_name (name))

@@ -35,6 +35,7 @@ typedef enum
   CP_NAME_SYNC_COPY     = 1u << 19, /* blocking (non-Async) cudaMemcpy / cudaMemset */
   CP_NAME_LOADER_NEXT   = 1u << 20, /* enumerate(DataLoader)#...__next__: one batch fetched */
   CP_NAME_OPTIMIZER_STEP = 1u << 21, /* Optimizer.step#...: the end of a training iteration */
+  CP_NAME_DATA_MOVEMENT = 1u << 22, /* kernel that only moves or lays out data (transpose, copy, fill...) */
 } CpNameFlags;
 
 /* Bits 24..26 of the flags: the copy direction of a CP_NAME_MEMCPY name. */

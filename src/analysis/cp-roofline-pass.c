@@ -28,6 +28,9 @@ typedef struct
   CpPrecision   precision;
   CpStr         name;
   gint64        attributed;     /* kernel time that takes its figures */
+  gint64        computing;      /* of which kernels that compute (not
+                                 * CP_NAME_DATA_MOVEMENT): its FLOPs go to
+                                 * those */
   gint          device;
 } OpFig;
 
@@ -529,6 +532,8 @@ _cp_analysis_roofline_launch (CpAnalysis     *self,
           OpFig *fig = &g_array_index (w->insts, OpFig, p.inst);
 
           fig->attributed = cp_sat_add (fig->attributed, cp_slices_get_dur (s, index));
+          if (!(cp_name_cache_lookup (self->names, cp_slices_get_name (s, index)) & CP_NAME_DATA_MOVEMENT))
+            fig->computing = cp_sat_add (fig->computing, cp_slices_get_dur (s, index));
           g_array_append_val (w->pending, p);
           return;
         }
@@ -622,7 +627,10 @@ _cp_analysis_roofline (CpAnalysis     *self,
         }
     }
 
-  /* Kernels take their op's figures by their share of its kernel time. */
+  /* Kernels that compute take their op's figures by their share of its
+   * computing kernels' time; kernels that only move or lay out data
+   * (transposes, copies, fills launched inside a convolution...) do no
+   * FLOPs and take its bytes by their share of all its kernel time. */
   order_by_kernels (self, w);
   for (guint k = 0; k < w->pending->len; k++)
     {
@@ -632,13 +640,14 @@ _cp_analysis_roofline (CpAnalysis     *self,
       CpStr name = cp_slices_get_name (s, p->index);
       guint32 nf = cp_name_cache_lookup (self->names, name);
       gint64 dur = cp_slices_get_dur (s, p->index);
-      double share = (double) dur / (double) fig->attributed;
+      gboolean moves = (nf & CP_NAME_DATA_MOVEMENT) != 0;
+      double share = (double) dur / (double) (moves ? fig->attributed : fig->computing);
       CpPrecision prec = fig->precision;
 
       if (prec == CP_PRECISION_FP32 && (nf & CP_NAME_TENSOR_CORE))
         prec = CP_PRECISION_TF32;
       add_launch (stats_for (self->roofline_kernels, kmap, name, fig->device), dur,
-                  fig->flops * share, fig->bytes * share, fig->source, TRUE, prec);
+                  moves ? 0.0 : fig->flops * share, fig->bytes * share, fig->source, TRUE, prec);
     }
 
   /* Host ops: their figures over the kernel time they launched. */

@@ -6,7 +6,10 @@
  * op (with_flops=True); the launching op's `Input Dims` with the formulas
  * below (record_shapes=True), marked as estimates. A kernel without figures
  * of its own takes those of the nearest op around its launch that has
- * them, by its share of the kernel time that op launched. Bytes come from
+ * them (cp-roofline-pass.c): a kernel that computes by its share of the
+ * time of the op's computing kernels; one that only moves or lays out
+ * data (CP_NAME_DATA_MOVEMENT: transposes, copies, fills) no FLOPs, and
+ * the op's bytes by its share of all the op's kernel time. Bytes come from
  * the XPlane stat, or from the shapes (inputs read, output written once).
  *
  * Copyright 2026 The Chokepoint authors
