@@ -983,6 +983,18 @@ assert_same_job (CpJob *a,
       for (guint d = 0; d < x->n_devices; d++)
         g_assert_cmpfloat (ABS (x->utilization[d] - y->utilization[d]), <, 1e-12);
       g_assert_cmpint (x->fix_lead, ==, y->fix_lead);
+      /* The confidence travels in the summary. */
+      g_assert_cmpint (x->confidence, ==, y->confidence);
+      g_assert_cmpuint (x->confidence_reasons->len, ==, y->confidence_reasons->len);
+      for (guint i = 0; i < x->confidence_reasons->len; i++)
+        {
+          const CpConfidenceReason *rx = &g_array_index (x->confidence_reasons, CpConfidenceReason, i);
+          const CpConfidenceReason *ry = &g_array_index (y->confidence_reasons, CpConfidenceReason, i);
+
+          g_assert_cmpstr (rx->id, ==, ry->id);
+          g_assert_cmpint (rx->level, ==, ry->level);
+          g_assert_cmpstr (rx->text, ==, ry->text);
+        }
     }
   g_assert_cmpuint (cp_job_get_n_collectives (a), ==, cp_job_get_n_collectives (b));
   g_assert_cmpuint (cp_job_get_n_mismatches (a), ==, cp_job_get_n_mismatches (b));
@@ -1085,6 +1097,16 @@ test_merge (void)
     g_assert_cmpuint (cp_job_get_n_ranks (gmerged), ==, 3);
     g_assert_cmpint (find (gmerged, "job-straggler")->rank, ==, 2);
     assert_same_job (gdirect, gmerged);
+    /* Recorded on CPUs (tests/data/captures/README.md): no device, said
+     * once for the three ranks. */
+    {
+      g_autoptr(GArray) reasons = NULL;
+
+      g_assert_cmpint (cp_job_get_confidence (gmerged, &reasons), ==, CP_CONFIDENCE_MEDIUM);
+      g_assert_cmpuint (reasons->len, ==, 1);
+      g_assert_cmpstr (g_array_index (reasons, CpConfidenceReason, 0).id, ==, "no-device-events");
+      g_assert_true (g_str_has_prefix (g_array_index (reasons, CpConfidenceReason, 0).text, "ranks 0, 1, 2: "));
+    }
   }
 
   /* The bad ones: a cut summary, a capture, a rank of an 8-rank run among

@@ -9,6 +9,7 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 
+#include "analysis/cp-analysis-private.h"
 #include "analysis/cp-job-private.h"
 #include "analysis/cp-json-util.h"
 
@@ -59,6 +60,9 @@ add_rank (JsonBuilder *b,
   _cp_json_add_int (b, "wait_ns", s->r.wait_time);
   _cp_json_add_int (b, "caused_wait_ns", s->r.caused_wait);
   _cp_json_add_int (b, "compute_per_step_ns", s->r.compute_time);
+  _cp_json_add_confidence (b, "confidence", s->r.confidence,
+                           s->r.confidence_reasons ? (const CpConfidenceReason *) s->r.confidence_reasons->data : NULL,
+                           s->r.confidence_reasons ? s->r.confidence_reasons->len : 0);
   json_builder_end_object (b);
 }
 
@@ -131,6 +135,12 @@ cp_job_to_json (CpJob    *self,
   for (guint i = 0; i < self->notes->len && g_ptr_array_index (self->notes, i) != NULL; i++)
     json_builder_add_string_value (b, g_ptr_array_index (self->notes, i));
   json_builder_end_array (b);
+  {
+    g_autoptr(GArray) reasons = NULL;
+    CpConfidenceLevel level = cp_job_get_confidence (self, &reasons);
+
+    _cp_json_add_confidence (b, "confidence", level, (const CpConfidenceReason *) reasons->data, reasons->len);
+  }
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "ranks");

@@ -22,6 +22,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "analysis/cp-analysis-private.h"
 #include "analysis/cp-job-private.h"
 #include "analysis/cp-json-util.h"
 
@@ -110,6 +111,9 @@ summary_of (Slot *s)
   json_builder_add_boolean_value (b, s->r.device_collectives);
   _cp_json_add_int (b, "compute_per_step_ns", _cp_job_compute_per_step (s));
   _cp_json_add_int (b, "unmatched_record_param_comms", s->n_params);
+  _cp_json_add_confidence (b, "confidence", s->r.confidence,
+                           s->r.confidence_reasons ? (const CpConfidenceReason *) s->r.confidence_reasons->data : NULL,
+                           s->r.confidence_reasons ? s->r.confidence_reasons->len : 0);
   json_builder_set_member_name (b, "collectives");
   json_builder_begin_array (b);
   for (guint i = 0; i < s->colls->len; i++)
@@ -348,6 +352,58 @@ read_collectives (Reader     *r,
 
 /* Fills a slot from a rank's summary; FALSE with s->error set when it is
  * not one. */
+/* "high", "medium", "low"; anything else (or nothing) is high. */
+static CpConfidenceLevel
+level_of (JsonNode *n)
+{
+  const char *text;
+
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
+    return CP_CONFIDENCE_HIGH;
+  text = json_node_get_string (n);
+  if (g_strcmp0 (text, "low") == 0)
+    return CP_CONFIDENCE_LOW;
+  if (g_strcmp0 (text, "medium") == 0)
+    return CP_CONFIDENCE_MEDIUM;
+  return CP_CONFIDENCE_HIGH;
+}
+
+/* A summary's confidence; summaries written before it had none (high). */
+static void
+read_confidence (Slot       *s,
+                 JsonObject *o)
+{
+  JsonNode *n = json_object_get_member (o, "confidence");
+  JsonObject *c;
+  JsonArray *reasons;
+
+  s->r.confidence = CP_CONFIDENCE_HIGH;
+  s->r.confidence_reasons = _cp_job_new_reasons ();
+  if (n == NULL || !JSON_NODE_HOLDS_OBJECT (n))
+    return;
+  c = json_node_get_object (n);
+  s->r.confidence = level_of (json_object_get_member (c, "level"));
+  n = json_object_get_member (c, "reasons");
+  reasons = n != NULL && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
+  for (guint i = 0; reasons != NULL && i < MIN (json_array_get_length (reasons), 64u); i++)
+    {
+      JsonNode *e = json_array_get_element (reasons, i);
+      JsonObject *r;
+      JsonNode *id, *text;
+
+      if (!JSON_NODE_HOLDS_OBJECT (e))
+        continue;
+      r = json_node_get_object (e);
+      id = json_object_get_member (r, "id");
+      text = json_object_get_member (r, "text");
+      if (id == NULL || text == NULL || json_node_get_value_type (id) != G_TYPE_STRING ||
+          json_node_get_value_type (text) != G_TYPE_STRING)
+        continue;
+      _cp_job_add_reason (s->r.confidence_reasons, json_node_get_string (id),
+                          level_of (json_object_get_member (r, "level")), json_node_get_string (text));
+    }
+}
+
 static gboolean
 read_summary (Slot *s)
 {
@@ -435,6 +491,7 @@ read_summary (Slot *s)
       s->r.device_collectives = json_node_get_boolean (n);
   }
   s->r.compute_time = get_int (&r, o, "compute_per_step_ns", 0);
+  read_confidence (s, o);
   s->n_params = (guint) CLAMP (get_int (&r, o, "unmatched_record_param_comms", 0), 0, G_MAXUINT);
   if (r.missing == NULL)
     read_collectives (&r, s, o);

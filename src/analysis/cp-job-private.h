@@ -93,6 +93,12 @@ void        _cp_job_add_breakdown (JsonBuilder     *b,
                                    const CpJobRank *r);
 /* Rank, world size, backend and host from the capture's metadata. */
 void        _cp_job_read_distributed_info (Slot *s);
+/* Confidence reasons with owned id and text (cp-job.c). */
+GArray     *_cp_job_new_reasons       (void);
+void        _cp_job_add_reason        (GArray            *reasons,
+                                       const char        *id,
+                                       CpConfidenceLevel  level,
+                                       const char        *text);
 /* A slot's own figures from its analysis (origin, steps, breakdown...). */
 void        _cp_job_facts_from_analysis (Slot *s);
 /* Its collectives and compute (s->colls, s->compute) from its trace. */

@@ -49,6 +49,7 @@ _cp_job_slot_clear (Slot *s)
   if (s->compute != NULL)
     cp_intervals_free (s->compute);
   g_free (s->r.utilization);
+  g_clear_pointer (&s->r.confidence_reasons, g_array_unref);
   g_free (s->before);
 }
 
@@ -500,6 +501,105 @@ _cp_job_facts_from_analysis (Slot *s)
   for (guint d = 0; d < s->r.n_devices; d++)
     s->r.utilization[d] = devs[d].utilization;
   s->r.fix_lead = cp_analysis_get_fix_order (s->r.analysis, order) > 0 ? (gint) order[0] : -1;
+  {
+    const CpConfidenceReason *reasons;
+    guint n;
+
+    s->r.confidence = cp_analysis_get_confidence (s->r.analysis, &reasons, &n);
+    s->r.confidence_reasons = _cp_job_new_reasons ();
+    for (guint i = 0; i < n; i++)
+      _cp_job_add_reason (s->r.confidence_reasons, reasons[i].id, reasons[i].level, reasons[i].text);
+  }
+}
+
+static void
+clear_reason (gpointer data)
+{
+  CpConfidenceReason *r = data;
+
+  g_free ((char *) r->id);
+  g_free ((char *) r->text);
+}
+
+GArray *
+_cp_job_new_reasons (void)
+{
+  GArray *reasons = g_array_new (FALSE, TRUE, sizeof (CpConfidenceReason));
+
+  g_array_set_clear_func (reasons, clear_reason);
+  return reasons;
+}
+
+void
+_cp_job_add_reason (GArray            *reasons,
+                    const char        *id,
+                    CpConfidenceLevel  level,
+                    const char        *text)
+{
+  CpConfidenceReason r = { g_strdup (id), level, g_strdup (text) };
+
+  g_array_append_val (reasons, r);
+}
+
+/* One reason of the job: the ranks that give it, by id and text. */
+typedef struct
+{
+  const CpConfidenceReason *why;
+  GString                  *ranks;
+  guint                     n;
+} JobReason;
+
+CpConfidenceLevel
+cp_job_get_confidence (CpJob   *self,
+                       GArray **reasons)
+{
+  CpConfidenceLevel level = CP_CONFIDENCE_HIGH;
+  g_autoptr(GArray) grouped = g_array_new (FALSE, TRUE, sizeof (JobReason));
+
+  g_return_val_if_fail (CP_IS_JOB (self), CP_CONFIDENCE_HIGH);
+
+  for (guint k = 0; k < self->n_ranks; k++)
+    {
+      const CpJobRank *r = &self->slots[self->order[k]].r;
+
+      level = MAX (level, r->confidence);
+      for (guint i = 0; r->confidence_reasons != NULL && i < r->confidence_reasons->len; i++)
+        {
+          const CpConfidenceReason *why = &g_array_index (r->confidence_reasons, CpConfidenceReason, i);
+          JobReason *g = NULL;
+
+          for (guint j = 0; j < grouped->len && g == NULL; j++)
+            if (g_str_equal (g_array_index (grouped, JobReason, j).why->id, why->id) &&
+                g_str_equal (g_array_index (grouped, JobReason, j).why->text, why->text))
+              g = &g_array_index (grouped, JobReason, j);
+          if (g == NULL)
+            {
+              JobReason add = { why, g_string_new (NULL), 0 };
+
+              g_array_append_val (grouped, add);
+              g = &g_array_index (grouped, JobReason, grouped->len - 1);
+            }
+          g_string_append_printf (g->ranks, "%s%d", g->n++ ? ", " : "", r->rank);
+        }
+    }
+  if (reasons != NULL)
+    *reasons = _cp_job_new_reasons ();
+  for (guint j = 0; j < grouped->len; j++)
+    {
+      JobReason *g = &g_array_index (grouped, JobReason, j);
+
+      if (reasons != NULL)
+        {
+          /* Translators: the ranks that give a reason in a job's
+           * confidence, "ranks 0, 1, 2: 1 step" ("rank 3: 1 step"). */
+          g_autofree char *text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "rank %s: %s", "ranks %s: %s", g->n),
+                                                   g->ranks->str, g->why->text);
+
+          _cp_job_add_reason (*reasons, g->why->id, g->why->level, text);
+        }
+      g_string_free (g->ranks, TRUE);
+    }
+  return level;
 }
 
 static void

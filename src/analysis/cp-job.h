@@ -124,6 +124,8 @@ typedef struct
   double       *utilization;     /* per device */
   guint         n_devices;
   gint          fix_lead;        /* the CpFramework whose fixes come first, -1 none */
+  CpConfidenceLevel confidence;  /* its analysis's (or its summary's) confidence */
+  GArray       *confidence_reasons; /* of CpConfidenceReason, id and text owned; may be NULL */
 } CpJobRank;
 
 typedef struct
@@ -262,6 +264,11 @@ const CpJobFinding    *cp_job_find_finding     (CpJob      *self,
 
 /* What was guessed or left out, one translated sentence each; NULL-ended. */
 const char * const    *cp_job_get_notes        (CpJob *self);
+/* The job's confidence: the lowest of its ranks', with each rank's reasons
+ * led by "rank N: " (a new array of CpConfidenceReason, texts owned; free
+ * with g_array_unref()). */
+CpConfidenceLevel      cp_job_get_confidence   (CpJob   *self,
+                                                GArray **reasons);
 
 /* The job as JSON (docs/diagnose-json.md, "Jobs"). */
 char                  *cp_job_to_json          (CpJob    *self,

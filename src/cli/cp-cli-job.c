@@ -53,6 +53,19 @@ print_job (CpJob *job)
     g_print (_("Job:      %u ranks (world size not given)\n"), n);
   g_print (aligned ? _("Clocks:   hosts aligned by the ends of their collectives\n")
                    : _("Clocks:   as recorded (the ranks agree on one clock, or alignment is off)\n"));
+  {
+    g_autoptr(GArray) reasons = NULL;
+    CpConfidenceLevel level = cp_job_get_confidence (job, &reasons);
+    g_autoptr(GString) why = g_string_new (NULL);
+
+    for (guint i = 0; i < reasons->len; i++)
+      g_string_append_printf (why, "%s%s", i ? "; " : "",
+                              g_array_index (reasons, CpConfidenceReason, i).text);
+    if (reasons->len == 0)
+      g_print (_("Confidence: %s\n"), cp_confidence_level_to_string (level));
+    else
+      g_print (_("Confidence: %s (%s)\n"), cp_confidence_level_to_string (level), why->str);
+  }
   for (guint i = 0; notes[i] != NULL; i++)
     g_print (_("Note:     %s\n"), notes[i]);
 
