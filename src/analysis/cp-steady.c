@@ -196,17 +196,15 @@ note_warmup (CpAnalysis *self,
     _cp_analysis_add_note (self, "%s", text);
 }
 
-/* Leaves out the leading steps of a group (all steps, or one device's
- * when out of step) that are a warm-up. */
-static void
-drop_warmup_of (CpAnalysis *self,
-                gint        device,
-                gboolean    whole)
+/* The steps of a group (all, or one device's when out of step): their
+ * indexes in order into idx, and their durations (a new array). */
+static gint64 *
+group_durations (CpAnalysis *self,
+                 gint        device,
+                 gboolean    whole,
+                 GArray     *idx)
 {
-  g_autoptr(GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autofree gint64 *dur = NULL;
-  guint n_warm;
-  gint64 total = 0;
+  gint64 *dur;
 
   for (guint i = 0; i < self->steps->len; i++)
     if (whole || g_array_index (self->steps, CpStepStats, i).device == device)
@@ -218,6 +216,20 @@ drop_warmup_of (CpAnalysis *self,
 
       dur[k] = st->end - st->start;
     }
+  return dur;
+}
+
+/* Leaves out the leading steps of a group that are a warm-up. */
+static void
+drop_warmup_of (CpAnalysis *self,
+                gint        device,
+                gboolean    whole)
+{
+  g_autoptr(GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree gint64 *dur = group_durations (self, device, whole, idx);
+  guint n_warm;
+  gint64 total = 0;
+
   n_warm = cp_steps_find_warmup (dur, idx->len);
   if (n_warm == 0)
     return;
@@ -263,19 +275,21 @@ step_devices (CpAnalysis *self)
   return devices;
 }
 
+/* Runs fn on all steps, or on each device's when out of step. */
 static void
-drop_warmup (CpAnalysis *self)
+for_each_group (CpAnalysis *self,
+                void      (*fn) (CpAnalysis *self, gint device, gboolean whole))
 {
   g_autoptr(GArray) devices = NULL;
 
   if (!self->out_of_step)
     {
-      drop_warmup_of (self, -1, TRUE);
+      fn (self, -1, TRUE);
       return;
     }
   devices = step_devices (self);
   for (guint k = 0; k < devices->len; k++)
-    drop_warmup_of (self, g_array_index (devices, gint, k), FALSE);
+    fn (self, g_array_index (devices, gint, k), FALSE);
 }
 
 static void
@@ -455,40 +469,15 @@ flag_outliers_of (CpAnalysis *self,
                   gboolean    whole)
 {
   g_autoptr(GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autofree gint64 *dur = NULL;
+  g_autofree gint64 *dur = group_durations (self, device, whole, idx);
   g_autofree gboolean *outlier = NULL;
 
-  for (guint i = 0; i < self->steps->len; i++)
-    if (whole || g_array_index (self->steps, CpStepStats, i).device == device)
-      g_array_append_val (idx, i);
   if (idx->len < 3)
     return;
-  dur = g_new (gint64, idx->len);
   outlier = g_new (gboolean, idx->len);
-  for (guint k = 0; k < idx->len; k++)
-    {
-      const CpStepStats *st = &g_array_index (self->steps, CpStepStats, g_array_index (idx, guint, k));
-
-      dur[k] = st->end - st->start;
-    }
   cp_steps_find_outliers (dur, idx->len, outlier);
   for (guint k = 0; k < idx->len; k++)
     g_array_index (self->steps, CpStepStats, g_array_index (idx, guint, k)).outlier = outlier[k];
-}
-
-static void
-flag_outliers (CpAnalysis *self)
-{
-  g_autoptr(GArray) devices = NULL;
-
-  if (!self->out_of_step)
-    {
-      flag_outliers_of (self, -1, TRUE);
-      return;
-    }
-  devices = step_devices (self);
-  for (guint k = 0; k < devices->len; k++)
-    flag_outliers_of (self, g_array_index (devices, gint, k), FALSE);
 }
 
 void
@@ -497,11 +486,11 @@ _cp_analysis_settle_window (CpAnalysis *self)
   if (self->steps->len > 0 && devices_out_of_step (self))
     use_device_steps (self);
   if (self->steps->len > 0)
-    drop_warmup (self);
+    for_each_group (self, drop_warmup_of);
   set_windows (self);
   set_window_sets (self);
   check_coverage (self);
-  flag_outliers (self);
+  for_each_group (self, flag_outliers_of);
 }
 
 void
