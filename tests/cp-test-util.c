@@ -11,6 +11,8 @@
 #include <glib/gstdio.h>
 
 #include "cp-test-util.h"
+#include "analysis/cp-analysis.h"
+#include "formats/cp-loader.h"
 
 const char *
 cp_test_shared_traces (void)
@@ -106,4 +108,18 @@ cp_test_run_generator (const char * const *argv,
   g_assert_true (g_spawn_check_wait_status (status, NULL));
   g_assert_true (json_parser_load_from_file (truth, truth_path, &error));
   g_assert_no_error (error);
+}
+
+CpAnalysis *
+cp_test_analyse (const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  CpAnalysis *a;
+
+  g_assert_no_error (error);
+  a = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  return a;
 }

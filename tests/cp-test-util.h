@@ -9,6 +9,8 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "analysis/cp-analysis.h"
+
 G_BEGIN_DECLS
 
 /* Folder of the real captures (../shared/traces), or NULL when it is missing:
@@ -33,5 +35,8 @@ char       *cp_test_write_file    (const char *dir,
 void        cp_test_run_generator (const char * const *argv,
                                    const char         *truth_path,
                                    JsonParser         *truth);
+
+/* Loads a capture and analyses it; any error fails the test. */
+CpAnalysis *cp_test_analyse       (const char *path);
 
 G_END_DECLS

@@ -161,20 +161,6 @@ sha256_of (const char *path)
   return g_strconcat ("sha256:", hex, NULL);
 }
 
-static CpAnalysis *
-analyse (const char *path)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(CpTrace) trace = cp_load_file (file, NULL, NULL, NULL, &error);
-  CpAnalysis *analysis;
-
-  g_assert_no_error (error);
-  analysis = cp_analysis_new (trace, NULL, &error);
-  g_assert_no_error (error);
-  return analysis;
-}
-
 static guint
 count_runs (CpHistory *history)
 {
@@ -210,7 +196,7 @@ test_legacy (void)
 
   g_assert_true (g_file_get_contents (sample, &contents, &len, NULL));
   g_assert_true (g_file_set_contents (capture, contents, (gssize) len, NULL));
-  analysis = analyse (capture);
+  analysis = cp_test_analyse (capture);
   legacy = sha256_of (capture);
   current = hash_path (capture);
   g_assert_true (g_str_has_prefix (current, "xxh64:"));

@@ -65,28 +65,14 @@ truth_of (const char *path,
   return json_node_get_object (json_parser_get_root (parser));
 }
 
-static CpAnalysis *
-analyse (const char *path)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(CpTrace) trace = cp_load_file (file, NULL, NULL, NULL, &error);
-  CpAnalysis *a;
-
-  g_assert_no_error (error);
-  a = cp_analysis_new (trace, NULL, &error);
-  g_assert_no_error (error);
-  return a;
-}
-
 static CpReport *
 compare_report (const char  *path_a,
                 const char  *path_b,
                 int          width,
                 CpTheme      theme)
 {
-  g_autoptr(CpAnalysis) a = analyse (path_a);
-  g_autoptr(CpAnalysis) b = analyse (path_b);
+  g_autoptr(CpAnalysis) a = cp_test_analyse (path_a);
+  g_autoptr(CpAnalysis) b = cp_test_analyse (path_b);
   g_autoptr(CpComparison) c = cp_comparison_new (a, b, CP_COMPARE_KERNELS_BY_NAME);
   g_autoptr(GError) error = NULL;
   CpReportOptions options;

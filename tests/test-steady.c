@@ -78,20 +78,6 @@ generate (Generated  *g,
   g->truth = json_node_get_object (json_parser_get_root (g->parser));
 }
 
-static CpAnalysis *
-analyse (const char *path)
-{
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(CpTrace) trace = cp_load_file (file, NULL, NULL, NULL, &error);
-  CpAnalysis *a;
-
-  g_assert_no_error (error);
-  a = cp_analysis_new (trace, NULL, &error);
-  g_assert_no_error (error);
-  return a;
-}
-
 static gboolean
 has_reason (CpAnalysis *a,
             const char *id)
@@ -184,7 +170,7 @@ check_warmup_run (const char *format,
   truth_loading = json_object_get_double_member (steady, "loading_percent");
   truth_busy = json_object_get_double_member (steady, "gpu_busy_percent");
 
-  a = analyse (g.capture);
+  a = cp_test_analyse (g.capture);
   cp_analysis_get_window_info (a, &info);
   g_assert_cmpuint (info.n_steps, ==, int_member (steady, "n"));
   g_assert_cmpuint (info.n_warmup, ==, json_array_get_length (json_object_get_array_member (g.truth, "warmup_iterations")));
@@ -320,7 +306,7 @@ test_out_of_step (void)
 
   generate (&g, "xla-tf-two-gpu-apart", "tf.xplane.pb", NULL);
   devices = json_object_get_object_member (g.truth, "devices");
-  a = analyse (g.capture);
+  a = cp_test_analyse (g.capture);
   cp_analysis_get_window_info (a, &info);
   g_assert_true (info.out_of_step);
   g_assert_cmpstr (info.steps_source, ==, "per-device");
@@ -414,7 +400,7 @@ test_out_of_step_disagree (void)
   /* Through the loader, as a file: the analysis knows it is XPlane. */
   dir = cp_test_make_tmpdir ();
   path = cp_test_write_file (dir, "apart.xplane.pb", space->data, space->len);
-  a = analyse (path);
+  a = cp_test_analyse (path);
   cp_test_rm_rf (dir);
 
   v = cp_analysis_get_verdict (a);
@@ -446,7 +432,7 @@ test_bench_loop (void)
   double held;
 
   generate (&g, "xla-jax-bench-loop", "bench.xplane.pb", NULL);
-  a = analyse (g.capture);
+  a = cp_test_analyse (g.capture);
   cp_analysis_get_window_info (a, &info);
   held = (double) int_member (g.truth, "busy_in_repeated_ns") / int_member (g.truth, "device_busy_ns");
   g_test_message ("the repeated module holds %.3f of the work; the analysis says %.3f", held, info.steps_device_share);
@@ -481,7 +467,7 @@ check_truncated (const char *path,
   g_assert_no_error (error);
   g_assert_cmpuint (len, >, keep);
   cut = cp_test_write_file (dir, "cut.json.gz", data, keep);
-  a = analyse (cut);
+  a = cp_test_analyse (cut);
   v = cp_analysis_get_verdict (a);
   g_test_message ("%s", v->text);
   g_assert_cmpint (cp_analysis_get_confidence (a, NULL, NULL), ==, CP_CONFIDENCE_LOW);
@@ -535,7 +521,7 @@ test_consistent (void)
       gboolean xla = g_str_has_prefix (scenarios[i], "xla-");
 
       generate (&g, scenarios[i], xla ? "c.xplane.pb" : "c.json", NULL);
-      a = analyse (g.capture);
+      a = cp_test_analyse (g.capture);
       check_consistent (a, scenarios[i]);
       /* Tidy captures of several steps: nothing to doubt. */
       if (!g_str_equal (scenarios[i], "xla-tf-two-gpu"))
