@@ -1,0 +1,291 @@
+/* cp-rules-memory.c: the device memory rules: pressure, headroom,
+ * fragmentation, leaks
+ *
+ * Copyright 2026 The Chokepoint authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "cp-memory.h"
+#include "cp-rules-private.h"
+
+static gboolean
+is_memory_counter (const char *name)
+{
+  g_autofree char *lower = g_ascii_strdown (name, -1);
+
+  return strstr (lower, "memory") != NULL || strstr (lower, "allocated") != NULL ||
+         strstr (lower, "reserved") != NULL || strstr (lower, "bytes_in_use") != NULL;
+}
+
+/* The device memory figures of one device on a finding: its peak, what
+ * the allocator reserved and the device's size. */
+static void
+add_memory_figures (CpFinding           *f,
+                    const CpMemoryStats *st)
+{
+  cp_finding_add_figure (f, "peak_allocated_bytes", _("Peak allocated memory"), (double) st->peak_allocated, "bytes", NULL, NAN, NAN);
+  if (st->peak_reserved >= 0)
+    cp_finding_add_figure (f, "peak_reserved_bytes", _("Peak reserved memory"), (double) st->peak_reserved, "bytes", NULL, NAN, NAN);
+  if (st->capacity > 0)
+    cp_finding_add_figure (f, "device_bytes", _("Device memory"), (double) st->capacity, "bytes", NULL, NAN, NAN);
+}
+
+/* What the allocator held at its highest: reserved when the capture says,
+ * allocated otherwise. */
+static gint64
+memory_peak (const CpMemoryStats *st)
+{
+  return MAX (st->peak_allocated, st->peak_reserved);
+}
+
+static gint64
+memory_peak_ts (const CpMemoryStats *st)
+{
+  return st->peak_reserved > st->peak_allocated ? st->peak_reserved_ts : st->peak_allocated_ts;
+}
+
+/* Evidence at a memory peak: the microsecond from it on the lane of the
+ * allocation that reached it. */
+static void
+add_memory_evidence (Ctx                 *ctx,
+                     CpFinding           *f,
+                     const CpMemoryStats *st,
+                     gint64               ts)
+{
+  cp_finding_add_evidence (f, st->peak_allocated_ref.lane, ts,
+                           MAX (ts, MIN (ts + 1000, cp_trace_get_duration (ctx->self->trace))));
+}
+
+CpFinding *
+_cp_rule_eval_memory (Ctx           *ctx,
+             const CpRule  *rule,
+             CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  CpFinding *f = NULL;
+  const CpMemoryStats *mem;
+  double worst = 0;
+  gboolean any = FALSE;
+  guint n_mem;
+
+  _cp_analysis_memory (self);
+  mem = cp_analysis_get_memory (self, &n_mem);
+  for (guint m = 0; m < n_mem; m++)
+    {
+      const CpMemoryStats *st = &mem[m];
+      double ratio;
+      CpSeverity sev;
+
+      if (st->capacity <= 0 || !st->has_totals)
+        continue;
+      any = TRUE;
+      ratio = memory_peak (st) / (double) st->capacity;
+      if (!cp_rule_grade (rule, ratio, &sev))
+        continue;
+      if (f == NULL)
+        f = _cp_rule_new_finding (ctx, rule, sev);
+      worst = MAX (worst, ratio);
+      add_memory_evidence (ctx, f, st, memory_peak_ts (st));
+      add_memory_figures (f, st);
+    }
+
+  /* Memory counters, for devices without allocator events. */
+  for (guint l = 0; l < self->n_lanes; l++)
+    {
+      CpLane *lane = self->lanes[l].lane;
+      const gint64 *ts;
+      const double *values;
+      guint n, peak_i = 0;
+      gint ordinal;
+      const CpDevice *dev;
+      const CpProcess *p;
+      double ratio;
+      CpSeverity sev;
+
+      if (self->lanes[l].kind != CP_LANE_COUNTER || !is_memory_counter (cp_lane_get_name (lane)))
+        continue;
+      ordinal = cp_lane_get_device (lane);
+      p = cp_trace_get_process (self->trace, cp_lane_get_process (lane));
+      if (ordinal < 0 && p != NULL)
+        ordinal = p->device;
+      dev = ordinal >= 0 ? cp_trace_find_device (self->trace, ordinal) : NULL;
+      if (dev == NULL || dev->total_memory <= 0 ||
+          cp_memory_find_track (cp_trace_get_memory_events (self->trace), 1, ordinal) != NULL)
+        continue;
+      n = cp_lane_get_counter (lane, &ts, &values);
+      if (n == 0)
+        continue;
+      any = TRUE;
+      for (guint i = 1; i < n; i++)
+        if (values[i] > values[peak_i])
+          peak_i = i;
+      ratio = values[peak_i] / (double) dev->total_memory;
+      if (!cp_rule_grade (rule, ratio, &sev))
+        continue;
+      if (f == NULL)
+        f = _cp_rule_new_finding (ctx, rule, sev);
+      if (ratio > worst)
+        worst = ratio;
+      cp_finding_add_evidence (f, l, ts[peak_i], peak_i + 1 < n ? ts[peak_i + 1] : ts[peak_i]);
+      cp_finding_add_figure (f, "peak_bytes", _("Peak device memory"), values[peak_i], "bytes", NULL, NAN, NAN);
+      cp_finding_add_figure (f, "device_bytes", _("Device memory"), (double) dev->total_memory, "bytes", NULL, NAN, NAN);
+    }
+  if (!any)
+    _cp_analysis_add_note (self, "%s", _("No device memory events or counters with a known device size: memory pressure and headroom were not checked"));
+  if (f == NULL)
+    return NULL;
+  _cp_rule_add_metric (f, rule, "peak_memory_ratio", worst);
+  cp_finding_set_time_at_stake (f, 0, 0);
+  _cp_rule_set_summary (ctx, f, rule, _("Device memory peaks near its capacity, which limits the batch size and risks out-of-memory errors."), worst);
+  *stake = cp_intervals_new ();
+  return f;
+}
+
+CpFinding *
+_cp_rule_eval_memory_headroom (Ctx           *ctx,
+                      const CpRule  *rule,
+                      CpIntervals  **stake)
+{
+  const CpMemoryStats *mem;
+  CpFinding *f = NULL;
+  double worst = 1, fits = 0;
+  guint n_mem;
+
+  _cp_analysis_memory (ctx->self);
+  mem = cp_analysis_get_memory (ctx->self, &n_mem);
+  for (guint m = 0; m < n_mem; m++)
+    {
+      const CpMemoryStats *st = &mem[m];
+      double ratio;
+      CpSeverity sev;
+
+      if (st->capacity <= 0 || !st->has_totals || memory_peak (st) <= 0)
+        continue;
+      ratio = memory_peak (st) / (double) st->capacity;
+      if (!cp_rule_grade (rule, ratio, &sev))
+        continue;
+      if (f == NULL)
+        f = _cp_rule_new_finding (ctx, rule, sev);
+      /* The device with the least room decides the batch. */
+      if (fits == 0 || ratio > 1 - worst)
+        {
+          worst = 1 - ratio;
+          fits = st->capacity / (double) memory_peak (st);
+        }
+      add_memory_evidence (ctx, f, st, memory_peak_ts (st));
+      add_memory_figures (f, st);
+    }
+  if (f == NULL)
+    return NULL;
+  _cp_rule_add_metric (f, rule, "peak_memory_ratio", 1 - worst);
+  /* The plain ratio: it takes all memory as growing with the batch, so the
+   * weights and optimizer state make it an upper bound. */
+  cp_finding_add_figure (f, "batch_scale", _("Batch scale that fits (capacity / peak, an upper bound)"),
+                         fits, "ratio", NULL, NAN, NAN);
+  cp_finding_set_time_at_stake (f, 0, 0);
+  {
+    g_autofree char *lead =
+      /* Translators: %.1f is how many times larger the batch could be, "3.2". */
+      g_strdup_printf (_("Device memory peaks well under its capacity: a batch up to about %.1f times larger fits (capacity / peak, less what the weights and optimizer state take)."), fits);
+    _cp_rule_set_summary (ctx, f, rule, lead, 1 - worst);
+  }
+  *stake = cp_intervals_new ();
+  return f;
+}
+
+CpFinding *
+_cp_rule_eval_memory_fragmentation (Ctx           *ctx,
+                           const CpRule  *rule,
+                           CpIntervals  **stake)
+{
+  const CpMemoryStats *mem;
+  CpFinding *f = NULL;
+  double worst = 0;
+  guint n_mem;
+
+  _cp_analysis_memory (ctx->self);
+  mem = cp_analysis_get_memory (ctx->self, &n_mem);
+  for (guint m = 0; m < n_mem; m++)
+    {
+      const CpMemoryStats *st = &mem[m];
+      double unused;
+      CpSeverity sev;
+
+      /* Cached blocks only cost when the device is nearly full. */
+      if (st->capacity <= 0 || !st->has_totals || st->peak_reserved <= 0 ||
+          st->peak_reserved < 0.75 * st->capacity)
+        continue;
+      unused = (st->peak_reserved - st->allocated_at_reserved_peak) / (double) st->peak_reserved;
+      if (!cp_rule_grade (rule, unused, &sev))
+        continue;
+      if (f == NULL)
+        f = _cp_rule_new_finding (ctx, rule, sev);
+      worst = MAX (worst, unused);
+      add_memory_evidence (ctx, f, st, st->peak_reserved_ts);
+      add_memory_figures (f, st);
+      cp_finding_add_figure (f, "allocated_at_reserved_peak_bytes", _("Allocated at the reserved peak"),
+                             (double) st->allocated_at_reserved_peak, "bytes", NULL, NAN, NAN);
+    }
+  if (f == NULL)
+    return NULL;
+  _cp_rule_add_metric (f, rule, "unused_reserved_ratio", worst);
+  cp_finding_set_time_at_stake (f, 0, 0);
+  _cp_rule_set_summary (ctx, f, rule, _("The allocator reserves far more device memory than is allocated while the device is nearly full: its cached blocks are fragmented."), worst);
+  *stake = cp_intervals_new ();
+  return f;
+}
+
+CpFinding *
+_cp_rule_eval_memory_leak (Ctx           *ctx,
+                  const CpRule  *rule,
+                  CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  const CpMemoryStats *mem;
+  const CpStepStats *steps = (const CpStepStats *) (void *) self->steps->data;
+  CpFinding *f = NULL;
+  double worst = 0;
+  guint n_mem;
+
+  _cp_analysis_memory (self);
+  mem = cp_analysis_get_memory (self, &n_mem);
+  for (guint m = 0; m < n_mem; m++)
+    {
+      const CpMemoryStats *st = &mem[m];
+      double pct;
+      CpSeverity sev;
+
+      /* Steady growth: at least three step ends, and higher after at least
+       * three in four steps than after the one before. */
+      if (st->n_step_end < 3 || st->growth <= 0 || st->peak_allocated <= 0 ||
+          4 * st->n_grew < 3 * (st->n_step_end - 1))
+        continue;
+      pct = 100.0 * st->growth / (double) st->peak_allocated;
+      if (!cp_rule_grade (rule, pct, &sev))
+        continue;
+      if (f == NULL)
+        f = _cp_rule_new_finding (ctx, rule, sev);
+      worst = MAX (worst, pct);
+      for (guint k = 0; k < self->steps->len; k++)
+        cp_finding_add_evidence (f, st->peak_allocated_ref.lane, steps[k].start, steps[k].end);
+      cp_finding_add_figure (f, "growth_bytes", _("Growth of allocated memory from the first to the last step end"),
+                             (double) st->growth, "bytes", NULL, NAN, NAN);
+      cp_finding_add_figure (f, "growth_per_step_bytes", _("Growth per step"),
+                             st->growth / (double) (st->n_step_end - 1), "bytes", NULL, NAN, NAN);
+      cp_finding_add_figure (f, "steps", _("Step ends compared"), st->n_step_end, "count", NULL, NAN, NAN);
+      add_memory_figures (f, st);
+    }
+  if (f == NULL)
+    return NULL;
+  _cp_rule_add_metric (f, rule, "growth_percent", worst);
+  cp_finding_set_time_at_stake (f, 0, 0);
+  _cp_rule_set_summary (ctx, f, rule, _("Allocated device memory grows from step to step: something keeps tensors alive across steps, and the run will run out of memory."), worst);
+  *stake = cp_intervals_new ();
+  return f;
+}
