@@ -14,6 +14,7 @@
 
 #include "analysis/cp-analysis.h"
 #include "analysis/cp-memory.h"
+#include "analysis/cp-rules.h"
 #include "cp-test-util.h"
 #include "cp-test-xspace.h"
 #include "formats/cp-loader.h"
@@ -401,6 +402,177 @@ test_xplane_allocator (void)
   cp_test_rm_rf (dir);
 }
 
+#define MIB (G_GINT64_CONSTANT (1) << 20)
+#define GIB (G_GINT64_CONSTANT (1) << 30)
+
+/* A Kineto capture of len 10 ms steps on a 16 GiB GPU whose allocated
+ * memory at the end of step k is step_end[k]: an allocation (or a free)
+ * 1 ms into the step brings it there, and a 32 MiB buffer lives from 3 to
+ * 5 ms; a kernel runs from 2 to 8 ms. */
+static CpTrace *
+load_step_series (const gint64 *step_end,
+                  guint         len)
+{
+  g_autoptr(GString) j = g_string_new ("{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, "
+                                       "\"name\": \"NVIDIA A100-SXM4-40GB\", \"totalGlobalMem\": 17179869184}],\n"
+                                       "\"traceEvents\": [\n");
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  CpTrace *trace;
+  gint64 prev = 0;
+
+  for (guint k = 0; k < len; k++)
+    {
+      gint64 t = 10000 * (gint64) k;
+
+      g_string_append_printf (j, "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#%u\", "
+                              "\"pid\": 1, \"tid\": 1, \"ts\": %" G_GINT64_FORMAT ", \"dur\": 10000},\n", k, t);
+      g_string_append_printf (j, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_%u\", \"pid\": 0, \"tid\": 7, "
+                              "\"ts\": %" G_GINT64_FORMAT ", \"dur\": 6000, \"args\": {\"device\": 0, \"stream\": 7}},\n",
+                              k, t + 2000);
+      g_string_append_printf (j, "{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"cpu_instant_event\", \"name\": \"[memory]\", "
+                              "\"pid\": 1, \"tid\": 1, \"ts\": %" G_GINT64_FORMAT ", \"args\": {\"Device Type\": 1, "
+                              "\"Device Id\": 0, \"Addr\": %u, \"Bytes\": %" G_GINT64_FORMAT ", \"Total Allocated\": %"
+                              G_GINT64_FORMAT "}},\n", t + 1000, 4096 * (k + 1), step_end[k] - prev, step_end[k]);
+      g_string_append_printf (j, "{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"cpu_instant_event\", \"name\": \"[memory]\", "
+                              "\"pid\": 1, \"tid\": 1, \"ts\": %" G_GINT64_FORMAT ", \"args\": {\"Device Type\": 1, "
+                              "\"Device Id\": 0, \"Addr\": 8, \"Bytes\": %" G_GINT64_FORMAT ", \"Total Allocated\": %"
+                              G_GINT64_FORMAT "}},\n", t + 3000, 32 * MIB, step_end[k] + 32 * MIB);
+      g_string_append_printf (j, "{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"cpu_instant_event\", \"name\": \"[memory]\", "
+                              "\"pid\": 1, \"tid\": 1, \"ts\": %" G_GINT64_FORMAT ", \"args\": {\"Device Type\": 1, "
+                              "\"Device Id\": 0, \"Addr\": 8, \"Bytes\": %" G_GINT64_FORMAT ", \"Total Allocated\": %"
+                              G_GINT64_FORMAT "}}%s\n", t + 5000, -32 * MIB, step_end[k], k + 1 < len ? "," : "");
+      prev = step_end[k];
+    }
+  g_string_append (j, "]}\n");
+  path = cp_test_write_file (dir, "series.pt.trace.json", j->str, j->len);
+  file = g_file_new_for_path (path);
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  cp_test_rm_rf (dir);
+  return trace;
+}
+
+static CpFinding *
+find_finding (CpAnalysis *a,
+              const char *rule)
+{
+  GListModel *findings = cp_analysis_get_findings (a);
+
+  for (guint i = 0; i < g_list_model_get_n_items (findings); i++)
+    {
+      g_autoptr(CpFinding) f = g_list_model_get_item (findings, i);
+
+      if (g_str_equal (cp_finding_get_rule_id (f), rule))
+        return f;
+    }
+  return NULL;
+}
+
+static gboolean
+has_note (CpAnalysis *a,
+          const char *part)
+{
+  const char * const *notes = cp_analysis_get_notes (a);
+
+  for (guint i = 0; notes[i] != NULL; i++)
+    if (strstr (notes[i], part) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* The least-squares slope of y over 0..n-1, from the sums. */
+static double
+sums_slope (const gint64 *y,
+            guint         n)
+{
+  double sx = 0, sy = 0, sxy = 0, sxx = 0;
+
+  for (guint k = 0; k < n; k++)
+    {
+      sx += k;
+      sy += (double) y[k];
+      sxy += (double) k * (double) y[k];
+      sxx += (double) k * k;
+    }
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
+/* A JAX-like series at the step ends: 96, 128, 130, 192, 320, 162, 264,
+ * 320 MiB, three times over, falling back to 96 MiB twice. It rises after
+ * 18 of 23 steps (more than three in four), and the last step end is 224
+ * MiB above the first: the old rule called it a leak, "the run will run
+ * out of memory". It oscillates: no finding, a note on the swing. */
+static void
+test_oscillating (void)
+{
+  static const gint64 cycle[] = { 96, 128, 130, 192, 320, 162, 264, 320 };
+  gint64 series[24];
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  g_autoptr(GError) error = NULL;
+  const CpMemoryStats *st;
+  guint n;
+
+  for (guint k = 0; k < G_N_ELEMENTS (series); k++)
+    series[k] = cycle[k % G_N_ELEMENTS (cycle)] * MIB;
+  trace = load_step_series (series, G_N_ELEMENTS (series));
+  a = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  st = cp_analysis_get_memory (a, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpuint (st->n_step_end, ==, 24);
+  for (guint k = 0; k < 24; k++)
+    g_assert_cmpint (st->step_end[k], ==, series[k]);
+  g_assert_cmpuint (st->n_grew, ==, 18);
+  g_assert_cmpint (st->step_end_min, ==, 96 * MIB);
+  g_assert_cmpint (st->step_end_max, ==, 320 * MIB);
+  g_assert_cmpuint (st->n_returns, ==, 2);
+  g_assert_cmpfloat_with_epsilon (st->step_end_slope, sums_slope (series, 24), 1e-3);
+  g_assert_null (find_finding (a, "memory-leak"));
+  for (guint i = 0; cp_analysis_get_notes (a)[i] != NULL; i++)
+    g_test_message ("note: %s", cp_analysis_get_notes (a)[i]);
+  g_assert_true (has_note (a, "between 96.0"));
+  g_assert_true (has_note (a, "and 320.0"));
+  g_assert_true (has_note (a, "2 times in 24 step ends"));
+}
+
+/* A steady climb, 1 GiB + 512 MiB a step over 6 steps on a 16 GiB GPU:
+ * a leak of 512 MiB a step (2.5 GiB over 2.53 GiB of peak: high) with 25
+ * more steps to the capacity ((16 - 3.5) GiB / 512 MiB). A leak is a risk,
+ * not a speed-up: among the notes, and not in the verdict's speed-ups. */
+static void
+test_steady_climb (void)
+{
+  gint64 series[6];
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  g_autoptr(GError) error = NULL;
+  const CpVerdict *v;
+  CpFinding *f;
+
+  for (guint k = 0; k < G_N_ELEMENTS (series); k++)
+    series[k] = GIB + 512 * MIB * k;
+  trace = load_step_series (series, G_N_ELEMENTS (series));
+  a = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  f = find_finding (a, "memory-leak");
+  g_assert_nonnull (f);
+  g_assert_cmpint (cp_finding_get_severity (f), ==, CP_SEVERITY_HIGH);
+  g_assert_cmpint (cp_finding_get_section (f), ==, CP_FINDING_SECTION_INFO);
+  /* The peak: the last step end and its 32 MiB buffer. */
+  g_assert_cmpfloat_with_epsilon (cp_finding_lookup_figure (f, "growth_percent")->value,
+                                  100.0 * 5 * 512 * MIB / (double) (series[5] + 32 * MIB), 1e-6);
+  g_assert_cmpfloat_with_epsilon (cp_finding_lookup_figure (f, "growth_per_step_bytes")->value, 512.0 * MIB, 1e-3);
+  g_assert_cmpfloat_with_epsilon (cp_finding_lookup_figure (f, "steps_to_capacity")->value, 25.0, 1e-9);
+  v = cp_analysis_get_verdict (a);
+  for (guint k = 0; k < v->n_speedups; k++)
+    g_assert_cmpstr (v->speedups[k], !=, "memory-leak");
+  g_assert_null (strstr (v->text, cp_finding_get_title (f)));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -412,5 +584,7 @@ main (int    argc,
   g_test_add_data_func ("/memory/scenario/headroom", "memory-headroom", test_scenario);
   g_test_add_func ("/memory/track", test_track);
   g_test_add_func ("/memory/xplane-allocator", test_xplane_allocator);
+  g_test_add_func ("/memory/leak/oscillating", test_oscillating);
+  g_test_add_func ("/memory/leak/steady-climb", test_steady_climb);
   return g_test_run ();
 }

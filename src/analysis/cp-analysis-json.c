@@ -584,6 +584,7 @@ write_rules (JsonBuilder *b)
       add_double (b, "moderate", rules[i].moderate);
       add_double (b, "high", rules[i].high);
       add_string (b, "kind", rules[i].kind == CP_RULE_SYMPTOM ? "symptom" :
+                             rules[i].kind == CP_RULE_RISK ? "risk" :
                              rules[i].idle_cause == CP_IDLE_CAUSE_NONE ? "speedup" : "cause");
       add_string (b, "idle_cause", cp_idle_cause_to_string (rules[i].idle_cause));
       add_string (b, "source", rules[i].source);
@@ -652,6 +653,8 @@ write_memory (CpAnalysis  *self,
       for (guint k = 0; k < st->n_step_end; k++)
         json_builder_add_int_value (b, st->step_end[k]);
       json_builder_end_array (b);
+      add_double (b, "step_end_slope_bytes", st->step_end_slope);
+      add_int (b, "step_end_returns", st->n_returns);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
 
 #include "cp-memory.h"
 #include "cp-analysis-private.h"
@@ -129,6 +130,45 @@ last_at (const CpMemoryTrack *t,
   return (gint64) lo - 1;
 }
 
+/* The trend of the step ends: the least-squares slope over the step
+ * number, the range, and how often the series fell back to where it
+ * started. */
+static void
+step_end_trend (CpMemoryStats *st)
+{
+  guint n = st->n_step_end;
+  double mean_k = (n - 1) / 2.0, mean_v = 0, sxy = 0, sxx = 0, band;
+  gboolean above = FALSE;
+
+  st->step_end_min = st->step_end_max = st->step_end[0];
+  for (guint k = 0; k < n; k++)
+    {
+      st->step_end_min = MIN (st->step_end_min, st->step_end[k]);
+      st->step_end_max = MAX (st->step_end_max, st->step_end[k]);
+      mean_v += (double) st->step_end[k] / n;
+    }
+  if (n >= 3)
+    {
+      for (guint k = 0; k < n; k++)
+        {
+          sxy += (k - mean_k) * ((double) st->step_end[k] - mean_v);
+          sxx += (k - mean_k) * (k - mean_k);
+        }
+      st->step_end_slope = sxy / sxx;
+    }
+  /* Back at the start level: within a tenth of the swing above the first
+   * step end, coming from above it. */
+  band = (double) st->step_end[0] + 0.1 * (double) (st->step_end_max - st->step_end_min);
+  for (guint k = 1; k < n; k++)
+    {
+      gboolean in_band = (double) st->step_end[k] <= band;
+
+      if (in_band && above)
+        st->n_returns++;
+      above = !in_band;
+    }
+}
+
 static void
 step_ends (CpAnalysis          *self,
            const CpMemoryTrack *t,
@@ -154,6 +194,7 @@ step_ends (CpAnalysis          *self,
   for (guint k = 1; k < st->n_step_end; k++)
     if (st->step_end[k] > st->step_end[k - 1])
       st->n_grew++;
+  step_end_trend (st);
 }
 
 static void
@@ -182,6 +223,7 @@ _cp_analysis_memory (CpAnalysis *self)
 
       if (t->n_events == 0)
         continue;
+      st.step_end_slope = NAN;
       st.device_type = t->device_type;
       st.device_id = t->device_id;
       st.has_totals = t->has_totals;

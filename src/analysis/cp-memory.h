@@ -38,7 +38,13 @@ typedef struct
  *   before the end of the step's host marker, or of its window without
  *   one: the allocator runs on the host; steps before the first event are left
  *   out), n_step_end of them; growth is the last minus the first, n_grew the
- *   steps after which it was higher than after the step before. */
+ *   steps after which it was higher than after the step before.
+ * - step_end_slope: the least-squares slope of step_end over the step
+ *   number, bytes per step (NAN with fewer than 3 step ends);
+ *   step_end_min / _max the lowest and highest step end; n_returns how
+ *   often a step end fell back to the start level (within a tenth of the
+ *   swing, max - min, above step_end[0]) from above it: a series that
+ *   keeps coming back is an oscillation, not a leak. */
 typedef struct
 {
   gint          device_type;
@@ -62,6 +68,10 @@ typedef struct
   gint64       *step_end;
   gint64        growth;
   guint         n_grew;
+  double        step_end_slope;
+  gint64        step_end_min;
+  gint64        step_end_max;
+  guint         n_returns;
 } CpMemoryStats;
 
 /* Per device, in the trace's track order; *n is 0 without memory events. */

@@ -458,6 +458,9 @@ cp_finding_get_section (CpFinding *finding)
   if (cp_finding_get_severity (finding) <= CP_SEVERITY_INFO)
     return CP_FINDING_SECTION_INFO;
   rule = cp_rules_lookup (cp_finding_get_rule_id (finding));
+  /* A risk (a leak) neither makes the device wait nor speeds it up. */
+  if (rule != NULL && rule->kind == CP_RULE_RISK)
+    return CP_FINDING_SECTION_INFO;
   if (rule != NULL && rule->kind == CP_RULE_CAUSE && rule->idle_cause == CP_IDLE_CAUSE_NONE)
     return CP_FINDING_SECTION_SPEEDUP;
   return CP_FINDING_SECTION_IDLE;

@@ -241,13 +241,75 @@ _cp_rule_eval_memory_fragmentation (Ctx           *ctx,
   return f;
 }
 
+/* A leak keeps rising: at least three step ends, higher after at least
+ * three in four steps than after the one before, a positive fitted slope,
+ * and never back at the level it started from. A series that falls back
+ * (a cache freed, a buffer reused every few steps) oscillates. */
+static gboolean
+keeps_rising (const CpMemoryStats *st)
+{
+  return st->n_step_end >= 3 && st->peak_allocated > 0 && st->step_end_slope > 0 &&
+         4 * st->n_grew >= 3 * (st->n_step_end - 1) && st->n_returns == 0;
+}
+
+/* A swing over the moderate level that keeps coming back: a note, not a
+ * finding. */
+static void
+note_swing (Ctx                 *ctx,
+            const CpRule        *rule,
+            const CpMemoryStats *st)
+{
+  g_autofree char *label = NULL, *low = NULL, *high = NULL;
+
+  if (st->n_step_end < 3 || st->n_returns == 0 || st->peak_allocated <= 0 ||
+      !(100.0 * (double) (st->step_end_max - st->step_end_min) / (double) st->peak_allocated > rule->moderate))
+    return;
+  label = cp_memory_stats_label (st);
+  low = g_format_size_full (st->step_end_min, G_FORMAT_SIZE_IEC_UNITS);
+  high = g_format_size_full (st->step_end_max, G_FORMAT_SIZE_IEC_UNITS);
+  _cp_analysis_add_note (ctx->self,
+                         /* Translators: "Allocated memory of GPU 0 at the step ends swings between
+                          * 96.0 MiB and 320.0 MiB and falls back to where it started 2 times in 24
+                          * step ends: it oscillates, it does not leak". */
+                         g_dngettext (GETTEXT_PACKAGE,
+                                      "Allocated memory of %s at the step ends swings between %s and %s and falls back to where it started %u time in %u step ends: it oscillates, it does not leak",
+                                      "Allocated memory of %s at the step ends swings between %s and %s and falls back to where it started %u times in %u step ends: it oscillates, it does not leak",
+                                      st->n_returns),
+                         label, low, high, st->n_returns, st->n_step_end);
+}
+
+/* The leak's lead: how fast it grows and, with a known capacity, how many
+ * more steps it has at that rate. */
+static char *
+leak_lead (const CpMemoryStats *st)
+{
+  gint64 capacity = st->capacity;
+  g_autofree char *rate = g_format_size_full ((guint64) st->step_end_slope, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *lead =
+    /* Translators: %s is the fitted growth per step, "512.0 MiB". */
+    g_strdup_printf (_("Allocated device memory keeps rising from step to step, about %s a step, and never falls back to where it started: something keeps tensors alive across steps."),
+                     rate);
+  g_autofree char *end = NULL;
+  double left;
+
+  if (capacity <= 0)
+    return g_steal_pointer (&lead);
+  left = MAX (0.0, (double) (capacity - st->step_end[st->n_step_end - 1]) / st->step_end_slope);
+  end = g_strdup_printf (/* Translators: the leak's end, "At this rate it reaches the capacity in about 37 more steps." */
+                         g_dngettext (GETTEXT_PACKAGE, "At this rate it reaches the capacity in about %.0f more step.",
+                                      "At this rate it reaches the capacity in about %.0f more steps.",
+                                      (gulong) MIN (left, (double) G_MAXULONG)),
+                         left);
+  return g_strconcat (lead, " ", end, NULL);
+}
+
 CpFinding *
 _cp_rule_eval_memory_leak (Ctx           *ctx,
                   const CpRule  *rule,
                   CpIntervals  **stake)
 {
   CpAnalysis *self = ctx->self;
-  const CpMemoryStats *mem;
+  const CpMemoryStats *mem, *worst_st = NULL;
   const CpStepStats *steps = (const CpStepStats *) (void *) self->steps->data;
   CpFinding *f = NULL;
   double worst = 0;
@@ -258,34 +320,46 @@ _cp_rule_eval_memory_leak (Ctx           *ctx,
   for (guint m = 0; m < n_mem; m++)
     {
       const CpMemoryStats *st = &mem[m];
+      gint64 capacity = st->capacity;
       double pct;
       CpSeverity sev;
 
-      /* Steady growth: at least three step ends, and higher after at least
-       * three in four steps than after the one before. */
-      if (st->n_step_end < 3 || st->growth <= 0 || st->peak_allocated <= 0 ||
-          4 * st->n_grew < 3 * (st->n_step_end - 1))
-        continue;
-      pct = 100.0 * st->growth / (double) st->peak_allocated;
+      if (!keeps_rising (st))
+        {
+          note_swing (ctx, rule, st);
+          continue;
+        }
+      /* The fitted rise over the steps compared. */
+      pct = 100.0 * st->step_end_slope * (st->n_step_end - 1) / (double) st->peak_allocated;
       if (!cp_rule_grade (rule, pct, &sev))
         continue;
       if (f == NULL)
         f = _cp_rule_new_finding (ctx, rule, sev);
+      if (worst_st == NULL || pct > worst)
+        worst_st = st;
       worst = MAX (worst, pct);
       for (guint k = 0; k < self->steps->len; k++)
         cp_finding_add_evidence (f, st->peak_allocated_ref.lane, steps[k].start, steps[k].end);
       cp_finding_add_figure (f, "growth_bytes", _("Growth of allocated memory from the first to the last step end"),
                              (double) st->growth, "bytes", NULL, NAN, NAN);
-      cp_finding_add_figure (f, "growth_per_step_bytes", _("Growth per step"),
-                             st->growth / (double) (st->n_step_end - 1), "bytes", NULL, NAN, NAN);
+      cp_finding_add_figure (f, "growth_per_step_bytes", _("Growth per step (least-squares slope over the step ends)"),
+                             st->step_end_slope, "bytes", NULL, NAN, NAN);
       cp_finding_add_figure (f, "steps", _("Step ends compared"), st->n_step_end, "count", NULL, NAN, NAN);
+      if (capacity > 0)
+        cp_finding_add_figure (f, "steps_to_capacity", _("Steps until the capacity at this rate"),
+                               MAX (0.0, (double) (capacity - st->step_end[st->n_step_end - 1]) / st->step_end_slope),
+                               "count", NULL, NAN, NAN);
       add_memory_figures (f, st);
     }
   if (f == NULL)
     return NULL;
   _cp_rule_add_metric (f, rule, "growth_percent", worst);
   cp_finding_set_time_at_stake (f, 0, 0);
-  _cp_rule_set_summary (ctx, f, rule, _("Allocated device memory grows from step to step: something keeps tensors alive across steps, and the run will run out of memory."), worst);
+  {
+    g_autofree char *lead = leak_lead (worst_st);
+
+    _cp_rule_set_summary (ctx, f, rule, lead, worst);
+  }
   *stake = cp_intervals_new ();
   return f;
 }

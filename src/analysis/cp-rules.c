@@ -515,8 +515,8 @@ static const CpRule rules[] = {
     0, 0 },
   { "memory-leak", N_("Device memory grows across steps"),
     /* xgettext:no-c-format */
-    N_("Growth of allocated memory from the first to the last step end, % of peak allocated, when it grows after three in four steps"), "%",
-    CP_COMPARE_GT, 5, 20, FALSE, CP_RULE_CAUSE,
+    N_("Fitted growth of allocated memory over the step ends (least-squares slope times the steps), % of peak allocated, when it grows after three in four steps and never falls back to where it started"), "%",
+    CP_COMPARE_GT, 5, 20, FALSE, CP_RULE_RISK,
     N_("TensorBoard plugin memory view (allocated over time); growth levels: Chokepoint"),
     { fix_leak_pt, fix_leak_jax, fix_leak_tf }, CP_IDLE_CAUSE_NONE,
     0, 0 },

@@ -15,6 +15,9 @@ typedef enum
 {
   CP_RULE_CAUSE,    /* names a reason the device waits or works slowly */
   CP_RULE_SYMPTOM,  /* describes idle time; demoted to info when a cause explains it */
+  CP_RULE_RISK,     /* a risk to the run (memory that keeps growing): neither why
+                     * the device waits nor a speed-up; listed with the notes
+                     * ("Also Noted") at its own severity */
 } CpRuleKind;
 
 /* Why the device waits: the idle causes a rule measures. Rules with none
@@ -68,8 +71,8 @@ typedef struct
 /* The one order of findings, shared by the Findings pane, the report and
  * `chokepoint diagnose`: the idle causes above info (with symptoms left
  * above info), ranked by the device time at stake; then the speed-ups above
- * info; then everything at info. Inside each section: time at stake, then
- * severity, then catalog order. */
+ * info; then everything at info, and the risks to the run. Inside each
+ * section: time at stake, then severity, then catalog order. */
 typedef enum
 {
   CP_FINDING_SECTION_IDLE,     /* why the device waits */
