@@ -573,6 +573,97 @@ test_steady_climb (void)
   g_assert_null (strstr (v->text, cp_finding_get_title (f)));
 }
 
+/* TensorFlow's BFC allocator on a 16 GB V100 (15.78 GiB): its events
+ * state what is allocated, reserved (0) and still available, whose sum is
+ * the allocator's limit, 14.41 GiB; GPU 1's events state bytes_limit
+ * itself. 13.5 GiB allocated at the peak is 0.94 of the limit (memory
+ * pressure: flagged above 0.9) but 0.86 of the device's memory, which
+ * the rule measured against before. */
+static void
+test_allocator_limit (void)
+{
+  const gint64 device = G_GINT64_CONSTANT (16945512448);
+  const gint64 limit = (gint64) (14.41 * GIB);
+  const gint64 sizes[] = { 6 * GIB, 7 * GIB + GIB / 2 };
+  g_autoptr(GByteArray) space = g_byte_array_new ();
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "tf.xplane.pb", NULL);
+  g_autoptr(GFile) file = NULL;
+  XpPlane *gpu = xp_plane_new (1, "/device:GPU:0");
+  XpPlane *host = xp_plane_new (2, "/host:CPU");
+  const CpMemoryTrack *t;
+  JsonArray *memory;
+  CpFinding *f;
+  gint64 allocated = 0;
+  GByteArray *events[4];
+
+  xp_plane_stat (gpu, xp_stat_str (gpu, "gpu_device_name", "Tesla V100-SXM2-16GB"));
+  xp_plane_stat (gpu, xp_stat_int (gpu, "compute_cap_major", 7));
+  xp_plane_stat (gpu, xp_stat_int (gpu, "compute_cap_minor", 0));
+  xp_plane_stat (gpu, xp_stat_uint (gpu, "memory_size", device));
+  xp_line (gpu, 7, 0, "Stream #7(Compute)", NULL, 1000,
+           xp_event (gpu, "volta_sgemm_128x64_nn", 0, G_GINT64_CONSTANT (4000000000), NULL), NULL);
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    {
+      allocated += sizes[k];
+      events[k] = xp_event (host, "MemoryAllocation", (gint64) (k + 1) * 1000000, 0,
+                            xp_stat_ref (host, "allocator_name", "GPU_0_bfc"),
+                            xp_stat_uint (host, "allocation_bytes", sizes[k]),
+                            xp_stat_uint (host, "bytes_allocated", allocated),
+                            xp_stat_uint (host, "bytes_reserved", 0),
+                            xp_stat_uint (host, "bytes_available", limit - allocated),
+                            xp_stat_uint (host, "addr", 4096 * (k + 1)), NULL);
+    }
+  events[2] = xp_event (host, "MemoryAllocation", 3000000, 0, xp_stat_ref (host, "allocator_name", "GPU_1_bfc"),
+                        xp_stat_uint (host, "allocation_bytes", GIB), xp_stat_uint (host, "bytes_allocated", GIB),
+                        xp_stat_uint (host, "bytes_limit", 2 * GIB), NULL);
+  events[3] = xp_event (host, "train_step", 0, G_GINT64_CONSTANT (5000000000), NULL);
+  xp_line (host, 3, 0, "python3", NULL, 1000, events[3], events[0], events[1], events[2], NULL);
+  xp_space_add_plane (space, gpu);
+  xp_space_add_plane (space, host);
+  g_assert_true (g_file_set_contents (path, (const char *) space->data, space->len, NULL));
+  file = g_file_new_for_path (path);
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  cp_test_rm_rf (dir);
+  a = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+
+  t = cp_memory_find_track (cp_trace_get_memory_events (trace), 1, 0);
+  g_assert_nonnull (t);
+  g_assert_cmpint (t->limit, ==, limit);
+  g_assert_cmpint (cp_memory_find_track (cp_trace_get_memory_events (trace), 1, 1)->limit, ==, 2 * GIB);
+
+  f = find_finding (a, "memory-pressure");
+  g_assert_nonnull (f);
+  g_assert_cmpfloat_with_epsilon (cp_finding_lookup_figure (f, "peak_memory_ratio")->value,
+                                  (double) allocated / (double) limit, 1e-9);
+  g_assert_cmpfloat (cp_finding_lookup_figure (f, "allocator_limit_bytes")->value, ==, (double) limit);
+  g_assert_cmpfloat (cp_finding_lookup_figure (f, "device_bytes")->value, ==, (double) device);
+  g_assert_nonnull (strstr (cp_finding_get_summary (f), "allocator's limit"));
+  g_assert_null (find_finding (a, "memory-headroom"));
+
+  json = cp_analysis_to_json (a, FALSE);
+  g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
+  g_assert_no_error (error);
+  memory = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "memory");
+  for (guint k = 0; k < json_array_get_length (memory); k++)
+    {
+      JsonObject *m = json_array_get_object_element (memory, k);
+
+      if (json_object_get_int_member (m, "device_type") == 1 && json_object_get_int_member (m, "device_id") == 0)
+        {
+          g_assert_cmpint (json_object_get_int_member (m, "allocator_limit_bytes"), ==, limit);
+          g_assert_cmpint (json_object_get_int_member (m, "capacity_bytes"), ==, device);
+        }
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -586,5 +677,6 @@ main (int    argc,
   g_test_add_func ("/memory/xplane-allocator", test_xplane_allocator);
   g_test_add_func ("/memory/leak/oscillating", test_oscillating);
   g_test_add_func ("/memory/leak/steady-climb", test_steady_climb);
+  g_test_add_func ("/memory/allocator-limit", test_allocator_limit);
   return g_test_run ();
 }

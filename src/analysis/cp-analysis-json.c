@@ -632,6 +632,8 @@ write_memory (CpAnalysis  *self,
       st->peak_reserved >= 0 ? json_builder_add_int_value (b, st->peak_reserved_ts) : json_builder_add_null_value (b);
       json_builder_set_member_name (b, "capacity_bytes");
       st->capacity > 0 ? json_builder_add_int_value (b, st->capacity) : json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "allocator_limit_bytes");
+      st->limit > 0 ? json_builder_add_int_value (b, st->limit) : json_builder_add_null_value (b);
       json_builder_set_member_name (b, "live_at_peak");
       json_builder_begin_object (b);
       add_int (b, "bytes", st->live_bytes);

@@ -224,6 +224,7 @@ _cp_analysis_memory (CpAnalysis *self)
       if (t->n_events == 0)
         continue;
       st.step_end_slope = NAN;
+      st.limit = t->limit;
       st.device_type = t->device_type;
       st.device_id = t->device_id;
       st.has_totals = t->has_totals;
@@ -258,6 +259,17 @@ cp_analysis_get_memory (CpAnalysis *self,
 
   *n = self->memory != NULL ? self->memory->len : 0;
   return self->memory != NULL ? (const CpMemoryStats *) (void *) self->memory->data : NULL;
+}
+
+gint64
+cp_memory_stats_get_capacity (const CpMemoryStats *stats,
+                              gboolean            *is_limit)
+{
+  gboolean limit = stats->device_type != 0 && stats->limit > 0;
+
+  if (is_limit != NULL)
+    *is_limit = limit;
+  return limit ? stats->limit : stats->capacity;
 }
 
 char *

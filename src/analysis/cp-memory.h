@@ -44,7 +44,10 @@ typedef struct
  *   step_end_min / _max the lowest and highest step end; n_returns how
  *   often a step end fell back to the start level (within a tenth of the
  *   swing, max - min, above step_end[0]) from above it: a series that
- *   keeps coming back is an oscillation, not a leak. */
+ *   keeps coming back is an oscillation, not a leak.
+ * - limit: the allocator's limit (TensorFlow's and XLA's BFC allocator:
+ *   bytes_limit, or bytes_allocated + bytes_reserved + bytes_available),
+ *   -1 when the capture does not state one. */
 typedef struct
 {
   gint          device_type;
@@ -72,7 +75,14 @@ typedef struct
   gint64        step_end_min;
   gint64        step_end_max;
   guint         n_returns;
+  gint64        limit;
 } CpMemoryStats;
+
+/* The capacity the memory rules measure against: the allocator's limit
+ * when the capture states one (what the run can allocate), else the
+ * device's memory; -1 when neither is known. *is_limit says which. */
+gint64               cp_memory_stats_get_capacity (const CpMemoryStats *stats,
+                                                   gboolean            *is_limit);
 
 /* Per device, in the trace's track order; *n is 0 without memory events. */
 const CpMemoryStats *cp_analysis_get_memory  (CpAnalysis *self,

@@ -24,16 +24,56 @@ is_memory_counter (const char *name)
 }
 
 /* The device memory figures of one device on a finding: its peak, what
- * the allocator reserved and the device's size. */
+ * the allocator reserved, the device's size and the capacity measured
+ * against (the allocator's limit when the capture states one). */
 static void
 add_memory_figures (CpFinding           *f,
                     const CpMemoryStats *st)
 {
+  gboolean is_limit;
+  gint64 capacity = cp_memory_stats_get_capacity (st, &is_limit);
+
   cp_finding_add_figure (f, "peak_allocated_bytes", _("Peak allocated memory"), (double) st->peak_allocated, "bytes", NULL, NAN, NAN);
   if (st->peak_reserved >= 0)
     cp_finding_add_figure (f, "peak_reserved_bytes", _("Peak reserved memory"), (double) st->peak_reserved, "bytes", NULL, NAN, NAN);
   if (st->capacity > 0)
     cp_finding_add_figure (f, "device_bytes", _("Device memory"), (double) st->capacity, "bytes", NULL, NAN, NAN);
+  if (is_limit)
+    cp_finding_add_figure (f, "allocator_limit_bytes", _("The allocator's limit (the capacity measured against)"),
+                           (double) capacity, "bytes", NULL, NAN, NAN);
+}
+
+/* Which capacity a memory finding measured against, as a sentence. */
+static char *
+capacity_sentence (const CpMemoryStats *st)
+{
+  gboolean is_limit;
+  gint64 capacity = cp_memory_stats_get_capacity (st, &is_limit);
+  g_autofree char *cap = g_format_size_full (capacity, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *dev = st->capacity > 0 ? g_format_size_full (st->capacity, G_FORMAT_SIZE_IEC_UNITS) : NULL;
+
+  if (is_limit && dev != NULL)
+    /* Translators: "Capacity: the allocator's limit, 14.4 GiB (the device has 15.8 GiB)." */
+    return g_strdup_printf (_("Capacity: the allocator's limit, %s (the device has %s)."), cap, dev);
+  if (is_limit)
+    return g_strdup_printf (_("Capacity: the allocator's limit, %s."), cap);
+  /* Translators: "Capacity: the device's memory, 79.2 GiB." */
+  return g_strdup_printf (_("Capacity: the device's memory, %s."), cap);
+}
+
+/* lead, then which capacity the worst device was measured against. */
+static void
+set_memory_summary (Ctx                 *ctx,
+                    CpFinding           *f,
+                    const CpRule        *rule,
+                    const char          *lead,
+                    const CpMemoryStats *worst,
+                    double               value)
+{
+  g_autofree char *cap = worst != NULL ? capacity_sentence (worst) : NULL;
+  g_autofree char *text = cap != NULL ? g_strconcat (lead, " ", cap, NULL) : g_strdup (lead);
+
+  _cp_rule_set_summary (ctx, f, rule, text, value);
 }
 
 /* What the allocator held at its highest: reserved when the capture says,
@@ -69,7 +109,7 @@ _cp_rule_eval_memory (Ctx           *ctx,
 {
   CpAnalysis *self = ctx->self;
   CpFinding *f = NULL;
-  const CpMemoryStats *mem;
+  const CpMemoryStats *mem, *worst_st = NULL;
   double worst = 0;
   gboolean any = FALSE;
   guint n_mem;
@@ -79,17 +119,20 @@ _cp_rule_eval_memory (Ctx           *ctx,
   for (guint m = 0; m < n_mem; m++)
     {
       const CpMemoryStats *st = &mem[m];
+      gint64 capacity = cp_memory_stats_get_capacity (st, NULL);
       double ratio;
       CpSeverity sev;
 
-      if (st->capacity <= 0 || !st->has_totals)
+      if (capacity <= 0 || !st->has_totals)
         continue;
       any = TRUE;
-      ratio = memory_peak (st) / (double) st->capacity;
+      ratio = memory_peak (st) / (double) capacity;
       if (!cp_rule_grade (rule, ratio, &sev))
         continue;
       if (f == NULL)
         f = _cp_rule_new_finding (ctx, rule, sev);
+      if (worst_st == NULL || ratio > worst)
+        worst_st = st;
       worst = MAX (worst, ratio);
       add_memory_evidence (ctx, f, st, memory_peak_ts (st));
       add_memory_figures (f, st);
@@ -142,7 +185,8 @@ _cp_rule_eval_memory (Ctx           *ctx,
     return NULL;
   _cp_rule_add_metric (f, rule, "peak_memory_ratio", worst);
   cp_finding_set_time_at_stake (f, 0, 0);
-  _cp_rule_set_summary (ctx, f, rule, _("Device memory peaks near its capacity, which limits the batch size and risks out-of-memory errors."), worst);
+  set_memory_summary (ctx, f, rule, _("Device memory peaks near its capacity, which limits the batch size and risks out-of-memory errors."),
+                      worst_st, worst);
   *stake = cp_intervals_new ();
   return f;
 }
@@ -152,7 +196,7 @@ _cp_rule_eval_memory_headroom (Ctx           *ctx,
                       const CpRule  *rule,
                       CpIntervals  **stake)
 {
-  const CpMemoryStats *mem;
+  const CpMemoryStats *mem, *worst_st = NULL;
   CpFinding *f = NULL;
   double worst = 1, fits = 0;
   guint n_mem;
@@ -162,12 +206,13 @@ _cp_rule_eval_memory_headroom (Ctx           *ctx,
   for (guint m = 0; m < n_mem; m++)
     {
       const CpMemoryStats *st = &mem[m];
+      gint64 capacity = cp_memory_stats_get_capacity (st, NULL);
       double ratio;
       CpSeverity sev;
 
-      if (st->capacity <= 0 || !st->has_totals || memory_peak (st) <= 0)
+      if (capacity <= 0 || !st->has_totals || memory_peak (st) <= 0)
         continue;
-      ratio = memory_peak (st) / (double) st->capacity;
+      ratio = memory_peak (st) / (double) capacity;
       if (!cp_rule_grade (rule, ratio, &sev))
         continue;
       if (f == NULL)
@@ -176,7 +221,8 @@ _cp_rule_eval_memory_headroom (Ctx           *ctx,
       if (fits == 0 || ratio > 1 - worst)
         {
           worst = 1 - ratio;
-          fits = st->capacity / (double) memory_peak (st);
+          fits = capacity / (double) memory_peak (st);
+          worst_st = st;
         }
       add_memory_evidence (ctx, f, st, memory_peak_ts (st));
       add_memory_figures (f, st);
@@ -193,7 +239,7 @@ _cp_rule_eval_memory_headroom (Ctx           *ctx,
     g_autofree char *lead =
       /* Translators: %.1f is how many times larger the batch could be, "3.2". */
       g_strdup_printf (_("Device memory peaks well under its capacity: a batch up to about %.1f times larger fits (capacity / peak, less what the weights and optimizer state take)."), fits);
-    _cp_rule_set_summary (ctx, f, rule, lead, 1 - worst);
+    set_memory_summary (ctx, f, rule, lead, worst_st, 1 - worst);
   }
   *stake = cp_intervals_new ();
   return f;
@@ -214,12 +260,13 @@ _cp_rule_eval_memory_fragmentation (Ctx           *ctx,
   for (guint m = 0; m < n_mem; m++)
     {
       const CpMemoryStats *st = &mem[m];
+      gint64 capacity = cp_memory_stats_get_capacity (st, NULL);
       double unused;
       CpSeverity sev;
 
       /* Cached blocks only cost when the device is nearly full. */
-      if (st->capacity <= 0 || !st->has_totals || st->peak_reserved <= 0 ||
-          st->peak_reserved < 0.75 * st->capacity)
+      if (capacity <= 0 || !st->has_totals || st->peak_reserved <= 0 ||
+          st->peak_reserved < 0.75 * capacity)
         continue;
       unused = (st->peak_reserved - st->allocated_at_reserved_peak) / (double) st->peak_reserved;
       if (!cp_rule_grade (rule, unused, &sev))
@@ -283,7 +330,7 @@ note_swing (Ctx                 *ctx,
 static char *
 leak_lead (const CpMemoryStats *st)
 {
-  gint64 capacity = st->capacity;
+  gint64 capacity = cp_memory_stats_get_capacity (st, NULL);
   g_autofree char *rate = g_format_size_full ((guint64) st->step_end_slope, G_FORMAT_SIZE_IEC_UNITS);
   g_autofree char *lead =
     /* Translators: %s is the fitted growth per step, "512.0 MiB". */
@@ -320,7 +367,7 @@ _cp_rule_eval_memory_leak (Ctx           *ctx,
   for (guint m = 0; m < n_mem; m++)
     {
       const CpMemoryStats *st = &mem[m];
-      gint64 capacity = st->capacity;
+      gint64 capacity = cp_memory_stats_get_capacity (st, NULL);
       double pct;
       CpSeverity sev;
 

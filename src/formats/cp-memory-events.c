@@ -97,7 +97,11 @@ read_kineto (GPtrArray *args,
  * the host threads): allocator_name, allocation_bytes (requested_bytes
  * when absent), addr, and bytes_allocated, the allocator's bytes in use
  * once it is done. The BFC allocator holds its whole pool from the start,
- * so there is no reserved figure to compare with. */
+ * so there is no reserved figure to compare with. Its limit (the
+ * AllocatorStats' bytes_limit: what the process may allocate, less than
+ * the device's memory) is bytes_limit where an event states it, else the
+ * sum the BFC allocator's events write: bytes_available is the limit less
+ * bytes_reserved and bytes_allocated; -1 when neither. */
 static gboolean
 read_xla (GPtrArray *args,
           gboolean   free,
@@ -105,10 +109,11 @@ read_xla (GPtrArray *args,
           gint64    *id,
           gint64    *bytes,
           gint64    *addr,
-          gint64    *allocated)
+          gint64    *allocated,
+          gint64    *limit)
 {
   gboolean have_device = FALSE, have_bytes = FALSE, have_requested = FALSE;
-  gint64 requested = 0;
+  gint64 requested = 0, reserved = -1, available = -1, stated = -1;
   gint t = -1, d = -1;
 
   for (guint k = 0; k < args->len; k++)
@@ -125,7 +130,18 @@ read_xla (GPtrArray *args,
         parse_int (a->value, addr);
       else if (strcmp (a->key, "bytes_allocated") == 0)
         parse_int (a->value, allocated);
+      else if (strcmp (a->key, "bytes_reserved") == 0)
+        parse_int (a->value, &reserved);
+      else if (strcmp (a->key, "bytes_available") == 0)
+        parse_int (a->value, &available);
+      else if (strcmp (a->key, "bytes_limit") == 0)
+        parse_int (a->value, &stated);
     }
+  if (stated > 0)
+    *limit = stated;
+  else if (available >= 0 && *allocated >= 0 && reserved >= 0 &&
+           available <= G_MAXINT64 / 4 && *allocated <= G_MAXINT64 / 4 && reserved <= G_MAXINT64 / 4)
+    *limit = available + *allocated + reserved;
   if (!have_bytes && have_requested)
     {
       *bytes = requested;
@@ -166,7 +182,7 @@ cp_memory_events_attach (CpTrace *trace)
           CpSliceRef ref = { l, i };
           CpStr name = cp_slices_get_name (s, i);
           g_autoptr(GPtrArray) args = NULL;
-          gint64 type = -1, id = -1, bytes = 0, addr = 0, allocated = -1, reserved = -1;
+          gint64 type = -1, id = -1, bytes = 0, addr = 0, allocated = -1, reserved = -1, limit = -1;
           gboolean ok;
 
           if (name == kineto ? !(s->flags[i] & CP_SLICE_INSTANT) : (name != alloc && name != dealloc))
@@ -177,13 +193,15 @@ cp_memory_events_attach (CpTrace *trace)
           if (name == kineto)
             ok = read_kineto (args, &type, &id, &bytes, &addr, &allocated, &reserved);
           else
-            ok = read_xla (args, name == dealloc, &type, &id, &bytes, &addr, &allocated);
+            ok = read_xla (args, name == dealloc, &type, &id, &bytes, &addr, &allocated, &limit);
           if (!ok || type < 0 || type > G_MAXINT16 || id < -1 || id > G_MAXINT16)
             continue;
           if (memory == NULL)
             memory = cp_memory_new ();
           cp_memory_add (memory, (gint) type, (gint) id, cp_slices_get_start (s, i),
                          bytes, (guint64) addr, allocated, reserved, ref);
+          if (limit > 0)
+            cp_memory_note_limit (memory, (gint) type, (gint) id, limit);
           n_read++;
         }
     }

@@ -62,6 +62,7 @@ track_for (CpMemory *self,
   t = g_new0 (Track, 1);
   t->pub.device_type = device_type;
   t->pub.device_id = device_id;
+  t->pub.limit = -1;
   t->events = g_array_new (FALSE, FALSE, sizeof (CpMemoryEvent));
   g_ptr_array_add (self->tracks, t);
   return t;
@@ -86,6 +87,17 @@ cp_memory_add (CpMemory   *self,
   if (reserved >= 0)
     t->any_reserved = TRUE;
   g_array_append_val (t->events, e);
+}
+
+void
+cp_memory_note_limit (CpMemory *self,
+                      gint      device_type,
+                      gint      device_id,
+                      gint64    limit)
+{
+  Track *t = track_for (self, device_type, device_id);
+
+  t->pub.limit = MAX (t->pub.limit, limit);
 }
 
 static gint

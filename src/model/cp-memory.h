@@ -28,7 +28,9 @@ typedef struct
 
 /* A device's events in time order. device_type is Kineto's "Device
  * Type" (0 the host, 1 CUDA, ...), device_id its "Device Id" (-1 for the
- * host). has_totals: every event carried Total Allocated. */
+ * host). has_totals: every event carried Total Allocated. limit: the
+ * most the allocator may hold, when its events say (TensorFlow's and
+ * XLA's BFC allocator), else -1. */
 typedef struct
 {
   gint                 device_type;
@@ -37,6 +39,7 @@ typedef struct
   gboolean             has_reserved;
   guint                n_events;
   const CpMemoryEvent *events;
+  gint64               limit;
 } CpMemoryTrack;
 
 typedef struct _CpMemory CpMemory;
@@ -53,6 +56,12 @@ void                 cp_memory_add          (CpMemory   *self,
                                              gint64      allocated,
                                              gint64      reserved,
                                              CpSliceRef  ref);
+/* The allocator's limit as one of its events states it; the largest
+ * stated is kept. */
+void                 cp_memory_note_limit   (CpMemory   *self,
+                                             gint        device_type,
+                                             gint        device_id,
+                                             gint64      limit);
 /* Sorts each device's events by time (stable) and fills missing totals;
  * tracks end sorted by (device type, device id). Call once, after the
  * last cp_memory_add(). */
