@@ -26,7 +26,9 @@
 # triton_kernels "triton_" kernels; graph_launches "cudaGraphLaunch",
 # "hipGraphLaunch"; pjit_calls "PjitFunction("; pmap_calls "PmapFunction(";
 # jit_modules "jit_", "pmap_"; jax_names containing "jax"; tf_functions
-# "__inference_"; tf_eager "EagerKernelExecute", "EagerLocalExecute";
+# containing "__inference_", "__forward_", "__backward_" or
+# "_XlaMustCompile"; tf_eager "EagerKernelExecute", "EagerLocalExecute"
+# (not when the name is also a tf_functions one: the call of a function);
 # tf_executor "ExecutorState::Process"; tf_send_recv "_Send", "_Recv",
 # "_HostSend", "_HostRecv"; eigen_kernels "Eigen::" kernels; keras containing
 # "keras" in any case; tf_data "Iterator::", "IteratorGetNext"; xla_lines
@@ -38,7 +40,8 @@
 # tf_data, tf_data counts for JAX instead. The largest wins (ties: PyTorch,
 # JAX, TensorFlow); none counting, "xla" when xla_lines does, else "none".
 # Variants of the winner: torch.compile (the four compile signals),
-# cuda_graphs, eager (PyTorch without those two; TensorFlow tf_eager), jit
+# cuda_graphs, eager (PyTorch without those two; TensorFlow tf_eager when
+# it counts more than tf_functions: each call runs one kernel eagerly), jit
 # (pjit_calls, jit_modules), pmap, tf.function, tf.data (also for JAX),
 # keras.
 
@@ -63,7 +66,8 @@ SIGNALS = [
     ("pmap_calls", "jax", "pmap", "prefix", False, ["PmapFunction("]),
     ("jit_modules", "jax", "jit", "prefix", False, ["jit_", "pmap_"]),
     ("jax_names", "jax", None, "in", False, ["jax"]),
-    ("tf_functions", "tensorflow", "tf.function", "prefix", False, ["__inference_"]),
+    ("tf_functions", "tensorflow", "tf.function", "in", False,
+     ["__inference_", "__forward_", "__backward_", "_XlaMustCompile"]),
     ("tf_eager", "tensorflow", "eager", "prefix", False, ["EagerKernelExecute", "EagerLocalExecute"]),
     ("tf_executor", "tensorflow", None, "prefix", False, ["ExecutorState::Process"]),
     ("tf_send_recv", "tensorflow", None, "prefix", False, ["_Send", "_Recv", "_HostSend", "_HostRecv"]),
@@ -90,8 +94,15 @@ def match(kind, pats, name):
     return False
 
 
+UNLESS = {"tf_eager": "tf_functions"}
+
+
 def add(counts, name, kernel, n=1):
+    by_id = {s[0]: s for s in SIGNALS}
     for sid, fw, var, kind, kern, pats in SIGNALS:
+        other = by_id.get(UNLESS.get(sid))
+        if other and match(other[3], other[5], name):
+            continue
         if (kernel or not kern) and match(kind, pats, name):
             counts[sid] += n
 
@@ -207,6 +218,8 @@ def main(path):
             variants.add(var)
     if name == "pytorch" and not variants & {"torch.compile", "cuda_graphs"}:
         variants.add("eager")
+    if name == "tensorflow" and counts["tf_eager"] <= counts["tf_functions"]:
+        variants.discard("eager")
     print(json.dumps({"counts": counts, "framework": name, "variants": sorted(variants)}))
 
 

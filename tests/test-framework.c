@@ -198,6 +198,8 @@ check_capture (const char *path,
           if ((info->variants & CP_VARIANT_JIT) && strstr (fixes[k], "jax.jit") != NULL &&
               strstr (fixes[k], "already") == NULL)
             g_error ("%s: %s offers jax.jit to a jitted capture: %s", path, cp_finding_get_rule_id (f), fixes[k]);
+          if ((info->variants & CP_VARIANT_TF_FUNCTION) && g_str_has_prefix (fixes[k], "Wrap the step in tf.function"))
+            g_error ("%s: %s offers tf.function to a capture that runs one: %s", path, cp_finding_get_rule_id (f), fixes[k]);
           if (strstr (fixes[k], "already") != NULL)
             n_already++;
           if (cp_analysis_devices_are_tpu (a) && strstr (fixes[k], "GPU") != NULL)
@@ -380,6 +382,29 @@ test_rules (void)
     g_assert_cmpint (info.framework, ==, CP_DETECTED_TENSORFLOW);
     g_assert_cmphex (info.variants, ==, CP_VARIANT_TF_FUNCTION | CP_VARIANT_TF_DATA);
   }
+  /* TensorFlow calls a tf.function eagerly: "EagerLocalExecute:
+   * __inference_…" is the function, and the one EagerKernelExecute of
+   * each call is not eager execution of ops. */
+  {
+    const char *host[] = { "EagerLocalExecute: __inference_train_step_1234", "EagerKernelExecute",
+                           "ExecutorState::Process", "a_inference_train_step_1234__XlaMustCompile_true_config_proto_1",
+                           NULL };
+
+    detect_names (host, NULL, &info);
+    g_assert_cmpint (info.framework, ==, CP_DETECTED_TENSORFLOW);
+    g_assert_cmpuint (info.counts[CP_SIGNAL_TF_FUNCTION], ==, 2);
+    g_assert_cmpuint (info.counts[CP_SIGNAL_TF_EAGER], ==, 1);
+    g_assert_cmphex (info.variants, ==, CP_VARIANT_TF_FUNCTION);
+  }
+  {
+    const char *host[] = { "EagerLocalExecute: MatMul", "EagerKernelExecute", "EagerLocalExecute: AddV2",
+                           "EagerKernelExecute", "__forward_call_99", NULL };
+
+    detect_names (host, NULL, &info);
+    g_assert_cmpint (info.framework, ==, CP_DETECTED_TENSORFLOW);
+    g_assert_cmpuint (info.counts[CP_SIGNAL_TF_FUNCTION], ==, 1);
+    g_assert_cmphex (info.variants, ==, CP_VARIANT_TF_FUNCTION | CP_VARIANT_EAGER);
+  }
   /* Triton kernels count on kernel lanes only; eager without them. */
   {
     const char *host[] = { "aten::mm", "triton_poi_fused_add_0", NULL };
@@ -416,6 +441,106 @@ test_rules (void)
   }
 }
 
+/* Five TensorFlow steps of 10 ms on device 0 (named name, of vendor and
+ * compute capability major.x): the host runs the step for 9 ms, as a
+ * tf.function or op by op, and launches one 1.5 ms fp32 GEMM at 8 ms.
+ * The device idles 85% of each step (host-overhead), all its compute is
+ * fp32 GEMM (no-mixed-precision). */
+static CpAnalysis *
+tf_steps (const char *name,
+          const char *vendor,
+          gint        major,
+          gboolean    function)
+{
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint h = cp_test_trace_host_lane (b, 1);
+  guint k = cp_test_trace_kernel_lane (b, 0, 7);
+  CpDevice *dev = cp_trace_builder_device (b, 0);
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(GError) error = NULL;
+  CpAnalysis *a;
+
+  dev->name = cp_trace_builder_intern (b, name, -1);
+  dev->vendor = cp_trace_builder_intern (b, vendor, -1);
+  dev->compute_major = major;
+  for (gint64 step = 0; step < 5; step++)
+    {
+      gint64 t = step * 10000000;
+
+      cp_test_trace_slice (b, h, t, 9000000, function ? "EagerLocalExecute: __inference_train_step_7"
+                                                      : "EagerLocalExecute: MatMul");
+      cp_test_trace_slice (b, h, t + 100000, 8800000, "EagerKernelExecute");
+      cp_test_trace_launch (b, h, t + 8000000, 10000, k, t + 8100000, 1500000, "volta_sgemm_128x64_nn");
+    }
+  trace = cp_test_trace_finish (b);
+  a = cp_analysis_new (trace, NULL, &error);
+  g_assert_no_error (error);
+  return a;
+}
+
+/* Whether a finding's fixes for a framework hold a text. */
+static gboolean
+fixes_have (CpAnalysis  *a,
+            const char  *rule,
+            CpFramework  fw,
+            const char  *text)
+{
+  CpFinding *f = cp_analysis_lookup_finding (a, rule);
+  const char * const *fixes;
+
+  g_assert_nonnull (f);
+  fixes = cp_finding_get_fixes (f, fw);
+  for (guint i = 0; fixes[i] != NULL; i++)
+    if (strstr (fixes[i], text) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* A capture that runs its step as a tf.function is not told to wrap it in
+ * one; one that runs op by op is. */
+static void
+test_tf_function_fix (void)
+{
+  g_autoptr(CpAnalysis) graph = tf_steps ("", "", -1, TRUE);
+  g_autoptr(CpAnalysis) eager = tf_steps ("", "", -1, FALSE);
+
+  g_assert_cmphex (cp_analysis_get_framework (graph)->variants, ==, CP_VARIANT_TF_FUNCTION);
+  g_assert_false (fixes_have (graph, "host-overhead", CP_FRAMEWORK_TENSORFLOW, "Wrap the step in tf.function"));
+  g_assert_true (fixes_have (graph, "host-overhead", CP_FRAMEWORK_TENSORFLOW, "already runs in tf.function"));
+  g_assert_cmphex (cp_analysis_get_framework (eager)->variants, ==, CP_VARIANT_EAGER);
+  g_assert_true (fixes_have (eager, "host-overhead", CP_FRAMEWORK_TENSORFLOW, "Wrap the step in tf.function"));
+}
+
+/* TF32 is offered only where the device may have it: not on a V100
+ * (7.0) or T4 (7.5), nor on an MI250X; on an A100, an MI300X, and where
+ * the capture does not say what the device is. */
+static void
+test_tf32_fix (void)
+{
+  static const struct { const char *name, *vendor; gint major; gboolean tf32; } devices[] = {
+    { "Tesla V100-SXM2-16GB", "", 7, FALSE },
+    { "Tesla T4", "", 7, FALSE },
+    { "Tesla T4", "", -1, FALSE },
+    { "AMD Instinct MI250X", "AMD", 9, FALSE },
+    { "NVIDIA A100-SXM4-40GB", "", 8, TRUE },
+    { "AMD Instinct MI300X", "AMD", 9, TRUE },
+    { "", "", -1, TRUE },
+    { "Some Accelerator", "", -1, TRUE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (devices); i++)
+    {
+      g_autoptr(CpAnalysis) a = tf_steps (devices[i].name, devices[i].vendor, devices[i].major, TRUE);
+
+      g_test_message ("%s (%d): TF32 %s", devices[i].name, devices[i].major, devices[i].tf32 ? "yes" : "no");
+      g_assert_cmpint (fixes_have (a, "no-mixed-precision", CP_FRAMEWORK_PYTORCH, "TF32"), ==, devices[i].tf32);
+      g_assert_cmpint (fixes_have (a, "no-mixed-precision", CP_FRAMEWORK_JAX, "tensorfloat32"), ==, devices[i].tf32);
+      g_assert_cmpint (fixes_have (a, "no-mixed-precision", CP_FRAMEWORK_TENSORFLOW, "TF32"), ==, devices[i].tf32);
+      /* Mixed precision itself stays offered. */
+      g_assert_true (fixes_have (a, "no-mixed-precision", CP_FRAMEWORK_TENSORFLOW, "mixed_float16"));
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -426,6 +551,8 @@ main (int   argc,
   g_test_add_func ("/framework/shared", test_shared);
   g_test_add_func ("/framework/generated", test_generated);
   g_test_add_func ("/framework/copy-only-device", test_copy_only_device);
+  g_test_add_func ("/framework/tf-function-fix", test_tf_function_fix);
+  g_test_add_func ("/framework/tf32-fix", test_tf32_fix);
 
   return g_test_run ();
 }

@@ -178,6 +178,49 @@ cp_device_peak_lookup (const char *name,
   return NULL;
 }
 
+/* Names of devices without TF32 that the table does not hold: NVIDIA's
+ * before Ampere (Kepler to Turing) and AMD's before CDNA 3. */
+static const char * const no_tf32_names[] = {
+  "v100", "tesla t4", "tesla p", "tesla k", "tesla m", "titan v", "titan rtx", "titan x",
+  "quadro rtx", "quadro p", "quadro t", "geforce gtx", "rtx 20", "p100", "p40", "k80",
+  "mi50", "mi60", "mi100", "mi210", "mi250", "mi8", "mi25", "radeon vii",
+};
+/* And those with it: Ampere, Ada, Hopper, Blackwell; CDNA 3. */
+static const char * const tf32_names[] = {
+  "a100", "a10", "a30", "a40", "rtx a", "rtx 30", "rtx 40", "rtx 50", "l4", "l40",
+  "h100", "h200", "h800", "a800", "b100", "b200", "gb200", "gh200", "mi300", "mi325",
+};
+
+static gboolean
+is_amd (const char *lower_name,
+        const char *vendor)
+{
+  return (vendor != NULL && g_ascii_strcasecmp (vendor, "AMD") == 0) ||
+         has (lower_name, "amd") || has (lower_name, "instinct") || has (lower_name, "radeon");
+}
+
+CpTf32Support
+cp_device_tf32_support (const char *name,
+                        const char *vendor,
+                        gint        compute_major)
+{
+  g_autofree char *n = g_ascii_strdown (name != NULL ? name : "", -1);
+  gboolean amd = is_amd (n, vendor);
+
+  if (has (n, "tpu"))
+    return CP_TF32_NO;
+  /* A compute capability is NVIDIA's (ROCm states its gfx version). */
+  if (!amd && compute_major > 0)
+    return compute_major >= 8 ? CP_TF32_YES : CP_TF32_NO;
+  for (guint i = 0; i < G_N_ELEMENTS (no_tf32_names); i++)
+    if (has (n, no_tf32_names[i]))
+      return CP_TF32_NO;
+  for (guint i = 0; i < G_N_ELEMENTS (tf32_names); i++)
+    if (has (n, tf32_names[i]))
+      return CP_TF32_YES;
+  return CP_TF32_UNKNOWN;
+}
+
 /* NVIDIA GPUs the table does not name: the dense FLOPs one SM does per
  * clock, per precision (fp32 on the CUDA cores; tf32, bf16/fp16, fp8 and
  * int8 on the tensor cores, FP32 accumulation), from the vendor's

@@ -29,42 +29,49 @@ typedef struct
   MatchKind            match;
   gboolean             kernels;    /* on kernel lanes only */
   const char          *patterns[4];
+  gint                 unless;     /* a signal whose match on the same name cancels this one, or -1 */
 } Signal;
 
 /* In CpFrameworkSignal order. */
 static const Signal signals[CP_N_FRAMEWORK_SIGNALS] = {
-  { "aten_ops", N_("“aten::” ops"), CP_DETECTED_PYTORCH, 0, MATCH_PREFIX, FALSE, { "aten::" } },
-  { "profiler_steps", N_("“ProfilerStep#” markers"), CP_DETECTED_PYTORCH, 0, MATCH_PREFIX, FALSE, { "ProfilerStep#" } },
-  { "kineto_metadata", N_("Kineto trace metadata"), CP_DETECTED_PYTORCH, 0, MATCH_NONE, FALSE, { NULL } },
+  { "aten_ops", N_("“aten::” ops"), CP_DETECTED_PYTORCH, 0, MATCH_PREFIX, FALSE, { "aten::" }, -1 },
+  { "profiler_steps", N_("“ProfilerStep#” markers"), CP_DETECTED_PYTORCH, 0, MATCH_PREFIX, FALSE, { "ProfilerStep#" }, -1 },
+  { "kineto_metadata", N_("Kineto trace metadata"), CP_DETECTED_PYTORCH, 0, MATCH_NONE, FALSE, { NULL }, -1 },
   { "torch_compiled_region", N_("“Torch-Compiled Region” ops"), CP_DETECTED_PYTORCH, CP_VARIANT_TORCH_COMPILE,
-    MATCH_PREFIX, FALSE, { "Torch-Compiled Region" } },
+    MATCH_PREFIX, FALSE, { "Torch-Compiled Region" }, -1 },
   { "compiled_function", N_("“CompiledFunction” ops"), CP_DETECTED_PYTORCH, CP_VARIANT_TORCH_COMPILE,
-    MATCH_PREFIX, FALSE, { "CompiledFunction" } },
+    MATCH_PREFIX, FALSE, { "CompiledFunction" }, -1 },
   { "compiled_fx_graph", N_("“CompiledFxGraph” calls"), CP_DETECTED_PYTORCH, CP_VARIANT_TORCH_COMPILE,
-    MATCH_PREFIX, FALSE, { "## Call CompiledFxGraph" } },
+    MATCH_PREFIX, FALSE, { "## Call CompiledFxGraph" }, -1 },
   { "triton_kernels", N_("Triton kernels from Inductor"), CP_DETECTED_PYTORCH, CP_VARIANT_TORCH_COMPILE,
-    MATCH_PREFIX, TRUE, { "triton_" } },
+    MATCH_PREFIX, TRUE, { "triton_" }, -1 },
   { "graph_launches", N_("CUDA / HIP graph launches"), CP_DETECTED_PYTORCH, CP_VARIANT_CUDA_GRAPHS,
-    MATCH_PREFIX, FALSE, { "cudaGraphLaunch", "hipGraphLaunch" } },
-  { "pjit_calls", N_("“PjitFunction” calls"), CP_DETECTED_JAX, CP_VARIANT_JIT, MATCH_PREFIX, FALSE, { "PjitFunction(" } },
-  { "pmap_calls", N_("“PmapFunction” calls"), CP_DETECTED_JAX, CP_VARIANT_PMAP, MATCH_PREFIX, FALSE, { "PmapFunction(" } },
-  { "jit_modules", N_("“jit_” XLA modules"), CP_DETECTED_JAX, CP_VARIANT_JIT, MATCH_PREFIX, FALSE, { "jit_", "pmap_" } },
-  { "jax_names", N_("events naming jax"), CP_DETECTED_JAX, 0, MATCH_SUBSTRING, FALSE, { "jax" } },
+    MATCH_PREFIX, FALSE, { "cudaGraphLaunch", "hipGraphLaunch" }, -1 },
+  { "pjit_calls", N_("“PjitFunction” calls"), CP_DETECTED_JAX, CP_VARIANT_JIT, MATCH_PREFIX, FALSE, { "PjitFunction(" }, -1 },
+  { "pmap_calls", N_("“PmapFunction” calls"), CP_DETECTED_JAX, CP_VARIANT_PMAP, MATCH_PREFIX, FALSE, { "PmapFunction(" }, -1 },
+  { "jit_modules", N_("“jit_” XLA modules"), CP_DETECTED_JAX, CP_VARIANT_JIT, MATCH_PREFIX, FALSE, { "jit_", "pmap_" }, -1 },
+  { "jax_names", N_("events naming jax"), CP_DETECTED_JAX, 0, MATCH_SUBSTRING, FALSE, { "jax" }, -1 },
+  /* A tf.function's graphs: "__inference_train_step_12", called eagerly as
+   * "EagerLocalExecute: __inference_train_step_12"; its gradient's
+   * "__forward_" / "__backward_" halves; an XLA cluster of one compiled
+   * with jit_compile ("a_inference_train_step_12__XlaMustCompile_true..."). */
   { "tf_functions", N_("“__inference_” tf.function graphs"), CP_DETECTED_TENSORFLOW, CP_VARIANT_TF_FUNCTION,
-    MATCH_PREFIX, FALSE, { "__inference_" } },
+    MATCH_SUBSTRING, FALSE, { "__inference_", "__forward_", "__backward_", "_XlaMustCompile" }, -1 },
+  /* The call of a tf.function is an eager execution too, of the function:
+   * not an op run eagerly. */
   { "tf_eager", N_("TensorFlow eager op executions"), CP_DETECTED_TENSORFLOW, CP_VARIANT_EAGER,
-    MATCH_PREFIX, FALSE, { "EagerKernelExecute", "EagerLocalExecute" } },
+    MATCH_PREFIX, FALSE, { "EagerKernelExecute", "EagerLocalExecute" }, CP_SIGNAL_TF_FUNCTION },
   { "tf_executor", N_("TensorFlow graph executor events"), CP_DETECTED_TENSORFLOW, 0,
-    MATCH_PREFIX, FALSE, { "ExecutorState::Process" } },
+    MATCH_PREFIX, FALSE, { "ExecutorState::Process" }, -1 },
   { "tf_send_recv", N_("TensorFlow “_Send” / “_Recv” ops"), CP_DETECTED_TENSORFLOW, 0,
-    MATCH_PREFIX, FALSE, { "_Send", "_Recv", "_HostSend", "_HostRecv" } },
+    MATCH_PREFIX, FALSE, { "_Send", "_Recv", "_HostSend", "_HostRecv" }, -1 },
   { "eigen_kernels", N_("TensorFlow Eigen kernels"), CP_DETECTED_TENSORFLOW, 0,
-    MATCH_PREFIX, TRUE, { "Eigen::" } },
+    MATCH_PREFIX, TRUE, { "Eigen::" }, -1 },
   { "keras", N_("events naming Keras"), CP_DETECTED_TENSORFLOW, CP_VARIANT_KERAS,
-    MATCH_SUBSTRING_NOCASE, FALSE, { "keras" } },
+    MATCH_SUBSTRING_NOCASE, FALSE, { "keras" }, -1 },
   { "tf_data", N_("tf.data iterator events"), CP_DETECTED_TENSORFLOW, CP_VARIANT_TF_DATA,
-    MATCH_PREFIX, FALSE, { "Iterator::", "IteratorGetNext" } },
-  { "xla_lines", N_("events on XLA lines"), CP_DETECTED_XLA, 0, MATCH_SUFFIX, FALSE, { ":XLA GPU module" } },
+    MATCH_PREFIX, FALSE, { "Iterator::", "IteratorGetNext" }, -1 },
+  { "xla_lines", N_("events on XLA lines"), CP_DETECTED_XLA, 0, MATCH_SUFFIX, FALSE, { ":XLA GPU module" }, -1 },
 };
 
 static gboolean
@@ -117,7 +124,8 @@ count_name (CpFrameworkInfo *info,
   gsize len = strlen (name);
 
   for (guint s = 0; s < CP_N_FRAMEWORK_SIGNALS; s++)
-    if ((!signals[s].kernels || kernel_lane) && matches (&signals[s], name, len))
+    if ((!signals[s].kernels || kernel_lane) && matches (&signals[s], name, len) &&
+        (signals[s].unless < 0 || !matches (&signals[signals[s].unless], name, len)))
       info->counts[s] += count;
 }
 
@@ -229,6 +237,11 @@ cp_framework_detect (CpTrace         *trace,
       if (info->counts[s] > 0 && ours)
         info->variants |= signals[s].variant;
     }
+  /* Each call of a tf.function runs one kernel eagerly (its
+   * EagerKernelExecute): eager only beyond those. */
+  if (info->framework == CP_DETECTED_TENSORFLOW &&
+      info->counts[CP_SIGNAL_TF_EAGER] <= info->counts[CP_SIGNAL_TF_FUNCTION])
+    info->variants &= ~CP_VARIANT_EAGER;
   if (info->framework == CP_DETECTED_PYTORCH &&
       !(info->variants & (CP_VARIANT_TORCH_COMPILE | CP_VARIANT_CUDA_GRAPHS)))
     info->variants |= CP_VARIANT_EAGER;

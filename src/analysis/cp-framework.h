@@ -23,10 +23,14 @@ G_BEGIN_DECLS
  *               eager when neither
  *   JAX         jit: "PjitFunction(" calls, "jit_" modules; "PmapFunction(";
  *               names mentioning "jax" (Python frames, jax.Array)
- *   TensorFlow  tf.function: "__inference_" functions; eager:
- *               "EagerKernelExecute" / "EagerLocalExecute"; the graph
- *               executor "ExecutorState::Process"; "_Send"/"_Recv" ops;
- *               Eigen kernels; Keras: names mentioning keras
+ *   TensorFlow  tf.function: names holding "__inference_", "__forward_",
+ *               "__backward_" (its graphs, also called as
+ *               "EagerLocalExecute: __inference_…") or "_XlaMustCompile"
+ *               (one compiled by XLA); eager: "EagerKernelExecute" /
+ *               "EagerLocalExecute" not of a tf.function, more of them
+ *               than tf.function calls (each call runs one eagerly); the
+ *               graph executor "ExecutorState::Process"; "_Send"/"_Recv"
+ *               ops; Eigen kernels; Keras: names mentioning keras
  *   tf.data     "Iterator::" stages and "IteratorGetNext": TensorFlow's,
  *               unless JAX is seen and nothing else of TensorFlow (JAX
  *               programs feed from tf.data too)

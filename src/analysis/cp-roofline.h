@@ -58,6 +58,22 @@ gboolean            cp_device_peak_from_properties (const char *name,
                                                     gint64      clock_khz,
                                                     double      tflops[CP_N_PRECISIONS]);
 
+/* Whether a device multiplies in TF32 (NVIDIA from Ampere, compute
+ * capability 8.0, on; AMD from CDNA 3, the MI300 series), from what the
+ * capture says of it: its compute capability (NVIDIA), else its name
+ * (V100, T4, P100, MI250...: no; A100, H100, L4, MI300X...: yes). TPUs
+ * have none. UNKNOWN when the capture does not say enough. */
+typedef enum
+{
+  CP_TF32_UNKNOWN,
+  CP_TF32_NO,
+  CP_TF32_YES,
+} CpTf32Support;
+
+CpTf32Support       cp_device_tf32_support (const char *name,
+                                            const char *vendor,
+                                            gint        compute_major);
+
 /* Where a kernel's FLOPs come from, weakest last: an estimate wins when a
  * kernel's launches mix sources. */
 typedef enum

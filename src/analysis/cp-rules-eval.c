@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cp-memory.h"
+#include "cp-roofline.h"
 #include "cp-rules-private.h"
 #include "cp-sweep.h"
 
@@ -88,6 +89,9 @@ _cp_rule_new_finding (Ctx          *ctx,
         {
           guint tech = _cp_rule_fix_technique (src[i]);
 
+          /* A fix the devices cannot take (TF32 on a V100). */
+          if (_cp_rule_fix_needs (src[i]) & ctx->lacks)
+            continue;
           /* A fix the capture already applies: what to look at in it
            * instead, once. */
           if (tech != 0 && (ctx->applied & tech))
@@ -538,10 +542,35 @@ demote_waits (CpAnalysis *self,
     }
 }
 
+/* What every device that runs kernels lacks, as far as the capture says
+ * what they are: a device it does not describe may have anything. */
+static guint
+devices_lack (CpAnalysis *self)
+{
+  guint n = 0, no_tf32 = 0;
+
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+      const CpDevice *info;
+
+      if (dev->n_kernels == 0)
+        continue;
+      n++;
+      info = cp_trace_find_device (self->trace, dev->device);
+      if (info != NULL &&
+          cp_device_tf32_support (cp_trace_get_string (self->trace, info->name),
+                                  cp_trace_get_string (self->trace, info->vendor),
+                                  info->compute_major) == CP_TF32_NO)
+        no_tf32++;
+    }
+  return n > 0 && no_tf32 == n ? LACKS_TF32 : 0;
+}
+
 void
 _cp_analysis_evaluate_rules (CpAnalysis *self)
 {
-  Ctx ctx = { self, FALSE, FALSE, FALSE, 0 };
+  Ctx ctx = { self, FALSE, FALSE, FALSE, 0, 0 };
   CpDeviceKind kind = cp_analysis_get_rule_device_kind (self);
   const CpFrameworkInfo *fw = &self->framework;
   guint n_rules;
@@ -601,6 +630,7 @@ _cp_analysis_evaluate_rules (CpAnalysis *self)
     if (c16 > 0 && c16 >= c32)
       ctx.applied |= APPLIED_AMP;
   }
+  ctx.lacks = devices_lack (self);
   for (guint l = 0; l < self->n_lanes && !(ctx.applied & APPLIED_PINNED); l++)
     {
       const CpSlices *s;

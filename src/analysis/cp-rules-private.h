@@ -23,6 +23,13 @@ typedef enum
   APPLIED_TF_FUNCTION   = 1u << 5,
 } Applied;
 
+/* What every device of the capture lacks, so that a fix that needs it
+ * is not offered. */
+typedef enum
+{
+  LACKS_TF32 = 1u << 0,   /* before Ampere (V100, T4), AMD before MI300 */
+} Lacks;
+
 typedef struct
 {
   CpAnalysis  *self;
@@ -30,6 +37,7 @@ typedef struct
   gboolean     device_untraced; /* launches recorded, their device work not */
   gboolean     has_host;
   guint        applied;         /* Applied */
+  guint        lacks;           /* Lacks */
 } Ctx;
 
 /* One rule's evaluation: its finding (or NULL) and the time it accounts
@@ -65,6 +73,7 @@ CpFinding *_cp_rule_eval_utilization (Ctx *ctx, const CpRule *rule, CpIntervals 
 extern const char * const _cp_rule_fix_amp_tpu_jax[];
 extern const char * const _cp_rule_fix_amp_tpu_tf[];
 extern const char * const _cp_rule_fix_pipeline_tf[];
+guint _cp_rule_fix_needs (const char *fix);
 guint _cp_rule_fix_technique (const char *fix);
 CpFinding *_cp_rule_new_finding (Ctx *ctx, const CpRule *rule, CpSeverity severity);
 gboolean _cp_rule_passes (CpCompare compare, double value, double threshold);

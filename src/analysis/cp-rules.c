@@ -657,6 +657,15 @@ _cp_rule_fix_technique (const char *fix)
   return 0;
 }
 
+/* What a fix needs of the device (Lacks), when it does not hold for all. */
+guint
+_cp_rule_fix_needs (const char *fix)
+{
+  if (fix == fix_amp_pt[1] || fix == fix_amp_jax[1] || fix == fix_amp_tf[1])
+    return LACKS_TF32;
+  return 0;
+}
+
 /* What to look at instead, in a capture that already applies it. */
 const char *
 _cp_rule_applied_fix (guint technique)
