@@ -687,6 +687,120 @@ test_sm_efficiency (void)
   g_assert_cmpint (ks[1].grid[0], ==, 16);
 }
 
+/* One kernel lane of occupancies (NAN: the slice has none); the analysis. */
+static CpAnalysis *
+occupancy_trace (const float *occ,
+                 guint        n,
+                 CpTrace    **trace_out)
+{
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint k = cp_test_trace_kernel_lane (b, 0, 7);
+  CpGpuInfo g;
+
+  cp_test_trace_gpu_info_clear (&g);
+  for (guint i = 0; i < n; i++)
+    {
+      g.occupancy = occ[i];
+      cp_test_trace_slice_full (b, k, 100 * i, 100, i % 2 ? "kernel_b" : "kernel_a", 0, CP_NONE, &g);
+    }
+  *trace_out = cp_test_trace_finish (b);
+  return analyse (*trace_out);
+}
+
+/* An occupancy of 0 on every kernel is a placeholder (ROCm writes one):
+ * absent in the trace and the analysis, null in the JSON. A 0 beside
+ * measured ones stays: (0·100 + 50·100) / 200 = 25 on the device. */
+static void
+test_placeholder_occupancy (void)
+{
+  static const float zeros[] = { 0, 0, 0, 0 };
+  static const float mixed[] = { 0, 50 };
+  g_autoptr(CpTrace) t1 = NULL;
+  g_autoptr(CpTrace) t2 = NULL;
+  g_autoptr(CpAnalysis) a1 = occupancy_trace (zeros, G_N_ELEMENTS (zeros), &t1);
+  g_autoptr(CpAnalysis) a2 = occupancy_trace (mixed, G_N_ELEMENTS (mixed), &t2);
+  g_autofree char *json = cp_analysis_to_json (a1, FALSE);
+  const CpKernelStats *ks;
+  const CpDeviceStats *d;
+  guint n, lane = G_MAXUINT;
+
+  for (guint l = 0; l < cp_trace_get_n_lanes (t1); l++)
+    if (cp_lane_get_kind (cp_trace_get_lane (t1, l)) == CP_LANE_KERNEL)
+      lane = l;
+  g_assert_cmpuint (cp_lane_get_n_slices (cp_trace_get_lane (t1, lane)), ==, 4);
+  for (guint i = 0; i < 4; i++)
+    {
+      CpSliceRef r = { lane, i };
+
+      g_assert_true (isnan (cp_trace_get_gpu_info (t1, r)->occupancy));
+    }
+  d = cp_analysis_get_devices (a1, &n);
+  g_assert_true (isnan (d->achieved_occupancy));
+  ks = cp_analysis_get_kernels (a1, &n);
+  g_assert_cmpuint (n, ==, 2);
+  g_assert_true (isnan (ks[0].occupancy) && isnan (ks[1].occupancy));
+  g_assert_nonnull (strstr (json, "\"achieved_occupancy\":null"));
+  g_assert_null (strstr (json, "\"occupancy\":0"));
+
+  d = cp_analysis_get_devices (a2, &n);
+  g_assert_cmpfloat_with_epsilon (d->achieved_occupancy, 25.0, 1e-6);
+  ks = cp_analysis_get_kernels (a2, &n);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpfloat (ks[i].occupancy, ==, g_str_equal (cp_trace_get_string (t2, ks[i].name), "kernel_a") ? 0 : 50);
+}
+
+/* The real ROCm captures: XLA on MI300X, whose kernel_details say
+ * occ_pct:0 for every kernel, show no occupancy; an H100 capture keeps
+ * Kineto's measured ones. */
+static void
+test_placeholder_occupancy_real (void)
+{
+  static const struct { const char *path; gboolean measured; } captures[] = {
+    { "AMD-AGI__TraceLens/tests/traces/mi300/jax_conv_minimal_08/tw003.xplane.pb", FALSE },
+    { "AMD-AGI__TraceLens/tests/traces/mi300/jax_conv_minimal_legacy/chi-mi300x-013.ord.vultr.cpe.ice.amd.com.xplane.pb", FALSE },
+    { "AMD-AGI__TraceLens/tests/test_data_jax_te_fused_attn_categorization/934987a2fc2f.xplane.pb", FALSE },
+    { "AMD-AGI__TraceLens/tests/traces/h100/gaunernst_bert-small-uncased__1016001.json.gz", TRUE },
+  };
+  const char *root = cp_test_shared_traces ();
+  guint seen = 0;
+
+  if (root == NULL)
+    {
+      g_test_skip ("../shared/traces is missing");
+      return;
+    }
+  for (guint c = 0; c < G_N_ELEMENTS (captures); c++)
+    {
+      g_autofree char *path = g_build_filename (root, captures[c].path, NULL);
+      g_autoptr(GFile) file = g_file_new_for_path (path);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CpTrace) trace = NULL;
+      g_autoptr(CpAnalysis) a = NULL;
+      const CpDeviceStats *d;
+      guint n, with_kernels = 0;
+
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        continue;
+      trace = cp_load_file (file, NULL, NULL, NULL, &error);
+      g_assert_no_error (error);
+      a = analyse (trace);
+      d = cp_analysis_get_devices (a, &n);
+      for (guint i = 0; i < n; i++)
+        if (d[i].n_kernels > 0)
+          {
+            with_kernels++;
+            if (captures[c].measured)
+              g_assert_cmpfloat (d[i].achieved_occupancy, >, 0);
+            else
+              g_assert_true (isnan (d[i].achieved_occupancy));
+          }
+      g_assert_cmpuint (with_kernels, >, 0);
+      seen++;
+    }
+  if (seen == 0)
+    g_test_skip ("none of the captures is there");
+}
+
 static void
 test_kernel_shape_varies (void)
 {
@@ -1399,6 +1513,8 @@ main (int   argc,
   g_test_add_func ("/analysis/cancel", test_cancel);
   g_test_add_func ("/analysis/async", test_async);
   g_test_add_func ("/analysis/json", test_json);
+  g_test_add_func ("/analysis/placeholder-occupancy", test_placeholder_occupancy);
+  g_test_add_func ("/analysis/placeholder-occupancy-real", test_placeholder_occupancy_real);
   g_test_add_func ("/analysis/rule-table", test_rule_table);
   g_test_add_func ("/analysis/evidence-cap", test_evidence_cap);
   g_test_add_func ("/analysis/evidence-per-step", test_evidence_per_step);

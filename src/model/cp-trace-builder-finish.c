@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "cp-lane-private.h"
@@ -1041,6 +1042,27 @@ finish_hand_over (CpTraceBuilder *self,
     }
 }
 
+/* A counter that is 0 for every kernel that carries it is a placeholder,
+ * not a measurement (ROCm's XPlane writes occ_pct:0 for every kernel; a
+ * kernel that runs has warps resident): it is made absent, so that
+ * analysis, JSON and window say nothing rather than "0%". */
+static void
+finish_placeholder_counters (CpTrace *trace)
+{
+  CpGpuInfo *g = (CpGpuInfo *) (void *) trace->gpu_infos->data;
+  gboolean any = FALSE;
+
+  for (guint i = 0; i < trace->gpu_infos->len; i++)
+    {
+      if (isfinite (g[i].occupancy) && g[i].occupancy > 0)
+        return;
+      any |= g[i].occupancy == 0;
+    }
+  for (guint i = 0; any && i < trace->gpu_infos->len; i++)
+    if (g[i].occupancy == 0)
+      g[i].occupancy = NAN;
+}
+
 CpTrace *
 cp_trace_builder_finish (CpTraceBuilder  *self,
                          GError         **error)
@@ -1081,6 +1103,7 @@ cp_trace_builder_finish (CpTraceBuilder  *self,
   /* cp_builder_link_correlations() reads the slices' GPU info: hand it over first. */
   g_array_unref (trace->gpu_infos);
   trace->gpu_infos = g_steal_pointer (&self->gpu_infos);
+  finish_placeholder_counters (trace);
 
   if (self->link_correlations)
     cp_builder_link_correlations (trace, trace->flows, cp_string_pool_intern (self->strings, "correlation", -1));

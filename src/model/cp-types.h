@@ -128,7 +128,9 @@ typedef struct
   gint32  shared_mem;      /* bytes, static + dynamic */
   float   blocks_per_sm;
   float   warps_per_sm;
-  float   occupancy;       /* est. achieved occupancy, percent */
+  float   occupancy;       /* est. achieved occupancy, percent; NAN (or -1)
+                            * when absent, and when 0 for every kernel of
+                            * the capture (a placeholder) */
   gint64  flops;           /* XPlane cost stats, -1 when absent */
   gint64  bytes_accessed;
 } CpGpuInfo;
