@@ -1336,6 +1336,19 @@ test_mtia_launches (void)
   t = cp_analysis_get_transfers (a, &n);
   g_assert_cmpuint (t[CP_TRANSFER_HTOD].count, ==, 1);
   g_assert_cmpint (t[CP_TRANSFER_HTOD].bytes, ==, 4096);
+
+  /* Its process is "MTIA 9": an MTIA, so named for people; the rules
+   * take it for a GPU. */
+  g_assert_cmpint (cp_trace_get_device_kind (trace, 9), ==, CP_DEVICE_KIND_MTIA);
+  g_assert_cmpstr (cp_analysis_get_device_word (a), ==, "MTIA");
+  g_assert_cmpstr (cp_analysis_get_verdict (a)->device_word, ==, "MTIA");
+  g_assert_cmpstr (cp_analysis_get_section_title (a, CP_FINDING_SECTION_IDLE), ==, "Why the MTIA Waits");
+  g_assert_cmpint (cp_analysis_get_rule_device_kind (a), ==, CP_DEVICE_KIND_GPU);
+  {
+    g_autofree char *out = cp_analysis_to_json (a, FALSE);
+
+    g_assert_nonnull (strstr (out, "\"kind\":\"mtia\""));
+  }
 }
 
 /* Without step markers, iterations come from the training loop itself. Known

@@ -253,6 +253,53 @@ test_cpu_samples (void)
     }
 }
 
+/* Meta's MTIA captures: Kineto names the device process "MTIA 17" (or 9)
+ * in its process_name metadata, and the single-rank one has no
+ * deviceProperties. info lists both devices, as MTIAs. */
+static void
+test_mtia (void)
+{
+  static const struct { const char *path; gint ordinal; gboolean described; } captures[] = {
+    { "facebookresearch__HolisticTraceAnalysis/tests/data/mtia_inference_trace/mtia_inference_rank_0.json.gz", 17, TRUE },
+    { "facebookresearch__HolisticTraceAnalysis/tests/data/mtia_trace_single_rank/mtia_rank_0.json.gz", 9, FALSE },
+  };
+  const char *root = cp_test_shared_traces ();
+  guint seen = 0;
+
+  if (root == NULL)
+    {
+      g_test_skip ("../shared/traces is missing");
+      return;
+    }
+  for (guint c = 0; c < G_N_ELEMENTS (captures); c++)
+    {
+      g_autofree char *path = g_build_filename (root, captures[c].path, NULL);
+      const char *args[] = { "--json", path, NULL };
+      const char *text_args[] = { path, NULL };
+      g_autofree char *out = NULL, *err = NULL, *text = NULL, *text_err = NULL;
+      g_autofree char *want = g_strdup_printf ("MTIA %d (pid %d", captures[c].ordinal, captures[c].ordinal);
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      JsonObject *o, *d;
+
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        continue;
+      g_assert_cmpint (run (args, &out, &err), ==, 0);
+      g_assert_true (json_parser_load_from_data (parser, out, -1, NULL));
+      o = json_node_get_object (json_parser_get_root (parser));
+      g_assert_cmpint (json_object_get_int_member (o, "devices"), ==, 1);
+      d = json_array_get_object_element (json_object_get_array_member (o, "device_list"), 0);
+      g_assert_cmpint (json_object_get_int_member (d, "ordinal"), ==, captures[c].ordinal);
+      g_assert_cmpstr (json_object_get_string_member (d, "kind"), ==, "mtia");
+      g_assert_cmpint (json_object_get_boolean_member (d, "described"), ==, captures[c].described);
+      g_assert_cmpint (run (text_args, &text, &text_err), ==, 0);
+      g_assert_nonnull (strstr (text, want));
+      g_assert_nonnull (strstr (text, "Devices:     1 ("));
+      seen++;
+    }
+  if (seen == 0)
+    g_test_skip ("the MTIA captures are missing");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -263,6 +310,7 @@ main (int   argc,
   g_test_add_func ("/cli-info/json", test_json);
   g_test_add_func ("/cli-info/truncated", test_truncated_json);
   g_test_add_func ("/cli-info/device-syncs", test_device_syncs);
+  g_test_add_func ("/cli-info/mtia", test_mtia);
   g_test_add_func ("/cli-info/cpu-samples", test_cpu_samples);
   g_test_add_func ("/cli-info/errors", test_errors);
   return g_test_run ();

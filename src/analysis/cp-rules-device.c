@@ -281,6 +281,7 @@ _cp_rule_eval_utilization (Ctx           *ctx,
   guint worst_index = 0;
   g_autoptr(CpIntervals) idle = NULL;
   gboolean tpu = cp_analysis_devices_are_tpu (self);
+  gboolean mtia = _cp_rule_devices_are_mtia (ctx);
   CpSeverity sev;
   CpFinding *f;
 
@@ -310,7 +311,8 @@ _cp_rule_eval_utilization (Ctx           *ctx,
       const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
       g_autofree char *id = g_strdup_printf ("utilization_gpu%d", dev->device);
       g_autofree char *label = tpu ? g_strdup_printf (_("Utilisation of TPU %d"), dev->device)
-                                   : g_strdup_printf (_("Utilisation of GPU %d"), dev->device);
+                               : mtia ? g_strdup_printf (_("Utilisation of MTIA %d"), dev->device)
+                                      : g_strdup_printf (_("Utilisation of GPU %d"), dev->device);
 
       cp_finding_add_figure (f, id, label, dev->utilization, "ratio", "<", 0.5, NAN);
     }
@@ -322,6 +324,7 @@ _cp_rule_eval_utilization (Ctx           *ctx,
   _cp_rule_add_set_evidence (f, worst->lane, idle);
   cp_finding_set_time_at_stake (f, cp_intervals_length (idle), _cp_rule_per_window (ctx, cp_intervals_length (idle)));
   _cp_rule_set_summary (ctx, f, rule, tpu ? _("The TPU runs no XLA op for much of the step.")
+                                 : mtia ? _("The MTIA runs no kernel for much of the step.")
                                  : _("The GPU runs no kernel for much of the step."), worst->utilization);
   *stake = g_steal_pointer (&idle);
   return f;
@@ -382,6 +385,8 @@ _cp_rule_eval_gaps (Ctx           *ctx,
   cp_finding_set_time_at_stake (f, cp_intervals_length (long_gaps), _cp_rule_per_window (ctx, cp_intervals_length (long_gaps)));
   _cp_rule_set_summary (ctx, f, rule, cp_analysis_devices_are_tpu (ctx->self)
                              ? _("The TPU stops for long stretches between operations.")
+                             : _cp_rule_devices_are_mtia (ctx)
+                             ? _("The MTIA stops for long stretches between operations.")
                              : _("The GPU stops for long stretches between operations."), longest / 1e6);
   *stake = g_steal_pointer (&long_gaps);
   return f;

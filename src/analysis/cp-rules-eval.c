@@ -16,18 +16,42 @@
 #include "cp-rules-private.h"
 #include "cp-sweep.h"
 
-/* Replaces the device word in a fix for an all-TPU capture. Where kinds are
- * mixed the fixes keep "GPU": they are the GPUs' fixes. */
+/* Every device is one of Meta's MTIA. */
+gboolean
+_cp_rule_devices_are_mtia (Ctx *ctx)
+{
+  return ctx->self->devices_kind == CP_DEVICE_KIND_MTIA && !ctx->self->devices_mixed;
+}
+
+/* Replaces the device word in a fix for an all-TPU or all-MTIA capture:
+ * "GPU" and "GPUs" as words, not inside a name (TF_GPU_THREAD_MODE).
+ * Where kinds are mixed the fixes keep "GPU": they are the GPUs' fixes. */
 static char *
 device_fix (Ctx        *ctx,
             const char *fix)
 {
-  g_auto(GStrv) parts = NULL;
+  const char *word = cp_analysis_devices_are_tpu (ctx->self) ? "TPU" : _cp_rule_devices_are_mtia (ctx) ? "MTIA" : NULL;
+  g_autoptr(GString) out = NULL;
 
-  if (!cp_analysis_devices_are_tpu (ctx->self) || strstr (fix, "GPU") == NULL)
+  if (word == NULL || strstr (fix, "GPU") == NULL)
     return g_strdup (fix);
-  parts = g_strsplit (fix, "GPU", -1);
-  return g_strjoinv ("TPU", parts);
+  out = g_string_new (NULL);
+  for (const char *p = fix; *p != '\0';)
+    {
+      const char *end = p + 3;
+      gboolean before = p == fix || !(g_ascii_isalnum (p[-1]) || p[-1] == '_');
+
+      if (*end == 's')
+        end++;
+      if (g_str_has_prefix (p, "GPU") && before && !(g_ascii_isalnum (*end) || *end == '_'))
+        {
+          g_string_append (out, word);
+          p += 3;
+          continue;
+        }
+      g_string_append_c (out, *p++);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
 typedef struct
@@ -63,13 +87,20 @@ _cp_rule_new_finding (Ctx          *ctx,
   const char *title = _(rule->title);
   CpFinding *f;
 
-  /* On a TPU the symptoms say what the device is. */
+  /* On a TPU or an MTIA the symptoms say what the device is. */
   if (cp_analysis_devices_are_tpu (ctx->self))
     {
       if (g_str_equal (rule->id, "low-utilization"))
         title = _("Low TPU utilisation");
       else if (g_str_equal (rule->id, "gpu-gaps"))
         title = _("Long TPU gaps");
+    }
+  else if (_cp_rule_devices_are_mtia (ctx))
+    {
+      if (g_str_equal (rule->id, "low-utilization"))
+        title = _("Low MTIA utilisation");
+      else if (g_str_equal (rule->id, "gpu-gaps"))
+        title = _("Long MTIA gaps");
     }
   f = cp_finding_new (rule->id, title, severity);
 

@@ -44,6 +44,7 @@ typedef struct
  * for in *stake. */
 typedef CpFinding *(*Evaluator) (Ctx *ctx, const CpRule *rule, CpIntervals **stake);
 
+gboolean _cp_rule_devices_are_mtia (Ctx *ctx);
 void _cp_rule_add_category_evidence (Ctx *ctx, CpFinding *f, CpTimeCategory cat, const CpIntervals *target);
 void _cp_rule_add_metric (CpFinding *f, const CpRule *rule, const char *id, double value);
 void _cp_rule_add_set_evidence (CpFinding *f, guint lane, const CpIntervals *set);

@@ -544,6 +544,10 @@ cp_analysis_get_device_word (CpAnalysis *self)
   if (cp_analysis_devices_are_tpu (self))
     /* Translators: the devices of a TPU capture, "The TPU waits mostly for…". */
     return _("TPU");
+  if (self->devices_kind == CP_DEVICE_KIND_MTIA)
+    /* Translators: the devices of a capture of Meta's MTIA accelerators,
+     * "The MTIA waits mostly for…" (a product name). */
+    return _("MTIA");
   /* Translators: the devices of a GPU capture, "The GPU waits mostly for…". */
   return _("GPU");
 }

@@ -179,6 +179,10 @@ print_devices (CpAnalysis *a)
       else if (cp_trace_get_device_kind (trace, dev->device) == CP_DEVICE_KIND_TPU)
         g_print (_("  TPU %d: utilisation %.1f%% (ops busy %s), %u XLA ops, op time %s\n"),
                  dev->device, 100 * dev->utilization, busy, dev->n_kernels, kt);
+      else if (cp_trace_get_device_kind (trace, dev->device) == CP_DEVICE_KIND_MTIA)
+        /* Translators: one of Meta's MTIA accelerators (a product name). */
+        g_print (_("  MTIA %d: utilisation %.1f%% (kernels busy %s), %u kernels, kernel time %s\n"),
+                 dev->device, 100 * dev->utilization, busy, dev->n_kernels, kt);
       else
         g_print (_("  GPU %d: utilisation %.1f%% (kernels busy %s), %u kernels, kernel time %s\n"),
                  dev->device, 100 * dev->utilization, busy, dev->n_kernels, kt);

@@ -82,6 +82,9 @@ process_label (CpTrace         *trace,
       case CP_DEVICE_KIND_OTHER:
         /* Translators: a device that is neither a GPU nor a TPU. */
         return g_strdup_printf (_("Device %d (pid %s%s%s)"), p->device, key, *name ? ", " : "", name);
+      case CP_DEVICE_KIND_MTIA:
+        /* Translators: one of Meta's MTIA accelerators (a product name). */
+        return g_strdup_printf (_("MTIA %d (pid %s%s%s)"), p->device, key, *name ? ", " : "", name);
       case CP_DEVICE_KIND_GPU:
       default:
         return g_strdup_printf (_("GPU %d (pid %s%s%s)"), p->device, key, *name ? ", " : "", name);
@@ -95,6 +98,46 @@ process_label (CpTrace         *trace,
   return g_strdup_printf (_("pid %s"), key);
 }
 
+typedef struct
+{
+  gint            ordinal;
+  const CpDevice *dev;        /* NULL: the capture does not describe it */
+  const char     *name;       /* the device's, else its process's */
+  CpDeviceKind    kind;
+} InfoDevice;
+
+/* The devices: those the capture describes (deviceProperties, plane
+ * stats), then the device processes of the others (Kineto writes no
+ * properties for an MTIA), by ordinal. */
+static GArray *
+list_devices (CpTrace *trace)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (InfoDevice));
+
+  for (guint i = 0; i < cp_trace_get_n_devices (trace); i++)
+    {
+      const CpDevice *d = cp_trace_get_device (trace, i);
+      InfoDevice e = { d->ordinal, d, cp_trace_get_string (trace, d->name),
+                       cp_trace_get_device_kind (trace, d->ordinal) };
+
+      g_array_append_val (out, e);
+    }
+  for (guint i = 0; i < cp_trace_get_n_processes (trace); i++)
+    {
+      const CpProcess *p = cp_trace_get_process (trace, i);
+      InfoDevice e = { p->device, NULL, cp_trace_get_string (trace, p->name), cp_process_get_device_kind (trace, p) };
+      gboolean seen = FALSE;
+
+      if (!p->is_device || p->device < 0)
+        continue;
+      for (guint k = 0; k < out->len && !seen; k++)
+        seen = g_array_index (out, InfoDevice, k).ordinal == p->device;
+      if (!seen)
+        g_array_append_val (out, e);
+    }
+  return out;
+}
+
 static void
 print_text (CpTrace *trace)
 {
@@ -103,6 +146,7 @@ print_text (CpTrace *trace)
   g_autofree char *span = format_duration (cp_trace_get_duration (trace));
   g_autoptr(GString) phases = g_string_new (NULL);
   g_autoptr(GString) devices = g_string_new (NULL);
+  g_autoptr(GArray) list = list_devices (trace);
   guint n_flows = 0, n_instants = 0, n_steps = 0;
   Counts c;
 
@@ -114,12 +158,12 @@ print_text (CpTrace *trace)
   for (guint ph = 0; ph < 128; ph++)
     if (r->by_phase[ph] > 0)
       g_string_append_printf (phases, "%s%c %" G_GUINT64_FORMAT, phases->len ? ", " : "", ph, r->by_phase[ph]);
-  for (guint i = 0; i < cp_trace_get_n_devices (trace); i++)
+  for (guint i = 0; i < list->len; i++)
     {
-      const CpDevice *d = cp_trace_get_device (trace, i);
+      const InfoDevice *d = &g_array_index (list, InfoDevice, i);
 
       g_string_append_printf (devices, "%s%d: %s", devices->len ? "; " : "", d->ordinal,
-                              *cp_trace_get_string (trace, d->name) ? cp_trace_get_string (trace, d->name) : _("unnamed"));
+                              d->name != NULL && *d->name ? d->name : _("unnamed"));
     }
 
   g_print (_("File:        %s\n"), path ? path : cp_trace_get_title (trace));
@@ -146,7 +190,7 @@ print_text (CpTrace *trace)
   g_print (_("Flows:       %u\n"), n_flows);
   g_print (_("Lanes:       %u\n"), cp_trace_get_n_lanes (trace));
   g_print (_("Processes:   %u\n"), cp_trace_get_n_processes (trace));
-  g_print (_("Devices:     %u%s%s%s\n"), cp_trace_get_n_devices (trace),
+  g_print (_("Devices:     %u%s%s%s\n"), list->len,
            devices->len ? " (" : "", devices->str, devices->len ? ")" : "");
   {
     CpFrameworkInfo fw;
@@ -233,6 +277,7 @@ cp_cli_info_to_json (CpTrace  *trace,
   g_autoptr(JsonGenerator) gen = json_generator_new ();
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *path = cp_trace_get_file (trace) ? g_file_get_parse_name (cp_trace_get_file (trace)) : NULL;
+  g_autoptr(GArray) list = list_devices (trace);
   guint n_flows = 0, n_instants = 0, n_steps = 0;
   Counts c;
 
@@ -281,7 +326,7 @@ cp_cli_info_to_json (CpTrace  *trace,
   json_builder_set_member_name (b, "processes");
   json_builder_add_int_value (b, cp_trace_get_n_processes (trace));
   json_builder_set_member_name (b, "devices");
-  json_builder_add_int_value (b, cp_trace_get_n_devices (trace));
+  json_builder_add_int_value (b, list->len);
   {
     CpFrameworkInfo fw;
 
@@ -356,21 +401,25 @@ cp_cli_info_to_json (CpTrace  *trace,
 
   json_builder_set_member_name (b, "device_list");
   json_builder_begin_array (b);
-  for (guint i = 0; i < cp_trace_get_n_devices (trace); i++)
+  for (guint i = 0; i < list->len; i++)
     {
-      const CpDevice *d = cp_trace_get_device (trace, i);
+      const InfoDevice *d = &g_array_index (list, InfoDevice, i);
 
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "ordinal");
       json_builder_add_int_value (b, d->ordinal);
+      json_builder_set_member_name (b, "kind");
+      json_builder_add_string_value (b, cp_device_kind_to_string (d->kind));
+      json_builder_set_member_name (b, "described");
+      json_builder_add_boolean_value (b, d->dev != NULL);
       json_builder_set_member_name (b, "name");
-      json_builder_add_string_value (b, cp_trace_get_string (trace, d->name));
+      json_builder_add_string_value (b, d->dev != NULL ? cp_trace_get_string (trace, d->dev->name) : "");
       json_builder_set_member_name (b, "vendor");
-      json_builder_add_string_value (b, cp_trace_get_string (trace, d->vendor));
+      json_builder_add_string_value (b, d->dev != NULL ? cp_trace_get_string (trace, d->dev->vendor) : "");
       json_builder_set_member_name (b, "total_memory");
-      json_builder_add_int_value (b, d->total_memory);
+      json_builder_add_int_value (b, d->dev != NULL ? d->dev->total_memory : -1);
       json_builder_set_member_name (b, "num_sms");
-      json_builder_add_int_value (b, d->num_sms);
+      json_builder_add_int_value (b, d->dev != NULL ? d->dev->num_sms : -1);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -148,6 +148,9 @@ device_kind_of_name (const char *name)
 
   if (name == NULL)
     return CP_DEVICE_KIND_GPU;
+  /* Kineto's MTIA devices: "MTIA 17". */
+  if (g_str_has_prefix (name, "MTIA ") && g_ascii_isdigit (name[5]))
+    return CP_DEVICE_KIND_MTIA;
   if (g_str_has_prefix (name, "/device:"))
     dev = name;
   else if ((dev = strstr (name, " /device:")) != NULL)
@@ -194,6 +197,8 @@ cp_device_kind_to_string (CpDeviceKind kind)
       return "tpu";
     case CP_DEVICE_KIND_OTHER:
       return "other";
+    case CP_DEVICE_KIND_MTIA:
+      return "mtia";
     case CP_DEVICE_KIND_GPU:
     default:
       return "gpu";

@@ -138,13 +138,16 @@ typedef struct
 /* What a device is, from the name of its process or plane: XPlane names
  * its planes "/device:TPU:0" or "/device:GPU:0" (a TensorBoard profile
  * folder prefixes the host, "worker0 /device:TPU:0"); Kineto's device
- * processes are GPUs; other XPlane device planes (custom accelerators)
- * are CP_DEVICE_KIND_OTHER. */
+ * processes are GPUs, but for Meta's MTIA, which Kineto names "MTIA 17";
+ * other XPlane device planes (custom accelerators) are
+ * CP_DEVICE_KIND_OTHER. The rules take an MTIA for a GPU (it launches
+ * kernels from a runtime on the host); what people read names it. */
 typedef enum
 {
   CP_DEVICE_KIND_GPU,
   CP_DEVICE_KIND_TPU,
   CP_DEVICE_KIND_OTHER,
+  CP_DEVICE_KIND_MTIA,
 } CpDeviceKind;
 
 /* One device the capture describes (Kineto deviceProperties, XPlane plane stats). */

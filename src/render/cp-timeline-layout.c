@@ -64,6 +64,11 @@ group_label (CpTrace         *trace,
       /* Other device planes (XPlane custom planes) keep their own name. */
       if (kind == CP_DEVICE_KIND_OTHER)
         return g_strdup (name);
+      if (kind == CP_DEVICE_KIND_MTIA)
+        return dev_name && *dev_name ?
+               /* Translators: a lane group of Meta's MTIA accelerator: "MTIA 17 · ARTEMIS". */
+               g_strdup_printf (_("MTIA %d · %s"), p->device, dev_name) :
+               g_strdup_printf (_("MTIA %d"), p->device);
       if (dev_name && *dev_name)
         return is_tpu ?
                /* Translators: a TPU lane group: "TPU 0 · TPU v4". */

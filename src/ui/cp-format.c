@@ -217,6 +217,8 @@ cp_ui_format_device_name (CpTrace        *trace,
   if (cp_trace_get_device_kind (trace, device->ordinal) == CP_DEVICE_KIND_TPU)
     /* Translators: a TPU without a product name, "TPU 3". */
     return g_strdup_printf (_("TPU %d"), device->ordinal);
+  if (cp_trace_get_device_kind (trace, device->ordinal) == CP_DEVICE_KIND_MTIA)
+    return g_strdup_printf (_("MTIA %d"), device->ordinal);
   /* Translators: a device without a product name, "GPU 3". */
   return g_strdup_printf (_("GPU %d"), device->ordinal);
 }
