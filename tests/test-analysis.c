@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "analysis/cp-analysis.h"
+#include "analysis/cp-device-counters.h"
 #include "analysis/cp-rules.h"
 #include "cp-test-trace.h"
 #include "cp-test-util.h"
@@ -801,6 +802,142 @@ test_placeholder_occupancy_real (void)
     g_test_skip ("none of the captures is there");
 }
 
+/* Eleven 1 ms kernels on GPU 0, and its counters sampled every ms:
+ * the SM clock at 1980 MHz but 1400 MHz from 4 to 8 ms, power 300 then
+ * 350 W (in mW), temperature 60 then 80 °C. With clock FALSE, no clock
+ * counter; with power FALSE, no power or temperature counter. */
+static CpAnalysis *
+counter_trace (gboolean clock,
+               gboolean power)
+{
+  CpTraceBuilder *b = cp_test_trace_new ();
+  guint k = cp_test_trace_kernel_lane (b, 0, 7);
+  guint c = clock ? cp_test_trace_counter_lane (b, 0, "sm_clock_mhz") : 0;
+  guint p = power ? cp_test_trace_counter_lane (b, 0, "power_mw") : 0;
+  guint t = power ? cp_test_trace_counter_lane (b, 0, "gpu_temp_c") : 0;
+  g_autoptr(CpTrace) trace = NULL;
+
+  for (gint64 i = 0; i < 11; i++)
+    {
+      cp_test_trace_slice (b, k, i * 1000000, 1000000, "sgemm_kernel");
+      if (clock)
+        cp_trace_builder_add_counter (b, c, i * 1000000, i >= 4 && i < 8 ? 1400 : 1980);
+    }
+  if (power)
+    {
+      cp_trace_builder_add_counter (b, p, 1000000, 300000);
+      cp_trace_builder_add_counter (b, p, 2000000, 350000);
+      cp_trace_builder_add_counter (b, t, 1000000, 60);
+      cp_trace_builder_add_counter (b, t, 2000000, 80);
+    }
+  trace = cp_test_trace_finish (b);
+  return analyse (trace);
+}
+
+static gboolean
+analysis_has_note (CpAnalysis *a,
+                   const char *part)
+{
+  const char * const *notes = cp_analysis_get_notes (a);
+
+  for (guint i = 0; notes[i] != NULL; i++)
+    if (strstr (notes[i], part) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* Power, temperature and clock: their figures in the JSON, and the SM
+ * clock at 1400 of 1980 MHz for 4 of the 11 busy ms: throttled 36.4% of
+ * the busy time (moderate at 10%), 4 ms × (1 - 1400 / 1980) at stake. */
+static void
+test_device_counters (void)
+{
+  g_autoptr(CpAnalysis) a = counter_trace (TRUE, TRUE);
+  g_autoptr(CpAnalysis) none = counter_trace (FALSE, FALSE);
+  g_autoptr(CpAnalysis) no_clock = counter_trace (FALSE, TRUE);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *json = cp_analysis_to_json (a, FALSE);
+  JsonObject *dev, *clock, *power, *temp;
+  CpFinding *f;
+
+  g_assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+  dev = json_array_get_object_element (json_object_get_array_member (
+          json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), "metrics"), "devices"), 0);
+  clock = json_object_get_object_member (dev, "sm_clock_mhz");
+  power = json_object_get_object_member (dev, "power_w");
+  temp = json_object_get_object_member (dev, "temperature_c");
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (clock, "mean"), (7 * 1980.0 + 4 * 1400.0) / 11, 1e-9);
+  g_assert_cmpfloat (json_object_get_double_member (clock, "min"), ==, 1400);
+  g_assert_cmpfloat (json_object_get_double_member (clock, "max"), ==, 1980);
+  g_assert_cmpint (json_object_get_int_member (clock, "samples"), ==, 11);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (power, "mean"), 325, 1e-9);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (power, "max"), 350, 1e-9);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (temp, "mean"), 70, 1e-9);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (temp, "max"), 80, 1e-9);
+  g_assert_false (analysis_has_note (a, "throttling was not checked"));
+  g_assert_false (analysis_has_note (a, "throttling were not checked"));
+
+  f = finding (a, "clock-throttling");
+  g_assert_nonnull (f);
+  g_assert_cmpint (cp_finding_get_severity (f), ==, CP_SEVERITY_MODERATE);
+  g_assert_cmpint (cp_finding_get_section (f), ==, CP_FINDING_SECTION_SPEEDUP);
+  g_assert_cmpfloat_with_epsilon (cp_finding_lookup_figure (f, "throttled_percent")->value, 400.0 / 11, 1e-9);
+  g_assert_cmpfloat (cp_finding_lookup_figure (f, "clock_low_mhz")->value, ==, 1400);
+  g_assert_cmpfloat (cp_finding_lookup_figure (f, "clock_max_mhz")->value, ==, 1980);
+  g_assert_cmpfloat (cp_finding_lookup_figure (f, "throttled_ns")->value, ==, 4000000);
+  g_assert_cmpfloat_with_epsilon (cp_finding_lookup_figure (f, "power_max_w")->value, 350, 1e-9);
+  g_assert_cmpint (cp_finding_get_time_at_stake (f), ==, (gint64) llround (4000000 * (1 - 1400.0 / 1980)));
+  g_assert_cmpuint (cp_finding_get_evidence_total (f), ==, 1);
+
+  g_assert_null (finding (none, "clock-throttling"));
+  g_assert_true (analysis_has_note (none, "No power, temperature or clock counters"));
+  {
+    g_autofree char *plain = cp_analysis_to_json (none, FALSE);
+
+    g_assert_nonnull (strstr (plain, "\"power_w\":null"));
+  }
+  g_assert_true (analysis_has_note (no_clock, "No SM clock counter"));
+}
+
+/* cp-gen's healthy run samples power at 540 W ± 12% and the SM clock
+ * from 1755 to 1980 MHz (tools/cp-gen-sim.c): the figures stay inside,
+ * and a clock never under 85% of its highest is not throttled. */
+static void
+test_device_counters_generated (void)
+{
+  g_autofree char *dir = cp_test_make_tmpdir ();
+  g_autofree char *capture = g_build_filename (dir, "healthy.json", NULL);
+  g_autofree char *truth_path = g_build_filename (dir, "truth.json", NULL);
+  const char *argv[] = { g_getenv ("CP_GEN"), "--scenario", "healthy", "--out", capture, "--truth", truth_path,
+                         "--steps", "4", "-q", NULL };
+  g_autoptr(JsonParser) truth = json_parser_new ();
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CpTrace) trace = NULL;
+  g_autoptr(CpAnalysis) a = NULL;
+  const CpDeviceCounters *dc;
+  const CpCounterStats *power, *clock;
+
+  g_assert_nonnull (argv[0]);
+  cp_test_run_generator (argv, truth_path, truth);
+  file = g_file_new_for_path (capture);
+  trace = cp_load_file (file, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  a = analyse (trace);
+  dc = cp_analysis_get_device_counters (a, 0);
+  g_assert_nonnull (dc);
+  power = &dc->counters[CP_DEVICE_COUNTER_POWER];
+  clock = &dc->counters[CP_DEVICE_COUNTER_CLOCK];
+  g_assert_cmpuint (power->n_samples, >, 0);
+  g_assert_cmpfloat (power->min, >=, 540 * 0.88 - 1e-9);
+  g_assert_cmpfloat (power->max, <=, 540 * 1.12 + 1e-9);
+  g_assert_cmpfloat (clock->min, >=, 1755);
+  g_assert_cmpfloat (clock->max, <=, 1980);
+  g_assert_true (fmod (clock->min - 1755, 15) == 0 && fmod (clock->max - 1755, 15) == 0);
+  g_assert_null (finding (a, "clock-throttling"));
+  cp_test_rm_rf (dir);
+}
+
 static void
 test_kernel_shape_varies (void)
 {
@@ -1076,7 +1213,7 @@ test_rule_table (void)
   static const char * const contract[] = {
     "input-pipeline", "input-bound", "dataloader-single-process", "launch-bound", "host-overhead",
     "transfer-bound", "pageable-memcpy", "sync-stall", "async-wait", "output-bound",
-    "no-mixed-precision", "below-roofline", "low-utilization", "gpu-gaps", "comm-bound",
+    "no-mixed-precision", "below-roofline", "clock-throttling", "low-utilization", "gpu-gaps", "comm-bound",
     "low-comm-overlap", "memory-pressure", "memory-fragmentation", "memory-leak",
     "memory-headroom", "dataparallel",
   };
@@ -1527,6 +1664,8 @@ main (int   argc,
   g_test_add_func ("/analysis/async", test_async);
   g_test_add_func ("/analysis/json", test_json);
   g_test_add_func ("/analysis/placeholder-occupancy", test_placeholder_occupancy);
+  g_test_add_func ("/analysis/device-counters", test_device_counters);
+  g_test_add_func ("/analysis/device-counters-generated", test_device_counters_generated);
   g_test_add_func ("/analysis/placeholder-occupancy-real", test_placeholder_occupancy_real);
   g_test_add_func ("/analysis/rule-table", test_rule_table);
   g_test_add_func ("/analysis/evidence-cap", test_evidence_cap);

@@ -17,6 +17,7 @@
 #define add_double _cp_json_add_double
 #define add_string _cp_json_add_string
 #define add_bool _cp_json_add_bool
+#include "cp-device-counters.h"
 #include "cp-memory.h"
 #include "cp-rules.h"
 
@@ -222,6 +223,7 @@ write_devices (CpAnalysis  *self,
       json_builder_add_boolean_value (b, cp_analysis_device_has_own_windows (self, dev->device));
       add_double (b, "sm_efficiency", dev->sm_efficiency);
       add_double (b, "achieved_occupancy", dev->achieved_occupancy);
+      _cp_device_counters_write_json (self, b, dev->device);
       add_int (b, "idle_ns", dev->idle);
       add_int (b, "idle_host_wait_ns", dev->idle_host_wait);
       add_int (b, "idle_kernel_wait_ns", dev->idle_kernel_wait);

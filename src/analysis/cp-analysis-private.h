@@ -141,6 +141,7 @@ struct _CpAnalysis
 
   /* The input pipeline (cp-input-pipeline.c), computed on first use. */
   GArray          *memory;         /* of CpMemoryStats (cp-memory.h); NULL until computed */
+  GArray          *device_counters;/* of CpDeviceCounters (cp-device-counters.h); NULL until computed */
   GArray          *pipeline;       /* of CpPipelineStage, most self time first; NULL until computed */
   guint            pipeline_events;
   guint            pipeline_get_next;   /* IteratorGetNext / next-batch calls */

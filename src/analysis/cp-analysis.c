@@ -83,6 +83,7 @@ cp_analysis_finalize (GObject *object)
   g_clear_pointer (&self->roofline_ops, g_array_unref);
   g_clear_pointer (&self->pipeline, g_array_unref);
   g_clear_pointer (&self->memory, g_array_unref);
+  g_clear_pointer (&self->device_counters, g_array_unref);
   g_clear_pointer (&self->eligible_fp32, g_array_unref);
   g_clear_object (&self->findings);
   g_free (self->verdict_text);

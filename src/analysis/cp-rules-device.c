@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cp-device-counters.h"
 #include "cp-rules-private.h"
 #include "cp-sweep.h"
 
@@ -218,6 +219,169 @@ _cp_rule_eval_roofline (Ctx           *ctx,
     _cp_rule_set_summary (ctx, f, rule, lead, value);
   }
   *stake = g_steal_pointer (&own);
+  return f;
+}
+
+/* Clocks under this share of the highest the capture shows are
+ * throttled. */
+#define THROTTLED_CLOCK 0.85
+
+typedef struct
+{
+  guint         device_index;
+  double        percent;      /* throttled busy time, % of busy time */
+  double        clock_max;    /* MHz */
+  double        clock_low;    /* the lowest while busy, MHz */
+  gint64        throttled;    /* busy ns at a throttled clock */
+  double        saved;        /* what the highest clock would have saved, ns */
+  CpIntervals  *low;          /* the throttled samples' spans, in the windows */
+} Throttle;
+
+/* One device's clock against its highest: its samples' spans (a sample
+ * holds until the next) under THROTTLED_CLOCK of it, and their part of
+ * the busy time in the windows. FALSE without a clock or busy time. */
+static gboolean
+device_throttle (Ctx            *ctx,
+                 guint           d,
+                 Throttle       *t)
+{
+  CpAnalysis *self = ctx->self;
+  const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, d);
+  const CpDeviceCounters *dc = cp_analysis_get_device_counters (self, dev->device);
+  const CpCounterStats *clock = dc != NULL ? &dc->counters[CP_DEVICE_COUNTER_CLOCK] : NULL;
+  g_autoptr(CpIntervals) busy = NULL;
+  g_autoptr(CpIntervals) low = cp_intervals_new ();
+  const gint64 *ts;
+  const double *values;
+  guint n;
+
+  if (clock == NULL || clock->lane == G_MAXUINT || dev->n_kernels == 0)
+    return FALSE;
+  busy = cp_intervals_intersect (self->device_sets[d].kernels, self->window_set);
+  n = cp_lane_get_counter (self->lanes[clock->lane].lane, &ts, &values);
+  memset (t, 0, sizeof *t);
+  t->device_index = d;
+  t->clock_max = 0;
+  for (guint i = 0; i < n; i++)
+    if (isfinite (values[i]))
+      t->clock_max = MAX (t->clock_max, values[i] * clock->scale);
+  t->clock_low = t->clock_max;
+  if (cp_intervals_length (busy) == 0 || !(t->clock_max > 0))
+    return FALSE;
+  for (guint i = 0; i + 1 < n; i++)
+    {
+      double v = values[i] * clock->scale;
+      gint64 in_busy;
+
+      if (!(v < THROTTLED_CLOCK * t->clock_max) || ts[i + 1] <= ts[i])
+        continue;
+      in_busy = cp_intervals_length_in (busy, ts[i], ts[i + 1]);
+      if (in_busy == 0)
+        continue;
+      cp_intervals_add (low, ts[i], ts[i + 1]);
+      t->clock_low = MIN (t->clock_low, v);
+      t->saved += (double) in_busy * (1.0 - v / t->clock_max);
+    }
+  cp_intervals_normalize (low);
+  t->throttled = cp_intervals_overlap_length (low, busy);
+  t->percent = 100.0 * (double) t->throttled / (double) cp_intervals_length (busy);
+  t->low = cp_intervals_intersect (low, busy);
+  return TRUE;
+}
+
+/* Which of the power, temperature and clock counters the capture lacks. */
+static void
+note_unchecked_counters (Ctx *ctx)
+{
+  CpAnalysis *self = ctx->self;
+  gboolean power = cp_analysis_has_device_counter (self, CP_DEVICE_COUNTER_POWER);
+  gboolean temp = cp_analysis_has_device_counter (self, CP_DEVICE_COUNTER_TEMPERATURE);
+  gboolean clock = cp_analysis_has_device_counter (self, CP_DEVICE_COUNTER_CLOCK);
+
+  if (!ctx->has_device)
+    return;
+  if (!power && !temp && !clock)
+    _cp_analysis_add_note (self, "%s", _("No power, temperature or clock counters for the devices: power draw, temperature and clock throttling were not checked"));
+  else if (!clock)
+    _cp_analysis_add_note (self, "%s", _("No SM clock counter for the devices: clock throttling was not checked"));
+}
+
+static void
+add_throttle_figures (CpFinding      *f,
+                      CpAnalysis     *self,
+                      const Throttle *t)
+{
+  const CpDeviceStats *dev = &g_array_index (self->devices, CpDeviceStats, t->device_index);
+  const CpDeviceCounters *dc = cp_analysis_get_device_counters (self, dev->device);
+  const CpCounterStats *power = &dc->counters[CP_DEVICE_COUNTER_POWER];
+  const CpCounterStats *temp = &dc->counters[CP_DEVICE_COUNTER_TEMPERATURE];
+
+  cp_finding_add_figure (f, "device", _("Device"), dev->device, "count", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "clock_max_mhz", _("Highest SM clock in the capture (MHz)"), t->clock_max, "MHz", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "clock_low_mhz", _("Lowest SM clock while busy (MHz)"), t->clock_low, "MHz", NULL, NAN, NAN);
+  cp_finding_add_figure (f, "throttled_ns", _("Busy time at a throttled clock"), t->throttled, "ns", NULL, NAN, NAN);
+  if (power->n_samples > 0)
+    {
+      cp_finding_add_figure (f, "power_mean_w", _("Mean power draw (W)"), power->mean, "W", NULL, NAN, NAN);
+      cp_finding_add_figure (f, "power_max_w", _("Highest power draw (W)"), power->max, "W", NULL, NAN, NAN);
+    }
+  if (temp->n_samples > 0)
+    cp_finding_add_figure (f, "temperature_max_c", _("Highest temperature (°C)"), temp->max, "°C", NULL, NAN, NAN);
+}
+
+CpFinding *
+_cp_rule_eval_clocks (Ctx           *ctx,
+                      const CpRule  *rule,
+                      CpIntervals  **stake)
+{
+  CpAnalysis *self = ctx->self;
+  Throttle worst = { 0 };
+  double saved = 0;
+  CpFinding *f = NULL;
+  CpSeverity sev;
+
+  note_unchecked_counters (ctx);
+  if (!ctx->has_device)
+    return NULL;
+  for (guint d = 0; d < self->devices->len; d++)
+    {
+      Throttle t;
+
+      if (!device_throttle (ctx, d, &t))
+        continue;
+      if (!cp_rule_grade (rule, t.percent, &sev))
+        {
+          cp_intervals_free (t.low);
+          continue;
+        }
+      if (f == NULL)
+        f = _cp_rule_new_finding (ctx, rule, sev);
+      _cp_rule_add_set_evidence (f, g_array_index (self->devices, CpDeviceStats, d).lane, t.low);
+      saved += t.saved;
+      if (worst.low == NULL || t.percent > worst.percent)
+        {
+          cp_intervals_free (worst.low);
+          worst = t;
+        }
+      else
+        cp_intervals_free (t.low);
+    }
+  if (f == NULL)
+    return NULL;
+  _cp_rule_add_metric (f, rule, "throttled_percent", worst.percent);
+  add_throttle_figures (f, self, &worst);
+  cp_finding_set_time_at_stake (f, (gint64) llround (saved), _cp_rule_per_window (ctx, (gint64) llround (saved)));
+  {
+    g_autofree char *lead =
+      /* Translators: "The SM clock falls under 85% of the highest it reaches (1980 MHz) while the device computes, down to 1410 MHz: …" */
+      g_strdup_printf (_("The SM clock falls under 85%% of the highest it reaches (%.0f MHz) while the device computes, down to %.0f MHz: the kernels run slower then, most often from a power or thermal limit."),
+                       worst.clock_max, worst.clock_low);
+
+    _cp_rule_set_summary (ctx, f, rule, lead, worst.percent);
+  }
+  cp_intervals_free (worst.low);
+  /* Busy time, not idle time: it explains no other finding's. */
+  *stake = cp_intervals_new ();
   return f;
 }
 

@@ -312,6 +312,7 @@ evaluator_for (const char *id)
     { "host-overhead", _cp_rule_eval_host },
     { "no-mixed-precision", _cp_rule_eval_precision },
     { "below-roofline", _cp_rule_eval_roofline },
+    { "clock-throttling", _cp_rule_eval_clocks },
     { "memory-pressure", _cp_rule_eval_memory },
     { "memory-headroom", _cp_rule_eval_memory_headroom },
     { "memory-fragmentation", _cp_rule_eval_memory_fragmentation },

@@ -51,6 +51,7 @@ void _cp_rule_add_set_evidence (CpFinding *f, guint lane, const CpIntervals *set
 const char *_cp_rule_applied_fix (guint technique);
 CpFinding *_cp_rule_eval_async (Ctx *ctx, const CpRule *rule, CpIntervals **stake);
 CpFinding *_cp_rule_eval_category (Ctx *ctx, const CpRule *rule, CpTimeCategory cat, const char *figure_id, const char *lead, CpIntervals **stake);
+CpFinding *_cp_rule_eval_clocks (Ctx *ctx, const CpRule *rule, CpIntervals **stake);
 CpFinding *_cp_rule_eval_comm (Ctx *ctx, const CpRule *rule, CpIntervals **stake);
 CpFinding *_cp_rule_eval_dataparallel (Ctx *ctx, const CpRule *rule, CpIntervals **stake);
 CpFinding *_cp_rule_eval_gaps (Ctx *ctx, const CpRule *rule, CpIntervals **stake);

@@ -284,6 +284,13 @@ static const char * const fix_roofline_tf[] = {
   N_("Use fused attention (keras.layers.MultiHeadAttention with flash attention, or XLA's fused attention) instead of an explicit softmax(Q·Kᵀ)·V"),
   NULL
 };
+static const char * const fix_throttle[] = {
+  N_("See why the clocks drop: nvidia-smi -q -d PERFORMANCE names the clock event reasons (power cap, thermal or hardware slowdown); rocm-smi --showperflevel on AMD"),
+  N_("For a power or thermal limit: check the cooling and airflow and the power limit (nvidia-smi -q -d POWER), and keep other heavy jobs off the node"),
+  N_("To compare runs, lock the clocks while measuring (nvidia-smi --lock-gpu-clocks)"),
+  NULL
+};
+
 static const char * const fix_memory_pt[] = {
   N_("Cut activation memory with activation checkpointing (torch.utils.checkpoint) and mixed precision"),
   N_("Lower the batch size and use gradient accumulation"),
@@ -500,6 +507,14 @@ static const CpRule rules[] = {
     /* xgettext:no-c-format */
     N_("Roofline model (XProf roofline analysis, TraceLens TFLOP/s per op): FLOPs and bytes from the capture, the device's datasheet peaks, or for other NVIDIA GPUs its SMs and clock; 25 / 50 % levels (Chokepoint)"),
     { fix_roofline_pt, fix_roofline_jax, fix_roofline_tf }, CP_IDLE_CAUSE_NONE,
+    0, 0 },
+  { "clock-throttling", N_("Clocks drop while busy"),
+    /* xgettext:no-c-format */
+    N_("Device busy time at an SM clock under 85% of the highest the capture shows, % of the device's busy time"), "%",
+    CP_COMPARE_GE, 10, NAN, FALSE, CP_RULE_CAUSE,
+    /* xgettext:no-c-format */
+    N_("nvidia-smi and DCGM clocks and clock event reasons (the SM clock against its maximum); the 85% and 10% levels: Chokepoint"),
+    { fix_throttle, fix_throttle, fix_throttle }, CP_IDLE_CAUSE_NONE,
     0, 0 },
   { "memory-pressure", N_("Memory near the device limit"),
     N_("Peak device memory / device memory (ratio)"), "ratio",
