@@ -38,16 +38,17 @@ device_fix (Ctx        *ctx,
   out = g_string_new (NULL);
   for (const char *p = fix; *p != '\0';)
     {
-      const char *end = p + 3;
-      gboolean before = p == fix || !(g_ascii_isalnum (p[-1]) || p[-1] == '_');
-
-      if (*end == 's')
-        end++;
-      if (g_str_has_prefix (p, "GPU") && before && !(g_ascii_isalnum (*end) || *end == '_'))
+      /* Only past a "GPU" is there a character after it to look at. */
+      if (g_str_has_prefix (p, "GPU") && (p == fix || !(g_ascii_isalnum (p[-1]) || p[-1] == '_')))
         {
-          g_string_append (out, word);
-          p += 3;
-          continue;
+          const char *end = p[3] == 's' ? p + 4 : p + 3;
+
+          if (!(g_ascii_isalnum (*end) || *end == '_'))
+            {
+              g_string_append (out, word);
+              p += 3;
+              continue;
+            }
         }
       g_string_append_c (out, *p++);
     }
