@@ -1,9 +1,10 @@
 #!/bin/bash
-# tests/fuzz/run-fuzzers.sh [-t SECONDS] [-b BUILD_DIR] [HARNESS...]
+# tests/fuzz/run-fuzzers.sh [-t SECONDS] [-b BUILD_DIR] [-n] [HARNESS...]
 #
 # Builds the libFuzzer harnesses (clang, AddressSanitizer +
 # UndefinedBehaviorSanitizer, -Dfuzzing=true) in BUILD_DIR (default
-# build-fuzz) and runs each for SECONDS (default 60, or $CP_FUZZ_SECONDS),
+# build-fuzz) and runs each for SECONDS (default 60, or $CP_FUZZ_SECONDS;
+# -n builds them and runs none),
 # starting from its seed corpus (tests/fuzz/corpus/NAME) and its saved
 # crashes (tests/fuzz/crashes/NAME). New corpus entries and crashes go to
 # tests/fuzz/findings/NAME/ (not committed). Exit status: non-zero when a
@@ -19,11 +20,13 @@ cd "$root"
 
 seconds=${CP_FUZZ_SECONDS:-60}
 build=build-fuzz
-while getopts "t:b:h" opt; do
+build_only=false
+while getopts "t:b:nh" opt; do
     case $opt in
         t) seconds=$OPTARG ;;
         b) build=$OPTARG ;;
-        *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+        n) build_only=true ;;
+        *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -48,6 +51,9 @@ for h in "${harnesses[@]}"; do
     targets+=("tests/fuzz/fuzz-$h-libfuzzer")
 done
 ninja -C "$build" "${targets[@]}" || exit 1
+if $build_only; then
+    exit 0
+fi
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
