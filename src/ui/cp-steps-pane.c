@@ -100,20 +100,44 @@ rebuild (CpStepsPane *self)
                         !cp_analysis_has_steps (analysis) ?
                         _("Each instant counts once, for the highest-priority activity running then (device compute first); shares are of the whole capture.") :
                         _("Each instant counts once, for the highest-priority activity running then (device compute first); shares are of the total step time."));
-    if (!cp_analysis_has_steps (analysis))
+    CpWindowInfo info;
+
+    cp_analysis_get_window_info (analysis, &info);
+    if (info.device_span)
+      text = g_strdup_printf (_("The steps found hold %.0f%% of the device work, so the span where the devices work (%s) is one window."),
+                              100.0 * info.steps_device_share, total);
+    else if (!cp_analysis_has_steps (analysis))
       text = g_strdup_printf (_("The capture has no step markers, so the whole capture (%s) is one window."), total);
     else
-      text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                           "%u step (%s): mean %s, shortest %s, longest %s.",
-                                           "%u steps (%s): mean %s, shortest %s, longest %s.", n_steps),
-                              n_steps,
-                              cp_step_source_get_label (cp_analysis_get_step_source (analysis)),
-                              mean, min, max);
+      {
+        g_autofree char *median = cp_ui_format_duration (info.step_median);
+
+        /* Translators: "5 steps (ProfilerStep#N): mean 58 ms, median 57 ms, shortest 54 ms, longest 69 ms." */
+        text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                             "%u step (%s): mean %s, median %s, shortest %s, longest %s.",
+                                             "%u steps (%s): mean %s, median %s, shortest %s, longest %s.", n_steps),
+                                n_steps,
+                                cp_step_source_get_label (cp_analysis_get_step_source (analysis)),
+                                mean, median, min, max);
+      }
+    if (info.n_warmup > 0)
+      {
+        g_autofree char *d = cp_ui_format_duration (info.warmup_time);
+        /* Translators: after the steps' figures: "1 warm-up step (4.60 s) left out." */
+        g_autofree char *w = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u warm-up step (%s) left out.",
+                                                           "%u warm-up steps (%s) left out.", info.n_warmup),
+                                              info.n_warmup, d);
+        char *joined = g_strconcat (text, " ", w, NULL);
+
+        g_free (text);
+        text = joined;
+      }
     {
       gint64 ws, we, compile;
 
-      /* The warm-up before the first step, left out of every figure. */
-      if (cp_analysis_get_warmup (analysis, &ws, &we, &compile))
+      /* The warm-up before the first step, left out of every figure
+       * (said above instead when it holds steps left out). */
+      if (info.n_warmup == 0 && cp_analysis_get_warmup (analysis, &ws, &we, &compile))
         {
           g_autofree char *d = cp_ui_format_duration (we - ws);
           g_autofree char *c = cp_ui_format_duration (compile);
